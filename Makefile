@@ -1,0 +1,50 @@
+# pa-mlir front door: a thin layer over CMake + Ninja.
+#   make setup   install the Debian packages the project needs (idempotent)
+#   make build   configure and build everything into build/
+#   make demo    run the bundled example through pa-opt
+#   make test    build, then run every test (lit + unit tests) through CTest
+#   make bench   benchmarks (figures, not pass/fail)
+#   make docs    regenerate the dialect reference in docs/ from ODS
+
+BUILD ?= build
+LLVM_PREFIX ?= /usr/lib/llvm-22
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+PA_OPT := $(BUILD)/bin/pa-opt
+
+.PHONY: setup configure build demo test bench docs clean
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt
+	cmake -G Ninja -S . -B $(BUILD) \
+	  -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=$(LLVM_PREFIX)/bin/clang \
+	  -DCMAKE_CXX_COMPILER=$(LLVM_PREFIX)/bin/clang++ \
+	  -DLLVM_USE_LINKER=lld \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=$(LLVM_PREFIX)/bin/lit \
+	  $(CMAKE_FLAGS)
+
+configure: setup $(BUILD)/build.ninja
+
+build: configure
+	ninja -C $(BUILD) -j $(JOBS)
+
+demo: build
+	@echo "== parse, verify and print examples/decode-d256-fp8.mlir"
+	$(PA_OPT) examples/decode-d256-fp8.mlir
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+docs: build
+	cp $(BUILD)/docs/Dialects/PaDialect.md docs/Dialects/PaDialect.md
+
+clean:
+	rm -rf $(BUILD)

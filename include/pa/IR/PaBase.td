@@ -1,0 +1,147 @@
+//===- PaBase.td - pa dialect, enums and attributes --------*- tablegen -*-===//
+//
+// The `pa` dialect: paged-attention decode as three destination-style ops.
+// Semantics: shared/spec/paged-attention-decode.md (the contract).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PA_IR_PABASE_TD
+#define PA_IR_PABASE_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+
+def Pa_Dialect : Dialect {
+  let name = "pa";
+  let cppNamespace = "::mlir::pa";
+  let summary = "Paged-attention decode for AMD Instinct (and NVIDIA) GPUs";
+  let description = [{
+    The `pa` dialect describes paged-attention **decode** as three ops on
+    memrefs, in destination style:
+
+    - `pa.plan` turns context lengths into a work plan (`work_info`) and the
+      reducer's index (`reduce_info`). It runs on the device so a captured
+      HIP/CUDA graph can be replayed with new lengths.
+    - `pa.decode` computes, per work-plan slot and KV head, the partial
+      results of attention over a range of 256-token KV tiles: row maxima
+      (`max_logits`), exponential sums (`exp_sums`) and normalized partial
+      outputs (`tmp_out`).
+    - `pa.reduce` merges the partitions of each sequence (and the optional
+      attention sinks) into the output.
+
+    The KV cache is paged: token `t` of sequence `b` lives in page
+    `block_tables[b][t / P]` at slot `t % P`. Keys are stored "packed"
+    (`[N, Hkv, D/x, P, x]`, x values of one token contiguous); values are
+    plain (`[N, Hkv, D, P]`) or packed-transposed (`[N, Hkv, P/x, D, x]`).
+    Head counts, head dim, page size and query length are static; batch,
+    page pool and plan capacity are dynamic.
+
+    The exact function, including masking, sliding windows, multi-token
+    queries, scales, sinks and the numerical tolerance, is defined in
+    `shared/spec/paged-attention-decode.md`; the project's float64 oracle is
+    its executable form.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Pa_VLayout : I32EnumAttr<"VLayout", "layout of the value cache", [
+    I32EnumAttrCase<"plain", 0>,
+    I32EnumAttrCase<"transposed", 1>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::pa";
+}
+
+def Pa_ScaleMode : I32EnumAttr<"ScaleMode", "KV dequantization scales", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"per_tensor", 1>,
+    I32EnumAttrCase<"per_token", 2>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::pa";
+}
+
+def Pa_ComputeType : I32EnumAttr<"ComputeType",
+    "element type of the matrix products", [
+    I32EnumAttrCase<"fp8", 0>,
+    I32EnumAttrCase<"bf16", 1>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::pa";
+}
+
+// A signless i64 attribute read back as a signed value (the upstream I64Attr
+// returns uint64_t, which turns a window of -1 into 2^64-1).
+def Pa_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
+                                              "64-bit signless integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
+// A f64 attribute read back as a double.
+def Pa_F64Attr : FloatAttrBase<F64, "64-bit float attribute"> {
+  let returnType = "double";
+  let convertFromStorage = "$_self.getValueAsDouble()";
+}
+
+class Pa_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Pa_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Pa_ScaleModeAttr : EnumAttr<Pa_Dialect, Pa_ScaleMode, "scale"> {
+  let summary = "how the KV cache is dequantized";
+  let description = [{
+    `none`: cache values are used as they are (scale 1). `per_tensor`: one
+    f32 scale each for K and V (`memref<1xf32>`). `per_token`: one f32 scale
+    per cached token and KV head (`memref<NxHkvxPxf32>`, indexed
+    `[page, kv_head, slot]`). The dequantized value is `cache value * scale`.
+
+    Example: `#pa.scale<per_token>`
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Pa_ComputeTypeAttr : EnumAttr<Pa_Dialect, Pa_ComputeType, "compute"> {
+  let summary = "element type of the QK and PV matrix products";
+  let description = [{
+    `fp8`: the query is quantized per row and P is quantized for the PV
+    product; requires an fp8 KV cache. `bf16`: bf16 products (any KV type).
+    The fp8 flavour follows the KV cache (`f8E4M3FNUZ` on gfx942, OCP
+    `f8E4M3FN` on gfx950 and sm_90a); chip rules are checked by the lowering.
+
+    Example: `#pa.compute<fp8>`
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Pa_KVLayoutAttr : Pa_Attr<"KVLayout", "kv_layout"> {
+  let summary = "page size, K packing width and V layout of a paged KV cache";
+  let description = [{
+    Describes how the KV cache operands of `pa.decode` are laid out:
+
+    - `page_size` P: tokens per page, one of 16, 64, 128.
+    - `k_pack` x: elements of one token stored contiguously (16 bytes):
+      16 for fp8 caches, 8 for bf16 caches. Keys are always packed,
+      `[N, Hkv, D/x, P, x]`; a non-packed 4-D K cache is not supported.
+    - `v_layout`: `plain` values are `[N, Hkv, D, P]` (token axis
+      contiguous); `transposed` values are `[N, Hkv, P/x, D, x]` (x
+      consecutive tokens of one head element contiguous; requires
+      `P % x == 0`).
+
+    Example:
+
+    ```mlir
+    #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = transposed>
+    ```
+  }];
+  let parameters = (ins "int64_t":$page_size, "int64_t":$k_pack,
+                        "::mlir::pa::VLayout":$v_layout);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+#endif // PA_IR_PABASE_TD

@@ -1,0 +1,258 @@
+//===- PaOps.td - pa.plan, pa.decode, pa.reduce ------------*- tablegen -*-===//
+//
+// Semantics: shared/spec/paged-attention-decode.md. Operands are memrefs
+// (destination style): the ops read their inputs and write their outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PA_IR_PAOPS_TD
+#define PA_IR_PAOPS_TD
+
+include "pa/IR/PaBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Pa_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Pa_Dialect, mnemonic, traits>;
+
+// Operand wrappers that state the memory effect of each operand.
+class Pa_In<string desc, TypeConstraint type = AnyMemRef>
+    : Arg<type, desc, [MemRead]>;
+class Pa_Out<string desc> : Arg<AnyMemRef, desc, [MemWrite]>;
+
+//===----------------------------------------------------------------------===//
+// pa.plan
+//===----------------------------------------------------------------------===//
+
+def Pa_PlanOp : Pa_Op<"plan"> {
+  let summary = "map the KV tiles of each sequence to workgroup slots";
+  let description = [{
+    Computes the split-K work plan from the context lengths only, so it can
+    run on the device inside a captured graph and be replayed with new
+    lengths. KV is cut into 256-token tiles; with a sliding window `W > 0`,
+    tiles left of every row's window are skipped (first tile
+    `max(0, C - (Q-1) - W) / 256`).
+
+    - `work_info[capacity][4]`: per slot `(sequence, begin_tile,
+      end_tile_exclusive, context_length)`; unused slots are all zero.
+    - `reduce_info[B][2]`: per sequence `(first slot, partition count)`.
+
+    Capacity is `min(B * max_partitions, max(B, ceil(budget / Hkv)))`; each
+    non-empty sequence gets one slot and the rest are apportioned by tile
+    counts with the spec's integer prefix-sum rule. `budget` defaults to twice
+    the compute-unit count of the target chip and `max_partitions` to the
+    compute-unit count; the lowering fills them in when absent.
+
+    Example:
+
+    ```mlir
+    pa.plan context_lengths(%lens : memref<?xi32>)
+            work_info(%work : memref<?x4xi32>)
+            reduce_info(%red : memref<?x2xi32>)
+            {num_kv_heads = 2 : i64, query_length = 4 : i64,
+             sliding_window = 257 : i64, budget = 512 : i64}
+    ```
+  }];
+
+  let arguments = (ins
+    Arg<AnyMemRef, "context lengths `[B]` (i32)", [MemRead]>:$context_lengths,
+    Arg<AnyMemRef, "work plan `[capacity, 4]` (i32)", [MemWrite]>:$work_info,
+    Arg<AnyMemRef, "reducer index `[B, 2]` (i32)", [MemWrite]>:$reduce_info,
+    Pa_I64Attr:$num_kv_heads,
+    DefaultValuedAttr<Pa_I64Attr, "1">:$query_length,
+    DefaultValuedAttr<Pa_I64Attr, "0">:$sliding_window,
+    OptionalAttr<Pa_I64Attr>:$budget,
+    OptionalAttr<Pa_I64Attr>:$max_partitions
+  );
+
+  let assemblyFormat = [{
+    `context_lengths` `(` $context_lengths `:` type($context_lengths) `)`
+    `work_info` `(` $work_info `:` type($work_info) `)`
+    `reduce_info` `(` $reduce_info `:` type($reduce_info) `)`
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// pa.decode
+//===----------------------------------------------------------------------===//
+
+def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
+  let summary = "split-K paged-attention decode: partial results per slot";
+  let description = [{
+    For every slot of the work plan and every KV head `h`, attends the
+    `R = Q * G` query rows of that KV head (row `r = q * G + g`, MTP position
+    major; query head `h * G + g`) over the slot's 256-token tiles and writes
+    the partial results of the spec's split-K section:
+    `max_logits[h][slot][r]` (natural-log units, `-inf` if nothing visible),
+    `exp_sums[h][slot][r]` and `tmp_out[h][slot][r][:]` (normalized, 0 if
+    nothing visible). Sinks are not applied here (see `pa.reduce`).
+
+    Token `t` is visible to MTP position `q` of a sequence with context
+    length `C` when `t <= C - Q + q` and, with a sliding window `W > 0`,
+    `t >= C - Q + q - W + 1`. Scores are
+    `softmax_scale * dot(query_row, K_t)` with `softmax_scale` defaulting to
+    `D^-0.5`. Keys and values are dequantized by `scale`.
+
+    Shapes (static: `Hq`, `Hkv`, `D`, `P`, `x`, `R`; dynamic: `B`, `N`,
+    `max_pages`, `capacity`):
+
+    | operand | shape | type |
+    |---|---|---|
+    | query | `[B*Q, Hq, D]` | bf16, f16 |
+    | key_cache | `[N, Hkv, D/x, P, x]` | f8E4M3FN, f8E4M3FNUZ, bf16 |
+    | value_cache | plain `[N, Hkv, D, P]`, transposed `[N, Hkv, P/x, D, x]` | as key_cache |
+    | block_tables | `[B, max_pages]` | i32 |
+    | context_lengths | `[B]` | i32 |
+    | k_scale, v_scale | per_tensor `[1]`, per_token `[N, Hkv, P]` | f32 |
+    | work_info | `[capacity, 4]` | i32 |
+    | exp_sums, max_logits | `[Hkv, capacity, R]` | f32 |
+    | tmp_out | `[Hkv, capacity, R, D]` | f32 |
+
+    Supported: `Hq % Hkv == 0`; head dim 64, 128, 256 or 512 for fp8 compute
+    and any multiple of 64 up to 512 for bf16; page size 16, 64 or 128;
+    `sliding_window >= -1` (0 and -1 mean no window). Chip rules (gfx942 takes
+    only `f8E4M3FNUZ`, gfx950 and sm_90a only `f8E4M3FN`) are diagnosed by
+    the lowering passes.
+
+    Example (gfx950, D = 256, fp8 KV with per-token scales, transposed V,
+    GQA 8, two query tokens per sequence):
+
+    ```mlir
+    pa.decode query(%q : memref<?x16x256xbf16>)
+              key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+              value_cache(%v : memref<?x2x1x256x16xf8E4M3FN>)
+              block_tables(%bt : memref<?x?xi32>)
+              context_lengths(%lens : memref<?xi32>)
+              k_scale(%ks : memref<?x2x16xf32>)
+              v_scale(%vs : memref<?x2x16xf32>)
+              work_info(%work : memref<?x4xi32>)
+              exp_sums(%es : memref<2x?x16xf32>)
+              max_logits(%ml : memref<2x?x16xf32>)
+              tmp_out(%out : memref<2x?x16x256xf32>)
+              {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16,
+                                         v_layout = transposed>,
+               scale = #pa.scale<per_token>, sliding_window = 257 : i64}
+    ```
+  }];
+
+  let arguments = (ins
+    Pa_In<"query `[B*Q, Hq, D]`">:$query,
+    Pa_In<"packed key cache `[N, Hkv, D/x, P, x]`">:$key_cache,
+    Pa_In<"value cache, plain or transposed">:$value_cache,
+    Pa_In<"page ids `[B, max_pages]` (i32)">:$block_tables,
+    Pa_In<"context lengths `[B]` (i32)">:$context_lengths,
+    Pa_In<"key scales", Optional<AnyMemRef>>:$k_scale,
+    Pa_In<"value scales", Optional<AnyMemRef>>:$v_scale,
+    Pa_In<"work plan `[capacity, 4]` (i32)">:$work_info,
+    Pa_Out<"partial exp sums `[Hkv, capacity, R]`">:$exp_sums,
+    Pa_Out<"partial row maxima `[Hkv, capacity, R]`">:$max_logits,
+    Pa_Out<"partial outputs `[Hkv, capacity, R, D]`">:$tmp_out,
+    Pa_KVLayoutAttr:$kv_layout,
+    DefaultValuedAttr<Pa_ScaleModeAttr, "::mlir::pa::ScaleMode::none">:$scale,
+    DefaultValuedAttr<Pa_I64Attr, "0">:$sliding_window,
+    OptionalAttr<Pa_F64Attr>:$softmax_scale,
+    OptionalAttr<Pa_ComputeTypeAttr>:$compute
+  );
+
+  let assemblyFormat = [{
+    `query` `(` $query `:` type($query) `)`
+    `key_cache` `(` $key_cache `:` type($key_cache) `)`
+    `value_cache` `(` $value_cache `:` type($value_cache) `)`
+    `block_tables` `(` $block_tables `:` type($block_tables) `)`
+    `context_lengths` `(` $context_lengths `:` type($context_lengths) `)`
+    (`k_scale` `(` $k_scale^ `:` type($k_scale) `)`)?
+    (`v_scale` `(` $v_scale^ `:` type($v_scale) `)`)?
+    `work_info` `(` $work_info `:` type($work_info) `)`
+    `exp_sums` `(` $exp_sums `:` type($exp_sums) `)`
+    `max_logits` `(` $max_logits `:` type($max_logits) `)`
+    `tmp_out` `(` $tmp_out `:` type($tmp_out) `)`
+    attr-dict
+  }];
+
+  let extraClassDeclaration = [{
+    /// Query heads `Hq`, from the query shape.
+    int64_t getNumQueryHeads();
+    /// KV heads `Hkv`, from the key cache shape.
+    int64_t getNumKVHeads();
+    /// Head dim `D`, from the query shape.
+    int64_t getHeadDim();
+    /// GQA group size `G = Hq / Hkv`.
+    int64_t getGroupSize();
+    /// Query rows per KV head, `R = Q * G`, from the partial buffers.
+    int64_t getRowsPerKVHead();
+    /// Query tokens per sequence `Q = R / G`.
+    int64_t getQueryLength();
+    /// Element type of the KV cache.
+    ::mlir::Type getKVElementType();
+    /// `softmax_scale`, or `D^-0.5` when absent.
+    double getEffectiveSoftmaxScale();
+    /// `compute`, or fp8 for fp8 caches and bf16 for bf16 caches when absent.
+    ::mlir::pa::ComputeType getEffectiveComputeType();
+    /// True when a positive sliding window restricts the visible tokens.
+    bool hasSlidingWindow() { return getSlidingWindow() > 0; }
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// pa.reduce
+//===----------------------------------------------------------------------===//
+
+def Pa_ReduceOp : Pa_Op<"reduce"> {
+  let summary = "merge split-K partitions (and attention sinks) into the output";
+  let description = [{
+    For each sequence `b` with `reduce_info[b] = (first, count)`, combines the
+    partial results of slots `first .. first+count-1` for every KV head and
+    row: `M = max(max_p max_logits_p, z)`,
+    `w_p = exp_sums_p * exp(max_logits_p - M)` (0 when the partition saw
+    nothing), `den = sum_p w_p + exp(z - M)`,
+    `out = sum_p (w_p / den) * tmp_out_p`, and 0 when `den = 0`. `z` is the
+    sink logit of the query head (not scaled by the softmax scale); without
+    sinks the `exp(z - M)` term is dropped. Row `r = q * G + g` of KV head
+    `h` goes to `output[b * Q + q][h * G + g]`; `Q` and `G` follow from the
+    shapes (`G = Hq / Hkv`, `Q = R / G`).
+
+    Example:
+
+    ```mlir
+    pa.reduce exp_sums(%es : memref<2x?x16xf32>)
+              max_logits(%ml : memref<2x?x16xf32>)
+              tmp_out(%part : memref<2x?x16x256xf32>)
+              reduce_info(%red : memref<?x2xi32>)
+              sinks(%sinks : memref<16xf32>)
+              output(%out : memref<?x16x256xbf16>)
+    ```
+  }];
+
+  let arguments = (ins
+    Pa_In<"partial exp sums `[Hkv, capacity, R]` (f32)">:$exp_sums,
+    Pa_In<"partial row maxima `[Hkv, capacity, R]` (f32)">:$max_logits,
+    Pa_In<"partial outputs `[Hkv, capacity, R, D]` (f32)">:$tmp_out,
+    Pa_In<"reducer index `[B, 2]` (i32)">:$reduce_info,
+    Pa_In<"sink logits `[Hq]` (f32, bf16 or f16)", Optional<AnyMemRef>>:$sinks,
+    Pa_Out<"output `[B*Q, Hq, D]` (bf16 or f16)">:$output
+  );
+
+  let assemblyFormat = [{
+    `exp_sums` `(` $exp_sums `:` type($exp_sums) `)`
+    `max_logits` `(` $max_logits `:` type($max_logits) `)`
+    `tmp_out` `(` $tmp_out `:` type($tmp_out) `)`
+    `reduce_info` `(` $reduce_info `:` type($reduce_info) `)`
+    (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
+    `output` `(` $output `:` type($output) `)`
+    attr-dict
+  }];
+
+  let extraClassDeclaration = [{
+    int64_t getNumQueryHeads();
+    int64_t getNumKVHeads();
+    int64_t getHeadDim();
+    int64_t getGroupSize();
+    int64_t getRowsPerKVHead();
+    int64_t getQueryLength();
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // PA_IR_PAOPS_TD

@@ -1,0 +1,479 @@
+//===- PaOps.cpp - verifiers and accessors of the pa ops ------------------===//
+//
+// Every rule of the dialect is checked here with a diagnostic that names the
+// operand, the expected shape in the spec's symbols and what was given.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/IR/PaOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+constexpr int64_t kAnySize = ShapedType::kDynamic;
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  llvm::interleave(
+      shape,
+      [&](int64_t d) { text += ShapedType::isDynamic(d) ? "?" : std::to_string(d); },
+      [&] { text += ", "; });
+  return text + "]";
+}
+
+bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E4M3FNUZType>(t); }
+
+/// Shape and element-type checks of the operands of one op, plus the dynamic
+/// dims that several operands share (batch, page pool, plan capacity): the
+/// first static size seen for such a dim fixes it, later ones must agree.
+class OperandChecker {
+public:
+  explicit OperandChecker(Operation *op) : op(op) {}
+
+  /// `operand` must be a memref of rank `expected.size()` whose static dims
+  /// equal `expected` (kAnySize accepts any size). `pattern` names the dims
+  /// in the spec's symbols for the diagnostic.
+  LogicalResult shape(StringRef operand, Value value, StringRef pattern,
+                      ArrayRef<int64_t> expected) {
+    auto type = cast<MemRefType>(value.getType());
+    if (type.getRank() != static_cast<int64_t>(expected.size()))
+      return op->emitOpError() << "'" << operand << "' must be "
+                               << expected.size() << "-D " << pattern
+                               << ", got " << type;
+    for (auto [dim, want] : llvm::zip(type.getShape(), expected)) {
+      if (ShapedType::isDynamic(want) || dim == want)
+        continue;
+      return op->emitOpError()
+             << "'" << operand << "' must have shape " << pattern << " = "
+             << formatShape(expected) << ", got " << type;
+    }
+    return success();
+  }
+
+  /// `operand`'s element type must satisfy `accept`; `allowed` names the
+  /// accepted types for the diagnostic.
+  LogicalResult elementType(StringRef operand, Value value,
+                            llvm::function_ref<bool(Type)> accept,
+                            StringRef allowed) {
+    Type element = cast<MemRefType>(value.getType()).getElementType();
+    if (accept(element))
+      return success();
+    return op->emitOpError() << "'" << operand << "' element type must be "
+                             << allowed << ", got " << element;
+  }
+
+  LogicalResult i32(StringRef operand, Value value) {
+    return elementType(
+        operand, value, [](Type t) { return t.isSignlessInteger(32); }, "i32");
+  }
+  LogicalResult f32(StringRef operand, Value value) {
+    return elementType(operand, value, [](Type t) { return t.isF32(); }, "f32");
+  }
+
+  /// Records that dim `index` of `operand` is the shared dim `symbol`
+  /// (divided by `divisor`, for `B*Q`-style dims).
+  LogicalResult sharedDim(StringRef symbol, StringRef operand, Value value,
+                          unsigned index, int64_t divisor = 1) {
+    int64_t size = cast<MemRefType>(value.getType()).getDimSize(index);
+    if (ShapedType::isDynamic(size))
+      return success();
+    if (size % divisor != 0)
+      return op->emitOpError() << "dim " << index << " of '" << operand
+                               << "' (" << size << ") must be a multiple of "
+                               << divisor;
+    size /= divisor;
+    for (const SharedDim &seen : shared) {
+      if (seen.symbol != symbol || seen.size == size)
+        continue;
+      return op->emitOpError()
+             << symbol << " disagrees between operands: '" << seen.operand
+             << "' gives " << seen.size << ", '" << operand << "' gives "
+             << size;
+    }
+    shared.push_back({symbol.str(), operand.str(), size});
+    return success();
+  }
+
+private:
+  struct SharedDim {
+    std::string symbol, operand;
+    int64_t size;
+  };
+  Operation *op;
+  SmallVector<SharedDim> shared;
+};
+
+/// Static dim or failure with a message saying that it must be static.
+FailureOr<int64_t> staticDim(Operation *op, StringRef operand, Value value,
+                             unsigned index, StringRef symbol) {
+  auto type = cast<MemRefType>(value.getType());
+  if (index >= type.getRank())
+    return op->emitOpError() << "'" << operand << "' has too few dims";
+  int64_t size = type.getDimSize(index);
+  if (ShapedType::isDynamic(size) || size <= 0)
+    return op->emitOpError() << symbol << " (dim " << index << " of '"
+                             << operand << "') must be a positive static size, got "
+                             << type;
+  return size;
+}
+
+LogicalResult verifyWindow(Operation *op, int64_t window) {
+  if (window < -1)
+    return op->emitOpError() << "sliding_window must be >= -1 (0 and -1 "
+                                "mean no window), got "
+                             << window;
+  return success();
+}
+
+/// Query rows per KV head R must be a positive multiple of the group size G,
+/// giving a query length Q = R / G >= 1.
+LogicalResult verifyRows(Operation *op, int64_t rows, int64_t group) {
+  if (rows < group || rows % group != 0)
+    return op->emitOpError()
+           << "partial buffers hold " << rows
+           << " rows per KV head, which must be Q * G with query length Q >= 1 "
+              "and group size G = "
+           << group;
+  return success();
+}
+
+/// The partial-result buffers shared by pa.decode and pa.reduce.
+LogicalResult verifyPartials(OperandChecker &check, Value expSums,
+                             Value maxLogits, Value tmpOut, int64_t kvHeads,
+                             int64_t rows, int64_t headDim) {
+  if (failed(check.shape("exp_sums", expSums, "[Hkv, capacity, Q*G]",
+                         {kvHeads, kAnySize, rows})) ||
+      failed(check.shape("max_logits", maxLogits, "[Hkv, capacity, Q*G]",
+                         {kvHeads, kAnySize, rows})) ||
+      failed(check.shape("tmp_out", tmpOut, "[Hkv, capacity, Q*G, D]",
+                         {kvHeads, kAnySize, rows, headDim})) ||
+      failed(check.f32("exp_sums", expSums)) ||
+      failed(check.f32("max_logits", maxLogits)) ||
+      failed(check.f32("tmp_out", tmpOut)))
+    return failure();
+  for (auto [name, value] : {std::pair<StringRef, Value>{"exp_sums", expSums},
+                             {"max_logits", maxLogits},
+                             {"tmp_out", tmpOut}})
+    if (failed(check.sharedDim("plan capacity", name, value, 1)))
+      return failure();
+  return success();
+}
+
+bool isQueryType(Type t) { return t.isBF16() || t.isF16(); }
+
+int64_t dimOf(Value v, unsigned index) {
+  return cast<MemRefType>(v.getType()).getDimSize(index);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// pa.plan
+//===----------------------------------------------------------------------===//
+
+LogicalResult PlanOp::verify() {
+  Operation *op = getOperation();
+  OperandChecker check(op);
+  if (getNumKvHeads() < 1)
+    return emitOpError() << "num_kv_heads must be >= 1, got " << getNumKvHeads();
+  if (getQueryLength() < 1)
+    return emitOpError() << "query_length must be >= 1, got " << getQueryLength();
+  if (failed(verifyWindow(op, getSlidingWindow())))
+    return failure();
+  if (getBudget() && *getBudget() < 1)
+    return emitOpError() << "budget must be >= 1, got " << *getBudget();
+  if (getMaxPartitions() && *getMaxPartitions() < 1)
+    return emitOpError() << "max_partitions must be >= 1, got "
+                         << *getMaxPartitions();
+  if (failed(check.shape("context_lengths", getContextLengths(), "[B]",
+                         {kAnySize})) ||
+      failed(check.i32("context_lengths", getContextLengths())) ||
+      failed(check.shape("work_info", getWorkInfo(), "[capacity, 4]",
+                         {kAnySize, 4})) ||
+      failed(check.i32("work_info", getWorkInfo())) ||
+      failed(check.shape("reduce_info", getReduceInfo(), "[B, 2]",
+                         {kAnySize, 2})) ||
+      failed(check.i32("reduce_info", getReduceInfo())) ||
+      failed(check.sharedDim("batch size B", "context_lengths",
+                             getContextLengths(), 0)) ||
+      failed(check.sharedDim("batch size B", "reduce_info", getReduceInfo(), 0)))
+    return failure();
+
+  // With everything static, the buffer must hold the plan's capacity.
+  int64_t batch = dimOf(getContextLengths(), 0);
+  int64_t capacity = dimOf(getWorkInfo(), 0);
+  if (getBudget() && getMaxPartitions() && !ShapedType::isDynamic(batch) &&
+      !ShapedType::isDynamic(capacity)) {
+    int64_t perHead =
+        (*getBudget() + getNumKvHeads() - 1) / getNumKvHeads();
+    int64_t needed =
+        std::min(batch * *getMaxPartitions(), std::max(batch, perHead));
+    if (capacity < needed)
+      return emitOpError() << "work_info holds " << capacity
+                           << " slots but the plan needs capacity " << needed
+                           << " = min(B * max_partitions, max(B, ceil(budget / "
+                              "Hkv)))";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// pa.decode
+//===----------------------------------------------------------------------===//
+
+int64_t DecodeOp::getNumQueryHeads() { return dimOf(getQuery(), 1); }
+int64_t DecodeOp::getNumKVHeads() { return dimOf(getKeyCache(), 1); }
+int64_t DecodeOp::getHeadDim() { return dimOf(getQuery(), 2); }
+int64_t DecodeOp::getGroupSize() {
+  return getNumQueryHeads() / getNumKVHeads();
+}
+int64_t DecodeOp::getRowsPerKVHead() { return dimOf(getExpSums(), 2); }
+int64_t DecodeOp::getQueryLength() {
+  return getRowsPerKVHead() / getGroupSize();
+}
+Type DecodeOp::getKVElementType() {
+  return cast<MemRefType>(getKeyCache().getType()).getElementType();
+}
+double DecodeOp::getEffectiveSoftmaxScale() {
+  if (std::optional<double> scale = getSoftmaxScale())
+    return *scale;
+  return 1.0 / std::sqrt(static_cast<double>(getHeadDim()));
+}
+ComputeType DecodeOp::getEffectiveComputeType() {
+  if (std::optional<ComputeType> compute = getCompute())
+    return *compute;
+  return isFp8(getKVElementType()) ? ComputeType::fp8 : ComputeType::bf16;
+}
+
+LogicalResult DecodeOp::verify() {
+  Operation *op = getOperation();
+  OperandChecker check(op);
+  KVLayoutAttr layout = getKvLayout();
+  const int64_t pageSize = layout.getPageSize();
+  const int64_t pack = layout.getKPack();
+
+  if (pageSize != 16 && pageSize != 64 && pageSize != 128)
+    return emitOpError() << "page size must be 16, 64 or 128, got "
+                         << pageSize;
+
+  // Keys: only the packed 5-D layout exists.
+  auto keyType = cast<MemRefType>(getKeyCache().getType());
+  if (keyType.getRank() == 4)
+    return emitOpError()
+           << "non-packed 4-D key cache " << keyType
+           << " is not supported; use the packed layout [N, Hkv, D/x, P, x]";
+  if (keyType.getRank() != 5)
+    return emitOpError() << "'key_cache' must be 5-D packed [N, Hkv, D/x, P, "
+                            "x], got "
+                         << keyType;
+
+  Type kvType = keyType.getElementType();
+  if (!isFp8(kvType) && !kvType.isBF16())
+    return emitOpError() << "KV cache element type must be f8E4M3FN, "
+                            "f8E4M3FNUZ or bf16, got "
+                         << kvType;
+  Type valueElement =
+      cast<MemRefType>(getValueCache().getType()).getElementType();
+  if (valueElement != kvType)
+    return emitOpError() << "key and value caches must have the same element "
+                            "type, got "
+                         << kvType << " and " << valueElement;
+  const int64_t expectedPack = isFp8(kvType) ? 16 : 8;
+  if (pack != expectedPack)
+    return emitOpError() << "k_pack must be " << expectedPack << " for "
+                         << kvType << " (16 bytes per token), got " << pack;
+
+  if (failed(check.elementType("query", getQuery(), isQueryType,
+                               "bf16 or f16")))
+    return failure();
+  if (failed(check.shape("query", getQuery(), "[B*Q, Hq, D]",
+                         {kAnySize, kAnySize, kAnySize})))
+    return failure();
+  FailureOr<int64_t> queryHeads =
+      staticDim(op, "query", getQuery(), 1, "query heads Hq");
+  FailureOr<int64_t> headDim = staticDim(op, "query", getQuery(), 2,
+                                         "head dim D");
+  FailureOr<int64_t> kvHeads =
+      staticDim(op, "key_cache", getKeyCache(), 1, "KV heads Hkv");
+  if (failed(queryHeads) || failed(headDim) || failed(kvHeads))
+    return failure();
+  if (*queryHeads % *kvHeads != 0)
+    return emitOpError() << "query heads (" << *queryHeads
+                         << ") must be a multiple of KV heads (" << *kvHeads
+                         << ")";
+  const int64_t group = *queryHeads / *kvHeads;
+  const int64_t d = *headDim;
+
+  ComputeType compute = getEffectiveComputeType();
+  if (compute == ComputeType::fp8) {
+    if (!isFp8(kvType))
+      return emitOpError() << "fp8 compute needs an fp8 KV cache, got "
+                           << kvType;
+    if (d != 64 && d != 128 && d != 256 && d != 512)
+      return emitOpError() << "head dim " << d
+                           << " is not supported with fp8 compute (64, 128, "
+                              "256 or 512)";
+  } else if (d % 64 != 0 || d > 512) {
+    return emitOpError() << "head dim " << d
+                         << " is not supported with bf16 compute (a multiple "
+                            "of 64 up to 512)";
+  }
+
+  if (failed(check.shape("key_cache", getKeyCache(), "[N, Hkv, D/x, P, x]",
+                         {kAnySize, *kvHeads, d / pack, pageSize, pack})))
+    return failure();
+  if (layout.getVLayout() == VLayout::plain) {
+    if (failed(check.shape("value_cache", getValueCache(),
+                           "plain [N, Hkv, D, P]",
+                           {kAnySize, *kvHeads, d, pageSize})))
+      return failure();
+  } else {
+    // P % x == 0 holds for every accepted page size and packing width.
+    if (failed(check.shape("value_cache", getValueCache(),
+                           "transposed [N, Hkv, P/x, D, x]",
+                           {kAnySize, *kvHeads, pageSize / pack, d, pack})))
+      return failure();
+  }
+
+  if (failed(check.shape("block_tables", getBlockTables(), "[B, max_pages]",
+                         {kAnySize, kAnySize})) ||
+      failed(check.i32("block_tables", getBlockTables())) ||
+      failed(check.shape("context_lengths", getContextLengths(), "[B]",
+                         {kAnySize})) ||
+      failed(check.i32("context_lengths", getContextLengths())) ||
+      failed(check.shape("work_info", getWorkInfo(), "[capacity, 4]",
+                         {kAnySize, 4})) ||
+      failed(check.i32("work_info", getWorkInfo())) ||
+      failed(check.sharedDim("plan capacity", "work_info", getWorkInfo(), 0)))
+    return failure();
+
+  // Scales: present exactly when the scale mode asks for them.
+  ScaleMode mode = getScale();
+  for (auto [name, scale] : {std::pair<StringRef, Value>{"k_scale", getKScale()},
+                             {"v_scale", getVScale()}}) {
+    if (mode == ScaleMode::none) {
+      if (scale)
+        return emitOpError() << "'" << name
+                             << "' is given but the scale mode is none";
+      continue;
+    }
+    if (!scale)
+      return emitOpError() << "scale mode " << stringifyScaleMode(mode)
+                           << " needs '" << name << "'";
+    if (failed(check.f32(name, scale)))
+      return failure();
+    if (mode == ScaleMode::per_tensor) {
+      if (failed(check.shape(name, scale, "per-tensor [1]", {1})))
+        return failure();
+    } else if (failed(check.shape(name, scale, "per-token [N, Hkv, P]",
+                                  {kAnySize, *kvHeads, pageSize})) ||
+               failed(check.sharedDim("page pool size N", name, scale, 0))) {
+      return failure();
+    }
+  }
+
+  if (failed(verifyWindow(op, getSlidingWindow())))
+    return failure();
+  if (std::optional<double> scale = getSoftmaxScale();
+      scale && !std::isfinite(*scale))
+    return emitOpError() << "softmax_scale must be finite, got "
+                         << getSoftmaxScaleAttr();
+
+  if (failed(check.shape("exp_sums", getExpSums(), "[Hkv, capacity, Q*G]",
+                         {*kvHeads, kAnySize, kAnySize})))
+    return failure();
+  FailureOr<int64_t> rows = staticDim(op, "exp_sums", getExpSums(), 2,
+                                      "query rows per KV head Q*G");
+  if (failed(rows) || failed(verifyRows(op, *rows, group)) ||
+      failed(verifyPartials(check, getExpSums(), getMaxLogits(), getTmpOut(),
+                            *kvHeads, *rows, d)))
+    return failure();
+  const int64_t queryLength = *rows / group;
+
+  // Dims shared between operands.
+  if (failed(check.sharedDim("page pool size N", "key_cache", getKeyCache(),
+                             0)) ||
+      failed(check.sharedDim("page pool size N", "value_cache",
+                             getValueCache(), 0)) ||
+      failed(check.sharedDim("batch size B", "block_tables", getBlockTables(),
+                             0)) ||
+      failed(check.sharedDim("batch size B", "context_lengths",
+                             getContextLengths(), 0)) ||
+      failed(check.sharedDim("batch size B", "query", getQuery(), 0,
+                             queryLength)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// pa.reduce
+//===----------------------------------------------------------------------===//
+
+int64_t ReduceOp::getNumQueryHeads() { return dimOf(getOutput(), 1); }
+int64_t ReduceOp::getNumKVHeads() { return dimOf(getTmpOut(), 0); }
+int64_t ReduceOp::getHeadDim() { return dimOf(getOutput(), 2); }
+int64_t ReduceOp::getGroupSize() {
+  return getNumQueryHeads() / getNumKVHeads();
+}
+int64_t ReduceOp::getRowsPerKVHead() { return dimOf(getTmpOut(), 2); }
+int64_t ReduceOp::getQueryLength() {
+  return getRowsPerKVHead() / getGroupSize();
+}
+
+LogicalResult ReduceOp::verify() {
+  Operation *op = getOperation();
+  OperandChecker check(op);
+  if (failed(check.elementType("output", getOutput(), isQueryType,
+                               "bf16 or f16")) ||
+      failed(check.shape("output", getOutput(), "[B*Q, Hq, D]",
+                         {kAnySize, kAnySize, kAnySize})) ||
+      failed(check.shape("tmp_out", getTmpOut(), "[Hkv, capacity, Q*G, D]",
+                         {kAnySize, kAnySize, kAnySize, kAnySize})))
+    return failure();
+  FailureOr<int64_t> queryHeads =
+      staticDim(op, "output", getOutput(), 1, "query heads Hq");
+  FailureOr<int64_t> headDim =
+      staticDim(op, "output", getOutput(), 2, "head dim D");
+  FailureOr<int64_t> kvHeads =
+      staticDim(op, "tmp_out", getTmpOut(), 0, "KV heads Hkv");
+  FailureOr<int64_t> rows = staticDim(op, "tmp_out", getTmpOut(), 2,
+                                      "query rows per KV head Q*G");
+  if (failed(queryHeads) || failed(headDim) || failed(kvHeads) ||
+      failed(rows))
+    return failure();
+  if (*queryHeads % *kvHeads != 0)
+    return emitOpError() << "query heads (" << *queryHeads
+                         << ") must be a multiple of KV heads (" << *kvHeads
+                         << ")";
+  const int64_t group = *queryHeads / *kvHeads;
+  if (failed(verifyRows(op, *rows, group)) ||
+      failed(verifyPartials(check, getExpSums(), getMaxLogits(), getTmpOut(),
+                            *kvHeads, *rows, *headDim)) ||
+      failed(check.shape("reduce_info", getReduceInfo(), "[B, 2]",
+                         {kAnySize, 2})) ||
+      failed(check.i32("reduce_info", getReduceInfo())) ||
+      failed(check.sharedDim("batch size B", "reduce_info", getReduceInfo(),
+                             0)) ||
+      failed(check.sharedDim("batch size B", "output", getOutput(), 0,
+                             *rows / group)))
+    return failure();
+  if (Value sinks = getSinks()) {
+    if (failed(check.shape("sinks", sinks, "[Hq]", {*queryHeads})) ||
+        failed(check.elementType(
+            "sinks", sinks,
+            [](Type t) { return t.isF32() || t.isBF16() || t.isF16(); },
+            "f32, bf16 or f16")))
+      return failure();
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "pa/IR/PaOps.cpp.inc"

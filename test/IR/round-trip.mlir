@@ -1,0 +1,94 @@
+// RUN: pa-opt %s -split-input-file | FileCheck %s
+// RUN: pa-opt %s -split-input-file -mlir-print-op-generic | pa-opt -split-input-file | FileCheck %s
+
+// The full feature set: per-token scales, transposed V, window, sinks, MTP.
+// CHECK-LABEL: func.func @full
+// CHECK:       pa.plan context_lengths(%{{.*}} : memref<?xi32>) work_info(%{{.*}} : memref<?x4xi32>) reduce_info(%{{.*}} : memref<?x2xi32>)
+// CHECK-SAME:    budget = 512 : i64, max_partitions = 256 : i64, num_kv_heads = 2 : i64, query_length = 2 : i64, sliding_window = 257 : i64
+// CHECK:       pa.decode query(%{{.*}} : memref<?x16x256xbf16>) key_cache(%{{.*}} : memref<?x2x16x16x16xf8E4M3FN>) value_cache(%{{.*}} : memref<?x2x1x256x16xf8E4M3FN>)
+// CHECK-SAME:    k_scale(%{{.*}} : memref<?x2x16xf32>) v_scale(%{{.*}} : memref<?x2x16xf32>)
+// CHECK-SAME:    kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = transposed>
+// CHECK-SAME:    scale = #pa.scale<per_token>
+// CHECK-SAME:    sliding_window = 257 : i64
+// CHECK-SAME:    softmax_scale = 6.250000e-02 : f64
+// CHECK:       pa.reduce {{.*}} sinks(%{{.*}} : memref<16xf32>) output(%{{.*}} : memref<?x16x256xbf16>)
+func.func @full(%q: memref<?x16x256xbf16>, %k: memref<?x2x16x16x16xf8E4M3FN>,
+                %v: memref<?x2x1x256x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                %lens: memref<?xi32>, %ks: memref<?x2x16xf32>,
+                %vs: memref<?x2x16xf32>, %sinks: memref<16xf32>,
+                %work: memref<?x4xi32>, %red: memref<?x2xi32>,
+                %es: memref<2x?x16xf32>, %ml: memref<2x?x16xf32>,
+                %part: memref<2x?x16x256xf32>, %out: memref<?x16x256xbf16>) {
+  pa.plan context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+          reduce_info(%red : memref<?x2xi32>)
+          {num_kv_heads = 2 : i64, query_length = 2 : i64, sliding_window = 257 : i64,
+           budget = 512 : i64, max_partitions = 256 : i64}
+  pa.decode query(%q : memref<?x16x256xbf16>) key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+            value_cache(%v : memref<?x2x1x256x16xf8E4M3FN>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>)
+            k_scale(%ks : memref<?x2x16xf32>) v_scale(%vs : memref<?x2x16xf32>)
+            work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<2x?x16xf32>)
+            max_logits(%ml : memref<2x?x16xf32>) tmp_out(%part : memref<2x?x16x256xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = transposed>,
+             scale = #pa.scale<per_token>, sliding_window = 257 : i64, softmax_scale = 0.0625 : f64}
+  pa.reduce exp_sums(%es : memref<2x?x16xf32>) max_logits(%ml : memref<2x?x16xf32>)
+            tmp_out(%part : memref<2x?x16x256xf32>) reduce_info(%red : memref<?x2xi32>)
+            sinks(%sinks : memref<16xf32>) output(%out : memref<?x16x256xbf16>)
+  return
+}
+
+// -----
+
+// The minimal form: bf16 KV, no scales, plain V, defaults for every attribute.
+// CHECK-LABEL: func.func @minimal
+// CHECK:       pa.plan {{.*}} {num_kv_heads = 1 : i64}
+// CHECK:       pa.decode
+// CHECK-NOT:     k_scale
+// CHECK-SAME:    {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>}
+// CHECK:       pa.reduce
+// CHECK-NOT:     sinks
+// CHECK-SAME:    output(%{{.*}} : memref<?x4x64xf16>)
+func.func @minimal(%q: memref<?x4x64xf16>, %k: memref<?x1x8x64x8xbf16>,
+                   %v: memref<?x1x64x64xbf16>, %bt: memref<?x?xi32>,
+                   %lens: memref<?xi32>, %work: memref<?x4xi32>, %red: memref<?x2xi32>,
+                   %es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                   %part: memref<1x?x4x64xf32>, %out: memref<?x4x64xf16>) {
+  pa.plan context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+          reduce_info(%red : memref<?x2xi32>) {num_kv_heads = 1 : i64}
+  pa.decode query(%q : memref<?x4x64xf16>) key_cache(%k : memref<?x1x8x64x8xbf16>)
+            value_cache(%v : memref<?x1x64x64xbf16>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%part : memref<1x?x4x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>}
+  pa.reduce exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%part : memref<1x?x4x64xf32>) reduce_info(%red : memref<?x2xi32>)
+            output(%out : memref<?x4x64xf16>)
+  return
+}
+
+// -----
+
+// gfx942's fp8 flavour, per-tensor scales, page 128, D 512, static shapes,
+// bf16 compute over fp8 KV, window -1 (none), MTP 8 at GQA 4.
+// CHECK-LABEL: func.func @fnuz_static
+// CHECK:       pa.decode {{.*}}key_cache(%{{.*}} : memref<100x1x32x128x16xf8E4M3FNUZ>)
+// CHECK-SAME:    k_scale(%{{.*}} : memref<1xf32>) v_scale(%{{.*}} : memref<1xf32>)
+// CHECK-SAME:    compute = #pa.compute<bf16>
+// CHECK-SAME:    scale = #pa.scale<per_tensor>
+// CHECK-SAME:    sliding_window = -1 : i64
+func.func @fnuz_static(%q: memref<16x4x512xbf16>, %k: memref<100x1x32x128x16xf8E4M3FNUZ>,
+                       %v: memref<100x1x512x128xf8E4M3FNUZ>, %bt: memref<2x9xi32>,
+                       %lens: memref<2xi32>, %ks: memref<1xf32>, %vs: memref<1xf32>,
+                       %work: memref<8x4xi32>, %es: memref<1x8x32xf32>,
+                       %ml: memref<1x8x32xf32>, %part: memref<1x8x32x512xf32>) {
+  pa.decode query(%q : memref<16x4x512xbf16>) key_cache(%k : memref<100x1x32x128x16xf8E4M3FNUZ>)
+            value_cache(%v : memref<100x1x512x128xf8E4M3FNUZ>) block_tables(%bt : memref<2x9xi32>)
+            context_lengths(%lens : memref<2xi32>)
+            k_scale(%ks : memref<1xf32>) v_scale(%vs : memref<1xf32>)
+            work_info(%work : memref<8x4xi32>) exp_sums(%es : memref<1x8x32xf32>)
+            max_logits(%ml : memref<1x8x32xf32>) tmp_out(%part : memref<1x8x32x512xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 128, k_pack = 16, v_layout = plain>,
+             scale = #pa.scale<per_tensor>, sliding_window = -1 : i64, compute = #pa.compute<bf16>}
+  return
+}
