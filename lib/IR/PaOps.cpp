@@ -178,6 +178,12 @@ int64_t dimOf(Value v, unsigned index) {
 // pa.plan
 //===----------------------------------------------------------------------===//
 
+int64_t mlir::pa::planCapacity(int64_t batch, int64_t kvHeads, int64_t budget,
+                               int64_t maxPartitions) {
+  int64_t perHead = (budget + kvHeads - 1) / kvHeads;
+  return std::min(batch * maxPartitions, std::max(batch, perHead));
+}
+
 LogicalResult PlanOp::verify() {
   Operation *op = getOperation();
   OperandChecker check(op);
@@ -211,10 +217,8 @@ LogicalResult PlanOp::verify() {
   int64_t capacity = dimOf(getWorkInfo(), 0);
   if (getBudget() && getMaxPartitions() && !ShapedType::isDynamic(batch) &&
       !ShapedType::isDynamic(capacity)) {
-    int64_t perHead =
-        (*getBudget() + getNumKvHeads() - 1) / getNumKvHeads();
-    int64_t needed =
-        std::min(batch * *getMaxPartitions(), std::max(batch, perHead));
+    int64_t needed = planCapacity(batch, getNumKvHeads(), *getBudget(),
+                                  *getMaxPartitions());
     if (capacity < needed)
       return emitOpError() << "work_info holds " << capacity
                            << " slots but the plan needs capacity " << needed

@@ -13,9 +13,11 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include "pa/IR/PaDialect.h"
+#include "pa/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::pa::registerPaPassesAndPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::pa::PaDialect>();

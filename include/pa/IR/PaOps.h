@@ -8,6 +8,16 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "pa/IR/PaDialect.h"
 
+namespace mlir::pa {
+/// Tokens per KV tile of the split-K plan.
+inline constexpr int64_t kTileTokens = 256;
+
+/// Work-plan capacity (slots) for `batch` sequences:
+/// min(B * max_partitions, max(B, ceil(budget / Hkv))).
+int64_t planCapacity(int64_t batch, int64_t kvHeads, int64_t budget,
+                     int64_t maxPartitions);
+} // namespace mlir::pa
+
 #define GET_OP_CLASSES
 #include "pa/IR/PaOps.h.inc"
 

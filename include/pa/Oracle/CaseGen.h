@@ -1,0 +1,77 @@
+//===- CaseGen.h - Deterministic random decode cases ------------*- C++ -*-===//
+//
+// A CaseConfig (shape, dtypes, layout, features, seeds) expands into a
+// DecodeCase bit-identically on any machine: the generator uses
+// std::mt19937_64 (whose output the standard fixes) and explicit formulas for
+// every distribution, and the library is built without FMA contraction.
+// toJson/fromJson carry the description, not the data, between processes.
+//
+// The case is hostile to kernels that read what they must not: page ids are a
+// random permutation of a pool larger than needed; unused pages, the unwritten
+// tail of every last page, per-token scales of those slots, and block-table
+// entries past a sequence's pages hold garbage (NaN/inf patterns and random
+// bits) drawn from a separate stream seeded by garbageSeed, so changing it
+// changes only bytes that must not matter.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_ORACLE_CASEGEN_H
+#define PA_ORACLE_CASEGEN_H
+
+#include "pa/Oracle/DecodeCase.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pa::oracle {
+
+enum class ValueDistribution {
+  Uniform, // uniform(-0.5, 0.5)
+  Normal,  // mean 0, variance 1 (Irwin-Hall sum of 12 uniforms, |x| < 6)
+};
+const char *distributionName(ValueDistribution distribution);
+bool parseDistribution(const std::string &name, ValueDistribution &distribution);
+
+struct CaseConfig {
+  int64_t batch = 1;
+  int64_t queryLen = 1;
+  int64_t numQueryHeads = 8;
+  int64_t numKvHeads = 1;
+  int64_t headDim = 128;
+  int64_t pageSize = 16;
+  ScalarType kvType = ScalarType::F8E4M3FN;
+  ScalarType queryType = ScalarType::BF16;
+  VLayout vLayout = VLayout::Plain;
+  ScaleMode scaleMode = ScaleMode::PerTensor;
+  int64_t window = 0; // 0 / -1: none
+  bool sinks = false;
+  // With sinks: explicit [Hq] logits (may be +-inf); empty: random ones.
+  std::vector<double> sinkValues;
+  std::optional<double> softmaxScale; // default D^-0.5
+  // Explicit [B] context lengths; empty: random in [min, max].
+  std::vector<int32_t> contextLengths;
+  int64_t minContextLength = 0;
+  int64_t maxContextLength = 1024;
+  int64_t poolPages = 0;         // 0: the pages needed plus spare ones
+  int64_t spareTableColumns = 1; // block-table columns past the longest sequence
+  ValueDistribution distribution = ValueDistribution::Uniform;
+  // Also overwrite written tokens that no query row sees (left of every
+  // window) with garbage: a kernel must not let them leak either.
+  bool poisonInvisible = false;
+  uint64_t seed = 0;
+  uint64_t garbageSeed = 0;
+};
+
+bool generateCase(const CaseConfig &config, DecodeCase &decodeCase,
+                  std::string &error);
+
+// One JSON object with every CaseConfig field (snake_case keys). Infinite
+// sink values are written as Infinity / -Infinity, as Python's json does.
+std::string toJson(const CaseConfig &config);
+// Missing keys keep CaseConfig's defaults; unknown keys are an error.
+bool fromJson(const std::string &text, CaseConfig &config, std::string &error);
+
+} // namespace pa::oracle
+
+#endif // PA_ORACLE_CASEGEN_H

@@ -1,0 +1,120 @@
+//===- DecodeCase.h - One paged-attention decode problem --------*- C++ -*-===//
+//
+// The operands of the spec's decode, as raw buffers that can be handed to a
+// compiled kernel unchanged, plus the one place that knows the cache layouts:
+//   packed K          [N, Hkv, D/x, P, x]
+//   plain V           [N, Hkv, D, P]
+//   transposed V      [N, Hkv, P/x, D, x]
+//   per-token scales  [N, Hkv, P]
+// with x = 16 bytes / element size (16 for fp8, 8 for bf16).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_ORACLE_DECODECASE_H
+#define PA_ORACLE_DECODECASE_H
+
+#include "pa/Oracle/Codecs.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pa::oracle {
+
+enum class VLayout { Plain, Transposed };
+enum class ScaleMode { None, PerTensor, PerToken };
+
+const char *vLayoutName(VLayout layout);       // "plain", "transposed"
+bool parseVLayout(const std::string &name, VLayout &layout);
+const char *scaleModeName(ScaleMode mode);     // "none", "per_tensor", "per_token"
+bool parseScaleMode(const std::string &name, ScaleMode &mode);
+
+// x: elements in one 16-byte vector of the packed layouts.
+int packWidth(ScalarType kvType);
+
+struct CacheGeometry {
+  int64_t numPages = 0;
+  int64_t numKvHeads = 0;
+  int64_t headDim = 0;
+  int64_t pageSize = 0;
+  int64_t packWidth = 0;
+  int64_t elementCount() const {
+    return numPages * numKvHeads * headDim * pageSize;
+  }
+};
+
+// Element (not byte) offsets of cache element (page, kvHead, slot, d).
+int64_t packedKeyIndex(const CacheGeometry &g, int64_t page, int64_t kvHead,
+                       int64_t slot, int64_t d);
+int64_t valueIndex(const CacheGeometry &g, VLayout layout, int64_t page,
+                   int64_t kvHead, int64_t slot, int64_t d);
+int64_t perTokenScaleIndex(const CacheGeometry &g, int64_t page,
+                           int64_t kvHead, int64_t slot);
+
+// Little-endian element access in a byte buffer of `byteSize`-byte elements.
+uint32_t readElementBits(const std::vector<uint8_t> &bytes, int byteSize,
+                         int64_t index);
+void writeElementBits(std::vector<uint8_t> &bytes, int byteSize,
+                      int64_t index, uint32_t bits);
+
+struct DecodeCase {
+  int64_t batch = 0;         // B
+  int64_t queryLen = 1;      // Q, MTP positions per sequence
+  int64_t numQueryHeads = 0; // Hq
+  int64_t numKvHeads = 0;    // Hkv; G = Hq / Hkv
+  int64_t headDim = 0;       // D
+  int64_t pageSize = 0;      // P
+  int64_t numPages = 0;      // N, pages in the pool
+  int64_t maxPagesPerSequence = 0; // block table row length
+
+  ScalarType kvType = ScalarType::F8E4M3FN; // fp8 flavour or bf16
+  ScalarType queryType = ScalarType::BF16;  // bf16 or f16
+  VLayout vLayout = VLayout::Plain;
+  ScaleMode scaleMode = ScaleMode::None; // applies to K and V alike
+  int64_t window = 0;                    // <= 0: no window
+  std::optional<double> softmaxScale;    // default D^-0.5
+
+  std::vector<float> query;        // [B*Q, Hq, D], representable in queryType
+  std::vector<uint8_t> keyCache;   // packed K, raw element bits
+  std::vector<uint8_t> valueCache; // V in vLayout, raw element bits
+  std::vector<int32_t> blockTables;    // [B, maxPagesPerSequence]
+  std::vector<int32_t> contextLengths; // [B]
+  std::vector<float> keyScales;   // None: empty; PerTensor: [1]; PerToken: [N, Hkv, P]
+  std::vector<float> valueScales; // same shape as keyScales
+  std::vector<float> sinks;       // empty: no sinks; else [Hq] logits
+};
+
+CacheGeometry cacheGeometry(const DecodeCase &c);
+double effectiveSoftmaxScale(const DecodeCase &c);
+int64_t groupSize(const DecodeCase &c);    // G
+int64_t rowsPerKvHead(const DecodeCase &c); // R = Q * G, row r = q * G + g
+// Query and output share the [B*Q, Hq, D] layout.
+int64_t queryOutputIndex(const DecodeCase &c, int64_t sequence, int64_t q,
+                         int64_t queryHead, int64_t d);
+
+// Where token t of a sequence lives: block_tables[b][t / P], slot t % P.
+struct TokenLocation {
+  int64_t page = 0;
+  int64_t slot = 0;
+};
+TokenLocation locateToken(const DecodeCase &c, int64_t sequence,
+                          int64_t token);
+
+enum class CacheOperand { Key, Value };
+// Cache element times its scale (per-tensor, per-token at [page, h, slot], or
+// 1 without scales): the only place the oracle dequantizes.
+double dequantizedElement(const DecodeCase &c, CacheOperand operand,
+                          TokenLocation location, int64_t kvHead, int64_t d);
+
+// Round every query value to c.queryType (RNE), as the kernel will see it.
+void roundQueryToDtype(DecodeCase &c);
+// The query as c.queryType bits, [B*Q, Hq, D], for handing to a kernel.
+std::vector<uint16_t> encodeQuery(const DecodeCase &c);
+
+// Shapes, sizes, dtypes, ranges of the page ids a sequence uses, and that the
+// query is representable in its dtype. Returns false with a message.
+bool validateCase(const DecodeCase &c, std::string &error);
+
+} // namespace pa::oracle
+
+#endif // PA_ORACLE_DECODECASE_H

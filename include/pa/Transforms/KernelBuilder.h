@@ -1,0 +1,50 @@
+//===- KernelBuilder.h - shared pieces of the op-to-kernel passes -*- C++ -*-===//
+//
+// pa-tile, pa-lower-plan and pa-lower-reduce each replace a pa op with a
+// gpu.launch_func of a kernel they build; this is the one place that knows
+// where kernels live and how they are launched.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_TRANSFORMS_KERNELBUILDER_H
+#define PA_TRANSFORMS_KERNELBUILDER_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "pa/Target/Chip.h"
+
+namespace mlir::pa {
+
+/// Name of the gpu.module that holds every kernel pa-mlir generates.
+inline constexpr llvm::StringLiteral kKernelModuleName = "pa_kernels";
+
+/// The chip named by a pass option, or an error on `module` listing the known
+/// chips.
+FailureOr<ChipInfo> resolveChip(ModuleOp module, llvm::StringRef chipName);
+
+/// The module's `gpu.module @pa_kernels`, created (and the module marked
+/// `gpu.container_module`) on first use.
+gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
+
+/// A new kernel `gpu.func` in `kernels` named `baseName` (uniqued with a
+/// numeric suffix) whose arguments have the types of `operands`, with
+/// `workgroupBuffers` as workgroup-memory attributions and the known
+/// workgroup size attached. The builder is left at the start of its body,
+/// which ends in gpu.return.
+gpu::GPUFuncOp createKernel(OpBuilder &builder, gpu::GPUModuleOp kernels,
+                            llvm::StringRef baseName, ValueRange operands,
+                            ArrayRef<MemRefType> workgroupBuffers,
+                            const ChipInfo &chip);
+
+/// A memref type in workgroup memory (LDS / shared memory).
+MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type elementType);
+
+/// Replaces `op` with a gpu.launch_func of `kernel` over `grid` (x, y, z
+/// as index values) with the chip's workgroup size, passing `operands`.
+void replaceWithLaunch(OpBuilder &builder, Operation *op,
+                       gpu::GPUFuncOp kernel, std::array<Value, 3> grid,
+                       ValueRange operands, const ChipInfo &chip);
+
+} // namespace mlir::pa
+
+#endif // PA_TRANSFORMS_KERNELBUILDER_H

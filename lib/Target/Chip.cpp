@@ -1,0 +1,25 @@
+//===- Chip.cpp - the chips pa-mlir targets -------------------------------===//
+#include "pa/Target/Chip.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir::pa;
+
+namespace {
+// MI300X has 304 CUs (MI308X 80, MI300A 228); MI355X 256; H200 132 SMs.
+// Parts with fewer CUs pass an explicit budget.
+const ChipInfo kChips[] = {
+    {"gfx942", Vendor::AMD, 304, 256, 64 * 1024, "f8E4M3FNUZ"},
+    {"gfx950", Vendor::AMD, 256, 256, 160 * 1024, "f8E4M3FN"},
+    {"sm_90a", Vendor::NVIDIA, 132, 128, 227 * 1024, "f8E4M3FN"},
+};
+} // namespace
+
+std::optional<ChipInfo> mlir::pa::lookupChip(llvm::StringRef name) {
+  for (const ChipInfo &chip : kChips)
+    if (chip.name == name)
+      return chip;
+  return std::nullopt;
+}
+
+llvm::StringRef mlir::pa::knownChipNames() { return "gfx942, gfx950, sm_90a"; }
