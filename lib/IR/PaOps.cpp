@@ -479,5 +479,103 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+
+//===----------------------------------------------------------------------===//
+// Tile ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Checks that `value` is an f32 memref of shape `expected` (kAnySize: any);
+/// tile buffers of one op must agree on the row count M and head dim D.
+LogicalResult verifyTile(Operation *op, StringRef name, Value value,
+                         ArrayRef<int64_t> expected) {
+  auto type = cast<MemRefType>(value.getType());
+  bool ok = type.getElementType().isF32() &&
+            type.getRank() == static_cast<int64_t>(expected.size()) &&
+            type.hasStaticShape();
+  for (auto [dim, want] : llvm::zip(type.getShape(), expected))
+    ok = ok && (ShapedType::isDynamic(want) || dim == want);
+  if (ok)
+    return success();
+  return op->emitOpError() << "'" << name << "' must be a static f32 tile of shape "
+                           << formatShape(expected) << ", got " << type;
+}
+
+int64_t tileRows(Value tile) {
+  return cast<MemRefType>(tile.getType()).getDimSize(0);
+}
+
+LogicalResult verifyPageIdCount(Operation *op, VectorType ids,
+                                int64_t pageSize) {
+  if (pageSize <= 0 || kTileTokens % pageSize != 0 ||
+      ids.getNumElements() != kTileTokens / pageSize)
+    return op->emitOpError() << "a 256-token tile of page size " << pageSize
+                             << " needs " << kTileTokens / std::max<int64_t>(pageSize, 1)
+                             << " page ids, got " << ids;
+  return success();
+}
+
+LogicalResult verifyScaleOperand(Operation *op, ScaleMode mode, Value scale,
+                                 StringRef name) {
+  if ((mode == ScaleMode::none) != !scale)
+    return op->emitOpError() << "'" << name << "' must be given exactly when "
+                             << "the scale mode is not none";
+  return success();
+}
+} // namespace
+
+LogicalResult TilePageIdsOp::verify() {
+  return verifyPageIdCount(*this, getPageIds().getType(), getPageSize());
+}
+
+LogicalResult TileLoadQueryOp::verify() {
+  auto query = cast<MemRefType>(getQuery().getType());
+  if (query.getRank() != 3)
+    return emitOpError() << "'query' must be 3-D [B*Q, Hq, D], got " << query;
+  return verifyTile(*this, "query_tile", getQueryTile(),
+                    {kAnySize, query.getDimSize(2)});
+}
+
+LogicalResult TileInitSoftmaxOp::verify() {
+  int64_t rows = tileRows(getAcc());
+  return failure(failed(verifyTile(*this, "acc", getAcc(), {kAnySize, kAnySize})) ||
+                 failed(verifyTile(*this, "row_max", getRowMax(), {rows})) ||
+                 failed(verifyTile(*this, "row_sum", getRowSum(), {rows})));
+}
+
+LogicalResult TileQKOp::verify() {
+  int64_t rows = tileRows(getScores());
+  return failure(
+      failed(verifyTile(*this, "scores", getScores(), {kAnySize, kTileTokens})) ||
+      failed(verifyTile(*this, "query_tile", getQueryTile(), {rows, kAnySize})) ||
+      failed(verifyPageIdCount(*this, getPageIds().getType(), getPageSize())) ||
+      failed(verifyScaleOperand(*this, getScale(), getKScale(), "k_scale")));
+}
+
+LogicalResult TileSoftmaxOp::verify() {
+  int64_t rows = tileRows(getScores());
+  return failure(
+      failed(verifyTile(*this, "scores", getScores(), {kAnySize, kTileTokens})) ||
+      failed(verifyTile(*this, "row_max", getRowMax(), {rows})) ||
+      failed(verifyTile(*this, "row_sum", getRowSum(), {rows})) ||
+      failed(verifyTile(*this, "acc", getAcc(), {rows, kAnySize})));
+}
+
+LogicalResult TilePVOp::verify() {
+  int64_t rows = tileRows(getProbs());
+  return failure(
+      failed(verifyTile(*this, "probs", getProbs(), {kAnySize, kTileTokens})) ||
+      failed(verifyTile(*this, "acc", getAcc(), {rows, kAnySize})) ||
+      failed(verifyPageIdCount(*this, getPageIds().getType(), getPageSize())) ||
+      failed(verifyScaleOperand(*this, getScale(), getVScale(), "v_scale")));
+}
+
+LogicalResult TileStorePartialsOp::verify() {
+  int64_t rows = tileRows(getAcc());
+  return failure(failed(verifyTile(*this, "acc", getAcc(), {kAnySize, kAnySize})) ||
+                 failed(verifyTile(*this, "row_max", getRowMax(), {rows})) ||
+                 failed(verifyTile(*this, "row_sum", getRowSum(), {rows})));
+}
+
 #define GET_OP_CLASSES
 #include "pa/IR/PaOps.cpp.inc"

@@ -1,5 +1,18 @@
-//===- Tile.cpp - placeholder until the pass is written ----------------===//
+//===- Tile.cpp - pa.decode -> a workgroup program over KV tiles ----------===//
+//
+// Each pa.decode becomes a kernel with one workgroup per (work-plan slot, KV
+// head, row group). A row group holds M = 16 or 32 query rows of one KV head
+// (one or two 16-row M-tiles sharing each K/V load); heads with more than 32
+// rows (Q * G > 32) get several row groups in grid z. The workgroup loops
+// over the 256-token tiles of its slot that some of its rows can see and
+// drives the pa.tile ops.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/IR/PaOps.h"
+#include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
+
+#include <cmath>
 
 namespace mlir::pa {
 #define GEN_PASS_DEF_PATILE
@@ -7,13 +20,200 @@ namespace mlir::pa {
 } // namespace mlir::pa
 
 using namespace mlir;
+using namespace mlir::pa;
 
 namespace {
+constexpr int64_t kMTileRows = 16;
+constexpr int64_t kMaxRowsPerGroup = 2 * kMTileRows;
+
+/// Rows per row group: one M-tile when it holds every row, else two.
+int64_t rowsPerGroup(int64_t rows) {
+  return rows <= kMTileRows ? kMTileRows : kMaxRowsPerGroup;
+}
+
+/// The chip's matrix units take one fp8 flavour; a cache of the other one
+/// would be misread, so it is rejected here rather than miscompiled.
+LogicalResult checkChipTypes(DecodeOp op, const ChipInfo &chip) {
+  Type kv = op.getKVElementType();
+  if (kv.isBF16())
+    return success();
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << kv;
+  if (name == chip.fp8TypeName)
+    return success();
+  return op.emitOpError() << "chip " << chip.name << " takes "
+                          << chip.fp8TypeName << " fp8 KV caches, got " << kv;
+}
+
+/// i64 helpers over arith; the window math needs 64 bits (W up to 2^31-1).
+struct I64Math {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value fromIndex(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+  Value fromI32(Value v) {
+    return arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+  }
+};
+
 struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
   using Base::Base;
+
   void runOnOperation() override {
-    getOperation()->emitError("PaTile: not implemented yet");
-    signalPassFailure();
+    ModuleOp module = getOperation();
+    SmallVector<DecodeOp> decodes;
+    module.walk([&](DecodeOp op) { decodes.push_back(op); });
+    if (decodes.empty())
+      return;
+    FailureOr<ChipInfo> target = resolveChip(module, chip);
+    if (failed(target))
+      return signalPassFailure();
+    for (DecodeOp op : decodes)
+      if (failed(checkChipTypes(op, *target)))
+        return signalPassFailure();
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    for (DecodeOp op : decodes)
+      lowerDecode(op, kernels, *target);
+  }
+
+  void lowerDecode(DecodeOp op, gpu::GPUModuleOp kernels,
+                   const ChipInfo &target) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    const int64_t rows = op.getRowsPerKVHead();
+    const int64_t groupRows = rowsPerGroup(rows);
+    const int64_t numGroups = (rows + groupRows - 1) / groupRows;
+    const int64_t headDim = op.getHeadDim();
+    Type f32 = b.getF32Type();
+
+    MemRefType queryTileType = workgroupMemRef({groupRows, headDim}, f32);
+    MemRefType scoresType = workgroupMemRef({groupRows, kTileTokens}, f32);
+    MemRefType accType = workgroupMemRef({groupRows, headDim}, f32);
+    MemRefType rowStatType = workgroupMemRef({groupRows}, f32);
+
+    SmallVector<Value> operands(op->getOperands());
+    gpu::GPUFuncOp kernel = createKernel(
+        b, kernels, "pa_decode", operands,
+        {queryTileType, scoresType, accType, rowStatType, rowStatType}, target);
+
+    // Kernel arguments mirror the op's operands, in order.
+    IRMapping args;
+    for (auto [operand, arg] : llvm::zip(operands, kernel.getArguments()))
+      args.map(operand, arg);
+    auto arg = [&](Value v) { return v ? args.lookup(v) : Value(); };
+    Value queryTile = kernel.getWorkgroupAttributions()[0];
+    Value scores = kernel.getWorkgroupAttributions()[1];
+    Value acc = kernel.getWorkgroupAttributions()[2];
+    Value rowMax = kernel.getWorkgroupAttributions()[3];
+    Value rowSum = kernel.getWorkgroupAttributions()[4];
+
+    I64Math m{b, loc};
+    auto idx = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value slot = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value kvHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+    Value group = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
+    Value work = arg(op.getWorkInfo());
+    auto workField = [&](int64_t field) {
+      return memref::LoadOp::create(b, loc, work, ValueRange{slot, idx(field)})
+          .getResult();
+    };
+    Value sequence = workField(0);
+    Value beginTile = m.fromI32(workField(1));
+    Value endTile = m.fromI32(workField(2));
+    Value context = m.fromI32(workField(3));
+
+    // Unused plan slots are all zero: their workgroups exit at once.
+    Value nonEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           beginTile, endTile);
+    auto ifNonEmpty = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
+    b.setInsertionPointToStart(&ifNonEmpty.getThenRegion().front());
+
+    const int64_t queryLength = op.getQueryLength();
+    const int64_t groupSize = op.getGroupSize();
+    const int64_t window = op.getSlidingWindow();
+    Value seqIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                sequence);
+    Value rowBase = arith::MulIOp::create(b, loc, group, idx(groupRows));
+
+    // The tokens some row of this group can see: rows r in
+    // [rowBase, min(rowBase + M, R)) have MTP positions q in [qLo, qHi];
+    // position q sees [max(0, C - Q + 1 + q - W), C - Q + 1 + q).
+    Value rowBase64 = m.fromIndex(rowBase);
+    Value qLo = m.div(rowBase64, m.c(groupSize));
+    Value lastRow = m.sub(m.min(m.add(rowBase64, m.c(groupRows)), m.c(rows)),
+                          m.c(1));
+    Value qHi = m.div(lastRow, m.c(groupSize));
+    Value firstEnd = m.add(m.sub(context, m.c(queryLength - 1)), qLo);
+    Value visibleEnd =
+        m.max(m.c(0), m.add(m.sub(context, m.c(queryLength - 1)), qHi));
+    Value visibleBegin = window > 0 ? m.max(m.c(0), m.sub(firstEnd, m.c(window)))
+                                    : m.c(0);
+
+    // Tiles of the slot that hold a visible token.
+    Value tileTokens = m.c(kTileTokens);
+    Value tileBegin = m.max(beginTile, m.div(visibleBegin, tileTokens));
+    Value tileEnd = m.min(
+        endTile, m.div(m.add(visibleEnd, m.c(kTileTokens - 1)), tileTokens));
+
+    TileLoadQueryOp::create(b, loc, arg(op.getQuery()), seqIndex, kvHead,
+                            rowBase, queryTile, queryLength, groupSize);
+    TileInitSoftmaxOp::create(b, loc, rowMax, rowSum, acc);
+
+    KVLayoutAttr layout = op.getKvLayout();
+    const int64_t pageSize = layout.getPageSize();
+    ComputeType compute = op.getEffectiveComputeType();
+    ScaleMode scaleMode = op.getScale();
+    auto pageIdsType =
+        VectorType::get({kTileTokens / pageSize}, b.getI32Type());
+    const double log2e = 1.4426950408889634;
+    llvm::APFloat scoreScale(
+        static_cast<float>(op.getEffectiveSoftmaxScale() * log2e));
+
+    auto loop = scf::ForOp::create(b, loc, m.toIndex(tileBegin),
+                                   m.toIndex(tileEnd), idx(1));
+    b.setInsertionPointToStart(loop.getBody());
+    Value tile = loop.getInductionVar();
+    Value tileStart = m.mul(m.fromIndex(tile), tileTokens);
+    Value pageIds = TilePageIdsOp::create(
+        b, loc, pageIdsType, arg(op.getBlockTables()), seqIndex, tile,
+        visibleBegin, visibleEnd, pageSize, /*direct=*/false);
+    TileQKOp::create(b, loc, queryTile, arg(op.getKeyCache()), pageIds,
+                     kvHead, tileStart, visibleBegin, visibleEnd,
+                     arg(op.getKScale()), scores, pageSize, scoreScale,
+                     scaleMode, compute);
+    TileSoftmaxOp::create(b, loc, scores, rowMax, rowSum, acc, context,
+                          tileStart, rowBase, queryLength, groupSize, window);
+    TilePVOp::create(b, loc, scores, arg(op.getValueCache()), pageIds, kvHead,
+                     tileStart, visibleBegin, visibleEnd, arg(op.getVScale()),
+                     acc, pageSize, layout.getVLayout(), scaleMode, compute);
+
+    b.setInsertionPointAfter(loop);
+    TileStorePartialsOp::create(b, loc, rowMax, rowSum, acc,
+                                arg(op.getExpSums()), arg(op.getMaxLogits()),
+                                arg(op.getTmpOut()), kvHead, slot, rowBase,
+                                rows);
+
+    // Launch: one workgroup per (slot, KV head, row group).
+    b.setInsertionPoint(op);
+    Value capacity = memref::DimOp::create(b, loc, op.getWorkInfo(), 0);
+    Value kvHeads = arith::ConstantIndexOp::create(b, loc, op.getNumKVHeads());
+    Value groups = arith::ConstantIndexOp::create(b, loc, numGroups);
+    replaceWithLaunch(b, op, kernel, {capacity, kvHeads, groups}, operands,
+                      target);
   }
 };
 } // namespace

@@ -93,6 +93,11 @@ class Pa_Attr<string name, string attrMnemonic, list<Trait> traits = []>
   let mnemonic = attrMnemonic;
 }
 
+def Pa_VLayoutAttr : EnumAttr<Pa_Dialect, Pa_VLayout, "v_layout"> {
+  let summary = "layout of the value cache (used by the tiled IR)";
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Pa_ScaleModeAttr : EnumAttr<Pa_Dialect, Pa_ScaleMode, "scale"> {
   let summary = "how the KV cache is dequantized";
   let description = [{

@@ -255,4 +255,6 @@ def Pa_ReduceOp : Pa_Op<"reduce"> {
   let hasVerifier = 1;
 }
 
+include "pa/IR/PaTileOps.td"
+
 #endif // PA_IR_PAOPS_TD

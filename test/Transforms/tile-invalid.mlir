@@ -1,0 +1,35 @@
+// RUN: pa-opt %s -split-input-file -pa-tile="chip=gfx950" -verify-diagnostics
+// RUN: not pa-opt %s -split-input-file -pa-tile="chip=gfx1100" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+
+// UNKNOWN: error: unknown chip 'gfx1100'; expected one of gfx942, gfx950, sm_90a
+
+// gfx950's matrix units take OCP fp8 only.
+func.func @fnuz_on_gfx950(%q: memref<?x4x128xbf16>, %k: memref<?x1x8x64x16xf8E4M3FNUZ>,
+                %v: memref<?x1x128x64xf8E4M3FNUZ>, %bt: memref<?x?xi32>, %lens: memref<?xi32>,
+                %work: memref<?x4xi32>, %es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                %part: memref<1x?x4x128xf32>) {
+  // expected-error @+1 {{chip gfx950 takes f8E4M3FN fp8 KV caches, got 'f8E4M3FNUZ'}}
+  pa.decode query(%q : memref<?x4x128xbf16>) key_cache(%k : memref<?x1x8x64x16xf8E4M3FNUZ>)
+            value_cache(%v : memref<?x1x128x64xf8E4M3FNUZ>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%part : memref<1x?x4x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 16, v_layout = plain>}
+  return
+}
+
+// -----
+
+// bf16 caches are accepted on every chip.
+func.func @bf16_anywhere(%q: memref<?x4x128xbf16>, %k: memref<?x1x16x64x8xbf16>,
+                %v: memref<?x1x128x64xbf16>, %bt: memref<?x?xi32>, %lens: memref<?xi32>,
+                %work: memref<?x4xi32>, %es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                %part: memref<1x?x4x128xf32>) {
+  pa.decode query(%q : memref<?x4x128xbf16>) key_cache(%k : memref<?x1x16x64x8xbf16>)
+            value_cache(%v : memref<?x1x128x64xbf16>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%part : memref<1x?x4x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>}
+  return
+}
