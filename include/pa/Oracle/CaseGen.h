@@ -33,22 +33,11 @@ enum class ValueDistribution {
 const char *distributionName(ValueDistribution distribution);
 bool parseDistribution(const std::string &name, ValueDistribution &distribution);
 
-struct CaseConfig {
-  int64_t batch = 1;
-  int64_t queryLen = 1;
-  int64_t numQueryHeads = 8;
-  int64_t numKvHeads = 1;
-  int64_t headDim = 128;
-  int64_t pageSize = 16;
-  ScalarType kvType = ScalarType::F8E4M3FN;
-  ScalarType queryType = ScalarType::BF16;
-  VLayout vLayout = VLayout::Plain;
-  ScaleMode scaleMode = ScaleMode::PerTensor;
-  int64_t window = 0; // 0 / -1: none
+// The shape of the case plus how to fill its data.
+struct CaseConfig : DecodeShape {
   bool sinks = false;
   // With sinks: explicit [Hq] logits (may be +-inf); empty: random ones.
   std::vector<double> sinkValues;
-  std::optional<double> softmaxScale; // default D^-0.5
   // Explicit [B] context lengths; empty: random in [min, max].
   std::vector<int32_t> contextLengths;
   int64_t minContextLength = 0;

@@ -57,22 +57,26 @@ uint32_t readElementBits(const std::vector<uint8_t> &bytes, int byteSize,
 void writeElementBits(std::vector<uint8_t> &bytes, int byteSize,
                       int64_t index, uint32_t bits);
 
-struct DecodeCase {
-  int64_t batch = 0;         // B
+// Shape, dtypes and semantics of a decode problem: everything but its data.
+// Shared by DecodeCase and the generator's CaseConfig.
+struct DecodeShape {
+  int64_t batch = 1;         // B
   int64_t queryLen = 1;      // Q, MTP positions per sequence
-  int64_t numQueryHeads = 0; // Hq
-  int64_t numKvHeads = 0;    // Hkv; G = Hq / Hkv
-  int64_t headDim = 0;       // D
-  int64_t pageSize = 0;      // P
-  int64_t numPages = 0;      // N, pages in the pool
-  int64_t maxPagesPerSequence = 0; // block table row length
-
+  int64_t numQueryHeads = 8; // Hq
+  int64_t numKvHeads = 1;    // Hkv; G = Hq / Hkv
+  int64_t headDim = 128;     // D
+  int64_t pageSize = 16;     // P
   ScalarType kvType = ScalarType::F8E4M3FN; // fp8 flavour or bf16
   ScalarType queryType = ScalarType::BF16;  // bf16 or f16
   VLayout vLayout = VLayout::Plain;
-  ScaleMode scaleMode = ScaleMode::None; // applies to K and V alike
-  int64_t window = 0;                    // <= 0: no window
-  std::optional<double> softmaxScale;    // default D^-0.5
+  ScaleMode scaleMode = ScaleMode::PerTensor; // applies to K and V alike
+  int64_t window = 0;                         // <= 0: no window
+  std::optional<double> softmaxScale;         // default D^-0.5
+};
+
+struct DecodeCase : DecodeShape {
+  int64_t numPages = 0;            // N, pages in the pool
+  int64_t maxPagesPerSequence = 0; // block table row length
 
   std::vector<float> query;        // [B*Q, Hq, D], representable in queryType
   std::vector<uint8_t> keyCache;   // packed K, raw element bits
@@ -101,18 +105,32 @@ TokenLocation locateToken(const DecodeCase &c, int64_t sequence,
                           int64_t token);
 
 enum class CacheOperand { Key, Value };
-// Cache element times its scale (per-tensor, per-token at [page, h, slot], or
-// 1 without scales): the only place the oracle dequantizes.
+// Element offset of (token at `location`, kvHead, d) in the operand's cache,
+// in its layout (packed K, or V in c.vLayout).
+int64_t cacheElementIndex(const DecodeCase &c, CacheOperand operand,
+                          TokenLocation location, int64_t kvHead, int64_t d);
+// The scale of that token: per-tensor, per-token at [page, h, slot], or 1.
+double cacheScale(const DecodeCase &c, CacheOperand operand,
+                  TokenLocation location, int64_t kvHead);
+// Cache element times its scale: the only place the oracle dequantizes.
 double dequantizedElement(const DecodeCase &c, CacheOperand operand,
                           TokenLocation location, int64_t kvHead, int64_t d);
+
+// Elements of the query and of the output ([B*Q, Hq, D]).
+int64_t queryElementCount(const DecodeCase &c);
+// Elements of each of keyScales / valueScales for c.scaleMode (0, 1, N*Hkv*P).
+int64_t scaleElementCount(const DecodeCase &c);
 
 // Round every query value to c.queryType (RNE), as the kernel will see it.
 void roundQueryToDtype(DecodeCase &c);
 // The query as c.queryType bits, [B*Q, Hq, D], for handing to a kernel.
 std::vector<uint16_t> encodeQuery(const DecodeCase &c);
 
-// Shapes, sizes, dtypes, ranges of the page ids a sequence uses, and that the
-// query is representable in its dtype. Returns false with a message.
+// Dimensions, dtypes, layout divisibility, window and softmax scale: what
+// must hold before buffers can be sized or indexed. False with a message.
+bool validateShape(const DecodeCase &c, std::string &error);
+// validateShape, buffer sizes, the page ids each sequence uses, and that the
+// query is representable in its dtype. False with a message.
 bool validateCase(const DecodeCase &c, std::string &error);
 
 } // namespace pa::oracle

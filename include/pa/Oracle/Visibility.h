@@ -32,8 +32,8 @@ inline bool hasWindow(int64_t window) { return window > 0; }
 IndexRange visibleTokenRange(int64_t contextLength, int64_t queryLen,
                              int64_t q, int64_t window);
 
-// Tokens visible to at least one of the Q rows. The rows' ranges slide right
-// one token per row and W >= 1, so their union is this one range.
+// Tokens visible to at least one of the Q rows. Row ranges slide right one
+// token per row and a window is at least 1 wide, so the union is one range.
 IndexRange visibleToAnyRow(int64_t contextLength, int64_t queryLen,
                            int64_t window);
 

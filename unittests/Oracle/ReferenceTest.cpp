@@ -1,0 +1,456 @@
+//===- ReferenceTest.cpp - Float64 reference: invariance and brute force --===//
+#include "TestSupport.h"
+
+#include "pa/Oracle/Visibility.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace pa::oracle;
+using namespace pa::oracle::test;
+
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+void expectClose(const std::vector<double> &expected,
+                 const std::vector<double> &actual, const char *what) {
+  ASSERT_EQ(expected.size(), actual.size()) << what;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(actual[i])) << what << " element " << i;
+    ASSERT_LE(std::fabs(actual[i] - expected[i]),
+              1e-12 * std::fabs(expected[i]) + 1e-14)
+        << what << " element " << i << ": expected " << expected[i]
+        << " got " << actual[i];
+  }
+}
+
+CaseConfig invarianceConfig(int64_t batch, int64_t queryLen,
+                            int64_t numQueryHeads, int64_t numKvHeads,
+                            ScalarType kvType, ScalarType queryType,
+                            VLayout layout, ScaleMode scales, int64_t window,
+                            uint64_t seed) {
+  CaseConfig config;
+  config.batch = batch;
+  config.queryLen = queryLen;
+  config.numQueryHeads = numQueryHeads;
+  config.numKvHeads = numKvHeads;
+  config.headDim = 64;
+  config.kvType = kvType;
+  config.queryType = queryType;
+  config.vLayout = layout;
+  config.scaleMode = scales;
+  config.window = window;
+  config.maxContextLength = 2000;
+  config.seed = seed;
+  return config;
+}
+
+std::vector<CaseConfig> invarianceConfigs() {
+  using ST = ScalarType;
+  std::vector<CaseConfig> configs;
+  configs.push_back(invarianceConfig(3, 1, 8, 1, ST::F8E4M3FN, ST::BF16,
+                                     VLayout::Plain, ScaleMode::PerTensor, 0, 1));
+  CaseConfig c = invarianceConfig(3, 4, 8, 2, ST::F8E4M3FNUZ, ST::F16,
+                                  VLayout::Transposed, ScaleMode::PerToken, 257, 2);
+  c.sinks = true;
+  c.contextLengths = {2000, 513, 3};
+  configs.push_back(c);
+  c = invarianceConfig(2, 2, 4, 4, ST::BF16, ST::BF16, VLayout::Transposed,
+                       ScaleMode::None, 1, 3);
+  c.sinks = true;
+  c.pageSize = 32;
+  c.contextLengths = {1999, 257}; // W = 1, Q = 2: rows see tokens 255, 256
+  configs.push_back(c);
+  c = invarianceConfig(2, 8, 32, 1, ST::F8E4M3FN, ST::F16, VLayout::Plain,
+                       ScaleMode::PerToken, 0, 4);
+  c.contextLengths = {1500, 9};
+  c.distribution = ValueDistribution::Normal;
+  configs.push_back(c);
+  c = invarianceConfig(4, 3, 4, 2, ST::F8E4M3FNUZ, ST::BF16, VLayout::Plain,
+                       ScaleMode::PerTensor, 5000, 5);
+  c.contextLengths = {0, 1, 2, 1800};
+  c.sinks = true;
+  c.sinkValues = {-kInf, kInf, 0.5, -1.0};
+  configs.push_back(c);
+  c = invarianceConfig(2, 5, 10, 5, ST::F8E4M3FN, ST::BF16, VLayout::Transposed,
+                       ScaleMode::PerToken, 2147483647, 6);
+  c.contextLengths = {2047, 1025};
+  configs.push_back(c);
+  c = invarianceConfig(3, 4, 8, 2, ST::BF16, ST::F16, VLayout::Plain,
+                       ScaleMode::None, 17, 7);
+  c.contextLengths = {1777, 270, 4}; // 270: tokens 250..269 span two tiles
+  c.distribution = ValueDistribution::Normal;
+  c.poisonInvisible = true;
+  configs.push_back(c);
+  c = invarianceConfig(4, 6, 12, 3, ST::F8E4M3FN, ST::BF16, VLayout::Plain,
+                       ScaleMode::PerToken, 300, 8);
+  c.pageSize = 64;
+  c.sinks = true;
+  configs.push_back(c);
+  return configs;
+}
+
+} // namespace
+
+// Any plan, from one partition per sequence to one tile per partition, gives
+// the unsplit answer.
+TEST(Reference, SplitEqualsDirectForEveryPlan) {
+  for (const CaseConfig &config : invarianceConfigs()) {
+    SCOPED_TRACE(toJson(config));
+    const DecodeCase c = generated(config);
+    const std::vector<double> expected = direct(c);
+    int64_t maxTiles = 1;
+    for (int32_t length : c.contextLengths)
+      maxTiles = std::max(
+          maxTiles, visibleTileRange(length, c.queryLen, c.window).size());
+    ASSERT_GT(maxTiles, 1) << "case must span several tiles";
+    const int64_t H = c.numKvHeads, B = c.batch;
+    enum class Extreme { None, OnePartitionPerSequence, OneTilePerPartition };
+    struct Budget {
+      int64_t budget, maxPartitions;
+      Extreme extreme;
+    };
+    const Budget budgets[] = {
+        {1, 1, Extreme::OnePartitionPerSequence},
+        {3 * H, 2, Extreme::None},
+        {2 * H * B, 3, Extreme::None},
+        {7 * H, 64, Extreme::None},
+        {4 * H * B, 16, Extreme::None},
+        {H * B * maxTiles, maxTiles, Extreme::OneTilePerPartition}};
+    for (const Budget &budget : budgets) {
+      SCOPED_TRACE(::testing::Message() << "budget " << budget.budget
+                                        << " max partitions "
+                                        << budget.maxPartitions);
+      const WorkPlan p =
+          plan(planRequestFor(c, budget.budget, budget.maxPartitions));
+      expectClose(expected, split(c, p), "split");
+      for (int64_t b = 0; b < B; ++b) {
+        int64_t tiles = visibleTileRange(c.contextLengths[size_t(b)],
+                                         c.queryLen, c.window).size();
+        if (budget.extreme == Extreme::OnePartitionPerSequence) {
+          EXPECT_EQ(p.partitionCount(b), std::min<int64_t>(tiles, 1));
+        }
+        if (budget.extreme == Extreme::OneTilePerPartition) {
+          EXPECT_EQ(p.partitionCount(b), tiles);
+        }
+      }
+    }
+  }
+}
+
+// C = 258, Q = 4, W = 1: row q sees only token 254 + q, so with one tile per
+// partition rows 0-1 see nothing in tile 1 and rows 2-3 nothing in tile 0.
+TEST(Reference, PartialsOfRowsWithNothingVisibleAreEmpty) {
+  CaseConfig config;
+  config.queryLen = 4;
+  config.numQueryHeads = 2;
+  config.numKvHeads = 1;
+  config.headDim = 32;
+  config.window = 1;
+  config.contextLengths = {258};
+  config.seed = 17;
+  const DecodeCase c = generated(config);
+  PlanRequest request = planRequestFor(c, 64, 64);
+  request.contextLengths = {258};
+  const WorkPlan p = plan(request);
+  ASSERT_EQ(p.partitionCount(0), 2);
+  PartialResults partials;
+  std::string error;
+  ASSERT_TRUE(computePartials(c, p, partials, error)) << error;
+  ASSERT_EQ(partials.rows, 8);
+  for (int64_t slot = 0; slot < 2; ++slot) {
+    for (int64_t row = 0; row < 8; ++row) {
+      const int64_t q = row / 2;
+      const bool visible = (slot == 0) == (q < 2);
+      const int64_t i = partials.rowIndex(0, slot, row);
+      if (visible) {
+        EXPECT_TRUE(std::isfinite(partials.maxLogits[size_t(i)]));
+        EXPECT_EQ(partials.expSums[size_t(i)], 1.0); // one token: e^0
+      } else {
+        EXPECT_EQ(partials.maxLogits[size_t(i)], -kInf);
+        EXPECT_EQ(partials.expSums[size_t(i)], 0.0);
+        for (int64_t d = 0; d < c.headDim; ++d)
+          EXPECT_EQ(partials.tmpOut[size_t(i * c.headDim + d)], 0.0);
+      }
+    }
+  }
+  // Unused slots are NaN, like unwritten kernel scratch; the reducer must
+  // not read them.
+  ASSERT_GT(p.capacity, 2);
+  EXPECT_TRUE(std::isnan(partials.maxLogits[size_t(partials.rowIndex(0, 2, 0))]));
+  std::vector<double> out;
+  ASSERT_TRUE(reducePartials(c, p, partials, out, error)) << error;
+  expectClose(direct(c), out, "reduced");
+}
+
+TEST(Reference, SingleVisibleTokenReturnsItsValue) {
+  CaseConfig config;
+  config.numQueryHeads = 1;
+  config.headDim = 16;
+  config.kvType = ScalarType::BF16;
+  config.scaleMode = ScaleMode::None;
+  config.contextLengths = {1};
+  config.seed = 5;
+  DecodeCase c = generated(config);
+  const std::vector<double> out = direct(c);
+  const TokenLocation at = locateToken(c, 0, 0);
+  for (int64_t d = 0; d < 16; ++d)
+    EXPECT_EQ(out[size_t(d)],
+              dequantizedElement(c, CacheOperand::Value, at, 0, d));
+  // A sink z adds e^(z - M) to the denominator: out = V e^s / (e^s + e^z).
+  c.sinks = {0.75f};
+  double s = 0;
+  for (int64_t d = 0; d < 16; ++d)
+    s += double(c.query[size_t(d)]) *
+         dequantizedElement(c, CacheOperand::Key, at, 0, d);
+  s *= 0.25; // 16^-0.5
+  const double weight = std::exp(s) / (std::exp(s) + std::exp(0.75));
+  const std::vector<double> withSink = direct(c);
+  for (int64_t d = 0; d < 16; ++d)
+    EXPECT_NEAR(withSink[size_t(d)],
+                weight * dequantizedElement(c, CacheOperand::Value, at, 0, d),
+                1e-15);
+}
+
+//===----------------------------------------------------------------------===//
+// Dense brute force with an explicit mask matrix
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct BruteForce {
+  std::vector<double> output;  // [B*Q, Hq, D]
+  std::vector<bool> rowIsEmpty; // [B*Q]: the mask row has no true entry
+};
+
+// Attention of every query row over dense per-sequence K/V. The mask is built
+// from "t <= pos and t > pos - W" token by token; the softmax follows the
+// spec's first formula, with its stated special cases spelled out.
+BruteForce bruteForce(const DecodeCase &c) {
+  BruteForce result;
+  const int64_t B = c.batch, Q = c.queryLen, Hq = c.numQueryHeads,
+                Hkv = c.numKvHeads, D = c.headDim, G = Hq / Hkv;
+  const double scale = c.softmaxScale ? *c.softmaxScale : 1 / std::sqrt(double(D));
+  result.output.assign(size_t(B * Q * Hq * D), 0.0);
+  result.rowIsEmpty.assign(size_t(B * Q), true);
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t C = c.contextLengths[size_t(b)];
+    std::vector<std::vector<bool>> mask(static_cast<size_t>(Q),
+                                        std::vector<bool>(static_cast<size_t>(C)));
+    for (int64_t q = 0; q < Q; ++q) {
+      const int64_t pos = C - Q + q;
+      for (int64_t t = 0; t < C; ++t) {
+        bool causal = t <= pos;
+        bool inWindow = c.window <= 0 || t >= pos - c.window + 1;
+        mask[size_t(q)][size_t(t)] = causal && inWindow;
+        if (causal && inWindow)
+          result.rowIsEmpty[size_t(b * Q + q)] = false;
+      }
+    }
+    // Dense K/V [t][h][d], read only where some row's mask is set.
+    std::vector<double> K(size_t(C * Hkv * D)), V(K.size());
+    for (int64_t t = 0; t < C; ++t) {
+      bool needed = false;
+      for (int64_t q = 0; q < Q; ++q)
+        needed = needed || mask[size_t(q)][size_t(t)];
+      if (!needed)
+        continue;
+      for (int64_t h = 0; h < Hkv; ++h)
+        for (int64_t d = 0; d < D; ++d) {
+          const TokenLocation at{
+              c.blockTables[size_t(b * c.maxPagesPerSequence + t / c.pageSize)],
+              t % c.pageSize};
+          K[size_t((t * Hkv + h) * D + d)] =
+              dequantizedElement(c, CacheOperand::Key, at, h, d);
+          V[size_t((t * Hkv + h) * D + d)] =
+              dequantizedElement(c, CacheOperand::Value, at, h, d);
+        }
+    }
+    for (int64_t q = 0; q < Q; ++q) {
+      for (int64_t hq = 0; hq < Hq; ++hq) {
+        const int64_t h = hq / G;
+        const double z = c.sinks.empty() ? -kInf : c.sinks[size_t(hq)];
+        double *out = &result.output[size_t(((b * Q + q) * Hq + hq) * D)];
+        if (z == kInf || result.rowIsEmpty[size_t(b * Q + q)])
+          continue; // both give exactly 0
+        std::vector<double> logits(static_cast<size_t>(C));
+        double M = z;
+        for (int64_t t = 0; t < C; ++t) {
+          if (!mask[size_t(q)][size_t(t)])
+            continue;
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d)
+            dot += double(c.query[size_t(((b * Q + q) * Hq + hq) * D + d)]) *
+                   K[size_t((t * Hkv + h) * D + d)];
+          logits[size_t(t)] = scale * dot;
+          M = std::max(M, logits[size_t(t)]);
+        }
+        double den = z == -kInf ? 0.0 : std::exp(z - M);
+        std::vector<double> num(size_t(D), 0.0);
+        for (int64_t t = 0; t < C; ++t) {
+          if (!mask[size_t(q)][size_t(t)])
+            continue;
+          double p = std::exp(logits[size_t(t)] - M);
+          den += p;
+          for (int64_t d = 0; d < D; ++d)
+            num[size_t(d)] += p * V[size_t((t * Hkv + h) * D + d)];
+        }
+        for (int64_t d = 0; d < D; ++d)
+          out[d] = num[size_t(d)] / den;
+      }
+    }
+  }
+  return result;
+}
+
+} // namespace
+
+TEST(Reference, MatchesDenseBruteForceOnTinyCases) {
+  const int64_t windows[] = {0, -1, 1, 2, 5, 40, 2147483647};
+  const ScalarType kvTypes[] = {ScalarType::F8E4M3FN, ScalarType::F8E4M3FNUZ,
+                                ScalarType::BF16};
+  int emptyRowsSeen = 0, infiniteSinkHeadsSeen = 0, cases = 0;
+  for (ScalarType kvType : kvTypes) {
+    for (int64_t queryLen : {1, 3, 5}) {
+      for (int64_t window : windows) {
+        for (int sinkMode = 0; sinkMode < 3; ++sinkMode) {
+          ++cases;
+          CaseConfig config;
+          config.batch = 5;
+          config.queryLen = queryLen;
+          config.numKvHeads = 1 + cases % 2;
+          config.numQueryHeads = config.numKvHeads * (int64_t(1) << (cases % 3));
+          config.headDim = 16;
+          config.pageSize = 16;
+          config.kvType = kvType;
+          config.queryType = cases % 2 ? ScalarType::BF16 : ScalarType::F16;
+          config.vLayout = cases % 4 < 2 ? VLayout::Plain : VLayout::Transposed;
+          config.scaleMode = ScaleMode(cases % 3);
+          config.window = window;
+          config.contextLengths = {0, 1, 4, 37, 300};
+          config.sinks = sinkMode > 0;
+          if (sinkMode == 2) { // -inf, +inf and finite sinks side by side
+            for (int64_t i = 0; i < config.numQueryHeads; ++i)
+              config.sinkValues.push_back(i % 3 == 0 ? -kInf : i % 3 == 1 ? kInf : 0.3);
+          }
+          if (cases % 5 == 0)
+            config.softmaxScale = 0.7;
+          config.seed = uint64_t(cases);
+          SCOPED_TRACE(toJson(config));
+          const DecodeCase c = generated(config);
+          const BruteForce expected = bruteForce(c);
+          const std::vector<double> fromDirect = direct(c);
+          expectClose(expected.output, fromDirect, "direct");
+          expectClose(expected.output, split(c, plan(planRequestFor(c, 1, 1))),
+                      "split, one partition per sequence");
+          expectClose(expected.output, split(c, plan(planRequestFor(c, 64, 64))),
+                      "split, one tile per partition");
+          // Edge rows are exactly 0, not merely close to it.
+          const int64_t Hq = c.numQueryHeads, D = c.headDim;
+          for (int64_t row = 0; row < c.batch * c.queryLen; ++row) {
+            for (int64_t hq = 0; hq < Hq; ++hq) {
+              const bool infiniteSink = !c.sinks.empty() && c.sinks[size_t(hq)] == kInf;
+              if (!expected.rowIsEmpty[size_t(row)] && !infiniteSink)
+                continue;
+              emptyRowsSeen += expected.rowIsEmpty[size_t(row)];
+              infiniteSinkHeadsSeen += infiniteSink;
+              for (int64_t d = 0; d < D; ++d)
+                ASSERT_EQ(fromDirect[size_t((row * Hq + hq) * D + d)], 0.0)
+                    << "row " << row << " head " << hq;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(emptyRowsSeen, 0);
+  EXPECT_GT(infiniteSinkHeadsSeen, 0);
+}
+
+TEST(Reference, NegativeInfiniteSinkEqualsNoSink) {
+  CaseConfig config = invarianceConfig(3, 3, 8, 2, ScalarType::F8E4M3FN,
+                                       ScalarType::BF16, VLayout::Transposed,
+                                       ScaleMode::PerToken, 100, 21);
+  config.contextLengths = {700, 2, 0};
+  const DecodeCase noSink = generated(config);
+  config.sinks = true;
+  config.sinkValues.assign(8, -kInf);
+  const DecodeCase minusInfinity = generated(config);
+  const WorkPlan p = plan(planRequestFor(noSink, 8, 8));
+  EXPECT_TRUE(sameBits(direct(noSink), direct(minusInfinity)));
+  EXPECT_TRUE(sameBits(split(noSink, p), split(minusInfinity, p)));
+  config.sinkValues.assign(8, 0.0); // a finite sink does change the output
+  EXPECT_FALSE(sameBits(direct(noSink), direct(generated(config))));
+}
+
+TEST(Reference, PositiveInfiniteSinkGivesZero) {
+  CaseConfig config = invarianceConfig(2, 2, 4, 1, ScalarType::BF16,
+                                       ScalarType::BF16, VLayout::Plain,
+                                       ScaleMode::None, 0, 22);
+  config.sinks = true;
+  config.sinkValues.assign(4, kInf);
+  const DecodeCase c = generated(config);
+  for (double value : direct(c))
+    ASSERT_EQ(value, 0.0);
+  for (double value : split(c, plan(planRequestFor(c, 16, 16))))
+    ASSERT_EQ(value, 0.0);
+}
+
+// Garbage (NaN/inf patterns, random bits) in unused pages, page tails, unused
+// per-token scales, spare block-table entries and tokens no row sees: a
+// different garbage seed changes those bytes and never the output.
+TEST(Reference, GarbageNeverChangesTheOutput) {
+  for (CaseConfig config : invarianceConfigs()) {
+    config.poisonInvisible = true;
+    SCOPED_TRACE(toJson(config));
+    config.garbageSeed = 1;
+    const DecodeCase first = generated(config);
+    config.garbageSeed = 2;
+    const DecodeCase second = generated(config);
+    ASSERT_FALSE(sameBits(first.keyCache, second.keyCache));
+    ASSERT_FALSE(sameBits(first.valueCache, second.valueCache));
+    if (config.scaleMode == ScaleMode::PerToken) {
+      ASSERT_FALSE(sameBits(first.keyScales, second.keyScales));
+    }
+    ASSERT_TRUE(sameBits(first.query, second.query));
+    const std::vector<double> expected = direct(first);
+    for (double value : expected)
+      ASSERT_TRUE(std::isfinite(value));
+    EXPECT_TRUE(sameBits(expected, direct(second)));
+    const WorkPlan p = plan(planRequestFor(first, 5 * first.numKvHeads, 8));
+    EXPECT_TRUE(sameBits(split(first, p), split(second, p)));
+  }
+}
+
+TEST(Reference, RejectsInvalidCasesAndStalePlans) {
+  CaseConfig config;
+  config.contextLengths = {100};
+  config.numQueryHeads = 2;
+  config.headDim = 32;
+  const DecodeCase good = generated(config);
+  std::vector<double> out;
+  std::string error;
+  auto rejects = [&](void (*mutate)(DecodeCase &), const char *expected) {
+    DecodeCase c = good;
+    mutate(c);
+    error.clear();
+    EXPECT_FALSE(referenceDecodeDirect(c, out, error)) << expected;
+    EXPECT_NE(error.find(expected), std::string::npos) << error;
+  };
+  rejects([](DecodeCase &c) { c.query[0] = 1.0f + 0x1p-12f; }, "representable");
+  rejects([](DecodeCase &c) { c.keyCache.pop_back(); }, "cache");
+  rejects([](DecodeCase &c) { c.blockTables[0] = int32_t(c.numPages); }, "outside the pool");
+  rejects([](DecodeCase &c) { c.window = -2; }, "window");
+  rejects([](DecodeCase &c) { c.kvType = ScalarType::F16; }, "kv dtype");
+  rejects([](DecodeCase &c) { c.numKvHeads = 3; }, "multiple");
+  rejects([](DecodeCase &c) { c.headDim = 24; }, "headDim");
+  rejects([](DecodeCase &c) { c.contextLengths[0] = -1; }, "context length");
+  rejects([](DecodeCase &c) { c.keyScales.clear(); }, "scale mode");
+  rejects([](DecodeCase &c) { c.sinks = {1.0f}; }, "sinks");
+
+  PlanRequest request = planRequestFor(good, 4, 4);
+  request.contextLengths = {90}; // plan made for other lengths
+  EXPECT_FALSE(referenceDecodeSplit(good, plan(request), out, error));
+  EXPECT_NE(error.find("context length"), std::string::npos) << error;
+}
