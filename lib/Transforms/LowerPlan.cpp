@@ -1,5 +1,22 @@
-//===- LowerPlan.cpp - placeholder until the pass is written ----------------===//
+//===- LowerPlan.cpp - pa.plan to a one-workgroup planning kernel ---------===//
+//
+// The kernel computes the spec's work plan ("The work plan") from the context
+// lengths alone, so a captured graph can replay it with new lengths. It is a
+// sequential workgroup program on a 1x1x1 grid:
+//   1. zero all of work_info (every row of the buffer, so unused slots are 0);
+//   2. pass over the sequences: total tiles and non-empty sequences;
+//   3. capacity and the slots left after one per non-empty sequence;
+//   4. pass over the sequences: prefix-sum apportioning, reduce_info[b] and
+//      the work_info rows of the sequence's partitions.
+// All arithmetic is i64: window bounds reach 2^31 and cum * rem is a product
+// of two plan-sized numbers.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/IR/PaOps.h"
+#include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 
 namespace mlir::pa {
 #define GEN_PASS_DEF_PALOWERPLAN
@@ -7,13 +24,219 @@ namespace mlir::pa {
 } // namespace mlir::pa
 
 using namespace mlir;
+using namespace mlir::pa;
 
 namespace {
+
+/// The constant plan parameters of one pa.plan, defaults filled in.
+struct PlanParams {
+  int64_t queryLength;
+  int64_t window; // <= 0: no window
+  int64_t kvHeads;
+  int64_t budget;
+  int64_t maxPartitions;
+};
+
+/// A sequence's tiles: [first, first + count).
+struct TileRange {
+  Value first, count;
+};
+
+/// Emits i64 arithmetic of the planning kernel.
+class PlanEmitter {
+public:
+  PlanEmitter(ImplicitLocOpBuilder &b, const PlanParams &params)
+      : b(b), params(params) {}
+
+  Value i64(int64_t value) {
+    return arith::ConstantIntOp::create(b, b.getI64Type(), value);
+  }
+  Value toI64(Value index) {
+    return arith::IndexCastOp::create(b, b.getI64Type(), index);
+  }
+  Value toIndex(Value value) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), value);
+  }
+  Value toI32(Value value) {
+    return arith::TruncIOp::create(b, b.getI32Type(), value);
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  /// Division of non-negative operands (so truncation is the floor).
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+
+  /// Context length of sequence `sequence` (index) as i64. Negative lengths
+  /// are invalid input; they are read as 0 (no tiles, an empty sequence)
+  /// rather than producing negative tile ranges.
+  Value contextLength(Value contextLengths, Value sequence) {
+    Value raw = memref::LoadOp::create(b, contextLengths, ValueRange{sequence});
+    return max(arith::ExtSIOp::create(b, b.getI64Type(), raw), i64(0));
+  }
+
+  /// First tile and tile count of a sequence with context length `length`:
+  /// [W > 0 ? max(0, C - (Q-1) - W) / 256 : 0, ceil(C / 256)).
+  TileRange tileRange(Value length) {
+    Value first =
+        params.window > 0
+            ? div(max(sub(length, i64(params.queryLength - 1 + params.window)),
+                      i64(0)),
+                  i64(kTileTokens))
+            : i64(0);
+    Value end = div(add(length, i64(kTileTokens - 1)), i64(kTileTokens));
+    return {first, max(sub(end, first), i64(0))};
+  }
+
+  /// planCapacity's formula:
+  /// min(B * max_partitions, max(B, ceil(budget / Hkv))).
+  Value capacity(Value batch) {
+    Value perHead = div(add(i64(params.budget), i64(params.kvHeads - 1)),
+                        i64(params.kvHeads));
+    return min(mul(batch, i64(params.maxPartitions)), max(batch, perHead));
+  }
+
+private:
+  ImplicitLocOpBuilder &b;
+  const PlanParams &params;
+};
+
+/// Builds the body of the planning kernel; `args` are (context_lengths,
+/// work_info, reduce_info) and the builder is inside the kernel.
+void buildPlanBody(ImplicitLocOpBuilder &b, ValueRange args,
+                   const PlanParams &params) {
+  Value contextLengths = args[0], workInfo = args[1], reduceInfo = args[2];
+  PlanEmitter e(b, params);
+  Value c0 = arith::ConstantIndexOp::create(b, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, 1);
+  Value batch = memref::DimOp::create(b, contextLengths, 0);
+  Value workRows = memref::DimOp::create(b, workInfo, 0);
+
+  // 1. Zero the whole work_info buffer: unused slots must read all zero.
+  Value zeroI32 = arith::ConstantIntOp::create(b, b.getI32Type(), 0);
+  scf::ForOp::create(
+      b, c0, workRows, c1, ValueRange{},
+      [&](OpBuilder &nested, Location loc, Value slot, ValueRange) {
+        ImplicitLocOpBuilder nb(loc, nested);
+        for (int64_t field = 0; field < 4; ++field)
+          memref::StoreOp::create(
+              nb, zeroI32, workInfo,
+              ValueRange{slot, arith::ConstantIndexOp::create(nb, field)});
+        scf::YieldOp::create(nb);
+      });
+
+  // 2. Total tiles and non-empty sequences.
+  auto totals = scf::ForOp::create(
+      b, c0, batch, c1, ValueRange{e.i64(0), e.i64(0)},
+      [&](OpBuilder &nested, Location loc, Value sequence, ValueRange acc) {
+        ImplicitLocOpBuilder nb(loc, nested);
+        PlanEmitter ne(nb, params);
+        Value tiles =
+            ne.tileRange(ne.contextLength(contextLengths, sequence)).count;
+        Value nonEmpty = arith::ExtUIOp::create(
+            nb, nb.getI64Type(),
+            arith::CmpIOp::create(nb, arith::CmpIPredicate::sgt, tiles,
+                                  ne.i64(0)));
+        scf::YieldOp::create(
+            nb, ValueRange{ne.add(acc[0], tiles), ne.add(acc[1], nonEmpty)});
+      });
+  Value totalTiles = totals.getResult(0);
+  Value nonEmptyCount = totals.getResult(1);
+
+  // 3. Capacity >= B >= non-empty sequences, so rem >= 0.
+  Value capacity = e.capacity(e.toI64(batch));
+  Value remaining = e.sub(capacity, nonEmptyCount);
+  Value denominator = e.max(totalTiles, e.i64(1));
+  Value maxPartitions = e.i64(params.maxPartitions);
+
+  // 4. Apportioning. cum * rem is exact in i64 while (sum of tiles) * rem <
+  // 2^63: tiles per sequence are < 2^23 (i32 lengths) and rem < capacity.
+  Value workRowsI64 = e.toI64(workRows);
+  scf::ForOp::create(
+      b, c0, batch, c1, ValueRange{e.i64(0), e.i64(0)},
+      [&](OpBuilder &nested, Location loc, Value sequence, ValueRange acc) {
+        ImplicitLocOpBuilder nb(loc, nested);
+        PlanEmitter ne(nb, params);
+        Value cumBefore = acc[0], nextSlot = acc[1];
+        Value length = ne.contextLength(contextLengths, sequence);
+        TileRange range = ne.tileRange(length);
+        Value first = range.first, tiles = range.count;
+        Value cum = ne.add(cumBefore, tiles);
+        Value extra = ne.sub(ne.div(ne.mul(cum, remaining), denominator),
+                             ne.div(ne.mul(cumBefore, remaining), denominator));
+        // An empty sequence gets min(.., 0, ..) = 0 partitions.
+        Value count =
+            ne.min(ne.min(ne.add(extra, ne.i64(1)), tiles), maxPartitions);
+
+        Value c0n = arith::ConstantIndexOp::create(nb, 0);
+        Value c1n = arith::ConstantIndexOp::create(nb, 1);
+        memref::StoreOp::create(nb, ne.toI32(nextSlot), reduceInfo,
+                                ValueRange{sequence, c0n});
+        memref::StoreOp::create(nb, ne.toI32(count), reduceInfo,
+                                ValueRange{sequence, c1n});
+
+        // Partition k covers [first + k*n/c, first + (k+1)*n/c). Slots past
+        // the end of a too-small work_info buffer (the verifier rejects the
+        // ones it can see) are skipped instead of written out of bounds.
+        Value storable =
+            ne.max(ne.min(count, ne.sub(workRowsI64, nextSlot)), ne.i64(0));
+        Value sequenceI32 = ne.toI32(ne.toI64(sequence));
+        Value lengthI32 = ne.toI32(length);
+        scf::ForOp::create(
+            nb, c0n, ne.toIndex(storable), c1n, ValueRange{},
+            [&](OpBuilder &inner, Location innerLoc, Value part, ValueRange) {
+              ImplicitLocOpBuilder ib(innerLoc, inner);
+              PlanEmitter ie(ib, params);
+              Value k = ie.toI64(part);
+              Value begin = ie.add(first, ie.div(ie.mul(k, tiles), count));
+              Value end = ie.add(
+                  first, ie.div(ie.mul(ie.add(k, ie.i64(1)), tiles), count));
+              Value slot = ie.toIndex(ie.add(nextSlot, k));
+              Value row[4] = {sequenceI32, ie.toI32(begin), ie.toI32(end),
+                              lengthI32};
+              for (int64_t field = 0; field < 4; ++field)
+                memref::StoreOp::create(
+                    ib, row[field], workInfo,
+                    ValueRange{slot,
+                               arith::ConstantIndexOp::create(ib, field)});
+              scf::YieldOp::create(ib);
+            });
+        scf::YieldOp::create(nb, ValueRange{cum, ne.add(nextSlot, count)});
+      });
+}
+
 struct PaLowerPlanPass : pa::impl::PaLowerPlanBase<PaLowerPlanPass> {
   using Base::Base;
+
   void runOnOperation() override {
-    getOperation()->emitError("PaLowerPlan: not implemented yet");
-    signalPassFailure();
+    ModuleOp module = getOperation();
+    FailureOr<ChipInfo> chip = resolveChip(module, this->chip);
+    if (failed(chip))
+      return signalPassFailure();
+
+    SmallVector<PlanOp> plans;
+    module.walk([&](PlanOp op) { plans.push_back(op); });
+    if (plans.empty())
+      return;
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    OpBuilder builder(module.getContext());
+    for (PlanOp op : plans) {
+      PlanParams params{op.getQueryLength(), op.getSlidingWindow(),
+                        op.getNumKvHeads(),
+                        op.getBudget().value_or(2 * chip->computeUnits),
+                        op.getMaxPartitions().value_or(chip->computeUnits)};
+      SmallVector<Value> operands = {op.getContextLengths(), op.getWorkInfo(),
+                                     op.getReduceInfo()};
+      gpu::GPUFuncOp kernel =
+          createKernel(builder, kernels, "pa_plan", operands, {}, *chip);
+      ImplicitLocOpBuilder body(op.getLoc(), builder);
+      buildPlanBody(body, kernel.getArguments(), params);
+
+      builder.setInsertionPoint(op);
+      Value one = arith::ConstantIndexOp::create(builder, op.getLoc(), 1);
+      replaceWithLaunch(builder, op, kernel, {one, one, one}, operands, *chip);
+    }
   }
 };
 } // namespace
