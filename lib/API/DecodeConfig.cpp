@@ -1,0 +1,86 @@
+//===- DecodeConfig.cpp - static decode configuration ---------------------===//
+#include "pa/API/DecodeConfig.h"
+
+#include "pa/IR/PaOps.h"
+#include "pa/Target/Chip.h"
+
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::pa;
+
+std::string DecodeConfig::validate() const {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  // Sizes become memref dims: a non-positive one cannot even be expressed.
+  auto positive = [&](int64_t value, llvm::StringRef name) {
+    if (value < 1 && message.empty())
+      os << name << " must be >= 1, got " << value;
+  };
+  positive(numQueryHeads, "number of query heads");
+  positive(numKVHeads, "number of KV heads");
+  positive(headDim, "head dim");
+  positive(pageSize, "page size");
+  positive(queryLength, "query length");
+  if (!message.empty())
+    return message;
+  if (!lookupChip(chip))
+    return "unknown chip '" + chip + "'; known chips: " +
+           knownChipNames().str();
+  if (budget && *budget < 1)
+    return "budget must be >= 1, got " + std::to_string(*budget);
+  if (maxPartitions && *maxPartitions < 1)
+    return "max_partitions must be >= 1, got " +
+           std::to_string(*maxPartitions);
+  if (softmaxScale && !std::isfinite(*softmaxScale))
+    return "softmax_scale must be finite";
+  return {};
+}
+
+int64_t DecodeConfig::packWidth() const {
+  return kvType == KVCacheType::bf16 ? 8 : 16;
+}
+
+int64_t DecodeConfig::rowsPerKVHead() const {
+  return numKVHeads > 0 ? queryLength * (numQueryHeads / numKVHeads) : 0;
+}
+
+int64_t DecodeConfig::effectiveBudget() const {
+  if (budget)
+    return *budget;
+  std::optional<ChipInfo> info = lookupChip(chip);
+  return info ? 2 * info->computeUnits : 0;
+}
+
+int64_t DecodeConfig::effectiveMaxPartitions() const {
+  if (maxPartitions)
+    return *maxPartitions;
+  std::optional<ChipInfo> info = lookupChip(chip);
+  return info ? info->computeUnits : 0;
+}
+
+int64_t DecodeConfig::planCapacity(int64_t batch) const {
+  return mlir::pa::planCapacity(batch, numKVHeads, effectiveBudget(),
+                                effectiveMaxPartitions());
+}
+
+std::string DecodeConfig::cacheKey() const {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << numQueryHeads << ';' << numKVHeads << ';' << headDim << ';'
+     << pageSize << ';' << queryLength << ';' << int(kvType) << ';'
+     << int(queryType) << ';' << int(keyLayout) << ';' << int(vLayout) << ';'
+     << int(scaleMode) << ';' << slidingWindow << ';' << hasSinks << ';'
+     << chip << ';' << effectiveBudget() << ';' << effectiveMaxPartitions()
+     << ';';
+  // The bit pattern, so that two scales print equal only when they are.
+  if (softmaxScale)
+    os << llvm::format_hex(llvm::bit_cast<uint64_t>(*softmaxScale), 18);
+  os << ';';
+  os << ';' << (computeType ? int(*computeType) : -1);
+  return key;
+}

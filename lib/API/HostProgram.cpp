@@ -1,0 +1,318 @@
+//===- HostProgram.cpp - JIT-compiled decode on the CPU -------------------===//
+#include "pa/API/HostProgram.h"
+
+#include "DiagnosticCapture.h"
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "pa/Transforms/Passes.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+
+/// A context that holds every dialect the decode module and its lowering
+/// use and the LLVM IR translations the JIT needs. No thread pool: one small
+/// module gains nothing from it, and callers may compile from many threads.
+std::unique_ptr<MLIRContext> makeContext() {
+  DialectRegistry registry;
+  registry.insert<PaDialect, func::FuncDialect, memref::MemRefDialect,
+                  arith::ArithDialect, scf::SCFDialect, gpu::GPUDialect,
+                  math::MathDialect, vector::VectorDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  auto context = std::make_unique<MLIRContext>(
+      registry, MLIRContext::Threading::DISABLED);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+/// The native target the JIT compiles for, once per process.
+void initializeNativeTargetOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// Lowers the decode module in place to the LLVM dialect for `chip`.
+LogicalResult lowerToHost(ModuleOp module, llvm::StringRef chip) {
+  PassManager pm(module.getContext());
+  buildHostPipeline(pm, chip);
+  return pm.run(module);
+}
+
+/// The lowered module of `config` in `context`, or null with `error`.
+OwningOpRef<ModuleOp> buildLoweredModule(MLIRContext &context,
+                                         const DecodeConfig &config,
+                                         std::string &error) {
+  initializeNativeTargetOnce();
+  OwningOpRef<ModuleOp> module = buildDecodeModule(context, config, error);
+  if (!module)
+    return nullptr;
+  DiagnosticCapture diagnostics(context);
+  if (failed(lowerToHost(*module, config.chip))) {
+    error = diagnostics.textOr("the host pipeline failed");
+    return nullptr;
+  }
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Memref descriptors
+//===----------------------------------------------------------------------===//
+
+/// Row-major StridedMemRefType descriptors of the operands, kept alive for
+/// one call, and the argument array of the packed C-interface wrapper:
+/// `_mlir_ciface_pa_decode` takes one pointer to a descriptor per memref, and
+/// the packed wrapper takes a pointer to each of those arguments.
+class DescriptorPack {
+public:
+  explicit DescriptorPack(size_t count) { descriptors.reserve(count); }
+
+  template <size_t Rank>
+  void add(const void *data, const std::array<int64_t, Rank> &sizes) {
+    // The element type does not change the descriptor's layout.
+    auto descriptor = std::make_shared<StridedMemRefType<char, Rank>>();
+    char *pointer = static_cast<char *>(const_cast<void *>(data));
+    descriptor->basePtr = pointer;
+    descriptor->data = pointer;
+    descriptor->offset = 0;
+    int64_t stride = 1;
+    for (size_t i = Rank; i-- > 0;) {
+      descriptor->sizes[i] = sizes[i];
+      descriptor->strides[i] = stride;
+      stride *= sizes[i];
+    }
+    descriptors.push_back(descriptor.get());
+    owners.push_back(std::move(descriptor));
+  }
+
+  /// Valid while this pack lives and no descriptor is added.
+  SmallVector<void *> packedArguments() {
+    SmallVector<void *> arguments;
+    for (void *&descriptor : descriptors)
+      arguments.push_back(&descriptor);
+    return arguments;
+  }
+
+private:
+  std::vector<std::shared_ptr<void>> owners;
+  std::vector<void *> descriptors;
+};
+
+/// Checks the buffers against the configuration, including the values that
+/// decide which memory the program reads (lengths and page ids), so that bad
+/// input is an error instead of a stray read.
+std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (b.batch < 0 || b.numPages < 0 || b.maxPagesPerSequence < 0)
+    return "batch, page count and block-table width must be >= 0";
+  int64_t capacity = config.planCapacity(b.batch);
+  if (b.capacity != capacity) {
+    os << "the partial buffers hold " << b.capacity << " plan slots, but "
+       << b.batch << " sequences need exactly " << capacity;
+    return message;
+  }
+  auto required = [&](const void *pointer, llvm::StringRef name,
+                      int64_t count) {
+    if (!pointer && count > 0 && message.empty())
+      os << "'" << name << "' is missing";
+  };
+  const int64_t rows = b.batch * config.queryLength;
+  const int64_t hq = config.numQueryHeads, hkv = config.numKVHeads;
+  const int64_t d = config.headDim, r = config.rowsPerKVHead();
+  const int64_t cacheElements = b.numPages * hkv * d * config.pageSize;
+  required(b.query, "query", rows * hq * d);
+  required(b.keyCache, "key_cache", cacheElements);
+  required(b.valueCache, "value_cache", cacheElements);
+  required(b.blockTables, "block_tables", b.batch * b.maxPagesPerSequence);
+  required(b.contextLengths, "context_lengths", b.batch);
+  required(b.workInfo, "work_info", capacity * 4);
+  required(b.reduceInfo, "reduce_info", b.batch * 2);
+  required(b.expSums, "exp_sums", hkv * capacity * r);
+  required(b.maxLogits, "max_logits", hkv * capacity * r);
+  required(b.tmpOut, "tmp_out", hkv * capacity * r * d);
+  required(b.output, "output", rows * hq * d);
+  if (!message.empty())
+    return message;
+
+  bool scaled = config.scaleMode != ScaleMode::none;
+  int64_t scaleCount = config.scaleMode == ScaleMode::per_tensor
+                           ? 1
+                           : b.numPages * hkv * config.pageSize;
+  if (scaled) {
+    required(b.kScale, "k_scale", scaleCount);
+    required(b.vScale, "v_scale", scaleCount);
+  } else if (b.kScale || b.vScale) {
+    return "scales are given but the program was compiled without scales";
+  }
+  if (config.hasSinks)
+    required(b.sinks, "sinks", hq);
+  else if (b.sinks)
+    return "sinks are given but the program was compiled without sinks";
+  if (!message.empty())
+    return message;
+
+  const int64_t pageSize = config.pageSize;
+  for (int64_t seq = 0; seq < b.batch; ++seq) {
+    int64_t length = b.contextLengths[seq];
+    if (length < 0 || length > b.maxPagesPerSequence * pageSize) {
+      os << "context_lengths[" << seq << "] = " << length
+         << " is outside [0, max_pages * P = "
+         << b.maxPagesPerSequence * pageSize << "]";
+      return message;
+    }
+    // Every token t < C lives in block_tables[b][t / P] (the spec).
+    for (int64_t page = 0; page * pageSize < length; ++page) {
+      int64_t id = b.blockTables[seq * b.maxPagesPerSequence + page];
+      if (id < 0 || id >= b.numPages) {
+        os << "block_tables[" << seq << "][" << page << "] = " << id
+           << " is not a page of the pool [0, " << b.numPages << ")";
+        return message;
+      }
+    }
+  }
+  return {};
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// HostProgram
+//===----------------------------------------------------------------------===//
+
+HostProgram::HostProgram(DecodeConfig config,
+                         std::unique_ptr<ExecutionEngine> engine,
+                         void (*entry)(void **))
+    : decodeConfig(std::move(config)), engine(std::move(engine)),
+      entry(entry) {}
+
+HostProgram::~HostProgram() = default;
+
+FailureOr<std::unique_ptr<HostProgram>>
+HostProgram::compile(const DecodeConfig &config, std::string &error) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  OwningOpRef<ModuleOp> module = buildLoweredModule(*context, config, error);
+  if (!module)
+    return failure();
+
+  DiagnosticCapture diagnostics(*context);
+  ExecutionEngineOptions options;
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
+                                            /*targetMachine=*/nullptr);
+  options.transformer = optimize;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      ExecutionEngine::create(*module, options);
+  if (!engine) {
+    error = diagnostics.text();
+    if (!error.empty())
+      error += '\n';
+    error += "JIT compilation failed: " + llvm::toString(engine.takeError());
+    return failure();
+  }
+  (*engine)->initialize();
+  std::string wrapper =
+      ("_mlir_ciface_" + llvm::Twine(kDecodeFunctionName)).str();
+  llvm::Expected<void (*)(void **)> entry = (*engine)->lookupPacked(wrapper);
+  if (!entry) {
+    error = "the compiled module has no " + wrapper + ": " +
+            llvm::toString(entry.takeError());
+    return failure();
+  }
+  return std::unique_ptr<HostProgram>(
+      new HostProgram(config, std::move(*engine), *entry));
+}
+
+LogicalResult HostProgram::run(const HostBuffers &b, std::string &error) const {
+  const DecodeConfig &c = decodeConfig;
+  if (std::string problem = checkBuffers(c, b); !problem.empty()) {
+    error = std::move(problem);
+    return failure();
+  }
+  const int64_t hq = c.numQueryHeads, hkv = c.numKVHeads, d = c.headDim;
+  const int64_t p = c.pageSize, x = c.packWidth(), r = c.rowsPerKVHead();
+  const int64_t n = b.numPages, rows = b.batch * c.queryLength;
+
+  // Argument order of buildDecodeModule's @pa_decode.
+  DescriptorPack pack(16);
+  pack.add<3>(b.query, {rows, hq, d});
+  if (c.keyLayout == KeyLayout::packed)
+    pack.add<5>(b.keyCache, {n, hkv, d / x, p, x});
+  else
+    pack.add<4>(b.keyCache, {n, hkv, p, d});
+  if (c.vLayout == VLayout::plain)
+    pack.add<4>(b.valueCache, {n, hkv, d, p});
+  else
+    pack.add<5>(b.valueCache, {n, hkv, p / x, d, x});
+  pack.add<2>(b.blockTables, {b.batch, b.maxPagesPerSequence});
+  pack.add<1>(b.contextLengths, {b.batch});
+  if (c.scaleMode == ScaleMode::per_tensor) {
+    pack.add<1>(b.kScale, {1});
+    pack.add<1>(b.vScale, {1});
+  } else if (c.scaleMode == ScaleMode::per_token) {
+    pack.add<3>(b.kScale, {n, hkv, p});
+    pack.add<3>(b.vScale, {n, hkv, p});
+  }
+  if (c.hasSinks)
+    pack.add<1>(b.sinks, {hq});
+  pack.add<2>(b.workInfo, {b.capacity, 4});
+  pack.add<2>(b.reduceInfo, {b.batch, 2});
+  pack.add<3>(b.expSums, {hkv, b.capacity, r});
+  pack.add<3>(b.maxLogits, {hkv, b.capacity, r});
+  pack.add<4>(b.tmpOut, {hkv, b.capacity, r, d});
+  pack.add<3>(b.output, {rows, hq, d});
+
+  SmallVector<void *> arguments = pack.packedArguments();
+  entry(arguments.data());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Text entry points
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::string>
+mlir::pa::lowerDecodeToHostText(const DecodeConfig &config,
+                                std::string &error) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  OwningOpRef<ModuleOp> module = buildLoweredModule(*context, config, error);
+  if (!module)
+    return failure();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+LogicalResult mlir::pa::verifyModuleText(llvm::StringRef text,
+                                         std::string &error) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  DiagnosticCapture diagnostics(*context);
+  // Parsing verifies the module as well.
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, context.get(), "input");
+  if (module)
+    return success();
+  error = diagnostics.textOr("the module could not be parsed");
+  return failure();
+}

@@ -1,0 +1,21 @@
+"""pa_mlir: paged-attention decode compiled with MLIR, from numpy.
+
+    import pa_mlir
+    out = pa_mlir.decode(query, key_cache, value_cache, block_tables,
+                         context_lengths, query_length=1, kv_dtype="e4m3fn")
+
+The package is pure Python over the C API (libPACAPI.so, found in the
+project's build/lib or through the environment variable PA_MLIR_LIB).
+Semantics: shared/spec/paged-attention-decode.md.
+"""
+
+from ._capi import library_path, verify_text
+from .decode import (KV_DTYPES, TARGETS, V_LAYOUTS, DecodeResult,
+                     compiled_program_count, decode)
+from .dtypes import QUERY_DTYPES, bits_to_float32, float32_to_bits, round_to
+
+__all__ = [
+    "decode", "DecodeResult", "verify_text", "library_path",
+    "compiled_program_count", "float32_to_bits", "bits_to_float32",
+    "round_to", "TARGETS", "KV_DTYPES", "QUERY_DTYPES", "V_LAYOUTS",
+]

@@ -1,0 +1,266 @@
+"""pa_mlir.decode: paged-attention decode on numpy arrays.
+
+Semantics: shared/spec/paged-attention-decode.md. The static configuration
+(head counts, head dim, page size, query length, dtypes, layouts, scales
+mode, window, sinks, chip, budget) selects a compiled program, cached per
+process; batch size, context lengths, block-table width and page-pool size
+may change from call to call without recompiling.
+"""
+
+import collections
+import ctypes
+import threading
+
+import numpy as np
+
+from . import _capi
+from .dtypes import NAN_BITS, QUERY_DTYPES, bits_to_float32, float32_to_bits
+
+TARGETS = ("host",)
+KV_DTYPES = tuple(_capi.KV_TYPES)
+V_LAYOUTS = tuple(_capi.V_LAYOUTS)
+
+# The raw storage of each KV dtype (elements are passed as bits).
+_KV_STORAGE = {"e4m3fn": np.uint8, "e4m3fnuz": np.uint8, "bf16": np.uint16}
+
+# Poison for the int32 plan buffers: the plan must overwrite every entry.
+_PLAN_POISON = np.int32(-0x21524111)  # 0xDEADBEEF
+
+DecodeResult = collections.namedtuple(
+    "DecodeResult",
+    ["output", "work_info", "reduce_info", "exp_sums", "max_logits",
+     "tmp_out"])
+DecodeResult.__doc__ = """Output and the split-K scratch of one decode.
+
+output: float32 [B*Q, Hq, D] (values of the query dtype); work_info int32
+[capacity, 4]; reduce_info int32 [B, 2]; exp_sums, max_logits float32
+[Hkv, capacity, Q*G]; tmp_out float32 [Hkv, capacity, Q*G, D]."""
+
+_programs = {}
+_programs_lock = threading.Lock()
+
+
+def _program(key, config):
+    """The compiled program of a static configuration (compiled once)."""
+    with _programs_lock:
+        program = _programs.get(key)
+        if program is None:
+            program = _capi.HostProgram(config)
+            _programs[key] = program
+        return program
+
+
+def compiled_program_count():
+    """How many programs the compile cache holds."""
+    with _programs_lock:
+        return len(_programs)
+
+
+def _choice(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(
+            f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def _array(name, value, ndim, dtypes, dtype_text):
+    if not isinstance(value, np.ndarray):
+        raise ValueError(f"{name} must be a numpy array, got {type(value).__name__}")
+    if value.dtype not in dtypes:
+        raise ValueError(f"{name} must have dtype {dtype_text}, got {value.dtype}")
+    if ndim is not None and value.ndim not in ndim:
+        expected = " or ".join(str(n) for n in ndim)
+        raise ValueError(
+            f"{name} must be {expected}-D, got shape {value.shape}")
+    return np.ascontiguousarray(value)
+
+
+def _int32_array(name, value, ndim):
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be an integer numpy array")
+    if value.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {value.shape}")
+    if value.size and (value.min() < np.iinfo(np.int32).min
+                       or value.max() > np.iinfo(np.int32).max):
+        raise ValueError(f"{name} does not fit in int32")
+    return np.ascontiguousarray(value, dtype=np.int32)
+
+
+def _expect_shape(name, array, shape, pattern):
+    if tuple(array.shape) != tuple(shape):
+        raise ValueError(
+            f"{name} must have shape {pattern} = {tuple(shape)}, got "
+            f"{tuple(array.shape)}")
+
+
+def _scales(k_scale, v_scale):
+    """(mode, k array, v array) from None / a number / per-token arrays."""
+    if k_scale is None and v_scale is None:
+        return "none", None, None
+    if k_scale is None or v_scale is None:
+        raise ValueError("k_scale and v_scale must be given together")
+
+    def kind(scale):
+        if np.ndim(scale) == 0 or (isinstance(scale, np.ndarray)
+                                   and scale.shape == (1,)):
+            return "per_tensor"
+        return "per_token"
+
+    mode = kind(k_scale)
+    if kind(v_scale) != mode:
+        raise ValueError(
+            "k_scale and v_scale must both be per-tensor (a float) or both "
+            "per-token (float32 [N, Hkv, P])")
+    if mode == "per_tensor":
+        as_array = lambda s: np.asarray(s, dtype=np.float32).reshape(1)
+        return mode, as_array(k_scale), as_array(v_scale)
+    floats = (np.dtype(np.float32),)
+    return (mode, _array("k_scale", k_scale, (3,), floats, "float32"),
+            _array("v_scale", v_scale, (3,), floats, "float32"))
+
+
+def _address(array):
+    return None if array is None else array.ctypes.data_as(ctypes.c_void_p)
+
+
+def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
+           query_length, kv_dtype, query_dtype="bf16", k_scale=None,
+           v_scale=None, sliding_window=0, sinks=None, softmax_scale=None,
+           v_layout="plain", chip="gfx950", target="host", budget=None,
+           max_partitions=None, return_partials=False):
+    """Paged-attention decode.
+
+    query: float32 [B*Q, Hq, D], rounded to `query_dtype` (RNE) before use.
+    key_cache: packed K [N, Hkv, D/x, P, x] as raw bits (uint8 for the fp8
+    dtypes, x = 16; uint16 for bf16, x = 8). value_cache: plain
+    [N, Hkv, D, P] or transposed [N, Hkv, P/x, D, x], same storage.
+    block_tables: int [B, max_pages]; context_lengths: int [B].
+    k_scale / v_scale: None, a float (per-tensor) or float32 [N, Hkv, P]
+    (per-token). sinks: float32 [Hq] or None.
+
+    Returns float32 [B*Q, Hq, D] holding `query_dtype` values, or a
+    DecodeResult with the plan and the partial results when
+    `return_partials`. Invalid arguments (including everything the dialect
+    verifier rejects) raise ValueError.
+    """
+    _choice("target", target, TARGETS)
+    _choice("kv_dtype", kv_dtype, KV_DTYPES)
+    _choice("query_dtype", query_dtype, QUERY_DTYPES)
+    _choice("v_layout", v_layout, V_LAYOUTS)
+    if not isinstance(chip, str):
+        raise ValueError(f"chip must be a string, got {chip!r}")
+    for name, value in (("query_length", query_length),
+                        ("sliding_window", sliding_window),
+                        ("budget", budget), ("max_partitions", max_partitions)):
+        if value is not None and not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    for name, value in (("budget", budget), ("max_partitions", max_partitions)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+
+    storage = np.dtype(_KV_STORAGE[kv_dtype])
+    query = _array("query", query, (3,), (np.dtype(np.float32),), "float32")
+    # A 4-D key cache goes to the verifier, which explains what it needs.
+    key_cache = _array("key_cache", key_cache, (4, 5), (storage,),
+                       f"{storage} (raw {kv_dtype} bits)")
+    value_ndim = 4 if v_layout == "plain" else 5
+    value_cache = _array("value_cache", value_cache, (value_ndim,), (storage,),
+                         f"{storage} (raw {kv_dtype} bits)")
+    block_tables = _int32_array("block_tables", block_tables, 2)
+    context_lengths = _int32_array("context_lengths", context_lengths, 1)
+    scale_mode, k_scale, v_scale = _scales(k_scale, v_scale)
+    if sinks is not None:
+        if not isinstance(sinks, np.ndarray) or sinks.dtype.kind != "f":
+            raise ValueError("sinks must be a floating-point numpy array [Hq]")
+        sinks = np.ascontiguousarray(sinks, dtype=np.float32)
+    if softmax_scale is not None:
+        softmax_scale = float(softmax_scale)
+
+    packed_key = key_cache.ndim == 5
+    num_query_heads, head_dim = query.shape[1], query.shape[2]
+    num_kv_heads = key_cache.shape[1]
+    page_size = key_cache.shape[3] if packed_key else key_cache.shape[2]
+
+    config = _capi.PaDecodeConfig()
+    config.numQueryHeads = num_query_heads
+    config.numKVHeads = num_kv_heads
+    config.headDim = head_dim
+    config.pageSize = page_size
+    config.queryLength = int(query_length)
+    config.kvType = _capi.KV_TYPES[kv_dtype]
+    config.queryType = _capi.QUERY_TYPES[query_dtype]
+    config.keyLayout = _capi.KEY_LAYOUTS["packed" if packed_key else "unpacked"]
+    config.vLayout = _capi.V_LAYOUTS[v_layout]
+    config.scaleMode = _capi.SCALE_MODES[scale_mode]
+    config.computeType = _capi.COMPUTE_DEFAULT
+    config.slidingWindow = int(sliding_window)
+    config.hasSoftmaxScale = softmax_scale is not None
+    config.softmaxScale = softmax_scale if softmax_scale is not None else 0.0
+    config.hasSinks = sinks is not None
+    config.chip = chip.encode("utf-8")
+    config.budget = int(budget) if budget is not None else 0
+    config.maxPartitions = int(max_partitions) if max_partitions is not None else 0
+    key = (num_query_heads, num_kv_heads, head_dim, page_size,
+           int(query_length), kv_dtype, query_dtype, packed_key, v_layout,
+           scale_mode, int(sliding_window), softmax_scale, sinks is not None,
+           chip, config.budget, config.maxPartitions)
+    program = _program(key, config)
+
+    # The configuration compiled, so the static sizes are valid; now every
+    # array must match them.
+    pack = 8 if kv_dtype == "bf16" else 16
+    num_pages = key_cache.shape[0]
+    batch = context_lengths.shape[0]
+    rows = batch * int(query_length)
+    _expect_shape("query", query,
+                  (rows, num_query_heads, head_dim), "[B*Q, Hq, D]")
+    _expect_shape("key_cache", key_cache,
+                  (num_pages, num_kv_heads, head_dim // pack, page_size, pack),
+                  "[N, Hkv, D/x, P, x]")
+    if v_layout == "plain":
+        _expect_shape("value_cache", value_cache,
+                      (num_pages, num_kv_heads, head_dim, page_size),
+                      "[N, Hkv, D, P]")
+    else:
+        _expect_shape("value_cache", value_cache,
+                      (num_pages, num_kv_heads, page_size // pack, head_dim,
+                       pack), "[N, Hkv, P/x, D, x]")
+    if block_tables.shape[0] != batch:
+        raise ValueError(
+            f"block_tables has {block_tables.shape[0]} rows but "
+            f"context_lengths has {batch} sequences")
+    if scale_mode == "per_token":
+        for name, scale in (("k_scale", k_scale), ("v_scale", v_scale)):
+            _expect_shape(name, scale, (num_pages, num_kv_heads, page_size),
+                          "[N, Hkv, P]")
+    if sinks is not None:
+        _expect_shape("sinks", sinks, (num_query_heads,), "[Hq]")
+
+    query_bits = np.ascontiguousarray(float32_to_bits(query, query_dtype))
+    capacity = program.plan_capacity(batch)
+    rows_per_kv_head = int(query_length) * (num_query_heads // num_kv_heads)
+    partial_shape = (num_kv_heads, capacity, rows_per_kv_head)
+    # Poisoned so that anything the program leaves unwritten shows.
+    work_info = np.full((capacity, 4), _PLAN_POISON, dtype=np.int32)
+    reduce_info = np.full((batch, 2), _PLAN_POISON, dtype=np.int32)
+    exp_sums = np.full(partial_shape, np.nan, dtype=np.float32)
+    max_logits = np.full(partial_shape, np.nan, dtype=np.float32)
+    tmp_out = np.full(partial_shape + (head_dim,), np.nan, dtype=np.float32)
+    output_bits = np.full(query.shape, NAN_BITS[query_dtype], dtype=np.uint16)
+
+    buffers = _capi.PaHostBuffers(
+        batch=batch, numPages=num_pages,
+        maxPagesPerSequence=block_tables.shape[1], capacity=capacity,
+        query=_address(query_bits), keyCache=_address(key_cache),
+        valueCache=_address(value_cache), blockTables=_address(block_tables),
+        contextLengths=_address(context_lengths), kScale=_address(k_scale),
+        vScale=_address(v_scale), sinks=_address(sinks),
+        workInfo=_address(work_info), reduceInfo=_address(reduce_info),
+        expSums=_address(exp_sums), maxLogits=_address(max_logits),
+        tmpOut=_address(tmp_out), output=_address(output_bits))
+    program.run(buffers)
+
+    output = bits_to_float32(output_bits, query_dtype)
+    if not return_partials:
+        return output
+    return DecodeResult(output, work_info, reduce_info, exp_sums, max_logits,
+                        tmp_out)

@@ -1,0 +1,12 @@
+"""Makes the in-tree package importable when pytest runs from the source tree.
+
+CTest sets PYTHONPATH and PA_MLIR_LIB itself; by hand:
+    PA_MLIR_LIB=build/lib/libPACAPI.so /usr/bin/python3 -m pytest test/Python
+"""
+
+import sys
+from pathlib import Path
+
+PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
+if str(PYTHON_DIR) not in sys.path:
+    sys.path.insert(0, str(PYTHON_DIR))

@@ -1,0 +1,406 @@
+"""pa_mlir.decode against a float64 numpy reference written from the spec
+(shared/spec/paged-attention-decode.md), independent of the C++ oracle, and
+the package's argument checking.
+"""
+
+import numpy as np
+import pytest
+
+import pa_mlir
+
+TOLERANCE = {"e4m3fn": 5e-3, "e4m3fnuz": 5e-3, "bf16": 2e-3}
+
+
+# ---------------------------------------------------------------------------
+# Reference (float64, from the spec)
+# ---------------------------------------------------------------------------
+
+def fp8_values(bits, flavour):
+    """float64 values of fp8 bit patterns (NaN patterns decode to NaN)."""
+    bits = bits.astype(np.int64)
+    sign = np.where(bits & 0x80, -1.0, 1.0)
+    exponent = (bits >> 3) & 0xF
+    mantissa = (bits & 0x7).astype(np.float64)
+    bias = 7 if flavour == "e4m3fn" else 8
+    normal = (1.0 + mantissa / 8.0) * np.exp2(exponent.astype(np.float64) - bias)
+    subnormal = mantissa / 8.0 * np.exp2(1.0 - bias)
+    values = sign * np.where(exponent == 0, subnormal, normal)
+    if flavour == "e4m3fn":
+        nan = (bits & 0x7F) == 0x7F
+    else:
+        nan = bits == 0x80
+        values = np.where(bits == 0, 0.0, values)
+    return np.where(nan, np.nan, values)
+
+
+def cache_values(bits, kv_dtype):
+    if kv_dtype == "bf16":
+        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return fp8_values(bits, kv_dtype)
+
+
+def reference_decode(query, key_cache, value_cache, block_tables,
+                     context_lengths, *, query_length, kv_dtype, v_layout,
+                     k_scale=None, v_scale=None, sliding_window=0, sinks=None,
+                     softmax_scale=None):
+    """Attention of every query row over its visible tokens, in float64."""
+    rows, hq, d = query.shape
+    pages, hkv, _, p, x = key_cache.shape
+    group = hq // hkv
+    # Keys and values as [N, Hkv, P, D].
+    keys = cache_values(key_cache, kv_dtype).transpose(0, 1, 3, 2, 4).reshape(
+        pages, hkv, p, d)
+    values = cache_values(value_cache, kv_dtype)
+    if v_layout == "plain":
+        values = values.transpose(0, 1, 3, 2)
+    else:
+        values = values.transpose(0, 1, 2, 4, 3).reshape(pages, hkv, p, d)
+    for scale, cache in ((k_scale, keys), (v_scale, values)):
+        if scale is None:
+            continue
+        scale = np.asarray(scale, dtype=np.float64)
+        cache *= scale[..., None] if scale.ndim == 3 else scale
+    scale = d ** -0.5 if softmax_scale is None else softmax_scale
+    out = np.zeros((rows, hq, d))
+    for b, length in enumerate(context_lengths):
+        tokens = np.arange(length)
+        page_ids = block_tables[b, tokens // p]
+        k_tokens = keys[page_ids, :, tokens % p, :]    # [C, Hkv, D]
+        v_tokens = values[page_ids, :, tokens % p, :]
+        for q in range(query_length):
+            end = length - query_length + 1 + q
+            begin = max(0, end - sliding_window) if sliding_window > 0 else 0
+            if end <= 0:
+                continue  # nothing visible: exactly 0
+            for head in range(hq):
+                h = head // group
+                row = query[b * query_length + q, head].astype(np.float64)
+                s = scale * (k_tokens[begin:end, h] @ row)
+                m = s.max()
+                z = None if sinks is None else float(sinks[head])
+                if z is not None:
+                    m = max(m, z)
+                if np.isinf(m) and m > 0:
+                    continue  # a +inf sink takes all the weight
+                w = np.exp(s - m)
+                denominator = w.sum() + (np.exp(z - m) if z is not None else 0)
+                out[b * query_length + q, head] = (
+                    w @ v_tokens[begin:end, h]) / denominator
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------
+
+def random_cache_bits(rng, shape, kv_dtype):
+    """Finite values of moderate size (|v| in [2^-4, 2)) as raw bits."""
+    if kv_dtype == "bf16":
+        values = rng.uniform(-0.5, 0.5, shape).astype(np.float32)
+        return (values.view(np.uint32) >> 16).astype(np.uint16)
+    bias = 7 if kv_dtype == "e4m3fn" else 8
+    exponent = rng.integers(bias - 4, bias + 1, shape)
+    mantissa = rng.integers(0, 8, shape)
+    sign = rng.integers(0, 2, shape)
+    return ((sign << 7) | (exponent << 3) | mantissa).astype(np.uint8)
+
+
+def representable_query(rng, shape, query_dtype):
+    values = rng.uniform(-0.5, 0.5, shape).astype(np.float32)
+    if query_dtype == "f16":
+        return values.astype(np.float16).astype(np.float32)
+    return (values.view(np.uint32) & 0xFFFF0000).view(np.float32)
+
+
+def make_case(rng, *, hq, hkv, d, p, query_length, kv_dtype, v_layout,
+              lengths, scales="none", query_dtype="bf16", sinks=False,
+              garbage=True):
+    pack = 8 if kv_dtype == "bf16" else 16
+    batch = len(lengths)
+    needed = [(c + p - 1) // p for c in lengths]
+    pages = sum(needed) + 3
+    width = max(needed + [1]) + 1
+    # Scattered page tables: a permutation of the pool.
+    order = rng.permutation(pages).astype(np.int32)
+    block_tables = np.zeros((batch, width), dtype=np.int32)
+    start = 0
+    for b, n in enumerate(needed):
+        block_tables[b, :n] = order[start:start + n]
+        block_tables[b, n:] = order[-1]  # never read
+        start += n
+    key_cache = random_cache_bits(rng, (pages, hkv, d // pack, p, pack), kv_dtype)
+    value_shape = ((pages, hkv, d, p) if v_layout == "plain"
+                   else (pages, hkv, p // pack, d, pack))
+    value_cache = random_cache_bits(rng, value_shape, kv_dtype)
+    if garbage and kv_dtype != "bf16":
+        # NaN bit patterns in the unused page and in the unwritten tail of
+        # every last page: they must not leak in.
+        nan = 0x7F if kv_dtype == "e4m3fn" else 0x80
+        key_cache[order[-1]] = nan
+        value_cache[order[-1]] = nan
+        for b, length in enumerate(lengths):
+            if length % p == 0:
+                continue
+            last = block_tables[b, needed[b] - 1]
+            key_cache[last, :, :, length % p:, :] = nan
+            for slot in range(length % p, p):
+                if v_layout == "plain":
+                    value_cache[last, :, :, slot] = nan
+                else:
+                    value_cache[last, :, slot // pack, :, slot % pack] = nan
+    case = dict(
+        query=representable_query(rng, (batch * query_length, hq, d),
+                                  query_dtype),
+        key_cache=key_cache, value_cache=value_cache,
+        block_tables=block_tables,
+        context_lengths=np.array(lengths, dtype=np.int32))
+    options = dict(query_length=query_length, kv_dtype=kv_dtype,
+                   v_layout=v_layout, query_dtype=query_dtype)
+    if scales == "per_tensor":
+        options.update(k_scale=0.75, v_scale=0.5)
+    elif scales == "per_token":
+        options.update(
+            k_scale=rng.uniform(0.25, 1.0, (pages, hkv, p)).astype(np.float32),
+            v_scale=rng.uniform(0.25, 1.0, (pages, hkv, p)).astype(np.float32))
+    if sinks:
+        options["sinks"] = rng.uniform(-2.0, 4.0, hq).astype(np.float32)
+    return case, options
+
+
+def assert_close(got, ref, kv_dtype):
+    tolerance = TOLERANCE[kv_dtype]
+    assert np.all(np.isfinite(got)), "every output must be finite"
+    np.testing.assert_allclose(got, ref, atol=tolerance, rtol=tolerance)
+
+
+# ---------------------------------------------------------------------------
+# Decode vs the reference
+# ---------------------------------------------------------------------------
+
+CASES = {
+    "fp8-plain-per-tensor": dict(
+        hq=8, hkv=1, d=128, p=16, query_length=1, kv_dtype="e4m3fn",
+        v_layout="plain", lengths=[0, 1, 37, 300], scales="per_tensor"),
+    "fnuz-transposed-per-token-window-sinks": dict(
+        hq=8, hkv=2, d=64, p=64, query_length=2, kv_dtype="e4m3fnuz",
+        v_layout="transposed", lengths=[1, 64, 65, 513],
+        scales="per_token", sinks=True,
+        call=dict(chip="gfx942", sliding_window=17)),
+    "bf16-f16-query-one-partition": dict(
+        hq=16, hkv=2, d=256, p=16, query_length=3, kv_dtype="bf16",
+        v_layout="transposed", lengths=[2, 255, 256, 257],
+        query_dtype="f16",
+        call=dict(softmax_scale=0.1, budget=1)),
+    "page128-mtp4-window1": dict(
+        hq=4, hkv=1, d=64, p=128, query_length=4, kv_dtype="e4m3fn",
+        v_layout="transposed", lengths=[3, 700], scales="per_tensor",
+        sinks=True, call=dict(sliding_window=1, budget=3, max_partitions=2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_decode_matches_reference(name):
+    spec = dict(CASES[name])
+    call = spec.pop("call", {})
+    rng = np.random.default_rng(sorted(CASES).index(name))
+    case, options = make_case(rng, **spec)
+    options.update(call)
+    got = pa_mlir.decode(**case, **options)
+    assert got.dtype == np.float32 and got.shape == case["query"].shape
+    reference_options = {k: v for k, v in options.items()
+                         if k not in ("query_dtype", "chip", "budget",
+                                      "max_partitions")}
+    ref = reference_decode(**case, **reference_options)
+    assert_close(got, ref, spec["kv_dtype"])
+
+
+def test_infinite_sinks():
+    rng = np.random.default_rng(10)
+    case, options = make_case(rng, hq=4, hkv=1, d=64, p=16, query_length=1,
+                              kv_dtype="e4m3fn", v_layout="plain",
+                              lengths=[90, 5])
+    sinks = np.array([np.inf, -np.inf, 0.0, 1.0], dtype=np.float32)
+    got = pa_mlir.decode(**case, **options, sinks=sinks)
+    assert np.all(got[:, 0] == 0), "a +inf sink gives an all-zero output"
+    ref = reference_decode(**case, **{k: v for k, v in options.items()
+                                      if k != "query_dtype"}, sinks=sinks)
+    assert_close(got, ref, "e4m3fn")
+
+
+def test_partials_reduce_to_the_output():
+    rng = np.random.default_rng(11)
+    case, options = make_case(rng, hq=8, hkv=2, d=64, p=16, query_length=2,
+                              kv_dtype="e4m3fn", v_layout="plain",
+                              lengths=[1000, 0, 300], scales="per_tensor",
+                              sinks=True)
+    result = pa_mlir.decode(**case, **options, budget=12,
+                            return_partials=True)
+    assert isinstance(result, pa_mlir.DecodeResult)
+    capacity = result.work_info.shape[0]
+    assert capacity == 6  # min(B * 256, max(B, ceil(12 / 2)))
+    assert result.reduce_info.shape == (3, 2)
+    rows = 2 * 4  # Q * G
+    assert result.exp_sums.shape == (2, capacity, rows)
+    assert result.tmp_out.shape == (2, capacity, rows, 64)
+    # The plan: the empty sequence gets no slot, the rest follow the spec's
+    # prefix-sum rule over tiles (4 and 2 tiles share 6 - 2 extra slots:
+    # floor(4 * 4 / 6) = 2 and floor(6 * 4 / 6) - 2 = 2).
+    first, count = result.reduce_info.T
+    assert list(count) == [3, 0, 2]
+    used = np.concatenate([np.arange(f, f + c) for f, c in zip(first, count)])
+    unused = np.setdiff1d(np.arange(capacity), used)
+    assert np.all(result.work_info[unused] == 0)
+    assert np.all(result.work_info[used, 0] == np.repeat([0, 2], [3, 2]))
+    # The spec's reducer, in float64, over the partials gives the output.
+    out = np.zeros_like(result.output, dtype=np.float64)
+    sinks = options["sinks"]
+    group = 4
+    for b in range(3):
+        slots = np.arange(first[b], first[b] + count[b])
+        for h in range(2):
+            for r in range(rows):
+                q, g = divmod(r, group)
+                head = h * group + g
+                logits = result.max_logits[h, slots, r].astype(np.float64)
+                m = max(logits.max(initial=-np.inf), sinks[head])
+                weights = np.where(np.isneginf(logits), 0.0,
+                                   result.exp_sums[h, slots, r]
+                                   * np.exp(logits - m))
+                denominator = weights.sum() + np.exp(sinks[head] - m)
+                out[b * 2 + q, head] = (
+                    weights @ result.tmp_out[h, slots, r]) / denominator
+    assert_close(result.output, out, "e4m3fn")
+
+
+def test_compile_cache_serves_new_batches_and_lengths():
+    rng = np.random.default_rng(12)
+    spec = dict(hq=8, hkv=1, d=64, p=16, query_length=1, kv_dtype="e4m3fn",
+                v_layout="plain", scales="per_tensor")
+    case, options = make_case(rng, lengths=[40, 3], **spec)
+    pa_mlir.decode(**case, **options)
+    count = pa_mlir.compiled_program_count()
+    for lengths in ([0, 0, 0], [1], [600, 17, 256, 1]):
+        case, options = make_case(rng, lengths=lengths, **spec)
+        got = pa_mlir.decode(**case, **options)
+        ref = reference_decode(**case, **{k: v for k, v in options.items()
+                                          if k != "query_dtype"})
+        assert_close(got, ref, "e4m3fn")
+    assert pa_mlir.compiled_program_count() == count
+
+
+# ---------------------------------------------------------------------------
+# Invalid arguments
+# ---------------------------------------------------------------------------
+
+def small_case(**changes):
+    rng = np.random.default_rng(13)
+    spec = dict(hq=8, hkv=1, d=64, p=16, query_length=1, kv_dtype="e4m3fn",
+                v_layout="plain", lengths=[20])
+    spec.update(changes)
+    case, options = make_case(rng, **spec)
+    return case, options
+
+
+def test_group_that_does_not_divide_is_the_verifiers_error():
+    case, options = small_case(hq=6, hkv=4)
+    with pytest.raises(ValueError,
+                       match=r"'pa.decode' op query heads \(6\) must be a "
+                             r"multiple of KV heads \(4\)"):
+        pa_mlir.decode(**case, **options)
+
+
+def test_four_dimensional_key_cache_is_the_verifiers_error():
+    case, options = small_case()
+    n, hkv, _, p, _ = case["key_cache"].shape
+    case["key_cache"] = np.zeros((n, hkv, p, 64), dtype=np.uint8)
+    with pytest.raises(ValueError, match="non-packed 4-D key cache"):
+        pa_mlir.decode(**case, **options)
+
+
+def test_unsupported_head_dim_and_chip_rules_are_reported():
+    case, options = small_case(d=96, hq=4)
+    with pytest.raises(ValueError, match="head dim 96 is not supported"):
+        pa_mlir.decode(**case, **options)
+    case, options = small_case()
+    with pytest.raises(ValueError, match="chip gfx942 takes f8E4M3FNUZ"):
+        pa_mlir.decode(**case, **options, chip="gfx942")
+    with pytest.raises(ValueError, match="unknown chip 'gfx1100'"):
+        pa_mlir.decode(**case, **options, chip="gfx1100")
+
+
+def test_only_the_host_target_exists():
+    case, options = small_case()
+    for target in ("emulate", "cuda", "hip"):
+        with pytest.raises(ValueError, match="supported.*host|host"):
+            pa_mlir.decode(**case, **options, target=target)
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(kv_dtype="fp8"), "kv_dtype must be one of"),
+    (dict(v_layout="packed"), "v_layout must be one of"),
+    (dict(query_dtype="f32"), "query_dtype must be one of"),
+    (dict(k_scale=0.5), "k_scale and v_scale must be given together"),
+    (dict(k_scale=0.5, v_scale=np.ones((1, 1, 16), np.float32)),
+     "both be per-tensor"),
+    (dict(budget=0), "budget must be >= 1"),
+])
+def test_bad_options(change, message):
+    case, options = small_case()
+    options.update(change)
+    with pytest.raises(ValueError, match=message):
+        pa_mlir.decode(**case, **options)
+
+
+def test_bad_arrays():
+    case, options = small_case()
+    bad = dict(case, key_cache=case["key_cache"].astype(np.uint16))
+    with pytest.raises(ValueError, match="key_cache must have dtype uint8"):
+        pa_mlir.decode(**bad, **options)
+    bad = dict(case, query=case["query"].astype(np.float64))
+    with pytest.raises(ValueError, match="query must have dtype float32"):
+        pa_mlir.decode(**bad, **options)
+    bad = dict(case, query=np.concatenate([case["query"], case["query"]]))
+    with pytest.raises(ValueError, match=r"query must have shape \[B\*Q, "):
+        pa_mlir.decode(**bad, **options)
+    bad = dict(case, block_tables=case["block_tables"].copy())
+    bad["block_tables"][0, 0] = 10**6
+    with pytest.raises(ValueError, match="is not a page of the pool"):
+        pa_mlir.decode(**bad, **options)
+    bad = dict(case, context_lengths=np.array([10**6], np.int32))
+    with pytest.raises(ValueError, match="is outside"):
+        pa_mlir.decode(**bad, **options)
+    with pytest.raises(ValueError, match="sinks must have shape"):
+        pa_mlir.decode(**case, **options, sinks=np.zeros(3, np.float32))
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+def test_bf16_rounding_is_round_to_nearest_even():
+    values = np.array([1.0, 1.0 + 2**-8, 1.0 + 3 * 2**-8, 1.0 + 2**-8 + 2**-20,
+                       -2.5, 3.4e38, np.inf, np.nan], dtype=np.float32)
+    bits = pa_mlir.float32_to_bits(values, "bf16")
+    assert list(bits[:6]) == [0x3F80, 0x3F80, 0x3F82, 0x3F81, 0xC020, 0x7F80]
+    assert bits[6] == 0x7F80 and (bits[7] & 0x7FC0) == 0x7FC0
+    halves = np.array([1.0 + 2**-11, 65520.0], dtype=np.float32)
+    assert list(pa_mlir.float32_to_bits(halves, "f16")) == [0x3C00, 0x7C00]
+    assert pa_mlir.round_to(np.float32(1.0 + 3 * 2**-8), "bf16") == np.float32(
+        1.0 + 2**-6)
+
+
+def test_query_is_rounded_to_its_dtype_before_use():
+    rng = np.random.default_rng(14)
+    case, options = small_case(lengths=[50])
+    noisy = case["query"] + rng.uniform(-1e-4, 1e-4, case["query"].shape
+                                        ).astype(np.float32)
+    rounded = pa_mlir.round_to(noisy, "bf16")
+    got = pa_mlir.decode(**dict(case, query=noisy), **options)
+    again = pa_mlir.decode(**dict(case, query=rounded), **options)
+    assert np.array_equal(got, again)
+
+
+def test_verify_text_reports_the_verifier():
+    pa_mlir.verify_text("func.func @f() { return }")
+    with pytest.raises(ValueError, match="expected"):
+        pa_mlir.verify_text("func.func @f( {")

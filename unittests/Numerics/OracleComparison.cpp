@@ -1,0 +1,276 @@
+//===- OracleComparison.cpp - compiled decode vs the float64 oracle -------===//
+#include "OracleComparison.h"
+
+#include "pa/Oracle/Planner.h"
+#include "pa/Oracle/Reference.h"
+#include "pa/Target/Chip.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+using namespace mlir::pa;
+
+namespace pa::numerics {
+namespace {
+
+constexpr int32_t kPlanPoison = int32_t(0xDEADBEEFu);
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+KVCacheType kvCacheType(oracle::ScalarType type) {
+  switch (type) {
+  case oracle::ScalarType::F8E4M3FN:
+    return KVCacheType::e4m3fn;
+  case oracle::ScalarType::F8E4M3FNUZ:
+    return KVCacheType::e4m3fnuz;
+  default:
+    return KVCacheType::bf16;
+  }
+}
+
+ScaleMode scaleMode(oracle::ScaleMode mode) {
+  switch (mode) {
+  case oracle::ScaleMode::None:
+    return ScaleMode::none;
+  case oracle::ScaleMode::PerTensor:
+    return ScaleMode::per_tensor;
+  case oracle::ScaleMode::PerToken:
+    return ScaleMode::per_token;
+  }
+  return ScaleMode::none;
+}
+
+/// Accumulates the first failure message of a case.
+class Failures {
+public:
+  explicit Failures(CaseResult &result) : result(result) {}
+  std::ostream *first() {
+    if (!result.failure.empty())
+      return nullptr;
+    stream.str("");
+    return &stream;
+  }
+  void commit() {
+    if (result.failure.empty())
+      result.failure = stream.str();
+  }
+
+private:
+  CaseResult &result;
+  std::ostringstream stream;
+};
+
+/// Compares one value at `tolerance`; a reference of -inf (an empty
+/// partition's row maximum) must be matched exactly.
+bool close(double got, double ref, double tolerance) {
+  if (std::isinf(ref))
+    return got == ref;
+  return std::isfinite(got) &&
+         std::fabs(got - ref) <= tolerance + tolerance * std::fabs(ref);
+}
+} // namespace
+
+DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
+                              const std::string &chip,
+                              std::optional<int64_t> budget,
+                              std::optional<int64_t> maxPartitions) {
+  DecodeConfig config;
+  config.numQueryHeads = shape.numQueryHeads;
+  config.numKVHeads = shape.numKvHeads;
+  config.headDim = shape.headDim;
+  config.pageSize = shape.pageSize;
+  config.queryLength = shape.queryLen;
+  config.kvType = kvCacheType(shape.kvType);
+  config.queryType = shape.queryType == oracle::ScalarType::F16
+                         ? QueryType::f16
+                         : QueryType::bf16;
+  config.vLayout = shape.vLayout == oracle::VLayout::Plain
+                       ? VLayout::plain
+                       : VLayout::transposed;
+  config.scaleMode = scaleMode(shape.scaleMode);
+  config.slidingWindow = shape.window;
+  config.softmaxScale = shape.softmaxScale;
+  config.hasSinks = sinks;
+  config.chip = chip;
+  config.budget = budget;
+  config.maxPartitions = maxPartitions;
+  return config;
+}
+
+void Deviation::note(double gotValue, double refValue, double tolerance) {
+  if (std::isinf(refValue) && gotValue == refValue)
+    return;
+  double difference = std::fabs(gotValue - refValue);
+  double r = difference / (tolerance + tolerance * std::fabs(refValue));
+  if (!(r <= ratio)) { // NaN counts as worst
+    ratio = std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+    absolute = difference;
+    got = gotValue;
+    ref = refValue;
+  }
+}
+
+double toleranceFor(oracle::ScalarType kvType) {
+  return oracle::isFp8(kvType) ? 5e-3 : 2e-3;
+}
+
+CaseResult runAndCompare(const HostProgram &program,
+                         const oracle::DecodeCase &c,
+                         std::vector<uint16_t> *outputBits) {
+  CaseResult result;
+  Failures failures(result);
+  const DecodeConfig &config = program.config();
+  const int64_t batch = c.batch, hkv = c.numKvHeads, d = c.headDim;
+  const int64_t rows = oracle::rowsPerKvHead(c);
+  const int64_t capacity = program.planCapacity(batch);
+  const int64_t outputCount = batch * c.queryLen * c.numQueryHeads * d;
+  const uint16_t outputPoison =
+      uint16_t(oracle::encodeScalar(c.queryType, kNaN, oracle::Overflow::NonFinite));
+
+  std::vector<uint16_t> query = oracle::encodeQuery(c);
+  std::vector<int32_t> workInfo(size_t(capacity * 4), kPlanPoison);
+  std::vector<int32_t> reduceInfo(size_t(batch * 2), kPlanPoison);
+  std::vector<float> expSums(size_t(hkv * capacity * rows), kNaN);
+  std::vector<float> maxLogits(expSums.size(), kNaN);
+  std::vector<float> tmpOut(size_t(hkv * capacity * rows * d), kNaN);
+  std::vector<uint16_t> output(size_t(outputCount), outputPoison);
+
+  HostBuffers buffers;
+  buffers.batch = batch;
+  buffers.numPages = c.numPages;
+  buffers.maxPagesPerSequence = c.maxPagesPerSequence;
+  buffers.capacity = capacity;
+  buffers.query = query.data();
+  buffers.keyCache = c.keyCache.data();
+  buffers.valueCache = c.valueCache.data();
+  buffers.blockTables = c.blockTables.data();
+  buffers.contextLengths = c.contextLengths.data();
+  buffers.kScale = c.keyScales.empty() ? nullptr : c.keyScales.data();
+  buffers.vScale = c.valueScales.empty() ? nullptr : c.valueScales.data();
+  buffers.sinks = c.sinks.empty() ? nullptr : c.sinks.data();
+  buffers.workInfo = workInfo.data();
+  buffers.reduceInfo = reduceInfo.data();
+  buffers.expSums = expSums.data();
+  buffers.maxLogits = maxLogits.data();
+  buffers.tmpOut = tmpOut.data();
+  buffers.output = output.data();
+
+  auto start = std::chrono::steady_clock::now();
+  std::string error;
+  if (mlir::failed(program.run(buffers, error))) {
+    result.failure = "run failed: " + error;
+    return result;
+  }
+  result.runSeconds = secondsSince(start);
+  if (outputBits)
+    *outputBits = output;
+
+  // The oracle's plan, partials and direct answer.
+  start = std::chrono::steady_clock::now();
+  oracle::PlanRequest request;
+  request.contextLengths = c.contextLengths;
+  request.queryLen = c.queryLen;
+  request.numKvHeads = hkv;
+  request.window = c.window;
+  request.computeUnits = lookupChip(config.chip)->computeUnits;
+  request.budget = config.effectiveBudget();
+  request.maxPartitions = config.effectiveMaxPartitions();
+  oracle::WorkPlan plan;
+  oracle::PartialResults partials;
+  std::vector<double> reference;
+  if (!oracle::computeWorkPlan(request, plan, error) ||
+      !oracle::computePartials(c, plan, partials, error) ||
+      !oracle::referenceDecodeDirect(c, reference, error)) {
+    result.failure = "oracle failed: " + error;
+    return result;
+  }
+  result.oracleSeconds = secondsSince(start);
+  result.planSlots = plan.capacity;
+
+  // The plan must be the oracle's, bit for bit (it is integer arithmetic).
+  if (plan.capacity != capacity) {
+    std::ostringstream os;
+    os << "capacity " << capacity << " but the oracle plans "
+       << plan.capacity;
+    result.failure = os.str();
+    return result;
+  }
+  for (int64_t i = 0; i < capacity * 4; ++i) {
+    if (workInfo[size_t(i)] == plan.workInfo[size_t(i)])
+      continue;
+    std::ostringstream os;
+    os << "work_info[" << i / 4 << "][" << i % 4 << "] = "
+       << workInfo[size_t(i)] << ", oracle " << plan.workInfo[size_t(i)];
+    result.failure = os.str();
+    return result;
+  }
+  for (int64_t i = 0; i < batch * 2; ++i) {
+    if (reduceInfo[size_t(i)] == plan.reduceInfo[size_t(i)])
+      continue;
+    std::ostringstream os;
+    os << "reduce_info[" << i / 2 << "][" << i % 2 << "] = "
+       << reduceInfo[size_t(i)] << ", oracle " << plan.reduceInfo[size_t(i)];
+    result.failure = os.str();
+    return result;
+  }
+
+  const double tolerance = toleranceFor(c.kvType);
+  for (int64_t i = 0; i < outputCount; ++i) {
+    double got = oracle::decodeScalar(c.queryType, output[size_t(i)]);
+    double ref = reference[size_t(i)];
+    result.output.note(got, ref, tolerance);
+    if (std::isfinite(got) && close(got, ref, tolerance))
+      continue;
+    if (std::ostream *os = failures.first()) {
+      *os << "output[" << i / (c.numQueryHeads * d) << "]["
+          << i / d % c.numQueryHeads << "][" << i % d << "] = " << got
+          << ", oracle " << ref;
+      failures.commit();
+    }
+  }
+
+  // Partials of every slot the plan uses.
+  for (int64_t seq = 0; seq < batch; ++seq) {
+    for (int64_t slot = plan.firstSlot(seq),
+                 end = slot + plan.partitionCount(seq);
+         slot < end; ++slot) {
+      ++result.usedSlots;
+      for (int64_t h = 0; h < hkv; ++h) {
+        for (int64_t r = 0; r < rows; ++r) {
+          int64_t at = partials.rowIndex(h, slot, r);
+          auto check = [&](const char *name, double got, double ref,
+                           int64_t element) {
+            result.partials.note(got, ref, tolerance);
+            if (close(got, ref, tolerance))
+              return;
+            if (std::ostream *os = failures.first()) {
+              *os << name << "[" << h << "][" << slot << "][" << r << "]";
+              if (element >= 0)
+                *os << "[" << element << "]";
+              *os << " = " << got << ", oracle " << ref;
+              failures.commit();
+            }
+          };
+          check("max_logits", maxLogits[size_t(at)],
+                partials.maxLogits[size_t(at)], -1);
+          check("exp_sums", expSums[size_t(at)], partials.expSums[size_t(at)],
+                -1);
+          for (int64_t e = 0; e < d; ++e)
+            check("tmp_out", tmpOut[size_t(at * d + e)],
+                  partials.tmpOut[size_t(at * d + e)], e);
+        }
+      }
+    }
+  }
+  result.passed = result.failure.empty();
+  return result;
+}
+
+} // namespace pa::numerics

@@ -1,0 +1,55 @@
+//===- OracleComparison.h - compiled decode vs the float64 oracle -*- C++ -*-===//
+//
+// Runs one oracle-generated case through a HostProgram (outputs and scratch
+// poisoned first) and compares the plan exactly, and the output and the
+// split-K partials at the spec's tolerance, with the oracle. Shared by the
+// numerics matrix and the graph-replay test.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_UNITTESTS_NUMERICS_ORACLECOMPARISON_H
+#define PA_UNITTESTS_NUMERICS_ORACLECOMPARISON_H
+
+#include "pa/API/HostProgram.h"
+#include "pa/Oracle/CaseGen.h"
+
+#include <string>
+
+namespace pa::numerics {
+
+/// The program configuration of a generated case's static part.
+mlir::pa::DecodeConfig programConfigFor(const oracle::DecodeShape &shape,
+                                        bool sinks, const std::string &chip,
+                                        std::optional<int64_t> budget,
+                                        std::optional<int64_t> maxPartitions);
+
+/// Worst deviation of one quantity: `ratio` is |got - ref| / (atol + rtol *
+/// |ref|) (<= 1 passes), with the element that produced it.
+struct Deviation {
+  double ratio = 0.0;
+  double absolute = 0.0;
+  double got = 0.0, ref = 0.0;
+  void note(double gotValue, double refValue, double tolerance);
+};
+
+struct CaseResult {
+  bool passed = false;
+  std::string failure; // why it failed (first problem found)
+  Deviation output;    // vs the direct float64 reference
+  Deviation partials;  // max_logits, exp_sums, tmp_out of used slots
+  int64_t planSlots = 0, usedSlots = 0;
+  double runSeconds = 0.0, oracleSeconds = 0.0;
+};
+
+/// atol = rtol for the KV type: 5e-3 for fp8, 2e-3 for bf16 (the spec).
+double toleranceFor(oracle::ScalarType kvType);
+
+/// Runs `c` through `program` (whose configuration must match the case) and
+/// compares with the oracle; the raw output bits go to `outputBits` when
+/// given.
+CaseResult runAndCompare(const mlir::pa::HostProgram &program,
+                         const oracle::DecodeCase &c,
+                         std::vector<uint16_t> *outputBits = nullptr);
+
+} // namespace pa::numerics
+
+#endif // PA_UNITTESTS_NUMERICS_ORACLECOMPARISON_H
