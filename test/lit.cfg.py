@@ -17,5 +17,13 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.pa_tools_dir, config.llvm_tools_dir]
-tools = ["pa-opt", "FileCheck", "not", "count"]
+tools = ["pa-opt", "pa-compile", "FileCheck", "not", "count", "mlir-runner"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Execution tests JIT-compile the host lowering with mlir-runner, linking the
+# runner utilities (printMemref*, vector.print).
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(
+    ("%mlir_runner_libs",
+     ",".join(os.path.join(llvm_lib_dir, lib)
+              for lib in ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"])))

@@ -1,5 +1,32 @@
-//===- LowerTileToLoops.cpp - placeholder until the pass is written ----------------===//
+//===- LowerTileToLoops.cpp - pa.tile.* ops to sequential loops -----------===//
+//
+// The reference lowering of the tiled IR that the host executor runs: every
+// pa.tile.* op of a kernel becomes scf.for loops over its tile with scalar
+// memref loads and stores and arith/math ops, implementing exactly the op's
+// description in PaTileOps.td.
+//
+// - Small-float elements (fp8, bf16, f16) are read with memref.load and
+//   widened with a plain arith.extf; pa-expand-float-casts turns those into
+//   bit operations for targets without native conversions.
+// - The `compute` attribute of pa.tile.qk / pa.tile.pv is ignored: it tells
+//   GPU backends which element type their matrix units multiply in (the
+//   quantization error the spec's tolerance allows); the host computes every
+//   product and sum in f32.
+// - Keys and values of tokens outside an op's valid range, and block-table
+//   entries of pages without a visible token, are never loaded (scf.if around
+//   the loads), so garbage in unwritten cache slots cannot reach a result.
+// - Token arithmetic is i64 (windows reach 2^31 - 1); it becomes index only
+//   for memref indexing.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/IR/PaOps.h"
 #include "pa/Transforms/Passes.h"
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 namespace mlir::pa {
 #define GEN_PASS_DEF_PALOWERTILETOLOOPS
@@ -7,13 +34,625 @@ namespace mlir::pa {
 } // namespace mlir::pa
 
 using namespace mlir;
+using namespace mlir::pa;
 
 namespace {
-struct PaLowerTileToLoopsPass : pa::impl::PaLowerTileToLoopsBase<PaLowerTileToLoopsPass> {
+
+//===----------------------------------------------------------------------===//
+// Operand checks (the op verifiers check the tile buffers; these check the
+// global operands whose shapes the loops index into)
+//===----------------------------------------------------------------------===//
+
+MemRefType memrefType(Value value) { return cast<MemRefType>(value.getType()); }
+
+/// Float elements of at most 32 bits: the element types a cache,
+/// query or scale may have (widened to f32 on load).
+bool isLoadableFloat(Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  return floatType && floatType.getWidth() <= 32;
+}
+
+/// Checks that `value` has rank `rank` and an element type accepted by
+/// `isElement` (described as `elementDesc`); `pattern` names the dims.
+LogicalResult checkOperand(Operation *op, StringRef name, Value value,
+                           int64_t rank, StringRef pattern,
+                           function_ref<bool(Type)> isElement,
+                           StringRef elementDesc) {
+  MemRefType type = memrefType(value);
+  if (type.getRank() == rank && isElement(type.getElementType()))
+    return success();
+  return op->emitOpError() << "'" << name << "' must be a " << rank << "-D "
+                           << pattern << " memref of " << elementDesc
+                           << ", got " << type;
+}
+
+/// Checks that dim `dim` of `value` is `expected` when it is static.
+LogicalResult checkDim(Operation *op, StringRef name, Value value, int64_t dim,
+                       int64_t expected, StringRef what) {
+  int64_t size = memrefType(value).getDimSize(dim);
+  if (ShapedType::isDynamic(size) || size == expected)
+    return success();
+  return op->emitOpError() << "'" << name << "' dim " << dim << " (" << what
+                           << ") must be " << expected << ", got " << size;
+}
+
+LogicalResult checkFloatOperand(Operation *op, StringRef name, Value value,
+                                int64_t rank, StringRef pattern) {
+  return checkOperand(op, name, value, rank, pattern, isLoadableFloat,
+                      "float elements of at most 32 bits");
+}
+
+/// The static last dim of a packed cache (x), or an error.
+FailureOr<int64_t> packWidth(Operation *op, StringRef name, Value cache) {
+  int64_t width = memrefType(cache).getShape().back();
+  if (!ShapedType::isDynamic(width) && width > 0)
+    return width;
+  return op->emitOpError() << "'" << name
+                           << "' needs a static packing width (last dim), got "
+                           << memrefType(cache);
+}
+
+/// A k_scale / v_scale operand: [1] per tensor, [N, Hkv, P] per token.
+LogicalResult checkScale(Operation *op, StringRef name, ScaleMode mode,
+                         Value scale, int64_t pageSize) {
+  switch (mode) {
+  case ScaleMode::none:
+    return success();
+  case ScaleMode::per_tensor:
+    return checkFloatOperand(op, name, scale, 1, "[1]");
+  case ScaleMode::per_token:
+    return failure(
+        failed(checkFloatOperand(op, name, scale, 3, "[N, Hkv, P]")) ||
+        failed(checkDim(op, name, scale, 2, pageSize, "page size")));
+  }
+  llvm_unreachable("unknown scale mode");
+}
+
+/// Packed keys [N, Hkv, D/x, P, x]; returns x.
+FailureOr<int64_t> checkKeyCache(TileQKOp op, int64_t headDim) {
+  Value cache = op.getKeyCache();
+  if (failed(checkFloatOperand(op, "key_cache", cache, 5, "[N, Hkv, D/x, P, x]")))
+    return failure();
+  FailureOr<int64_t> pack = packWidth(op, "key_cache", cache);
+  if (failed(pack))
+    return failure();
+  if (headDim % *pack != 0)
+    return op.emitOpError() << "head dim " << headDim
+                            << " is not a multiple of the key packing width "
+                            << *pack;
+  if (failed(checkDim(op, "key_cache", cache, 2, headDim / *pack, "D/x")) ||
+      failed(checkDim(op, "key_cache", cache, 3, op.getPageSize(), "page size")))
+    return failure();
+  return pack;
+}
+
+/// Values [N, Hkv, D, P] (plain) or [N, Hkv, P/x, D, x] (transposed); returns
+/// x for the transposed layout and 1 for the plain one.
+FailureOr<int64_t> checkValueCache(TilePVOp op, int64_t headDim) {
+  Value cache = op.getValueCache();
+  int64_t pageSize = op.getPageSize();
+  if (op.getVLayout() == VLayout::plain) {
+    if (failed(checkFloatOperand(op, "value_cache", cache, 4, "plain [N, Hkv, D, P]")) ||
+        failed(checkDim(op, "value_cache", cache, 2, headDim, "head dim")) ||
+        failed(checkDim(op, "value_cache", cache, 3, pageSize, "page size")))
+      return failure();
+    return int64_t{1};
+  }
+  if (failed(checkFloatOperand(op, "value_cache", cache, 5,
+                               "transposed [N, Hkv, P/x, D, x]")))
+    return failure();
+  FailureOr<int64_t> pack = packWidth(op, "value_cache", cache);
+  if (failed(pack))
+    return failure();
+  if (pageSize % *pack != 0)
+    return op.emitOpError() << "page size " << pageSize
+                            << " is not a multiple of the value packing width "
+                            << *pack;
+  if (failed(checkDim(op, "value_cache", cache, 2, pageSize / *pack, "P/x")) ||
+      failed(checkDim(op, "value_cache", cache, 3, headDim, "head dim")))
+    return failure();
+  return pack;
+}
+
+//===----------------------------------------------------------------------===//
+// Loop emission
+//===----------------------------------------------------------------------===//
+
+/// Emits scalar loops and arithmetic at the builder's insertion point.
+/// Structured-control helpers run their body callbacks with `b` positioned in
+/// the new region, so callbacks keep using `b`. Constants are created once
+/// per lowered op, ahead of everything it emits (so they dominate its loops).
+class LoopEmitter {
+public:
+  explicit LoopEmitter(ImplicitLocOpBuilder &b) : b(b) {
+    auto zero = arith::ConstantIndexOp::create(b, 0);
+    constants[zero.getValue()] = zero;
+    constantsEnd = zero;
+  }
+
+  Value constant(TypedAttr value) {
+    auto [it, inserted] = constants.try_emplace(value);
+    if (inserted) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(constantsEnd);
+      it->second = arith::ConstantOp::create(b, value);
+    }
+    return it->second;
+  }
+  Value index(int64_t value) { return constant(b.getIndexAttr(value)); }
+  Value i64(int64_t value) { return constant(b.getI64IntegerAttr(value)); }
+  Value i32(int32_t value) { return constant(b.getI32IntegerAttr(value)); }
+  Value f32(float value) { return constant(b.getF32FloatAttr(value)); }
+  Value negInf() { return f32(-std::numeric_limits<float>::infinity()); }
+  Value toI64(Value index) {
+    return arith::IndexCastOp::create(b, b.getI64Type(), index);
+  }
+  Value toIndex(Value integer) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), integer);
+  }
+
+  Value addI(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value subI(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mulI(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  /// Quotient and remainder of non-negative index values.
+  Value divU(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
+  Value remU(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
+  Value cmpI(arith::CmpIPredicate predicate, Value x, Value y) {
+    return arith::CmpIOp::create(b, predicate, x, y);
+  }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+
+  Value addF(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value subF(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+  Value mulF(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value divF(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
+  Value maxF(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
+  Value isEqF(Value x, Value y) {
+    return arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, y);
+  }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, cond, x, y);
+  }
+
+  /// `absolute` (i64) lies in [begin, end) (i64).
+  Value inRange(Value absolute, Value begin, Value end) {
+    return andI(cmpI(arith::CmpIPredicate::sge, absolute, begin),
+                cmpI(arith::CmpIPredicate::slt, absolute, end));
+  }
+
+  Value load(Value memref, ValueRange indices) {
+    return memref::LoadOp::create(b, memref, indices);
+  }
+  /// An element widened to f32 (arith.extf for narrower floats).
+  Value loadF32(Value memref, ValueRange indices) {
+    Value element = load(memref, indices);
+    if (element.getType().isF32())
+      return element;
+    return arith::ExtFOp::create(b, b.getF32Type(), element);
+  }
+  void store(Value value, Value memref, ValueRange indices) {
+    memref::StoreOp::create(b, value, memref, indices);
+  }
+
+  /// for iv in [0, count) { body(iv) }
+  void forEach(int64_t count, function_ref<void(Value)> body) {
+    scf::ForOp::create(b, index(0), index(count), index(1), ValueRange{},
+                       [&](OpBuilder &, Location, Value iv, ValueRange) {
+                         body(iv);
+                         scf::YieldOp::create(b);
+                       });
+  }
+
+  /// for iv in [0, count) with one loop-carried value: `step(iv, carried)`
+  /// returns the next value; returns the final one.
+  Value fold(int64_t count, Value init, function_ref<Value(Value, Value)> step) {
+    auto loop = scf::ForOp::create(
+        b, index(0), index(count), index(1), ValueRange{init},
+        [&](OpBuilder &, Location, Value iv, ValueRange carried) {
+          scf::YieldOp::create(b, ValueRange{step(iv, carried.front())});
+        });
+    return loop.getResult(0);
+  }
+
+  /// if (cond) { thenBody() } else { elseBody() } (no else when null).
+  void ifThen(Value cond, function_ref<void()> thenBody,
+              function_ref<void()> elseBody = nullptr) {
+    auto terminated = [&](function_ref<void()> body) {
+      return [body, this](OpBuilder &, Location) {
+        body();
+        scf::YieldOp::create(b);
+      };
+    };
+    if (elseBody)
+      scf::IfOp::create(b, cond, terminated(thenBody), terminated(elseBody));
+    else
+      scf::IfOp::create(b, cond, terminated(thenBody));
+  }
+
+  /// cond ? thenValue() : elseValue(), evaluating only the chosen side.
+  Value ifValue(Value cond, function_ref<Value()> thenValue,
+                function_ref<Value()> elseValue) {
+    auto yielding = [&](function_ref<Value()> value) {
+      return [value, this](OpBuilder &, Location) {
+        scf::YieldOp::create(b, ValueRange{value()});
+      };
+    };
+    return scf::IfOp::create(b, cond, yielding(thenValue), yielding(elseValue))
+        .getResult(0);
+  }
+
+  ImplicitLocOpBuilder &b;
+
+private:
+  DenseMap<Attribute, Value> constants;
+  Operation *constantsEnd;
+};
+
+/// The page id (index) and slot of tile column `column` (index) read from the
+/// tile's page-id vector.
+std::pair<Value, Value> pageAndSlot(LoopEmitter &e, Value pageIds,
+                                    int64_t pageSize, Value column) {
+  Value pageSizeIndex = e.index(pageSize);
+  Value pageIndex = e.divU(column, pageSizeIndex);
+  Value id = vector::ExtractOp::create(e.b, pageIds, OpFoldResult(pageIndex));
+  return {e.toIndex(id), e.remU(column, pageSizeIndex)};
+}
+
+/// The dequantization scale of the token at (page, slot) of `kvHead`.
+Value tokenScale(LoopEmitter &e, ScaleMode mode, Value scale, Value page,
+                 Value kvHead, Value slot) {
+  switch (mode) {
+  case ScaleMode::none:
+    return e.f32(1.0f);
+  case ScaleMode::per_tensor:
+    return e.loadF32(scale, {e.index(0)});
+  case ScaleMode::per_token:
+    return e.loadF32(scale, {page, kvHead, slot});
+  }
+  llvm_unreachable("unknown scale mode");
+}
+
+/// Calls `body(column, page, slot)` for every column of the 256-token tile at
+/// absolute token `tileStart` whose token lies in [validBegin, validEnd); the
+/// columns outside read nothing and run `invalidBody(column)` if given.
+void forEachValidColumn(LoopEmitter &e, Value pageIds, int64_t pageSize,
+                        Value tileStart, Value validBegin, Value validEnd,
+                        function_ref<void(Value, Value, Value)> body,
+                        function_ref<void(Value)> invalidBody = nullptr) {
+  e.forEach(kTileTokens, [&](Value column) {
+    Value token = e.addI(tileStart, e.toI64(column));
+    auto validColumn = [&] {
+      auto [page, slot] = pageAndSlot(e, pageIds, pageSize, column);
+      body(column, page, slot);
+    };
+    auto invalidColumn = [&] { invalidBody(column); };
+    e.ifThen(e.inRange(token, validBegin, validEnd), validColumn,
+             invalidBody ? function_ref<void()>(invalidColumn) : nullptr);
+  });
+}
+
+int64_t dimSize(Value memref, unsigned dim) {
+  return memrefType(memref).getDimSize(dim);
+}
+
+//===----------------------------------------------------------------------===//
+// One function per tile op
+//===----------------------------------------------------------------------===//
+
+/// ids[k] = page k of the tile holds a visible token ? block_tables[seq][tile
+/// * 256/P + k] : 0, built by vector.insert in a loop; the block-table load
+/// sits in an scf.if so entries of invisible pages are never read.
+LogicalResult lowerPageIds(TilePageIdsOp op, LoopEmitter &e) {
+  Value blockTables = op.getBlockTables();
+  if (failed(checkOperand(op, "block_tables", blockTables, 2, "[B, max_pages]",
+                          [](Type t) { return t.isInteger(32); }, "i32")))
+    return failure();
+  int64_t pageSize = op.getPageSize();
+  int64_t pagesPerTile = kTileTokens / pageSize;
+  auto idsType = cast<VectorType>(op.getPageIds().getType());
+  ImplicitLocOpBuilder &b = e.b;
+
+  Value firstPage = e.mulI(op.getTile(), e.index(pagesPerTile));
+  Value firstToken = e.mulI(e.toI64(op.getTile()), e.i64(kTileTokens));
+  Value zeros = e.constant(cast<TypedAttr>(b.getZeroAttr(idsType)));
+  auto loop = scf::ForOp::create(
+      b, e.index(0), e.index(pagesPerTile), e.index(1), ValueRange{zeros},
+      [&](OpBuilder &, Location, Value k, ValueRange carried) {
+        // Page k holds tokens [pageBegin, pageBegin + P); it has a visible
+        // token when max(pageBegin, begin) < min(pageBegin + P, end).
+        Value pageBegin =
+            e.addI(firstToken, e.mulI(e.toI64(k), e.i64(pageSize)));
+        Value pageEnd = e.addI(pageBegin, e.i64(pageSize));
+        Value overlapBegin =
+            arith::MaxSIOp::create(b, pageBegin, op.getVisibleBegin());
+        Value overlapEnd = arith::MinSIOp::create(b, pageEnd, op.getVisibleEnd());
+        Value visible =
+            e.cmpI(arith::CmpIPredicate::slt, overlapBegin, overlapEnd);
+        Value id = e.ifValue(
+            visible,
+            [&] {
+              return e.load(blockTables,
+                            {op.getSequence(), e.addI(firstPage, k)});
+            },
+            [&] { return e.i32(0); });
+        Value ids = vector::InsertOp::create(b, id, carried.front(),
+                                             OpFoldResult(k));
+        scf::YieldOp::create(b, ValueRange{ids});
+      });
+  op.getPageIds().replaceAllUsesWith(loop.getResult(0));
+  return success();
+}
+
+/// query_tile[m][d] = query[seq * Q + r / G][kv_head * G + r % G][d] for rows
+/// r = row_base + m < Q * G, and 0 for padding rows.
+LogicalResult lowerLoadQuery(TileLoadQueryOp op, LoopEmitter &e) {
+  Value query = op.getQuery();
+  if (failed(checkFloatOperand(op, "query", query, 3, "[B*Q, Hq, D]")))
+    return failure();
+  Value tile = op.getQueryTile();
+  int64_t headDim = dimSize(tile, 1);
+  int64_t queryLength = op.getQueryLength();
+  int64_t groupSize = op.getGroupSize();
+  Value group = e.index(groupSize);
+  e.forEach(dimSize(tile, 0), [&](Value m) {
+    Value row = e.addI(op.getRowBase(), m);
+    Value isQueryRow = e.cmpI(arith::CmpIPredicate::ult, row,
+                              e.index(queryLength * groupSize));
+    e.ifThen(
+        isQueryRow,
+        [&] {
+          Value queryRow = e.addI(e.mulI(op.getSequence(), e.index(queryLength)),
+                                  e.divU(row, group));
+          Value head = e.addI(e.mulI(op.getKvHead(), group), e.remU(row, group));
+          e.forEach(headDim, [&](Value d) {
+            e.store(e.loadF32(query, {queryRow, head, d}), tile, {m, d});
+          });
+        },
+        [&] {
+          Value zero = e.f32(0.0f);
+          e.forEach(headDim, [&](Value d) { e.store(zero, tile, {m, d}); });
+        });
+  });
+  return success();
+}
+
+/// row_max = -inf, row_sum = 0, acc = 0.
+LogicalResult lowerInitSoftmax(TileInitSoftmaxOp op, LoopEmitter &e) {
+  Value acc = op.getAcc();
+  Value negInf = e.negInf();
+  Value zero = e.f32(0.0f);
+  e.forEach(dimSize(acc, 0), [&](Value m) {
+    e.store(negInf, op.getRowMax(), {m});
+    e.store(zero, op.getRowSum(), {m});
+    e.forEach(dimSize(acc, 1), [&](Value d) { e.store(zero, acc, {m, d}); });
+  });
+  return success();
+}
+
+/// scores[m][t] = score_scale * k_scale(t) * dot(query_tile[m], K_t) for the
+/// valid columns t (column-major: a column's keys are read by one iteration
+/// of the column loop), 0 for the others, whose keys are never read.
+LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
+  Value queryTile = op.getQueryTile();
+  Value scores = op.getScores();
+  int64_t rows = dimSize(queryTile, 0);
+  int64_t headDim = dimSize(queryTile, 1);
+  FailureOr<int64_t> pack = checkKeyCache(op, headDim);
+  if (failed(pack) || failed(checkScale(op, "k_scale", op.getScale(),
+                                        op.getKScale(), op.getPageSize())))
+    return failure();
+  Value keyCache = op.getKeyCache();
+  Value kvHead = op.getKvHead();
+  Value packIndex = e.index(*pack);
+  Value zero = e.f32(0.0f);
+  Value scoreScale = e.f32(op.getScoreScale().convertToFloat());
+
+  forEachValidColumn(
+      e, op.getPageIds(), op.getPageSize(), op.getTileStart(),
+      op.getValidBegin(), op.getValidEnd(),
+      [&](Value column, Value page, Value slot) {
+        Value columnScale = e.mulF(
+            scoreScale,
+            tokenScale(e, op.getScale(), op.getKScale(), page, kvHead, slot));
+        e.forEach(rows, [&](Value m) {
+          Value dot = e.fold(headDim, zero, [&](Value d, Value sum) {
+            Value key = e.loadF32(keyCache, {page, kvHead, e.divU(d, packIndex),
+                                             slot, e.remU(d, packIndex)});
+            return e.addF(sum, e.mulF(e.load(queryTile, {m, d}), key));
+          });
+          e.store(e.mulF(dot, columnScale), scores, {m, column});
+        });
+      },
+      [&](Value column) {
+        e.forEach(rows, [&](Value m) { e.store(zero, scores, {m, column}); });
+      });
+  return success();
+}
+
+/// Masks the tile's scores by selection to -inf and updates the online
+/// softmax in the exp2 domain; scores become p. Guards: a row whose new
+/// maximum is -inf keeps alpha = 1 and gets p = 0; exp2 never sees
+/// -inf - -inf.
+LogicalResult lowerSoftmax(TileSoftmaxOp op, LoopEmitter &e) {
+  Value scores = op.getScores();
+  Value rowMax = op.getRowMax();
+  Value rowSum = op.getRowSum();
+  Value acc = op.getAcc();
+  int64_t queryLength = op.getQueryLength();
+  int64_t groupSize = op.getGroupSize();
+  int64_t window = op.getSlidingWindow();
+  ImplicitLocOpBuilder &b = e.b;
+  Value negInf = e.negInf();
+  Value zero = e.f32(0.0f);
+
+  e.forEach(dimSize(scores, 0), [&](Value m) {
+    // Visible tokens of row r (MTP position q = r / G): [begin, end) with
+    // end = C - Q + 1 + q and begin = max(0, end - W) for a window W > 0;
+    // padding rows r >= Q * G see nothing.
+    Value row = e.toI64(e.addI(op.getRowBase(), m));
+    Value isQueryRow =
+        e.cmpI(arith::CmpIPredicate::slt, row, e.i64(queryLength * groupSize));
+    Value position = arith::DivSIOp::create(b, row, e.i64(groupSize));
+    Value end = e.addI(e.subI(op.getContextLength(), e.i64(queryLength - 1)),
+                       position);
+    Value begin = window > 0 ? arith::MaxSIOp::create(
+                                   b, e.subI(end, e.i64(window)), e.i64(0))
+                                   .getResult()
+                             : e.i64(0);
+
+    // Pass 1: mask by selection (garbage in masked columns never
+    // propagates) and take the tile's row maximum.
+    Value tileMax = e.fold(kTileTokens, negInf, [&](Value t, Value runningMax) {
+      Value token = e.addI(op.getTileStart(), e.toI64(t));
+      Value visible = e.andI(isQueryRow, e.inRange(token, begin, end));
+      Value masked = e.select(visible, e.load(scores, {m, t}), negInf);
+      e.store(masked, scores, {m, t});
+      return e.maxF(runningMax, masked);
+    });
+    Value oldMax = e.load(rowMax, {m});
+    Value newMax = e.maxF(oldMax, tileMax);
+    // With newMax = -inf (so oldMax = -inf too) shift by 0: alpha = exp2(0)
+    // = 1 and p = exp2(-inf - 0) = 0.
+    Value nothingSeen = e.isEqF(newMax, negInf);
+    Value alpha = math::Exp2Op::create(
+        b, e.select(nothingSeen, zero, e.subF(oldMax, newMax)));
+    Value shift = e.select(nothingSeen, zero, newMax);
+
+    // Pass 2: p = exp2(s - m'), its sum, and p written over the scores.
+    Value tileSum = e.fold(kTileTokens, zero, [&](Value t, Value sum) {
+      Value p = math::Exp2Op::create(b, e.subF(e.load(scores, {m, t}), shift));
+      e.store(p, scores, {m, t});
+      return e.addF(sum, p);
+    });
+    e.store(e.addF(e.mulF(e.load(rowSum, {m}), alpha), tileSum), rowSum, {m});
+    e.store(newMax, rowMax, {m});
+    e.forEach(dimSize(acc, 1), [&](Value d) {
+      e.store(e.mulF(e.load(acc, {m, d}), alpha), acc, {m, d});
+    });
+  });
+  return success();
+}
+
+/// acc[m][d] += p[m][t] * v_scale(t) * V_t[d] over the valid columns t only
+/// (others are skipped entirely, so their values are never read); each
+/// value element is loaded once.
+LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
+  Value probs = op.getProbs();
+  Value acc = op.getAcc();
+  int64_t rows = dimSize(acc, 0);
+  int64_t headDim = dimSize(acc, 1);
+  FailureOr<int64_t> pack = checkValueCache(op, headDim);
+  if (failed(pack) || failed(checkScale(op, "v_scale", op.getScale(),
+                                        op.getVScale(), op.getPageSize())))
+    return failure();
+  Value valueCache = op.getValueCache();
+  Value kvHead = op.getKvHead();
+  bool transposed = op.getVLayout() == VLayout::transposed;
+
+  forEachValidColumn(
+      e, op.getPageIds(), op.getPageSize(), op.getTileStart(),
+      op.getValidBegin(), op.getValidEnd(),
+      [&](Value column, Value page, Value slot) {
+        Value scale =
+            tokenScale(e, op.getScale(), op.getVScale(), page, kvHead, slot);
+        // Transposed: token slot s lives at [s / x][d][s % x].
+        Value slotGroup, slotInGroup;
+        if (transposed) {
+          Value packIndex = e.index(*pack);
+          slotGroup = e.divU(slot, packIndex);
+          slotInGroup = e.remU(slot, packIndex);
+        }
+        e.forEach(headDim, [&](Value d) {
+          Value value =
+              transposed
+                  ? e.loadF32(valueCache, {page, kvHead, slotGroup, d, slotInGroup})
+                  : e.loadF32(valueCache, {page, kvHead, d, slot});
+          e.forEach(rows, [&](Value m) {
+            Value weight = e.mulF(e.load(probs, {m, column}), scale);
+            Value sum = e.addF(e.load(acc, {m, d}), e.mulF(weight, value));
+            e.store(sum, acc, {m, d});
+          });
+        });
+      });
+  return success();
+}
+
+/// For rows r = row_base + m < rows: max_logits = row_max * ln(2) (natural-log
+/// units), exp_sums = row_sum, tmp_out = acc / row_sum; a row with row_sum =
+/// 0 writes -inf, 0, 0 (by selection, the division's NaN never escapes).
+LogicalResult lowerStorePartials(TileStorePartialsOp op, LoopEmitter &e) {
+  auto isF32 = [](Type type) { return type.isF32(); };
+  if (failed(checkOperand(op, "exp_sums", op.getExpSums(), 3, "[Hkv, slots, R]",
+                          isF32, "f32")) ||
+      failed(checkOperand(op, "max_logits", op.getMaxLogits(), 3,
+                          "[Hkv, slots, R]", isF32, "f32")) ||
+      failed(checkOperand(op, "tmp_out", op.getTmpOut(), 4, "[Hkv, slots, R, D]",
+                          isF32, "f32")))
+    return failure();
+  Value acc = op.getAcc();
+  int64_t headDim = dimSize(acc, 1);
+  if (failed(checkDim(op, "tmp_out", op.getTmpOut(), 3, headDim, "head dim")))
+    return failure();
+  Value negInf = e.negInf();
+  Value zero = e.f32(0.0f);
+  Value ln2 = e.f32(llvm::numbers::ln2f);
+  Value kvHead = op.getKvHead();
+  Value slot = op.getSlot();
+
+  e.forEach(dimSize(acc, 0), [&](Value m) {
+    Value row = e.addI(op.getRowBase(), m);
+    e.ifThen(e.cmpI(arith::CmpIPredicate::ult, row, e.index(op.getRows())), [&] {
+      Value sum = e.load(op.getRowSum(), {m});
+      Value empty = e.isEqF(sum, zero);
+      Value maxLogit =
+          e.select(empty, negInf, e.mulF(e.load(op.getRowMax(), {m}), ln2));
+      e.store(maxLogit, op.getMaxLogits(), {kvHead, slot, row});
+      e.store(e.select(empty, zero, sum), op.getExpSums(), {kvHead, slot, row});
+      e.forEach(headDim, [&](Value d) {
+        Value normalized = e.divF(e.load(acc, {m, d}), sum);
+        e.store(e.select(empty, zero, normalized), op.getTmpOut(),
+                {kvHead, slot, row, d});
+      });
+    });
+  });
+  return success();
+}
+
+struct PaLowerTileToLoopsPass
+    : pa::impl::PaLowerTileToLoopsBase<PaLowerTileToLoopsPass> {
   using Base::Base;
+
   void runOnOperation() override {
-    getOperation()->emitError("PaLowerTileToLoops: not implemented yet");
-    signalPassFailure();
+    SmallVector<Operation *> tileOps;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<TilePageIdsOp, TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp,
+              TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(op))
+        tileOps.push_back(op);
+    });
+    bool failedAny = false;
+    for (Operation *op : tileOps) {
+      ImplicitLocOpBuilder builder(op->getLoc(), op);
+      LoopEmitter emitter(builder);
+      LogicalResult lowered =
+          llvm::TypeSwitch<Operation *, LogicalResult>(op)
+              .Case([&](TilePageIdsOp tileOp) { return lowerPageIds(tileOp, emitter); })
+              .Case([&](TileLoadQueryOp tileOp) { return lowerLoadQuery(tileOp, emitter); })
+              .Case([&](TileInitSoftmaxOp tileOp) { return lowerInitSoftmax(tileOp, emitter); })
+              .Case([&](TileQKOp tileOp) { return lowerQK(tileOp, emitter); })
+              .Case([&](TileSoftmaxOp tileOp) { return lowerSoftmax(tileOp, emitter); })
+              .Case([&](TilePVOp tileOp) { return lowerPV(tileOp, emitter); })
+              .Case([&](TileStorePartialsOp tileOp) {
+                return lowerStorePartials(tileOp, emitter);
+              });
+      if (failed(lowered)) {
+        failedAny = true;
+        continue;
+      }
+      op->erase();
+    }
+    if (failedAny)
+      signalPassFailure();
   }
 };
+
 } // namespace

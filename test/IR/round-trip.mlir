@@ -92,3 +92,51 @@ func.func @fnuz_static(%q: memref<16x4x512xbf16>, %k: memref<100x1x32x128x16xf8E
              scale = #pa.scale<per_tensor>, sliding_window = -1 : i64, compute = #pa.compute<bf16>}
   return
 }
+
+// -----
+
+// The tile ops of the tiled IR round-trip, with and without scale operands.
+// CHECK-LABEL: gpu.func @tile_ops
+// CHECK: pa.tile.page_ids %{{.*}}[%{{.*}}] tile %{{.*}} visible[%{{.*}}, %{{.*}}] {direct, page_size = 16 : i64} : memref<?x?xi32> -> vector<16xi32>
+// CHECK: pa.tile.load_query
+// CHECK: pa.tile.init_softmax
+// CHECK: pa.tile.qk {{.*}} into %{{.*}} {compute = #pa.compute<fp8>
+// CHECK: pa.tile.qk {{.*}} k_scale(%{{.*}} : memref<1xf32>) into
+// CHECK: pa.tile.softmax
+// CHECK: pa.tile.pv {{.*}} into %{{.*}} {compute = #pa.compute<fp8>
+// CHECK: pa.tile.pv {{.*}} v_scale(%{{.*}} : memref<?x2x16xf32>) into
+// CHECK: pa.tile.store_partials
+!tile = memref<16x256xf32, #gpu.address_space<workgroup>>
+!rows = memref<16xf32, #gpu.address_space<workgroup>>
+gpu.module @pa_kernels {
+  gpu.func @tile_ops(%query: memref<?x16x256xbf16>, %k: memref<?x2x16x16x16xf8E4M3FN>,
+                     %v: memref<?x2x256x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                     %ks: memref<1xf32>, %vs: memref<?x2x16xf32>,
+                     %es: memref<2x?x16xf32>, %ml: memref<2x?x16xf32>,
+                     %part: memref<2x?x16x256xf32>, %i: index, %t: i64, %ctx: i64)
+      workgroup(%q: !tile, %s: !tile, %acc: !tile, %mx: !rows, %sm: !rows) kernel {
+    %ids = pa.tile.page_ids %bt[%i] tile %i visible [%t, %ctx] {page_size = 16 : i64, direct}
+        : memref<?x?xi32> -> vector<16xi32>
+    pa.tile.load_query %query[%i, %i, %i] into %q {query_length = 2 : i64, group_size = 8 : i64}
+        : memref<?x16x256xbf16>, !tile
+    pa.tile.init_softmax %mx, %sm, %acc : !rows, !rows, !tile
+    pa.tile.qk %q, %k[%ids, %i] tile_start %t valid [%t, %ctx] into %s
+        {page_size = 16 : i64, score_scale = 0.09 : f32, scale = #pa.scale<none>,
+         compute = #pa.compute<fp8>} : !tile, memref<?x2x16x16x16xf8E4M3FN>, vector<16xi32>, !tile
+    pa.tile.qk %q, %k[%ids, %i] tile_start %t valid [%t, %ctx] k_scale(%ks : memref<1xf32>) into %s
+        {page_size = 16 : i64, score_scale = 0.09 : f32, scale = #pa.scale<per_tensor>,
+         compute = #pa.compute<fp8>} : !tile, memref<?x2x16x16x16xf8E4M3FN>, vector<16xi32>, !tile
+    pa.tile.softmax %s, %mx, %sm, %acc context %ctx tile_start %t row_base %i
+        {query_length = 2 : i64, group_size = 8 : i64, sliding_window = 17 : i64}
+        : !tile, !rows, !rows, !tile
+    pa.tile.pv %s, %v[%ids, %i] tile_start %t valid [%t, %ctx] into %acc
+        {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+         compute = #pa.compute<fp8>} : !tile, memref<?x2x256x16xf8E4M3FN>, vector<16xi32>, !tile
+    pa.tile.pv %s, %v[%ids, %i] tile_start %t valid [%t, %ctx] v_scale(%vs : memref<?x2x16xf32>) into %acc
+        {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<per_token>,
+         compute = #pa.compute<fp8>} : !tile, memref<?x2x256x16xf8E4M3FN>, vector<16xi32>, !tile
+    pa.tile.store_partials %mx, %sm, %acc into %es, %ml, %part[%i, %i, %i] {rows = 16 : i64}
+        : !rows, !rows, !tile, memref<2x?x16xf32>, memref<2x?x16xf32>, memref<2x?x16x256xf32>
+    gpu.return
+  }
+}

@@ -9,7 +9,7 @@
 // CHECK:       gpu.module @pa_kernels
 // CHECK:         gpu.func @pa_decode(
 // CHECK-SAME:      workgroup(%[[QT:.*]] : memref<16x256xf32, #gpu.address_space<workgroup>>, %[[S:.*]] : memref<16x256xf32, #gpu.address_space<workgroup>>, %[[ACC:.*]] : memref<16x256xf32, #gpu.address_space<workgroup>>, %[[MAX:.*]] : memref<16xf32, #gpu.address_space<workgroup>>, %[[SUM:.*]] : memref<16xf32, #gpu.address_space<workgroup>>)
-// CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-SAME:      kernel attributes {known_block_size = array<i32: 256, 1, 1>
 // CHECK:           %[[SLOT:.*]] = gpu.block_id x
 // CHECK:           %[[HEAD:.*]] = gpu.block_id y
 // CHECK:           %[[GROUP:.*]] = gpu.block_id z
@@ -29,9 +29,9 @@
 // CHECK:             scf.for %[[TILE:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:               %[[T0:.*]] = arith.muli %{{.*}}, %c256_i64 : i64
 // CHECK:               %[[IDS:.*]] = pa.tile.page_ids %{{.*}} tile %[[TILE]] visible[%[[LO]], %[[HI:.*]]] {page_size = 16 : i64} : memref<?x?xi32> -> vector<16xi32>
-// CHECK:               pa.tile.qk %[[QT]], %{{.*}}[%[[IDS]], %[[HEAD]]] tile_start %[[T0]] valid[%[[LO]], %[[HI]]] k_scale %{{.*}} into %[[S]] {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<per_token>, score_scale = 0.0901684388 : f32}
+// CHECK:               pa.tile.qk %[[QT]], %{{.*}}[%[[IDS]], %[[HEAD]]] tile_start %[[T0]] valid[%[[LO]], %[[HI]]] k_scale(%{{.*}} : memref<?x2x16xf32>) into %[[S]] {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<per_token>, score_scale = 0.0901684388 : f32}
 // CHECK:               pa.tile.softmax %[[S]], %[[MAX]], %[[SUM]], %[[ACC]] context %[[CTX]] tile_start %[[T0]] row_base %{{.*}} {group_size = 8 : i64, query_length = 2 : i64, sliding_window = 257 : i64}
-// CHECK:               pa.tile.pv %[[S]], %{{.*}}[%[[IDS]], %[[HEAD]]] tile_start %[[T0]] valid[%[[LO]], %[[HI]]] v_scale %{{.*}} into %[[ACC]] {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<per_token>, v_layout = #pa.v_layout<transposed>}
+// CHECK:               pa.tile.pv %[[S]], %{{.*}}[%[[IDS]], %[[HEAD]]] tile_start %[[T0]] valid[%[[LO]], %[[HI]]] v_scale(%{{.*}} : memref<?x2x16xf32>) into %[[ACC]] {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<per_token>, v_layout = #pa.v_layout<transposed>}
 // CHECK:             }
 // CHECK:             pa.tile.store_partials %[[MAX]], %[[SUM]], %[[ACC]] into {{.*}}[%[[HEAD]], %[[SLOT]], %{{.*}}] {rows = 16 : i64}
 func.func @window_per_token(%q: memref<?x16x256xbf16>, %k: memref<?x2x16x16x16xf8E4M3FN>,
@@ -89,7 +89,7 @@ func.func @two_m_tiles(%q: memref<?x8x128xf16>, %k: memref<?x1x16x64x8xbf16>,
 // CHECK-SAME:      memref<32x64xf32, #gpu.address_space<workgroup>>
 // CHECK:           %[[GROUP:.*]] = gpu.block_id z
 // CHECK:           %[[ROWBASE:.*]] = arith.muli %[[GROUP]], %c32 : index
-// CHECK:           pa.tile.qk {{.*}} k_scale %{{.*}} into {{.*}} {compute = #pa.compute<bf16>, page_size = 128 : i64, scale = #pa.scale<per_tensor>, score_scale = 0.72134751 : f32}
+// CHECK:           pa.tile.qk {{.*}} k_scale(%{{.*}} : memref<1xf32>) into {{.*}} {compute = #pa.compute<bf16>, page_size = 128 : i64, scale = #pa.scale<per_tensor>, score_scale = 0.72134751 : f32}
 // CHECK:           pa.tile.store_partials {{.*}}[%{{.*}}, %{{.*}}, %[[ROWBASE]]] {rows = 128 : i64}
 func.func @four_row_groups(%q: memref<?x32x64xbf16>, %k: memref<?x1x8x128x8xbf16>,
                            %v: memref<?x1x64x128xbf16>, %bt: memref<?x?xi32>,

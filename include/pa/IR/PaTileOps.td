@@ -128,8 +128,9 @@ def Pa_TileQKOp : Pa_TileOp<"qk"> {
   let assemblyFormat = [{
     $query_tile `,` $key_cache `[` $page_ids `,` $kv_head `]`
     `tile_start` $tile_start `valid` `[` $valid_begin `,` $valid_end `]`
-    (`k_scale` $k_scale^)? `into` $scores attr-dict `:` type($query_tile) `,`
-    type($key_cache) `,` type($page_ids) (`,` type($k_scale)^)? `,` type($scores)
+    (`k_scale` `(` $k_scale^ `:` type($k_scale) `)`)? `into` $scores attr-dict
+    `:` type($query_tile) `,` type($key_cache) `,` type($page_ids) `,`
+    type($scores)
   }];
   let hasVerifier = 1;
 }
@@ -201,8 +202,8 @@ def Pa_TilePVOp : Pa_TileOp<"pv"> {
   let assemblyFormat = [{
     $probs `,` $value_cache `[` $page_ids `,` $kv_head `]`
     `tile_start` $tile_start `valid` `[` $valid_begin `,` $valid_end `]`
-    (`v_scale` $v_scale^)? `into` $acc attr-dict `:` type($probs) `,`
-    type($value_cache) `,` type($page_ids) (`,` type($v_scale)^)? `,` type($acc)
+    (`v_scale` `(` $v_scale^ `:` type($v_scale) `)`)? `into` $acc attr-dict
+    `:` type($probs) `,` type($value_cache) `,` type($page_ids) `,` type($acc)
   }];
   let hasVerifier = 1;
 }

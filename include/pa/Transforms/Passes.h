@@ -23,6 +23,15 @@ namespace mlir::pa {
 /// Registers the pa passes and the named pipelines (`pa-lower-to-host`).
 void registerPaPassesAndPipelines();
 
+/// The `pa-lower-to-host` pipeline: pa ops to the LLVM dialect for the host
+/// (CPU) executor, for kernels generated for `chip`. Public functions get
+/// `llvm.emit_c_interface` (callable as `_mlir_ciface_<name>`).
+void buildHostPipeline(OpPassManager &pm, llvm::StringRef chip);
+
+/// The `pa-lower-tiled-to-host` pipeline: the host half of the one above,
+/// from tiled IR (kernels in gpu.module @pa_kernels) to the LLVM dialect.
+void buildTiledToHostPipeline(OpPassManager &pm);
+
 } // namespace mlir::pa
 
 #endif // PA_TRANSFORMS_PASSES_H
