@@ -1,7 +1,7 @@
 # pa-mlir front door: a thin layer over CMake + Ninja.
 #   make setup   install the Debian packages the project needs (idempotent)
 #   make build   configure and build everything into build/
-#   make demo    run the bundled example through pa-opt
+#   make demo    run the bundled example through pa-opt, compile code objects
 #   make test    build, then run every test (lit + unit tests) through CTest
 #   make bench   benchmarks (figures, not pass/fail)
 #   make docs    regenerate the dialect reference in docs/ from ODS
@@ -36,6 +36,9 @@ build: configure
 demo: build
 	@echo "== parse, verify and print examples/decode-d256-fp8.mlir"
 	$(PA_OPT) examples/decode-d256-fp8.mlir
+	@echo "== AMD code objects (.hsaco + .json) of both examples, built in process (no GPU, no ROCm)"
+	$(BUILD)/bin/pa-compile examples/decode-d256-fp8.mlir --chip=gfx950 -o $(BUILD)/decode-d256-fp8-gfx950.hsaco --print-resources --print-time
+	$(BUILD)/bin/pa-compile examples/decode-d256-fp8-gfx942.mlir --chip=gfx942 -o $(BUILD)/decode-d256-fp8-gfx942.hsaco --print-resources --print-time
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,11 +1,105 @@
 //===- KernelBuilder.cpp - shared pieces of the op-to-kernel passes -------===//
 #include "pa/Transforms/KernelBuilder.h"
 
+#include "pa/IR/PaOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::pa;
+
+namespace {
+using NamedOperands = SmallVector<std::pair<StringRef, Value>>;
+
+/// The operands of a pa op under the keywords of its assembly format, in
+/// operand order (absent optional operands left out).
+NamedOperands namedOperands(Operation *op) {
+  NamedOperands named =
+      llvm::TypeSwitch<Operation *, NamedOperands>(op)
+          .Case([](PlanOp plan) -> NamedOperands {
+            return {{"context_lengths", plan.getContextLengths()},
+                    {"work_info", plan.getWorkInfo()},
+                    {"reduce_info", plan.getReduceInfo()}};
+          })
+          .Case([](DecodeOp decode) -> NamedOperands {
+            return {{"query", decode.getQuery()},
+                    {"key_cache", decode.getKeyCache()},
+                    {"value_cache", decode.getValueCache()},
+                    {"block_tables", decode.getBlockTables()},
+                    {"context_lengths", decode.getContextLengths()},
+                    {"k_scale", decode.getKScale()},
+                    {"v_scale", decode.getVScale()},
+                    {"work_info", decode.getWorkInfo()},
+                    {"exp_sums", decode.getExpSums()},
+                    {"max_logits", decode.getMaxLogits()},
+                    {"tmp_out", decode.getTmpOut()}};
+          })
+          .Case([](ReduceOp reduce) -> NamedOperands {
+            return {{"exp_sums", reduce.getExpSums()},
+                    {"max_logits", reduce.getMaxLogits()},
+                    {"tmp_out", reduce.getTmpOut()},
+                    {"reduce_info", reduce.getReduceInfo()},
+                    {"sinks", reduce.getSinks()},
+                    {"output", reduce.getOutput()}};
+          })
+          .Default([](Operation *) { return NamedOperands(); });
+  llvm::erase_if(named, [](const auto &entry) { return !entry.second; });
+  return named;
+}
+
+/// The name of each of `operands` (a subsequence of `op`'s operands, in
+/// order) in `op`; "arg<i>" where none is known.
+SmallVector<std::string> kernelArgNames(Operation *op, ValueRange operands) {
+  NamedOperands named = namedOperands(op);
+  SmallVector<std::string> names;
+  auto next = named.begin();
+  for (auto [index, operand] : llvm::enumerate(operands)) {
+    Value value = operand;
+    auto match = std::find_if(next, named.end(), [&](const auto &entry) {
+      return entry.second == value;
+    });
+    if (match == named.end()) {
+      names.push_back("arg" + std::to_string(index));
+      continue;
+    }
+    names.push_back(match->first.str());
+    next = std::next(match);
+  }
+  return names;
+}
+
+/// "x = <extent>, y = ..., z = ..." where an extent is a constant or the
+/// dimension of a kernel operand it was read from.
+std::string describeGrid(std::array<Value, 3> grid, ValueRange operands,
+                         ArrayRef<std::string> argNames) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  const char *axes[] = {"x", "y", "z"};
+  for (auto [axis, extent] : llvm::zip(axes, grid)) {
+    if (axis != axes[0])
+      os << ", ";
+    os << axis << " = ";
+    if (std::optional<int64_t> constant = getConstantIntValue(extent)) {
+      os << *constant;
+      continue;
+    }
+    auto dim = extent.getDefiningOp<memref::DimOp>();
+    std::optional<int64_t> index =
+        dim ? dim.getConstantIndex() : std::optional<int64_t>();
+    auto source = dim ? llvm::find(operands, dim.getSource()) : operands.end();
+    if (index && source != operands.end())
+      os << argNames[std::distance(operands.begin(), source)] << " dim "
+         << *index;
+    else
+      os << "dynamic";
+  }
+  return text;
+}
+} // namespace
 
 FailureOr<ChipInfo> mlir::pa::resolveChip(ModuleOp module,
                                           llvm::StringRef chipName) {
@@ -38,7 +132,8 @@ gpu::GPUFuncOp mlir::pa::createKernel(OpBuilder &builder,
                                       llvm::StringRef baseName,
                                       ValueRange operands,
                                       ArrayRef<MemRefType> workgroupBuffers,
-                                      const ChipInfo &chip) {
+                                      const ChipInfo &chip,
+                                      llvm::StringRef gridFormula) {
   builder.setInsertionPointToEnd(kernels.getBody());
   auto type = builder.getFunctionType(TypeRange(operands), {});
   SmallVector<Type> buffers(workgroupBuffers.begin(), workgroupBuffers.end());
@@ -48,6 +143,8 @@ gpu::GPUFuncOp mlir::pa::createKernel(OpBuilder &builder,
                   builder.getUnitAttr());
   kernel.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
       {static_cast<int32_t>(chip.workgroupSize), 1, 1}));
+  if (!gridFormula.empty())
+    kernel->setAttr(kGridAttrName, builder.getStringAttr(gridFormula));
   // Unique the name within the gpu.module.
   SymbolTable symbols(kernels);
   symbols.insert(kernel);
@@ -67,6 +164,13 @@ void mlir::pa::replaceWithLaunch(OpBuilder &builder, Operation *op,
   Value threads =
       arith::ConstantIndexOp::create(builder, loc, chip.workgroupSize);
   Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  SmallVector<std::string> argNames = kernelArgNames(op, operands);
+  kernel->setAttr(kArgNamesAttrName,
+                  builder.getStrArrayAttr(SmallVector<StringRef>(
+                      argNames.begin(), argNames.end())));
+  if (!kernel->hasAttr(kGridAttrName))
+    kernel->setAttr(kGridAttrName, builder.getStringAttr(
+                                       describeGrid(grid, operands, argNames)));
   gpu::LaunchFuncOp::create(builder, loc, kernel,
                             gpu::KernelDim3{grid[0], grid[1], grid[2]},
                             gpu::KernelDim3{threads, one, one},

@@ -13,11 +13,13 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include "pa/IR/PaDialect.h"
+#include "pa/Target/AMD/Pipeline.h"
 #include "pa/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::pa::registerPaPassesAndPipelines();
+  mlir::pa::registerAMDPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::pa::PaDialect>();

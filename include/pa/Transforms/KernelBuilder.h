@@ -18,6 +18,12 @@ namespace mlir::pa {
 /// Name of the gpu.module that holds every kernel pa-mlir generates.
 inline constexpr llvm::StringLiteral kKernelModuleName = "pa_kernels";
 
+/// Kernel gpu.func attributes the code-object metadata reports: the pa op
+/// operand name of each kernel argument (ArrayAttr of StringAttr) and the
+/// launch grid as text (StringAttr, "x = ..., y = ..., z = ...").
+inline constexpr llvm::StringLiteral kArgNamesAttrName = "pa.arg_names";
+inline constexpr llvm::StringLiteral kGridAttrName = "pa.grid";
+
 /// The chip named by a pass option, or an error on `module` listing the known
 /// chips.
 FailureOr<ChipInfo> resolveChip(ModuleOp module, llvm::StringRef chipName);
@@ -29,18 +35,22 @@ gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
 /// A new kernel `gpu.func` in `kernels` named `baseName` (uniqued with a
 /// numeric suffix) whose arguments have the types of `operands`, with
 /// `workgroupBuffers` as workgroup-memory attributions and the known
-/// workgroup size attached. The builder is left at the start of its body,
-/// which ends in gpu.return.
+/// workgroup size attached. `gridFormula`, when given, becomes the kernel's
+/// `pa.grid` (what each grid dimension counts); replaceWithLaunch derives
+/// one from the grid values otherwise. The builder is left at the start of
+/// its body, which ends in gpu.return.
 gpu::GPUFuncOp createKernel(OpBuilder &builder, gpu::GPUModuleOp kernels,
                             llvm::StringRef baseName, ValueRange operands,
                             ArrayRef<MemRefType> workgroupBuffers,
-                            const ChipInfo &chip);
+                            const ChipInfo &chip,
+                            llvm::StringRef gridFormula = {});
 
 /// A memref type in workgroup memory (LDS / shared memory).
 MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type elementType);
 
 /// Replaces `op` with a gpu.launch_func of `kernel` over `grid` (x, y, z
 /// as index values) with the chip's workgroup size, passing `operands`.
+/// Records the operands' names in `op` as the kernel's `pa.arg_names`.
 void replaceWithLaunch(OpBuilder &builder, Operation *op,
                        gpu::GPUFuncOp kernel, std::array<Value, 3> grid,
                        ValueRange operands, const ChipInfo &chip);

@@ -89,6 +89,26 @@ def PaLowerTileToLoops : Pass<"pa-lower-tile-to-loops", "::mlir::gpu::GPUModuleO
                            "::mlir::vector::VectorDialect"];
 }
 
+def PaWorkgroupToLane0 : Pass<"pa-workgroup-to-lane0", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "run each kernel's workgroup program on lane 0 of the workgroup";
+  let description = [{
+    Wraps the body of every kernel `gpu.func` in
+    `scf.if (gpu.thread_id x == 0)`: the sequential workgroup program of the
+    tiled IR (after pa-lower-tile-to-loops) then runs on one lane of a real
+    GPU workgroup and the other lanes exit. No barrier is needed because a
+    single lane reads and writes the workgroup memory (a body containing
+    gpu.barrier, or more than one block, is rejected). Kernels that already
+    use thread ids (lane-distributed by a backend) are left alone.
+
+    This is the correctness-only baseline of the AMD path
+    (pa-lower-to-rocdl): it produces valid, slow code objects. pa-to-mfma
+    replaces it for the decode kernel by distributing the pa.tile ops over
+    wave64 lanes with MFMA.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 def PaGpuToHost : Pass<"pa-gpu-to-host", "ModuleOp"> {
   let summary = "run gpu.launch_func on the CPU: every workgroup in a loop";
   let description = [{

@@ -1,0 +1,48 @@
+//===- Pipeline.h - pa ops to the ROCDL dialect -----------------*- C++ -*-===//
+//
+// The AMD half of the pipeline: pa ops -> tiled IR -> kernels in the
+// LLVM/ROCDL dialects, ready for translation to LLVM IR (CodeObject.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_TARGET_AMD_PIPELINE_H
+#define PA_TARGET_AMD_PIPELINE_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "pa/Target/Chip.h"
+
+#include <memory>
+
+namespace mlir::pa {
+
+/// Registers `pa-convert-kernels-to-rocdl` and the `pa-lower-to-rocdl`
+/// pipeline (for pa-opt and pa-compile).
+void registerAMDPipelines();
+
+/// `pa-lower-to-rocdl`: pa.plan / pa.decode / pa.reduce to kernels of
+/// gpu.module @pa_kernels in the LLVM and ROCDL dialects for `chip` (gfx942
+/// or gfx950). Until pa-to-mfma exists every kernel, decode included, runs
+/// its sequential workgroup program on lane 0 (pa-workgroup-to-lane0): the
+/// correctness-only baseline. The host function keeps its gpu.launch_func.
+void buildROCDLPipeline(OpPassManager &pm, llvm::StringRef chip);
+
+/// `pa-convert-kernels-to-rocdl`: the dialect conversion of a gpu.module
+/// whose kernels are loops over memrefs (gpu, arith, cf, memref, vector,
+/// amdgpu ops and llvm math intrinsics) to LLVM + ROCDL, without any call
+/// into the ROCm device libraries.
+std::unique_ptr<OperationPass<gpu::GPUModuleOp>>
+createConvertKernelsToROCDLPass(llvm::StringRef chip);
+
+/// The AMD chip named `chipName`, or an error at `loc` naming the chips
+/// pa-mlir can build code objects for.
+FailureOr<ChipInfo> resolveAMDChip(Location loc, llvm::StringRef chipName);
+
+/// Diagnoses fp8 values in `kernels` that `chip` cannot convert natively
+/// (the other fp8 flavour). Runs before any upstream fp8 conversion: MLIR 22
+/// crashes converting OCP fp8 for gfx942 instead of failing.
+LogicalResult checkFp8Flavour(Operation *kernels, const ChipInfo &chip);
+
+} // namespace mlir::pa
+
+#endif // PA_TARGET_AMD_PIPELINE_H

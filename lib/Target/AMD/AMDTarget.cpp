@@ -1,0 +1,49 @@
+//===- AMDTarget.cpp - the AMDGPU target machine and chip checks ----------===//
+#include "AMDTarget.h"
+#include "pa/Target/AMD/Pipeline.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::pa;
+
+std::unique_ptr<llvm::TargetMachine>
+mlir::pa::amd::createTargetMachine(StringRef chip, std::string &error) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
+  });
+  llvm::Triple triple(kTriple);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, chip, /*Features=*/"", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    error = ("LLVM cannot create an AMDGPU target machine for " + chip).str();
+  return machine;
+}
+
+FailureOr<ChipInfo> mlir::pa::resolveAMDChip(Location loc, StringRef chipName) {
+  std::optional<ChipInfo> chip = lookupChip(chipName);
+  if (chip && chip->vendor == Vendor::AMD)
+    return *chip;
+  if (chip)
+    return emitError(loc) << "chip '" << chipName
+                          << "' is not an AMD chip; AMD code objects are "
+                             "built for gfx942 and gfx950";
+  return emitError(loc) << "unknown AMD chip '" << chipName
+                        << "'; AMD code objects are built for gfx942 and "
+                           "gfx950 (known chips: "
+                        << knownChipNames() << ")";
+}

@@ -1,0 +1,346 @@
+//===- CodeObject.cpp - pa ops to an AMDHSA code object, in process -------===//
+//
+// translateModuleToLLVMIR -> O3 -> AMDGPU ISA -> MC assembler -> lld (ELF
+// driver, linked in as a library) -> .hsaco. Nothing here runs a process or
+// needs ROCm.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/Target/AMD/CodeObject.h"
+#include "AMDTarget.h"
+#include "pa/Target/AMD/Pipeline.h"
+#include "pa/Transforms/KernelBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/ROCDL/Utils.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "lld/Common/Driver.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+LLD_HAS_DRIVER(elf)
+
+using namespace mlir;
+using namespace mlir::pa;
+
+LogicalResult
+mlir::pa::verifyAMDCompileOptions(Location loc,
+                                  const AMDCompileOptions &options) {
+  if (failed(resolveAMDChip(loc, options.chip)))
+    return failure();
+  if (options.codeObjectVersion != 5 && options.codeObjectVersion != 6)
+    return emitError(loc) << "unsupported code object version "
+                          << options.codeObjectVersion << "; expected 5 or 6";
+  return success();
+}
+
+LogicalResult mlir::pa::lowerToROCDL(ModuleOp module,
+                                     const AMDCompileOptions &options) {
+  if (failed(verifyAMDCompileOptions(module.getLoc(), options)))
+    return failure();
+  PassManager pm(module.getContext());
+  buildROCDLPipeline(pm, options.chip);
+  return pm.run(module);
+}
+
+namespace {
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgsccs;
+  llvm::ModuleAnalysisManager modules;
+  // No loop unrolling: the kernels' loops over LDS tiles have constant trip
+  // counts, and the AMDGPU unroll thresholds for LDS loops unroll them into
+  // blocks of thousands of stores, on which the post-RA scheduler spends
+  // seconds (quadratic in block size). The lane-0 baseline gains nothing
+  // from it; pa-to-mfma emits its own unrolled MFMA code.
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgsccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgsccs, modules);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .run(module, modules);
+}
+
+/// Names every function `module` declares without defining (intrinsics
+/// aside): the code object links nothing, so each would be unresolved.
+LogicalResult checkNoExternalFunctions(llvm::Module &module, Location loc) {
+  SmallVector<std::string> external;
+  for (llvm::Function &function : module)
+    if (function.isDeclaration() && !function.isIntrinsic())
+      external.push_back(function.getName().str());
+  if (external.empty())
+    return success();
+  InFlightDiagnostic diag = emitError(loc)
+                            << "the kernels' LLVM IR calls external functions "
+                               "that no code object links: "
+                            << llvm::join(external, ", ");
+  if (llvm::any_of(external, [](StringRef name) {
+        return name.starts_with("__ocml_") || name.starts_with("__ockl_");
+      }))
+    diag << " (ROCm device-library functions are not available)";
+  return failure();
+}
+
+/// Collects the errors LLVM reports through `context` while alive (by
+/// default an error diagnostic there exits the process, e.g. the backend's
+/// "local memory exceeds limit").
+class LLVMDiagnosticCollector {
+public:
+  explicit LLVMDiagnosticCollector(llvm::LLVMContext &context)
+      : context(context), previous(context.getDiagnosticHandler()) {
+    context.setDiagnosticHandler(std::make_unique<Handler>(errors));
+  }
+  ~LLVMDiagnosticCollector() {
+    context.setDiagnosticHandler(std::move(previous));
+  }
+
+  /// Fails with the collected errors as one diagnostic at `loc`.
+  LogicalResult check(Location loc, StringRef stage) const {
+    if (errors.empty())
+      return success();
+    return emitError(loc) << stage << " failed: " << llvm::join(errors, "; ");
+  }
+
+private:
+  struct Handler : llvm::DiagnosticHandler {
+    explicit Handler(SmallVectorImpl<std::string> &errors) : errors(errors) {}
+    bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+      if (info.getSeverity() != llvm::DS_Error)
+        return true;
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      errors.push_back(std::move(message));
+      return true;
+    }
+    SmallVectorImpl<std::string> &errors;
+  };
+
+  llvm::LLVMContext &context;
+  std::unique_ptr<llvm::DiagnosticHandler> previous;
+  SmallVector<std::string> errors;
+};
+
+/// A temporary file removed when this object dies.
+struct TempFile {
+  SmallString<128> path;
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+
+/// Links the relocatable `object` into a shared-object code object with
+/// lld's ELF driver in this process.
+FailureOr<std::string> linkCodeObject(ArrayRef<char> object, Location loc) {
+  TempFile input, output;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("pa-kernels", "o", input.path))
+    return emitError(loc) << "cannot create a temporary file: " << ec.message();
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "pa-kernels", "hsaco", output.path))
+    return emitError(loc) << "cannot create a temporary file: " << ec.message();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input.path, ec);
+    if (ec)
+      return emitError(loc)
+             << "cannot write " << input.path << ": " << ec.message();
+    os.write(object.data(), object.size());
+  }
+
+  const char *args[] = {"ld.lld", "-shared", input.path.c_str(), "-o",
+                        output.path.c_str()};
+  std::string messages;
+  llvm::raw_string_ostream messageStream(messages);
+  // lld keeps global state per link: serialize links in this process, and
+  // stop linking once lld reports (after a crash it recovered from) that it
+  // cannot run again. Note that each link also resets every LLVM cl::opt of
+  // the process to its default (lld parses its -mllvm options).
+  static std::mutex linkMutex;
+  static bool lldUnusable = false;
+  lld::Result result;
+  {
+    std::lock_guard<std::mutex> lock(linkMutex);
+    if (lldUnusable)
+      return emitError(loc) << "lld cannot link again in this process after "
+                               "an earlier crash";
+    result = lld::lldMain(args, messageStream, messageStream,
+                          {{lld::Gnu, &lld::elf::link}});
+    lldUnusable = !result.canRunAgain;
+  }
+  if (result.retCode != 0)
+    return emitError(loc) << "lld failed to link the code object: " << messages;
+
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> linked =
+      llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false);
+  if (!linked)
+    return emitError(loc) << "cannot read the linked code object: "
+                          << linked.getError().message();
+  return (*linked)->getBuffer().str();
+}
+
+} // namespace
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::pa::translateKernelsToLLVM(ModuleOp module,
+                                 const AMDCompileOptions &options,
+                                 llvm::LLVMContext &llvmContext) {
+  Location loc = module.getLoc();
+  if (failed(verifyAMDCompileOptions(loc, options)))
+    return failure();
+  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
+  if (!kernels)
+    return emitError(loc) << "no gpu.module @" << kKernelModuleName
+                          << " to compile (the module has no pa ops?)";
+
+  MLIRContext *ctx = module.getContext();
+  registerBuiltinDialectTranslation(*ctx);
+  registerGPUDialectTranslation(*ctx);
+  registerLLVMDialectTranslation(*ctx);
+  registerROCDLDialectTranslation(*ctx);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(kernels, llvmContext, kKernelModuleName);
+  if (!llvmModule)
+    return kernels.emitError()
+           << "cannot translate the kernels to LLVM IR (are they lowered "
+              "to the LLVM/ROCDL dialects?)";
+
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      amd::createTargetMachine(options.chip, error);
+  if (!machine)
+    return emitError(loc) << error;
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                            options.codeObjectVersion * 100);
+  {
+    LLVMDiagnosticCollector diagnostics(llvmContext);
+    optimizeModule(*llvmModule, *machine);
+    if (failed(diagnostics.check(kernels.getLoc(), "LLVM optimization")))
+      return failure();
+  }
+  if (failed(checkNoExternalFunctions(*llvmModule, kernels.getLoc())))
+    return failure();
+  return llvmModule;
+}
+
+FailureOr<AMDCodeObject>
+mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
+                         const AMDCompileOptions &options) {
+  Location loc = module.getLoc();
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      amd::createTargetMachine(options.chip, error);
+  if (!machine)
+    return emitError(loc) << error;
+
+  AMDCodeObject result;
+  {
+    LLVMDiagnosticCollector diagnostics(llvmModule.getContext());
+    llvm::raw_string_ostream isa(result.isa);
+    llvm::buffer_ostream buffered(isa);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, buffered, nullptr,
+                                     llvm::CodeGenFileType::AssemblyFile))
+      return emitError(loc) << "the AMDGPU backend cannot emit assembly";
+    codegen.run(llvmModule);
+    if (failed(diagnostics.check(loc, "AMDGPU code generation")))
+      return failure();
+  }
+
+  FailureOr<SmallVector<char, 0>> object =
+      ROCDL::assembleIsa(result.isa, amd::kTriple, options.chip,
+                         /*features=*/"", [&] { return emitError(loc); });
+  if (failed(object))
+    return failure();
+  FailureOr<std::string> hsaco = linkCodeObject(*object, loc);
+  if (failed(hsaco))
+    return failure();
+  result.hsaco = std::move(*hsaco);
+  FailureOr<std::string> metadata =
+      readCodeObjectMetadata(module, result.hsaco);
+  if (failed(metadata))
+    return failure();
+  result.metadataJson = std::move(*metadata);
+  return result;
+}
+
+namespace {
+/// "file:line:col" for a location with a file position, else its MLIR form.
+void printLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << loc;
+}
+} // namespace
+
+std::optional<AMDCodeObject>
+mlir::pa::compileToCodeObject(ModuleOp module, const AMDCompileOptions &options,
+                              std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  llvm::raw_string_ostream errors(error);
+  ScopedDiagnosticHandler collect(ctx, [&](Diagnostic &diag) {
+    printLocation(errors, diag.getLocation());
+    errors << ": ";
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      errors << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      errors << "warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      errors << "note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      errors << "remark: ";
+      break;
+    }
+    errors << diag << "\n";
+    for (Diagnostic &note : diag.getNotes()) {
+      printLocation(errors, note.getLocation());
+      errors << ": note: " << note << "\n";
+    }
+    return success();
+  });
+
+  if (failed(lowerToROCDL(module, options)))
+    return std::nullopt;
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateKernelsToLLVM(module, options, llvmContext);
+  if (failed(llvmModule))
+    return std::nullopt;
+  FailureOr<AMDCodeObject> codeObject =
+      emitCodeObject(module, **llvmModule, options);
+  if (failed(codeObject))
+    return std::nullopt;
+  return std::move(*codeObject);
+}

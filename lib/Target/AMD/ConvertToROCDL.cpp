@@ -1,0 +1,312 @@
+//===- ConvertToROCDL.cpp - kernels to the LLVM and ROCDL dialects --------===//
+//
+// The upstream convert-gpu-to-rocdl pass lowers math to ROCm device-library
+// calls (__ocml_*) and marks llvm.intr.exp2 illegal; pa-mlir's code objects
+// must not need the device libraries. This pass assembles the same upstream
+// patterns (gpu, amdgpu, arith, cf, memref, vector, index, ub to LLVM/ROCDL)
+// under a conversion target that keeps LLVM's math intrinsics, which the
+// AMDGPU backend expands itself, and fails on anything that would become an
+// external call.
+//
+//===----------------------------------------------------------------------===//
+#include "AMDTarget.h"
+#include "pa/Target/AMD/Pipeline.h"
+#include "pa/Transforms/KernelBuilder.h"
+
+#include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
+#include "mlir/Conversion/ArithToAMDGPU/ArithToAMDGPU.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+
+/// The element type of `type` (itself for scalars).
+Type elementTypeOf(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.getElementType();
+  return type;
+}
+
+/// The name an fp8 type prints as ("f8E4M3FN"); empty for other types.
+std::string fp8Name(Type type) {
+  auto fp = dyn_cast<FloatType>(type);
+  if (!fp || fp.getWidth() != 8)
+    return {};
+  std::string name;
+  llvm::raw_string_ostream(name) << type;
+  return name;
+}
+
+} // namespace
+
+LogicalResult mlir::pa::checkFp8Flavour(Operation *kernels,
+                                        const ChipInfo &chip) {
+  auto check = [&](Type type, Location loc) -> LogicalResult {
+    std::string name = fp8Name(elementTypeOf(type));
+    if (name.empty() || name == chip.fp8TypeName)
+      return success();
+    return emitError(loc) << "chip " << chip.name << " converts "
+                          << chip.fp8TypeName << " fp8 values natively, not "
+                          << name << " (" << type
+                          << "); use the chip's fp8 flavour";
+  };
+  WalkResult walk = kernels->walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg.getType(), arg.getLoc())))
+            return WalkResult::interrupt();
+    for (Type type :
+         llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (failed(check(type, op->getLoc())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+namespace {
+
+/// Names of the LLVM-level arguments a kernel argument of `type` named
+/// `name` becomes: the unpacked memref descriptor for memrefs.
+void appendKernargFields(StringRef name, Type type,
+                         SmallVectorImpl<Attribute> &fields, MLIRContext *ctx) {
+  auto add = [&](const Twine &field) {
+    fields.push_back(StringAttr::get(ctx, field));
+  };
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref) {
+    add(name);
+    return;
+  }
+  add(name + ".allocated_ptr");
+  add(name + ".aligned_ptr");
+  add(name + ".offset");
+  for (int64_t i = 0; i < memref.getRank(); ++i)
+    add(name + ".size[" + Twine(i) + "]");
+  for (int64_t i = 0; i < memref.getRank(); ++i)
+    add(name + ".stride[" + Twine(i) + "]");
+}
+
+/// Records on `kernel` what each of its LLVM-level arguments will mean.
+void recordKernargFields(gpu::GPUFuncOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  auto names = kernel->getAttrOfType<ArrayAttr>(kArgNamesAttrName);
+  SmallVector<Attribute> fields;
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    std::string name = "arg" + std::to_string(i);
+    if (names && i < names.size())
+      if (auto named = dyn_cast<StringAttr>(names[i]))
+        name = named.str();
+    appendKernargFields(name, type, fields, ctx);
+  }
+  kernel->setAttr(amd::kKernargFieldsAttrName, ArrayAttr::get(ctx, fields));
+}
+
+/// Bytes of LDS the workgroup attributions of `kernel` take (before the
+/// backend's alignment padding).
+int64_t workgroupMemoryBytes(gpu::GPUFuncOp kernel) {
+  int64_t bytes = 0;
+  for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (type.hasStaticShape())
+      bytes += type.getNumElements() *
+               llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  return bytes;
+}
+
+/// Kernels whose workgroup memory exceeds the chip's LDS would fail (or be
+/// rejected by the loader) later with a backend message that names no
+/// buffer; say it here, at the kernel.
+LogicalResult checkWorkgroupMemory(gpu::GPUModuleOp kernels,
+                                   const ChipInfo &chip) {
+  bool fits = true;
+  for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
+    int64_t bytes = workgroupMemoryBytes(kernel);
+    if (bytes <= chip.workgroupMemoryBytes)
+      continue;
+    fits = false;
+    InFlightDiagnostic diag =
+        kernel.emitError() << "kernel '" << kernel.getName() << "' needs "
+                           << bytes << " bytes of workgroup memory (LDS); "
+                           << chip.name << " has " << chip.workgroupMemoryBytes;
+    for (BlockArgument buffer : kernel.getWorkgroupAttributions())
+      diag.attachNote(buffer.getLoc())
+          << "workgroup buffer " << buffer.getType();
+  }
+  return success(fits);
+}
+
+/// Reports every function the module declares but does not define: on the
+/// GPU each is a call into a device library that pa-mlir does not link.
+LogicalResult checkNoExternalFunctions(gpu::GPUModuleOp kernels) {
+  bool clean = true;
+  for (auto func : kernels.getOps<LLVM::LLVMFuncOp>()) {
+    if (!func.isExternal())
+      continue;
+    clean = false;
+    StringRef name = func.getName();
+    InFlightDiagnostic diag = func.emitError()
+                              << "kernels call external function '" << name
+                              << "', which no code object links";
+    if (name.starts_with("__ocml_") || name.starts_with("__ockl_"))
+      diag << " (a ROCm device-library function: lower math with "
+              "convert-math-to-llvm and give kernels known block sizes)";
+  }
+  return success(clean);
+}
+
+struct ConvertKernelsToROCDLPass
+    : PassWrapper<ConvertKernelsToROCDLPass, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertKernelsToROCDLPass)
+
+  ConvertKernelsToROCDLPass() = default;
+  ConvertKernelsToROCDLPass(const ConvertKernelsToROCDLPass &other)
+      : PassWrapper(other) {}
+  explicit ConvertKernelsToROCDLPass(StringRef chipName) {
+    chip = chipName.str();
+  }
+
+  StringRef getArgument() const override {
+    return "pa-convert-kernels-to-rocdl";
+  }
+  StringRef getDescription() const override {
+    return "convert kernels (gpu/arith/cf/memref/vector/amdgpu) to the LLVM "
+           "and ROCDL dialects without ROCm device-library calls";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect, ROCDL::ROCDLDialect,
+                    amdgpu::AMDGPUDialect, vector::VectorDialect>();
+  }
+
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("AMD chip: gfx942 or gfx950"),
+                           llvm::cl::init("gfx950")};
+
+  void runOnOperation() override {
+    gpu::GPUModuleOp kernels = getOperation();
+    MLIRContext *ctx = &getContext();
+    FailureOr<ChipInfo> target = resolveAMDChip(kernels.getLoc(), chip);
+    if (failed(target))
+      return signalPassFailure();
+    FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(target->name);
+    if (failed(chipset) || failed(checkFp8Flavour(kernels, *target)) ||
+        failed(checkWorkgroupMemory(kernels, *target)))
+      return signalPassFailure();
+
+    // The layout the AMDGPU backend will use, so that memref and index
+    // arithmetic here agrees with it.
+    std::string error;
+    std::unique_ptr<llvm::TargetMachine> machine =
+        amd::createTargetMachine(target->name, error);
+    if (!machine) {
+      kernels.emitError() << error;
+      return signalPassFailure();
+    }
+    llvm::DataLayout dataLayout = machine->createDataLayout();
+    kernels->setAttr(
+        LLVM::LLVMDialect::getDataLayoutAttrName(),
+        StringAttr::get(ctx, dataLayout.getStringRepresentation()));
+    for (auto kernel : kernels.getOps<gpu::GPUFuncOp>())
+      if (kernel.isKernel())
+        recordKernargFields(kernel);
+
+    // In-dialect rewrites first: fp8 extf/truncf to the amdgpu conversion
+    // ops of the chip (checked above), gpu ops that expand to other gpu ops.
+    {
+      RewritePatternSet patterns(ctx);
+      populateGpuRewritePatterns(patterns);
+      const bool nativeFp8 =
+          *chipset == amdgpu::Chipset(9, 4, 2) || amdgpu::hasOcpFp8(*chipset);
+      arith::populateArithToAMDGPUConversionPatterns(
+          patterns, /*convertFP8Arithmetic=*/nativeFp8,
+          /*saturateFP8Truncf=*/true, /*allowPackedF16Rtz=*/false,
+          /*supportsScaledExtTrunc=*/*chipset == amdgpu::Chipset(9, 5, 0),
+          *chipset);
+      if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+        return signalPassFailure();
+    }
+
+    LowerToLLVMOptions options(ctx, DataLayout(kernels));
+    options.dataLayout = dataLayout;
+    // Window and plan arithmetic is i64 (windows reach 2^31 - 1).
+    options.overrideIndexBitwidth(64);
+    LLVMTypeConverter converter(ctx, options);
+    amdgpu::populateCommonGPUTypeAndAttributeConversions(converter);
+
+    RewritePatternSet patterns(ctx);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
+    populateVectorToLLVMConversionPatterns(converter, patterns);
+    index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chipset);
+    populateGpuToROCDLConversionPatterns(converter, patterns,
+                                         gpu::amd::Runtime::HIP, *chipset);
+
+    // Everything must end up in LLVM/ROCDL; LLVM's math intrinsics stay
+    // (upstream marks some illegal to route them to __ocml_* calls).
+    LLVMConversionTarget conversionTarget(*ctx);
+    conversionTarget.addLegalDialect<ROCDL::ROCDLDialect>();
+    conversionTarget.addLegalOp<gpu::GPUModuleOp>();
+    if (failed(applyFullConversion(kernels, conversionTarget,
+                                   std::move(patterns))))
+      return signalPassFailure();
+
+    setFlatWorkgroupSizes(kernels);
+    if (failed(checkNoExternalFunctions(kernels)))
+      return signalPassFailure();
+  }
+
+  /// The backend reads the flat workgroup size range; make it the exact
+  /// known size so it agrees with reqd_work_group_size (as upstream does).
+  static void setFlatWorkgroupSizes(gpu::GPUModuleOp kernels) {
+    auto *rocdl = kernels.getContext()->getLoadedDialect<ROCDL::ROCDLDialect>();
+    auto reqd = rocdl->getReqdWorkGroupSizeAttrHelper();
+    auto flat = rocdl->getFlatWorkGroupSizeAttrHelper();
+    kernels.walk([&](LLVM::LLVMFuncOp func) {
+      if (!reqd.isAttrPresent(func))
+        return;
+      int64_t size = 1;
+      for (int32_t extent : reqd.getAttr(func).asArrayRef())
+        size *= extent;
+      flat.setAttr(func, StringAttr::get(func.getContext(),
+                                         Twine(size) + "," + Twine(size)));
+    });
+  }
+};
+
+} // namespace
+
+std::unique_ptr<OperationPass<gpu::GPUModuleOp>>
+mlir::pa::createConvertKernelsToROCDLPass(StringRef chip) {
+  return std::make_unique<ConvertKernelsToROCDLPass>(chip);
+}
+
+void mlir::pa::amd::registerConvertKernelsToROCDLPass() {
+  PassRegistration<ConvertKernelsToROCDLPass>();
+}

@@ -1,0 +1,83 @@
+//===- Pipeline.cpp - the pa-lower-to-rocdl pipeline ----------------------===//
+#include "pa/Target/AMD/Pipeline.h"
+#include "AMDTarget.h"
+#include "pa/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("AMD chip the kernels are built for (gfx942, gfx950); "
+                     "it fixes the plan budget, fp8 flavour and ISA"),
+      llvm::cl::init("gfx950")};
+};
+} // namespace
+
+namespace {
+/// The spec's bound on staged page ids.
+constexpr int64_t kMaxStagedPageIds = 4096;
+
+/// Page ids staged in LDS: at most an eighth of the chip's LDS (16 KiB of
+/// ids would not fit gfx942's 64 KiB beside the lane-0 decode kernel's
+/// f32 tiles); the tiles beyond use the direct fallback.
+int64_t maxStagedPageIds(StringRef chipName) {
+  std::optional<ChipInfo> chip = lookupChip(chipName);
+  if (!chip)
+    return kMaxStagedPageIds;
+  return std::min<int64_t>(kMaxStagedPageIds,
+                           chip->workgroupMemoryBytes / 8 /
+                               static_cast<int64_t>(sizeof(int32_t)));
+}
+} // namespace
+
+void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip) {
+  // pa ops -> tiled IR (the same passes as the host path).
+  pm.addPass(createPaLowerPlan({chip.str()}));
+  pm.addPass(createPaTile({chip.str()}));
+  pm.addPass(createPaLowerReduce({chip.str()}));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createPaStagePageIds({maxStagedPageIds(chip)}));
+  // Correctness-only baseline until pa-to-mfma: decode's tile ops become
+  // loops and every kernel body runs on lane 0 of its workgroup.
+  kernels.addPass(createPaLowerTileToLoops());
+  kernels.addPass(createPaWorkgroupToLane0());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+
+  // Structured loops and memref metadata to what the LLVM patterns take;
+  // math.exp2 to llvm.intr.exp2 here, before anything could pick the
+  // device-library (__ocml_*) lowering.
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(arith::createArithExpandOpsPass());
+  kernels.addPass(createConvertKernelsToROCDLPass(chip));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+}
+
+void mlir::pa::registerAMDPipelines() {
+  amd::registerConvertKernelsToROCDLPass();
+  PassPipelineRegistration<ROCDLPipelineOptions>(
+      "pa-lower-to-rocdl",
+      "lower pa ops to kernels of gpu.module @pa_kernels in the LLVM/ROCDL "
+      "dialects for an AMD chip (every kernel runs on lane 0 of its "
+      "workgroup: the correctness-only baseline that pa-to-mfma replaces "
+      "for decode)",
+      [](OpPassManager &pm, const ROCDLPipelineOptions &options) {
+        buildROCDLPipeline(pm, options.chip);
+      });
+}

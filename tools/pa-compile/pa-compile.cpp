@@ -1,0 +1,254 @@
+//===- pa-compile.cpp - pa ops to an AMD code object ----------------------===//
+//
+//   pa-compile INPUT --chip=gfx942|gfx950 -o OUT.hsaco
+//              [--code-object-version=5|6] [--emit=hsaco|isa|llvm|mlir]
+//
+// Writes OUT.hsaco (the plan, decode and reduce kernels of INPUT) and
+// OUT.hsaco.json (their metadata). No ROCm, no GPU: everything runs in this
+// process. Every failure is a diagnostic and a non-zero exit status.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/IR/PaDialect.h"
+#include "pa/Target/AMD/CodeObject.h"
+#include "pa/Target/AMD/Pipeline.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+enum class EmitKind { Hsaco, Isa, LLVM, MLIR };
+
+cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"),
+                                   cl::init("-"));
+cl::opt<std::string> outputFilename("o", cl::desc("output file"),
+                                    cl::value_desc("path"), cl::init("-"));
+cl::opt<std::string> chip("chip", cl::desc("AMD chip: gfx942 or gfx950"),
+                          cl::init("gfx950"));
+cl::opt<int> codeObjectVersion("code-object-version",
+                               cl::desc("AMDHSA code object version (5 or 6)"),
+                               cl::init(5));
+cl::opt<EmitKind> emit(
+    "emit", cl::desc("what to write"), cl::init(EmitKind::Hsaco),
+    cl::values(clEnumValN(EmitKind::Hsaco, "hsaco",
+                          "the code object, and its metadata as OUTPUT.json"),
+               clEnumValN(EmitKind::Isa, "isa", "AMDGPU assembly"),
+               clEnumValN(EmitKind::LLVM, "llvm",
+                          "the kernels' optimized LLVM IR"),
+               clEnumValN(EmitKind::MLIR, "mlir",
+                          "the module after pa-lower-to-rocdl")));
+cl::opt<bool> printResources(
+    "print-resources",
+    cl::desc("print each kernel's grid and resource figures to stdout"));
+cl::opt<bool> printTime("print-time",
+                        cl::desc("print the compile time to stderr"));
+cl::opt<bool> throughAPI(
+    "through-api",
+    cl::desc("compile with the single call compileToCodeObject (the C API's "
+             "entry point; errors come back as text) instead of stage by "
+             "stage; --emit=hsaco only"));
+
+LogicalResult writeOutput(StringRef path, StringRef contents) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "pa-compile: " << error << "\n";
+    return failure();
+  }
+  file->os() << contents;
+  file->keep();
+  return success();
+}
+
+/// One line per kernel of the metadata JSON: what `make demo` shows.
+void printResourceTable(StringRef metadataJson) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(metadataJson);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *kernels = root ? root->getArray("kernels") : nullptr;
+  if (!kernels)
+    return;
+  auto number = [](const llvm::json::Object &kernel, StringRef key) {
+    return kernel.getInteger(key).value_or(-1);
+  };
+  if (std::optional<StringRef> target = root->getString("target"))
+    llvm::outs() << *target << "\n";
+  for (const llvm::json::Value &value : *kernels) {
+    const llvm::json::Object *kernel = value.getAsObject();
+    if (!kernel)
+      continue;
+    llvm::outs() << llvm::formatv(
+        "  {0,-12} grid [{1}] workgroup {2} | LDS {3} B, VGPR {4}, AGPR "
+        "{5}, SGPR {6}, scratch {7} B, kernarg {8} B\n",
+        kernel->getString("name").value_or(""),
+        kernel->getString("grid").value_or(""),
+        number(*kernel, "max_flat_workgroup_size"),
+        number(*kernel, "lds_bytes"), number(*kernel, "vgpr_count"),
+        number(*kernel, "agpr_count"), number(*kernel, "sgpr_count"),
+        number(*kernel, "scratch_bytes"),
+        number(*kernel, "kernarg_segment_size"));
+  }
+}
+
+/// The command line, copied out of the cl::opts: lld's driver resets every
+/// registered option to its default when it parses its own (-mllvm)
+/// options, which happens during the link.
+struct Request {
+  pa::AMDCompileOptions options;
+  EmitKind emit;
+  std::string output;
+  bool printResources;
+  bool printTime;
+  bool throughAPI;
+};
+
+/// Writes OUT and OUT.json, and the figures asked for.
+LogicalResult writeCodeObject(const pa::AMDCodeObject &codeObject,
+                              const Request &request, double seconds) {
+  if (request.printTime)
+    llvm::errs() << llvm::formatv("pa-compile: {0} code object in {1:F3} s\n",
+                                  request.options.chip, seconds);
+  if (request.printResources)
+    printResourceTable(codeObject.metadataJson);
+  if (request.emit == EmitKind::Isa)
+    return writeOutput(request.output, codeObject.isa);
+  if (failed(writeOutput(request.output, codeObject.hsaco)))
+    return failure();
+  return writeOutput(request.output + ".json", codeObject.metadataJson);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// The C API's path: one call, diagnostics as text.
+LogicalResult compileThroughAPI(ModuleOp module, const Request &request,
+                                std::chrono::steady_clock::time_point start) {
+  std::string error;
+  std::optional<pa::AMDCodeObject> codeObject =
+      pa::compileToCodeObject(module, request.options, error);
+  if (!codeObject) {
+    llvm::errs() << error;
+    return failure();
+  }
+  return writeCodeObject(*codeObject, request, secondsSince(start));
+}
+
+LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                      const Request &request) {
+  auto start = std::chrono::steady_clock::now();
+  const pa::AMDCompileOptions &options = request.options;
+  StringRef outputFilename = request.output;
+  if (request.emit == EmitKind::Hsaco && outputFilename == "-") {
+    llvm::errs() << "pa-compile: --emit=hsaco needs an output file (-o "
+                    "OUT.hsaco)\n";
+    return failure();
+  }
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+  if (request.throughAPI)
+    return compileThroughAPI(*module, request, start);
+  if (failed(pa::lowerToROCDL(*module, options)))
+    return failure();
+  if (request.emit == EmitKind::MLIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return writeOutput(outputFilename, text);
+  }
+
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      pa::translateKernelsToLLVM(*module, options, llvmContext);
+  if (failed(llvmModule))
+    return failure();
+  if (request.emit == EmitKind::LLVM) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    (*llvmModule)->print(os, nullptr);
+    return writeOutput(outputFilename, text);
+  }
+
+  FailureOr<pa::AMDCodeObject> codeObject =
+      pa::emitCodeObject(*module, **llvmModule, options);
+  if (failed(codeObject))
+    return failure();
+  return writeCodeObject(*codeObject, request, secondsSince(start));
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "pa-compile: pa ops to an AMD code object (.hsaco) and its metadata\n");
+  pa::registerAMDPipelines();
+  Request request;
+  request.options.chip = chip;
+  request.options.codeObjectVersion = codeObjectVersion;
+  request.emit = emit;
+  request.output = outputFilename;
+  request.printResources = printResources;
+  request.printTime = printTime;
+  request.throughAPI = throughAPI;
+  if (throughAPI && emit != EmitKind::Hsaco) {
+    llvm::errs() << "pa-compile: --through-api writes code objects only "
+                    "(--emit=hsaco)\n";
+    return 1;
+  }
+
+  DialectRegistry registry;
+  registry
+      .insert<pa::PaDialect, affine::AffineDialect, amdgpu::AMDGPUDialect,
+              arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
+              gpu::GPUDialect, index::IndexDialect, LLVM::LLVMDialect,
+              math::MathDialect, memref::MemRefDialect, ROCDL::ROCDLDialect,
+              scf::SCFDialect, ub::UBDialect, vector::VectorDialect>();
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << "pa-compile: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  return failed(compile(context, sourceMgr, request)) ? 1 : 0;
+}
