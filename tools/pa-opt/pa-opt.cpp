@@ -12,6 +12,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "pa/Conversion/Passes.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
 #include "pa/Transforms/Passes.h"
@@ -19,6 +20,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::pa::registerPaPassesAndPipelines();
+  mlir::pa::registerPaConversionPasses();
   mlir::pa::registerAMDPipelines();
 
   mlir::DialectRegistry registry;

@@ -1,0 +1,56 @@
+//===- Passes.td - backend conversions of the tiled IR -----*- tablegen -*-===//
+//
+// A backend is one pass that distributes the workgroup programs of the tiled
+// IR over lanes and emits the target's matrix instructions; the standard
+// lowering (ROCDL / NVVM) follows.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PA_CONVERSION_PASSES_TD
+#define PA_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "distribute the tiled IR over wave64 lanes with MFMA (gfx942, gfx950)";
+  let description = [{
+    Rewrites the kernels of `gpu.module @pa_kernels` from workgroup programs
+    into per-lane code for 4-wave (256-lane) workgroups: the decode kernel's
+    `pa.tile.*` ops become `amdgpu.mfma` on fp8 (`v_mfma_f32_16x16x32_fp8_fp8`)
+    or bf16 operands with K and V reaching the lanes through 16-byte buffer
+    loads, the query, P, page ids and cross-wave reductions through LDS; the
+    plan and reduce kernels are spread over the lanes as well.
+
+    Per-chip rules: gfx942 takes `f8E4M3FNUZ` only, gfx950 `f8E4M3FN` only
+    (and may use `v_mfma_f32_16x16x128_f8f6f4`); the wrong flavour is a
+    diagnostic.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
+           "target chip: gfx942 or gfx950">
+  ];
+  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::ROCDL::ROCDLDialect"];
+}
+
+def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "distribute the tiled IR over warps for NVIDIA sm_90a";
+  let description = [{
+    Rewrites the kernels of `gpu.module @pa_kernels` into per-thread code for
+    NVIDIA GPUs (4-warp workgroups), with warp-level MMA where implemented;
+    fp8 conversions are lowered explicitly (MLIR 22 does not translate fp8
+    `arith.extf`/`truncf` in NVVM kernels).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "target chip: sm_90a">
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+#endif // PA_CONVERSION_PASSES_TD
