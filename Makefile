@@ -5,6 +5,9 @@
 #   make test    build, then run every test (lit + unit tests) through CTest
 #   make bench   benchmarks (figures, not pass/fail)
 #   make docs    regenerate the dialect reference in docs/ from ODS
+#   make test-emulator-full  the whole numerics matrix through the wave64 emulator
+#   make fuzz    fuzz parse -> verify -> pipelines for FUZZ_SECONDS (build-fuzz/)
+#   make test-sanitize  the tests under ASan + UBSan (build-asan/)
 
 BUILD ?= build
 LLVM_PREFIX ?= /usr/lib/llvm-22
@@ -13,7 +16,7 @@ CMAKE_FLAGS ?=
 
 PA_OPT := $(BUILD)/bin/pa-opt
 
-.PHONY: setup configure build demo test bench docs clean
+.PHONY: setup configure build demo test bench docs clean fuzz test-sanitize test-emulator-full
 
 setup:
 	@bash scripts/setup.sh
@@ -48,6 +51,25 @@ bench: build
 
 docs: build
 	cp $(BUILD)/docs/Dialects/PaDialect.md docs/Dialects/PaDialect.md
+
+# Reliability (docs/reliability.md): each in its own instrumented build.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+SANITIZE_BUILD ?= build-asan
+
+fuzz: setup
+	$(MAKE) configure BUILD=$(FUZZ_BUILD) CMAKE_FLAGS="-DPA_ENABLE_FUZZ=ON"
+	ninja -C $(FUZZ_BUILD) -j $(JOBS) pa-fuzz-pipeline
+	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+test-sanitize: setup
+	$(MAKE) build BUILD=$(SANITIZE_BUILD) CMAKE_FLAGS="-DPA_ENABLE_SANITIZERS=ON"
+	bash fuzz/test-sanitize.sh $(SANITIZE_BUILD) $(JOBS)
+
+# Every program and length set of the numerics matrix on both AMD chips,
+# through the wave64 emulator (make test runs its CI subset).
+test-emulator-full: build
+	$(BUILD)/bin/PAEmulatorMatrix --subset full
 
 clean:
 	rm -rf $(BUILD)

@@ -3,4 +3,5 @@
 # the code-object resource table (AMD) and the H200 timings (NVIDIA).
 set -euo pipefail
 build=${1:-build}
-echo "pa-mlir benchmarks: none yet (the backends that produce code objects are not built yet)"
+echo "== AMD code objects: MFMA decode kernel resources (bench/amd_resources.sh)"
+bash "$(dirname "$0")/amd_resources.sh" "$build"

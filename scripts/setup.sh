@@ -7,7 +7,9 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ git
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22 clang-22 liblld-22-dev
+  libclang-rt-22-dev  # sanitizer + libFuzzer runtimes (make test-sanitize, make fuzz)
   libgtest-dev python3 python3-numpy python3-pytest
+  libamdhip64-dev  # HIP headers for the HIP launcher (the runtime is dlopen-ed)
 )
 
 missing=()

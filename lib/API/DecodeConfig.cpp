@@ -9,6 +9,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::pa;
@@ -16,10 +17,13 @@ using namespace mlir::pa;
 std::string DecodeConfig::validate() const {
   std::string message;
   llvm::raw_string_ostream os(message);
-  // Sizes become memref dims: a non-positive one cannot even be expressed.
+  // Sizes become memref dims: a non-positive one cannot even be expressed,
+  // and beyond 2^31-1 products of them (rows Q * G, buffer sizes) overflow.
   auto positive = [&](int64_t value, llvm::StringRef name) {
     if (value < 1 && message.empty())
       os << name << " must be >= 1, got " << value;
+    else if (value > std::numeric_limits<int32_t>::max() && message.empty())
+      os << name << " must be at most 2^31-1, got " << value;
   };
   positive(numQueryHeads, "number of query heads");
   positive(numKVHeads, "number of KV heads");

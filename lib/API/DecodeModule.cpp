@@ -1,13 +1,14 @@
-//===- DecodeModule.cpp - a DecodeConfig as a pa module -------------------===//
+//===- DecodeModule.cpp - a DecodeConfig as pa ops and a pa module --------===//
 //
-// Builds `func.func @pa_decode` with the operand types of the spec's table
-// (static head counts, head dim, page size and rows; dynamic batch, page
-// pool, block-table width and plan capacity) and the pa.plan -> pa.decode ->
-// pa.reduce body, then runs the verifier so that every rule of the dialect
+// The operand shapes and types of the spec's table (static head counts, head
+// dim, page size and rows; dynamic batch, page pool, block-table width and
+// plan capacity), the op builders that take their attributes from a
+// DecodeConfig (Builders.h), and `func.func @pa_decode` with the pa.plan ->
+// pa.decode -> pa.reduce body, verified so that every rule of the dialect
 // reaches the caller as the verifier's own diagnostic.
 //
 //===----------------------------------------------------------------------===//
-#include "pa/API/DecodeConfig.h"
+#include "pa/API/Builders.h"
 
 #include "DiagnosticCapture.h"
 
@@ -16,6 +17,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
 #include "pa/IR/PaOps.h"
+
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::pa;
@@ -40,61 +43,141 @@ Type queryElementType(MLIRContext &context, QueryType type) {
                                  : Type(Float16Type::get(&context));
 }
 
-/// The memref type of every operand of @pa_decode, in argument order; the
-/// optional ones are null when the configuration has none.
-struct DecodeSignature {
-  MemRefType query, keyCache, valueCache, blockTables, contextLengths;
-  MemRefType kScale, vScale, sinks;
-  MemRefType workInfo, reduceInfo, expSums, maxLogits, tmpOut, output;
+/// The element type of the operand `name`.
+Type operandElementType(MLIRContext &context, const DecodeConfig &config,
+                        StringRef name) {
+  if (name == "query" || name == "output")
+    return queryElementType(context, config.queryType);
+  if (name == "key_cache" || name == "value_cache")
+    return kvElementType(context, config.kvType);
+  if (name == "block_tables" || name == "context_lengths" ||
+      name == "work_info" || name == "reduce_info")
+    return IntegerType::get(&context, 32);
+  return Float32Type::get(&context);
+}
 
-  SmallVector<Type> argumentTypes() const {
-    SmallVector<Type> types = {query, keyCache, valueCache, blockTables,
-                               contextLengths};
-    for (MemRefType optional : {kScale, vScale, sinks})
-      if (optional)
-        types.push_back(optional);
-    types.append({workInfo, reduceInfo, expSums, maxLogits, tmpOut, output});
-    return types;
-  }
-};
-
-DecodeSignature decodeSignature(MLIRContext &context,
-                                const DecodeConfig &config) {
+/// The shapes of the operands in argument order (absent scales and sinks
+/// left out): the spec's table with B, N, max_pages and capacity dynamic.
+SmallVector<std::pair<StringRef, SmallVector<int64_t, 5>>>
+operandShapes(const DecodeConfig &config) {
   const int64_t hq = config.numQueryHeads, hkv = config.numKVHeads;
   const int64_t d = config.headDim, p = config.pageSize;
   const int64_t x = config.packWidth(), rows = config.rowsPerKVHead();
-  Type kv = kvElementType(context, config.kvType);
-  Type query = queryElementType(context, config.queryType);
-  Type i32 = IntegerType::get(&context, 32);
-  Type f32 = Float32Type::get(&context);
-  auto memref = [](ArrayRef<int64_t> shape, Type element) {
-    return MemRefType::get(shape, element);
-  };
+  // N, B, B * Q and the plan capacity are the dynamic sizes.
+  const int64_t n = kDynamic, batch = kDynamic, tokens = kDynamic;
+  const int64_t capacity = kDynamic;
 
-  DecodeSignature sig;
-  sig.query = memref({kDynamic, hq, d}, query);
-  sig.keyCache = config.keyLayout == KeyLayout::packed
-                     ? memref({kDynamic, hkv, d / x, p, x}, kv)
-                     : memref({kDynamic, hkv, p, d}, kv);
-  sig.valueCache = config.vLayout == VLayout::plain
-                       ? memref({kDynamic, hkv, d, p}, kv)
-                       : memref({kDynamic, hkv, p / x, d, x}, kv);
-  sig.blockTables = memref({kDynamic, kDynamic}, i32);
-  sig.contextLengths = memref({kDynamic}, i32);
-  if (config.scaleMode == ScaleMode::per_tensor)
-    sig.kScale = sig.vScale = memref({1}, f32);
-  else if (config.scaleMode == ScaleMode::per_token)
-    sig.kScale = sig.vScale = memref({kDynamic, hkv, p}, f32);
+  SmallVector<std::pair<StringRef, SmallVector<int64_t, 5>>> shapes;
+  auto add = [&](StringRef name, ArrayRef<int64_t> shape) {
+    shapes.push_back({name, SmallVector<int64_t, 5>(shape)});
+  };
+  add("query", {tokens, hq, d});
+  if (config.keyLayout == KeyLayout::packed)
+    add("key_cache", {n, hkv, d / x, p, x});
+  else
+    add("key_cache", {n, hkv, p, d});
+  if (config.vLayout == VLayout::plain)
+    add("value_cache", {n, hkv, d, p});
+  else
+    add("value_cache", {n, hkv, p / x, d, x});
+  add("block_tables", {batch, kDynamic});
+  add("context_lengths", {batch});
+  if (config.scaleMode == ScaleMode::per_tensor) {
+    add("k_scale", {1});
+    add("v_scale", {1});
+  } else if (config.scaleMode == ScaleMode::per_token) {
+    add("k_scale", {n, hkv, p});
+    add("v_scale", {n, hkv, p});
+  }
   if (config.hasSinks)
-    sig.sinks = memref({hq}, f32);
-  sig.workInfo = memref({kDynamic, 4}, i32);
-  sig.reduceInfo = memref({kDynamic, 2}, i32);
-  sig.expSums = sig.maxLogits = memref({hkv, kDynamic, rows}, f32);
-  sig.tmpOut = memref({hkv, kDynamic, rows, d}, f32);
-  sig.output = memref({kDynamic, hq, d}, query);
-  return sig;
+    add("sinks", {hq});
+  add("work_info", {capacity, 4});
+  add("reduce_info", {batch, 2});
+  add("exp_sums", {hkv, capacity, rows});
+  add("max_logits", {hkv, capacity, rows});
+  add("tmp_out", {hkv, capacity, rows, d});
+  add("output", {tokens, hq, d});
+  return shapes;
 }
 } // namespace
+
+SmallVector<std::pair<StringRef, MemRefType>>
+mlir::pa::decodeOperandTypes(MLIRContext &context,
+                             const DecodeConfig &config) {
+  SmallVector<std::pair<StringRef, MemRefType>> types;
+  for (const auto &[name, shape] : operandShapes(config))
+    types.push_back(
+        {name, MemRefType::get(shape,
+                               operandElementType(context, config, name))});
+  return types;
+}
+
+Value *DecodeOperands::lookup(StringRef name) {
+  return llvm::StringSwitch<Value *>(name)
+      .Case("query", &query)
+      .Case("key_cache", &keyCache)
+      .Case("value_cache", &valueCache)
+      .Case("block_tables", &blockTables)
+      .Case("context_lengths", &contextLengths)
+      .Case("k_scale", &kScale)
+      .Case("v_scale", &vScale)
+      .Case("sinks", &sinks)
+      .Case("work_info", &workInfo)
+      .Case("reduce_info", &reduceInfo)
+      .Case("exp_sums", &expSums)
+      .Case("max_logits", &maxLogits)
+      .Case("tmp_out", &tmpOut)
+      .Case("output", &output)
+      .Default(nullptr);
+}
+
+PlanOp mlir::pa::buildPlanOp(OpBuilder &builder, Location loc,
+                             const DecodeConfig &config,
+                             const DecodeOperands &operands) {
+  // The plan's budget is always explicit so that the IR and the runtime's
+  // buffer sizes (DecodeConfig::planCapacity) agree by construction.
+  return PlanOp::create(
+      builder, loc, operands.contextLengths, operands.workInfo,
+      operands.reduceInfo, config.numKVHeads, config.queryLength,
+      config.slidingWindow,
+      builder.getI64IntegerAttr(config.effectiveBudget()),
+      builder.getI64IntegerAttr(config.effectiveMaxPartitions()));
+}
+
+DecodeOp mlir::pa::buildDecodeOp(OpBuilder &builder, Location loc,
+                                 const DecodeConfig &config,
+                                 const DecodeOperands &operands) {
+  MLIRContext *context = builder.getContext();
+  auto layout = KVLayoutAttr::get(context, config.pageSize,
+                                  config.packWidth(), config.vLayout);
+  FloatAttr softmaxScale =
+      config.softmaxScale ? builder.getF64FloatAttr(*config.softmaxScale)
+                          : FloatAttr();
+  ComputeTypeAttr compute =
+      config.computeType ? ComputeTypeAttr::get(context, *config.computeType)
+                         : ComputeTypeAttr();
+  return DecodeOp::create(
+      builder, loc, operands.query, operands.keyCache, operands.valueCache,
+      operands.blockTables, operands.contextLengths, operands.kScale,
+      operands.vScale, operands.workInfo, operands.expSums,
+      operands.maxLogits, operands.tmpOut, layout, config.scaleMode,
+      config.slidingWindow, softmaxScale, compute);
+}
+
+ReduceOp mlir::pa::buildReduceOp(OpBuilder &builder, Location loc,
+                                 const DecodeOperands &operands) {
+  return ReduceOp::create(builder, loc, operands.expSums, operands.maxLogits,
+                          operands.tmpOut, operands.reduceInfo, operands.sinks,
+                          operands.output);
+}
+
+void mlir::pa::buildDecodeSequence(OpBuilder &builder, Location loc,
+                                   const DecodeConfig &config,
+                                   const DecodeOperands &operands) {
+  buildPlanOp(builder, loc, config, operands);
+  buildDecodeOp(builder, loc, config, operands);
+  buildReduceOp(builder, loc, operands);
+}
 
 OwningOpRef<ModuleOp> mlir::pa::buildDecodeModule(MLIRContext &context,
                                                   const DecodeConfig &config,
@@ -111,46 +194,23 @@ OwningOpRef<ModuleOp> mlir::pa::buildDecodeModule(MLIRContext &context,
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   builder.setInsertionPointToEnd(module->getBody());
 
-  DecodeSignature sig = decodeSignature(context, config);
-  auto func = func::FuncOp::create(
-      builder, loc, kDecodeFunctionName,
-      builder.getFunctionType(sig.argumentTypes(), {}));
+  SmallVector<std::pair<StringRef, MemRefType>> operandTypes =
+      decodeOperandTypes(context, config);
+  SmallVector<Type> argumentTypes;
+  for (const auto &[name, type] : operandTypes)
+    argumentTypes.push_back(type);
+  auto func = func::FuncOp::create(builder, loc, kDecodeFunctionName,
+                                   builder.getFunctionType(argumentTypes, {}));
   // The runtime calls the C-interface wrapper (_mlir_ciface_pa_decode).
   func->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
 
-  auto next = body->args_begin();
-  auto take = [&](MemRefType type) { return type ? Value(*next++) : Value(); };
-  Value query = take(sig.query), keyCache = take(sig.keyCache),
-        valueCache = take(sig.valueCache), blockTables = take(sig.blockTables),
-        contextLengths = take(sig.contextLengths), kScale = take(sig.kScale),
-        vScale = take(sig.vScale), sinks = take(sig.sinks),
-        workInfo = take(sig.workInfo), reduceInfo = take(sig.reduceInfo),
-        expSums = take(sig.expSums), maxLogits = take(sig.maxLogits),
-        tmpOut = take(sig.tmpOut), output = take(sig.output);
-
-  // The plan's budget is always explicit so that the IR and the runtime's
-  // buffer sizes (DecodeConfig::planCapacity) agree by construction.
-  PlanOp::create(builder, loc, contextLengths, workInfo, reduceInfo,
-                 config.numKVHeads, config.queryLength, config.slidingWindow,
-                 builder.getI64IntegerAttr(config.effectiveBudget()),
-                 builder.getI64IntegerAttr(config.effectiveMaxPartitions()));
-
-  auto layout = KVLayoutAttr::get(&context, config.pageSize,
-                                  config.packWidth(), config.vLayout);
-  FloatAttr softmaxScale =
-      config.softmaxScale ? builder.getF64FloatAttr(*config.softmaxScale)
-                          : FloatAttr();
-  ComputeTypeAttr compute =
-      config.computeType ? ComputeTypeAttr::get(&context, *config.computeType)
-                         : ComputeTypeAttr();
-  DecodeOp::create(builder, loc, query, keyCache, valueCache, blockTables,
-                   contextLengths, kScale, vScale, workInfo, expSums,
-                   maxLogits, tmpOut, layout, config.scaleMode,
-                   config.slidingWindow, softmaxScale, compute);
-  ReduceOp::create(builder, loc, expSums, maxLogits, tmpOut, reduceInfo, sinks,
-                   output);
+  DecodeOperands operands;
+  for (auto [operand, argument] :
+       llvm::zip_equal(operandTypes, body->getArguments()))
+    *operands.lookup(operand.first) = argument;
+  buildDecodeSequence(builder, loc, config, operands);
   func::ReturnOp::create(builder, loc);
 
   if (failed(verify(*module))) {

@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "pa/IR/NestingDepth.h"
 #include "pa/Transforms/Passes.h"
 
 #include "llvm/Support/Error.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
+#include <limits>
 #include <mutex>
 
 using namespace mlir;
@@ -104,6 +106,21 @@ public:
     owners.push_back(std::move(descriptor));
   }
 
+  void add(const void *data, ArrayRef<int64_t> sizes) {
+    switch (sizes.size()) {
+    case 1:
+      return add<1>(data, {sizes[0]});
+    case 2:
+      return add<2>(data, {sizes[0], sizes[1]});
+    case 3:
+      return add<3>(data, {sizes[0], sizes[1], sizes[2]});
+    case 4:
+      return add<4>(data, {sizes[0], sizes[1], sizes[2], sizes[3]});
+    default:
+      return add<5>(data, {sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]});
+    }
+  }
+
   /// Valid while this pack lives and no descriptor is added.
   SmallVector<void *> packedArguments() {
     SmallVector<void *> arguments;
@@ -125,63 +142,79 @@ std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
   llvm::raw_string_ostream os(message);
   if (b.batch < 0 || b.numPages < 0 || b.maxPagesPerSequence < 0)
     return "batch, page count and block-table width must be >= 0";
+  // The plan stores sequence numbers as i32.
+  if (b.batch > std::numeric_limits<int32_t>::max())
+    return "batch must be at most 2^31-1, got " + std::to_string(b.batch);
   int64_t capacity = config.planCapacity(b.batch);
   if (b.capacity != capacity) {
     os << "the partial buffers hold " << b.capacity << " plan slots, but "
        << b.batch << " sequences need exactly " << capacity;
     return message;
   }
+  // A buffer is needed when it has elements, i.e. when none of the factors
+  // of its size is 0 (not multiplied: huge sizes must not overflow).
   auto required = [&](const void *pointer, llvm::StringRef name,
-                      int64_t count) {
-    if (!pointer && count > 0 && message.empty())
+                      std::initializer_list<int64_t> sizeFactors) {
+    bool empty = llvm::is_contained(sizeFactors, 0);
+    if (!pointer && !empty && message.empty())
       os << "'" << name << "' is missing";
   };
-  const int64_t rows = b.batch * config.queryLength;
-  const int64_t hq = config.numQueryHeads, hkv = config.numKVHeads;
-  const int64_t d = config.headDim, r = config.rowsPerKVHead();
-  const int64_t cacheElements = b.numPages * hkv * d * config.pageSize;
-  required(b.query, "query", rows * hq * d);
-  required(b.keyCache, "key_cache", cacheElements);
-  required(b.valueCache, "value_cache", cacheElements);
-  required(b.blockTables, "block_tables", b.batch * b.maxPagesPerSequence);
-  required(b.contextLengths, "context_lengths", b.batch);
-  required(b.workInfo, "work_info", capacity * 4);
-  required(b.reduceInfo, "reduce_info", b.batch * 2);
-  required(b.expSums, "exp_sums", hkv * capacity * r);
-  required(b.maxLogits, "max_logits", hkv * capacity * r);
-  required(b.tmpOut, "tmp_out", hkv * capacity * r * d);
-  required(b.output, "output", rows * hq * d);
+  const int64_t q = config.queryLength, hq = config.numQueryHeads;
+  const int64_t hkv = config.numKVHeads, d = config.headDim;
+  const int64_t r = config.rowsPerKVHead(), p = config.pageSize;
+  required(b.query, "query", {b.batch, q, hq, d});
+  required(b.keyCache, "key_cache", {b.numPages, hkv, d, p});
+  required(b.valueCache, "value_cache", {b.numPages, hkv, d, p});
+  required(b.blockTables, "block_tables", {b.batch, b.maxPagesPerSequence});
+  required(b.contextLengths, "context_lengths", {b.batch});
+  required(b.workInfo, "work_info", {capacity});
+  required(b.reduceInfo, "reduce_info", {b.batch});
+  required(b.expSums, "exp_sums", {hkv, capacity, r});
+  required(b.maxLogits, "max_logits", {hkv, capacity, r});
+  required(b.tmpOut, "tmp_out", {hkv, capacity, r, d});
+  required(b.output, "output", {b.batch, q, hq, d});
   if (!message.empty())
     return message;
 
   bool scaled = config.scaleMode != ScaleMode::none;
-  int64_t scaleCount = config.scaleMode == ScaleMode::per_tensor
-                           ? 1
-                           : b.numPages * hkv * config.pageSize;
   if (scaled) {
-    required(b.kScale, "k_scale", scaleCount);
-    required(b.vScale, "v_scale", scaleCount);
+    bool perTensor = config.scaleMode == ScaleMode::per_tensor;
+    for (auto [pointer, name] : {std::pair{b.kScale, "k_scale"},
+                                 std::pair{b.vScale, "v_scale"}}) {
+      if (perTensor)
+        required(pointer, name, {1});
+      else
+        required(pointer, name, {b.numPages, hkv, p});
+    }
   } else if (b.kScale || b.vScale) {
     return "scales are given but the program was compiled without scales";
   }
   if (config.hasSinks)
-    required(b.sinks, "sinks", hq);
+    required(b.sinks, "sinks", {hq});
   else if (b.sinks)
     return "sinks are given but the program was compiled without sinks";
   if (!message.empty())
     return message;
 
   const int64_t pageSize = config.pageSize;
+  const int64_t window = config.slidingWindow;
   for (int64_t seq = 0; seq < b.batch; ++seq) {
     int64_t length = b.contextLengths[seq];
-    if (length < 0 || length > b.maxPagesPerSequence * pageSize) {
+    // ceil(C / P) pages, compared without max_pages * P (which may overflow).
+    int64_t pagesUsed = (length + pageSize - 1) / pageSize;
+    if (length < 0 || pagesUsed > b.maxPagesPerSequence) {
       os << "context_lengths[" << seq << "] = " << length
-         << " is outside [0, max_pages * P = "
-         << b.maxPagesPerSequence * pageSize << "]";
+         << " is outside [0, max_pages * P] (max_pages = "
+         << b.maxPagesPerSequence << ", P = " << pageSize << ")";
       return message;
     }
-    // Every token t < C lives in block_tables[b][t / P] (the spec).
-    for (int64_t page = 0; page * pageSize < length; ++page) {
+    // Token t lives in block_tables[b][t / P] (the spec); only the pages
+    // some row can see are read: with a window W > 0 the first visible
+    // token is max(0, C - (Q - 1) - W), and the entries before its page may
+    // hold anything (a serving engine may have freed those pages).
+    int64_t firstVisible =
+        window > 0 ? std::max<int64_t>(0, length - (q - 1) - window) : 0;
+    for (int64_t page = firstVisible / pageSize; page < pagesUsed; ++page) {
       int64_t id = b.blockTables[seq * b.maxPagesPerSequence + page];
       if (id < 0 || id >= b.numPages) {
         os << "block_tables[" << seq << "][" << page << "] = " << id
@@ -193,6 +226,11 @@ std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
   return {};
 }
 } // namespace
+
+std::string mlir::pa::checkHostBuffers(const DecodeConfig &config,
+                                       const HostBuffers &buffers) {
+  return checkBuffers(config, buffers);
+}
 
 //===----------------------------------------------------------------------===//
 // HostProgram
@@ -249,38 +287,9 @@ LogicalResult HostProgram::run(const HostBuffers &b, std::string &error) const {
     error = std::move(problem);
     return failure();
   }
-  const int64_t hq = c.numQueryHeads, hkv = c.numKVHeads, d = c.headDim;
-  const int64_t p = c.pageSize, x = c.packWidth(), r = c.rowsPerKVHead();
-  const int64_t n = b.numPages, rows = b.batch * c.queryLength;
-
-  // Argument order of buildDecodeModule's @pa_decode.
   DescriptorPack pack(16);
-  pack.add<3>(b.query, {rows, hq, d});
-  if (c.keyLayout == KeyLayout::packed)
-    pack.add<5>(b.keyCache, {n, hkv, d / x, p, x});
-  else
-    pack.add<4>(b.keyCache, {n, hkv, p, d});
-  if (c.vLayout == VLayout::plain)
-    pack.add<4>(b.valueCache, {n, hkv, d, p});
-  else
-    pack.add<5>(b.valueCache, {n, hkv, p / x, d, x});
-  pack.add<2>(b.blockTables, {b.batch, b.maxPagesPerSequence});
-  pack.add<1>(b.contextLengths, {b.batch});
-  if (c.scaleMode == ScaleMode::per_tensor) {
-    pack.add<1>(b.kScale, {1});
-    pack.add<1>(b.vScale, {1});
-  } else if (c.scaleMode == ScaleMode::per_token) {
-    pack.add<3>(b.kScale, {n, hkv, p});
-    pack.add<3>(b.vScale, {n, hkv, p});
-  }
-  if (c.hasSinks)
-    pack.add<1>(b.sinks, {hq});
-  pack.add<2>(b.workInfo, {b.capacity, 4});
-  pack.add<2>(b.reduceInfo, {b.batch, 2});
-  pack.add<3>(b.expSums, {hkv, b.capacity, r});
-  pack.add<3>(b.maxLogits, {hkv, b.capacity, r});
-  pack.add<4>(b.tmpOut, {hkv, b.capacity, r, d});
-  pack.add<3>(b.output, {rows, hq, d});
+  for (const DecodeOperand &operand : decodeOperands(c, b))
+    pack.add(operand.data, operand.sizes);
 
   SmallVector<void *> arguments = pack.packedArguments();
   entry(arguments.data());
@@ -306,11 +315,19 @@ mlir::pa::lowerDecodeToHostText(const DecodeConfig &config,
 
 LogicalResult mlir::pa::verifyModuleText(llvm::StringRef text,
                                          std::string &error) {
+  // Deeper text would overflow the parser's stack (docs/reliability.md).
+  if (std::string tooDeep = checkNestingDepth(text); !tooDeep.empty()) {
+    error = "input:" + tooDeep;
+    return failure();
+  }
   std::unique_ptr<MLIRContext> context = makeContext();
   DiagnosticCapture diagnostics(*context);
-  // Parsing verifies the module as well.
+  // Parsing verifies the module as well. MLIR's lexer reads one byte past
+  // the text (its NUL terminator), which a StringRef need not have: parse a
+  // NUL-terminated copy.
+  const std::string terminated = text.str();
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(text, context.get(), "input");
+      parseSourceString<ModuleOp>(terminated, context.get(), "input");
   if (module)
     return success();
   error = diagnostics.textOr("the module could not be parsed");

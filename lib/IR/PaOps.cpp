@@ -10,8 +10,10 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -125,11 +127,30 @@ FailureOr<int64_t> staticDim(Operation *op, StringRef operand, Value value,
   return size;
 }
 
+/// Bound of the integer attributes that reach the plan's i32 fields and the
+/// kernels' i64 token arithmetic (the spec's windows reach 2^31-1); larger
+/// values would overflow there instead of meaning anything.
+constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
+
 LogicalResult verifyWindow(Operation *op, int64_t window) {
   if (window < -1)
     return op->emitOpError() << "sliding_window must be >= -1 (0 and -1 "
                                 "mean no window), got "
                              << window;
+  if (window > kMaxCount)
+    return op->emitOpError() << "sliding_window must be at most 2^31-1 = "
+                             << kMaxCount << ", got " << window;
+  return success();
+}
+
+/// A count attribute (heads, query length, budget, partitions) must lie in
+/// [1, 2^31-1].
+LogicalResult verifyCount(Operation *op, StringRef name, int64_t value) {
+  if (value < 1)
+    return op->emitOpError() << name << " must be >= 1, got " << value;
+  if (value > kMaxCount)
+    return op->emitOpError() << name << " must be at most 2^31-1 = "
+                             << kMaxCount << ", got " << value;
   return success();
 }
 
@@ -180,24 +201,30 @@ int64_t dimOf(Value v, unsigned index) {
 
 int64_t mlir::pa::planCapacity(int64_t batch, int64_t kvHeads, int64_t budget,
                                int64_t maxPartitions) {
-  int64_t perHead = (budget + kvHeads - 1) / kvHeads;
-  return std::min(batch * maxPartitions, std::max(batch, perHead));
+  // Defined for any int64 arguments (a static batch may be huge, a caller's
+  // configuration invalid): no division by zero, the ceiling without
+  // budget + kvHeads - 1, and a saturated product.
+  if (kvHeads < 1)
+    return 0;
+  int64_t perHead = budget / kvHeads + (budget % kvHeads > 0 ? 1 : 0);
+  int64_t all;
+  if (llvm::MulOverflow(batch, maxPartitions, all))
+    all = (batch < 0) != (maxPartitions < 0)
+              ? std::numeric_limits<int64_t>::min()
+              : std::numeric_limits<int64_t>::max();
+  return std::min(all, std::max(batch, perHead));
 }
 
 LogicalResult PlanOp::verify() {
   Operation *op = getOperation();
   OperandChecker check(op);
-  if (getNumKvHeads() < 1)
-    return emitOpError() << "num_kv_heads must be >= 1, got " << getNumKvHeads();
-  if (getQueryLength() < 1)
-    return emitOpError() << "query_length must be >= 1, got " << getQueryLength();
-  if (failed(verifyWindow(op, getSlidingWindow())))
+  if (failed(verifyCount(op, "num_kv_heads", getNumKvHeads())) ||
+      failed(verifyCount(op, "query_length", getQueryLength())) ||
+      failed(verifyWindow(op, getSlidingWindow())) ||
+      (getBudget() && failed(verifyCount(op, "budget", *getBudget()))) ||
+      (getMaxPartitions() &&
+       failed(verifyCount(op, "max_partitions", *getMaxPartitions()))))
     return failure();
-  if (getBudget() && *getBudget() < 1)
-    return emitOpError() << "budget must be >= 1, got " << *getBudget();
-  if (getMaxPartitions() && *getMaxPartitions() < 1)
-    return emitOpError() << "max_partitions must be >= 1, got "
-                         << *getMaxPartitions();
   if (failed(check.shape("context_lengths", getContextLengths(), "[B]",
                          {kAnySize})) ||
       failed(check.i32("context_lengths", getContextLengths())) ||
@@ -385,10 +412,18 @@ LogicalResult DecodeOp::verify() {
 
   if (failed(verifyWindow(op, getSlidingWindow())))
     return failure();
-  if (std::optional<double> scale = getSoftmaxScale();
-      scale && !std::isfinite(*scale))
-    return emitOpError() << "softmax_scale must be finite, got "
-                         << getSoftmaxScaleAttr();
+  if (std::optional<double> scale = getSoftmaxScale()) {
+    if (!std::isfinite(*scale))
+      return emitOpError() << "softmax_scale must be finite, got "
+                           << getSoftmaxScaleAttr();
+    // Kernels fold softmax_scale * log2(e) into one f32 constant.
+    const double log2e = 1.4426950408889634;
+    const double largest = std::numeric_limits<float>::max() / log2e;
+    if (std::fabs(*scale) > largest)
+      return emitOpError() << "softmax_scale must be at most " << largest
+                           << " in magnitude (scores are f32), got "
+                           << getSoftmaxScaleAttr();
+  }
 
   if (failed(check.shape("exp_sums", getExpSums(), "[Hkv, capacity, Q*G]",
                          {*kvHeads, kAnySize, kAnySize})))
@@ -501,8 +536,11 @@ LogicalResult verifyTile(Operation *op, StringRef name, Value value,
                            << formatShape(expected) << ", got " << type;
 }
 
+/// Dim 0 (M) of a tile buffer; any size for a 0-D memref, which the
+/// verifyTile call on that same buffer rejects.
 int64_t tileRows(Value tile) {
-  return cast<MemRefType>(tile.getType()).getDimSize(0);
+  auto type = cast<MemRefType>(tile.getType());
+  return type.getRank() > 0 ? type.getDimSize(0) : kAnySize;
 }
 
 LogicalResult verifyPageIdCount(Operation *op, VectorType ids,

@@ -169,18 +169,19 @@ void buildPlanBody(ImplicitLocOpBuilder &b, ValueRange args,
         Value count =
             ne.min(ne.min(ne.add(extra, ne.i64(1)), tiles), maxPartitions);
 
+        // Partition k covers [first + k*n/c, first + (k+1)*n/c). Slots past
+        // the end of a too-small work_info buffer (the verifier rejects the
+        // ones it can see) are skipped instead of written out of bounds, and
+        // reduce_info counts only the slots written, so that the reducer
+        // stays inside the partial buffers too.
+        Value storable =
+            ne.max(ne.min(count, ne.sub(workRowsI64, nextSlot)), ne.i64(0));
         Value c0n = arith::ConstantIndexOp::create(nb, 0);
         Value c1n = arith::ConstantIndexOp::create(nb, 1);
         memref::StoreOp::create(nb, ne.toI32(nextSlot), reduceInfo,
                                 ValueRange{sequence, c0n});
-        memref::StoreOp::create(nb, ne.toI32(count), reduceInfo,
+        memref::StoreOp::create(nb, ne.toI32(storable), reduceInfo,
                                 ValueRange{sequence, c1n});
-
-        // Partition k covers [first + k*n/c, first + (k+1)*n/c). Slots past
-        // the end of a too-small work_info buffer (the verifier rejects the
-        // ones it can see) are skipped instead of written out of bounds.
-        Value storable =
-            ne.max(ne.min(count, ne.sub(workRowsI64, nextSlot)), ne.i64(0));
         Value sequenceI32 = ne.toI32(ne.toI64(sequence));
         Value lengthI32 = ne.toI32(length);
         scf::ForOp::create(

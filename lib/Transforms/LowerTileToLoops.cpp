@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/Passes.h"
+#include "pa/Transforms/TileLowering.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -339,42 +340,23 @@ int64_t dimSize(Value memref, unsigned dim) {
 // One function per tile op
 //===----------------------------------------------------------------------===//
 
-/// ids[k] = page k of the tile holds a visible token ? block_tables[seq][tile
-/// * 256/P + k] : 0, built by vector.insert in a loop; the block-table load
-/// sits in an scf.if so entries of invisible pages are never read.
+/// ids[k] = buildVisiblePageId(k), built by vector.insert in a loop.
 LogicalResult lowerPageIds(TilePageIdsOp op, LoopEmitter &e) {
   Value blockTables = op.getBlockTables();
   if (failed(checkOperand(op, "block_tables", blockTables, 2, "[B, max_pages]",
                           [](Type t) { return t.isInteger(32); }, "i32")))
     return failure();
-  int64_t pageSize = op.getPageSize();
-  int64_t pagesPerTile = kTileTokens / pageSize;
+  int64_t pagesPerTile = kTileTokens / op.getPageSize();
   auto idsType = cast<VectorType>(op.getPageIds().getType());
   ImplicitLocOpBuilder &b = e.b;
-
-  Value firstPage = e.mulI(op.getTile(), e.index(pagesPerTile));
-  Value firstToken = e.mulI(e.toI64(op.getTile()), e.i64(kTileTokens));
+  auto constant = [&](TypedAttr value) { return e.constant(value); };
+  TilePageRange range =
+      buildTilePageRange(b, b.getLoc(), op, op.getTile(), constant);
   Value zeros = e.constant(cast<TypedAttr>(b.getZeroAttr(idsType)));
   auto loop = scf::ForOp::create(
       b, e.index(0), e.index(pagesPerTile), e.index(1), ValueRange{zeros},
-      [&](OpBuilder &, Location, Value k, ValueRange carried) {
-        // Page k holds tokens [pageBegin, pageBegin + P); it has a visible
-        // token when max(pageBegin, begin) < min(pageBegin + P, end).
-        Value pageBegin =
-            e.addI(firstToken, e.mulI(e.toI64(k), e.i64(pageSize)));
-        Value pageEnd = e.addI(pageBegin, e.i64(pageSize));
-        Value overlapBegin =
-            arith::MaxSIOp::create(b, pageBegin, op.getVisibleBegin());
-        Value overlapEnd = arith::MinSIOp::create(b, pageEnd, op.getVisibleEnd());
-        Value visible =
-            e.cmpI(arith::CmpIPredicate::slt, overlapBegin, overlapEnd);
-        Value id = e.ifValue(
-            visible,
-            [&] {
-              return e.load(blockTables,
-                            {op.getSequence(), e.addI(firstPage, k)});
-            },
-            [&] { return e.i32(0); });
+      [&](OpBuilder &nested, Location loc, Value k, ValueRange carried) {
+        Value id = buildVisiblePageId(nested, loc, op, range, k, constant);
         Value ids = vector::InsertOp::create(b, id, carried.front(),
                                              OpFoldResult(k));
         scf::YieldOp::create(b, ValueRange{ids});
@@ -656,3 +638,56 @@ struct PaLowerTileToLoopsPass
 };
 
 } // namespace
+
+TilePageRange mlir::pa::buildTilePageRange(OpBuilder &builder, Location loc,
+                                           TilePageIdsOp op, Value tile,
+                                           ConstantBuilder constant) {
+  ImplicitLocOpBuilder b(loc, builder);
+  Value pagesPerTile =
+      constant(b.getIndexAttr(kTileTokens / op.getPageSize()));
+  Value firstPage = arith::MulIOp::create(b, tile, pagesPerTile);
+  Value tile64 = arith::IndexCastOp::create(b, b.getI64Type(), tile);
+  Value firstToken = arith::MulIOp::create(
+      b, tile64, constant(b.getI64IntegerAttr(kTileTokens)));
+  return {firstPage, firstToken};
+}
+
+Value mlir::pa::buildVisiblePageId(OpBuilder &builder, Location loc,
+                                   TilePageIdsOp op, TilePageRange range,
+                                   Value k, ConstantBuilder constant) {
+  ImplicitLocOpBuilder b(loc, builder);
+  Value pageSize = constant(b.getI64IntegerAttr(op.getPageSize()));
+  // Page k holds tokens [pageBegin, pageBegin + P); it has a visible token
+  // when max(pageBegin, begin) < min(pageBegin + P, end).
+  Value k64 = arith::IndexCastOp::create(b, b.getI64Type(), k);
+  Value pageBegin = arith::AddIOp::create(
+      b, range.firstToken, arith::MulIOp::create(b, k64, pageSize));
+  Value pageEnd = arith::AddIOp::create(b, pageBegin, pageSize);
+  Value overlapBegin = arith::MaxSIOp::create(b, pageBegin, op.getVisibleBegin());
+  Value overlapEnd = arith::MinSIOp::create(b, pageEnd, op.getVisibleEnd());
+  Value visible = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                        overlapBegin, overlapEnd);
+  Value zero = constant(b.getI32IntegerAttr(0));
+  auto read = scf::IfOp::create(
+      b, visible,
+      [&](OpBuilder &nested, Location nestedLoc) {
+        Value column =
+            arith::AddIOp::create(nested, nestedLoc, range.firstPage, k);
+        Value id = memref::LoadOp::create(nested, nestedLoc, op.getBlockTables(),
+                                          ValueRange{op.getSequence(), column});
+        scf::YieldOp::create(nested, nestedLoc, id);
+      },
+      [&](OpBuilder &nested, Location nestedLoc) {
+        scf::YieldOp::create(nested, nestedLoc, zero);
+      });
+  return read.getResult(0);
+}
+
+LogicalResult mlir::pa::lowerTilePageIdsToLoop(TilePageIdsOp op) {
+  ImplicitLocOpBuilder builder(op->getLoc(), op);
+  LoopEmitter emitter(builder);
+  if (failed(lowerPageIds(op, emitter)))
+    return failure();
+  op->erase();
+  return success();
+}

@@ -68,6 +68,59 @@ struct I64Math {
   }
 };
 
+/// Keeps the kernel inside its buffers whatever the block table and the
+/// context lengths hold: on a GPU nothing validates them (the host runtime
+/// rejects such input before launching; docs/reliability.md). Entries past
+/// the table's width are never read (the op yields 0 for them, as for pages
+/// no row sees), a page id outside the pool [0, N) reads page 0 instead, and
+/// an empty pool is never read at all. Valid input is unaffected.
+struct PoolGuard {
+  /// Exclusive end of the tokens whose block-table entries may be read:
+  /// min(visible end, max_pages * P).
+  Value idsEnd;
+  /// i1: the pool has no page.
+  Value poolEmpty;
+  /// i32: the pool size, saturated at 2^31 (every i32 id below it is valid).
+  Value poolSize;
+
+  /// `ids` with every id outside [0, N) replaced by 0.
+  Value clamp(OpBuilder &b, Location loc, Value ids) const {
+    auto type = cast<VectorType>(ids.getType());
+    Value bound = vector::BroadcastOp::create(b, loc, type, poolSize);
+    // Unsigned: negative ids compare above every pool size.
+    Value inPool = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         ids, bound);
+    Value zeros = arith::ConstantOp::create(
+        b, loc, type, cast<TypedAttr>(b.getZeroAttr(type)));
+    return arith::SelectOp::create(b, loc, inPool, ids, zeros);
+  }
+};
+
+/// The guard of `op`'s kernel: N is the smallest page count of the buffers
+/// indexed by page id (caches, per-token scales).
+PoolGuard guardPool(OpBuilder &b, Location loc, DecodeOp op,
+                    llvm::function_ref<Value(Value)> arg, int64_t pageSize,
+                    Value visibleEnd) {
+  I64Math m{b, loc};
+  SmallVector<Value> paged = {op.getKeyCache(), op.getValueCache()};
+  if (op.getScale() == ScaleMode::per_token)
+    paged.append({op.getKScale(), op.getVScale()});
+  Value pages;
+  for (Value buffer : paged) {
+    Value size = m.fromIndex(memref::DimOp::create(b, loc, arg(buffer), 0));
+    pages = pages ? m.min(pages, size) : size;
+  }
+  Value width =
+      m.fromIndex(memref::DimOp::create(b, loc, arg(op.getBlockTables()), 1));
+  PoolGuard guard;
+  guard.idsEnd = m.min(visibleEnd, m.mul(width, m.c(pageSize)));
+  guard.poolEmpty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, pages, m.c(0));
+  guard.poolSize = arith::TruncIOp::create(b, loc, b.getI32Type(),
+                                           m.min(pages, m.c(int64_t{1} << 31)));
+  return guard;
+}
+
 struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
   using Base::Base;
 
@@ -163,18 +216,22 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     Value visibleBegin = window > 0 ? m.max(m.c(0), m.sub(firstEnd, m.c(window)))
                                     : m.c(0);
 
-    // Tiles of the slot that hold a visible token.
+    KVLayoutAttr layout = op.getKvLayout();
+    const int64_t pageSize = layout.getPageSize();
+    PoolGuard guard = guardPool(b, loc, op, arg, pageSize, visibleEnd);
+
+    // Tiles of the slot that hold a visible token (none from an empty pool).
     Value tileTokens = m.c(kTileTokens);
     Value tileBegin = m.max(beginTile, m.div(visibleBegin, tileTokens));
     Value tileEnd = m.min(
         endTile, m.div(m.add(visibleEnd, m.c(kTileTokens - 1)), tileTokens));
+    tileEnd = arith::SelectOp::create(b, loc, guard.poolEmpty, tileBegin,
+                                      tileEnd);
 
     TileLoadQueryOp::create(b, loc, arg(op.getQuery()), seqIndex, kvHead,
                             rowBase, queryTile, queryLength, groupSize);
     TileInitSoftmaxOp::create(b, loc, rowMax, rowSum, acc);
 
-    KVLayoutAttr layout = op.getKvLayout();
-    const int64_t pageSize = layout.getPageSize();
     ComputeType compute = op.getEffectiveComputeType();
     ScaleMode scaleMode = op.getScale();
     auto pageIdsType =
@@ -188,9 +245,11 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();
     Value tileStart = m.mul(m.fromIndex(tile), tileTokens);
-    Value pageIds = TilePageIdsOp::create(
-        b, loc, pageIdsType, arg(op.getBlockTables()), seqIndex, tile,
-        visibleBegin, visibleEnd, pageSize, /*direct=*/false);
+    Value pageIds = guard.clamp(
+        b, loc,
+        TilePageIdsOp::create(b, loc, pageIdsType, arg(op.getBlockTables()),
+                              seqIndex, tile, visibleBegin, guard.idsEnd,
+                              pageSize, /*direct=*/false));
     TileQKOp::create(b, loc, queryTile, arg(op.getKeyCache()), pageIds,
                      kvHead, tileStart, visibleBegin, visibleEnd,
                      arg(op.getKScale()), scores, pageSize, scoreScale,

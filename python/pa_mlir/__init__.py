@@ -3,6 +3,8 @@
     import pa_mlir
     out = pa_mlir.decode(query, key_cache, value_cache, block_tables,
                          context_lengths, query_length=1, kv_dtype="e4m3fn")
+    artifact = pa_mlir.compile(pa_mlir.DecodeConfig(head_dim=256))
+    artifact.code_object, artifact.metadata     # .hsaco bytes + sidecar
 
 The package is pure Python over the C API (libPACAPI.so, found in the
 project's build/lib or through the environment variable PA_MLIR_LIB).
@@ -13,9 +15,16 @@ from ._capi import library_path, verify_text
 from .decode import (KV_DTYPES, TARGETS, V_LAYOUTS, DecodeResult,
                      compiled_program_count, decode)
 from .dtypes import QUERY_DTYPES, bits_to_float32, float32_to_bits, round_to
+from . import targets
+from .compiler import Artifact, clear_compile_cache, compile, compile_cache_size
+from .config import DecodeConfig
+from .errors import CompileError, PaError, TargetUnavailableError
 
 __all__ = [
     "decode", "DecodeResult", "verify_text", "library_path",
     "compiled_program_count", "float32_to_bits", "bits_to_float32",
     "round_to", "TARGETS", "KV_DTYPES", "QUERY_DTYPES", "V_LAYOUTS",
+    "compile", "Artifact", "DecodeConfig", "compile_cache_size",
+    "clear_compile_cache", "targets", "PaError", "CompileError",
+    "TargetUnavailableError",
 ]

@@ -9,14 +9,14 @@ may change from call to call without recompiling.
 
 import collections
 import ctypes
-import threading
 
 import numpy as np
 
-from . import _capi
+from . import _capi, targets as _targets
 from .dtypes import NAN_BITS, QUERY_DTYPES, bits_to_float32, float32_to_bits
 
-TARGETS = ("host",)
+# The targets registered when the package loads; targets.names() is live.
+TARGETS = _targets.names()
 KV_DTYPES = tuple(_capi.KV_TYPES)
 V_LAYOUTS = tuple(_capi.V_LAYOUTS)
 
@@ -36,24 +36,9 @@ output: float32 [B*Q, Hq, D] (values of the query dtype); work_info int32
 [capacity, 4]; reduce_info int32 [B, 2]; exp_sums, max_logits float32
 [Hkv, capacity, Q*G]; tmp_out float32 [Hkv, capacity, Q*G, D]."""
 
-_programs = {}
-_programs_lock = threading.Lock()
-
-
-def _program(key, config):
-    """The compiled program of a static configuration (compiled once)."""
-    with _programs_lock:
-        program = _programs.get(key)
-        if program is None:
-            program = _capi.HostProgram(config)
-            _programs[key] = program
-        return program
-
-
 def compiled_program_count():
     """How many programs the compile cache holds."""
-    with _programs_lock:
-        return len(_programs)
+    return _targets.program_count()
 
 
 def _choice(name, value, allowed):
@@ -135,19 +120,23 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     [N, Hkv, D, P] or transposed [N, Hkv, P/x, D, x], same storage.
     block_tables: int [B, max_pages]; context_lengths: int [B].
     k_scale / v_scale: None, a float (per-tensor) or float32 [N, Hkv, P]
-    (per-token). sinks: float32 [Hq] or None.
+    (per-token). sinks: float32 [Hq] or None. target: "host" (the CPU),
+    "hip" (an AMD GPU), "emulate" (the AMD kernels of `chip` on the
+    wave64 emulator) or another registered target (pa_mlir.targets).
 
     Returns float32 [B*Q, Hq, D] holding `query_dtype` values, or a
     DecodeResult with the plan and the partial results when
     `return_partials`. Invalid arguments (including everything the dialect
     verifier rejects) raise ValueError.
     """
-    _choice("target", target, TARGETS)
+    _targets.lookup(target)
     _choice("kv_dtype", kv_dtype, KV_DTYPES)
     _choice("query_dtype", query_dtype, QUERY_DTYPES)
     _choice("v_layout", v_layout, V_LAYOUTS)
     if not isinstance(chip, str):
         raise ValueError(f"chip must be a string, got {chip!r}")
+    if "\0" in chip:  # the C string would silently end there
+        raise ValueError(f"chip must not contain NUL, got {chip!r}")
     for name, value in (("query_length", query_length),
                         ("sliding_window", sliding_window),
                         ("budget", budget), ("max_partitions", max_partitions)):
@@ -203,7 +192,7 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
            int(query_length), kv_dtype, query_dtype, packed_key, v_layout,
            scale_mode, int(sliding_window), softmax_scale, sinks is not None,
            chip, config.budget, config.maxPartitions)
-    program = _program(key, config)
+    program = _targets.program(target, key, config)
 
     # The configuration compiled, so the static sizes are valid; now every
     # array must match them.

@@ -62,10 +62,14 @@
 // CHECK:           %[[ONEMORE:.*]] = arith.addi %[[EXTRA]], %{{.*}} : i64
 // CHECK:           %[[CAPPED:.*]] = arith.minsi %[[ONEMORE]], %[[TILES2]] : i64
 // CHECK:           %[[COUNT:.*]] = arith.minsi %[[CAPPED]], %[[MAXPARTS]] : i64
+// Only the slots work_info holds are written and counted in reduce_info.
+// CHECK:           %[[ROOM:.*]] = arith.subi %{{.*}}, %[[NEXT]] : i64
+// CHECK:           %[[FITS:.*]] = arith.minsi %[[COUNT]], %[[ROOM]] : i64
+// CHECK:           %[[STORABLE:.*]] = arith.maxsi %[[FITS]], %{{.*}} : i64
 // CHECK:           %[[NEXT32:.*]] = arith.trunci %[[NEXT]] : i64 to i32
 // CHECK:           memref.store %[[NEXT32]], %[[R]][%[[SEQ2]], %{{.*}}]
-// CHECK:           %[[COUNT32:.*]] = arith.trunci %[[COUNT]] : i64 to i32
-// CHECK:           memref.store %[[COUNT32]], %[[R]][%[[SEQ2]], %{{.*}}]
+// CHECK:           %[[STORABLE32:.*]] = arith.trunci %[[STORABLE]] : i64 to i32
+// CHECK:           memref.store %[[STORABLE32]], %[[R]][%[[SEQ2]], %{{.*}}]
 // CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:             %[[KI:.*]] = arith.index_cast %[[K]] : index to i64
 // CHECK:             %[[KN:.*]] = arith.muli %[[KI]], %[[TILES2]] : i64

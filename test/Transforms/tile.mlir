@@ -21,14 +21,29 @@
 // CHECK:           %[[NONEMPTY:.*]] = arith.cmpi slt, %[[BEGIN]], %[[END]] : i64
 // CHECK:           scf.if %[[NONEMPTY]] {
 // The window's left edge: max(0, C - (Q - 1) + qLo - W), in i64.
-// CHECK:             arith.constant 257 : i64
+// Hostile-data guards (docs/reliability.md): the block table is read up to
+// its width (max_pages * P tokens), ids outside the pool (the smallest dim 0
+// of the caches and per-token scales) read page 0, an empty pool no tile.
+// CHECK:             %[[HI:.*]] = arith.maxsi %c0_i64, %{{.*}} : i64
 // CHECK:             %[[LO_RAW:.*]] = arith.subi %{{.*}}, %c257_i64 : i64
 // CHECK:             %[[LO:.*]] = arith.maxsi %{{.*}}, %[[LO_RAW]] : i64
+// CHECK-COUNT-4:     memref.dim %{{.*}}, %c0{{[_0-9]*}} : memref<?x2x
+// CHECK:             %[[WIDTH:.*]] = memref.dim %{{.*}}, %c1{{[_0-9]*}} : memref<?x?xi32>
+// CHECK:             %[[WIDTH64:.*]] = arith.index_cast %[[WIDTH]] : index to i64
+// CHECK:             %[[TABLE_END:.*]] = arith.muli %[[WIDTH64]], %c16_i64{{[_0-9]*}} : i64
+// CHECK:             %[[IDS_END:.*]] = arith.minsi %[[HI]], %[[TABLE_END]] : i64
+// CHECK:             %[[POOL_EMPTY:.*]] = arith.cmpi eq, %[[POOL:.*]], %c0_i64{{[_0-9]*}} : i64
+// CHECK:             %[[POOL_SAT:.*]] = arith.minsi %[[POOL]], %c2147483648_i64 : i64
+// CHECK:             %[[POOL32:.*]] = arith.trunci %[[POOL_SAT]] : i64 to i32
+// CHECK:             arith.select %[[POOL_EMPTY]], %{{.*}}, %{{.*}} : i64
 // CHECK:             pa.tile.load_query %{{.*}}[%{{.*}}, %[[HEAD]], %{{.*}}] into %[[QT]] {group_size = 8 : i64, query_length = 2 : i64}
 // CHECK:             pa.tile.init_softmax %[[MAX]], %[[SUM]], %[[ACC]]
 // CHECK:             scf.for %[[TILE:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:               %[[T0:.*]] = arith.muli %{{.*}}, %c256_i64 : i64
-// CHECK:               %[[IDS:.*]] = pa.tile.page_ids %{{.*}} tile %[[TILE]] visible[%[[LO]], %[[HI:.*]]] {page_size = 16 : i64} : memref<?x?xi32> -> vector<16xi32>
+// CHECK:               %[[RAW_IDS:.*]] = pa.tile.page_ids %{{.*}} tile %[[TILE]] visible[%[[LO]], %[[IDS_END]]] {page_size = 16 : i64} : memref<?x?xi32> -> vector<16xi32>
+// CHECK:               %[[POOL_VEC:.*]] = vector.broadcast %[[POOL32]] : i32 to vector<16xi32>
+// CHECK:               %[[IN_POOL:.*]] = arith.cmpi ult, %[[RAW_IDS]], %[[POOL_VEC]] : vector<16xi32>
+// CHECK:               %[[IDS:.*]] = arith.select %[[IN_POOL]], %[[RAW_IDS]], %{{.*}} : vector<16xi1>, vector<16xi32>
 // CHECK:               pa.tile.qk %[[QT]], %{{.*}}[%[[IDS]], %[[HEAD]]] tile_start %[[T0]] valid[%[[LO]], %[[HI]]] k_scale(%{{.*}} : memref<?x2x16xf32>) into %[[S]] {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<per_token>, score_scale = 0.0901684388 : f32}
 // CHECK:               pa.tile.softmax %[[S]], %[[MAX]], %[[SUM]], %[[ACC]] context %[[CTX]] tile_start %[[T0]] row_base %{{.*}} {group_size = 8 : i64, query_length = 2 : i64, sliding_window = 257 : i64}
 // CHECK:               pa.tile.pv %[[S]], %{{.*}}[%[[IDS]], %[[HEAD]]] tile_start %[[T0]] valid[%[[LO]], %[[HI]]] v_scale(%{{.*}} : memref<?x2x16xf32>) into %[[ACC]] {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<per_token>, v_layout = #pa.v_layout<transposed>}

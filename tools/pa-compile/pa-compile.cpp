@@ -6,8 +6,12 @@
 // Writes OUT.hsaco (the plan, decode and reduce kernels of INPUT) and
 // OUT.hsaco.json (their metadata). No ROCm, no GPU: everything runs in this
 // process. Every failure is a diagnostic and a non-zero exit status.
+// --chip=sm_90a writes PTX (or, with --format=cubin, a cubin) instead: see
+// NVIDIA.cpp.
 //
 //===----------------------------------------------------------------------===//
+#include "NVIDIA.h"
+#include "pa/IR/NestingDepth.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/CodeObject.h"
 #include "pa/Target/AMD/Pipeline.h"
@@ -51,7 +55,8 @@ cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"),
                                    cl::init("-"));
 cl::opt<std::string> outputFilename("o", cl::desc("output file"),
                                     cl::value_desc("path"), cl::init("-"));
-cl::opt<std::string> chip("chip", cl::desc("AMD chip: gfx942 or gfx950"),
+cl::opt<std::string> chip("chip",
+                          cl::desc("chip: gfx942, gfx950 (AMD) or sm_90a (NVIDIA)"),
                           cl::init("gfx950"));
 cl::opt<int> codeObjectVersion("code-object-version",
                                cl::desc("AMDHSA code object version (5 or 6)"),
@@ -65,6 +70,9 @@ cl::opt<EmitKind> emit(
                           "the kernels' optimized LLVM IR"),
                clEnumValN(EmitKind::MLIR, "mlir",
                           "the module after pa-lower-to-rocdl")));
+cl::opt<std::string> nvidiaFormat(
+    "format", cl::desc("NVIDIA chips: the binary to write, ptx or cubin"),
+    cl::init("ptx"));
 cl::opt<bool> printResources(
     "print-resources",
     cl::desc("print each kernel's grid and resource figures to stdout"));
@@ -247,8 +255,28 @@ int main(int argc, char **argv) {
     llvm::errs() << "pa-compile: " << error << "\n";
     return 1;
   }
+  // Deeper text would overflow the parser's stack (docs/reliability.md).
+  if (std::string tooDeep = pa::checkNestingDepth(input->getBuffer());
+      !tooDeep.empty()) {
+    llvm::errs() << input->getBufferIdentifier() << ":" << tooDeep << "\n";
+    return 1;
+  }
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  if (pa::isNVIDIAChipName(chip)) {
+    pa::NVIDIARequest nvidia;
+    nvidia.chip = chip;
+    nvidia.emit = emit == EmitKind::Isa    ? pa::NVIDIARequest::Emit::PTX
+                  : emit == EmitKind::LLVM ? pa::NVIDIARequest::Emit::LLVM
+                  : emit == EmitKind::MLIR ? pa::NVIDIARequest::Emit::MLIR
+                                           : pa::NVIDIARequest::Emit::Binary;
+    nvidia.format = nvidiaFormat;
+    nvidia.output = outputFilename;
+    nvidia.printResources = printResources;
+    nvidia.printTime = printTime;
+    nvidia.throughAPI = throughAPI;
+    return failed(pa::compileForNVIDIA(context, sourceMgr, nvidia)) ? 1 : 0;
+  }
   return failed(compile(context, sourceMgr, request)) ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 #include "pa/Conversion/Passes.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
+#include "pa/Target/NVIDIA/Pipeline.h"
 #include "pa/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
@@ -22,6 +23,7 @@ int main(int argc, char **argv) {
   mlir::pa::registerPaPassesAndPipelines();
   mlir::pa::registerPaConversionPasses();
   mlir::pa::registerAMDPipelines();
+  mlir::pa::registerNVIDIAPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::pa::PaDialect>();

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OracleComparison.h"
+#include "ProgramMatrix.h"
 
 #include "pa/Oracle/CaseGen.h"
 
@@ -18,9 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -29,231 +28,6 @@ using namespace pa::numerics;
 using oracle::ScalarType;
 
 namespace {
-
-/// The static part of a configuration: one compiled program.
-struct ProgramSpec {
-  oracle::DecodeShape shape;
-  bool sinks = false;
-  std::string chip = "gfx950";
-  std::optional<int64_t> budget, maxPartitions;
-  /// Dynamic variations to run, beyond the standard ones.
-  std::vector<std::vector<int32_t>> extraLengths;
-  /// Sink logits (+-inf allowed); empty: random.
-  std::vector<double> sinkValues;
-  std::string label;
-};
-
-const char *kvName(ScalarType type) { return oracle::scalarTypeName(type); }
-
-std::string describe(const ProgramSpec &p) {
-  const oracle::DecodeShape &s = p.shape;
-  char text[256];
-  std::snprintf(text, sizeof text,
-                "%s Hq=%lld Hkv=%lld D=%lld P=%lld Q=%lld kv=%s q=%s V=%s "
-                "scale=%s W=%lld sinks=%d chip=%s budget=%s",
-                p.label.c_str(), (long long)s.numQueryHeads,
-                (long long)s.numKvHeads, (long long)s.headDim,
-                (long long)s.pageSize, (long long)s.queryLen, kvName(s.kvType),
-                oracle::scalarTypeName(s.queryType),
-                oracle::vLayoutName(s.vLayout),
-                oracle::scaleModeName(s.scaleMode), (long long)s.window,
-                int(p.sinks), p.chip.c_str(),
-                p.budget ? std::to_string(*p.budget).c_str() : "default");
-  return text;
-}
-
-template <typename T>
-T pick(std::mt19937_64 &random, std::initializer_list<T> values) {
-  return *(values.begin() + random() % values.size());
-}
-
-/// A fixed-seed sweep over the axes of the issue's matrix, plus the special
-/// programs the sweep cannot be relied on to produce.
-std::vector<ProgramSpec> programMatrix() {
-  std::vector<ProgramSpec> programs;
-  std::mt19937_64 random(20240604);
-  const int sweepSize = 84;
-  for (int i = 0; i < sweepSize; ++i) {
-    ProgramSpec p;
-    oracle::DecodeShape &s = p.shape;
-    // The KV type decides the chip (gfx942 takes f8E4M3FNUZ only).
-    s.kvType = std::vector<ScalarType>{ScalarType::F8E4M3FN,
-                                       ScalarType::F8E4M3FNUZ,
-                                       ScalarType::BF16}[i % 3];
-    p.chip = s.kvType == ScalarType::F8E4M3FNUZ ? "gfx942"
-             : s.kvType == ScalarType::BF16 && i % 2 ? "gfx942"
-                                                     : "gfx950";
-    s.headDim = std::vector<int64_t>{64, 128, 256}[(i / 3) % 3];
-    s.pageSize = std::vector<int64_t>{16, 64}[(i / 9) % 2];
-    s.vLayout = (i / 2) % 2 ? oracle::VLayout::Transposed
-                            : oracle::VLayout::Plain;
-    s.scaleMode = pick(random, {oracle::ScaleMode::PerTensor,
-                                oracle::ScaleMode::PerToken});
-    if (s.kvType == ScalarType::BF16 && i % 4 == 2)
-      s.scaleMode = oracle::ScaleMode::None;
-    s.queryLen = 1 + i % 4;
-    s.numKvHeads = 1 + (i / 4) % 2;
-    int64_t group = std::vector<int64_t>{4, 8, 16, 32}[(i / 8 + i) % 4];
-    s.numQueryHeads = group * s.numKvHeads;
-    s.queryType = i % 5 == 4 ? ScalarType::F16 : ScalarType::BF16;
-    s.window = std::vector<int64_t>{0, 1, 17, 257, 8193, 0, -1}[i % 7];
-    p.sinks = random() % 2 != 0;
-    switch (random() % 4) {
-    case 0:
-      break; // the chip's default budget: many partitions
-    case 1:
-      p.budget = 1; // one partition per sequence
-      break;
-    case 2:
-      p.budget = 6;
-      break;
-    case 3:
-      p.budget = 96;
-      p.maxPartitions = 5;
-      break;
-    }
-    p.label = "sweep" + std::to_string(i);
-    programs.push_back(p);
-  }
-
-  auto special = [&](const char *label, auto &&configure) {
-    ProgramSpec p;
-    p.label = label;
-    configure(p);
-    programs.push_back(p);
-  };
-  special("d512-p128", [](ProgramSpec &p) {
-    p.shape.headDim = 512;
-    p.shape.pageSize = 128;
-    p.shape.numQueryHeads = 8;
-    p.shape.vLayout = oracle::VLayout::Transposed;
-    p.shape.scaleMode = oracle::ScaleMode::PerToken;
-    p.sinks = true;
-  });
-  special("staging-fallback", [](ProgramSpec &p) {
-    // One partition of 66000 tokens = 4125 pages of 16: past the 4096 page
-    // ids a workgroup stages, so the scalar fallback reads the rest.
-    p.shape.headDim = 64;
-    p.shape.numQueryHeads = 4;
-    p.budget = 1;
-    p.extraLengths = {{66000}, {65537, 4097}};
-  });
-  special("mtp8-g4", [](ProgramSpec &p) {
-    p.shape.queryLen = 8;
-    p.shape.numKvHeads = 2;
-    p.shape.numQueryHeads = 8;
-    p.shape.window = 17;
-    p.sinks = true;
-  });
-  special("window-8193-long", [](ProgramSpec &p) {
-    p.shape.window = 8193;
-    p.shape.queryLen = 2;
-    p.shape.headDim = 64;
-    p.shape.numQueryHeads = 4;
-    p.extraLengths = {{12000, 8192}, {8193, 8194, 30}};
-  });
-  special("window-int32-max", [](ProgramSpec &p) {
-    p.shape.window = 2147483647;
-    p.shape.queryLen = 3;
-    p.shape.kvType = ScalarType::BF16;
-    p.shape.scaleMode = oracle::ScaleMode::None;
-  });
-  special("softmax-scale", [](ProgramSpec &p) {
-    p.shape.softmaxScale = 0.3;
-    p.shape.kvType = ScalarType::F8E4M3FNUZ;
-    p.chip = "gfx942";
-  });
-  special("sinks-inf", [](ProgramSpec &p) {
-    // z = +inf zeroes a head, z = -inf disables its sink.
-    p.shape.numQueryHeads = 4;
-    p.shape.queryType = ScalarType::F16;
-    p.sinks = true;
-    double inf = std::numeric_limits<double>::infinity();
-    p.sinkValues = {inf, -inf, 0.5, -1.0};
-  });
-  special("bf16-d192", [](ProgramSpec &p) {
-    p.shape.kvType = ScalarType::BF16;
-    p.shape.headDim = 192;
-    p.shape.pageSize = 64;
-    p.shape.vLayout = oracle::VLayout::Transposed;
-  });
-  special("many-partitions", [](ProgramSpec &p) {
-    p.budget = 4096;
-    p.shape.numKvHeads = 2;
-    p.shape.numQueryHeads = 8;
-    p.extraLengths = {{9000, 1, 0, 3000}};
-  });
-  return programs;
-}
-
-/// The context-length sets each program runs: boundaries of pages and
-/// tiles, empty and one-token sequences, and random ones.
-std::vector<std::vector<int32_t>> lengthSets(const ProgramSpec &p,
-                                             std::mt19937_64 &random) {
-  const int32_t page = int32_t(p.shape.pageSize);
-  std::vector<std::vector<int32_t>> sets = {
-      {0, 1, 17},
-      {255, 256, 257},
-      {page - 1, page, page + 1, 4099},
-  };
-  std::vector<int32_t> mixed;
-  for (int i = 0; i < 4; ++i)
-    mixed.push_back(int32_t(1 + random() % 2000));
-  sets.push_back(mixed);
-  // Long contexts where the heads are few enough for the float64 oracle.
-  if (p.shape.numQueryHeads * p.shape.headDim <= 1024)
-    sets.push_back({int32_t(8192 + random() % 1024)});
-  for (const std::vector<int32_t> &extra : p.extraLengths)
-    sets.push_back(extra);
-  return sets;
-}
-
-/// Every value the issue lists appears somewhere in the matrix.
-bool checkCoverage(const std::vector<ProgramSpec> &programs) {
-  std::map<std::string, std::set<int64_t>> seen;
-  for (const ProgramSpec &p : programs) {
-    const oracle::DecodeShape &s = p.shape;
-    seen["D"].insert(s.headDim);
-    seen["P"].insert(s.pageSize);
-    seen["V"].insert(int64_t(s.vLayout));
-    seen["kv"].insert(int64_t(s.kvType));
-    seen["scale"].insert(int64_t(s.scaleMode));
-    seen["Q"].insert(s.queryLen);
-    seen["G"].insert(s.numQueryHeads / s.numKvHeads);
-    seen["Hkv"].insert(s.numKvHeads);
-    seen["W"].insert(s.window);
-    seen["sinks"].insert(p.sinks);
-    seen["budget1"].insert(p.budget && *p.budget == 1);
-    if (s.queryLen == 8)
-      seen["Q8G"].insert(s.numQueryHeads / s.numKvHeads);
-  }
-  struct Need {
-    const char *axis;
-    std::vector<int64_t> values;
-  } needs[] = {
-      {"D", {64, 128, 256, 512}},
-      {"P", {16, 64, 128}},
-      {"V", {0, 1}},
-      {"kv", {0, 1, 2}},
-      {"scale", {1, 2}},
-      {"Q", {1, 2, 3, 4, 8}},
-      {"G", {4, 8, 16, 32}},
-      {"Hkv", {1, 2}},
-      {"W", {0, 1, 17, 257, 8193}},
-      {"sinks", {0, 1}},
-      {"budget1", {0, 1}},
-      {"Q8G", {4}},
-  };
-  bool ok = true;
-  for (const Need &need : needs)
-    for (int64_t value : need.values)
-      if (!seen[need.axis].count(value)) {
-        std::printf("coverage: no program with %s = %lld\n", need.axis,
-                    (long long)value);
-        ok = false;
-      }
-  return ok;
-}
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -307,19 +81,8 @@ int main(int argc, char **argv) {
     int programFailures = 0;
     double programWorst = 0;
     for (size_t set = 0; set < sets.size(); ++set) {
-      oracle::CaseConfig config;
-      static_cast<oracle::DecodeShape &>(config) = spec.shape;
-      config.sinks = spec.sinks;
-      config.sinkValues = spec.sinkValues;
-      config.batch = int64_t(sets[set].size());
-      config.contextLengths = sets[set];
-      config.seed = random();
-      config.garbageSeed = random();
-      config.spareTableColumns = int64_t(set % 3);
-      config.poisonInvisible = spec.shape.window > 0;
-      config.distribution = set == 3 && index % 4 == 0
-                                ? oracle::ValueDistribution::Normal
-                                : oracle::ValueDistribution::Uniform;
+      oracle::CaseConfig config =
+          caseConfigFor(spec, index, set, sets[set], random);
       oracle::DecodeCase c;
       if (!oracle::generateCase(config, c, error)) {
         ++failed;

@@ -124,12 +124,22 @@ double toleranceFor(oracle::ScalarType kvType) {
 CaseResult runAndCompare(const HostProgram &program,
                          const oracle::DecodeCase &c,
                          std::vector<uint16_t> *outputBits) {
+  return runAndCompare(
+      program.config(),
+      [&](const HostBuffers &buffers, std::string &error) {
+        return program.run(buffers, error);
+      },
+      c, outputBits);
+}
+
+CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
+                         const oracle::DecodeCase &c,
+                         std::vector<uint16_t> *outputBits) {
   CaseResult result;
   Failures failures(result);
-  const DecodeConfig &config = program.config();
   const int64_t batch = c.batch, hkv = c.numKvHeads, d = c.headDim;
   const int64_t rows = oracle::rowsPerKvHead(c);
-  const int64_t capacity = program.planCapacity(batch);
+  const int64_t capacity = config.planCapacity(batch);
   const int64_t outputCount = batch * c.queryLen * c.numQueryHeads * d;
   const uint16_t outputPoison =
       uint16_t(oracle::encodeScalar(c.queryType, kNaN, oracle::Overflow::NonFinite));
@@ -164,7 +174,7 @@ CaseResult runAndCompare(const HostProgram &program,
 
   auto start = std::chrono::steady_clock::now();
   std::string error;
-  if (mlir::failed(program.run(buffers, error))) {
+  if (mlir::failed(run(buffers, error))) {
     result.failure = "run failed: " + error;
     return result;
   }

@@ -12,6 +12,7 @@
 #include "pa/API/HostProgram.h"
 #include "pa/Oracle/CaseGen.h"
 
+#include <functional>
 #include <string>
 
 namespace pa::numerics {
@@ -48,6 +49,16 @@ double toleranceFor(oracle::ScalarType kvType);
 /// given.
 CaseResult runAndCompare(const mlir::pa::HostProgram &program,
                          const oracle::DecodeCase &c,
+                         std::vector<uint16_t> *outputBits = nullptr);
+
+/// An executor of a compiled decode on caller buffers (the host JIT, the
+/// emulator): HostProgram::run's contract.
+using DecodeRunner = std::function<mlir::LogicalResult(
+    const mlir::pa::HostBuffers &, std::string &)>;
+
+/// runAndCompare for a program of `config` that `run` executes.
+CaseResult runAndCompare(const mlir::pa::DecodeConfig &config,
+                         const DecodeRunner &run, const oracle::DecodeCase &c,
                          std::vector<uint16_t> *outputBits = nullptr);
 
 } // namespace pa::numerics

@@ -51,6 +51,25 @@ struct HostBuffers {
   uint16_t *output = nullptr;    // [B*Q, Hq, D], bits of the query type
 };
 
+/// Empty when `buffers` fit `config` (sizes, missing operands, context
+/// lengths, the page ids a run reads); otherwise what is wrong. Every
+/// executor of a decode program checks its buffers with this.
+std::string checkHostBuffers(const DecodeConfig &config,
+                             const HostBuffers &buffers);
+
+/// One memref operand of buildDecodeModule's @pa_decode on caller buffers.
+struct DecodeOperand {
+  const char *name;
+  const void *data;
+  llvm::SmallVector<int64_t, 5> sizes; // row-major
+  int64_t elementBytes;
+  bool readOnly; // an input of the decode
+};
+
+/// The memref operands of @pa_decode for `buffers`, in argument order.
+llvm::SmallVector<DecodeOperand, 16> decodeOperands(const DecodeConfig &config,
+                                                    const HostBuffers &buffers);
+
 class HostProgram {
 public:
   /// Compiles `config`; on failure returns failure with `error` holding the

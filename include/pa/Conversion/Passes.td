@@ -17,9 +17,11 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
     Rewrites the kernels of `gpu.module @pa_kernels` from workgroup programs
     into per-lane code for 4-wave (256-lane) workgroups: the decode kernel's
     `pa.tile.*` ops become `amdgpu.mfma` on fp8 (`v_mfma_f32_16x16x32_fp8_fp8`)
-    or bf16 operands with K and V reaching the lanes through 16-byte buffer
-    loads, the query, P, page ids and cross-wave reductions through LDS; the
-    plan and reduce kernels are spread over the lanes as well.
+    or bf16 (`v_mfma_f32_16x16x16_bf16`) operands, K and V reaching the lanes
+    through 16-byte buffer loads, P staying in registers, the query, page ids
+    and the merge of the 4 waves going through LDS (docs/mfma-lowering.md,
+    docs/performance.md); the reduce kernel's head-dim loops are spread over
+    the lanes. The plan kernel is left as it is (pa-workgroup-to-lane0).
 
     Per-chip rules: gfx942 takes `f8E4M3FNUZ` only, gfx950 `f8E4M3FN` only
     (and may use `v_mfma_f32_16x16x128_f8f6f4`); the wrong flavour is a
@@ -27,7 +29,11 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
-           "target chip: gfx942 or gfx950">
+           "target chip: gfx942 or gfx950">,
+    Option<"fp8Residual", "fp8-residual", "bool", /*default=*/"true",
+           "fp8 products: add the fp8 residual of the quantized query and P "
+           "as a second MFMA per step (about 2^-8 instead of 2^-4 relative "
+           "quantization error, twice the MFMAs)">
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
@@ -45,7 +51,11 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "target chip: sm_90a">
+           "target chip: sm_90a">,
+    Option<"fp8Products", "fp8-products", "std::string", /*default=*/"\"f16\"",
+           "matrix products of fp8 KV: f16 (K and V converted exactly) or "
+           "e4m3 (raw K and V, the query split into two e4m3 terms and P "
+           "into three)">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

@@ -1,4 +1,14 @@
-//===- PaToMFMA.cpp - placeholder until the pass is written -----------------===//
+//===- PaToMFMA.cpp - the tiled IR on wave64 lanes with MFMA --------------===//
+//
+// pa-to-mfma{chip}: the decode kernel (pa.tile ops) becomes per-lane MFMA
+// code for 4 waves (DecodeToMFMA.cpp), the reduce kernel's scf.parallel
+// loops become lane-strided loops (DistributeParallel.cpp); the plan kernel
+// (tiny) is left to pa-workgroup-to-lane0. Every decode kernel is checked
+// (AnalyzeDecode.cpp) before any is rewritten.
+//
+//===----------------------------------------------------------------------===//
+#include "PaToMFMA.h"
+
 #include "pa/Conversion/Passes.h"
 
 namespace mlir::pa {
@@ -7,13 +17,44 @@ namespace mlir::pa {
 } // namespace mlir::pa
 
 using namespace mlir;
+using namespace mlir::pa;
 
 namespace {
 struct PaToMFMAPass : pa::impl::PaToMFMABase<PaToMFMAPass> {
   using Base::Base;
+
   void runOnOperation() override {
-    getOperation()->emitError("PaToMFMA: not implemented yet");
-    signalPassFailure();
+    gpu::GPUModuleOp module = getOperation();
+    std::optional<ChipInfo> target = lookupChip(chip);
+    if (!target || target->vendor != Vendor::AMD) {
+      module.emitError() << "pa-to-mfma: unknown AMD chip '" << chip
+                         << "'; expected gfx942 or gfx950";
+      return signalPassFailure();
+    }
+    SmallVector<mfma::DecodeKernel> decodes;
+    SmallVector<gpu::GPUFuncOp> others;
+    bool valid = true;
+    for (auto kernel : module.getOps<gpu::GPUFuncOp>()) {
+      if (!kernel.isKernel())
+        continue;
+      if (!mfma::isDecodeKernel(kernel)) {
+        others.push_back(kernel);
+        continue;
+      }
+      FailureOr<mfma::DecodeKernel> decode =
+          mfma::analyzeDecodeKernel(kernel, *target);
+      if (failed(decode))
+        valid = false;
+      else
+        decodes.push_back(*decode);
+    }
+    if (!valid)
+      return signalPassFailure();
+    for (mfma::DecodeKernel &decode : decodes)
+      if (failed(mfma::lowerDecodeKernel(decode, *target, fp8Residual)))
+        return signalPassFailure();
+    for (gpu::GPUFuncOp kernel : others)
+      mfma::distributeParallelLoops(kernel, target->workgroupSize);
   }
 };
 } // namespace

@@ -1,5 +1,34 @@
-//===- PaToNVVM.cpp - placeholder until the pass is written -----------------===//
+//===- PaToNVVM.cpp - the tiled IR on the threads of NVIDIA workgroups ----===//
+//
+// Turns the workgroup programs of gpu.module @pa_kernels into per-thread
+// code for 128-thread (4-warp) workgroups on sm_90a. Each kernel gets one of
+// three distributions, recorded as its `pa.distribution` attribute:
+//   - "warps": the decode kernel's pa.tile ops on the 4 warps with
+//     mma.sync (DecodeToWarps.cpp); the reduce kernel rebuilt with rows on
+//     warps and partitions and head-dim columns on lanes (ReduceToWarps.cpp);
+//   - "parallel-loops": another kernel whose writes all happen in
+//     scf.parallel loops runs its scalar code on every thread and gives
+//     thread i the iterations i, i + 128, ... of every such loop;
+//   - "thread0": anything else (the plan kernel; a decode kernel of a
+//     configuration the warp lowering does not cover) is lowered to loops
+//     and runs its sequential workgroup program on thread 0
+//     (pa-lower-tile-to-loops, pa-workgroup-to-lane0).
+// Then bf16 / f16 / fp8 arith.extf and arith.truncf become integer bit
+// operations (pa-expand-float-casts): MLIR 22 does not translate the fp8
+// ones in NVVM kernels.
+//
+//===----------------------------------------------------------------------===//
+#include "DecodeToWarps.h"
+
 #include "pa/Conversion/Passes.h"
+#include "pa/IR/PaOps.h"
+#include "pa/Target/Chip.h"
+#include "pa/Transforms/Passes.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mlir::pa {
 #define GEN_PASS_DEF_PATONVVM
@@ -7,13 +36,145 @@ namespace mlir::pa {
 } // namespace mlir::pa
 
 using namespace mlir;
+using namespace mlir::pa;
 
 namespace {
+
+constexpr llvm::StringLiteral kDistributionAttrName = "pa.distribution";
+
+bool hasTileOps(gpu::GPUFuncOp kernel) {
+  return kernel
+      .walk([](Operation *op) {
+        return op->getName().getStringRef().starts_with("pa.tile.")
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The outermost scf.parallel enclosing `op` (or `op` itself), if any.
+scf::ParallelOp outermostParallel(Operation *op) {
+  scf::ParallelOp outermost = dyn_cast<scf::ParallelOp>(op);
+  for (auto loop = op->getParentOfType<scf::ParallelOp>(); loop;
+       loop = loop->getParentOfType<scf::ParallelOp>())
+    outermost = loop;
+  return outermost;
+}
+
+bool touchesWorkgroupMemory(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type type) {
+    auto memref = dyn_cast<MemRefType>(type);
+    return memref && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memref);
+  });
+}
+
+/// True when every thread may run `kernel`'s program with the iterations
+/// of its scf.parallel loops split among the threads: the loops are 1-D
+/// from 0 step 1 (so iteration i is on the same thread in every loop), and
+/// every memory write, and every workgroup-memory access, is inside one.
+/// Then no thread reads what another wrote, and no barrier is needed.
+bool canSplitParallelLoops(gpu::GPUFuncOp kernel,
+                           SmallVectorImpl<scf::ParallelOp> &loops) {
+  bool ok = true;
+  kernel.walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      if (outermostParallel(op) != loop)
+        return;
+      ok &= loop.getNumLoops() == 1 && loop.getNumReductions() == 0 &&
+            isConstantIntValue(loop.getLowerBound()[0], 0) &&
+            isConstantIntValue(loop.getStep()[0], 1);
+      loops.push_back(loop);
+      return;
+    }
+    if (isa<gpu::BarrierOp, gpu::ThreadIdOp>(op)) {
+      ok = false;
+      return;
+    }
+    bool writes = !isMemoryEffectFree(op) &&
+                  !hasSingleEffect<MemoryEffects::Read>(op) &&
+                  !isa<gpu::GPUFuncOp, gpu::ReturnOp>(op) &&
+                  op->getNumRegions() == 0;
+    if ((writes || touchesWorkgroupMemory(op)) && !outermostParallel(op))
+      ok = false;
+  });
+  return ok && !loops.empty();
+}
+
+/// for (i = tid; i < upper; i += 128) in place of each loop.
+void splitParallelLoops(gpu::GPUFuncOp kernel,
+                        ArrayRef<scf::ParallelOp> loops) {
+  ImplicitLocOpBuilder b(kernel.getLoc(), kernel.getContext());
+  b.setInsertionPointToStart(&kernel.getBody().front());
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value stride = arith::ConstantIndexOp::create(b, nvvm::kWorkgroupThreads);
+  for (scf::ParallelOp loop : loops) {
+    b.setInsertionPoint(loop);
+    b.setLoc(loop.getLoc());
+    auto strided = scf::ForOp::create(b, tid, loop.getUpperBound()[0], stride);
+    Block *body = loop.getBody();
+    body->getTerminator()->erase(); // scf.reduce without operands
+    Block *forBody = strided.getBody();
+    forBody->getOperations().splice(forBody->begin(), body->getOperations());
+    loop.getInductionVars()[0].replaceAllUsesWith(strided.getInductionVar());
+    loop.erase();
+  }
+}
+
 struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
   using Base::Base;
+
   void runOnOperation() override {
-    getOperation()->emitError("PaToNVVM: not implemented yet");
-    signalPassFailure();
+    gpu::GPUModuleOp kernels = getOperation();
+    std::optional<ChipInfo> target = lookupChip(chip);
+    if (!target || target->vendor != Vendor::NVIDIA) {
+      kernels.emitError() << "pa-to-nvvm: '" << chip
+                          << "' is not an NVIDIA chip pa-mlir knows (sm_90a)";
+      return signalPassFailure();
+    }
+    if (fp8Products != "f16" && fp8Products != "e4m3") {
+      kernels.emitError() << "pa-to-nvvm: fp8-products must be f16 or e4m3, "
+                             "got '"
+                          << fp8Products << "'";
+      return signalPassFailure();
+    }
+    if (target->workgroupSize != nvvm::kWorkgroupThreads) {
+      kernels.emitError() << "pa-to-nvvm distributes over "
+                          << nvvm::kWorkgroupThreads << " threads, but "
+                          << chip << " launches " << target->workgroupSize;
+      return signalPassFailure();
+    }
+
+    Builder builder(&getContext());
+    for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
+      if (!kernel.isKernel())
+        continue;
+      StringRef distribution = "thread0";
+      SmallVector<scf::ParallelOp> loops;
+      std::string reason;
+      if (hasTileOps(kernel)) {
+        if (nvvm::distributeDecodeKernel(kernel, fp8Products == "e4m3",
+                                         reason))
+          distribution = "warps";
+        else
+          kernel->setAttr("pa.thread0_reason", builder.getStringAttr(reason));
+      } else if (nvvm::distributeReduceKernel(kernel)) {
+        distribution = "warps";
+      } else if (canSplitParallelLoops(kernel, loops)) {
+        splitParallelLoops(kernel, loops);
+        distribution = "parallel-loops";
+      }
+      kernel->setAttr(kDistributionAttrName,
+                      builder.getStringAttr(distribution));
+    }
+
+    // The rest: sequential programs on thread 0, casts as bit operations.
+    OpPassManager rest(gpu::GPUModuleOp::getOperationName());
+    rest.addPass(createPaLowerTileToLoops());
+    rest.addPass(createPaWorkgroupToLane0());
+    rest.addPass(createPaExpandFloatCasts());
+    if (failed(runPipeline(rest, kernels)))
+      return signalPassFailure();
   }
 };
+
 } // namespace

@@ -32,6 +32,7 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -246,6 +247,9 @@ struct ConvertKernelsToROCDLPass
           /*saturateFP8Truncf=*/true, /*allowPackedF16Rtz=*/false,
           /*supportsScaledExtTrunc=*/*chipset == amdgpu::Chipset(9, 5, 0),
           *chipset);
+      // The fp8 patterns split vectors into strided slices; as shuffles
+      // they have an LLVM lowering.
+      vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
       if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
         return signalPassFailure();
     }

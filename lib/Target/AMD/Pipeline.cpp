@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the pa-lower-to-rocdl pipeline ----------------------===//
 #include "pa/Target/AMD/Pipeline.h"
 #include "AMDTarget.h"
+#include "pa/Conversion/Passes.h"
 #include "pa/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -22,6 +23,11 @@ struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
       llvm::cl::desc("AMD chip the kernels are built for (gfx942, gfx950); "
                      "it fixes the plan budget, fp8 flavour and ISA"),
       llvm::cl::init("gfx950")};
+  Option<bool> fp8Residual{
+      *this, "fp8-residual",
+      llvm::cl::desc("fp8 products also multiply the fp8 residuals of the "
+                     "quantized query and P (pa-to-mfma)"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -29,9 +35,10 @@ namespace {
 /// The spec's bound on staged page ids.
 constexpr int64_t kMaxStagedPageIds = 4096;
 
-/// Page ids staged in LDS: at most an eighth of the chip's LDS (16 KiB of
-/// ids would not fit gfx942's 64 KiB beside the lane-0 decode kernel's
-/// f32 tiles); the tiles beyond use the direct fallback.
+/// Page ids staged in LDS: at most an eighth of the chip's LDS, so that on
+/// gfx942 (64 KiB) the MFMA decode kernel (ids + query / merge scratch)
+/// stays within 32 KiB and two workgroups fit a CU; the tiles beyond use
+/// the direct fallback.
 int64_t maxStagedPageIds(StringRef chipName) {
   std::optional<ChipInfo> chip = lookupChip(chipName);
   if (!chip)
@@ -43,15 +50,24 @@ int64_t maxStagedPageIds(StringRef chipName) {
 } // namespace
 
 void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip) {
+  buildROCDLPipeline(pm, chip, /*fp8Residual=*/true);
+}
+
+void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
+                                  bool fp8Residual) {
   // pa ops -> tiled IR (the same passes as the host path).
   pm.addPass(createPaLowerPlan({chip.str()}));
   pm.addPass(createPaTile({chip.str()}));
   pm.addPass(createPaLowerReduce({chip.str()}));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createPaStagePageIds({maxStagedPageIds(chip)}));
-  // Correctness-only baseline until pa-to-mfma: decode's tile ops become
-  // loops and every kernel body runs on lane 0 of its workgroup.
-  kernels.addPass(createPaLowerTileToLoops());
+  // arith ops without an LLVM lowering (ceil/floor division, ...) expanded
+  // in the tiled IR, before pa-to-mfma: its float maxima must stay
+  // llvm.maxnum (one v_max_f32), not become compare-and-select chains.
+  kernels.addPass(arith::createArithExpandOpsPass());
+  // Decode on 4 waves with MFMA, reduce spread over the lanes; the plan
+  // kernel (tiny, no lane code) runs its workgroup program on lane 0.
+  kernels.addPass(createPaToMFMA({chip.str(), fp8Residual}));
   kernels.addPass(createPaWorkgroupToLane0());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -63,7 +79,6 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip) {
   kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
-  kernels.addPass(arith::createArithExpandOpsPass());
   kernels.addPass(createConvertKernelsToROCDLPass(chip));
   kernels.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createCanonicalizerPass());
@@ -74,10 +89,9 @@ void mlir::pa::registerAMDPipelines() {
   PassPipelineRegistration<ROCDLPipelineOptions>(
       "pa-lower-to-rocdl",
       "lower pa ops to kernels of gpu.module @pa_kernels in the LLVM/ROCDL "
-      "dialects for an AMD chip (every kernel runs on lane 0 of its "
-      "workgroup: the correctness-only baseline that pa-to-mfma replaces "
-      "for decode)",
+      "dialects for an AMD chip (decode with MFMA on 4 waves, reduce spread "
+      "over the lanes, plan on lane 0)",
       [](OpPassManager &pm, const ROCDLPipelineOptions &options) {
-        buildROCDLPipeline(pm, options.chip);
+        buildROCDLPipeline(pm, options.chip, options.fp8Residual);
       });
 }

@@ -19,7 +19,8 @@
 // CHECK:         llvm.func @pa_decode(
 // CHECK-SAME:        pa.arg_names = ["query", "key_cache", "value_cache", "block_tables", "context_lengths", "k_scale", "v_scale", "work_info", "exp_sums", "max_logits", "tmp_out"], pa.grid = "x = work_info dim 0, y = 2, z = 1"
 // CHECK-SAME:        rocdl.kernel
-// CHECK:           rocdl.cvt.f32.fp8
+// CHECK:           rocdl.cvt.pk.fp8.f32
+// CHECK:           rocdl.mfma.f32.16x16x32.fp8.fp8
 // CHECK:           llvm.intr.exp2
 // CHECK:         llvm.func @pa_reduce(
 // CHECK-SAME:        pa.arg_names = ["exp_sums", "max_logits", "tmp_out", "reduce_info", "sinks", "output"], pa.grid = "x = reduce_info dim 0, y = 2, z = 1"
@@ -28,8 +29,8 @@
 // CHECK-NOT:     {{(scf|memref|arith|math|vector|gpu|amdgpu|cf|pa)\.[a-z_]+ }}
 // CHECK-NOT:     llvm.call
 
-// The staged page ids shrink to 2048 on gfx942 so that the lane-0 decode
-// kernel fits its 64 KiB of LDS.
-// GFX942:        llvm.mlir.global internal @__wg_pa_decode_5() {addr_space = 3 : i32} : !llvm.array<2048 x i32>
+// The staged page ids shrink to 2048 on gfx942 so that the MFMA decode
+// kernel stays within 32 KiB of LDS (two workgroups per CU).
+// GFX942:        llvm.mlir.global internal @__wg_pa_decode_{{[0-9]+}}() {addr_space = 3 : i32} : !llvm.array<2048 x i32>
 // GFX942:        llvm.func @pa_decode(
-// GFX942:          rocdl.cvt.f32.fp8
+// GFX942:          rocdl.mfma.f32.16x16x32.fp8.fp8

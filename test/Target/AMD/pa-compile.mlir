@@ -144,6 +144,7 @@
 
 // ISA:          .amdgcn_target "amdgcn-amd-amdhsa--gfx9{{42|50}}"
 // ISA:          pa_decode:
-// ISA:            v_cvt_f32_fp8
+// ISA:            v_cvt_pk_fp8_f32
+// ISA:            v_mfma_f32_16x16x32_fp8_fp8
 // ISA:            v_exp_f32
 // ISA:          .end_amdgpu_metadata

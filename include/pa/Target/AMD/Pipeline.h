@@ -22,10 +22,13 @@ void registerAMDPipelines();
 
 /// `pa-lower-to-rocdl`: pa.plan / pa.decode / pa.reduce to kernels of
 /// gpu.module @pa_kernels in the LLVM and ROCDL dialects for `chip` (gfx942
-/// or gfx950). Until pa-to-mfma exists every kernel, decode included, runs
-/// its sequential workgroup program on lane 0 (pa-workgroup-to-lane0): the
-/// correctness-only baseline. The host function keeps its gpu.launch_func.
+/// or gfx950): decode on 4 waves with MFMA and reduce spread over the lanes
+/// (pa-to-mfma), the plan kernel on lane 0 (pa-workgroup-to-lane0). The
+/// host function keeps its gpu.launch_func.
 void buildROCDLPipeline(OpPassManager &pm, llvm::StringRef chip);
+/// The same with pa-to-mfma's fp8-residual option set (the one above: on).
+void buildROCDLPipeline(OpPassManager &pm, llvm::StringRef chip,
+                        bool fp8Residual);
 
 /// `pa-convert-kernels-to-rocdl`: the dialect conversion of a gpu.module
 /// whose kernels are loops over memrefs (gpu, arith, cf, memref, vector,

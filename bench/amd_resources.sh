@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Resource and instruction figures of the MFMA decode kernel (pa-to-mfma) per
+# configuration and chip, from the code objects pa-compile builds (no GPU):
+# registers (arch + acc VGPRs, SGPRs), LDS, scratch, occupancy (waves per
+# SIMD the registers, LDS and SGPRs allow), the main KV loop's instructions
+# by class (bench/amd_isa_stats.py), MFMAs per 256-token tile against the
+# minimum 2 * 256 * D * rows / (16 * 16 * K), and compile time per code
+# object (plan + decode + reduce; wall and CPU seconds).
+#
+#   bash bench/amd_resources.sh [BUILD_DIR] [CONFIG...]
+#
+# Configurations are mfma_decode.py names (test/Target/AMD/Inputs); the
+# default set covers D 64 / 128 / 256 / 512 at 16 and 32 rows. Prints a
+# markdown table (docs/performance.md holds a measured copy).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+shift || true
+[[ "$build" = /* ]] || build="$root/$build"
+compile="$build/bin/pa-compile"
+llvm_bin=${LLVM_BIN:-/usr/lib/llvm-22/bin}
+generator="$root/test/Target/AMD/Inputs/mfma_decode.py"
+stats="$root/bench/amd_isa_stats.py"
+
+configs=("$@")
+if [ ${#configs[@]} -eq 0 ]; then
+  configs=(
+    d64-fp8-p16-plain-none-w0-q2g8
+    d64-fp8-p16-plain-none-w0-q4g8
+    d128-fp8-p16-plain-none-w0-q2g8
+    d128-fp8-p16-plain-none-w0-q4g8
+    d256-fp8-p16-plain-none-w0-q2g8
+    d256-fp8-p16-plain-none-w0-q4g8
+    d256-fp8-p16-transposed-per_token-w257-q2g8
+    d256-fp8-p64-transposed-per_token-w257-q4g8
+    d128-bf16-p16-plain-none-w0-q2g8
+    d128-bf16-p16-plain-none-w0-q4g8
+    d512-fp8-p16-plain-none-w0-q2g8
+  )
+fi
+
+if [ ! -x "$compile" ]; then
+  echo "amd_resources.sh: $compile not found (make build BUILD=...)" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "| config | chip | VGPR (arch+acc) | AGPR | SGPR | LDS B | scratch B | waves/SIMD (VGPR, LDS, SGPR) | loop: MFMA | VMEM | LDS | VALU | SALU | waitcnt | total | MFMA/tile (min) | compile s (CPU s) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+for config in "${configs[@]}"; do
+  for chip in gfx942 gfx950; do
+    src="$work/$config-$chip.mlir"
+    obj="$work/$config-$chip.hsaco"
+    python3 "$generator" "$config" --chip "$chip" -o "$src"
+    start=$(date +%s.%N)
+    cpu=$( { /usr/bin/time -f "%U %S" "$compile" "$src" --chip="$chip" -o "$obj" 2>&1 >/dev/null; } | tail -1 )
+    end=$(date +%s.%N)
+    "$llvm_bin/llvm-objdump" -d --mcpu="$chip" "$obj" > "$work/dis"
+    python3 - "$obj.json" "$work/dis" "$config" "$chip" "$start" "$end" "$cpu" "$stats" <<'EOF'
+import json, math, re, sys, importlib.util
+sidecar, dis, config, chip, start, end, cpu, stats_path = sys.argv[1:9]
+spec = importlib.util.spec_from_file_location("stats", stats_path)
+stats = importlib.util.module_from_spec(spec); spec.loader.exec_module(stats)
+kernel = next(k for k in json.load(open(sidecar))["kernels"] if k["name"] == "pa_decode")
+vgpr, agpr, sgpr = kernel["vgpr_count"], kernel["agpr_count"], kernel["sgpr_count"]
+lds, scratch = kernel["lds_bytes"], kernel["scratch_bytes"]
+# gfx942 / gfx950: 512 unified VGPRs per SIMD lane (granule 8), 800 SGPRs per
+# SIMD (granule 16), LDS per CU 64 / 160 KiB shared by the workgroups (one
+# wave per SIMD each), at most 8 waves per SIMD.
+lds_cu = {"gfx942": 65536, "gfx950": 163840}[chip]
+by_vgpr = 512 // (math.ceil(vgpr / 8) * 8)
+by_lds = lds_cu // max(lds, 1)
+by_sgpr = 800 // (math.ceil((sgpr + 6) / 16) * 16)
+waves = min(8, by_vgpr, by_lds, by_sgpr)
+loop = stats.stats(dis, "pa_decode")
+m = re.match(r"d(\d+)-(fp8|bf16).*-q(\d+)g(\d+)", config)
+d, kv, rows = int(m.group(1)), m.group(2), int(m.group(3)) * int(m.group(4))
+padded = 16 if rows <= 16 else 32 * math.ceil(rows / 32)
+k = 32 if kv == "fp8" and "bf16c" not in config else 16
+minimum = 2 * 256 * d * min(padded, 32) // (16 * 16 * k)
+per_tile = 4 * loop.get("MFMA", 0)
+user, system = (float(x) for x in cpu.split())
+print(f"| {config} | {chip} | {vgpr} | {agpr} | {sgpr} | {lds} | {scratch} | "
+      f"{waves} ({by_vgpr}, {by_lds}, {by_sgpr}) | {loop.get('MFMA', 0)} | "
+      f"{loop.get('VMEM', 0)} | {loop.get('LDS', 0)} | {loop.get('VALU', 0)} | "
+      f"{loop.get('SALU', 0)} | {loop.get('waitcnt', 0)} | {loop.get('total', 0)} | "
+      f"{per_tile} ({minimum}) | {float(end) - float(start):.2f} ({user + system:.2f}) |")
+EOF
+  done
+done

@@ -1,0 +1,106 @@
+/*===- pa-c/Compile.h - C API: GPU code objects, with stages ------*- C -*-===*\
+|*                                                                            *|
+|* Compiles a decode configuration (PaDecodeConfig of pa-c/Decode.h) or      *|
+|* module text with pa ops to a GPU code object, in this process: gfx942 /   *|
+|* gfx950 give an AMDHSA code object (format "hsaco"), sm_90a PTX ("ptx").   *|
+|* The artifact holds the code object, its metadata sidecar (JSON: per       *|
+|* kernel the grid formula, workgroup size and argument layout) and, on      *|
+|* request, the text of every stage. Conventions of pa-c/Decode.h: opaque    *|
+|* handles, failures as caller-freed PaString, nothing aborts or prints.     *|
+|*                                                                            *|
+|*   PaCompileOptions options = paCompileOptionsGetDefault();                 *|
+|*   options.keepStages = true;                                               *|
+|*   PaString error;                                                          *|
+|*   PaArtifact artifact = paCompileConfig(&config, &options, &error);        *|
+|*   if (paArtifactIsNull(artifact)) { ...error.data...; }                    *|
+|*   PaStringRef hsaco = paArtifactGetCodeObject(artifact);                   *|
+|*   PaStringRef json = paArtifactGetMetadata(artifact);                      *|
+|*   paArtifactDestroy(artifact);                                             *|
+|*                                                                            *|
+|* A code object link runs lld in this process, which resets every LLVM      *|
+|* command-line option (cl::opt) to its default: do not rely on cl::opts     *|
+|* surviving a compile. Compiles may run concurrently from several threads.  *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#ifndef PA_C_COMPILE_H
+#define PA_C_COMPILE_H
+
+#include "pa-c/Decode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A string borrowed from its owner (valid while the owner lives); `data` is
+ * NUL-terminated, but code objects contain NUL bytes: use `length`. */
+typedef struct {
+  const char *data;
+  size_t length;
+} PaStringRef;
+
+typedef struct {
+  int32_t codeObjectVersion; /* AMD chips: 5 or 6; 0: 5 */
+  bool keepStages;           /* keep the text of every stage */
+} PaCompileOptions;
+
+/* Code object version 5, no stages. */
+PA_CAPI_EXPORTED PaCompileOptions paCompileOptionsGetDefault(void);
+
+/* A compiled program (pa::CompiledKernels). */
+typedef struct {
+  void *ptr;
+} PaArtifact;
+
+static inline bool paArtifactIsNull(PaArtifact artifact) {
+  return artifact.ptr == NULL;
+}
+
+/* Compiles the decode program of `config` for config->chip. `options` may be
+ * NULL (the defaults). On failure returns a null artifact and, when `error`
+ * is not NULL, every diagnostic in it. */
+PA_CAPI_EXPORTED PaArtifact paCompileConfig(const PaDecodeConfig *config,
+                                            const PaCompileOptions *options,
+                                            PaString *error);
+
+/* Parses `mlirText` (pa ops in functions over memrefs) and compiles it for
+ * `chip`; parse errors name `bufferName` (NULL: "input") with line and
+ * column. */
+PA_CAPI_EXPORTED PaArtifact paCompileText(const char *mlirText,
+                                          const char *chip,
+                                          const PaCompileOptions *options,
+                                          const char *bufferName,
+                                          PaString *error);
+
+PA_CAPI_EXPORTED void paArtifactDestroy(PaArtifact artifact);
+
+/* "gfx950", "sm_90a", ... */
+PA_CAPI_EXPORTED PaStringRef paArtifactGetChip(PaArtifact artifact);
+/* "hsaco" or "ptx". */
+PA_CAPI_EXPORTED PaStringRef paArtifactGetFormat(PaArtifact artifact);
+/* The code object's bytes (what hipModuleLoadData / cuModuleLoadData take). */
+PA_CAPI_EXPORTED PaStringRef paArtifactGetCodeObject(PaArtifact artifact);
+/* The metadata sidecar (JSON). */
+PA_CAPI_EXPORTED PaStringRef paArtifactGetMetadata(PaArtifact artifact);
+
+/* The stages kept (0 unless keepStages), in pipeline order: "pa" (the input
+ * ops), "tiled" (workgroup programs), "rocdl" / "nvvm" (kernels in the LLVM
+ * dialects), "llvm" (optimized LLVM IR), "isa" (AMDGPU assembly) or "ptx". */
+PA_CAPI_EXPORTED intptr_t paArtifactGetNumStages(PaArtifact artifact);
+/* Name and text of stage `index` in [0, paArtifactGetNumStages); {NULL, 0}
+ * outside. */
+PA_CAPI_EXPORTED PaStringRef paArtifactGetStageName(PaArtifact artifact,
+                                                    intptr_t index);
+PA_CAPI_EXPORTED PaStringRef paArtifactGetStageText(PaArtifact artifact,
+                                                    intptr_t index);
+
+/* Plan slots (work_info rows, capacity of the partial buffers) that a run of
+ * `config` with `batch` sequences needs; -1 when the configuration is
+ * invalid (unknown enumerators or chip) or batch < 0. */
+PA_CAPI_EXPORTED int64_t paDecodeConfigPlanCapacity(
+    const PaDecodeConfig *config, int64_t batch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PA_C_COMPILE_H */

@@ -1,0 +1,80 @@
+//===- Compile.h - pa programs to GPU code objects, with stages -*- C++ -*-===//
+//
+// One entry point per kind of input (a DecodeConfig, a module, module text)
+// that runs the chip's pipeline and code generation in this process and
+// returns the code object, its metadata sidecar and, on request, the IR of
+// every stage. The chip picks the backend: gfx942 / gfx950 give an AMDHSA
+// code object (.hsaco), sm_90a PTX.
+//
+// Note: a code object link runs lld in this process, and lld resets every
+// LLVM command-line option (cl::opt) to its default; callers must not rely
+// on cl::opts surviving a compile.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_API_COMPILE_H
+#define PA_API_COMPILE_H
+
+#include "pa/API/DecodeConfig.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::pa {
+
+struct CompileOptions {
+  /// AMDHSA code object version for AMD chips: 5 or 6.
+  int codeObjectVersion = 5;
+  /// Keep the text of every stage in CompiledKernels::stages.
+  bool keepStages = false;
+};
+
+/// The program at one point of the compilation.
+struct CompileStage {
+  /// "pa" (the input ops), "tiled" (workgroup programs after page-id
+  /// staging), "rocdl" / "nvvm" (kernels in the LLVM dialects), "llvm"
+  /// (optimized LLVM IR of the kernels), "isa" (AMDGPU assembly) or "ptx".
+  std::string name;
+  std::string text;
+};
+
+struct CompiledKernels {
+  std::string chip;
+  /// "hsaco" (an AMDHSA shared object) or "ptx" (text the CUDA driver
+  /// JIT-compiles).
+  std::string format;
+  /// The code object's bytes.
+  std::string codeObject;
+  /// The metadata sidecar (what pa-compile writes as OUT.json): per kernel
+  /// its grid formula, workgroup size and argument layout.
+  std::string metadataJson;
+  /// In pipeline order; empty unless CompileOptions::keepStages.
+  std::vector<CompileStage> stages;
+
+  /// The text of stage `name`, or null.
+  const std::string *stage(llvm::StringRef name) const;
+};
+
+/// Compiles the decode program of `config` for `config.chip`. On failure
+/// returns failure with every diagnostic in `error`.
+FailureOr<CompiledKernels> compileDecode(const DecodeConfig &config,
+                                         const CompileOptions &options,
+                                         std::string &error);
+
+/// Compiles the pa ops of `module` (lowered in place) for `chip`. The
+/// module's context needs the dialects of registerPaDialects (Builders.h).
+FailureOr<CompiledKernels> compileModule(ModuleOp module, llvm::StringRef chip,
+                                         const CompileOptions &options,
+                                         std::string &error);
+
+/// Parses `text` (pa ops in functions over memrefs) and compiles it for
+/// `chip`; parse errors are reported with `bufferName`:line:col.
+FailureOr<CompiledKernels>
+compileModuleText(llvm::StringRef text, llvm::StringRef chip,
+                  const CompileOptions &options, std::string &error,
+                  llvm::StringRef bufferName = "input");
+
+} // namespace mlir::pa
+
+#endif // PA_API_COMPILE_H

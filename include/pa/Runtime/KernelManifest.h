@@ -1,0 +1,107 @@
+//===- KernelManifest.h - launching compiled kernels from metadata -*- C++ -*-//
+//
+// The PTX metadata sidecar (OUT.ptx.json, written by pa-compile --chip=sm_90a
+// and compileToPTX) as data, and what a launcher derives from it without the
+// compiler: the kernel parameters packed from memref views of the named pa op
+// operands, and the grid evaluated from the views' sizes. Plain C++ (no
+// MLIR, no CUDA), so it is unit-tested on any machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_RUNTIME_KERNELMANIFEST_H
+#define PA_RUNTIME_KERNELMANIFEST_H
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pa::runtime {
+
+/// A strided memref in device (or host) memory: what a memref kernel
+/// argument's unpacked descriptor carries. `data` is the allocated and the
+/// aligned pointer alike.
+struct MemRefView {
+  uint64_t data = 0;
+  int64_t offset = 0; // elements
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides; // elements
+};
+
+/// A row-major view of `sizes` at `data`.
+MemRefView rowMajorView(uint64_t data, std::vector<int64_t> sizes);
+
+/// The operands of one launch by pa op operand name ("query", "work_info").
+using OperandViews = std::map<std::string, MemRefView>;
+
+/// One kernel parameter: `meaning` is "NAME.allocated_ptr",
+/// "NAME.aligned_ptr", "NAME.offset", "NAME.size[i]" or "NAME.stride[i]".
+struct KernelParam {
+  int64_t offset = 0;
+  int64_t size = 0;
+  std::string meaning;
+};
+
+/// One grid dimension: a constant, or dim `dim` of operand `operand`.
+struct GridExtent {
+  int64_t constant = 1;
+  std::string operand; // empty: the constant
+  int64_t dim = 0;
+};
+
+struct KernelInfo {
+  std::string name;
+  std::string symbol;
+  std::string gridFormula; // "x = work_info dim 0, y = 2, z = 1"
+  std::array<GridExtent, 3> grid;
+  std::array<int64_t, 3> blockSize = {1, 1, 1};
+  int64_t sharedBytes = 0; // dynamic shared memory of each launch
+  int64_t registers = -1;  // -1: not known (ptxas did not run)
+  std::vector<KernelParam> params;
+  int64_t paramBytes = 0;
+};
+
+/// The sidecar: the kernels in launch order.
+struct ModuleManifest {
+  std::string target;
+  std::string ptxVersion;
+  std::string format; // "ptx" or "cubin"
+  std::vector<KernelInfo> kernels;
+};
+
+/// Parses a sidecar; false with `error` on malformed text or fields
+/// (unknown grid formulas and parameter meanings included).
+bool parseManifest(const std::string &json, ModuleManifest &manifest,
+                   std::string &error);
+
+/// The parameters of one launch of `kernel`, packed: `buffer` holds the
+/// values at their offsets and `pointers[i]` points at parameter i in it
+/// (the kernelParams array of cuLaunchKernel). Valid while the object lives
+/// and is not copied.
+class PackedParams {
+public:
+  PackedParams() = default;
+  PackedParams(const PackedParams &) = delete;
+  PackedParams &operator=(const PackedParams &) = delete;
+
+  /// Fills the parameters of `kernel` from `views`; false with `error` when
+  /// an operand is missing, a dim is out of range or a size is not 8.
+  bool pack(const KernelInfo &kernel, const OperandViews &views,
+            std::string &error);
+
+  void **kernelParams() { return pointers.data(); }
+  const std::vector<uint8_t> &bytes() const { return buffer; }
+
+private:
+  std::vector<uint8_t> buffer;
+  std::vector<void *> pointers;
+};
+
+/// The grid of `kernel` for `views`; false with `error` when an operand the
+/// formula names is missing.
+bool evaluateGrid(const KernelInfo &kernel, const OperandViews &views,
+                  std::array<int64_t, 3> &grid, std::string &error);
+
+} // namespace pa::runtime
+
+#endif // PA_RUNTIME_KERNELMANIFEST_H

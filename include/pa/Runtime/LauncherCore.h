@@ -1,0 +1,89 @@
+//===- LauncherCore.h - the backend-neutral half of a launcher --*- C++ -*-===//
+//
+// What launching a compiled decode takes apart from the driver API, shared
+// by the HIP and CUDA launchers:
+//
+//   - the kernels in launch order, plan -> decode -> reduce (a
+//     ModuleManifest; parseAMDManifest reads the .hsaco sidecar into one,
+//     parseManifest of KernelManifest.h the PTX one);
+//   - per kernel, the grid evaluated from the operand views and the
+//     parameters packed from them (KernelManifest.h), all prepared before
+//     the first launch, so a bad operand launches nothing;
+//   - kernels with an empty grid (batch 0) skipped;
+//   - the launches handed to a LaunchDriver, the one backend-specific piece:
+//     a function per kernel and one asynchronous launch call.
+//
+// Nothing is read back and nothing synchronizes, so a sequence enqueued on a
+// stream can be captured in a HIP or CUDA graph and replayed with new
+// inputs in the same buffers. Plain C++ (no MLIR, no LLVM, no GPU runtime).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_RUNTIME_LAUNCHERCORE_H
+#define PA_RUNTIME_LAUNCHERCORE_H
+
+#include "pa/Runtime/KernelManifest.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pa::runtime {
+
+/// Reads the AMD code object sidecar (pa-compile's OUT.hsaco.json,
+/// readCodeObjectMetadata) as a manifest: kernels ordered plan, decode,
+/// reduce (then any other, in sidecar order), each with its grid formula,
+/// workgroup size and explicit arguments. Hidden arguments (value kinds
+/// `hidden_*`: block counts, group sizes, queue pointers, ...) are left out:
+/// the HIP runtime fills them in behind the explicit ones. False with
+/// `error` on malformed text, fields, meanings or grid formulas.
+bool parseAMDManifest(const std::string &json, ModuleManifest &manifest,
+                      std::string &error);
+
+/// One launch, ready for a driver.
+struct PreparedLaunch {
+  /// Index of the kernel in the manifest (and in the driver's functions).
+  size_t kernelIndex = 0;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  /// Owned here so that its pointers stay valid while the launch runs.
+  std::unique_ptr<PackedParams> params;
+};
+
+/// Evaluates the grid and packs the parameters of every kernel of
+/// `manifest` for `views`, in launch order; kernels with an empty grid are
+/// left out. False with `error` (and nothing prepared) when an operand is
+/// missing or does not fit, or a grid exceeds 2^31-1 workgroups per axis.
+bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
+                     std::vector<PreparedLaunch> &launches, std::string &error);
+
+/// The backend-specific half: a loaded module's kernel functions and an
+/// asynchronous launch on a stream of the backend (hipStream_t, CUstream).
+class LaunchDriver {
+public:
+  virtual ~LaunchDriver() = default;
+  /// Launches kernel `kernelIndex` of the manifest, `kernel`, over `grid`
+  /// workgroups of kernel.blockSize threads with kernel.sharedBytes of
+  /// dynamic shared memory on `stream`. `params` has the parameters both
+  /// ways the driver APIs take them: one pointer per parameter
+  /// (kernelParams) and the packed kernel.paramBytes (the `extra` buffer).
+  /// False with `error` naming the call.
+  virtual bool launch(size_t kernelIndex, const KernelInfo &kernel,
+                      const std::array<int64_t, 3> &grid, PackedParams &params,
+                      void *stream, std::string &error) = 0;
+};
+
+/// prepareLaunches, then every launch through `driver` in order.
+bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
+                    LaunchDriver &driver, void *stream, std::string &error);
+
+/// Checks that `manifest` holds exactly one kernel of each role of a decode
+/// program (pa_plan, pa_decode, pa_reduce), in that order; false with
+/// `error` naming what is missing or out of order. Launchers of modules
+/// built from a DecodeConfig check this at load time.
+bool checkDecodeSequence(const ModuleManifest &manifest, std::string &error);
+
+} // namespace pa::runtime
+
+#endif // PA_RUNTIME_LAUNCHERCORE_H

@@ -1,0 +1,46 @@
+//===- Pipeline.h - pa ops to the NVVM dialect ------------------*- C++ -*-===//
+//
+// The NVIDIA half of the pipeline: pa ops -> tiled IR -> pa-to-nvvm ->
+// kernels in the LLVM/NVVM dialects, ready for translation to LLVM IR and
+// PTX (PTX.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_TARGET_NVIDIA_PIPELINE_H
+#define PA_TARGET_NVIDIA_PIPELINE_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "pa/Target/Chip.h"
+
+#include <memory>
+
+namespace mlir::pa {
+
+/// Registers `pa-convert-kernels-to-nvvm` and the `pa-lower-to-nvvm`
+/// pipeline (for pa-opt and pa-compile).
+void registerNVIDIAPipelines();
+
+/// `pa-lower-to-nvvm`: pa.plan / pa.decode / pa.reduce to kernels of
+/// gpu.module @pa_kernels in the LLVM and NVVM dialects for `chip`
+/// (sm_90a). pa-to-nvvm distributes the decode kernel over the warps of
+/// its workgroup; the plan and reduce kernels run their sequential
+/// workgroup program on thread 0 (pa-workgroup-to-lane0). The host function
+/// keeps its gpu.launch_func ops.
+void buildNVVMPipeline(OpPassManager &pm, llvm::StringRef chip);
+
+/// `pa-convert-kernels-to-nvvm`: the dialect conversion of a gpu.module
+/// whose kernels use gpu, arith, cf, memref, vector and nvvm ops and LLVM
+/// math intrinsics to LLVM + NVVM, with no libdevice (__nv_*) calls.
+/// Workgroup buffers become views of the kernel's dynamic shared memory
+/// (static .shared is capped at 48 KiB).
+std::unique_ptr<OperationPass<gpu::GPUModuleOp>>
+createConvertKernelsToNVVMPass(llvm::StringRef chip);
+
+/// The NVIDIA chip named `chipName`, or an error at `loc` naming the chips
+/// pa-mlir can build PTX for.
+FailureOr<ChipInfo> resolveNVIDIAChip(Location loc, llvm::StringRef chipName);
+
+} // namespace mlir::pa
+
+#endif // PA_TARGET_NVIDIA_PIPELINE_H

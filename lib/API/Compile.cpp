@@ -1,0 +1,230 @@
+//===- Compile.cpp - pa programs to GPU code objects, with stages ---------===//
+//
+// The stage functions of the AMD (CodeObject.h) and NVIDIA (PTX.h) targets,
+// run here with our own pass manager so that an instrumentation can keep the
+// IR between stages; errors are collected as text.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/API/Compile.h"
+
+#include "DiagnosticCapture.h"
+#include "pa/API/Builders.h"
+#include "pa/Target/AMD/CodeObject.h"
+#include "pa/Target/AMD/Pipeline.h"
+#include "pa/Target/Chip.h"
+#include "pa/Target/NVIDIA/PTX.h"
+#include "pa/Target/NVIDIA/Pipeline.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+
+/// Collects stage texts when asked to; does nothing otherwise, so the
+/// printing costs nothing in a normal compile.
+class StageRecorder {
+public:
+  explicit StageRecorder(bool enabled) : enabled(enabled) {}
+
+  void record(llvm::StringRef name, Operation *op) {
+    if (!enabled)
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    op->print(os);
+    stages.push_back({name.str(), std::move(text)});
+  }
+  void record(llvm::StringRef name, const llvm::Module &module) {
+    if (!enabled)
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os, nullptr);
+    stages.push_back({name.str(), std::move(text)});
+  }
+  void record(llvm::StringRef name, std::string text) {
+    if (enabled)
+      stages.push_back({name.str(), std::move(text)});
+  }
+
+  /// Keeps the whole module after the pass that ends the tiled IR
+  /// (pa-stage-page-ids runs on gpu.module @pa_kernels, inside it).
+  void attach(PassManager &pm) {
+    if (enabled)
+      pm.addInstrumentation(std::make_unique<TiledStage>(*this));
+  }
+
+  std::vector<CompileStage> take() { return std::move(stages); }
+
+private:
+  struct TiledStage : PassInstrumentation {
+    explicit TiledStage(StageRecorder &recorder) : recorder(recorder) {}
+    void runAfterPass(Pass *pass, Operation *op) override {
+      if (pass->getArgument() != "pa-stage-page-ids")
+        return;
+      Operation *root = op;
+      while (Operation *parent = root->getParentOp())
+        root = parent;
+      recorder.record("tiled", root);
+    }
+    StageRecorder &recorder;
+  };
+
+  bool enabled;
+  std::vector<CompileStage> stages;
+};
+
+/// Runs `buildPipeline` for `chip` on `module`, recording the stages.
+LogicalResult runPipeline(ModuleOp module, llvm::StringRef chip,
+                          void (*buildPipeline)(OpPassManager &,
+                                                llvm::StringRef),
+                          StageRecorder &stages) {
+  PassManager pm(module.getContext());
+  buildPipeline(pm, chip);
+  stages.attach(pm);
+  return pm.run(module);
+}
+
+FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
+                                         const CompileOptions &options,
+                                         StageRecorder &stages) {
+  AMDCompileOptions amd;
+  amd.chip = chip.str();
+  amd.codeObjectVersion = options.codeObjectVersion;
+  if (failed(verifyAMDCompileOptions(module.getLoc(), amd)) ||
+      failed(runPipeline(module, chip, buildROCDLPipeline, stages)))
+    return failure();
+  stages.record("rocdl", module.getOperation());
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateKernelsToLLVM(module, amd, llvmContext);
+  if (failed(llvmModule))
+    return failure();
+  // Before code generation, which may rewrite the module.
+  stages.record("llvm", **llvmModule);
+  FailureOr<AMDCodeObject> codeObject =
+      emitCodeObject(module, **llvmModule, amd);
+  if (failed(codeObject))
+    return failure();
+  stages.record("isa", std::move(codeObject->isa));
+  CompiledKernels result;
+  result.format = "hsaco";
+  result.codeObject = std::move(codeObject->hsaco);
+  result.metadataJson = std::move(codeObject->metadataJson);
+  return result;
+}
+
+FailureOr<CompiledKernels> compileForNVIDIA(ModuleOp module,
+                                            llvm::StringRef chip,
+                                            StageRecorder &stages) {
+  NVIDIACompileOptions nvidia;
+  nvidia.chip = chip.str();
+  if (failed(verifyNVIDIACompileOptions(module.getLoc(), nvidia)) ||
+      failed(runPipeline(module, chip, buildNVVMPipeline, stages)))
+    return failure();
+  stages.record("nvvm", module.getOperation());
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateKernelsToNVPTX(module, nvidia, llvmContext);
+  if (failed(llvmModule))
+    return failure();
+  stages.record("llvm", **llvmModule);
+  FailureOr<NVIDIAModule> ptx = emitPTX(module, **llvmModule, nvidia);
+  if (failed(ptx))
+    return failure();
+  stages.record("ptx", ptx->ptx);
+  CompiledKernels result;
+  result.format = "ptx";
+  result.codeObject = std::move(ptx->ptx);
+  result.metadataJson = std::move(ptx->metadataJson);
+  return result;
+}
+
+/// The module through the chip's backend, diagnostics in `error`.
+FailureOr<CompiledKernels> compileRecorded(ModuleOp module,
+                                           llvm::StringRef chip,
+                                           const CompileOptions &options,
+                                           StageRecorder &stages,
+                                           std::string &error) {
+  DiagnosticCapture diagnostics(*module.getContext());
+  std::optional<ChipInfo> info = lookupChip(chip);
+  if (!info) {
+    error = ("unknown chip '" + chip + "'; known chips: " + knownChipNames())
+                .str();
+    return failure();
+  }
+  stages.record("pa", module.getOperation());
+  FailureOr<CompiledKernels> result =
+      info->vendor == Vendor::AMD
+          ? compileForAMD(module, chip, options, stages)
+          : compileForNVIDIA(module, chip, stages);
+  if (failed(result)) {
+    error = diagnostics.textOr("the compilation for " + chip.str() +
+                               " failed");
+    return failure();
+  }
+  result->chip = chip.str();
+  result->stages = stages.take();
+  return result;
+}
+
+/// A context with every dialect the pipelines use. No thread pool: one
+/// small module gains nothing from it, and callers may compile from many
+/// threads.
+std::unique_ptr<MLIRContext> makeCompileContext() {
+  DialectRegistry registry;
+  registerPaDialects(registry);
+  return std::make_unique<MLIRContext>(registry,
+                                       MLIRContext::Threading::DISABLED);
+}
+} // namespace
+
+const std::string *CompiledKernels::stage(llvm::StringRef name) const {
+  for (const CompileStage &stage : stages)
+    if (stage.name == name)
+      return &stage.text;
+  return nullptr;
+}
+
+FailureOr<CompiledKernels>
+mlir::pa::compileModule(ModuleOp module, llvm::StringRef chip,
+                        const CompileOptions &options, std::string &error) {
+  StageRecorder stages(options.keepStages);
+  return compileRecorded(module, chip, options, stages, error);
+}
+
+FailureOr<CompiledKernels>
+mlir::pa::compileDecode(const DecodeConfig &config,
+                        const CompileOptions &options, std::string &error) {
+  std::unique_ptr<MLIRContext> context = makeCompileContext();
+  OwningOpRef<ModuleOp> module = buildDecodeModule(*context, config, error);
+  if (!module)
+    return failure();
+  return compileModule(*module, config.chip, options, error);
+}
+
+FailureOr<CompiledKernels>
+mlir::pa::compileModuleText(llvm::StringRef text, llvm::StringRef chip,
+                            const CompileOptions &options, std::string &error,
+                            llvm::StringRef bufferName) {
+  std::unique_ptr<MLIRContext> context = makeCompileContext();
+  OwningOpRef<ModuleOp> module;
+  {
+    DiagnosticCapture diagnostics(*context);
+    module = parseSourceString<ModuleOp>(text, context.get(), bufferName);
+    if (!module) {
+      error = diagnostics.textOr("the module could not be parsed");
+      return failure();
+    }
+  }
+  return compileModule(*module, chip, options, error);
+}

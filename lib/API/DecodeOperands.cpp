@@ -1,0 +1,50 @@
+//===- DecodeOperands.cpp - @pa_decode's memrefs on caller buffers --------===//
+#include "pa/API/HostProgram.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+
+SmallVector<DecodeOperand, 16>
+mlir::pa::decodeOperands(const DecodeConfig &c, const HostBuffers &b) {
+  const int64_t hq = c.numQueryHeads, hkv = c.numKVHeads, d = c.headDim;
+  const int64_t p = c.pageSize, x = c.packWidth(), r = c.rowsPerKVHead();
+  const int64_t n = b.numPages, rows = b.batch * c.queryLength;
+  const int64_t cacheBytes = c.kvType == KVCacheType::bf16 ? 2 : 1;
+
+  // Argument order of buildDecodeModule's @pa_decode.
+  SmallVector<DecodeOperand, 16> operands;
+  auto add = [&](const char *name, const void *data,
+                 std::initializer_list<int64_t> sizes, int64_t elementBytes,
+                 bool readOnly) {
+    operands.push_back({name, data, SmallVector<int64_t, 5>(sizes),
+                        elementBytes, readOnly});
+  };
+  add("query", b.query, {rows, hq, d}, 2, true);
+  if (c.keyLayout == KeyLayout::packed)
+    add("key_cache", b.keyCache, {n, hkv, d / x, p, x}, cacheBytes, true);
+  else
+    add("key_cache", b.keyCache, {n, hkv, p, d}, cacheBytes, true);
+  if (c.vLayout == VLayout::plain)
+    add("value_cache", b.valueCache, {n, hkv, d, p}, cacheBytes, true);
+  else
+    add("value_cache", b.valueCache, {n, hkv, p / x, d, x}, cacheBytes, true);
+  add("block_tables", b.blockTables, {b.batch, b.maxPagesPerSequence}, 4,
+      true);
+  add("context_lengths", b.contextLengths, {b.batch}, 4, true);
+  if (c.scaleMode == ScaleMode::per_tensor) {
+    add("k_scale", b.kScale, {1}, 4, true);
+    add("v_scale", b.vScale, {1}, 4, true);
+  } else if (c.scaleMode == ScaleMode::per_token) {
+    add("k_scale", b.kScale, {n, hkv, p}, 4, true);
+    add("v_scale", b.vScale, {n, hkv, p}, 4, true);
+  }
+  if (c.hasSinks)
+    add("sinks", b.sinks, {hq}, 4, true);
+  add("work_info", b.workInfo, {b.capacity, 4}, 4, false);
+  add("reduce_info", b.reduceInfo, {b.batch, 2}, 4, false);
+  add("exp_sums", b.expSums, {hkv, b.capacity, r}, 4, false);
+  add("max_logits", b.maxLogits, {hkv, b.capacity, r}, 4, false);
+  add("tmp_out", b.tmpOut, {hkv, b.capacity, r, d}, 4, false);
+  add("output", b.output, {rows, hq, d}, 2, false);
+  return operands;
+}

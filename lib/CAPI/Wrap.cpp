@@ -1,0 +1,129 @@
+//===- Wrap.cpp - conversions shared by the C API's files -----------------===//
+#include "Wrap.h"
+
+#include "pa/API/HostProgram.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+/// `value` as an enumerator of `Enum` when it is in [0, count).
+template <typename Enum>
+bool enumFromInt(int32_t value, int32_t count, Enum &out) {
+  if (value < 0 || value >= count)
+    return false;
+  out = static_cast<Enum>(value);
+  return true;
+}
+} // namespace
+
+PaString capi::makeString(const std::string &text) {
+  PaString string{static_cast<char *>(std::malloc(text.size() + 1)),
+                  text.size()};
+  if (!string.data)
+    return {nullptr, 0};
+  std::memcpy(string.data, text.c_str(), text.size() + 1);
+  return string;
+}
+
+void capi::report(PaString *out, const std::string &text) {
+  if (out)
+    *out = makeString(text);
+}
+
+void capi::clear(PaString *out) {
+  if (out)
+    *out = {nullptr, 0};
+}
+
+bool capi::unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
+                  std::string &error) {
+  if (!c) {
+    error = "no configuration given";
+    return false;
+  }
+  config.numQueryHeads = c->numQueryHeads;
+  config.numKVHeads = c->numKVHeads;
+  config.headDim = c->headDim;
+  config.pageSize = c->pageSize;
+  config.queryLength = c->queryLength;
+  struct EnumField {
+    const char *name;
+    bool ok;
+  };
+  ComputeType compute{};
+  EnumField fields[] = {
+      {"kvType", enumFromInt(c->kvType, 3, config.kvType)},
+      {"queryType", enumFromInt(c->queryType, 2, config.queryType)},
+      {"keyLayout", enumFromInt(c->keyLayout, 2, config.keyLayout)},
+      {"vLayout", enumFromInt(c->vLayout, 2, config.vLayout)},
+      {"scaleMode", enumFromInt(c->scaleMode, 3, config.scaleMode)},
+      {"computeType", c->computeType == PA_COMPUTE_DEFAULT ||
+                          enumFromInt(c->computeType, 2, compute)},
+  };
+  for (const EnumField &field : fields) {
+    if (!field.ok) {
+      error = std::string("PaDecodeConfig.") + field.name +
+              " is not one of its enumerators";
+      return false;
+    }
+  }
+  if (c->computeType != PA_COMPUTE_DEFAULT)
+    config.computeType = compute;
+  config.slidingWindow = c->slidingWindow;
+  if (c->hasSoftmaxScale)
+    config.softmaxScale = c->softmaxScale;
+  config.hasSinks = c->hasSinks;
+  if (c->chip)
+    config.chip = c->chip;
+  if (c->budget != 0)
+    config.budget = c->budget;
+  if (c->maxPartitions != 0)
+    config.maxPartitions = c->maxPartitions;
+  return true;
+}
+
+HostBuffers capi::unwrapBuffers(const PaHostBuffers &c) {
+  HostBuffers buffers;
+  buffers.batch = c.batch;
+  buffers.numPages = c.numPages;
+  buffers.maxPagesPerSequence = c.maxPagesPerSequence;
+  buffers.capacity = c.capacity;
+  buffers.query = c.query;
+  buffers.keyCache = c.keyCache;
+  buffers.valueCache = c.valueCache;
+  buffers.blockTables = c.blockTables;
+  buffers.contextLengths = c.contextLengths;
+  buffers.kScale = c.kScale;
+  buffers.vScale = c.vScale;
+  buffers.sinks = c.sinks;
+  buffers.workInfo = c.workInfo;
+  buffers.reduceInfo = c.reduceInfo;
+  buffers.expSums = c.expSums;
+  buffers.maxLogits = c.maxLogits;
+  buffers.tmpOut = c.tmpOut;
+  buffers.output = c.output;
+  return buffers;
+}
+
+CompileOptions capi::unwrapOptions(const PaCompileOptions *options) {
+  CompileOptions result;
+  if (options) {
+    if (options->codeObjectVersion != 0)
+      result.codeObjectVersion = options->codeObjectVersion;
+    result.keepStages = options->keepStages;
+  }
+  return result;
+}
+
+PaArtifact capi::wrapArtifact(FailureOr<CompiledKernels> compiled,
+                              const std::string &message, PaString *error) {
+  if (failed(compiled)) {
+    report(error, message);
+    return {nullptr};
+  }
+  return {new CompiledKernels(std::move(*compiled))};
+}

@@ -1,0 +1,287 @@
+//===- AnalyzeDecode.cpp - what the MFMA decode lowering relies on --------===//
+//
+// Every check pa-to-mfma makes before it changes anything: the chip's fp8
+// flavour, the shapes the lane mappings support, the register budget, and
+// the structure pa-tile / pa-stage-page-ids produce (one tile loop holding
+// qk -> softmax -> pv on the same tile buffers).
+//
+//===----------------------------------------------------------------------===//
+#include "PaToMFMA.h"
+
+#include "Layouts.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using namespace mlir::pa::mfma;
+
+namespace {
+
+std::string typeName(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << type;
+  return name;
+}
+
+bool isWorkgroupMemRef(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
+}
+
+/// The one op of type OpTy in `kernel`, or an error naming how many there are.
+template <typename OpTy>
+FailureOr<OpTy> findSingle(gpu::GPUFuncOp kernel) {
+  SmallVector<OpTy> found;
+  kernel.walk([&](OpTy op) { found.push_back(op); });
+  if (found.size() == 1)
+    return found.front();
+  return kernel.emitOpError()
+         << "pa-to-mfma expects exactly one '" << OpTy::getOperationName()
+         << "' in a decode kernel, found " << found.size();
+}
+
+/// `memref` has an identity layout, rank `rank`, the static `dims` (kAnySize
+/// = -1 for dim 0 only) and element type `element`.
+LogicalResult checkGlobalOperand(Operation *op, StringRef name, Value memref,
+                                 ArrayRef<int64_t> dims, Type element) {
+  auto type = cast<MemRefType>(memref.getType());
+  bool ok = type.getLayout().isIdentity() &&
+            type.getRank() == static_cast<int64_t>(dims.size()) &&
+            type.getElementType() == element;
+  for (auto [i, dim] : llvm::enumerate(dims))
+    if (ok && dim >= 0 && type.getDimSize(i) != dim)
+      ok = false;
+  for (int64_t i = 1; ok && i < type.getRank(); ++i)
+    ok = !type.isDynamicDim(i);
+  if (ok)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "pa-to-mfma needs '" << name
+                            << "' as an identity-layout memref of " << element
+                            << " with static dims [";
+  llvm::interleaveComma(dims, diag, [&](int64_t d) {
+    if (d < 0)
+      diag << "?";
+    else
+      diag << d;
+  });
+  return diag << "], got " << type;
+}
+
+/// The per-token [N, Hkv, P] or per-tensor [1] f32 scale operand.
+LogicalResult checkScale(Operation *op, StringRef name, ScaleMode mode,
+                         Value scale, int64_t kvHeads, int64_t pageSize) {
+  Type f32 = Float32Type::get(op->getContext());
+  switch (mode) {
+  case ScaleMode::none:
+    return success();
+  case ScaleMode::per_tensor:
+    return checkGlobalOperand(op, name, scale, {1}, f32);
+  case ScaleMode::per_token:
+    return checkGlobalOperand(op, name, scale, {-1, kvHeads, pageSize}, f32);
+  }
+  llvm_unreachable("unknown scale mode");
+}
+
+/// The register budget of one lane: the PV accumulators of every M-tile
+/// (mTiles * D / 4 f32) plus what one tile step needs at the same time.
+/// At D = 512 with two M-tiles the accumulators alone are 256 VGPRs, the
+/// whole architectural file; such a kernel would spill, so it is rejected.
+constexpr int64_t kMaxAccumulatorVGPRs = 128;
+
+} // namespace
+
+bool mfma::isDecodeKernel(gpu::GPUFuncOp kernel) {
+  return kernel
+      .walk([](Operation *op) {
+        return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileSoftmaxOp,
+                   TilePVOp, TileStorePartialsOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
+                                                  const ChipInfo &chip) {
+  DecodeKernel d;
+  d.kernel = kernel;
+  auto loadQuery = findSingle<TileLoadQueryOp>(kernel);
+  auto init = findSingle<TileInitSoftmaxOp>(kernel);
+  auto qk = findSingle<TileQKOp>(kernel);
+  auto softmax = findSingle<TileSoftmaxOp>(kernel);
+  auto pv = findSingle<TilePVOp>(kernel);
+  auto store = findSingle<TileStorePartialsOp>(kernel);
+  if (failed(loadQuery) || failed(init) || failed(qk) || failed(softmax) ||
+      failed(pv) || failed(store))
+    return failure();
+  d.loadQuery = *loadQuery;
+  d.initSoftmax = *init;
+  d.qk = *qk;
+  d.softmax = *softmax;
+  d.pv = *pv;
+  d.storePartials = *store;
+
+  // The chip's matrix units take one fp8 flavour: checked first.
+  Type kvType = cast<MemRefType>(d.qk.getKeyCache().getType()).getElementType();
+  DecodeShape &s = d.shape;
+  s.kvType = kvType;
+  if (isa<FloatType>(kvType) && kvType.getIntOrFloatBitWidth() == 8 &&
+      typeName(kvType) != chip.fp8TypeName)
+    return d.qk.emitOpError() << "chip " << chip.name << " takes "
+                              << chip.fp8TypeName << " fp8 KV caches, got "
+                              << kvType;
+  bool fp8Cache = isa<FloatType>(kvType) && kvType.getIntOrFloatBitWidth() == 8;
+  if (!fp8Cache && !kvType.isBF16())
+    return d.qk.emitOpError()
+           << "pa-to-mfma takes fp8 or bf16 KV caches, got " << kvType;
+  s.compute = d.qk.getCompute();
+  if (d.pv.getCompute() != s.compute || d.pv.getScale() != d.qk.getScale())
+    return d.pv.emitOpError()
+           << "pa-to-mfma needs the same compute type and scale mode in "
+              "pa.tile.qk and pa.tile.pv";
+  if (s.fp8Compute() && !fp8Cache)
+    return d.qk.emitOpError() << "fp8 compute needs an fp8 KV cache, got "
+                              << kvType;
+  s.computeType = s.fp8Compute() ? kvType : BFloat16Type::get(kernel.getContext());
+
+  // Structure: prologue ops, the tile loop and the store in one block, in
+  // order; qk, softmax, pv in the loop body, in order, on the same buffers.
+  d.tileLoop = dyn_cast<scf::ForOp>(d.qk->getParentOp());
+  if (!d.tileLoop || d.softmax->getParentOp() != d.tileLoop ||
+      d.pv->getParentOp() != d.tileLoop ||
+      !d.qk->isBeforeInBlock(d.softmax) || !d.softmax->isBeforeInBlock(d.pv))
+    return d.qk.emitOpError()
+           << "pa-to-mfma expects pa.tile.qk, pa.tile.softmax and pa.tile.pv, "
+              "in that order, directly in the tile loop";
+  if (!d.tileLoop.getInitArgs().empty())
+    return d.tileLoop.emitOpError()
+           << "pa-to-mfma expects a tile loop without loop-carried values";
+  Block *block = d.tileLoop->getBlock();
+  Operation *sequence[] = {d.loadQuery, d.initSoftmax, d.tileLoop,
+                           d.storePartials};
+  for (Operation *op : sequence)
+    if (op->getBlock() != block)
+      return op->emitOpError()
+             << "pa-to-mfma expects the query load, softmax init, tile loop "
+                "and partial store in one block";
+  for (int i = 0; i + 1 < 4; ++i)
+    if (!sequence[i]->isBeforeInBlock(sequence[i + 1]))
+      return sequence[i + 1]->emitOpError()
+             << "pa-to-mfma expects the query load, softmax init, tile loop "
+                "and partial store in that order";
+
+  Value queryTile = d.loadQuery.getQueryTile();
+  Value scores = d.qk.getScores();
+  Value rowMax = d.initSoftmax.getRowMax(), rowSum = d.initSoftmax.getRowSum();
+  Value acc = d.initSoftmax.getAcc();
+  if (d.qk.getQueryTile() != queryTile || d.softmax.getScores() != scores ||
+      d.pv.getProbs() != scores || d.softmax.getRowMax() != rowMax ||
+      d.softmax.getRowSum() != rowSum || d.softmax.getAcc() != acc ||
+      d.pv.getAcc() != acc || d.storePartials.getRowMax() != rowMax ||
+      d.storePartials.getRowSum() != rowSum || d.storePartials.getAcc() != acc)
+    return d.qk.emitOpError()
+           << "pa-to-mfma expects the tile ops to share their tile buffers "
+              "(query tile, scores, row max, row sum, accumulator)";
+  for (Value buffer : {queryTile, scores, rowMax, rowSum, acc}) {
+    auto arg = dyn_cast<BlockArgument>(buffer);
+    bool attribution =
+        arg && isWorkgroupMemRef(buffer) &&
+        llvm::is_contained(kernel.getWorkgroupAttributions(), arg);
+    bool onlyTileOps = llvm::all_of(buffer.getUsers(), [](Operation *user) {
+      return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileSoftmaxOp,
+                 TilePVOp, TileStorePartialsOp>(user);
+    });
+    if (!attribution || !onlyTileOps)
+      return d.qk.emitOpError()
+             << "pa-to-mfma expects each tile buffer to be a workgroup "
+                "attribution used by the tile ops only";
+  }
+
+  auto tileType = cast<MemRefType>(queryTile.getType());
+  s.rows = tileType.getDimSize(0);
+  s.headDim = tileType.getDimSize(1);
+  s.mTiles = s.rows / kBlock;
+  if (s.rows != 16 && s.rows != 32)
+    return d.loadQuery.emitOpError()
+           << "pa-to-mfma supports row groups of 16 or 32 rows (one or two "
+              "16-row M-tiles), got "
+           << s.rows;
+  if (s.headDim % 64 != 0 || s.headDim > 512)
+    return d.loadQuery.emitOpError()
+           << "pa-to-mfma supports head dims that are multiples of 64 up to "
+              "512, got "
+           << s.headDim;
+  if (s.mTiles * s.headDim / 4 > kMaxAccumulatorVGPRs)
+    return d.loadQuery.emitOpError()
+           << "head dim " << s.headDim << " with a " << s.rows
+           << "-row group needs " << s.mTiles * s.headDim / 4
+           << " accumulator VGPRs per lane for the output alone (at most "
+           << kMaxAccumulatorVGPRs
+           << " fit beside a tile step without spilling); use row groups of "
+              "16 rows (Q * G <= 16)";
+
+  s.pageSize = d.qk.getPageSize();
+  if (s.pageSize % kGroupTokens != 0 || kTileTokens % s.pageSize != 0)
+    return d.qk.emitOpError() << "pa-to-mfma supports page sizes that are "
+                                 "multiples of 16 dividing 256, got "
+                              << s.pageSize;
+  s.queryLength = d.loadQuery.getQueryLength();
+  s.groupSize = d.loadQuery.getGroupSize();
+  s.window = d.softmax.getSlidingWindow();
+  s.totalRows = d.storePartials.getRows();
+  s.scale = d.qk.getScale();
+  s.vLayout = d.pv.getVLayout();
+  s.scoreScale = d.qk.getScoreScale().convertToFloat();
+  s.kvPack = kLoadBytes / s.kvBytes();
+
+  // Operands the lane code indexes directly.
+  Operation *qkOp = d.qk, *pvOp = d.pv;
+  auto kvHeadsOf = [](Value cache) {
+    return cast<MemRefType>(cache.getType()).getDimSize(1);
+  };
+  int64_t kvHeads = kvHeadsOf(d.qk.getKeyCache());
+  if (failed(checkGlobalOperand(
+          qkOp, "key_cache", d.qk.getKeyCache(),
+          {-1, kvHeads, s.headDim / s.kvPack, s.pageSize, s.kvPack}, kvType)))
+    return failure();
+  if (s.vLayout == VLayout::plain
+          ? failed(checkGlobalOperand(pvOp, "value_cache",
+                                      d.pv.getValueCache(),
+                                      {-1, kvHeads, s.headDim, s.pageSize},
+                                      kvType))
+          : failed(checkGlobalOperand(
+                pvOp, "value_cache", d.pv.getValueCache(),
+                {-1, kvHeads, s.pageSize / s.kvPack, s.headDim, s.kvPack},
+                kvType)))
+    return failure();
+  if (failed(checkScale(qkOp, "k_scale", s.scale, d.qk.getKScale(), kvHeads,
+                        s.pageSize)) ||
+      failed(checkScale(pvOp, "v_scale", s.scale, d.pv.getVScale(), kvHeads,
+                        s.pageSize)))
+    return failure();
+
+  auto queryType = cast<MemRefType>(d.loadQuery.getQuery().getType());
+  Type queryElement = queryType.getElementType();
+  if (queryType.getRank() != 3 || queryType.getDimSize(2) != s.headDim ||
+      !(queryElement.isBF16() || queryElement.isF16() || queryElement.isF32()))
+    return d.loadQuery.emitOpError()
+           << "pa-to-mfma needs a [B*Q, Hq, " << s.headDim
+           << "] query of bf16, f16 or f32, got " << queryType;
+  Type f32 = Float32Type::get(kernel.getContext());
+  auto partialsOk = [&](Value memref, int64_t rank) {
+    auto type = cast<MemRefType>(memref.getType());
+    return type.getRank() == rank && type.getElementType() == f32 &&
+           type.getLayout().isIdentity();
+  };
+  if (!partialsOk(d.storePartials.getExpSums(), 3) ||
+      !partialsOk(d.storePartials.getMaxLogits(), 3) ||
+      !partialsOk(d.storePartials.getTmpOut(), 4) ||
+      cast<MemRefType>(d.storePartials.getTmpOut().getType()).getDimSize(3) !=
+          s.headDim)
+    return d.storePartials.emitOpError()
+           << "pa-to-mfma needs identity-layout f32 partial buffers "
+              "[Hkv, slots, R] and [Hkv, slots, R, "
+           << s.headDim << "]";
+  return d;
+}

@@ -1,0 +1,1280 @@
+//===- DecodeToMFMA.cpp - the decode kernel on 4 waves with MFMA ----------===//
+//
+// docs/mfma-lowering.md is the design; Layouts.h holds every lane mapping.
+// The workgroup program of pa-tile becomes per-lane code for 256 lanes:
+//
+// - prologue: page ids staged by all lanes (lane-strided), the query row
+//   group quantized per row (fp8) or converted (bf16) into LDS, a barrier;
+// - tile loop: wave w takes tokens [64w, 64w + 64) of every 256-token tile
+//   with its own online-softmax state in registers (loop-carried): K via
+//   16-byte buffer loads, S^T = K Q^T with MFMA, scale before mask, row max
+//   across the 4 lane groups by xor shuffles, exp2, P quantized in
+//   registers, V (masked to 0 outside the valid range) via 16-byte loads,
+//   O^T += V^T P^T with MFMA; no barrier;
+// - epilogue: the four wave states merged through LDS (stats, then the
+//   output in head-dim chunks), partial results written as
+//   pa.tile.store_partials defines.
+//
+// K, V and per-token scales go through fat raw buffers (32-bit offsets)
+// when they are below 2 GiB (known statically or checked at run time),
+// else through 64-bit global addresses in a second loop (docs/performance.md).
+//
+// Everything the lane code needs from the tiled IR is read off the tile ops
+// (values through an IRMapping into the rebuilt loop), so the prologue and
+// loop-bound math of pa-tile is kept as it is.
+//
+//===----------------------------------------------------------------------===//
+#include "LaneBuilder.h"
+#include "Layouts.h"
+#include "PaToMFMA.h"
+
+#include "pa/Transforms/KernelBuilder.h"
+#include "pa/Transforms/TileLowering.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using namespace mlir::pa::mfma;
+
+namespace {
+
+/// Largest finite value of an fp8 type (448 OCP, 240 FNUZ).
+double largestFinite(Type type) {
+  return APFloat::getLargest(cast<FloatType>(type).getFloatSemantics())
+      .convertToDouble();
+}
+
+/// P in [0, 1] is quantized times this power of two, so that its small values
+/// stay normal fp8 numbers (2^8 under 448, 2^7 under 240); 1 for bf16.
+double probabilityScale(const DecodeShape &s) {
+  if (!s.fp8Compute())
+    return 1.0;
+  return std::ldexp(1.0, llvm::Log2_64(static_cast<uint64_t>(
+                             largestFinite(s.computeType))));
+}
+
+/// Where the lane code reads K, V and the per-token scales from: fat raw
+/// buffers (32-bit offsets, buffer_load) or the plain global memrefs.
+struct CacheViews {
+  Value keys, values, kScale, vScale;
+};
+
+/// Per-lane state carried through one tile loop, for the M-tiles `mTiles`
+/// (indices into the row group's M-tiles) that loop computes.
+struct LaneState {
+  SmallVector<int64_t> mTiles; // not carried
+  /// Word offset of the query in LDS: always 0, but carried through the
+  /// loop from an LDS word LLVM cannot see is 0, so that the query reads
+  /// stay in the loop instead of being hoisted into registers for all of
+  /// it (32 VGPRs at D = 256, 32 rows: the difference between 1 and 2 waves
+  /// per SIMD).
+  Value queryOffset;
+  SmallVector<Value> rowMax, rowSum; // per M-tile; rowSum is lane-partial
+  /// fp8 compute: per M-tile, the lane-partial sum of the weights the PV
+  /// product actually used (the quantized P, scales divided out again);
+  /// the output is normalized by it, so that P's rounding shifts
+  /// numerator and denominator alike. rowSum stays the exact sum (the
+  /// partial's exp_sums).
+  SmallVector<Value> rowWeight;
+  Value valueUnit;                   // per-token V scales: the wave's unit
+  SmallVector<SmallVector<Value>> out; // [M-tile][d block] vector<4xf32>
+
+  SmallVector<Value> flatten() const {
+    SmallVector<Value> values = {queryOffset};
+    values.append(rowMax);
+    values.append(rowSum);
+    values.append(rowWeight);
+    if (valueUnit)
+      values.push_back(valueUnit);
+    for (const SmallVector<Value> &blocks : out)
+      values.append(blocks);
+    return values;
+  }
+  /// The inverse of flatten for a state shaped like `like`.
+  static LaneState unflatten(ValueRange values, const LaneState &like) {
+    LaneState state;
+    state.mTiles = like.mTiles;
+    auto take = [&](size_t n) {
+      SmallVector<Value> part(values.take_front(n));
+      values = values.drop_front(n);
+      return part;
+    };
+    state.queryOffset = take(1).front();
+    state.rowMax = take(like.rowMax.size());
+    state.rowSum = take(like.rowSum.size());
+    state.rowWeight = take(like.rowWeight.size());
+    if (like.valueUnit)
+      state.valueUnit = take(1).front();
+    for (const SmallVector<Value> &blocks : like.out)
+      state.out.push_back(take(blocks.size()));
+    return state;
+  }
+};
+
+/// What the epilogue merges: every M-tile's final lane state.
+struct WaveResult {
+  SmallVector<Value> rowMax, rowSum, rowWeight;
+  SmallVector<Value> valueUnit; // per M-tile; empty without per-token scales
+  SmallVector<SmallVector<Value>> out;
+
+  void append(const LaneState &state) {
+    rowMax.append(state.rowMax);
+    rowSum.append(state.rowSum);
+    rowWeight.append(state.rowWeight);
+    for (size_t k = 0; k < state.mTiles.size(); ++k) {
+      if (state.valueUnit)
+        valueUnit.push_back(state.valueUnit);
+      out.push_back(state.out[k]);
+    }
+  }
+  SmallVector<Value> flatten() const {
+    SmallVector<Value> values(rowMax);
+    values.append(rowSum);
+    values.append(rowWeight);
+    values.append(valueUnit);
+    for (const SmallVector<Value> &blocks : out)
+      values.append(blocks);
+    return values;
+  }
+  static WaveResult unflatten(ValueRange values, const WaveResult &like) {
+    WaveResult result;
+    auto take = [&](size_t n) {
+      SmallVector<Value> part(values.take_front(n));
+      values = values.drop_front(n);
+      return part;
+    };
+    result.rowMax = take(like.rowMax.size());
+    result.rowSum = take(like.rowSum.size());
+    result.rowWeight = take(like.rowWeight.size());
+    result.valueUnit = take(like.valueUnit.size());
+    for (const SmallVector<Value> &blocks : like.out)
+      result.out.push_back(take(blocks.size()));
+    return result;
+  }
+};
+
+bool isWorkgroupMemRef(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
+}
+
+/// Removes workgroup attributions (unused by now) from `kernel`.
+void eraseWorkgroupAttributions(gpu::GPUFuncOp kernel,
+                                ArrayRef<Value> buffers) {
+  SmallVector<unsigned> positions;
+  for (Value buffer : buffers)
+    positions.push_back(cast<BlockArgument>(buffer).getArgNumber());
+  llvm::sort(positions, std::greater<unsigned>());
+  unsigned first = kernel.getFirstWorkgroupAttributionIndex();
+  unsigned remaining = kernel.getNumWorkgroupAttributions() - positions.size();
+  auto attribAttrs = kernel->getAttrOfType<ArrayAttr>(
+      kernel.getWorkgroupAttribAttrsAttrName());
+  SmallVector<Attribute> keptAttrs;
+  if (attribAttrs)
+    keptAttrs.assign(attribAttrs.begin(), attribAttrs.end());
+  for (unsigned position : positions) {
+    kernel.getBody().front().eraseArgument(position);
+    if (attribAttrs && position - first < keptAttrs.size())
+      keptAttrs.erase(keptAttrs.begin() + (position - first));
+  }
+  Builder b(kernel.getContext());
+  kernel->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
+                  b.getI64IntegerAttr(remaining));
+  if (attribAttrs)
+    kernel->setAttr(kernel.getWorkgroupAttribAttrsAttrName(),
+                    b.getArrayAttr(keptAttrs));
+}
+
+class DecodeLowering {
+public:
+  DecodeLowering(DecodeKernel &d, const ChipInfo &chip, bool fp8Residual)
+      : d(d), s(d.shape), chip(chip), ctx(d.kernel.getContext()),
+        instr(s.fp8Compute() ? kFp8Instr : kBf16Instr),
+        residual(fp8Residual && s.fp8Compute()) {
+    f32 = Float32Type::get(ctx);
+    vec4 = VectorType::get({kResultElements}, f32);
+    computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;
+    // Query rows in LDS, padded by 16 bytes against bank conflicts of the
+    // 16-byte reads (rows 16 lanes apart would hit the same banks).
+    queryRowWords = s.headDim * computeBytes / 4 + 4;
+    // With residuals the query's fp8 residual rows follow its rows.
+    int64_t queryWords = (residual ? 2 : 1) * s.rows * queryRowWords;
+    // The merge reuses the query's LDS: 4 wave slots of rows x chunk f32,
+    // chunk a multiple of 16 dividing D, at most the query's size or 8 KiB
+    // (16-row groups, which the registers would allow 3-4 waves per SIMD)
+    // / 16 KiB (32-row groups, register-bound to 2): fewer chunks, fewer
+    // barriers, without LDS becoming what limits the occupancy on gfx942.
+    int64_t budgetWords =
+        std::max<int64_t>(queryWords, s.mTiles == 1 ? 2048 : 4096);
+    chunkDims = s.headDim;
+    while (kWaves * s.rows * chunkDims > budgetWords && chunkDims % 32 == 0)
+      chunkDims /= 2;
+    scratchWords = std::max(queryWords, kWaves * s.rows * chunkDims);
+    pScale = probabilityScale(s);
+  }
+
+  LogicalResult run();
+
+private:
+  // -- prologue --
+  void createLaneIds();
+  void distributePageIdFills();
+  bool distributeFill(TilePageIdsOp ids);
+  void stageQuery();
+  void computeLaneConstants(ImplicitLocOpBuilder &b);
+  CacheViews fatRawBufferViews(ImplicitLocOpBuilder &b);
+  CacheViews globalViews();
+  Value viewsFit32BitOffsets(ImplicitLocOpBuilder &b, bool &staticFits);
+  // -- tile loop --
+  LaneState initialState(ImplicitLocOpBuilder &b, ArrayRef<int64_t> mTiles);
+  LaneState emitTileLoop(ImplicitLocOpBuilder &b, const CacheViews &views,
+                         const LaneState &init);
+  /// The tile loops over `views`: one loop for all M-tiles (each K/V load
+  /// serves both), or one per M-tile (half the accumulators live at once).
+  WaveResult emitTileLoops(ImplicitLocOpBuilder &b, const CacheViews &views,
+                           bool loopPerMTile);
+  LaneState emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
+                         const CacheViews &views, const LaneState &state);
+  // -- epilogue --
+  void mergeAndStore(ImplicitLocOpBuilder &b, const WaveResult &state);
+
+  /// clamp(bound + shift - (tileStart + 64 w + 16 j), 0, 16) as i32: how
+  /// many of the lane group's 16 tokens lie below the token `bound` (i64,
+  /// the same for every lane) moved by `shift` (i32 in [0, Q), per lane;
+  /// null for 0).
+  Value groupBound(LaneBuilder &l, Value bound, Value tileStart,
+                   Value shift = {});
+  /// `groupTokens`-element i1 vector: positions [first, first + n) in
+  /// [lo, hi).
+  Value positionsIn(LaneBuilder &l, int64_t first, int64_t n, Value lo,
+                    Value hi);
+  Value mfmaOp(ImplicitLocOpBuilder &b, Value a, Value bOperand, Value acc) {
+    return amdgpu::MFMAOp::create(b, vec4, kBlock, kBlock, instr.k,
+                                  /*blocks=*/1, a, bOperand, acc);
+  }
+  /// Elements [first, first + count) of `v`.
+  Value slice(LaneBuilder &l, Value v, int64_t first, int64_t count) {
+    SmallVector<int64_t> positions;
+    for (int64_t e = 0; e < count; ++e)
+      positions.push_back(first + e);
+    return l.shuffle(v, v, positions);
+  }
+  /// fp8 of an f32 vector whose values are within the fp8 range (query
+  /// rows scaled to at most fp8_max, probabilities at most 2^8): the packed
+  /// conversions directly (v_cvt_pk_fp8_f32), without the clamp that
+  /// arith.truncf's saturating lowering adds to every element.
+  Value quantizeInRange(LaneBuilder &l, Value vec) {
+    auto type = cast<VectorType>(vec.getType());
+    auto quadType = VectorType::get({4}, s.computeType);
+    auto wordIndex = [&](int64_t word) { return l.b.getI32IntegerAttr(word); };
+    Value result;
+    for (int64_t first = 0; first < type.getNumElements(); first += 4) {
+      Value low = amdgpu::PackedTrunc2xFp8Op::create(
+          l.b, quadType, l.extract(vec, first), l.extract(vec, first + 1),
+          wordIndex(0), Value());
+      Value quad = amdgpu::PackedTrunc2xFp8Op::create(
+          l.b, quadType, l.extract(vec, first + 2), l.extract(vec, first + 3),
+          wordIndex(1), low);
+      result = result ? l.shuffle(result, quad,
+                                  llvm::to_vector(llvm::seq<int64_t>(
+                                      0, first + 4)))
+                      : quad;
+    }
+    return result;
+  }
+  /// `vec` converted to the compute type when it is another float type.
+  Value toComputeType(LaneBuilder &l, Value vec) {
+    auto type = cast<VectorType>(vec.getType());
+    if (type.getElementType() == s.computeType)
+      return vec;
+    Value wide = l.extF(VectorType::get(type.getShape(), f32), vec);
+    return l.truncF(VectorType::get(type.getShape(), s.computeType), wide);
+  }
+
+  DecodeKernel &d;
+  const DecodeShape &s;
+  const ChipInfo &chip;
+  MLIRContext *ctx;
+  Instr instr;
+  /// fp8 products also multiply the fp8 residuals of the quantized query
+  /// and P (value + residual carry ~8 significant bits instead of 4).
+  bool residual;
+  Type f32;
+  VectorType vec4;
+  int64_t computeBytes, queryRowWords, chunkDims, scratchWords;
+  double pScale;
+
+  // Buffers: `scratch` (i32) holds the query during the loop and the wave
+  // outputs during the merge (plus the zero word); `stats` (f32) the query
+  // scales and each wave's row maxima, sums and used-weight sums.
+  Value scratch, stats;
+  int64_t statsQueryScale() const { return 0; }
+  /// Where the query's residual rows start in `scratch`.
+  int64_t queryResidualWord() const { return s.rows * queryRowWords; }
+  /// The scratch word holding 0 (LaneState::queryOffset), past the rest.
+  int64_t zeroWord() const { return scratchWords; }
+  int64_t statsRowMax() const { return s.rows; }
+  int64_t statsRowSum() const { return s.rows + kWaves * s.rows; }
+  int64_t statsRowWeight() const { return s.rows + 2 * kWaves * s.rows; }
+
+  // Lane ids (index values at kernel entry).
+  Value tid, wave, lane, rowLane, group;
+
+  // Loop-invariant lane constants (computeLaneConstants).
+  SmallVector<Value> rowScale;          // f32 per M-tile
+  // Row r = q * G + g sees [max(0, C - Q + 1 + q - W), C - Q + 1 + q): the
+  // bounds are a scalar base (i64) plus the lane's MTP position q.
+  Value visibleEndBase, visibleBeginBase; // i64; begin only with a window
+  SmallVector<Value> rowPosition;         // i32 q per M-tile
+  SmallVector<Value> isQueryRow;          // i1 per M-tile (r < Q * G)
+  Value kPageIndex, kSlot0, vPageIndex, vSlot0; // index
+  Value laneTokenOffset;                // i32: 64 w + 16 j
+  Value vScaleTensor;                   // per_tensor V scale
+};
+
+//===----------------------------------------------------------------------===//
+// Prologue
+//===----------------------------------------------------------------------===//
+
+void DecodeLowering::createLaneIds() {
+  ImplicitLocOpBuilder b(d.kernel.getLoc(), ctx);
+  b.setInsertionPointToStart(&d.kernel.getBody().front());
+  LaneBuilder l(b);
+  IndexExpr t = l.idx(gpu::ThreadIdOp::create(b, gpu::Dimension::x));
+  tid = t;
+  wave = t / kWaveLanes;
+  IndexExpr laneExpr = t % kWaveLanes;
+  lane = laneExpr;
+  rowLane = laneExpr % kBlock;
+  group = laneExpr / kBlock;
+}
+
+/// The staging fill loop of pa-stage-page-ids, `for j: ids(begin + j) ->
+/// lds[j * n]`, becomes one lane-strided loop over its ids: lane t writes
+/// ids t, t + 256, ... with the per-element read rule of the op.
+bool DecodeLowering::distributeFill(TilePageIdsOp ids) {
+  auto fill = dyn_cast<scf::ForOp>(ids->getParentOp());
+  if (!fill || !fill.getInitArgs().empty() ||
+      !matchPattern(fill.getStep(), m_One()) || !ids->hasOneUse())
+    return false;
+  auto store = dyn_cast<vector::StoreOp>(*ids->getUsers().begin());
+  if (!store || store->getParentOp() != fill ||
+      !isWorkgroupMemRef(store.getBase()) || store.getIndices().size() != 1)
+    return false;
+  for (Operation &op : fill.getBody()->without_terminator())
+    if (&op != ids && &op != store && !isPure(&op))
+      return false;
+  for (Value operand : {Value(ids.getBlockTables()), Value(ids.getSequence()),
+                        Value(ids.getVisibleBegin()),
+                        Value(ids.getVisibleEnd())})
+    if (!fill.isDefinedOutsideOfLoop(operand))
+      return false;
+
+  ImplicitLocOpBuilder b(fill.getLoc(), fill);
+  LaneBuilder l(b);
+  int64_t idsPerTile = ids.getPageIds().getType().getNumElements();
+  IndexExpr lb = l.idx(fill.getLowerBound());
+  IndexExpr trips = l.idx(fill.getUpperBound()) - lb;
+  Value total = trips * idsPerTile;
+  Value step = l.index(chip.workgroupSize);
+  scf::ForOp::create(
+      b, tid, total, step, ValueRange{},
+      [&](OpBuilder &nested, Location loc, Value element, ValueRange) {
+        ImplicitLocOpBuilder nb(loc, nested);
+        LaneBuilder nl(nb);
+        IndexExpr e = nl.idx(element);
+        IRMapping map;
+        map.map(fill.getInductionVar(), (lb + e / idsPerTile).get());
+        for (Operation &op : fill.getBody()->without_terminator())
+          if (&op != ids && &op != store)
+            nb.clone(op, map);
+        auto constant = [&](TypedAttr value) -> Value {
+          return arith::ConstantOp::create(nb, value);
+        };
+        TilePageRange range = buildTilePageRange(
+            nb, loc, ids, map.lookup(ids.getTile()), constant);
+        Value id = buildVisiblePageId(nb, loc, ids, range,
+                                      (e % idsPerTile).get(), constant);
+        IndexExpr offset = nl.idx(map.lookup(store.getIndices().front()));
+        memref::StoreOp::create(nb, id, store.getBase(),
+                                ValueRange{(offset + e % idsPerTile).get()});
+        scf::YieldOp::create(nb);
+      });
+  fill.erase();
+  return true;
+}
+
+void DecodeLowering::distributePageIdFills() {
+  SmallVector<TilePageIdsOp> fills;
+  d.kernel.walk([&](TilePageIdsOp ids) {
+    if (!d.tileLoop->isAncestor(ids))
+      fills.push_back(ids);
+  });
+  // A fill of another shape stays as it is: every lane then writes the same
+  // ids (lowered with the direct reads below), which is correct, only slow.
+  for (TilePageIdsOp ids : fills)
+    (void)distributeFill(ids);
+}
+
+/// Each wave quantizes whole query rows: a row's D values are spread over
+/// lanesPerRow lanes of 4 * unitsPerLane consecutive values; the row's
+/// max |q| is a butterfly over those lanes. fp8: q8 = q * (fp8_max /
+/// max|q|), the scale max|q| / fp8_max goes to `stats`; bf16: q rounded.
+void DecodeLowering::stageQuery() {
+  TileLoadQueryOp op = d.loadQuery;
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  LaneBuilder l(b);
+  Value firstThread = l.cmpI(arith::CmpIPredicate::eq, tid, l.index(0));
+  scf::IfOp::create(b, firstThread, [&](OpBuilder &nested, Location loc) {
+    ImplicitLocOpBuilder nb(loc, nested);
+    LaneBuilder nl(nb);
+    memref::StoreOp::create(nb, nl.i32(0), scratch,
+                            ValueRange{nl.index(zeroWord())});
+    scf::YieldOp::create(nb);
+  });
+  // 4 values per unit; a power of two of lanes per row so that rows never
+  // straddle waves (D = 192: 16 lanes of 3 units).
+  const int64_t units = s.headDim / 4;
+  const int64_t lanesPerRow =
+      std::min<int64_t>(kWaveLanes, int64_t{1} << llvm::countr_zero(
+                                                   static_cast<uint64_t>(units)));
+  const int64_t unitsPerLane = units / lanesPerRow;
+  const int64_t rowsPerPass = kWaveLanes / lanesPerRow;
+  const int64_t rowsPerRound = kWaves * rowsPerPass;
+  const int64_t values = 4 * unitsPerLane;
+  auto queryType = cast<MemRefType>(op.getQuery().getType());
+  auto loadType = VectorType::get({values}, queryType.getElementType());
+  auto wideType = VectorType::get({values}, f32);
+  IndexExpr laneExpr = l.idx(lane);
+  IndexExpr laneInRow = laneExpr % lanesPerRow;
+  IndexExpr rowInPass = laneExpr / lanesPerRow;
+  SmallVector<int32_t> rowLanes;
+  for (int64_t distance = 1; distance < lanesPerRow; distance *= 2)
+    rowLanes.push_back(static_cast<int32_t>(distance));
+
+  for (int64_t round = 0; round < s.rows / rowsPerRound; ++round) {
+    IndexExpr m = l.idx(round * rowsPerRound) + l.idx(wave) * rowsPerPass +
+                  rowInPass;
+    IndexExpr row = l.idx(op.getRowBase()) + m;
+    Value isQueryRow = l.cmpI(arith::CmpIPredicate::ult, row,
+                              l.index(s.totalRows));
+    IndexExpr d0 = laneInRow * values;
+    auto read = scf::IfOp::create(
+        b, isQueryRow,
+        [&](OpBuilder &nested, Location loc) {
+          ImplicitLocOpBuilder nb(loc, nested);
+          LaneBuilder nl(nb);
+          IndexExpr r = nl.idx(row.get());
+          Value queryRow =
+              nl.idx(op.getSequence()) * s.queryLength + r / s.groupSize;
+          Value head = nl.idx(op.getKvHead()) * s.groupSize + r % s.groupSize;
+          Value q = vector::LoadOp::create(nb, loadType, op.getQuery(),
+                                           ValueRange{queryRow, head, d0});
+          if (queryType.getElementType() != f32)
+            q = nl.extF(wideType, q);
+          scf::YieldOp::create(nb, q);
+        },
+        [&](OpBuilder &nested, Location loc) {
+          ImplicitLocOpBuilder nb(loc, nested);
+          scf::YieldOp::create(nb, LaneBuilder(nb).splatConstant(wideType, 0));
+        });
+    Value q = read.getResult(0);
+    Value rowWord = m * queryRowWords;
+    auto storeWords = [&](Value packed, int64_t words, int64_t base) {
+      auto wordType = VectorType::get({words}, b.getI32Type());
+      vector::StoreOp::create(
+          b, l.bitcast(wordType, packed), scratch,
+          ValueRange{(l.idx(rowWord) + laneInRow * words + base).get()},
+          /*nontemporal=*/false,
+          llvm::Align(int64_t{4} << llvm::countr_zero(
+                          static_cast<uint64_t>(words))));
+    };
+    if (!s.fp8Compute()) {
+      storeWords(l.truncF(VectorType::get({values}, s.computeType), q),
+                 values * computeBytes / 4, 0);
+      continue;
+    }
+    Value absMax = l.absF(l.extract(q, 0));
+    for (int64_t e = 1; e < values; ++e)
+      absMax = l.maxF(absMax, l.absF(l.extract(q, e)));
+    absMax = l.butterfly(absMax, rowLanes,
+                         [&](Value x, Value y) { return l.maxF(x, y); });
+    double fp8Max = largestFinite(s.computeType);
+    Value zero = l.f32(0.0);
+    Value isZero = l.cmpF(arith::CmpFPredicate::OEQ, absMax, zero);
+    Value inverse =
+        l.select(isZero, zero, l.divF(l.f32(fp8Max), absMax));
+    Value scaledQuery = l.mulF(q, l.broadcast(wideType, inverse));
+    Value quantized = quantizeInRange(l, scaledQuery);
+    storeWords(quantized, unitsPerLane, 0);
+    if (residual) {
+      // What the fp8 value missed, itself in fp8 (|r| <= fp8_max / 16).
+      Value rest = l.subF(scaledQuery, l.extF(wideType, quantized));
+      storeWords(quantizeInRange(l, rest), unitsPerLane, queryResidualWord());
+    }
+    Value scale = l.divF(absMax, l.f32(fp8Max));
+    Value firstLane = l.cmpI(arith::CmpIPredicate::eq, laneInRow, l.index(0));
+    scf::IfOp::create(b, firstLane, [&](OpBuilder &nested, Location loc) {
+      memref::StoreOp::create(nested, loc, scale, stats,
+                              ValueRange{(l.idx(statsQueryScale()) + m).get()});
+      scf::YieldOp::create(nested, loc);
+    });
+  }
+}
+
+void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
+  LaneBuilder l(b);
+  IndexExpr i = l.idx(rowLane), j = l.idx(group), w = l.idx(wave);
+  Value scoreScale = l.f32(s.scoreScale);
+  auto scalarScale = [&](Value scale) {
+    return memref::LoadOp::create(b, scale, ValueRange{l.index(0)}).getResult();
+  };
+  if (s.scale == ScaleMode::per_tensor) {
+    scoreScale = l.mulF(scoreScale, scalarScale(d.qk.getKScale()));
+    vScaleTensor = scalarScale(d.pv.getVScale());
+  }
+  TileSoftmaxOp softmax = d.softmax;
+  Value context = softmax.getContextLength();
+  for (int64_t t = 0; t < s.mTiles; ++t) {
+    IndexExpr rowIndex = i + t * kBlock;
+    Value scale = scoreScale;
+    if (s.fp8Compute())
+      scale = l.mulF(scale, memref::LoadOp::create(
+                                b, stats,
+                                ValueRange{(rowIndex + statsQueryScale()).get()}));
+    rowScale.push_back(scale);
+    IndexExpr row = l.idx(softmax.getRowBase()) + rowIndex;
+    isQueryRow.push_back(
+        l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows)));
+    rowPosition.push_back(arith::IndexCastOp::create(
+        b, b.getI32Type(), (row / s.groupSize).get()));
+  }
+  visibleEndBase = l.subI(context, l.i64(s.queryLength - 1));
+  if (s.window > 0)
+    visibleBeginBase = l.subI(visibleEndBase, l.i64(s.window));
+  // Keys: lane i loads token qkToken(b, i) of its wave's quarter (one page,
+  // since the 16 tokens of a lane's 4 blocks lie in one 16-token group).
+  IndexExpr kColumn = w * kQuarterTokens + qkToken(l.idx(0), i);
+  kPageIndex = kColumn / s.pageSize;
+  kSlot0 = kColumn % s.pageSize;
+  // Values, scales and the QK result: lane group j's 16 tokens.
+  IndexExpr vColumn = w * kQuarterTokens + pvToken(instr, 0, j, l.idx(0));
+  vPageIndex = vColumn / s.pageSize;
+  vSlot0 = vColumn % s.pageSize;
+  laneTokenOffset =
+      arith::IndexCastOp::create(b, b.getI32Type(), vColumn.get());
+}
+
+CacheViews DecodeLowering::globalViews() {
+  return {d.qk.getKeyCache(), d.pv.getValueCache(), d.qk.getKScale(),
+          d.pv.getVScale()};
+}
+
+CacheViews DecodeLowering::fatRawBufferViews(ImplicitLocOpBuilder &b) {
+  auto fat = [&](Value memref) -> Value {
+    if (!memref)
+      return {};
+    return amdgpu::FatRawBufferCastOp::create(b, memref, /*validBytes=*/Value(),
+                                              /*cacheSwizzleStride=*/Value(),
+                                              /*boundsCheck=*/true,
+                                              /*resetOffset=*/false);
+  };
+  CacheViews global = globalViews();
+  bool perToken = s.scale == ScaleMode::per_token;
+  return {fat(global.keys), fat(global.values),
+          perToken ? fat(global.kScale) : global.kScale,
+          perToken ? fat(global.vScale) : global.vScale};
+}
+
+/// Whether every buffer the loop indexes by page id (caches, per-token
+/// scales) has fewer than 2^31 bytes, so that 32-bit buffer offsets reach
+/// all of it: `staticFits` for the buffers with a static pool size N, and
+/// an i1 run-time check of the others (null when all are static).
+Value DecodeLowering::viewsFit32BitOffsets(ImplicitLocOpBuilder &b,
+                                           bool &staticFits) {
+  LaneBuilder l(b);
+  CacheViews global = globalViews();
+  SmallVector<Value> paged = {global.keys, global.values};
+  if (s.scale == ScaleMode::per_token)
+    paged.append({global.kScale, global.vScale});
+  constexpr int64_t kLimit = (int64_t{1} << 31) - 1;
+  staticFits = true;
+  Value fits;
+  for (Value memref : paged) {
+    auto type = cast<MemRefType>(memref.getType());
+    int64_t pageBytes = type.getElementTypeBitWidth() / 8;
+    for (int64_t dim : type.getShape().drop_front())
+      pageBytes *= dim;
+    if (!type.isDynamicDim(0)) {
+      staticFits = staticFits && type.getDimSize(0) <= kLimit / pageBytes;
+      continue;
+    }
+    Value pages = l.toI64(memref::DimOp::create(b, memref, 0));
+    Value fitsOne = l.cmpI(arith::CmpIPredicate::sle, pages,
+                           l.i64(kLimit / pageBytes));
+    fits = fits ? l.andI(fits, fitsOne) : fitsOne;
+  }
+  return staticFits ? fits : Value();
+}
+
+//===----------------------------------------------------------------------===//
+// Tile loop
+//===----------------------------------------------------------------------===//
+
+LaneState DecodeLowering::initialState(ImplicitLocOpBuilder &b,
+                                       ArrayRef<int64_t> mTiles) {
+  LaneBuilder l(b);
+  LaneState state;
+  state.mTiles.assign(mTiles.begin(), mTiles.end());
+  state.queryOffset = l.index(0);
+  Value zeros = l.splatConstant(vec4, 0.0);
+  for (size_t k = 0; k < mTiles.size(); ++k) {
+    state.rowMax.push_back(l.negInf());
+    state.rowSum.push_back(l.f32(0.0));
+    if (s.fp8Compute())
+      state.rowWeight.push_back(l.f32(0.0));
+    state.out.emplace_back(s.headDim / kBlock, zeros);
+  }
+  if (s.scale == ScaleMode::per_token)
+    state.valueUnit = l.f32(1.0);
+  return state;
+}
+
+Value DecodeLowering::groupBound(LaneBuilder &l, Value bound, Value tileStart,
+                                 Value shift) {
+  // The tile-relative bound is the same for every lane (scalar i64 math);
+  // clamped to [-256 - Q, 256] it fits i32 and keeps its clamped meaning
+  // after the lane's shift (< Q) and offset (<= 240) are applied in i32.
+  Value relative = l.subI(bound, tileStart);
+  Value inTile = l.minSI(l.maxSI(relative, l.i64(-kTileTokens - s.queryLength)),
+                         l.i64(kTileTokens));
+  Value lane = arith::TruncIOp::create(l.b, l.b.getI32Type(), inTile);
+  if (shift)
+    lane = l.addI(lane, shift);
+  lane = l.subI(lane, laneTokenOffset);
+  return l.minSI(l.maxSI(lane, l.i32(0)), l.i32(kGroupTokens));
+}
+
+Value DecodeLowering::positionsIn(LaneBuilder &l, int64_t first, int64_t n,
+                                  Value lo, Value hi) {
+  auto type = VectorType::get({n}, l.b.getI32Type());
+  SmallVector<int64_t> positions;
+  for (int64_t e = 0; e < n; ++e)
+    positions.push_back(first + e);
+  Value iota = l.vectorOf(type, positions);
+  Value aboveLo = l.cmpI(arith::CmpIPredicate::sge, iota, l.broadcast(type, lo));
+  Value belowHi = l.cmpI(arith::CmpIPredicate::slt, iota, l.broadcast(type, hi));
+  return l.andI(aboveLo, belowHi);
+}
+
+LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
+                                       const CacheViews &views,
+                                       const LaneState &init) {
+  scf::ForOp old = d.tileLoop;
+  auto loop = scf::ForOp::create(b, old.getLowerBound(), old.getUpperBound(),
+                                 old.getStep(), init.flatten());
+  ImplicitLocOpBuilder body(old.getLoc(), ctx);
+  body.setInsertionPointToStart(loop.getBody());
+  IRMapping map;
+  map.map(old.getInductionVar(), loop.getInductionVar());
+  // The tiled IR's per-tile values (tile start, page ids and their guards)
+  // as they are; the tile ops themselves have no results.
+  for (Operation &op : old.getBody()->without_terminator())
+    if (!isa<TileQKOp, TileSoftmaxOp, TilePVOp>(op))
+      body.clone(op, map);
+  LaneState state = LaneState::unflatten(loop.getRegionIterArgs(), init);
+  LaneState next = emitTileStep(body, map, views, state);
+  scf::YieldOp::create(body, next.flatten());
+  return LaneState::unflatten(loop.getResults(), init);
+}
+
+WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,
+                                         const CacheViews &views,
+                                         bool loopPerMTile) {
+  WaveResult result;
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, s.mTiles));
+  if (!loopPerMTile || s.mTiles == 1) {
+    result.append(emitTileLoop(b, views, initialState(b, all)));
+    return result;
+  }
+  for (int64_t t : all)
+    result.append(emitTileLoop(b, views, initialState(b, {t})));
+  return result;
+}
+
+LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
+                                       const CacheViews &views,
+                                       const LaneState &state) {
+  LaneBuilder l(b);
+  const int64_t x = s.kvPack;
+  const int64_t chunks = s.headDim / (kLaneGroups * x);
+  const int64_t stepsPerChunk = x / instr.perLane;
+  const int64_t dBlocks = s.headDim / kBlock;
+  IndexExpr j = l.idx(group), i = l.idx(rowLane);
+  Value kvHead = d.qk.getKvHead();
+  Value ids = map.lookupOrDefault(d.qk.getPageIds());
+  auto pageAt = [&](Value position) {
+    Value id = vector::ExtractOp::create(b, ids, OpFoldResult(position));
+    return l.toIndex(id);
+  };
+  Value kPage = pageAt(kPageIndex);
+  Value vPage = pageAt(vPageIndex);
+  Value tileStart = map.lookupOrDefault(d.softmax.getTileStart());
+  auto kvVector = [&](int64_t n) {
+    return VectorType::get({n}, s.kvType);
+  };
+
+  // Q^T: the lane's row, head-dim chunks 4c + j (qkHeadDim), from LDS.
+  // With residuals, queries[k][c] holds the value and residual chunks.
+  const size_t tiles = state.mTiles.size();
+  SmallVector<SmallVector<SmallVector<Value>>> queries(tiles);
+  const int64_t chunkWords = x * computeBytes / 4;
+  for (size_t k = 0; k < tiles; ++k)
+    for (int64_t c = 0; c < chunks; ++c) {
+      int64_t t = state.mTiles[k];
+      IndexExpr element = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0));
+      IndexExpr word = (i + t * kBlock) * queryRowWords +
+                       element * computeBytes / 4 + l.idx(state.queryOffset);
+      SmallVector<Value> terms;
+      for (int64_t base : residual ? SmallVector<int64_t>{0, queryResidualWord()}
+                                   : SmallVector<int64_t>{0}) {
+        Value words = vector::LoadOp::create(
+            b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
+            ValueRange{(word + base).get()}, /*nontemporal=*/false,
+            llvm::Align(16));
+        terms.push_back(l.bitcast(VectorType::get({x}, s.computeType), words));
+      }
+      queries[k].push_back(terms);
+    }
+  // S^T block b of M-tile t (element r = token 16 j + 4 b + r): block-major,
+  // so that a block's keys (16 bytes of token qkToken(b, i) per head-dim
+  // chunk 4c + j) are live only while both M-tiles use them.
+  Value zeros = l.splatConstant(vec4, 0.0);
+  SmallVector<SmallVector<Value>> scores(tiles);
+  for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
+    int64_t slotOffset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
+    Value slot = l.idx(kSlot0) + slotOffset;
+    SmallVector<Value> keys;
+    for (int64_t c = 0; c < chunks; ++c) {
+      Value packIndex = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0)) / x;
+      Value chunk = vector::LoadOp::create(
+          b, kvVector(x), views.keys,
+          ValueRange{kPage, kvHead, packIndex, slot, l.index(0)});
+      keys.push_back(toComputeType(l, chunk));
+    }
+    for (size_t k = 0; k < tiles; ++k) {
+      Value acc = zeros;
+      for (int64_t c = 0; c < chunks; ++c)
+        for (int64_t step = 0; step < stepsPerChunk; ++step) {
+          Value key = slice(l, keys[c], step * instr.perLane, instr.perLane);
+          for (Value query : queries[k][c])
+            acc = mfmaOp(
+                b, key, slice(l, query, step * instr.perLane, instr.perLane),
+                acc);
+        }
+      scores[k].push_back(acc);
+    }
+  }
+
+  // Per-token scales of the lane's 16 tokens (slots vSlot0 + [0, 16)).
+  auto tokenScales = [&](Value scales) {
+    return vector::LoadOp::create(
+               b, VectorType::get({kGroupTokens}, f32), scales,
+               ValueRange{vPage, kvHead, vSlot0})
+        .getResult();
+  };
+  auto blockOf = [&](Value groupVector, int64_t blk) {
+    return slice(l, groupVector, blk * kResultElements, kResultElements);
+  };
+  // Scores in the exp2 domain (scale before mask): the row's scale, and
+  // per-token key scales, applied right away so that they die here.
+  Value kScales =
+      s.scale == ScaleMode::per_token ? tokenScales(views.kScale) : Value();
+  for (size_t k = 0; k < tiles; ++k)
+    for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
+      Value &score = scores[k][blk];
+      score = l.mulF(score, l.broadcast(vec4, rowScale[state.mTiles[k]]));
+      if (kScales)
+        score = l.mulF(score, blockOf(kScales, blk));
+    }
+  Value validLo =
+      groupBound(l, map.lookupOrDefault(d.pv.getValidBegin()), tileStart);
+  Value validHi =
+      groupBound(l, map.lookupOrDefault(d.pv.getValidEnd()), tileStart);
+
+  LaneState next;
+  next.mTiles = state.mTiles;
+  next.queryOffset = l.toIndex(memref::LoadOp::create(
+      b, scratch, ValueRange{l.index(zeroWord())}));
+  // The wave's V unit: per-token scales of the valid tokens are folded into
+  // P relative to their wave maximum, so that P * v_scale / unit stays in
+  // [-1, 1] for the fp8 quantization; the accumulator is kept in units of
+  // `unit` (rescaled when it changes) and multiplied back at the end.
+  Value unitRatio;
+  Value pFactors; // vector<16xf32> or null for a constant factor
+  auto tokenVector = VectorType::get({kGroupTokens}, f32);
+  if (s.scale == ScaleMode::per_token) {
+    Value valid = positionsIn(l, 0, kGroupTokens, validLo, validHi);
+    Value vScales = l.select(
+        valid, tokenScales(views.vScale),
+        l.splatConstant(VectorType::get({kGroupTokens}, f32), 0.0));
+    Value laneMax = l.absF(l.extract(vScales, 0));
+    for (int64_t e = 1; e < kGroupTokens; ++e)
+      laneMax = l.maxNumF(laneMax, l.absF(l.extract(vScales, e)));
+    Value waveMax = l.butterfly(
+        laneMax, {kBlock, 2 * kBlock},
+        [&](Value p, Value q) { return l.maxNumF(p, q); });
+    Value positive = l.cmpF(arith::CmpFPredicate::OGT, waveMax, l.f32(0.0));
+    next.valueUnit = l.select(positive, waveMax, state.valueUnit);
+    unitRatio = l.divF(state.valueUnit, next.valueUnit);
+    Value factor = l.divF(l.f32(pScale), next.valueUnit);
+    pFactors = l.mulF(vScales, l.broadcast(tokenVector, factor));
+  }
+
+  // Softmax per M-tile, then P for the PV operands.
+  const int64_t pvStepCount = pvSteps(instr);
+  // probOperands[k][step]: P, and with residuals P's fp8 residual.
+  SmallVector<SmallVector<SmallVector<Value>>> probOperands(tiles);
+  for (size_t k = 0; k < tiles; ++k) {
+    int64_t t = state.mTiles[k];
+    // Without a window a row sees from token 0 (max(0, .) of the window's
+    // begin only ever clamps what groupBound clamps anyway); padding rows
+    // see nothing (hi = 0).
+    Value lo = visibleBeginBase
+                   ? groupBound(l, visibleBeginBase, tileStart, rowPosition[t])
+                   : l.i32(0);
+    Value hi = l.select(isQueryRow[t],
+                        groupBound(l, visibleEndBase, tileStart, rowPosition[t]),
+                        l.i32(0));
+    SmallVector<Value> masked;
+    for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
+      // Masked scores become -inf by selection.
+      Value scaled = scores[k][blk];
+      Value visible = positionsIn(l, blk * kResultElements, kResultElements, lo, hi);
+      masked.push_back(l.select(visible, scaled,
+                                l.broadcast(vec4, l.negInf())));
+    }
+    // NaN-ignoring maxima: a NaN score still makes its row's sum and
+    // output NaN through exp2, as in the reference.
+    Value blockMax = masked[0];
+    for (size_t blk = 1; blk < masked.size(); ++blk)
+      blockMax = l.maxNumF(blockMax, masked[blk]);
+    Value laneMax = l.extract(blockMax, 0);
+    for (int64_t e = 1; e < kResultElements; ++e)
+      laneMax = l.maxNumF(laneMax, l.extract(blockMax, e));
+    // The row's 64 tokens are in the 4 lane groups of the wave.
+    Value tileMax = l.butterfly(
+        laneMax, {kBlock, 2 * kBlock},
+        [&](Value p, Value q) { return l.maxNumF(p, q); });
+    Value newMax = l.maxNumF(state.rowMax[k], tileMax);
+    // exp2 never sees -inf - -inf: a row that has seen nothing shifts by 0.
+    Value nothingSeen = l.cmpF(arith::CmpFPredicate::OEQ, newMax, l.negInf());
+    Value zero = l.f32(0.0);
+    Value alpha = l.exp2(
+        l.select(nothingSeen, zero, l.subF(state.rowMax[k], newMax)));
+    Value shift = l.broadcast(vec4, l.select(nothingSeen, zero, newMax));
+    SmallVector<Value> probs;
+    Value blockSum;
+    for (Value block : masked) {
+      Value p = l.exp2(l.subF(block, shift));
+      probs.push_back(p);
+      blockSum = blockSum ? l.addF(blockSum, p) : p;
+    }
+    Value laneSum = l.extract(blockSum, 0);
+    for (int64_t e = 1; e < kResultElements; ++e)
+      laneSum = l.addF(laneSum, l.extract(blockSum, e));
+    next.rowMax.push_back(newMax);
+    next.rowSum.push_back(l.addF(l.mulF(state.rowSum[k], alpha), laneSum));
+
+    Value outScale = unitRatio ? l.mulF(alpha, unitRatio) : alpha;
+    SmallVector<Value> rescaled;
+    for (Value block : state.out[k])
+      rescaled.push_back(l.mulF(block, l.broadcast(vec4, outScale)));
+    next.out.push_back(rescaled);
+
+    // P of the lane's 16 tokens in token order (block-major = token order).
+    Value p8 = l.shuffle(probs[0], probs[1], {0, 1, 2, 3, 4, 5, 6, 7});
+    Value p8b = l.shuffle(probs[2], probs[3], {0, 1, 2, 3, 4, 5, 6, 7});
+    Value p16 = l.shuffle(p8, p8b, llvm::to_vector(llvm::seq<int64_t>(0, 16)));
+    // fp8: tokens whose P is not folded into the product (V scale 0; P is
+    // 0 outside the valid range anyway) count with their exact P.
+    Value usedSum;
+    if (pFactors && s.fp8Compute()) {
+      Value zeros = l.splatConstant(tokenVector, 0.0);
+      Value unfolded = l.select(
+          l.cmpF(arith::CmpFPredicate::OEQ, pFactors, zeros), p16, zeros);
+      for (int64_t e = 0; e < kGroupTokens; ++e) {
+        Value element = l.extract(unfolded, e);
+        usedSum = usedSum ? l.addF(usedSum, element) : element;
+      }
+    }
+    if (pFactors)
+      p16 = l.mulF(p16, pFactors);
+    else if (pScale != 1.0)
+      p16 = l.mulF(p16, l.splatConstant(tokenVector, pScale));
+    auto stepVector = VectorType::get({instr.perLane}, f32);
+    for (int64_t step = 0; step < pvStepCount; ++step) {
+      SmallVector<int64_t> positions;
+      for (int64_t e = 0; e < instr.perLane; ++e) {
+        int64_t token = pvToken<int64_t>(instr, step, 0, e);
+        positions.push_back(qkResultBlock(token) * kResultElements +
+                            qkResultElement(token));
+      }
+      Value operand = l.shuffle(p16, p16, positions);
+      if (!s.fp8Compute()) {
+        probOperands[k].push_back({l.truncF(
+            VectorType::get({instr.perLane}, s.computeType), operand)});
+        continue;
+      }
+      Value quantized = quantizeInRange(l, operand);
+      // The weights as the product sees them, back in units of P: divided
+      // by the folding factor (a reciprocal is precise enough here).
+      Value used = l.extF(stepVector, quantized);
+      probOperands[k].push_back({quantized});
+      if (residual) {
+        // |residual| <= pScale / 16: in range.
+        Value rest = quantizeInRange(l, l.subF(operand, used));
+        probOperands[k].back().push_back(rest);
+        used = l.addF(used, l.extF(stepVector, rest));
+      }
+      if (pFactors) {
+        Value folded = l.shuffle(pFactors, pFactors, positions);
+        Value zeros = l.splatConstant(stepVector, 0.0);
+        Value unfolded = l.cmpF(arith::CmpFPredicate::OEQ, folded, zeros);
+        Value inverse = arith::DivFOp::create(
+            b, l.splatConstant(stepVector, 1.0),
+            l.select(unfolded, l.splatConstant(stepVector, 1.0), folded),
+            arith::FastMathFlagsAttr::get(
+                ctx, arith::FastMathFlags::arcp | arith::FastMathFlags::afn));
+        used = l.select(unfolded, zeros, l.mulF(used, inverse));
+      } else {
+        used = l.mulF(used, l.splatConstant(stepVector, 1.0 / pScale));
+      }
+      for (int64_t e = 0; e < instr.perLane; ++e) {
+        Value element = l.extract(used, e);
+        usedSum = usedSum ? l.addF(usedSum, element) : element;
+      }
+    }
+    if (usedSum)
+      next.rowWeight.push_back(
+          l.addF(l.mulF(state.rowWeight[k], alpha), usedSum));
+  }
+
+  // V^T: for head-dim block blk, lane (d = 16 blk + i, group j) loads the
+  // group's 16 tokens of d (one or two 16-byte loads); values of tokens
+  // outside [valid_begin, valid_end) are zeroed (0 * NaN would poison O).
+  const int64_t loadsPerGroup = s.kvBytes();
+  const int64_t tokensPerLoad = kGroupTokens / loadsPerGroup;
+  auto wordsType = VectorType::get({4}, b.getI32Type());
+  auto elementBits = b.getIntegerType(8 * s.kvBytes());
+  SmallVector<Value> validWords;
+  for (int64_t u = 0; u < loadsPerGroup; ++u) {
+    auto bitsType = VectorType::get({tokensPerLoad}, elementBits);
+    Value valid = positionsIn(l, u * tokensPerLoad, tokensPerLoad, validLo, validHi);
+    Value ones = l.splatConstant(bitsType, -1);
+    Value none = l.splatConstant(bitsType, 0);
+    validWords.push_back(l.bitcast(wordsType, l.select(valid, ones, none)));
+  }
+  for (int64_t blk = 0; blk < dBlocks; ++blk) {
+    IndexExpr dIndex = i + blk * kBlock;
+    SmallVector<Value> loads;
+    for (int64_t u = 0; u < loadsPerGroup; ++u) {
+      SmallVector<Value> indices =
+          s.vLayout == VLayout::plain
+              ? SmallVector<Value>{vPage, kvHead, dIndex,
+                                   (l.idx(vSlot0) + u * tokensPerLoad).get()}
+              : SmallVector<Value>{vPage, kvHead,
+                                   (l.idx(vSlot0) / x + u).get(), dIndex,
+                                   l.index(0)};
+      Value raw = vector::LoadOp::create(b, kvVector(tokensPerLoad),
+                                         views.values, indices);
+      Value masked = l.andI(l.bitcast(wordsType, raw), validWords[u]);
+      loads.push_back(l.bitcast(kvVector(tokensPerLoad), masked));
+    }
+    Value group16 =
+        loads.size() == 1
+            ? loads[0]
+            : l.shuffle(loads[0], loads[1],
+                        llvm::to_vector(llvm::seq<int64_t>(0, kGroupTokens)));
+    group16 = toComputeType(l, group16);
+    for (int64_t step = 0; step < pvStepCount; ++step) {
+      SmallVector<int64_t> positions;
+      for (int64_t e = 0; e < instr.perLane; ++e)
+        positions.push_back(pvToken<int64_t>(instr, step, 0, e));
+      Value operand = l.shuffle(group16, group16, positions);
+      for (size_t k = 0; k < tiles; ++k)
+        for (Value prob : probOperands[k][step])
+          next.out[k][blk] = mfmaOp(b, operand, prob, next.out[k][blk]);
+    }
+  }
+  return next;
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue
+//===----------------------------------------------------------------------===//
+
+void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
+                                   const WaveResult &state) {
+  LaneBuilder l(b);
+  TileStorePartialsOp store = d.storePartials;
+  IndexExpr i = l.idx(rowLane), j = l.idx(group), w = l.idx(wave);
+  Value zero = l.f32(0.0);
+  Value negInf = l.negInf();
+
+  // Row sums over the 4 lane groups; the accumulator's unit.
+  auto groupSum = [&](Value sum) {
+    return l.butterfly(sum, {kBlock, 2 * kBlock},
+                       [&](Value p, Value q) { return l.addF(p, q); });
+  };
+  SmallVector<Value> rowSums, rowWeights;
+  for (Value sum : state.rowSum)
+    rowSums.push_back(groupSum(sum));
+  for (Value sum : state.rowWeight)
+    rowWeights.push_back(groupSum(sum));
+  // The accumulators are in units of unit / pScale (per M-tile).
+  SmallVector<Value> outUnits;
+  for (int64_t t = 0; t < s.mTiles; ++t) {
+    Value unit = !state.valueUnit.empty() ? state.valueUnit[t]
+                 : vScaleTensor           ? vScaleTensor
+                                          : l.f32(1.0);
+    outUnits.push_back(l.divF(unit, l.f32(pScale)));
+  }
+
+  // Wave statistics through LDS (lane group 0 holds them for its rows).
+  Value firstGroup = l.cmpI(arith::CmpIPredicate::eq, j, l.index(0));
+  scf::IfOp::create(b, firstGroup, [&](OpBuilder &nested, Location loc) {
+    ImplicitLocOpBuilder nb(loc, nested);
+    LaneBuilder nl(nb);
+    for (int64_t t = 0; t < s.mTiles; ++t) {
+      IndexExpr slot = nl.idx(wave) * s.rows + nl.idx(rowLane) + t * kBlock;
+      memref::StoreOp::create(nb, state.rowMax[t], stats,
+                              ValueRange{(slot + statsRowMax()).get()});
+      memref::StoreOp::create(nb, rowSums[t], stats,
+                              ValueRange{(slot + statsRowSum()).get()});
+      if (!rowWeights.empty())
+        memref::StoreOp::create(nb, rowWeights[t], stats,
+                                ValueRange{(slot + statsRowWeight()).get()});
+    }
+    scf::YieldOp::create(nb);
+  });
+  // Also orders every wave's last query read before the scratch is reused.
+  gpu::BarrierOp::create(b);
+
+  // Row max M over the waves, the merged sum L, this wave's weight.
+  SmallVector<Value> weights, empties;
+  Value isWave0 = l.cmpI(arith::CmpIPredicate::eq, w, l.index(0));
+  Value writesStats = l.andI(isWave0, firstGroup);
+  for (int64_t t = 0; t < s.mTiles; ++t) {
+    IndexExpr rowIndex = i + t * kBlock;
+    SmallVector<Value> maxima, sums, used;
+    for (int64_t other = 0; other < kWaves; ++other) {
+      IndexExpr slot = rowIndex + other * s.rows;
+      maxima.push_back(memref::LoadOp::create(
+          b, stats, ValueRange{(slot + statsRowMax()).get()}));
+      sums.push_back(memref::LoadOp::create(
+          b, stats, ValueRange{(slot + statsRowSum()).get()}));
+      if (!rowWeights.empty())
+        used.push_back(memref::LoadOp::create(
+            b, stats, ValueRange{(slot + statsRowWeight()).get()}));
+    }
+    Value rowMax = maxima[0];
+    for (int64_t other = 1; other < kWaves; ++other)
+      rowMax = l.maxF(rowMax, maxima[other]);
+    // exp2(m_w - M), 0 for a wave that saw nothing (never -inf - -inf).
+    auto waveFactor = [&](Value waveMax) {
+      Value emptyWave = l.cmpF(arith::CmpFPredicate::OEQ, waveMax, negInf);
+      return l.exp2(l.select(emptyWave, negInf, l.subF(waveMax, rowMax)));
+    };
+    auto merged = [&](ArrayRef<Value> waveSums) {
+      Value sum = zero;
+      for (int64_t other = 0; other < kWaves; ++other)
+        sum = l.addF(sum, l.mulF(waveFactor(maxima[other]), waveSums[other]));
+      return sum;
+    };
+    // exp_sums is the exact sum; the output is normalized by the weights
+    // its product used (fp8: the quantized P), 0 if none survived.
+    Value total = merged(sums);
+    Value normalizer = used.empty() ? total : merged(used);
+    Value empty = l.cmpF(arith::CmpFPredicate::OEQ, total, zero);
+    Value noWeight = l.cmpF(arith::CmpFPredicate::OEQ, normalizer, zero);
+    empties.push_back(noWeight);
+    weights.push_back(l.select(
+        noWeight, zero,
+        l.divF(l.mulF(waveFactor(state.rowMax[t]), outUnits[t]), normalizer)));
+
+    IndexExpr row = l.idx(store.getRowBase()) + rowIndex;
+    Value inRange = l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows));
+    scf::IfOp::create(
+        b, l.andI(writesStats, inRange), [&](OpBuilder &nested, Location loc) {
+          ImplicitLocOpBuilder nb(loc, nested);
+          LaneBuilder nl(nb);
+          Value maxLogit = nl.select(
+              empty, negInf, nl.mulF(rowMax, nl.f32(llvm::numbers::ln2)));
+          SmallVector<Value> indices = {store.getKvHead(), store.getSlot(),
+                                        row.get()};
+          memref::StoreOp::create(nb, maxLogit, store.getMaxLogits(), indices);
+          memref::StoreOp::create(nb, total, store.getExpSums(), indices);
+          scf::YieldOp::create(nb);
+        });
+  }
+
+  // The output in head-dim chunks: every wave writes its weighted share of
+  // the chunk to its LDS slot; after a barrier each lane sums 4 values of
+  // the 4 slots and writes them to tmp_out.
+  auto wordsType = VectorType::get({kResultElements}, b.getI32Type());
+  const int64_t blocksPerChunk = chunkDims / kBlock;
+  const int64_t units = s.rows * chunkDims / kResultElements;
+  const int64_t chunkCount = s.headDim / chunkDims;
+  Value zeros = l.splatConstant(vec4, 0.0);
+  for (int64_t chunk = 0; chunk < chunkCount; ++chunk) {
+    for (int64_t t = 0; t < s.mTiles; ++t)
+      for (int64_t blk = 0; blk < blocksPerChunk; ++blk) {
+        Value weighted =
+            l.select(empties[t], zeros,
+                     l.mulF(state.out[t][chunk * blocksPerChunk + blk],
+                            l.broadcast(vec4, weights[t])));
+        // O element r of lane (row i, group j) is head dim 16 blk + 4 j + r.
+        IndexExpr word = (w * s.rows + i + t * kBlock) * chunkDims +
+                         blk * kBlock + j * kResultElements;
+        vector::StoreOp::create(b, l.bitcast(wordsType, weighted), scratch,
+                                ValueRange{word.get()}, false, llvm::Align(16));
+      }
+    gpu::BarrierOp::create(b);
+    for (int64_t first = 0; first < units; first += chip.workgroupSize) {
+      IndexExpr unitIndex = l.idx(tid) + first;
+      IndexExpr element = unitIndex * kResultElements;
+      IndexExpr rowIndex = element / chunkDims;
+      IndexExpr dim = element % chunkDims;
+      IndexExpr row = l.idx(store.getRowBase()) + rowIndex;
+      Value inRange = l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows));
+      if (units - first < chip.workgroupSize)
+        inRange = l.andI(inRange, l.cmpI(arith::CmpIPredicate::ult, unitIndex,
+                                         l.index(units)));
+      scf::IfOp::create(b, inRange, [&](OpBuilder &nested, Location loc) {
+        ImplicitLocOpBuilder nb(loc, nested);
+        LaneBuilder nl(nb);
+        Value sum;
+        for (int64_t other = 0; other < kWaves; ++other) {
+          IndexExpr word = (nl.idx(rowIndex.get()) + other * s.rows) * chunkDims +
+                           nl.idx(dim.get());
+          Value part = nl.bitcast(
+              vec4, vector::LoadOp::create(nb, wordsType, scratch,
+                                           ValueRange{word.get()}, false,
+                                           llvm::Align(16)));
+          sum = sum ? nl.addF(sum, part) : part;
+        }
+        Value headDim = (nl.idx(dim.get()) + chunk * chunkDims).get();
+        vector::StoreOp::create(
+            nb, sum, store.getTmpOut(),
+            ValueRange{store.getKvHead(), store.getSlot(), row.get(), headDim});
+        scf::YieldOp::create(nb);
+      });
+    }
+    if (chunk + 1 < chunkCount)
+      gpu::BarrierOp::create(b);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+LogicalResult DecodeLowering::run() {
+  gpu::GPUFuncOp kernel = d.kernel;
+  Location loc = kernel.getLoc();
+  SmallVector<Value> tileBuffers = {
+      d.loadQuery.getQueryTile(), d.qk.getScores(), d.initSoftmax.getRowMax(),
+      d.initSoftmax.getRowSum(), d.initSoftmax.getAcc()};
+  scratch = kernel.addWorkgroupAttribution(
+      workgroupMemRef({scratchWords + 1}, IntegerType::get(ctx, 32)), loc);
+  stats = kernel.addWorkgroupAttribution(
+      workgroupMemRef({s.rows * (1 + 3 * kWaves)}, f32), loc);
+  // f32 denormals flush to zero in this kernel: exp2 is then one
+  // v_exp_f32 (no range reduction for denormal results). Weights and sums
+  // below 2^-126 are far under the contract's tolerance.
+  kernel->setAttr("denormal_fp_math_f32",
+                  StringAttr::get(ctx, "preserve-sign"));
+  // IEEE mode off: maxnum is then one v_max_f32 (no NaN quieting of its
+  // inputs); NaN scores still reach the sums through exp2.
+  Builder attrs(ctx);
+  kernel->setAttr("passthrough",
+                  attrs.getArrayAttr({attrs.getStrArrayAttr(
+                      {"amdgpu-ieee", "false"})}));
+  createLaneIds();
+
+  distributePageIdFills();
+  stageQuery();
+
+  ImplicitLocOpBuilder b(d.tileLoop.getLoc(), d.tileLoop);
+  // Page ids and query rows are in LDS for every wave.
+  gpu::BarrierOp::create(b);
+  computeLaneConstants(b);
+  bool staticFits;
+  Value fits = viewsFit32BitOffsets(b, staticFits);
+  WaveResult final;
+  if (!fits) {
+    final = staticFits ? emitTileLoops(b, fatRawBufferViews(b), false)
+                       : emitTileLoops(b, globalViews(), true);
+  } else {
+    // Pool sizes are dynamic: 32-bit buffer offsets when every paged buffer
+    // is below 2 GiB (the usual case), 64-bit global addresses otherwise.
+    // The 64-bit loop runs the M-tiles one after the other, so that its
+    // wider addresses do not raise the kernel's register count above the
+    // 32-bit loop's (which decides the occupancy).
+    CacheViews fat = fatRawBufferViews(b);
+    auto choice = scf::IfOp::create(b, TypeRange{}, fits,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&choice.getThenRegion().front());
+    WaveResult fast = emitTileLoops(b, fat, false);
+    b.setInsertionPointToStart(&choice.getElseRegion().front());
+    WaveResult wide = emitTileLoops(b, globalViews(), true);
+    // Now that the result types are known: rebuild the if with results.
+    b.setInsertionPoint(choice);
+    SmallVector<Type> types = llvm::to_vector(
+        llvm::map_range(fast.flatten(), [](Value v) { return v.getType(); }));
+    auto withResults = scf::IfOp::create(b, types, fits, true);
+    withResults.getThenRegion().takeBody(choice.getThenRegion());
+    withResults.getElseRegion().takeBody(choice.getElseRegion());
+    auto yieldIn = [&](Region &region, ValueRange values) {
+      Block &block = region.front();
+      block.getTerminator()->erase();
+      b.setInsertionPointToEnd(&block);
+      scf::YieldOp::create(b, values);
+    };
+    yieldIn(withResults.getThenRegion(), fast.flatten());
+    yieldIn(withResults.getElseRegion(), wide.flatten());
+    choice.erase();
+    final = WaveResult::unflatten(withResults.getResults(), fast);
+  }
+
+  b.setInsertionPoint(d.storePartials);
+  mergeAndStore(b, final);
+
+  d.storePartials.erase();
+  d.tileLoop.erase();
+  d.initSoftmax.erase();
+  d.loadQuery.erase();
+  // The page-id reads left (the staged loads' fallback, fills of another
+  // shape) read the block table by the op's rule, uniformly on every lane.
+  SmallVector<TilePageIdsOp> direct;
+  kernel.walk([&](TilePageIdsOp op) { direct.push_back(op); });
+  for (TilePageIdsOp op : direct)
+    if (failed(lowerTilePageIdsToLoop(op)))
+      return failure();
+  eraseWorkgroupAttributions(kernel, tileBuffers);
+  return success();
+}
+
+} // namespace
+
+LogicalResult mfma::lowerDecodeKernel(DecodeKernel &decode,
+                                      const ChipInfo &chip, bool fp8Residual) {
+  return DecodeLowering(decode, chip, fp8Residual).run();
+}

@@ -1,0 +1,72 @@
+//===- PaToMFMA.h - the pieces of pa-to-mfma --------------------*- C++ -*-===//
+#ifndef PA_CONVERSION_PATOMFMA_PATOMFMA_H
+#define PA_CONVERSION_PATOMFMA_PATOMFMA_H
+
+#include "pa/IR/PaOps.h"
+#include "pa/Target/Chip.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <memory>
+
+namespace mlir::pa::mfma {
+
+/// Static facts of one decode kernel, read off its tile ops.
+struct DecodeShape {
+  int64_t rows = 0;    // rows of the row group: 16 or 32
+  int64_t mTiles = 0;  // rows / 16
+  int64_t headDim = 0; // D
+  int64_t pageSize = 0;
+  int64_t queryLength = 0, groupSize = 0, window = 0;
+  int64_t totalRows = 0; // R = Q * G
+  ComputeType compute = ComputeType::fp8;
+  ScaleMode scale = ScaleMode::none;
+  VLayout vLayout = VLayout::plain;
+  Type kvType;      // element type of both caches
+  Type computeType; // element type of the MFMA operands
+  int64_t kvPack = 0; // x: cache values per 16 bytes
+  float scoreScale = 1.0f;
+
+  bool fp8Compute() const { return compute == ComputeType::fp8; }
+  int64_t kvBytes() const { return kvType.getIntOrFloatBitWidth() / 8; }
+};
+
+/// The tile ops of a decode kernel (pa-tile + pa-stage-page-ids output),
+/// checked to have the structure the lowering expects.
+struct DecodeKernel {
+  gpu::GPUFuncOp kernel;
+  TileLoadQueryOp loadQuery;
+  TileInitSoftmaxOp initSoftmax;
+  scf::ForOp tileLoop;
+  TileQKOp qk;
+  TileSoftmaxOp softmax;
+  TilePVOp pv;
+  TileStorePartialsOp storePartials;
+  DecodeShape shape;
+};
+
+/// Whether `kernel` holds pa.tile ops (a decode workgroup program).
+bool isDecodeKernel(gpu::GPUFuncOp kernel);
+
+/// Checks everything the lowering relies on (chip fp8 flavour, shapes,
+/// register budget, structure) and reports what does not hold. Builds
+/// nothing.
+FailureOr<DecodeKernel> analyzeDecodeKernel(gpu::GPUFuncOp kernel,
+                                            const ChipInfo &chip);
+
+/// Rewrites the analyzed kernel into per-lane MFMA code for 4 waves.
+/// `fp8Residual`: fp8 products also multiply the fp8 residuals of the
+/// quantized query and P (pa-to-mfma's fp8-residual option).
+LogicalResult lowerDecodeKernel(DecodeKernel &decode, const ChipInfo &chip,
+                                bool fp8Residual);
+
+/// Spreads the iterations of every 1-D scf.parallel of `kernel` over the
+/// workgroup's lanes (lane-strided scf.for); returns whether it found any.
+/// The tiled IR uses scf.parallel only for iterations that touch their own
+/// elements (pa-lower-reduce's D loops), so no barrier is needed.
+bool distributeParallelLoops(gpu::GPUFuncOp kernel, int64_t workgroupSize);
+
+} // namespace mlir::pa::mfma
+
+#endif // PA_CONVERSION_PATOMFMA_PATOMFMA_H

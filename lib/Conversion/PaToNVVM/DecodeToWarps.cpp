@@ -1,0 +1,1046 @@
+//===- DecodeToWarps.cpp - the decode kernel on NVIDIA warps --------------===//
+//
+// The decode kernel's workgroup program on 128 threads (4 warps, lane l of
+// warp w, g = l / 4, t = l % 4), one pa.tile op at a time, the ops
+// communicating through shared memory as in the tiled IR (a barrier starts
+// every op that reads what another thread wrote). Matrix products are
+// mma.sync with f32 accumulators, in one of three kinds:
+//
+//   f16 (fp8 KV, the default): K and V converted exactly to f16 in
+//     registers (cvt.rn.f16x2.e4m3x2), one f16 query and P term each
+//     (float64 simulation of the matrix's inputs: 0.06 of the tolerance).
+//   e4m3 (fp8 KV, pa-to-nvvm{fp8-products=e4m3}): m16n8k32.e4m3 on the raw
+//     K and V bytes, the query (scaled per row by a power of two) split into
+//     two e4m3 terms, P (scaled per tile by a power of two) into three:
+//     0.01 of the tolerance in simulation, against 8-17 times it with one
+//     e4m3 term each; correct on the H200 but 20% slower than f16 there.
+//   bf16 (bf16 KV): bf16 products; the query split into bf16 hi + lo when it
+//     is f16, P always (one bf16 P term: 1.6 times the bf16 tolerance).
+//
+// Contraction order. An mma's k axis is 32 bytes of operands; thread (g, t)
+// holds bytes [4t, 4t + 4) of it (a0 / b0) and [16 + 4t, 20 + 4t) (a2 / b1).
+// Every KV operand is read in 16-byte chunks of E = 16 / sizeof(KV element)
+// consecutive elements (one K token's head-dim values; one V head-dim row's
+// tokens), and thread t of a group of four owns chunk t of each
+// 4E-element block: in step s its words b0, b1 are words 2s, 2s + 1 of its
+// chunk (after conversion, for f16). Both operands of a product use the same
+// order, so the sum is the plain dot product, and every K / V load is one
+// coalesced 16-byte load.
+//
+// Work split, per 256-token tile:
+//   qk       warp w: tokens 64w + [0, 64) in 8 n-blocks of 8 tokens (B = K,
+//            token n = g loads its chunks), all rows, over D; scores to
+//            shared memory (rows padded to 264 floats: no bank conflicts).
+//   softmax  128 / M threads per row, 256 * M / 128 scores each; warp
+//            shuffles reduce max and sum; acc rows scaled by alpha.
+//   pv       prologue: P * v_scale (0 for tokens outside the valid range)
+//            packed into the product's terms in shared memory; then warp w:
+//            head-dim columns [w D/4, (w+1) D/4) in n-blocks of 8 (B = V,
+//            column n = g loads the chunks), all 256 tokens; the f32
+//            accumulator lives in shared memory between tiles. Values of
+//            tokens outside the valid range are zeroed (0 * NaN = NaN) in
+//            the tiles that have such tokens (a uniform branch).
+//
+//===----------------------------------------------------------------------===//
+#include "DecodeToWarps.h"
+#include "WarpEmitter.h"
+
+#include "pa/IR/PaOps.h"
+#include "pa/Transforms/KernelBuilder.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using namespace mlir::pa::nvvm;
+using arith::CmpIPredicate;
+
+namespace {
+
+constexpr int64_t kWarps = kWorkgroupThreads / 32;
+constexpr int64_t kTileTokens = 256;
+constexpr int64_t kTokensPerWarp = kTileTokens / kWarps;
+/// Row stride of the scores in floats: 8 extra floats put rows g and g + 1
+/// of a fragment access in different banks.
+constexpr int64_t kScoreStride = kTileTokens + 8;
+/// At most this many n-blocks of accumulators per pass over the tokens
+/// (32 accumulator registers per thread and M-tile).
+constexpr int64_t kMaxBlocksPerPass = 8;
+/// Largest operand magnitude of the split e4m3 terms (below 448).
+constexpr int64_t kE4M3Headroom = 256;
+
+/// The element type of the mma operands.
+enum class Products { E4M3, F16, BF16 };
+
+/// Bytes of padding after rows of `rowBytes` whose fragments threads read
+/// in chunks of `chunkBytes` (thread t: chunk t of each 4-chunk block), so
+/// that rows g and g + 1 of a quarter-warp fall into different banks.
+int64_t rowPadBytes(int64_t rowBytes, int64_t chunkBytes) {
+  if (rowBytes % 128 != 0)
+    return 0;
+  return chunkBytes == 32 ? 16 : 64;
+}
+
+/// What the kernel's tile ops fix at compile time.
+struct DecodeShape {
+  int64_t rows = 0;    // M: 16 or 32
+  int64_t headDim = 0; // D
+  int64_t pageSize = 0; // P
+  int64_t chunk = 0;   // E: KV elements per 16 bytes (16 fp8, 8 bf16)
+  Products products = Products::BF16;
+  bool f16Query = false;
+  bool transposedV = false;
+  ScaleMode kScale = ScaleMode::none, vScale = ScaleMode::none;
+  float scoreScale = 0;
+  int64_t queryLength = 0, groupSize = 0, window = 0;
+
+  int64_t mTiles() const { return rows / 16; }
+  bool e4m3() const { return products == Products::E4M3; }
+  /// Bytes of one mma operand element.
+  int64_t operandBytes() const { return e4m3() ? 1 : 2; }
+  Type operandType(MLIRContext *ctx) const {
+    return IntegerType::get(ctx, 8 * operandBytes());
+  }
+  /// Terms the query and P are split into (see the file comment).
+  int64_t queryTerms() const {
+    if (e4m3())
+      return 2;
+    return products == Products::BF16 && f16Query ? 2 : 1;
+  }
+  int64_t probTerms() const {
+    switch (products) {
+    case Products::E4M3:
+      return 3;
+    case Products::F16:
+      return 1;
+    case Products::BF16:
+      return 2;
+    }
+    llvm_unreachable("unknown products");
+  }
+  /// mma steps per 16-byte KV chunk: 8 operand bytes per thread and step.
+  int64_t stepsPerChunk() const { return chunk * operandBytes() / 8; }
+  /// Row strides, in operand elements, of the query and P buffers.
+  int64_t stride(int64_t elements) const {
+    int64_t bytes = elements * operandBytes();
+    return elements + rowPadBytes(bytes, chunk * operandBytes()) /
+                          operandBytes();
+  }
+  int64_t queryStride() const { return stride(headDim); }
+  int64_t probStride() const { return stride(kTileTokens); }
+  int64_t accStride() const { return headDim + 8; }
+};
+
+/// The tile ops of one decode kernel.
+struct TileOps {
+  TileLoadQueryOp loadQuery;
+  TileInitSoftmaxOp init;
+  TileQKOp qk;
+  TileSoftmaxOp softmax;
+  TilePVOp pv;
+  TileStorePartialsOp store;
+};
+
+/// Collects the tile ops (one of each) and checks that the lowering below
+/// supports their types and sizes; false with `reason` otherwise.
+bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
+             DecodeShape &shape, std::string &reason) {
+  int count = 0;
+  bool duplicate = false;
+  auto note = [&](auto &slot, auto op) {
+    duplicate |= bool(slot);
+    slot = op;
+    ++count;
+  };
+  kernel.walk([&](Operation *op) {
+    if (auto x = dyn_cast<TileLoadQueryOp>(op))
+      note(ops.loadQuery, x);
+    else if (auto x = dyn_cast<TileInitSoftmaxOp>(op))
+      note(ops.init, x);
+    else if (auto x = dyn_cast<TileQKOp>(op))
+      note(ops.qk, x);
+    else if (auto x = dyn_cast<TileSoftmaxOp>(op))
+      note(ops.softmax, x);
+    else if (auto x = dyn_cast<TilePVOp>(op))
+      note(ops.pv, x);
+    else if (auto x = dyn_cast<TileStorePartialsOp>(op))
+      note(ops.store, x);
+  });
+  if (count == 0) {
+    reason = "no tile ops";
+    return false;
+  }
+  if (duplicate || !ops.loadQuery || !ops.init || !ops.qk || !ops.softmax ||
+      !ops.pv || !ops.store) {
+    reason = "not one of each pa.tile op of a decode kernel";
+    return false;
+  }
+  if (ops.qk.getPageIds() != ops.pv.getPageIds() ||
+      ops.qk.getTileStart() != ops.pv.getTileStart() ||
+      ops.qk.getScores() != ops.softmax.getScores() ||
+      ops.softmax.getScores() != ops.pv.getProbs() ||
+      ops.softmax.getAcc() != ops.pv.getAcc()) {
+    reason = "the tile ops do not form one qk -> softmax -> pv chain";
+    return false;
+  }
+  auto memref = [](Value v) { return cast<MemRefType>(v.getType()); };
+  MemRefType queryTile = memref(ops.qk.getQueryTile());
+  shape.rows = queryTile.getDimSize(0);
+  shape.headDim = queryTile.getDimSize(1);
+  shape.pageSize = ops.qk.getPageSize();
+  Type kv = memref(ops.qk.getKeyCache()).getElementType();
+  Type vType = memref(ops.pv.getValueCache()).getElementType();
+  Type query = memref(ops.loadQuery.getQuery()).getElementType();
+  bool fp8 = isa<Float8E4M3FNType>(kv);
+  // The tile ops' `compute` says fp8 for fp8 KV; single-term e4m3
+  // products miss the spec's tolerance, so the pass option picks the kind.
+  shape.products = !fp8 ? Products::BF16
+                   : e4m3Products ? Products::E4M3
+                                  : Products::F16;
+  shape.f16Query = query.isF16();
+  shape.chunk = fp8 ? 16 : 8;
+  shape.transposedV = ops.pv.getVLayout() == VLayout::transposed;
+  shape.kScale = ops.qk.getScale();
+  shape.vScale = ops.pv.getScale();
+  shape.scoreScale = ops.qk.getScoreScale().convertToFloat();
+  shape.queryLength = ops.softmax.getQueryLength();
+  shape.groupSize = ops.softmax.getGroupSize();
+  shape.window = ops.softmax.getSlidingWindow();
+
+  if (!(fp8 || kv.isBF16()) || kv != vType) {
+    reason = "KV caches of e4m3fn or bf16 only";
+    return false;
+  }
+  if (!query.isBF16() && !query.isF16()) {
+    reason = "bf16 or f16 queries only";
+    return false;
+  }
+  if (shape.rows != 16 && shape.rows != 32) {
+    reason = "row groups of 16 or 32 rows only";
+    return false;
+  }
+  if (shape.headDim % (4 * shape.chunk) != 0 || shape.headDim % 32 != 0) {
+    reason = "head dims that are multiples of 32 (bf16) or 64 (fp8) only";
+    return false;
+  }
+  int64_t keyPack = memref(ops.qk.getKeyCache()).getShape().back();
+  int64_t valuePack =
+      shape.transposedV ? memref(ops.pv.getValueCache()).getShape().back()
+                        : shape.chunk;
+  if (keyPack != shape.chunk || valuePack != shape.chunk ||
+      shape.pageSize % shape.chunk != 0 || kTileTokens % shape.pageSize != 0) {
+    reason = "16-byte packs and page sizes that are multiples of them only";
+    return false;
+  }
+  for (Value tile : {ops.qk.getScores(), ops.pv.getAcc(),
+                     ops.softmax.getRowMax(), ops.softmax.getRowSum()})
+    if (!memref(tile).hasStaticShape()) {
+      reason = "static tile buffers only";
+      return false;
+    }
+  return true;
+}
+
+/// Workgroup buffers of the lowering (flat, in the shapes DecodeShape
+/// describes), plus the tiled IR's row statistics.
+struct Buffers {
+  Value query;    // [terms][M][queryStride] operand bits
+  Value rowScale; // [M] f32: 2^-shift of the query rows (f16, e4m3)
+  Value scores;   // [M][kScoreStride] f32
+  Value probs;    // [terms][M][probStride] operand bits
+  Value acc;      // [M][accStride] f32
+  Value pageIds;  // [2][256 / P] i32, by tile parity
+  Value warpMax;  // [4] f32: per-warp largest P weight (e4m3, per-token)
+  Value rowMax, rowSum;
+};
+
+/// Per-thread ids, computed once at kernel entry.
+struct ThreadIds {
+  Value tid, warp, lane, g, t; // index
+};
+
+class DecodeLowering {
+public:
+  DecodeLowering(gpu::GPUFuncOp kernel, const TileOps &ops,
+                 const DecodeShape &shape)
+      : kernel(kernel), ops(ops), s(shape) {}
+
+  void run() {
+    createBuffers();
+    ImplicitLocOpBuilder b(kernel.getLoc(), kernel.getContext());
+    b.setInsertionPointToStart(&kernel.getBody().front());
+    WarpEmitter e(b);
+    ids.tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    ids.warp = e.div(ids.tid, 32);
+    ids.lane = e.rem(ids.tid, 32);
+    ids.g = e.div(ids.lane, 4);
+    ids.t = e.rem(ids.lane, 4);
+
+    distributeStagingLoops();
+    lowerLoadQuery();
+    lowerInit();
+    storePageIds();
+    lowerQK();
+    lowerSoftmax();
+    lowerPV();
+    lowerStore();
+    dropUnusedBuffers();
+  }
+
+private:
+  //===--- setup ---------------------------------------------------------===//
+
+  void createBuffers() {
+    Location loc = kernel.getLoc();
+    auto add = [&](int64_t count, Type element) {
+      return kernel.addWorkgroupAttribution(workgroupMemRef({count}, element),
+                                            loc);
+    };
+    MLIRContext *ctx = kernel.getContext();
+    Type operand = s.operandType(ctx), f32 = Float32Type::get(ctx);
+    buffers.query = add(s.queryTerms() * s.rows * s.queryStride(), operand);
+    if (s.products != Products::BF16)
+      buffers.rowScale = add(s.rows, f32);
+    buffers.scores = add(s.rows * kScoreStride, f32);
+    buffers.probs = add(s.probTerms() * s.rows * s.probStride(), operand);
+    buffers.acc = add(s.rows * s.accStride(), f32);
+    buffers.pageIds =
+        add(2 * (kTileTokens / s.pageSize), IntegerType::get(ctx, 32));
+    if (s.e4m3() && s.vScale == ScaleMode::per_token)
+      buffers.warpMax = add(kWarps, f32);
+    buffers.rowMax = ops.softmax.getRowMax();
+    buffers.rowSum = ops.softmax.getRowSum();
+  }
+
+  /// pa-stage-page-ids fills its staging buffer in a loop whose iteration j
+  /// copies the ids of one tile (a direct page-id read and a vector store
+  /// to workgroup memory). Thread i takes iterations i, i + 128, ...; a
+  /// barrier then publishes the ids.
+  void distributeStagingLoops() {
+    SmallVector<scf::ForOp> loops;
+    kernel.walk([&](scf::ForOp loop) {
+      bool reads = false, stages = false;
+      loop.getBody()->walk([&](Operation *op) {
+        if (auto read = dyn_cast<TilePageIdsOp>(op))
+          reads |= read.getDirect();
+        if (auto store = dyn_cast<vector::StoreOp>(op))
+          stages |= gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(
+              cast<MemRefType>(store.getBase().getType()));
+      });
+      if (reads && stages)
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      ImplicitLocOpBuilder b(loop.getLoc(), loop);
+      WarpEmitter e(b);
+      loop.setLowerBound(
+          e.add(loop.getLowerBound(), e.mul(ids.tid, loop.getStep())));
+      loop.setStep(e.mul(loop.getStep(), kWorkgroupThreads));
+      b.setInsertionPointAfter(loop);
+      e.barrier();
+    }
+  }
+
+  //===--- load_query ----------------------------------------------------===//
+
+  /// Warp w converts rows w, w + 4, ...: lane l reads elements l + 32k.
+  /// f16 / e4m3: q * 2^shift, the shift putting the row's largest |q| just
+  /// below 2^15 (f16: exact for every bf16 value that is not 2^-28 times
+  /// smaller) or 256 (e4m3: hi + lo terms), 2^-shift kept per row. bf16:
+  /// bits (hi, and lo for an f16 query). Padding rows are 0.
+  void lowerLoadQuery() {
+    TileLoadQueryOp op = ops.loadQuery;
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    WarpEmitter e(b);
+    const int64_t perLane = s.headDim / 32;
+    const int64_t queryRows = op.getQueryLength() * op.getGroupSize();
+    Value group = e.idx(op.getGroupSize());
+    for (int64_t i = 0; i < s.rows / kWarps; ++i) {
+      Value m = e.add(ids.warp, i * kWarps);
+      Value row = e.add(op.getRowBase(), m);
+      Value isRow = e.cmp(CmpIPredicate::ult, row, e.idx(queryRows));
+      e.ifThenElse(
+          isRow,
+          [&] {
+            Value queryRow =
+                e.add(e.mul(op.getSequence(), op.getQueryLength()),
+                      arith::DivUIOp::create(b, row, group));
+            Value head = e.add(e.mul(op.getKvHead(), op.getGroupSize()),
+                               arith::RemUIOp::create(b, row, group));
+            SmallVector<Value> values, columns;
+            for (int64_t k = 0; k < perLane; ++k) {
+              Value d = e.add(ids.lane, 32 * k);
+              Value x = e.load(op.getQuery(), {queryRow, head, d});
+              values.push_back(x.getType().isF32() ? x : toF32(e, x));
+              columns.push_back(d);
+            }
+            storeQueryRow(e, m, values, columns);
+          },
+          [&] {
+            Value zero = e.constant(s.operandType(b.getContext()), 0);
+            for (int64_t term = 0; term < s.queryTerms(); ++term)
+              for (int64_t k = 0; k < perLane; ++k)
+                e.store(zero, buffers.query,
+                        {e.add(queryRowBase(e, term, m),
+                               e.add(ids.lane, 32 * k))});
+            if (buffers.rowScale)
+              e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)), [&] {
+                e.store(e.f32(1.0), buffers.rowScale, {m});
+              });
+          });
+    }
+    e.barrier();
+    op.erase();
+  }
+
+  Value queryRowBase(WarpEmitter &e, int64_t term, Value m) {
+    return e.mul(e.add(e.idx(term * s.rows), m), s.queryStride());
+  }
+
+  /// Stores one row's operand terms (`values`, at `columns`).
+  void storeQueryRow(WarpEmitter &e, Value m, ArrayRef<Value> values,
+                     ArrayRef<Value> columns) {
+    ImplicitLocOpBuilder &b = e.b;
+    Type f32 = b.getF32Type();
+    Type narrow = s.products == Products::E4M3 ? Type(Float8E4M3FNType::get(b.getContext()))
+                  : s.products == Products::F16 ? b.getF16Type()
+                                                : b.getBF16Type();
+    Value up;
+    if (s.products != Products::BF16) {
+      // 2^shift with amax * 2^shift in [2^top, 2^(top+1)).
+      int64_t top = s.e4m3() ? llvm::Log2_64(kE4M3Headroom) - 1 : 14;
+      Value amax = e.f32(0.0);
+      for (Value x : values)
+        amax = e.maxF(amax, e.absF(x));
+      for (int64_t offset = 16; offset >= 1; offset /= 2)
+        amax = e.maxF(amax, e.shuffleXor(amax, offset));
+      // floor(log2(amax)) from the exponent field; a zero row gets the
+      // largest shift, which is harmless.
+      Value exponent =
+          e.sub(e.andI(e.shr(e.bitcast(b.getI32Type(), amax), 23), 0xFF),
+                e.i32(127));
+      Value shift = e.minS(e.maxS(e.sub(e.i32(top), exponent), e.i32(-100)),
+                           e.i32(126));
+      up = e.bitcast(f32, e.shl(e.add(shift, 127), 23));
+      Value down = e.bitcast(f32, e.shl(e.sub(e.i32(127), shift), 23));
+      e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)),
+               [&] { e.store(down, buffers.rowScale, {m}); });
+    }
+    for (auto [x, d] : llvm::zip(values, columns)) {
+      Value rest = up ? e.mulF(x, up) : x;
+      for (int64_t term = 0; term < s.queryTerms(); ++term) {
+        Value part = arith::TruncFOp::create(b, narrow, rest);
+        e.store(e.bitcast(s.operandType(b.getContext()), part), buffers.query,
+                {e.add(queryRowBase(e, term, m), d)});
+        if (term + 1 < s.queryTerms())
+          rest = e.subF(rest, arith::ExtFOp::create(b, f32, part));
+      }
+    }
+  }
+
+  //===--- init_softmax --------------------------------------------------===//
+
+  void lowerInit() {
+    TileInitSoftmaxOp op = ops.init;
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    WarpEmitter e(b);
+    e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
+      e.store(e.negInf(), buffers.rowMax, {ids.tid});
+      e.store(e.f32(0.0), buffers.rowSum, {ids.tid});
+    });
+    Value zero = e.f32(0.0);
+    e.forLoop(ids.tid, e.idx(s.rows * s.accStride()), e.idx(kWorkgroupThreads),
+              [&](Value i) { e.store(zero, buffers.acc, {i}); });
+    op.erase();
+  }
+
+  //===--- page ids ------------------------------------------------------===//
+
+  /// Thread 0 stores the tile's page ids (a uniform vector) into the slot of
+  /// the tile's parity, so that each thread reads the ids of its own tokens
+  /// by index; qk's barrier publishes them. Alternating slots keep the next
+  /// tile's store clear of this tile's readers without another barrier.
+  void storePageIds() {
+    TileQKOp op = ops.qk;
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    WarpEmitter e(b);
+    e.ifThen(e.cmp(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
+      e.storeVector(op.getPageIds(), buffers.pageIds,
+                    {pageIdBase(e, op.getTileStart())});
+    });
+  }
+
+  /// The first slot of the page ids of the tile at token `tileStart` (i64,
+  /// the qk and pv ops' shared operand): (tile % 2) * 256 / P.
+  Value pageIdBase(WarpEmitter &e, Value tileStart) {
+    Value parity = e.andI(e.shr(tileStart, llvm::Log2_64(kTileTokens)), 1);
+    return e.mul(e.toIndex(parity), kTileTokens / s.pageSize);
+  }
+
+  /// Page (index) and slot of tile-relative token `token` (index).
+  std::pair<Value, Value> locate(WarpEmitter &e, Value idBase, Value token) {
+    Value id = e.load(buffers.pageIds, {e.add(idBase, e.div(token, s.pageSize))});
+    return {e.toIndex(id), e.rem(token, s.pageSize)};
+  }
+
+  /// The dequantization scale of tile-relative token `token`.
+  Value tokenScale(WarpEmitter &e, ScaleMode mode, Value scales, Value idBase,
+                   Value kvHead, Value token) {
+    switch (mode) {
+    case ScaleMode::none:
+      return e.f32(1.0);
+    case ScaleMode::per_tensor:
+      return toF32(e, e.load(scales, {e.idx(0)}));
+    case ScaleMode::per_token: {
+      auto [page, slot] = locate(e, idBase, token);
+      return toF32(e, e.load(scales, {page, kvHead, slot}));
+    }
+    }
+    llvm_unreachable("unknown scale mode");
+  }
+
+  static Value toF32(WarpEmitter &e, Value x) {
+    if (x.getType().isF32())
+      return x;
+    return arith::ExtFOp::create(e.b, e.b.getF32Type(), x);
+  }
+
+  //===--- operand fragments ---------------------------------------------===//
+
+  /// The operand words of this thread's chunk t of block `block` of row
+  /// `row` of a buffer of rows of `stride` elements: E elements.
+  SmallVector<Value> rowChunk(WarpEmitter &e, Value buffer, Value row,
+                              int64_t stride, int64_t block) {
+    Value at = e.add(e.mul(row, stride),
+                     e.add(e.mul(ids.t, s.chunk), block * 4 * s.chunk));
+    const int64_t perLoad = 16 / s.operandBytes();
+    SmallVector<Value> result;
+    for (int64_t first = 0; first < s.chunk; first += perLoad)
+      llvm::append_range(result,
+                         e.words(e.loadVector(buffer, {e.add(at, first)}, perLoad)));
+    return result;
+  }
+
+  /// A 16-byte KV chunk as operand words: converted to f16 for f16
+  /// products (word 2i holds elements 4i, 4i + 1; word 2i + 1 elements
+  /// 4i + 2, 4i + 3), else as loaded.
+  SmallVector<Value> kvWords(WarpEmitter &e, Value chunk) {
+    SmallVector<Value> raw = e.words(chunk);
+    if (s.products != Products::F16)
+      return raw;
+    ImplicitLocOpBuilder &b = e.b;
+    SmallVector<Value> halves;
+    for (Value word : raw) {
+      Value low = arith::TruncIOp::create(b, b.getI16Type(), word);
+      Value high = arith::TruncIOp::create(b, b.getI16Type(), e.shr(word, 16));
+      halves.push_back(e.e4m3x2ToF16x2(low));
+      halves.push_back(e.e4m3x2ToF16x2(high));
+    }
+    return halves;
+  }
+
+  /// The A fragment of step `step` from the chunk words of rows g, g + 8.
+  static std::array<Value, 4> aFragment(ArrayRef<Value> rowG,
+                                        ArrayRef<Value> rowG8, int64_t step) {
+    return {rowG[2 * step], rowG8[2 * step], rowG[2 * step + 1],
+            rowG8[2 * step + 1]};
+  }
+  static std::array<Value, 2> bFragment(ArrayRef<Value> chunk, int64_t step) {
+    return {chunk[2 * step], chunk[2 * step + 1]};
+  }
+
+  Accumulator mma(WarpEmitter &e, std::array<Value, 4> a,
+                  std::array<Value, 2> b, const Accumulator &c) {
+    switch (s.products) {
+    case Products::E4M3:
+      return e.mmaE4M3(a, b, c);
+    case Products::F16:
+      return e.mma(/*bf16=*/false, a, b, c);
+    case Products::BF16:
+      return e.mma(/*bf16=*/true, a, b, c);
+    }
+    llvm_unreachable("unknown products");
+  }
+
+  Accumulator zeros(WarpEmitter &e) {
+    Value zero = e.f32(0.0);
+    return {zero, zero, zero, zero};
+  }
+
+  //===--- qk ------------------------------------------------------------===//
+
+  void lowerQK() {
+    TileQKOp op = ops.qk;
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    WarpEmitter e(b);
+    e.barrier();
+    Value idBase = pageIdBase(e, op.getTileStart());
+    Value kvHead = op.getKvHead();
+    Value key = op.getKeyCache();
+    const int64_t blocks = s.headDim / (4 * s.chunk);
+    constexpr int64_t nBlocks = kTokensPerWarp / 8;
+    Value warpTokens = e.mul(ids.warp, kTokensPerWarp);
+
+    // Thread (g, t) loads the K chunks of token 8j + g of its warp.
+    SmallVector<Value> pages, slots;
+    for (int64_t j = 0; j < nBlocks; ++j) {
+      auto [page, slot] =
+          locate(e, idBase, e.add(warpTokens, e.add(ids.g, 8 * j)));
+      pages.push_back(page);
+      slots.push_back(slot);
+    }
+    SmallVector<SmallVector<Accumulator>> acc(
+        nBlocks, SmallVector<Accumulator>(s.mTiles(), zeros(e)));
+    // Requesting block b + 1's K chunks before block b's products (as pv
+    // does with V) measured no faster here and costs registers.
+    for (int64_t block = 0; block < blocks; ++block) {
+      Value chunkIndex = e.add(ids.t, 4 * block);
+      SmallVector<Value> chunks;
+      for (int64_t j = 0; j < nBlocks; ++j)
+        chunks.push_back(e.loadVector(
+            key, {pages[j], kvHead, chunkIndex, slots[j], e.idx(0)}, s.chunk));
+      // Query rows g and g + 8 of each M-tile (and term).
+      SmallVector<SmallVector<Value>> qg, qg8;
+      for (int64_t term = 0; term < s.queryTerms(); ++term)
+        for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
+          Value row = e.add(ids.g, term * s.rows + mt * 16);
+          qg.push_back(rowChunk(e, buffers.query, row, s.queryStride(), block));
+          qg8.push_back(rowChunk(e, buffers.query, e.add(row, 8),
+                                 s.queryStride(), block));
+        }
+      SmallVector<SmallVector<Value>> keys;
+      for (Value chunk : chunks)
+        keys.push_back(kvWords(e, chunk));
+      for (int64_t j = 0; j < nBlocks; ++j)
+        for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
+          for (int64_t term = 0; term < s.queryTerms(); ++term)
+            for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
+              size_t q = term * s.mTiles() + mt;
+              acc[j][mt] = mma(e, aFragment(qg[q], qg8[q], step),
+                               bFragment(keys[j], step), acc[j][mt]);
+            }
+    }
+
+    // Scores of rows g, g + 8 and tokens 8j + 2t, +1 of the warp, scaled.
+    Value scale = e.f32(s.scoreScale);
+    SmallVector<Value> rowScales; // per M-tile: rows g and g + 8
+    for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = e.add(ids.g, mt * 16 + half * 8);
+        rowScales.push_back(buffers.rowScale
+                                ? e.mulF(scale, e.load(buffers.rowScale, {row}))
+                                : scale);
+      }
+    for (int64_t j = 0; j < nBlocks; ++j) {
+      Value token = e.add(warpTokens, e.add(e.mul(ids.t, 2), 8 * j));
+      Value k0 = tokenScale(e, s.kScale, op.getKScale(), idBase, kvHead, token);
+      Value k1 = tokenScale(e, s.kScale, op.getKScale(), idBase, kvHead,
+                            e.add(token, 1));
+      for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+        for (int64_t half = 0; half < 2; ++half) {
+          Value rowScale = rowScales[mt * 2 + half];
+          Value row = e.add(ids.g, mt * 16 + half * 8);
+          Value first = e.mulF(acc[j][mt][2 * half], e.mulF(rowScale, k0));
+          Value second =
+              e.mulF(acc[j][mt][2 * half + 1], e.mulF(rowScale, k1));
+          e.storeVector(e.pair(first, second), buffers.scores,
+                        {e.add(e.mul(row, kScoreStride), token)});
+        }
+    }
+    op.erase();
+  }
+
+  //===--- softmax -------------------------------------------------------===//
+
+  void lowerSoftmax() {
+    TileSoftmaxOp op = ops.softmax;
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    WarpEmitter e(b);
+    e.barrier();
+    const int64_t perRow = kWorkgroupThreads / s.rows; // threads per row
+    const int64_t count = kTileTokens / perRow;
+    Value m = e.div(ids.tid, perRow);
+    Value part = e.rem(ids.tid, perRow);
+
+    // Row r = rowBase + m (MTP position q = r / G) sees tokens
+    // [max(0, end - W), end), end = C - Q + 1 + q; padding rows nothing.
+    Value row = e.toI64(e.add(op.getRowBase(), m));
+    Value isRow = e.cmp(CmpIPredicate::slt, row,
+                        e.i64(s.queryLength * s.groupSize));
+    Value end = e.add(e.sub(op.getContextLength(), e.i64(s.queryLength - 1)),
+                      arith::DivSIOp::create(b, row, e.i64(s.groupSize)));
+    Value begin = s.window > 0 ? e.maxS(e.sub(end, e.i64(s.window)), e.i64(0))
+                               : e.i64(0);
+    Value rowOffset = e.mul(m, kScoreStride);
+
+    SmallVector<Value> values, columns;
+    Value tileMax = e.negInf();
+    for (int64_t i = 0; i < count; ++i) {
+      Value column = e.add(part, i * perRow);
+      Value token = e.add(op.getTileStart(), e.toI64(column));
+      Value visible = e.both(isRow, e.inRange(token, begin, end));
+      Value score = e.select(
+          visible, e.load(buffers.scores, {e.add(rowOffset, column)}),
+          e.negInf());
+      values.push_back(score);
+      columns.push_back(column);
+      tileMax = e.maxF(tileMax, score);
+    }
+    for (int64_t offset = perRow / 2; offset >= 1; offset /= 2)
+      tileMax = e.maxF(tileMax, e.shuffleXor(tileMax, offset));
+
+    Value oldMax = e.load(buffers.rowMax, {m});
+    Value newMax = e.maxF(oldMax, tileMax);
+    // A row that has seen nothing keeps alpha = 1 and p = 0.
+    Value nothing = e.eqF(newMax, e.negInf());
+    Value zero = e.f32(0.0);
+    Value alpha = e.exp2(e.select(nothing, zero, e.subF(oldMax, newMax)));
+    Value shift = e.select(nothing, zero, newMax);
+    Value sum = zero;
+    for (auto [score, column] : llvm::zip(values, columns)) {
+      Value p = e.exp2(e.subF(score, shift));
+      e.store(p, buffers.scores, {e.add(rowOffset, column)});
+      sum = e.addF(sum, p);
+    }
+    for (int64_t offset = perRow / 2; offset >= 1; offset /= 2)
+      sum = e.addF(sum, e.shuffleXor(sum, offset));
+    // Every thread of the row has read rowMax[m] before the shuffles above.
+    e.ifThen(e.cmp(CmpIPredicate::eq, part, e.idx(0)), [&] {
+      e.store(e.addF(e.mulF(e.load(buffers.rowSum, {m}), alpha), sum),
+              buffers.rowSum, {m});
+      e.store(newMax, buffers.rowMax, {m});
+    });
+    Value accRow = e.mul(m, s.accStride());
+    e.forLoop(part, e.idx(s.headDim), e.idx(perRow), [&](Value d) {
+      Value at = e.add(accRow, d);
+      e.store(e.mulF(e.load(buffers.acc, {at}), alpha), buffers.acc, {at});
+    });
+    op.erase();
+  }
+
+  //===--- pv ------------------------------------------------------------===//
+
+  void lowerPV() {
+    TilePVOp op = ops.pv;
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    WarpEmitter e(b);
+    e.barrier();
+    Value tileStart = op.getTileStart();
+    Value idBase = pageIdBase(e, tileStart);
+    Value validBegin = op.getValidBegin(), validEnd = op.getValidEnd();
+
+    // Prologue: thread i packs tokens 2i, 2i + 1 of every row: P times the
+    // token's V scale, 0 outside the valid range.
+    Value token = e.mul(ids.tid, 2);
+    SmallVector<Value> weights;
+    for (int64_t k = 0; k < 2; ++k) {
+      Value column = e.add(token, k);
+      Value valid = e.inRange(e.add(tileStart, e.toI64(column)), validBegin,
+                              validEnd);
+      Value scale = tokenScale(e, s.vScale, op.getVScale(), idBase,
+                               op.getKvHead(), column);
+      weights.push_back(e.select(valid, scale, e.f32(0.0)));
+    }
+    // e4m3: the weights times 2^k with every weight * 2^k below 256, so
+    // that P's terms stay normal e4m3 values; the products are scaled back
+    // by 2^-k.
+    Value up, down;
+    if (s.e4m3())
+      std::tie(up, down) = tileWeightScale(e, weights);
+    for (Value &weight : weights)
+      if (up)
+        weight = e.mulF(weight, up);
+    for (int64_t m = 0; m < s.rows; ++m) {
+      Value p = e.loadVector(buffers.scores,
+                             {e.add(e.idx(m * kScoreStride), token)}, 2);
+      Value x0 = e.mulF(e.extract(p, 0), weights[0]);
+      Value x1 = e.mulF(e.extract(p, 1), weights[1]);
+      storeProbTerms(e, m, token, x0, x1);
+    }
+    e.barrier();
+
+    // Tiles with tokens outside the valid range zero their values.
+    Value inside =
+        e.both(e.cmp(CmpIPredicate::sge, tileStart, validBegin),
+               e.cmp(CmpIPredicate::sle, e.add(tileStart, e.i64(kTileTokens)),
+                     validEnd));
+    e.ifThenElse(
+        inside, [&] { emitPVProducts(e, op, idBase, down, /*masked=*/false); },
+        [&] { emitPVProducts(e, op, idBase, down, /*masked=*/true); });
+    op.erase();
+  }
+
+  /// 2^k and 2^-k for the tile's P weights: k = 7 - floor(log2(max w)), so
+  /// that max w * 2^k < 256. Per-token weights are maximized over the
+  /// workgroup (warp shuffles, then the four warps through shared memory).
+  std::pair<Value, Value> tileWeightScale(WarpEmitter &e,
+                                          ArrayRef<Value> weights) {
+    ImplicitLocOpBuilder &b = e.b;
+    Value largest = e.maxF(weights[0], weights[1]);
+    if (s.vScale == ScaleMode::per_token) {
+      for (int64_t offset = 16; offset >= 1; offset /= 2)
+        largest = e.maxF(largest, e.shuffleXor(largest, offset));
+      e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)),
+               [&] { e.store(largest, buffers.warpMax, {ids.warp}); });
+      e.barrier();
+      for (int64_t w = 0; w < kWarps; ++w)
+        largest = e.maxF(largest, e.load(buffers.warpMax, {e.idx(w)}));
+    } else if (s.vScale == ScaleMode::per_tensor) {
+      largest = e.load(ops.pv.getVScale(), {e.idx(0)});
+      largest = toF32(e, largest);
+    } else {
+      largest = e.f32(1.0);
+    }
+    // A zero (or subnormal) maximum gets k = 0, which is harmless.
+    Value exponent =
+        e.sub(e.andI(e.shr(e.bitcast(b.getI32Type(), e.absF(largest)), 23), 0xFF),
+              e.i32(127));
+    Value shift = e.minS(
+        e.maxS(e.sub(e.i32(llvm::Log2_64(kE4M3Headroom) - 1), exponent),
+               e.i32(-100)),
+        e.i32(100));
+    Value isZero = e.eqF(largest, e.f32(0.0));
+    shift = e.select(isZero, e.i32(0), shift);
+    Type f32 = b.getF32Type();
+    return {e.bitcast(f32, e.shl(e.add(shift, 127), 23)),
+            e.bitcast(f32, e.shl(e.sub(e.i32(127), shift), 23))};
+  }
+
+  /// Stores P of row m, tokens `token`, `token` + 1 (x0, x1) as the terms of
+  /// the products' operand type.
+  void storeProbTerms(WarpEmitter &e, int64_t m, Value token, Value x0,
+                      Value x1) {
+    ImplicitLocOpBuilder &b = e.b;
+    auto at = [&](int64_t term) {
+      return e.add(e.idx((term * s.rows + m) * s.probStride()), token);
+    };
+    auto storePair = [&](int64_t term, Value packed) {
+      // `packed`: the two operands, token first, in the low bits.
+      int64_t bits = 2 * 8 * s.operandBytes();
+      Value asVector = vector::BroadcastOp::create(
+          b, VectorType::get({1}, b.getIntegerType(bits)), packed);
+      Value pair = vector::BitCastOp::create(
+          b, VectorType::get({2}, s.operandType(b.getContext())), asVector);
+      e.storeVector(pair, buffers.probs, {at(term)});
+    };
+    switch (s.products) {
+    case Products::F16:
+      storePair(0, e.packF16x2(x0, x1));
+      return;
+    case Products::BF16: {
+      Value hi = e.packBF16x2(x0, x1);
+      auto [hi0, hi1] = e.unpackBF16x2(hi);
+      storePair(0, hi);
+      storePair(1, e.packBF16x2(e.subF(x0, hi0), e.subF(x1, hi1)));
+      return;
+    }
+    case Products::E4M3: {
+      for (int64_t term = 0; term < s.probTerms(); ++term) {
+        Value packed = e.packE4M3x2(x0, x1);
+        storePair(term, packed);
+        if (term + 1 < s.probTerms()) {
+          auto [back0, back1] = e.unpackE4M3x2(packed);
+          x0 = e.subF(x0, back0);
+          x1 = e.subF(x1, back1);
+        }
+      }
+      return;
+    }
+    }
+  }
+
+  /// O[rows][warp's columns] += P V over the tile's tokens, the
+  /// accumulators loaded from and stored back to shared memory (times
+  /// 2^k / 2^-k around e4m3 products, whose P carries 2^k).
+  void emitPVProducts(WarpEmitter &e, TilePVOp op, Value idBase, Value down,
+                      bool masked) {
+    const int64_t columnsPerWarp = s.headDim / kWarps;
+    const int64_t nBlocksTotal = columnsPerWarp / 8;
+    const int64_t tokenBlocks = kTileTokens / (4 * s.chunk);
+    Value kvHead = op.getKvHead();
+    Value value = op.getValueCache();
+    Value warpColumns = e.mul(ids.warp, columnsPerWarp);
+    Value up;
+    if (down)
+      up = e.divF(e.f32(1.0), down);
+
+    for (int64_t first = 0; first < nBlocksTotal; first += kMaxBlocksPerPass) {
+      int64_t nBlocks = std::min(kMaxBlocksPerPass, nBlocksTotal - first);
+      // Accumulators: rows g, g + 8; columns 2t, 2t + 1 of each n-block.
+      auto accAt = [&](int64_t mt, int64_t half, int64_t nb) {
+        Value row = e.add(ids.g, mt * 16 + half * 8);
+        Value column = e.add(e.add(warpColumns, (first + nb) * 8),
+                             e.mul(ids.t, 2));
+        return e.add(e.mul(row, s.accStride()), column);
+      };
+      SmallVector<SmallVector<Accumulator>> acc(
+          nBlocks, SmallVector<Accumulator>(s.mTiles()));
+      for (int64_t nb = 0; nb < nBlocks; ++nb)
+        for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value pair = e.loadVector(buffers.acc, {accAt(mt, half, nb)}, 2);
+            for (int64_t k = 0; k < 2; ++k) {
+              Value x = e.extract(pair, k);
+              acc[nb][mt][2 * half + k] = up ? e.mulF(x, up) : x;
+            }
+          }
+
+      // The V chunks of a token block, as loaded. Those of block b + 1 are
+      // requested before the products of block b (two blocks in flight).
+      auto chunkTokenOf = [&](int64_t block) {
+        // This thread's chunk: tokens block * 4E + E t + [0, E).
+        return e.add(e.mul(ids.t, s.chunk), block * 4 * s.chunk);
+      };
+      auto loadValues = [&](int64_t block) {
+        auto [page, slot] = locate(e, idBase, chunkTokenOf(block));
+        SmallVector<Value> chunks;
+        for (int64_t nb = 0; nb < nBlocks; ++nb) {
+          Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
+          SmallVector<Value> indices =
+              s.transposedV
+                  ? SmallVector<Value>{page, kvHead, e.div(slot, s.chunk),
+                                       column, e.idx(0)}
+                  : SmallVector<Value>{page, kvHead, column, slot};
+          chunks.push_back(e.loadVector(value, indices, s.chunk));
+        }
+        return chunks;
+      };
+      SmallVector<Value> nextValues = loadValues(0);
+      for (int64_t block = 0; block < tokenBlocks; ++block) {
+        SmallVector<Value> chunks = std::move(nextValues);
+        if (block + 1 < tokenBlocks)
+          nextValues = loadValues(block + 1);
+        Value chunkToken = chunkTokenOf(block);
+        SmallVector<SmallVector<Value>> pg, pg8;
+        for (int64_t term = 0; term < s.probTerms(); ++term)
+          for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
+            Value row = e.add(ids.g, term * s.rows + mt * 16);
+            pg.push_back(rowChunk(e, buffers.probs, row, s.probStride(), block));
+            pg8.push_back(rowChunk(e, buffers.probs, e.add(row, 8),
+                                   s.probStride(), block));
+          }
+        SmallVector<Value> keep;
+        if (masked)
+          keep = chunkMasks(e, op, chunkToken);
+        SmallVector<SmallVector<Value>> values;
+        for (Value chunk : chunks) {
+          SmallVector<Value> words = kvWords(e, chunk);
+          for (size_t w = 0; w < keep.size(); ++w)
+            words[w] = e.andI(words[w], keep[w]);
+          values.push_back(words);
+        }
+        for (int64_t nb = 0; nb < nBlocks; ++nb)
+          for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
+            for (int64_t term = 0; term < s.probTerms(); ++term)
+              for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
+                size_t p = term * s.mTiles() + mt;
+                acc[nb][mt] = mma(e, aFragment(pg[p], pg8[p], step),
+                                  bFragment(values[nb], step), acc[nb][mt]);
+              }
+      }
+
+      for (int64_t nb = 0; nb < nBlocks; ++nb)
+        for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value x0 = acc[nb][mt][2 * half], x1 = acc[nb][mt][2 * half + 1];
+            if (down) {
+              x0 = e.mulF(x0, down);
+              x1 = e.mulF(x1, down);
+            }
+            e.storeVector(e.pair(x0, x1), buffers.acc, {accAt(mt, half, nb)});
+          }
+    }
+  }
+
+  /// Per operand word of a chunk of tokens chunkToken + [0, E) (tile-
+  /// relative): all ones over the elements whose token is valid, else 0.
+  SmallVector<Value> chunkMasks(WarpEmitter &e, TilePVOp op, Value chunkToken) {
+    Value first = e.add(op.getTileStart(), e.toI64(chunkToken));
+    const int64_t perWord = 4 / s.operandBytes();
+    const int64_t bits = 8 * s.operandBytes();
+    SmallVector<Value> masks;
+    for (int64_t w = 0; w < s.chunk / perWord; ++w) {
+      Value mask = e.i32(0);
+      for (int64_t k = 0; k < perWord; ++k) {
+        Value valid = e.inRange(e.add(first, e.i64(perWord * w + k)),
+                                op.getValidBegin(), op.getValidEnd());
+        int64_t ones = ((int64_t(1) << bits) - 1) << (bits * k);
+        mask = e.orI(mask, e.select(valid, e.i32(ones), e.i32(0)));
+      }
+      masks.push_back(mask);
+    }
+    return masks;
+  }
+
+  //===--- store_partials ------------------------------------------------===//
+
+  void lowerStore() {
+    TileStorePartialsOp op = ops.store;
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    WarpEmitter e(b);
+    e.barrier();
+    Value kvHead = op.getKvHead(), slot = op.getSlot();
+    Value rows = e.idx(op.getRows());
+    Value zero = e.f32(0.0);
+    e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
+      Value row = e.add(op.getRowBase(), ids.tid);
+      e.ifThen(e.cmp(CmpIPredicate::ult, row, rows), [&] {
+        Value sum = e.load(buffers.rowSum, {ids.tid});
+        Value empty = e.eqF(sum, zero);
+        Value maxLogit = e.select(
+            empty, e.negInf(),
+            e.mulF(e.load(buffers.rowMax, {ids.tid}), e.f32(llvm::numbers::ln2)));
+        e.store(maxLogit, op.getMaxLogits(), {kvHead, slot, row});
+        e.store(e.select(empty, zero, sum), op.getExpSums(), {kvHead, slot, row});
+      });
+    });
+    e.forLoop(ids.tid, e.idx(s.rows * s.headDim), e.idx(kWorkgroupThreads),
+              [&](Value i) {
+                Value m = e.div(i, s.headDim);
+                Value d = e.rem(i, s.headDim);
+                Value row = e.add(op.getRowBase(), m);
+                e.ifThen(e.cmp(CmpIPredicate::ult, row, rows), [&] {
+                  Value sum = e.load(buffers.rowSum, {m});
+                  Value value = e.load(
+                      buffers.acc, {e.add(e.mul(m, s.accStride()), d)});
+                  Value normalized = e.select(e.eqF(sum, zero), zero,
+                                              e.divF(value, sum));
+                  e.store(normalized, op.getTmpOut(), {kvHead, slot, row, d});
+                });
+              });
+    op.erase();
+  }
+
+  /// The tiled IR's tile buffers this lowering replaced.
+  void dropUnusedBuffers() {
+    unsigned first = kernel.getFirstWorkgroupAttributionIndex();
+    for (unsigned i = kernel.getNumWorkgroupAttributions(); i-- > 0;) {
+      BlockArgument buffer = kernel.getWorkgroupAttributions()[i];
+      if (!buffer.use_empty())
+        continue;
+      kernel.getBody().front().eraseArgument(first + i);
+      kernel->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
+                      IntegerAttr::get(IntegerType::get(kernel.getContext(), 64),
+                                       kernel.getNumWorkgroupAttributions() - 1));
+    }
+  }
+
+  gpu::GPUFuncOp kernel;
+  TileOps ops;
+  DecodeShape s;
+  Buffers buffers;
+  ThreadIds ids;
+};
+
+} // namespace
+
+bool mlir::pa::nvvm::distributeDecodeKernel(gpu::GPUFuncOp kernel,
+                                            bool e4m3Products,
+                                            std::string &reason) {
+  TileOps ops;
+  DecodeShape shape;
+  if (!analyze(kernel, e4m3Products, ops, shape, reason))
+    return false;
+  DecodeLowering(kernel, ops, shape).run();
+  return true;
+}

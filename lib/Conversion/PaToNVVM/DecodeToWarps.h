@@ -1,0 +1,30 @@
+//===- DecodeToWarps.h - decode and reduce kernels on NVIDIA warps -*- C++ -*-===//
+#ifndef PA_LIB_CONVERSION_PATONVVM_DECODETOWARPS_H
+#define PA_LIB_CONVERSION_PATONVVM_DECODETOWARPS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <string>
+
+namespace mlir::pa::nvvm {
+
+/// Threads of the workgroups pa-to-nvvm distributes to (4 warps).
+inline constexpr int64_t kWorkgroupThreads = 128;
+
+/// Rewrites the pa.tile ops of decode kernel `kernel` into per-thread code
+/// for 4-warp workgroups with mma.sync (see DecodeToWarps.cpp); fp8 KV is
+/// multiplied in f16, or with `e4m3Products` as split e4m3 terms. Returns
+/// false, leaving the kernel untouched, when the kernel is not a decode
+/// kernel this lowering supports; `reason` says why.
+bool distributeDecodeKernel(gpu::GPUFuncOp kernel, bool e4m3Products,
+                            std::string &reason);
+
+/// Replaces the body of the split-K reduce kernel of pa-lower-reduce
+/// (recognized by its pa.arg_names and operand types) with one that spreads
+/// rows over warps and partitions / head-dim columns over lanes
+/// (ReduceToWarps.cpp). False, leaving the kernel untouched, for any other.
+bool distributeReduceKernel(gpu::GPUFuncOp kernel);
+
+} // namespace mlir::pa::nvvm
+
+#endif // PA_LIB_CONVERSION_PATONVVM_DECODETOWARPS_H

@@ -1,0 +1,297 @@
+//===- WarpEmitter.h - IR helpers for per-thread NVIDIA code ----*- C++ -*-===//
+//
+// Constants, integer / float arithmetic, shared and global vector accesses,
+// warp shuffles and the NVVM intrinsics of the warp-level decode kernel
+// (mma.sync, packed conversions), emitted at an ImplicitLocOpBuilder's
+// insertion point. Intrinsics are llvm.call_intrinsic ops: they pass through
+// the LLVM conversion untouched and name the exact PTX instruction.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_LIB_CONVERSION_PATONVVM_WARPEMITTER_H
+#define PA_LIB_CONVERSION_PATONVVM_WARPEMITTER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <array>
+#include <limits>
+
+namespace mlir::pa::nvvm {
+
+/// The four f32 accumulators of one m16n8 tile of an mma.sync.
+using Accumulator = std::array<Value, 4>;
+
+class WarpEmitter {
+public:
+  explicit WarpEmitter(ImplicitLocOpBuilder &b) : b(b) {}
+
+  //===--- constants and integer arithmetic (index, i32, i64) ------------===//
+  Value constant(Type type, int64_t value) {
+    return arith::ConstantOp::create(b, b.getIntegerAttr(type, value));
+  }
+  Value idx(int64_t value) { return constant(b.getIndexType(), value); }
+  Value i32(int64_t value) { return constant(b.getI32Type(), value); }
+  Value i64(int64_t value) { return constant(b.getI64Type(), value); }
+  Value f32(double value) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(float(value)));
+  }
+  Value negInf() { return f32(-std::numeric_limits<double>::infinity()); }
+
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value add(Value x, int64_t y) {
+    return y == 0 ? x : add(x, constant(x.getType(), y));
+  }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value mul(Value x, int64_t y) {
+    return y == 1 ? x : mul(x, constant(x.getType(), y));
+  }
+  /// Unsigned quotient / remainder (operands are non-negative).
+  Value div(Value x, int64_t y) {
+    return y == 1 ? x : arith::DivUIOp::create(b, x, constant(x.getType(), y));
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, x, constant(x.getType(), y));
+  }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value andI(Value x, int64_t y) { return andI(x, constant(x.getType(), y)); }
+  Value orI(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
+  Value shl(Value x, int64_t y) {
+    return arith::ShLIOp::create(b, x, constant(x.getType(), y));
+  }
+  Value shr(Value x, int64_t y) {
+    return arith::ShRUIOp::create(b, x, constant(x.getType(), y));
+  }
+  Value minS(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value maxS(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, c, x, y);
+  }
+  Value both(Value x, Value y) { return andI(x, y); }
+  /// begin <= x < end (signed).
+  Value inRange(Value x, Value begin, Value end) {
+    return both(cmp(arith::CmpIPredicate::sge, x, begin),
+                cmp(arith::CmpIPredicate::slt, x, end));
+  }
+
+  Value toIndex(Value x) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), x);
+  }
+  Value toI64(Value x) {
+    if (x.getType().isIndex())
+      return arith::IndexCastOp::create(b, b.getI64Type(), x);
+    return arith::ExtSIOp::create(b, b.getI64Type(), x);
+  }
+  Value toI32(Value x) {
+    if (x.getType().isIndex())
+      return arith::IndexCastOp::create(b, b.getI32Type(), x);
+    return arith::TruncIOp::create(b, b.getI32Type(), x);
+  }
+
+  //===--- f32 arithmetic ------------------------------------------------===//
+  Value addF(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value subF(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+  Value mulF(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value divF(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
+  Value maxF(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
+  Value absF(Value x) { return math::AbsFOp::create(b, x); }
+  Value exp2(Value x) { return math::Exp2Op::create(b, x); }
+  Value eqF(Value x, Value y) {
+    return arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, y);
+  }
+  Value bitcast(Type type, Value x) {
+    return arith::BitcastOp::create(b, type, x);
+  }
+
+  //===--- memory --------------------------------------------------------===//
+  Value load(Value memref, ValueRange indices) {
+    return memref::LoadOp::create(b, memref, indices);
+  }
+  void store(Value value, Value memref, ValueRange indices) {
+    memref::StoreOp::create(b, value, memref, indices);
+  }
+  /// A `count`-element vector load of `memref` at `indices`, aligned to
+  /// its size in bytes up to 16 (16-byte loads become ld.*.v4.b32): the
+  /// callers' offsets are multiples of that.
+  Value loadVector(Value memref, ValueRange indices, int64_t count) {
+    Type element = cast<MemRefType>(memref.getType()).getElementType();
+    auto type = VectorType::get({count}, element);
+    int64_t bytes = count * ((element.getIntOrFloatBitWidth() + 7) / 8);
+    return vector::LoadOp::create(b, type, memref, indices,
+                                  /*nontemporal=*/false,
+                                  llvm::MaybeAlign(std::min<int64_t>(bytes, 16)));
+  }
+  void storeVector(Value vector, Value memref, ValueRange indices) {
+    auto type = cast<VectorType>(vector.getType());
+    int64_t bytes = type.getNumElements() *
+                    ((type.getElementTypeBitWidth() + 7) / 8);
+    vector::StoreOp::create(b, vector, memref, indices, /*nontemporal=*/false,
+                            llvm::MaybeAlign(std::min<int64_t>(bytes, 16)));
+  }
+  /// The 32-bit words of a vector of any element type (16 bytes: 4 words).
+  SmallVector<Value> words(Value vector) {
+    auto type = cast<VectorType>(vector.getType());
+    int64_t count = type.getNumElements() * type.getElementTypeBitWidth() / 32;
+    Value asWords = vector::BitCastOp::create(
+        b, VectorType::get({count}, b.getI32Type()), vector);
+    SmallVector<Value> result;
+    for (int64_t i = 0; i < count; ++i)
+      result.push_back(vector::ExtractOp::create(b, asWords, i));
+    return result;
+  }
+  /// Two f32 as a vector<2xf32> (for 8-byte shared stores).
+  Value pair(Value x, Value y) {
+    return vector::FromElementsOp::create(
+        b, VectorType::get({2}, b.getF32Type()), ValueRange{x, y});
+  }
+  Value extract(Value vector, int64_t i) {
+    return vector::ExtractOp::create(b, vector, i);
+  }
+
+  //===--- warp and workgroup --------------------------------------------===//
+  void barrier() { gpu::BarrierOp::create(b); }
+  /// The value of lane (lane ^ offset).
+  Value shuffleXor(Value x, int64_t offset) {
+    return gpu::ShuffleOp::create(b, x, i32(offset), i32(32),
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+
+  //===--- intrinsics ----------------------------------------------------===//
+  Value intrinsic(Type result, StringRef name, ValueRange args) {
+    return LLVM::CallIntrinsicOp::create(b, result, b.getStringAttr(name),
+                                         args)
+        .getResult(0);
+  }
+  /// Two e4m3 values (the low and high byte of an i16) to f16x2, exactly
+  /// (cvt.rn.f16x2.e4m3x2); the pair comes back as an i32, low half first.
+  Value e4m3x2ToF16x2(Value pairI16) {
+    Value halves = intrinsic(VectorType::get({2}, b.getF16Type()),
+                             "llvm.nvvm.e4m3x2.to.f16x2.rn", {pairI16});
+    return LLVM::BitcastOp::create(b, b.getI32Type(), halves);
+  }
+  /// f16x2 / bf16x2 (as an i32, `low` in the low half) rounded to nearest
+  /// even from two f32 (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32).
+  Value packF16x2(Value low, Value high) {
+    Value halves = intrinsic(VectorType::get({2}, b.getF16Type()),
+                             "llvm.nvvm.ff2f16x2.rn", {high, low});
+    return LLVM::BitcastOp::create(b, b.getI32Type(), halves);
+  }
+  Value packBF16x2(Value low, Value high) {
+    Value halves = intrinsic(VectorType::get({2}, b.getBF16Type()),
+                             "llvm.nvvm.ff2bf16x2.rn", {high, low});
+    return LLVM::BitcastOp::create(b, b.getI32Type(), halves);
+  }
+  /// e4m3x2 (an i16, `low` in the low byte) from two f32, rounded to
+  /// nearest even, saturating (cvt.rn.satfinite.e4m3x2.f32).
+  Value packE4M3x2(Value low, Value high) {
+    return intrinsic(b.getI16Type(), "llvm.nvvm.ff.to.e4m3x2.rn", {high, low});
+  }
+  /// The f32 values of the e4m3 bytes of an i16 (exact).
+  std::pair<Value, Value> unpackE4M3x2(Value pair) {
+    Value halves = intrinsic(VectorType::get({2}, b.getF16Type()),
+                             "llvm.nvvm.e4m3x2.to.f16x2.rn", {pair});
+    Value wide = LLVM::FPExtOp::create(
+        b, VectorType::get({2}, b.getF32Type()), halves);
+    return {extract(wide, 0), extract(wide, 1)};
+  }
+  /// The f32 values of the bf16 halves of a word (exact).
+  std::pair<Value, Value> unpackBF16x2(Value word) {
+    Value low = bitcast(b.getF32Type(), shl(word, 16));
+    Value high = bitcast(b.getF32Type(), andI(word, 0xFFFF0000));
+    return {low, high};
+  }
+
+  /// D = A * B + C of mma.sync.aligned.m16n8k16.row.col.f32 with f16
+  /// (`bf16` false) or bf16 operands, the fragments as i32 words.
+  Accumulator mma(bool bf16, std::array<Value, 4> a, std::array<Value, 2> bw,
+                  const Accumulator &c) {
+    Type f32 = b.getF32Type();
+    Type resultType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    SmallVector<Value> args;
+    auto operand = [&](Value word) -> Value {
+      if (bf16)
+        return word;
+      return LLVM::BitcastOp::create(b, VectorType::get({2}, b.getF16Type()),
+                                     word);
+    };
+    for (Value word : a)
+      args.push_back(operand(word));
+    for (Value word : bw)
+      args.push_back(operand(word));
+    args.append(c.begin(), c.end());
+    Value result = intrinsic(resultType,
+                             bf16 ? "llvm.nvvm.mma.m16n8k16.row.col.bf16"
+                                  : "llvm.nvvm.mma.m16n8k16.row.col.f32.f32",
+                             args);
+    Accumulator d;
+    for (int64_t i = 0; i < 4; ++i)
+      d[i] = LLVM::ExtractValueOp::create(b, result, ArrayRef<int64_t>{i});
+    return d;
+  }
+
+  /// D = A * B + C of mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32.
+  Accumulator mmaE4M3(std::array<Value, 4> a, std::array<Value, 2> bw,
+                      const Accumulator &c) {
+    Type f32 = b.getF32Type();
+    Type resultType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    SmallVector<Value> args(a.begin(), a.end());
+    args.append(bw.begin(), bw.end());
+    args.append(c.begin(), c.end());
+    Value result = intrinsic(
+        resultType, "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32", args);
+    Accumulator d;
+    for (int64_t i = 0; i < 4; ++i)
+      d[i] = LLVM::ExtractValueOp::create(b, result, ArrayRef<int64_t>{i});
+    return d;
+  }
+
+  //===--- structured control --------------------------------------------===//
+  /// if (cond) { then() }
+  void ifThen(Value cond, function_ref<void()> then) {
+    scf::IfOp::create(b, cond, [&](OpBuilder &, Location) {
+      then();
+      scf::YieldOp::create(b);
+    });
+  }
+  /// if (cond) { then() } else { otherwise() }
+  void ifThenElse(Value cond, function_ref<void()> then,
+                  function_ref<void()> otherwise) {
+    scf::IfOp::create(
+        b, cond,
+        [&](OpBuilder &, Location) {
+          then();
+          scf::YieldOp::create(b);
+        },
+        [&](OpBuilder &, Location) {
+          otherwise();
+          scf::YieldOp::create(b);
+        });
+  }
+  /// for (iv = lower; iv < upper; iv += step) { body(iv) } (index).
+  void forLoop(Value lower, Value upper, Value step,
+               function_ref<void(Value)> body) {
+    scf::ForOp::create(b, lower, upper, step, ValueRange{},
+                       [&](OpBuilder &, Location, Value iv, ValueRange) {
+                         body(iv);
+                         scf::YieldOp::create(b);
+                       });
+  }
+
+  ImplicitLocOpBuilder &b;
+};
+
+} // namespace mlir::pa::nvvm
+
+#endif // PA_LIB_CONVERSION_PATONVVM_WARPEMITTER_H

@@ -1,0 +1,305 @@
+//===- HipLauncher.cpp - run compiled decode programs with HIP ------------===//
+//
+// The HIP headers (Debian's libamdhip64-dev) only type the entry points;
+// nothing links against libamdhip64: it is opened with dlopen.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/Runtime/HipLauncher.h"
+
+#include "pa/Runtime/LauncherCore.h"
+
+// The host-side API of the AMD platform; no device code is compiled here.
+#define __HIP_PLATFORM_AMD__
+#include <hip/hip_runtime_api.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <type_traits>
+
+namespace pa::runtime {
+
+/// The entry points pa-mlir calls, with the headers' own prototypes.
+struct HipRuntime::Api {
+  decltype(&::hipGetDeviceCount) getDeviceCount;
+  decltype(&::hipGetErrorName) getErrorName;
+  decltype(&::hipModuleLoadData) moduleLoadData;
+  decltype(&::hipModuleUnload) moduleUnload;
+  decltype(&::hipModuleGetFunction) moduleGetFunction;
+  decltype(&::hipModuleLaunchKernel) moduleLaunchKernel;
+  // hipMalloc is overloaded in C++ (a template for typed pointers).
+  hipError_t (*memAlloc)(void **, size_t);
+  decltype(&::hipFree) memFree;
+  decltype(&::hipMemcpyHtoD) memcpyHtoD;
+  decltype(&::hipMemcpyDtoH) memcpyDtoH;
+  decltype(&::hipStreamSynchronize) streamSynchronize;
+};
+
+namespace {
+
+/// "hipModuleLaunchKernel: hipErrorInvalidValue" for a failed call.
+std::string describe(const HipRuntime::Api &api, hipError_t result,
+                     const char *call) {
+  const char *name = api.getErrorName(result);
+  return std::string(call) + ": " +
+         (name ? name : "HIP error " + std::to_string(result));
+}
+
+/// Resolves every entry point of `api` in `handle`; false with `error`
+/// naming the first one missing.
+bool resolve(void *handle, HipRuntime::Api &api, std::string &error) {
+  bool ok = true;
+  auto bind = [&](auto &pointer, const char *symbol) {
+    if (!ok)
+      return;
+    pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(
+        dlsym(handle, symbol));
+    if (!pointer) {
+      error = std::string("the HIP runtime has no ") + symbol;
+      ok = false;
+    }
+  };
+  bind(api.getDeviceCount, "hipGetDeviceCount");
+  bind(api.getErrorName, "hipGetErrorName");
+  bind(api.moduleLoadData, "hipModuleLoadData");
+  bind(api.moduleUnload, "hipModuleUnload");
+  bind(api.moduleGetFunction, "hipModuleGetFunction");
+  bind(api.moduleLaunchKernel, "hipModuleLaunchKernel");
+  bind(api.memAlloc, "hipMalloc");
+  bind(api.memFree, "hipFree");
+  bind(api.memcpyHtoD, "hipMemcpyHtoD");
+  bind(api.memcpyDtoH, "hipMemcpyDtoH");
+  bind(api.streamSynchronize, "hipStreamSynchronize");
+  return ok;
+}
+
+/// Launches through hipModuleLaunchKernel, parameters as the packed
+/// `extra` buffer (the form every HIP version documents).
+class HipDriver : public LaunchDriver {
+public:
+  HipDriver(const HipRuntime::Api &api, const std::vector<void *> &functions)
+      : api(api), functions(functions) {}
+
+  bool launch(size_t kernelIndex, const KernelInfo &kernel,
+              const std::array<int64_t, 3> &grid, PackedParams &params,
+              void *stream, std::string &error) override {
+    size_t size = params.bytes().size();
+    void *extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER,
+                     const_cast<uint8_t *>(params.bytes().data()),
+                     HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END};
+    hipError_t result = api.moduleLaunchKernel(
+        static_cast<hipFunction_t>(functions[kernelIndex]),
+        static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+        static_cast<unsigned>(grid[2]),
+        static_cast<unsigned>(kernel.blockSize[0]),
+        static_cast<unsigned>(kernel.blockSize[1]),
+        static_cast<unsigned>(kernel.blockSize[2]),
+        static_cast<unsigned>(kernel.sharedBytes),
+        static_cast<hipStream_t>(stream), nullptr, extra);
+    if (result != hipSuccess) {
+      error = describe(api, result, "hipModuleLaunchKernel") + " for '" +
+              kernel.name + "'";
+      return false;
+    }
+    return true;
+  }
+
+private:
+  const HipRuntime::Api &api;
+  const std::vector<void *> &functions;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// HipRuntime
+//===----------------------------------------------------------------------===//
+
+HipRuntime::HipRuntime(void *handle, std::string path, std::unique_ptr<Api> api)
+    : handle(handle), path(std::move(path)), entryPoints(std::move(api)) {}
+
+HipRuntime::~HipRuntime() {
+  if (handle)
+    dlclose(handle);
+}
+
+std::unique_ptr<HipRuntime> HipRuntime::open(const std::string &path,
+                                             std::string &error) {
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *reason = dlerror();
+    error = "cannot load the HIP runtime " + path + ": " +
+            (reason ? reason : "dlopen failed");
+    return nullptr;
+  }
+  auto api = std::make_unique<Api>();
+  if (!resolve(handle, *api, error)) {
+    error += " (" + path + ")";
+    dlclose(handle);
+    return nullptr;
+  }
+  return std::unique_ptr<HipRuntime>(
+      new HipRuntime(handle, path, std::move(api)));
+}
+
+const HipRuntime *HipRuntime::get(std::string &error) {
+  // Loaded once; the outcome (and its reason) is the process's. Never
+  // unloaded: the HIP runtime tears itself down at exit, and a dlclose
+  // during static destruction would race with that.
+  static std::once_flag once;
+  static HipRuntime *runtime = nullptr;
+  static std::string failure;
+  std::call_once(once, [] {
+    std::vector<std::string> candidates;
+    if (const char *chosen = std::getenv("PA_HIP_LIBRARY"); chosen && *chosen)
+      candidates = {chosen};
+    else
+      candidates = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+    std::string reasons;
+    std::unique_ptr<HipRuntime> loaded;
+    for (const std::string &candidate : candidates) {
+      std::string reason;
+      loaded = open(candidate, reason);
+      if (loaded)
+        break;
+      reasons += (reasons.empty() ? "" : "; ") + reason;
+    }
+    if (!loaded) {
+      failure = "no HIP runtime: " + reasons;
+      return;
+    }
+    std::string reason;
+    if (loaded->deviceCount(reason) < 1) {
+      failure = "the HIP runtime " + loaded->libraryPath() +
+                " sees no GPU (" + (reason.empty() ? "0 devices" : reason) +
+                ")";
+      // Initialized: stays loaded too (its threads and exit handlers).
+      loaded.release();
+      return;
+    }
+    runtime = loaded.release();
+  });
+  if (!runtime)
+    error = failure;
+  return runtime;
+}
+
+int HipRuntime::deviceCount(std::string &error) const {
+  int count = 0;
+  if (hipError_t r = entryPoints->getDeviceCount(&count); r != hipSuccess) {
+    error = describe(*entryPoints, r, "hipGetDeviceCount");
+    return 0;
+  }
+  return count;
+}
+
+bool HipRuntime::allocate(size_t bytes, uint64_t &address,
+                          std::string &error) const {
+  void *pointer = nullptr;
+  // hipMalloc of 0 bytes returns null; one byte keeps every address valid.
+  if (hipError_t r = entryPoints->memAlloc(&pointer, bytes ? bytes : 1);
+      r != hipSuccess) {
+    error = describe(*entryPoints, r, "hipMalloc") + " of " +
+            std::to_string(bytes) + " bytes";
+    return false;
+  }
+  address = reinterpret_cast<uint64_t>(pointer);
+  return true;
+}
+
+bool HipRuntime::release(uint64_t address, std::string &error) const {
+  if (hipError_t r = entryPoints->memFree(reinterpret_cast<void *>(address));
+      r != hipSuccess) {
+    error = describe(*entryPoints, r, "hipFree");
+    return false;
+  }
+  return true;
+}
+
+bool HipRuntime::copyToDevice(uint64_t destination, const void *source,
+                              size_t bytes, std::string &error) const {
+  if (bytes == 0)
+    return true;
+  if (hipError_t r = entryPoints->memcpyHtoD(
+          reinterpret_cast<hipDeviceptr_t>(destination),
+          const_cast<void *>(source), bytes);
+      r != hipSuccess) {
+    error = describe(*entryPoints, r, "hipMemcpyHtoD");
+    return false;
+  }
+  return true;
+}
+
+bool HipRuntime::copyToHost(void *destination, uint64_t source, size_t bytes,
+                            std::string &error) const {
+  if (bytes == 0)
+    return true;
+  if (hipError_t r = entryPoints->memcpyDtoH(
+          destination, reinterpret_cast<hipDeviceptr_t>(source), bytes);
+      r != hipSuccess) {
+    error = describe(*entryPoints, r, "hipMemcpyDtoH");
+    return false;
+  }
+  return true;
+}
+
+bool HipRuntime::synchronize(void *stream, std::string &error) const {
+  if (hipError_t r =
+          entryPoints->streamSynchronize(static_cast<hipStream_t>(stream));
+      r != hipSuccess) {
+    error = describe(*entryPoints, r, "hipStreamSynchronize");
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// HipProgram
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<HipProgram> HipProgram::load(const HipRuntime &runtime,
+                                             const std::string &codeObject,
+                                             const std::string &metadataJson,
+                                             std::string &error) {
+  ModuleManifest manifest;
+  if (!parseAMDManifest(metadataJson, manifest, error) ||
+      !checkDecodeSequence(manifest, error))
+    return nullptr;
+  std::unique_ptr<HipProgram> program(
+      new HipProgram(runtime, std::move(manifest)));
+  const HipRuntime::Api &api = runtime.api();
+  hipModule_t module = nullptr;
+  if (hipError_t r = api.moduleLoadData(&module, codeObject.data());
+      r != hipSuccess) {
+    error = describe(api, r, "hipModuleLoadData") + " (a code object for " +
+            program->moduleManifest.target + ")";
+    return nullptr;
+  }
+  program->module = module;
+  for (const KernelInfo &kernel : program->moduleManifest.kernels) {
+    hipFunction_t function = nullptr;
+    if (hipError_t r =
+            api.moduleGetFunction(&function, module, kernel.symbol.c_str());
+        r != hipSuccess) {
+      error = describe(api, r, "hipModuleGetFunction") + " for '" +
+              kernel.symbol + "'";
+      return nullptr;
+    }
+    program->functions.push_back(function);
+  }
+  return program;
+}
+
+HipProgram::~HipProgram() {
+  if (module)
+    (void)hip.api().moduleUnload(static_cast<hipModule_t>(module));
+}
+
+bool HipProgram::enqueue(void *stream, const OperandViews &views,
+                         std::string &error) const {
+  HipDriver driver(hip.api(), functions);
+  return enqueueKernels(moduleManifest, views, driver, stream, error);
+}
+
+} // namespace pa::runtime

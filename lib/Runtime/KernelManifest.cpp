@@ -1,0 +1,261 @@
+//===- KernelManifest.cpp - launching compiled kernels from metadata ------===//
+#include "pa/Runtime/KernelManifest.h"
+
+#include "Json.h"
+
+#include <cstring>
+#include <regex>
+
+namespace pa::runtime {
+namespace {
+
+/// A parameter meaning, split: operand name, field and dim index.
+struct ParamField {
+  enum class Kind { Pointer, Offset, Size, Stride };
+  std::string operand;
+  Kind kind = Kind::Pointer;
+  int64_t dim = 0;
+};
+
+bool parseMeaning(const std::string &meaning, ParamField &field) {
+  static const std::regex pattern(
+      R"(([A-Za-z_][A-Za-z0-9_]*)\.(allocated_ptr|aligned_ptr|offset|size|stride)(?:\[([0-9]+)\])?)");
+  std::smatch match;
+  if (!std::regex_match(meaning, match, pattern))
+    return false;
+  field.operand = match[1];
+  std::string kind = match[2];
+  bool indexed = match[3].matched;
+  if (kind == "size" || kind == "stride") {
+    if (!indexed)
+      return false;
+    field.kind = kind == "size" ? ParamField::Kind::Size
+                                : ParamField::Kind::Stride;
+    field.dim = std::stoll(match[3]);
+    return true;
+  }
+  if (indexed)
+    return false;
+  field.kind = kind == "offset" ? ParamField::Kind::Offset
+                                : ParamField::Kind::Pointer;
+  return true;
+}
+
+/// "x = work_info dim 0, y = 2, z = 1".
+bool parseGrid(const std::string &formula, std::array<GridExtent, 3> &grid) {
+  static const std::regex pattern(
+      R"(x = (.+), y = (.+), z = (.+))");
+  static const std::regex dimOf(R"(([A-Za-z_][A-Za-z0-9_]*) dim ([0-9]+))");
+  std::smatch match;
+  if (!std::regex_match(formula, match, pattern))
+    return false;
+  for (int axis = 0; axis < 3; ++axis) {
+    std::string extent = match[axis + 1];
+    std::smatch dim;
+    GridExtent &out = grid[axis];
+    if (std::regex_match(extent, dim, dimOf)) {
+      out.operand = dim[1];
+      out.dim = std::stoll(dim[2]);
+      continue;
+    }
+    if (extent.empty() ||
+        extent.find_first_not_of("0123456789") != std::string::npos)
+      return false; // "dynamic" or something else a launcher cannot know
+    out.constant = std::stoll(extent);
+  }
+  return true;
+}
+
+bool integerField(const json::Value &object, const char *key, int64_t &out,
+                  std::string &error, const std::string &where) {
+  const json::Value *value = object.get(key);
+  std::optional<int64_t> number = value ? value->integer() : std::nullopt;
+  if (!number) {
+    error = where + ": '" + key + "' must be an integer";
+    return false;
+  }
+  out = *number;
+  return true;
+}
+
+std::string stringField(const json::Value &object, const char *key) {
+  const json::Value *value = object.get(key);
+  const std::string *text = value ? value->string() : nullptr;
+  return text ? *text : std::string();
+}
+
+bool parseKernel(const json::Value &object, KernelInfo &kernel,
+                 std::string &error) {
+  kernel.name = stringField(object, "name");
+  std::string where = "kernel '" + kernel.name + "'";
+  kernel.symbol = stringField(object, "symbol");
+  if (kernel.symbol.empty())
+    kernel.symbol = kernel.name;
+  kernel.gridFormula = stringField(object, "grid");
+  if (!parseGrid(kernel.gridFormula, kernel.grid)) {
+    error = where + ": cannot evaluate the grid '" + kernel.gridFormula + "'";
+    return false;
+  }
+  const json::Value *block = object.get("block_size");
+  if (!block || block->kind != json::Value::Kind::Array ||
+      block->items.empty() || block->items.size() > 3) {
+    error = where + ": 'block_size' must be an array of 1 to 3 integers";
+    return false;
+  }
+  for (size_t i = 0; i < block->items.size(); ++i) {
+    std::optional<int64_t> extent = block->items[i].integer();
+    if (!extent || *extent < 1) {
+      error = where + ": 'block_size' must hold positive integers";
+      return false;
+    }
+    kernel.blockSize[i] = *extent;
+  }
+  if (!integerField(object, "shared_bytes", kernel.sharedBytes, error, where) ||
+      !integerField(object, "param_bytes", kernel.paramBytes, error, where))
+    return false;
+  if (const json::Value *registers = object.get("registers"))
+    kernel.registers = registers->integer().value_or(-1);
+
+  const json::Value *args = object.get("args");
+  if (!args || args->kind != json::Value::Kind::Array) {
+    error = where + ": 'args' must be an array";
+    return false;
+  }
+  for (const json::Value &arg : args->items) {
+    KernelParam param;
+    if (!integerField(arg, "offset", param.offset, error, where) ||
+        !integerField(arg, "size", param.size, error, where))
+      return false;
+    param.meaning = stringField(arg, "meaning");
+    ParamField field;
+    if (!parseMeaning(param.meaning, field)) {
+      error = where + ": unknown parameter meaning '" + param.meaning + "'";
+      return false;
+    }
+    if (param.offset < 0 || param.size <= 0 ||
+        param.offset + param.size > kernel.paramBytes) {
+      error = where + ": parameter '" + param.meaning +
+              "' lies outside the parameter bytes";
+      return false;
+    }
+    kernel.params.push_back(std::move(param));
+  }
+  return true;
+}
+
+const MemRefView *findView(const OperandViews &views, const std::string &name,
+                           std::string &error, const std::string &where) {
+  auto it = views.find(name);
+  if (it != views.end())
+    return &it->second;
+  error = where + " needs operand '" + name + "', which was not given";
+  return nullptr;
+}
+
+} // namespace
+
+MemRefView rowMajorView(uint64_t data, std::vector<int64_t> sizes) {
+  MemRefView view;
+  view.data = data;
+  view.strides.assign(sizes.size(), 1);
+  for (size_t i = sizes.size(); i-- > 1;)
+    view.strides[i - 1] = view.strides[i] * sizes[i];
+  view.sizes = std::move(sizes);
+  return view;
+}
+
+bool parseManifest(const std::string &text, ModuleManifest &manifest,
+                   std::string &error) {
+  manifest = ModuleManifest();
+  json::Value root;
+  if (!json::parse(text, root, error))
+    return false;
+  if (root.kind != json::Value::Kind::Object) {
+    error = "the metadata must be a JSON object";
+    return false;
+  }
+  manifest.target = stringField(root, "target");
+  manifest.ptxVersion = stringField(root, "ptx_version");
+  manifest.format = stringField(root, "format");
+  const json::Value *kernels = root.get("kernels");
+  if (!kernels || kernels->kind != json::Value::Kind::Array) {
+    error = "the metadata has no 'kernels' array";
+    return false;
+  }
+  for (const json::Value &object : kernels->items) {
+    KernelInfo kernel;
+    if (!parseKernel(object, kernel, error))
+      return false;
+    manifest.kernels.push_back(std::move(kernel));
+  }
+  return true;
+}
+
+bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
+                        std::string &error) {
+  buffer.assign(static_cast<size_t>(kernel.paramBytes), 0);
+  pointers.clear();
+  for (const KernelParam &param : kernel.params) {
+    std::string where = "kernel '" + kernel.name + "' parameter '" +
+                        param.meaning + "'";
+    ParamField field;
+    parseMeaning(param.meaning, field); // checked by parseManifest
+    if (param.size != 8) {
+      error = where + " has " + std::to_string(param.size) +
+              " bytes; descriptor fields are 8";
+      return false;
+    }
+    const MemRefView *view = findView(views, field.operand, error, where);
+    if (!view)
+      return false;
+    int64_t value = 0;
+    switch (field.kind) {
+    case ParamField::Kind::Pointer:
+      value = static_cast<int64_t>(view->data);
+      break;
+    case ParamField::Kind::Offset:
+      value = view->offset;
+      break;
+    case ParamField::Kind::Size:
+    case ParamField::Kind::Stride: {
+      const std::vector<int64_t> &values =
+          field.kind == ParamField::Kind::Size ? view->sizes : view->strides;
+      if (field.dim >= static_cast<int64_t>(values.size())) {
+        error = where + ": operand '" + field.operand + "' has rank " +
+                std::to_string(values.size());
+        return false;
+      }
+      value = values[static_cast<size_t>(field.dim)];
+      break;
+    }
+    }
+    std::memcpy(buffer.data() + param.offset, &value, sizeof value);
+  }
+  for (const KernelParam &param : kernel.params)
+    pointers.push_back(buffer.data() + param.offset);
+  return true;
+}
+
+bool evaluateGrid(const KernelInfo &kernel, const OperandViews &views,
+                  std::array<int64_t, 3> &grid, std::string &error) {
+  for (int axis = 0; axis < 3; ++axis) {
+    const GridExtent &extent = kernel.grid[axis];
+    if (extent.operand.empty()) {
+      grid[axis] = extent.constant;
+      continue;
+    }
+    std::string where = "the grid of kernel '" + kernel.name + "'";
+    const MemRefView *view = findView(views, extent.operand, error, where);
+    if (!view)
+      return false;
+    if (extent.dim >= static_cast<int64_t>(view->sizes.size())) {
+      error = where + ": operand '" + extent.operand + "' has rank " +
+              std::to_string(view->sizes.size());
+      return false;
+    }
+    grid[axis] = view->sizes[static_cast<size_t>(extent.dim)];
+  }
+  return true;
+}
+
+} // namespace pa::runtime

@@ -1,0 +1,250 @@
+//===- ConvertToNVVM.cpp - kernels to the LLVM and NVVM dialects ----------===//
+//
+// The upstream convert-gpu-to-nvvm pass lowers math to libdevice calls
+// (__nv_*) and marks LLVM's math intrinsics illegal; pa-mlir's PTX must not
+// need libdevice. This pass assembles the upstream patterns (gpu, arith, cf,
+// memref, vector, index, ub to LLVM/NVVM) under a conversion target that
+// keeps LLVM's math intrinsics (llvm.intr.exp2 becomes ex2.approx.f32 in the
+// NVPTX backend) and fails on anything that would become an external call.
+//
+// Workgroup buffers become views of the kernel's dynamic shared memory first:
+// PTX caps static .shared at 48 KiB per kernel, and the decode kernel's
+// buffers exceed that at D = 256 with 32 rows.
+//
+//===----------------------------------------------------------------------===//
+#include "NVIDIATarget.h"
+#include "pa/Target/NVIDIA/Pipeline.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+
+/// Alignment of each buffer in dynamic shared memory: 16-byte vector
+/// accesses (ld.shared.v4) need it.
+constexpr int64_t kSharedAlignment = 16;
+
+int64_t bufferBytes(MemRefType type) {
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// Replaces the workgroup attributions of `kernel` with views of its dynamic
+/// shared memory at 16-byte aligned offsets; records the total bytes as
+/// kSharedBytesAttrName. Fails (at the kernel, with a note per buffer) when
+/// the total exceeds the chip's shared memory per block.
+LogicalResult moveToDynamicSharedMemory(gpu::GPUFuncOp kernel,
+                                        const ChipInfo &chip) {
+  MLIRContext *ctx = kernel.getContext();
+  ArrayRef<BlockArgument> buffers = kernel.getWorkgroupAttributions();
+  int64_t total = 0;
+  SmallVector<int64_t> offsets;
+  for (BlockArgument buffer : buffers) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      return kernel.emitError()
+             << "workgroup buffer " << type
+             << " needs a static shape and the identity layout to live in "
+                "dynamic shared memory";
+    total = llvm::alignTo(total, kSharedAlignment);
+    offsets.push_back(total);
+    total += bufferBytes(type);
+  }
+  if (total > chip.workgroupMemoryBytes) {
+    InFlightDiagnostic diag =
+        kernel.emitError() << "kernel '" << kernel.getName() << "' needs "
+                           << total << " bytes of shared memory; "
+                           << chip.name << " has " << chip.workgroupMemoryBytes
+                           << " per block";
+    for (BlockArgument buffer : buffers)
+      diag.attachNote(buffer.getLoc())
+          << "workgroup buffer " << buffer.getType();
+    return failure();
+  }
+  kernel->setAttr(nvidia::kSharedBytesAttrName,
+                  IntegerAttr::get(IntegerType::get(ctx, 64), total));
+  if (buffers.empty())
+    return success();
+
+  Location loc = kernel.getLoc();
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  auto space = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                   MemRefLayoutAttrInterface(), space);
+  Value shared = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
+  for (auto [index, offset] : llvm::enumerate(offsets)) {
+    BlockArgument buffer = buffers[index];
+    Value shift = arith::ConstantIndexOp::create(b, loc, offset);
+    Value view = memref::ViewOp::create(b, loc, buffer.getType(), shared,
+                                        shift, ValueRange{});
+    buffer.replaceAllUsesWith(view);
+  }
+  unsigned first = kernel.getFirstWorkgroupAttributionIndex();
+  for (unsigned i = buffers.size(); i-- > 0;)
+    kernel.getBody().front().eraseArgument(first + i);
+  kernel->setAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName(),
+                  b.getI64IntegerAttr(0));
+  kernel->removeAttr(kernel.getWorkgroupAttribAttrsAttrName());
+  return success();
+}
+
+/// Upstream lowers gpu.dynamic_shared_memory to an *internal* [0 x i8]
+/// global: a definition whose size LLVM then knows to be 0, so every access
+/// is out of bounds and O3 may reorder or drop them (seen: zeroing stores at
+/// constant offsets sunk past the loop that read them). Declaring it
+/// external, like CUDA's `extern __shared__ char smem[]`, leaves its size
+/// unknown.
+void declareDynamicSharedMemoryExternal(gpu::GPUModuleOp kernels) {
+  for (auto global : kernels.getOps<LLVM::GlobalOp>()) {
+    auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+    if (global.getAddrSpace() !=
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared) ||
+        !array || array.getNumElements() != 0)
+      continue;
+    global.setLinkage(LLVM::Linkage::External);
+    global.removeValueAttr();
+    global.setUnnamedAddr(LLVM::UnnamedAddr::None);
+  }
+}
+
+/// Reports every function the module declares but does not define: each
+/// would be a call into a library (libdevice) that the PTX does not link.
+LogicalResult checkNoExternalFunctions(gpu::GPUModuleOp kernels) {
+  bool clean = true;
+  for (auto func : kernels.getOps<LLVM::LLVMFuncOp>()) {
+    if (!func.isExternal())
+      continue;
+    clean = false;
+    StringRef name = func.getName();
+    InFlightDiagnostic diag = func.emitError()
+                              << "kernels call external function '" << name
+                              << "', which the PTX does not link";
+    if (name.starts_with("__nv_"))
+      diag << " (a libdevice function: lower math with convert-math-to-llvm)";
+  }
+  return success(clean);
+}
+
+struct ConvertKernelsToNVVMPass
+    : PassWrapper<ConvertKernelsToNVVMPass, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertKernelsToNVVMPass)
+
+  ConvertKernelsToNVVMPass() = default;
+  ConvertKernelsToNVVMPass(const ConvertKernelsToNVVMPass &other)
+      : PassWrapper(other) {}
+  explicit ConvertKernelsToNVVMPass(StringRef chipName) { chip = chipName.str(); }
+
+  StringRef getArgument() const override { return "pa-convert-kernels-to-nvvm"; }
+  StringRef getDescription() const override {
+    return "convert kernels (gpu/arith/cf/memref/vector/nvvm) to the LLVM and "
+           "NVVM dialects without libdevice calls; workgroup buffers become "
+           "dynamic shared memory";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect, NVVM::NVVMDialect, memref::MemRefDialect,
+                    arith::ArithDialect>();
+  }
+
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA chip: sm_90a"),
+                           llvm::cl::init("sm_90a")};
+
+  void runOnOperation() override {
+    gpu::GPUModuleOp kernels = getOperation();
+    MLIRContext *ctx = &getContext();
+    FailureOr<ChipInfo> target = resolveNVIDIAChip(kernels.getLoc(), chip);
+    if (failed(target))
+      return signalPassFailure();
+
+    std::string error;
+    std::unique_ptr<llvm::TargetMachine> machine =
+        nvidia::createTargetMachine(target->name, error);
+    if (!machine) {
+      kernels.emitError() << error;
+      return signalPassFailure();
+    }
+    llvm::DataLayout dataLayout = machine->createDataLayout();
+    kernels->setAttr(
+        LLVM::LLVMDialect::getDataLayoutAttrName(),
+        StringAttr::get(ctx, dataLayout.getStringRepresentation()));
+
+    bool fits = true;
+    for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
+      if (!kernel.isKernel())
+        continue;
+      SmallVector<std::string> fields = nvidia::kernelParamFields(kernel);
+      kernel->setAttr(nvidia::kParamFieldsAttrName,
+                      Builder(ctx).getStrArrayAttr(SmallVector<StringRef>(
+                          fields.begin(), fields.end())));
+      fits &= succeeded(moveToDynamicSharedMemory(kernel, *target));
+    }
+    if (!fits)
+      return signalPassFailure();
+
+    {
+      RewritePatternSet patterns(ctx);
+      populateGpuRewritePatterns(patterns);
+      if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+        return signalPassFailure();
+    }
+
+    LowerToLLVMOptions options(ctx, DataLayout(kernels));
+    options.dataLayout = dataLayout;
+    // Window and plan arithmetic is i64 (windows reach 2^31 - 1).
+    options.overrideIndexBitwidth(64);
+    LLVMTypeConverter converter(ctx, options);
+    configureGpuToNVVMTypeConverter(converter);
+
+    RewritePatternSet patterns(ctx);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
+    populateVectorToLLVMConversionPatterns(converter, patterns);
+    index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    populateGpuToNVVMConversionPatterns(converter, patterns);
+
+    // Everything must end up in LLVM/NVVM; LLVM's math intrinsics stay
+    // (upstream's legality routes them to libdevice calls).
+    LLVMConversionTarget conversionTarget(*ctx);
+    conversionTarget.addLegalDialect<NVVM::NVVMDialect>();
+    conversionTarget.addLegalOp<gpu::GPUModuleOp>();
+    if (failed(applyFullConversion(kernels, conversionTarget,
+                                   std::move(patterns))))
+      return signalPassFailure();
+    declareDynamicSharedMemoryExternal(kernels);
+    if (failed(checkNoExternalFunctions(kernels)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<OperationPass<gpu::GPUModuleOp>>
+mlir::pa::createConvertKernelsToNVVMPass(StringRef chip) {
+  return std::make_unique<ConvertKernelsToNVVMPass>(chip);
+}
+
+void mlir::pa::nvidia::registerConvertKernelsToNVVMPass() {
+  PassRegistration<ConvertKernelsToNVVMPass>();
+}

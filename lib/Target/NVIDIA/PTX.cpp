@@ -1,0 +1,304 @@
+//===- PTX.cpp - pa ops to PTX (and a cubin), in process ------------------===//
+//
+// translateModuleToLLVMIR -> O3 -> NVPTX backend -> PTX text. A cubin, and
+// the register / spill figures of the metadata, come from ptxas (CUDA
+// toolkit) run as a separate process when it is found; the PTX needs
+// nothing but this process (the CUDA driver JIT-compiles it at load).
+//
+//===----------------------------------------------------------------------===//
+#include "pa/Target/NVIDIA/PTX.h"
+#include "NVIDIATarget.h"
+#include "PTXMetadata.h"
+#include "pa/Target/NVIDIA/Pipeline.h"
+#include "pa/Transforms/KernelBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+
+LogicalResult
+mlir::pa::verifyNVIDIACompileOptions(Location loc,
+                                     const NVIDIACompileOptions &options) {
+  return resolveNVIDIAChip(loc, options.chip);
+}
+
+LogicalResult mlir::pa::lowerToNVVM(ModuleOp module,
+                                    const NVIDIACompileOptions &options) {
+  if (failed(verifyNVIDIACompileOptions(module.getLoc(), options)))
+    return failure();
+  PassManager pm(module.getContext());
+  buildNVVMPipeline(pm, options.chip);
+  return pm.run(module);
+}
+
+namespace {
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgsccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgsccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgsccs, modules);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .run(module, modules);
+}
+
+/// Collects the errors LLVM reports through `context` while alive (by
+/// default an error diagnostic there exits the process).
+class LLVMErrorCollector {
+public:
+  explicit LLVMErrorCollector(llvm::LLVMContext &context)
+      : context(context), previous(context.getDiagnosticHandler()) {
+    context.setDiagnosticHandler(std::make_unique<Handler>(errors));
+  }
+  ~LLVMErrorCollector() { context.setDiagnosticHandler(std::move(previous)); }
+
+  LogicalResult check(Location loc, StringRef stage) const {
+    if (errors.empty())
+      return success();
+    return emitError(loc) << stage << " failed: " << llvm::join(errors, "; ");
+  }
+
+private:
+  struct Handler : llvm::DiagnosticHandler {
+    explicit Handler(SmallVectorImpl<std::string> &errors) : errors(errors) {}
+    bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+      if (info.getSeverity() != llvm::DS_Error)
+        return true;
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      errors.push_back(std::move(message));
+      return true;
+    }
+    SmallVectorImpl<std::string> &errors;
+  };
+
+  llvm::LLVMContext &context;
+  std::unique_ptr<llvm::DiagnosticHandler> previous;
+  SmallVector<std::string> errors;
+};
+
+/// A temporary file removed when this object dies.
+struct TempFile {
+  SmallString<128> path;
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+  LogicalResult create(StringRef suffix, Location loc) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("pa-kernels", suffix, path))
+      return emitError(loc) << "cannot create a temporary file: "
+                            << ec.message();
+    return success();
+  }
+};
+
+/// ptxas: the explicit path, else PATH, else the toolkit's default place.
+std::optional<std::string> findPtxas(StringRef explicitPath) {
+  if (!explicitPath.empty())
+    return explicitPath.str();
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  if (llvm::ErrorOr<std::string> found =
+          llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"}))
+    return *found;
+  return std::nullopt;
+}
+
+struct PtxasResult {
+  std::string cubin;
+  std::string log; // the -v report
+};
+
+/// Assembles `ptx` for `chip` with ptxas -v; the cubin and its report.
+FailureOr<PtxasResult> runPtxas(StringRef ptxas, StringRef ptx, StringRef chip,
+                                Location loc) {
+  TempFile input, output, log;
+  if (failed(input.create("ptx", loc)) || failed(output.create("cubin", loc)) ||
+      failed(log.create("log", loc)))
+    return failure();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input.path, ec);
+    if (ec)
+      return emitError(loc) << "cannot write " << input.path << ": "
+                            << ec.message();
+    os << ptx;
+  }
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args = {ptxas, arch, "-v", "-o", output.path,
+                                 input.path};
+  std::optional<StringRef> redirects[] = {std::nullopt, log.path, log.path};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                         /*SecondsToWait=*/0, /*Memory=*/0,
+                                         &message);
+  PtxasResult result;
+  if (auto text = llvm::MemoryBuffer::getFile(log.path))
+    result.log = (*text)->getBuffer().str();
+  if (status != 0)
+    return emitError(loc) << "ptxas failed (" << ptxas << ", exit " << status
+                          << (message.empty() ? "" : ": " + message)
+                          << "): " << result.log;
+  auto cubin = llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false);
+  if (!cubin)
+    return emitError(loc) << "cannot read the cubin ptxas wrote: "
+                          << cubin.getError().message();
+  result.cubin = (*cubin)->getBuffer().str();
+  return result;
+}
+
+} // namespace
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::pa::translateKernelsToNVPTX(ModuleOp module,
+                                  const NVIDIACompileOptions &options,
+                                  llvm::LLVMContext &llvmContext) {
+  Location loc = module.getLoc();
+  if (failed(verifyNVIDIACompileOptions(loc, options)))
+    return failure();
+  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
+  if (!kernels)
+    return emitError(loc) << "no gpu.module @" << kKernelModuleName
+                          << " to compile (the module has no pa ops?)";
+
+  MLIRContext *ctx = module.getContext();
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  ctx->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(kernels, llvmContext, kKernelModuleName);
+  if (!llvmModule)
+    return kernels.emitError()
+           << "cannot translate the kernels to LLVM IR (are they lowered "
+              "to the LLVM/NVVM dialects?)";
+
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      nvidia::createTargetMachine(options.chip, error);
+  if (!machine)
+    return emitError(loc) << error;
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  {
+    LLVMErrorCollector errors(llvmContext);
+    optimizeModule(*llvmModule, *machine);
+    if (failed(errors.check(kernels.getLoc(), "LLVM optimization")))
+      return failure();
+  }
+  SmallVector<std::string> external;
+  for (llvm::Function &function : *llvmModule)
+    if (function.isDeclaration() && !function.isIntrinsic())
+      external.push_back(function.getName().str());
+  if (!external.empty())
+    return emitError(kernels.getLoc())
+           << "the kernels' LLVM IR calls external functions that the PTX "
+              "does not link: "
+           << llvm::join(external, ", ");
+  return llvmModule;
+}
+
+FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
+                                          llvm::Module &llvmModule,
+                                          const NVIDIACompileOptions &options) {
+  Location loc = module.getLoc();
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      nvidia::createTargetMachine(options.chip, error);
+  if (!machine)
+    return emitError(loc) << error;
+
+  NVIDIAModule result;
+  {
+    LLVMErrorCollector errors(llvmModule.getContext());
+    llvm::raw_string_ostream ptx(result.ptx);
+    llvm::buffer_ostream buffered(ptx);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, buffered, nullptr,
+                                     llvm::CodeGenFileType::AssemblyFile))
+      return emitError(loc) << "the NVPTX backend cannot emit PTX";
+    codegen.run(llvmModule);
+    if (failed(errors.check(loc, "NVPTX code generation")))
+      return failure();
+  }
+
+  std::optional<PtxasResult> assembled;
+  std::optional<std::string> ptxas = findPtxas(options.ptxasPath);
+  if (options.emitCubin && !ptxas)
+    return emitError(loc) << "a cubin needs ptxas (CUDA toolkit), which is "
+                             "not on PATH nor in /usr/local/cuda/bin";
+  if (ptxas && (options.emitCubin || options.reportResources)) {
+    FailureOr<PtxasResult> ran =
+        runPtxas(*ptxas, result.ptx, options.chip, loc);
+    if (failed(ran))
+      return failure();
+    assembled = std::move(*ran);
+  }
+  if (options.emitCubin)
+    result.cubin = assembled->cubin;
+
+  FailureOr<std::string> metadata = nvidia::writePTXMetadata(
+      module, llvmModule, result.ptx, options.chip,
+      options.emitCubin ? "cubin" : "ptx",
+      assembled ? StringRef(assembled->log) : StringRef());
+  if (failed(metadata))
+    return failure();
+  result.metadataJson = std::move(*metadata);
+  return result;
+}
+
+std::optional<NVIDIAModule>
+mlir::pa::compileToPTX(ModuleOp module, const NVIDIACompileOptions &options,
+                       std::string &error) {
+  MLIRContext *ctx = module.getContext();
+  llvm::raw_string_ostream errors(error);
+  ScopedDiagnosticHandler collect(ctx, [&](Diagnostic &diag) {
+    errors << diag.getLocation() << ": "
+           << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
+                                                               : "note: ")
+           << diag << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      errors << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
+  if (failed(lowerToNVVM(module, options)))
+    return std::nullopt;
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateKernelsToNVPTX(module, options, llvmContext);
+  if (failed(llvmModule))
+    return std::nullopt;
+  FailureOr<NVIDIAModule> ptx = emitPTX(module, **llvmModule, options);
+  if (failed(ptx))
+    return std::nullopt;
+  return std::move(*ptx);
+}

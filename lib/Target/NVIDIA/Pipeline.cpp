@@ -1,0 +1,66 @@
+//===- Pipeline.cpp - the pa-lower-to-nvvm pipeline -----------------------===//
+#include "pa/Target/NVIDIA/Pipeline.h"
+#include "NVIDIATarget.h"
+#include "pa/Conversion/Passes.h"
+#include "pa/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("NVIDIA chip the kernels are built for (sm_90a); it "
+                     "fixes the plan budget, fp8 flavour and ISA"),
+      llvm::cl::init("sm_90a")};
+};
+
+/// The spec's bound on staged page ids (16 KiB of the 227 KiB per block).
+constexpr int64_t kMaxStagedPageIds = 4096;
+} // namespace
+
+void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
+  // pa ops -> tiled IR (the same passes as the host and AMD paths).
+  pm.addPass(createPaLowerPlan({chip.str()}));
+  pm.addPass(createPaTile({chip.str()}));
+  pm.addPass(createPaLowerReduce({chip.str()}));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createPaStagePageIds({kMaxStagedPageIds}));
+  kernels.addPass(createPaToNVVM({chip.str()}));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+
+  // Structured loops and memref metadata to what the LLVM patterns take;
+  // math.exp2 to llvm.intr.exp2 here, before anything could pick the
+  // libdevice (__nv_exp2f) lowering.
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(arith::createArithExpandOpsPass());
+  kernels.addPass(createConvertKernelsToNVVMPass(chip));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  kernels.addPass(createCanonicalizerPass());
+}
+
+void mlir::pa::registerNVIDIAPipelines() {
+  nvidia::registerConvertKernelsToNVVMPass();
+  PassPipelineRegistration<NVVMPipelineOptions>(
+      "pa-lower-to-nvvm",
+      "lower pa ops to kernels of gpu.module @pa_kernels in the LLVM/NVVM "
+      "dialects for an NVIDIA chip (pa-to-nvvm distributes them over the "
+      "threads of 128-thread workgroups)",
+      [](OpPassManager &pm, const NVVMPipelineOptions &options) {
+        buildNVVMPipeline(pm, options.chip);
+      });
+}

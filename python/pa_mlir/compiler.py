@@ -1,0 +1,148 @@
+"""pa_mlir.compile: decode programs to GPU code objects.
+
+    artifact = pa_mlir.compile(pa_mlir.DecodeConfig(num_query_heads=16,
+                                                    head_dim=256), stages=True)
+    artifact.code_object        # bytes of the .hsaco (gfx942/gfx950) or PTX
+    artifact.metadata           # the sidecar: kernels, grids, argument layout
+    artifact.stages["tiled"]    # the IR between two pipeline stages
+    artifact.write("decode.hsaco")   # + decode.hsaco.json, like pa-compile
+
+Compiles run in this process (no ROCm or CUDA needed) and are cached by
+their inputs: the same configuration and options give the same Artifact.
+"""
+
+import json
+import threading
+from pathlib import Path
+
+from . import _compile_capi
+from .config import DecodeConfig
+from .errors import CompileError
+
+_cache = {}
+_cache_lock = threading.Lock()
+
+
+class Artifact:
+    """A compiled program: what a launcher needs, and the stages on request.
+
+    chip: "gfx950", ...; format: "hsaco" or "ptx"; code_object: bytes;
+    metadata_json: the sidecar text and metadata: it parsed; stages: the
+    text of each stage by name, in pipeline order ("pa", "tiled",
+    "rocdl" / "nvvm", "llvm", "isa" / "ptx"), empty unless requested;
+    config: the DecodeConfig compiled, or None for module text.
+    """
+
+    def __init__(self, config, chip, format, code_object, metadata_json,
+                 stages):
+        self.config = config
+        self.chip = chip
+        self.format = format
+        self.code_object = code_object
+        self.metadata_json = metadata_json
+        self.metadata = json.loads(metadata_json)
+        self.stages = dict(stages)
+
+    @property
+    def kernels(self):
+        """The kernel names, as the sidecar lists them."""
+        return [kernel["name"] for kernel in self.metadata.get("kernels", [])]
+
+    def stage(self, name):
+        """The text of stage `name`; KeyError naming the stages kept."""
+        if name not in self.stages:
+            kept = ", ".join(self.stages) or "none (compile with stages=True)"
+            raise KeyError(f"no stage {name!r}; stages kept: {kept}")
+        return self.stages[name]
+
+    def write(self, path):
+        """Writes the code object to `path` and the sidecar to `path`.json
+        (what pa-compile -o writes); returns both paths."""
+        path = Path(path)
+        sidecar = path.with_name(path.name + ".json")
+        path.write_bytes(self.code_object)
+        sidecar.write_text(self.metadata_json)
+        return path, sidecar
+
+    def __repr__(self):
+        return (f"Artifact(chip={self.chip!r}, format={self.format!r}, "
+                f"{len(self.code_object)} bytes, kernels={self.kernels}, "
+                f"stages={list(self.stages)})")
+
+
+def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
+            stages=False, **fields):
+    """Compiles a decode program to a GPU code object.
+
+    Give either a DecodeConfig (or its fields as keywords:
+    compile(num_query_heads=16, head_dim=256, chip="gfx942")), or module
+    text with pa ops as `mlir` and its `chip`. code_object_version: 5 or 6
+    (AMD). stages: keep the IR of every stage in Artifact.stages.
+
+    Raises ValueError for bad arguments and CompileError (a ValueError)
+    with the compiler's diagnostics when the compiler rejects the input.
+    """
+    if not isinstance(stages, bool):
+        raise ValueError(f"stages must be True or False, got {stages!r}")
+    if code_object_version not in (5, 6):
+        raise ValueError(f"code_object_version must be 5 or 6, got "
+                         f"{code_object_version!r}")
+    if mlir is not None:
+        if config is not None or fields:
+            raise ValueError("give either mlir text or a configuration, not "
+                             "both")
+        if not isinstance(mlir, str):
+            raise ValueError(f"mlir must be module text (str), got "
+                             f"{type(mlir).__name__}")
+        if not isinstance(chip, str) or not chip or "\0" in chip:
+            raise ValueError(f"compiling module text needs chip= (e.g. "
+                             f"'gfx950'), got {chip!r}")
+        key = ("text", mlir, chip, code_object_version, stages)
+    else:
+        config = _configuration(config, chip, fields)
+        key = ("config", config, code_object_version, stages)
+
+    with _cache_lock:
+        cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    try:
+        if mlir is not None:
+            result = _compile_capi.compile_artifact(
+                text=mlir, chip=chip, buffer_name="input",
+                code_object_version=code_object_version, keep_stages=stages)
+        else:
+            result = _compile_capi.compile_artifact(
+                config=config.to_c(), code_object_version=code_object_version,
+                keep_stages=stages)
+    except ValueError as error:
+        raise CompileError(str(error)) from None
+    artifact = Artifact(config if mlir is None else None, *result)
+    with _cache_lock:
+        return _cache.setdefault(key, artifact)
+
+
+def _configuration(config, chip, fields):
+    """`config` with `fields` and `chip` applied, or a new one of them."""
+    if config is not None and not isinstance(config, DecodeConfig):
+        raise ValueError(f"config must be a pa_mlir.DecodeConfig, got "
+                         f"{type(config).__name__}")
+    if chip is not None:
+        fields = dict(fields, chip=chip)
+    try:
+        if config is None:
+            return DecodeConfig(**fields)
+        return config.replace(**fields) if fields else config
+    except TypeError as error:  # a keyword DecodeConfig does not have
+        raise ValueError(f"not a DecodeConfig field: {error}") from None
+
+
+def compile_cache_size():
+    """How many artifacts the compile cache holds."""
+    with _cache_lock:
+        return len(_cache)
+
+
+def clear_compile_cache():
+    with _cache_lock:
+        _cache.clear()

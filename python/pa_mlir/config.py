@@ -1,0 +1,125 @@
+"""pa_mlir.DecodeConfig: the static configuration of a decode program.
+
+Everything a compiled program fixes (include/pa/API/DecodeConfig.h); batch
+size, context lengths, page-pool size and block-table width stay dynamic.
+The fields are checked for type and spelling here; whether the dialect
+supports a combination (head dims, page sizes, GQA ratios, the chip's fp8
+flavour) is the verifier's to say, at compile time.
+"""
+
+import dataclasses
+import math
+from typing import Optional
+
+from . import _capi, _compile_capi
+
+SCALES = tuple(_capi.SCALE_MODES)
+COMPUTE_TYPES = {"fp8": 0, "bf16": 1}
+
+_INTEGER_FIELDS = ("num_query_heads", "num_kv_heads", "head_dim", "page_size",
+                   "query_length", "sliding_window")
+_CHOICES = {
+    "kv_dtype": tuple(_capi.KV_TYPES),
+    "query_dtype": tuple(_capi.QUERY_TYPES),
+    "key_layout": tuple(_capi.KEY_LAYOUTS),
+    "v_layout": tuple(_capi.V_LAYOUTS),
+    "scale": SCALES,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class DecodeConfig:
+    """A decode program's static configuration (hashable: a cache key).
+
+    scale: "none", "per_tensor" ([1] scales) or "per_token" ([N, Hkv, P]).
+    sliding_window: 0 or -1 for none. softmax_scale: None for D^-0.5.
+    compute: None (fp8 for fp8 caches, else bf16), "fp8" or "bf16".
+    budget / max_partitions: None for the chip's defaults.
+    """
+
+    num_query_heads: int = 8
+    num_kv_heads: int = 1
+    head_dim: int = 128
+    page_size: int = 16
+    query_length: int = 1
+    kv_dtype: str = "e4m3fn"
+    query_dtype: str = "bf16"
+    key_layout: str = "packed"
+    v_layout: str = "plain"
+    scale: str = "none"
+    sliding_window: int = 0
+    softmax_scale: Optional[float] = None
+    sinks: bool = False
+    compute: Optional[str] = None
+    chip: str = "gfx950"
+    budget: Optional[int] = None
+    max_partitions: Optional[int] = None
+
+    def __post_init__(self):
+        def integer(value):
+            return isinstance(value, int) and not isinstance(value, bool)
+
+        for name in _INTEGER_FIELDS:
+            if not integer(getattr(self, name)):
+                raise ValueError(f"{name} must be an integer, got "
+                                 f"{getattr(self, name)!r}")
+        for name in ("budget", "max_partitions"):
+            value = getattr(self, name)
+            if value is not None and (not integer(value) or value < 1):
+                raise ValueError(f"{name} must be None or an integer >= 1, "
+                                 f"got {value!r}")
+        for name, allowed in _CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of "
+                                 f"{', '.join(allowed)}, got {value!r}")
+        if self.compute is not None and self.compute not in COMPUTE_TYPES:
+            raise ValueError(f"compute must be None, fp8 or bf16, got "
+                             f"{self.compute!r}")
+        if not isinstance(self.sinks, bool):
+            raise ValueError(f"sinks must be True or False, got {self.sinks!r}")
+        if not isinstance(self.chip, str) or not self.chip or "\0" in self.chip:
+            raise ValueError(f"chip must be a chip name such as 'gfx950', got "
+                             f"{self.chip!r}")
+        if self.softmax_scale is not None:
+            if (not isinstance(self.softmax_scale, (int, float))
+                    or isinstance(self.softmax_scale, bool)
+                    or not math.isfinite(self.softmax_scale)):
+                raise ValueError(f"softmax_scale must be None or a finite "
+                                 f"number, got {self.softmax_scale!r}")
+            object.__setattr__(self, "softmax_scale", float(self.softmax_scale))
+
+    def replace(self, **changes):
+        """A copy with `changes` applied (checked again)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_c(self):
+        """The PaDecodeConfig of include/pa-c/Decode.h."""
+        c = _capi.PaDecodeConfig()
+        c.numQueryHeads = self.num_query_heads
+        c.numKVHeads = self.num_kv_heads
+        c.headDim = self.head_dim
+        c.pageSize = self.page_size
+        c.queryLength = self.query_length
+        c.kvType = _capi.KV_TYPES[self.kv_dtype]
+        c.queryType = _capi.QUERY_TYPES[self.query_dtype]
+        c.keyLayout = _capi.KEY_LAYOUTS[self.key_layout]
+        c.vLayout = _capi.V_LAYOUTS[self.v_layout]
+        c.scaleMode = _capi.SCALE_MODES[self.scale]
+        c.computeType = (COMPUTE_TYPES[self.compute] if self.compute
+                         else _capi.COMPUTE_DEFAULT)
+        c.slidingWindow = self.sliding_window
+        c.hasSoftmaxScale = self.softmax_scale is not None
+        c.softmaxScale = self.softmax_scale or 0.0
+        c.hasSinks = self.sinks
+        c.chip = self.chip.encode("utf-8")
+        c.budget = self.budget or 0
+        c.maxPartitions = self.max_partitions or 0
+        return c
+
+    def plan_capacity(self, batch):
+        """Plan slots (work_info rows, partial-buffer capacity) for `batch`
+        sequences: min(B * max_partitions, max(B, ceil(budget / Hkv)))."""
+        if not isinstance(batch, int) or batch < 0:
+            raise ValueError(f"batch must be an integer >= 0, got {batch!r}")
+        return _compile_capi.plan_capacity(self.to_c(), batch)

@@ -1,0 +1,434 @@
+/*===- capi_test.c - the C API, from C ------------------------------------===*\
+|*                                                                            *|
+|*   pa-capi-test EXAMPLE.mlir                                                *|
+|*                                                                            *|
+|* Compiles a configuration and module text to code objects (with stages),   *|
+|* checks the errors of bad input, runs a decode on the host with an exact   *|
+|* expected output, drives the dialect through MLIR's own C API, and runs    *|
+|* the same decode through HIP when a HIP runtime and GPU are there.         *|
+|* Prints one line per check; exits non-zero on the first failure.          *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#include "pa-c/Compile.h"
+#include "pa-c/Decode.h"
+#include "pa-c/Dialects.h"
+#include "pa-c/Hip.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int checks = 0;
+
+#define CHECK(condition, ...)                                                  \
+  do {                                                                         \
+    ++checks;                                                                  \
+    if (!(condition)) {                                                        \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #condition);     \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+/* `ref` contains `needle`. */
+static bool contains(PaStringRef ref, const char *needle) {
+  size_t n = strlen(needle);
+  if (!ref.data || ref.length < n)
+    return false;
+  for (size_t i = 0; i + n <= ref.length; ++i)
+    if (memcmp(ref.data + i, needle, n) == 0)
+      return true;
+  return false;
+}
+
+static bool stringContains(PaString string, const char *needle) {
+  PaStringRef ref = {string.data, string.length};
+  return contains(ref, needle);
+}
+
+static char *readFile(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return NULL;
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  char *text = malloc((size_t)size + 1);
+  size_t read = fread(text, 1, (size_t)size, file);
+  text[read] = '\0';
+  fclose(file);
+  return text;
+}
+
+/* Hq = 8, Hkv = 1, D = 64, P = 16, Q = 1, e4m3fn, per-tensor scales, a plan
+ * budget small enough to keep the buffers small. */
+static PaDecodeConfig smallConfig(void) {
+  PaDecodeConfig config = paDecodeConfigGetDefault();
+  config.headDim = 64;
+  config.scaleMode = PA_SCALE_PER_TENSOR;
+  config.budget = 4;
+  config.maxPartitions = 2;
+  return config;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* Code objects                                                               */
+/*===----------------------------------------------------------------------===*/
+
+static void testCompileConfigWithStages(void) {
+  PaDecodeConfig config = smallConfig();
+  PaCompileOptions options = paCompileOptionsGetDefault();
+  CHECK(options.codeObjectVersion == 5 && !options.keepStages, "defaults");
+  options.keepStages = true;
+  PaString error;
+  PaArtifact artifact = paCompileConfig(&config, &options, &error);
+  CHECK(!paArtifactIsNull(artifact), "%s", error.data);
+  CHECK(error.data == NULL, "no error text on success");
+
+  PaStringRef format = paArtifactGetFormat(artifact);
+  PaStringRef chip = paArtifactGetChip(artifact);
+  CHECK(format.length == 5 && memcmp(format.data, "hsaco", 5) == 0, "%s",
+        format.data);
+  CHECK(chip.length == 6 && memcmp(chip.data, "gfx950", 6) == 0, "%s",
+        chip.data);
+  PaStringRef code = paArtifactGetCodeObject(artifact);
+  CHECK(code.length > 4 && memcmp(code.data, "\x7f" "ELF", 4) == 0,
+        "an ELF code object");
+  PaStringRef metadata = paArtifactGetMetadata(artifact);
+  CHECK(contains(metadata, "\"name\": \"pa_plan\"") &&
+            contains(metadata, "\"name\": \"pa_decode\"") &&
+            contains(metadata, "\"name\": \"pa_reduce\"") &&
+            contains(metadata, "key_cache.aligned_ptr") &&
+            contains(metadata, "x = work_info dim 0"),
+        "%.*s", (int)metadata.length, metadata.data);
+
+  /* The stages in pipeline order, each what its name says. */
+  const char *names[] = {"pa", "tiled", "rocdl", "llvm", "isa"};
+  const char *marks[] = {"pa.decode", "pa.tile.", "rocdl.", "amdgpu_kernel",
+                         ".amdhsa_kernel pa_decode"};
+  CHECK(paArtifactGetNumStages(artifact) == 5, "%ld stages",
+        (long)paArtifactGetNumStages(artifact));
+  for (intptr_t i = 0; i < 5; ++i) {
+    PaStringRef name = paArtifactGetStageName(artifact, i);
+    PaStringRef text = paArtifactGetStageText(artifact, i);
+    CHECK(name.length == strlen(names[i]) &&
+              memcmp(name.data, names[i], name.length) == 0,
+          "stage %ld is %s", (long)i, name.data);
+    CHECK(contains(text, marks[i]), "stage %s has %s", names[i], marks[i]);
+  }
+  CHECK(paArtifactGetStageName(artifact, 5).data == NULL, "past the end");
+  paArtifactDestroy(artifact);
+  printf("ok compile a configuration, with stages\n");
+}
+
+static void testCompileText(const char *examplePath) {
+  char *text = readFile(examplePath);
+  CHECK(text != NULL, "cannot read %s", examplePath);
+  PaString error;
+  PaArtifact artifact =
+      paCompileText(text, "gfx950", NULL, examplePath, &error);
+  CHECK(!paArtifactIsNull(artifact), "%s", error.data);
+  CHECK(paArtifactGetNumStages(artifact) == 0, "no stages unless asked");
+  CHECK(contains(paArtifactGetMetadata(artifact), "amdgcn-amd-amdhsa--gfx950"),
+        "the target");
+  paArtifactDestroy(artifact);
+
+  PaCompileOptions v6 = paCompileOptionsGetDefault();
+  v6.codeObjectVersion = 6;
+  artifact = paCompileText(text, "gfx950", &v6, examplePath, &error);
+  CHECK(!paArtifactIsNull(artifact), "%s", error.data);
+  paArtifactDestroy(artifact);
+  free(text);
+  printf("ok compile module text\n");
+}
+
+static void testCompileErrors(void) {
+  PaString error;
+  PaArtifact artifact =
+      paCompileText("func.func @f( {", "gfx950", NULL, "broken.mlir", &error);
+  CHECK(paArtifactIsNull(artifact), "a parse error");
+  CHECK(stringContains(error, "broken.mlir:1:"), "%s", error.data);
+  paStringDestroy(error);
+
+  PaDecodeConfig config = smallConfig();
+  config.numQueryHeads = 6;
+  config.numKVHeads = 4;
+  artifact = paCompileConfig(&config, NULL, &error);
+  CHECK(paArtifactIsNull(artifact), "a verifier error");
+  CHECK(stringContains(error, "must be a multiple of KV heads"), "%s",
+        error.data);
+  paStringDestroy(error);
+
+  config = smallConfig();
+  config.chip = "gfx1100";
+  artifact = paCompileConfig(&config, NULL, &error);
+  CHECK(paArtifactIsNull(artifact) && stringContains(error, "unknown chip"),
+        "%s", error.data);
+  paStringDestroy(error);
+
+  PaCompileOptions v4 = paCompileOptionsGetDefault();
+  v4.codeObjectVersion = 4;
+  config = smallConfig();
+  artifact = paCompileConfig(&config, &v4, &error);
+  CHECK(paArtifactIsNull(artifact) &&
+            stringContains(error, "unsupported code object version 4"),
+        "%s", error.data);
+  paStringDestroy(error);
+
+  config = smallConfig();
+  config.kvType = 7;
+  artifact = paCompileConfig(&config, NULL, &error);
+  CHECK(paArtifactIsNull(artifact) &&
+            stringContains(error, "PaDecodeConfig.kvType"),
+        "%s", error.data);
+  paStringDestroy(error);
+
+  CHECK(paArtifactIsNull(paCompileText(NULL, "gfx950", NULL, NULL, NULL)),
+        "NULL text, NULL error: no crash");
+  printf("ok compile errors are reported, not printed\n");
+}
+
+static void testPlanCapacity(void) {
+  PaDecodeConfig config = smallConfig();
+  config.numKVHeads = 2;
+  config.numQueryHeads = 8;
+  config.budget = 12;
+  config.maxPartitions = 4;
+  /* min(B * max_partitions, max(B, ceil(budget / Hkv))) */
+  CHECK(paDecodeConfigPlanCapacity(&config, 3) == 6, "B = 3");
+  CHECK(paDecodeConfigPlanCapacity(&config, 1) == 4, "B = 1");
+  CHECK(paDecodeConfigPlanCapacity(&config, 10) == 10, "B = 10");
+  CHECK(paDecodeConfigPlanCapacity(&config, 0) == 0, "B = 0");
+  CHECK(paDecodeConfigPlanCapacity(&config, -1) == -1, "B < 0");
+  config.chip = "nope";
+  CHECK(paDecodeConfigPlanCapacity(&config, 3) == -1, "unknown chip");
+  printf("ok plan capacity\n");
+}
+
+/*===----------------------------------------------------------------------===*/
+/* A decode with an exact answer                                              */
+/*===----------------------------------------------------------------------===*/
+
+/* Sequence 0 sees one token, sequence 1 none. With one visible token the
+ * softmax weight is exactly 1, so every output row is that token's V row
+ * times v_scale (1): e4m3fn values that bf16 holds exactly. Sequence 1's
+ * rows are 0. */
+enum { kBatch = 2, kPages = 2, kHeads = 8, kDim = 64, kPage = 16 };
+static const uint8_t kValueBits[5] = {0x38, 0x40, 0xB8, 0x30, 0x3C};
+static const uint16_t kValueBf16[5] = {0x3F80, 0x4000, 0xBF80, 0x3F00, 0x3FC0};
+
+typedef struct {
+  uint16_t query[kBatch * kHeads * kDim];
+  uint8_t keyCache[kPages * kDim * kPage];
+  uint8_t valueCache[kPages * kDim * kPage]; /* plain [N, 1, D, P] */
+  int32_t blockTables[kBatch];
+  int32_t contextLengths[kBatch];
+  float kScale, vScale;
+  int32_t workInfo[64 * 4];
+  int32_t reduceInfo[kBatch * 2];
+  float expSums[64 * kHeads];
+  float maxLogits[64 * kHeads];
+  float tmpOut[64 * kHeads * kDim];
+  uint16_t output[kBatch * kHeads * kDim];
+  PaHostBuffers buffers;
+} ExactCase;
+
+static void makeExactCase(ExactCase *c, int64_t capacity) {
+  memset(c, 0, sizeof *c);
+  CHECK(capacity <= 64, "capacity %ld", (long)capacity);
+  for (int i = 0; i < kBatch * kHeads * kDim; ++i)
+    c->query[i] = (uint16_t)(0x3F80 | ((i & 1) << 15)); /* +-1 */
+  for (int i = 0; i < kPages * kDim * kPage; ++i)
+    c->keyCache[i] = 0x30;
+  for (int d = 0; d < kDim; ++d)
+    for (int slot = 0; slot < kPage; ++slot)
+      c->valueCache[(1 * kDim + d) * kPage + slot] =
+          slot == 0 ? kValueBits[d % 5] : 0x7F; /* NaN past the context */
+  c->blockTables[0] = 1;
+  c->blockTables[1] = 0;
+  c->contextLengths[0] = 1;
+  c->contextLengths[1] = 0;
+  c->kScale = 0.5f;
+  c->vScale = 1.0f;
+  for (int i = 0; i < kBatch * kHeads * kDim; ++i)
+    c->output[i] = 0x7FC0; /* NaN: must be overwritten */
+  PaHostBuffers *b = &c->buffers;
+  b->batch = kBatch;
+  b->numPages = kPages;
+  b->maxPagesPerSequence = 1;
+  b->capacity = capacity;
+  b->query = c->query;
+  b->keyCache = c->keyCache;
+  b->valueCache = c->valueCache;
+  b->blockTables = c->blockTables;
+  b->contextLengths = c->contextLengths;
+  b->kScale = &c->kScale;
+  b->vScale = &c->vScale;
+  b->workInfo = c->workInfo;
+  b->reduceInfo = c->reduceInfo;
+  b->expSums = c->expSums;
+  b->maxLogits = c->maxLogits;
+  b->tmpOut = c->tmpOut;
+  b->output = c->output;
+}
+
+static void checkExactOutput(const ExactCase *c, const char *executor) {
+  for (int h = 0; h < kHeads; ++h)
+    for (int d = 0; d < kDim; ++d) {
+      uint16_t seen = c->output[h * kDim + d];
+      uint16_t empty = c->output[(kHeads + h) * kDim + d];
+      CHECK(seen == kValueBf16[d % 5], "%s: output[0][%d][%d] = 0x%04x",
+            executor, h, d, seen);
+      CHECK(empty == 0, "%s: output[1][%d][%d] = 0x%04x", executor, h, d,
+            empty);
+    }
+  CHECK(c->reduceInfo[3] == 0,
+        "%s: the empty sequence has no partition", executor);
+}
+
+static void testHostRun(void) {
+  PaDecodeConfig config = smallConfig();
+  PaString error;
+  PaHostProgram program = paHostProgramCreate(&config, &error);
+  CHECK(!paHostProgramIsNull(program), "%s", error.data);
+  int64_t capacity = paHostProgramPlanCapacity(program, kBatch);
+  CHECK(capacity == paDecodeConfigPlanCapacity(&config, kBatch),
+        "one capacity rule");
+  static ExactCase c;
+  makeExactCase(&c, capacity);
+  CHECK(paHostProgramRun(program, &c.buffers, &error), "%s", error.data);
+  checkExactOutput(&c, "host");
+
+  c.contextLengths[0] = 17; /* past the one page of the block table */
+  CHECK(!paHostProgramRun(program, &c.buffers, &error) &&
+            stringContains(error, "context_lengths[0] = 17"),
+        "%s", error.data);
+  paStringDestroy(error);
+  paHostProgramDestroy(program);
+  printf("ok host execution, exact output\n");
+}
+
+/*===----------------------------------------------------------------------===*/
+/* MLIR's C API                                                               */
+/*===----------------------------------------------------------------------===*/
+
+typedef struct {
+  char text[1 << 20];
+  size_t length;
+} Printed;
+
+static void collect(MlirStringRef chunk, void *userData) {
+  Printed *printed = userData;
+  size_t room = sizeof printed->text - 1 - printed->length;
+  size_t n = chunk.length < room ? chunk.length : room;
+  memcpy(printed->text + printed->length, chunk.data, n);
+  printed->length += n;
+  printed->text[printed->length] = '\0';
+}
+
+static void testMlirCApi(void) {
+  MlirDialectHandle pa = mlirGetDialectHandle__pa__();
+  MlirStringRef ns = mlirDialectHandleGetNamespace(pa);
+  CHECK(ns.length == 2 && memcmp(ns.data, "pa", 2) == 0, "the pa handle");
+
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  paRegisterDialects(registry);
+  MlirContext context = mlirContextCreateWithRegistry(registry, false);
+  mlirDialectRegistryDestroy(registry);
+
+  PaDecodeConfig config = smallConfig();
+  PaString error;
+  MlirModule module = paBuildDecodeModule(context, &config, &error);
+  CHECK(!mlirModuleIsNull(module), "%s", error.data);
+  MlirOperation op = mlirModuleGetOperation(module);
+  CHECK(mlirOperationVerify(op), "the module verifies");
+  static Printed printed;
+  printed.length = 0;
+  mlirOperationPrint(op, collect, &printed);
+  CHECK(strstr(printed.text, "pa.plan") && strstr(printed.text, "pa.reduce"),
+        "%s", printed.text);
+
+  /* The named pipeline, through MLIR's textual pipeline parser. */
+  paRegisterPasses();
+  MlirPassManager pm = mlirPassManagerCreate(context);
+  static Printed parseErrors;
+  parseErrors.length = 0;
+  const char *pipeline = "builtin.module(pa-lower-to-rocdl{chip=gfx950})";
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(pm),
+      mlirStringRefCreateFromCString(pipeline), collect, &parseErrors);
+  CHECK(mlirLogicalResultIsSuccess(parsed), "%s", parseErrors.text);
+  CHECK(mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, op)),
+        "the ROCDL pipeline runs");
+  printed.length = 0;
+  mlirOperationPrint(op, collect, &printed);
+  CHECK(strstr(printed.text, "llvm.func @pa_decode") &&
+            strstr(printed.text, "gpu.launch_func"),
+        "kernels lowered, launches kept");
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+
+  /* A module of the frontend's context, to a code object. */
+  module = paBuildDecodeModule(context, &config, &error);
+  CHECK(!mlirModuleIsNull(module), "%s", error.data);
+  PaArtifact artifact = paCompileModule(module, "gfx950", NULL, &error);
+  CHECK(!paArtifactIsNull(artifact), "%s", error.data);
+  CHECK(paArtifactGetCodeObject(artifact).length > 0, "a code object");
+  paArtifactDestroy(artifact);
+  mlirModuleDestroy(module);
+
+  config.numQueryHeads = 6;
+  config.numKVHeads = 4;
+  module = paBuildDecodeModule(context, &config, &error);
+  CHECK(mlirModuleIsNull(module) &&
+            stringContains(error, "must be a multiple of KV heads"),
+        "%s", error.data);
+  paStringDestroy(error);
+  mlirContextDestroy(context);
+  printf("ok the dialect through MLIR's C API\n");
+}
+
+/*===----------------------------------------------------------------------===*/
+/* HIP                                                                        */
+/*===----------------------------------------------------------------------===*/
+
+static void testHip(void) {
+  PaString reason;
+  PaDecodeConfig config = smallConfig();
+  PaString error;
+  if (!paHipRuntimeAvailable(&reason)) {
+    CHECK(reason.data && reason.length > 0, "a reason");
+    PaHipProgram program = paHipProgramCreate(&config, &error);
+    CHECK(paHipProgramIsNull(program) && error.data, "no program without HIP");
+    printf("ok HIP: none here (%s)\n", reason.data);
+    paStringDestroy(reason);
+    paStringDestroy(error);
+    return;
+  }
+  PaHipProgram program = paHipProgramCreate(&config, &error);
+  CHECK(!paHipProgramIsNull(program), "%s", error.data);
+  static ExactCase c;
+  makeExactCase(&c, paDecodeConfigPlanCapacity(&config, kBatch));
+  CHECK(paHipProgramRun(program, &c.buffers, &error), "%s", error.data);
+  checkExactOutput(&c, "hip");
+  paHipProgramDestroy(program);
+  printf("ok HIP execution, exact output\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s EXAMPLE.mlir\n", argv[0]);
+    return 2;
+  }
+  setvbuf(stdout, NULL, _IONBF, 0); /* progress lines before a failure */
+  testCompileConfigWithStages();
+  testCompileText(argv[1]);
+  testCompileErrors();
+  testPlanCapacity();
+  testHostRun();
+  testMlirCApi();
+  testHip();
+  printf("all %d checks passed\n", checks);
+  return 0;
+}

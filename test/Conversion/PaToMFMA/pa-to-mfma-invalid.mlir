@@ -1,0 +1,113 @@
+// pa-to-mfma checks every decode kernel before rewriting any.
+// RUN: pa-opt %s -split-input-file -verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(pa-tile{chip=gfx950},gpu.module(pa-stage-page-ids,pa-to-mfma{chip=gfx942}))'
+// RUN: not pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-tile{chip=gfx950},gpu.module(pa-to-mfma{chip=sm_90a}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHIP
+
+// CHIP: error: pa-to-mfma: unknown AMD chip 'sm_90a'; expected gfx942 or gfx950
+
+// The kernel was tiled for gfx950 (OCP fp8); gfx942's matrix units take
+// f8E4M3FNUZ, so the cache would be misread: rejected before any rewrite.
+func.func @ocp_fp8_on_gfx942(%q: memref<?x8x64xbf16>, %k: memref<?x1x4x16x16xf8E4M3FN>,
+                %v: memref<?x1x64x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<1x?x8xf32>,
+                %ml: memref<1x?x8xf32>, %part: memref<1x?x8x64xf32>) {
+  // expected-error @+1 {{chip gfx942 takes f8E4M3FNUZ fp8 KV caches, got 'f8E4M3FN'}}
+  pa.decode query(%q : memref<?x8x64xbf16>) key_cache(%k : memref<?x1x4x16x16xf8E4M3FN>)
+            value_cache(%v : memref<?x1x64x16xf8E4M3FN>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x8xf32>) max_logits(%ml : memref<1x?x8xf32>)
+            tmp_out(%part : memref<1x?x8x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
+  return
+}
+
+// -----
+
+// Head dim 512 with a 32-row group: the two M-tiles' accumulators alone
+// would take 256 VGPRs per lane.
+func.func @d512_two_m_tiles(%q: memref<?x8x512xbf16>, %k: memref<?x1x64x16x8xbf16>,
+                %v: memref<?x1x512x16xbf16>, %bt: memref<?x?xi32>,
+                %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<1x?x32xf32>,
+                %ml: memref<1x?x32xf32>, %part: memref<1x?x32x512xf32>) {
+  // expected-error @+1 {{head dim 512 with a 32-row group needs 256 accumulator VGPRs per lane for the output alone (at most 128 fit beside a tile step without spilling); use row groups of 16 rows (Q * G <= 16)}}
+  pa.decode query(%q : memref<?x8x512xbf16>) key_cache(%k : memref<?x1x64x16x8xbf16>)
+            value_cache(%v : memref<?x1x512x16xbf16>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x32xf32>) max_logits(%ml : memref<1x?x32xf32>)
+            tmp_out(%part : memref<1x?x32x512xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = plain>}
+  return
+}
+
+// -----
+
+// Head dim 384 with 32 rows: 192 accumulator VGPRs.
+func.func @d384_two_m_tiles(%q: memref<?x8x384xbf16>, %k: memref<?x1x48x16x8xbf16>,
+                %v: memref<?x1x384x16xbf16>, %bt: memref<?x?xi32>,
+                %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<1x?x24xf32>,
+                %ml: memref<1x?x24xf32>, %part: memref<1x?x24x384xf32>) {
+  // expected-error @+1 {{head dim 384 with a 32-row group needs 192 accumulator VGPRs}}
+  pa.decode query(%q : memref<?x8x384xbf16>) key_cache(%k : memref<?x1x48x16x8xbf16>)
+            value_cache(%v : memref<?x1x384x16xbf16>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x24xf32>) max_logits(%ml : memref<1x?x24xf32>)
+            tmp_out(%part : memref<1x?x24x384xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = plain>}
+  return
+}
+
+// -----
+
+// A decode kernel whose tile ops do not have pa-tile's shape: the row
+// maxima buffer is also read outside the tile ops.
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%q: memref<?x8x64xbf16>, %k: memref<?x1x4x16x16xf8E4M3FNUZ>,
+                      %v: memref<?x1x64x16xf8E4M3FNUZ>, %bt: memref<?x?xi32>,
+                      %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                      %part: memref<1x?x8x64xf32>, %out: memref<16xf32>)
+      workgroup(%qt : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %s : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %max : memref<16xf32, #gpu.address_space<workgroup>>,
+                %sum : memref<16xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %ctx = arith.constant 100 : i64
+    %lo = arith.constant 0 : i64
+    pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xbf16>, memref<16x64xf32, #gpu.address_space<workgroup>>
+    pa.tile.init_softmax %max, %sum, %acc
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x64xf32, #gpu.address_space<workgroup>>
+    scf.for %tile = %c0 to %c1 step %c1 {
+      %t64 = arith.index_cast %tile : index to i64
+      %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+          : memref<?x?xi32> -> vector<16xi32>
+      // expected-error @+1 {{pa-to-mfma expects each tile buffer to be a workgroup attribution used by the tile ops only}}
+      pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
+          {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+           compute = #pa.compute<fp8>}
+          : memref<16x64xf32, #gpu.address_space<workgroup>>, memref<?x1x4x16x16xf8E4M3FNUZ>,
+            vector<16xi32>, memref<16x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.softmax %s, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+          {query_length = 1 : i64, group_size = 8 : i64, sliding_window = 0 : i64}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16xf32, #gpu.address_space<workgroup>>, memref<16x64xf32, #gpu.address_space<workgroup>>
+      pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+          {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+           compute = #pa.compute<fp8>}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<?x1x64x16xf8E4M3FNUZ>,
+            vector<16xi32>, memref<16x64xf32, #gpu.address_space<workgroup>>
+    }
+    %m = memref.load %max[%c4] : memref<16xf32, #gpu.address_space<workgroup>>
+    memref.store %m, %out[%c4] : memref<16xf32>
+    pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x64xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+          memref<1x?x8x64xf32>
+    gpu.return
+  }
+}

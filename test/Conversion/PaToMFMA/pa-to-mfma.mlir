@@ -1,0 +1,215 @@
+// pa-to-mfma on decode kernels built by the tiling passes of
+// pa-lower-to-rocdl (mfma_lower.py) for configurations of mfma_decode.py,
+// named d<D>-<kv>-p<P>-<V layout>-<scale>-w<window>-q<Q>g<G>[-n<pool>]
+// (-n: a static pool size, one tile loop; without it the pool is dynamic).
+// The fp8 flavour follows the chip (gfx942 f8E4M3FNUZ, gfx950 f8E4M3FN).
+// Most runs set fp8-residual=false: the MFMA structure of the design with
+// one product per step; the last run checks the default (residuals on).
+//
+// One configuration in detail, on both chips:
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,GFX942 -DFP8=f8E4M3FNUZ
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx950 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,GFX950 -DFP8=f8E4M3FN
+
+// The tile buffers of the workgroup program (f32 [M, D] query tile, scores,
+// accumulator, row statistics) are gone; LDS holds the staged page ids
+// (gfx942 2048, gfx950 4096), the query / merge scratch (i32: 16 rows of
+// 64 fp8 + 16 bytes, or 4 waves x 16 rows x 32 f32 for the merge, plus the
+// zero word) and the row statistics (16 rows x (1 + 3 x 4 waves)).
+// CHECK-LABEL: gpu.func @pa_decode(
+// GFX942-SAME:   workgroup(%[[IDS:.*]] : memref<2048xi32, #gpu.address_space<workgroup>>, %[[SCRATCH:.*]] : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<208xf32, #gpu.address_space<workgroup>>)
+// GFX950-SAME:   workgroup(%[[IDS:.*]] : memref<4096xi32, #gpu.address_space<workgroup>>, %[[SCRATCH:.*]] : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<208xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:    denormal_fp_math_f32 = "preserve-sign"
+// CHECK-SAME:    passthrough = {{\[\["amdgpu-ieee", "false"\]\]}}
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK-NOT:     pa.tile
+
+// The query, quantized per row: 16 lanes per row (4 values each), the
+// row's max |q| over them by a butterfly, 4 rows per wave.
+// CHECK:         scf.if
+// CHECK:           vector.load %{{.*}} : memref<?x16x64xbf16>, vector<4xbf16>
+// CHECK:         gpu.shuffle xor %{{.*}}, %c1_i32, %c64_i32 : f32
+// CHECK:         gpu.shuffle xor %{{.*}}, %c2_i32,
+// CHECK:         gpu.shuffle xor %{{.*}}, %c4_i32,
+// CHECK:         gpu.shuffle xor %{{.*}}, %c8_i32,
+// CHECK:         amdgpu.packed_trunc_2xfp8 {{.*}} : f32 to vector<4x[[FP8]]>
+// CHECK:         vector.store %{{.*}}, %[[SCRATCH]][%{{.*}}] {alignment = 4 : i64} : memref<2049xi32, #gpu.address_space<workgroup>>, vector<1xi32>
+// The row's scale, from its first lane.
+// CHECK:         memref.store %{{.*}}, %[[STATS]]
+
+// Page ids staged by all lanes, one id per lane and step.
+// CHECK:         scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c256{{.*}} {
+// CHECK:           memref.load %{{.*}} : memref<?x?xi32>
+// CHECK:           memref.store %{{.*}}, %[[IDS]][%{{.*}}] : memref<{{2048|4096}}xi32, #gpu.address_space<workgroup>>
+// CHECK:         gpu.barrier
+// CHECK-NOT:     gpu.barrier
+
+// K and V through fat raw buffers (32-bit offsets: the static pool is
+// small), one tile loop.
+// CHECK:         %[[K:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} : memref<64x2x4x16x16x[[FP8]]> to memref<64x2x4x16x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>
+// CHECK:         %[[V:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} : memref<64x2x64x16x[[FP8]]> to memref<64x2x64x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>
+// CHECK-NOT:     amdgpu.mfma
+// The loop carries the query offset, the M-tile's row max, lane-partial
+// sum, lane-partial sum of the weights the fp8 product used, and its 4
+// accumulator blocks (D = 64).
+// CHECK:         scf.for %{{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// Page ids of the tile: the staged ones, or the direct read.
+// CHECK:           vector.load %[[IDS]]
+// CHECK:           memref.load %{{.*}} : memref<?x?xi32>
+// QK: 4 blocks x 2 K-steps; K in 16-byte loads, the query chunk from LDS.
+// CHECK:           vector.load %[[SCRATCH]][%{{.*}}] {alignment = 16 : i64} : memref<2049xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK:           vector.load %[[K]][{{.*}}] : memref<64x2x4x16x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
+// CHECK-COUNT-8:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// Softmax: scale, mask by selection, the row max across lane groups.
+// CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK:           gpu.shuffle xor %{{.*}}, %c16_i32{{.*}}, %c64_i32{{.*}} : f32
+// CHECK:           gpu.shuffle xor %{{.*}}, %c32_i32{{.*}}, %c64_i32{{.*}} : f32
+// CHECK:           math.exp2 %{{.*}} : vector<4xf32>
+// P quantized in registers.
+// CHECK:           amdgpu.packed_trunc_2xfp8
+// PV: V in 16-byte loads, zeroed outside the valid range; 4 head-dim
+// blocks x 2 K-steps.
+// CHECK:           vector.load %[[V]][{{.*}}] : memref<64x2x64x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
+// CHECK:           arith.andi %{{.*}} : vector<4xi32>
+// CHECK-COUNT-8:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// CHECK-NOT:       amdgpu.mfma
+// CHECK-NOT:       gpu.barrier
+// CHECK:           scf.yield
+// CHECK-NOT:     amdgpu.mfma
+
+// Merge of the 4 waves: row sums over the lane groups, statistics through
+// LDS, the output in two 32-wide chunks (each: the waves' shares to LDS, a
+// barrier, every lane sums 4 values of the 4 shares).
+// CHECK:         gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK:         gpu.shuffle xor %{{.*}}, %c32_i32
+// CHECK:         memref.store %{{.*}}, %[[STATS]]
+// CHECK:         gpu.barrier
+// CHECK:         memref.store %{{.*}}, %{{.*}} : memref<2x?x8xf32>
+// CHECK:         memref.store %{{.*}}, %{{.*}} : memref<2x?x8xf32>
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK:         gpu.barrier
+// CHECK-COUNT-4: vector.load %[[SCRATCH]]
+// CHECK:         vector.store %{{.*}} : memref<2x?x8x64xf32>, vector<4xf32>
+// CHECK:         gpu.barrier
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK:         gpu.barrier
+// CHECK-COUNT-4: vector.load %[[SCRATCH]]
+// CHECK:         vector.store %{{.*}} : memref<2x?x8x64xf32>, vector<4xf32>
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.return
+
+// The reduce kernel: its head-dim loops are lane-strided; no barrier.
+// CHECK-LABEL: gpu.func @pa_reduce(
+// CHECK:         %[[RTID:.*]] = gpu.thread_id x
+// CHECK-NOT:     scf.parallel
+// CHECK-NOT:     gpu.barrier
+// CHECK:         scf.for %{{.*}} = %[[RTID]] to %c64{{.*}} step %c256
+// CHECK-NOT:     scf.parallel
+// CHECK:         gpu.return
+
+// MFMAs per wave and tile loop: M-tiles x (4 blocks x D/32 K-steps + D/16
+// blocks x 2 K-steps) = M-tiles x D/4 for fp8 (x4 waves: the minimum
+// 2 * 256 * D * rows / (16 * 16 * 32)).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FNUZ
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p64-transposed-per_tensor-w0-q1g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FNUZ
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w257-q2g16-n64 --chip gfx950 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N64 -DFP8=f8E4M3FN
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-transposed-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N64 -DFP8=f8E4M3FN
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p64-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N128 -DFP8=f8E4M3FNUZ
+// COUNT-LABEL:   gpu.func @pa_decode(
+// COUNT-NOT:     amdgpu.mfma
+// COUNT:         scf.for {{.*}} iter_args(
+// N32-COUNT-32:  amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// N64-COUNT-64:  amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// N128-COUNT-128: amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// COUNT-NOT:     amdgpu.mfma
+// COUNT:         gpu.return
+
+// bf16 KV: v_mfma_f32_16x16x16_bf16, 4 values (8 bytes) per lane and step:
+// M-tiles x (4 x D/16 + D/16 x 4) = M-tiles x D/2; no quantization.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-bf16-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=BF16,B32
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-bf16-p64-transposed-none-w0-q3g8-n64 --chip gfx950 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefixes=BF16,B128
+// BF16-LABEL:    gpu.func @pa_decode(
+// BF16-NOT:      packed_trunc
+// BF16:          scf.for {{.*}} iter_args(
+// BF16:          vector.load {{.*}} #amdgpu.address_space<fat_raw_buffer>>, vector<8xbf16>
+// B32-COUNT-32:  amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// B128-COUNT-128: amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// BF16-NOT:      amdgpu.mfma
+// BF16:          gpu.return
+
+// bf16 compute on an fp8 cache: K and V converted after the 16-byte loads.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-bf16c --chip gfx942 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefix=BF16C
+// BF16C-LABEL:   gpu.func @pa_decode(
+// BF16C:         scf.for {{.*}} iter_args(
+// BF16C:         vector.load {{.*}} vector<16xf8E4M3FNUZ>
+// BF16C:         arith.extf %{{.*}} : vector<16xf8E4M3FNUZ> to vector<16xf32>
+// BF16C:         arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
+// BF16C-COUNT-32: amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// BF16C-NOT:     amdgpu.mfma
+
+// A dynamic pool: 32-bit buffer offsets when every paged buffer is below
+// 2 GiB, else 64-bit global addresses with one loop per M-tile (two
+// M-tiles: the 32-row group of MTP 4 at GQA 8).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefix=DYN
+// DYN-LABEL:     gpu.func @pa_decode(
+// Pages of 4096 bytes (K, V) and 128 bytes (scales) below 2^31 bytes:
+// DYN:           arith.cmpi sle, %{{.*}}, %c524287_i64
+// DYN:           arith.cmpi sle, %{{.*}}, %c524287_i64
+// DYN:           arith.cmpi sle, %{{.*}}, %c16777215_i64
+// DYN:           arith.cmpi sle, %{{.*}}, %c16777215_i64
+// DYN:           %[[FITS:.*]] = arith.andi
+// DYN:           scf.if %[[FITS]] -> (
+// DYN:             scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, f32, f32, f32, vector<4xf32>
+// DYN-COUNT-64:      amdgpu.mfma 16x16x32
+// DYN-NOT:           amdgpu.mfma
+// DYN:           } else {
+// DYN-COUNT-2:     scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
+// DYN-NOT:         fat_raw_buffer
+// DYN:           }
+
+// Per-token scales: 16 per lane and tile (the lane group's tokens), K's
+// applied to the scores, V's folded into P relative to the wave's largest
+// (the V unit: one more butterfly), with the 64-bit path's loop per M-tile.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p64-transposed-per_token-w0-q1g8-n64 --chip gfx950 --fp8-residual=false \
+// RUN:   | FileCheck %s --check-prefix=TOKEN
+// TOKEN-LABEL:   gpu.func @pa_decode(
+// TOKEN:         scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
+// TOKEN:           amdgpu.mfma
+// TOKEN:           %[[KS:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
+// TOKEN:           vector.shuffle %[[KS]], %[[KS]] [0, 1, 2, 3]
+// TOKEN:           %[[VS:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
+// TOKEN:           arith.select %{{.*}}, %[[VS]], %{{.*}} : vector<16xi1>, vector<16xf32>
+// TOKEN:           gpu.shuffle xor %{{.*}}, %c16_i32
+// TOKEN:           gpu.shuffle xor %{{.*}}, %c32_i32
+// TOKEN:           gpu.shuffle xor %{{.*}}, %c16_i32
+// TOKEN:           gpu.shuffle xor %{{.*}}, %c32_i32
+// TOKEN:           scf.yield
+
+// fp8-residual (the default): the query's fp8 residual rows follow its rows
+// in LDS, P's residual is quantized in registers, and each K-step / PV step
+// takes a second MFMA on the residual into the same accumulator: twice the
+// MFMAs of the design (D = 64, 16 rows: 32 per tile loop).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 \
+// RUN:   | FileCheck %s --check-prefix=RESIDUAL
+// RESIDUAL-LABEL: gpu.func @pa_decode(
+// RESIDUAL-SAME:   %{{.*}} : memref<2049xi32, #gpu.address_space<workgroup>>
+// The value and the residual of each query row: 16 rows x 20 words apart.
+// RESIDUAL:        amdgpu.packed_trunc_2xfp8
+// RESIDUAL:        vector.store
+// RESIDUAL:        arith.subf
+// RESIDUAL:        amdgpu.packed_trunc_2xfp8
+// RESIDUAL:        vector.store
+// RESIDUAL:        scf.for {{.*}} iter_args(
+// RESIDUAL-COUNT-32: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// RESIDUAL-NOT:    amdgpu.mfma
+// RESIDUAL:        gpu.return

@@ -1,0 +1,299 @@
+"""pa_mlir.compile (code objects, metadata, stages, cache), DecodeConfig,
+the target registry and the hip target.
+
+The hip target is checked three ways: against the host on a machine with an
+AMD GPU; its clear error on a machine without one; and, in a subprocess,
+through libpa-fake-hip.so (PA_FAKE_HIP_LIB, set by CTest), a HIP runtime
+that records launches and copies instead of running kernels.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pa_mlir
+from test_decode import make_case, small_case
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "decode-d256-fp8.mlir"
+
+SMALL = pa_mlir.DecodeConfig(head_dim=64, scale="per_tensor", budget=4,
+                             max_partitions=2)
+
+
+# ---------------------------------------------------------------------------
+# compile()
+# ---------------------------------------------------------------------------
+
+def test_compile_gives_code_object_and_metadata():
+    artifact = pa_mlir.compile(SMALL)
+    assert artifact.chip == "gfx950" and artifact.format == "hsaco"
+    assert artifact.config == SMALL
+    assert artifact.code_object[:4] == b"\x7fELF"
+    assert artifact.kernels == ["pa_plan", "pa_decode", "pa_reduce"]
+    assert artifact.metadata["target"] == "amdgcn-amd-amdhsa--gfx950"
+    decode = artifact.metadata["kernels"][1]
+    assert decode["grid"] == "x = work_info dim 0, y = 1, z = 1"
+    meanings = [arg["meaning"] for arg in decode["args"]]
+    assert "query.aligned_ptr" in meanings and "tmp_out.stride[3]" in meanings
+    assert artifact.stages == {}
+
+
+def test_stages_on_request_in_pipeline_order():
+    artifact = pa_mlir.compile(SMALL, stages=True)
+    assert list(artifact.stages) == ["pa", "tiled", "rocdl", "llvm", "isa"]
+    assert "pa.decode" in artifact.stage("pa")
+    assert "pa.tile." in artifact.stage("tiled")
+    assert "gpu.launch_func" in artifact.stage("rocdl")
+    assert "amdgpu_kernel" in artifact.stage("llvm")
+    assert ".amdhsa_kernel pa_decode" in artifact.stage("isa")
+    with pytest.raises(KeyError, match="stages=True"):
+        pa_mlir.compile(SMALL).stage("tiled")
+    with pytest.raises(KeyError, match="no stage 'ptx'"):
+        artifact.stage("ptx")
+
+
+def test_configuration_keywords_and_chips():
+    artifact = pa_mlir.compile(num_query_heads=16, num_kv_heads=2,
+                               head_dim=128, kv_dtype="e4m3fnuz",
+                               chip="gfx942", sinks=True)
+    assert artifact.chip == "gfx942"
+    assert artifact.metadata["target"] == "amdgcn-amd-amdhsa--gfx942"
+    assert artifact.config.sinks
+    # A field changed on an existing configuration.
+    assert pa_mlir.compile(SMALL, head_dim=128).config.head_dim == 128
+
+
+def test_nvidia_chips_give_ptx():
+    artifact = pa_mlir.compile(SMALL, chip="sm_90a", stages=True)
+    assert artifact.format == "ptx"
+    assert b".target sm_90a" in artifact.code_object
+    assert list(artifact.stages) == ["pa", "tiled", "nvvm", "llvm", "ptx"]
+    assert artifact.kernels == ["pa_plan", "pa_decode", "pa_reduce"]
+
+
+def test_compile_cache_is_keyed_by_the_configuration():
+    first = pa_mlir.compile(SMALL.replace(sliding_window=300))
+    size = pa_mlir.compile_cache_size()
+    assert pa_mlir.compile(SMALL.replace(sliding_window=300)) is first
+    assert pa_mlir.compile_cache_size() == size
+    v6 = pa_mlir.compile(SMALL.replace(sliding_window=300),
+                         code_object_version=6)
+    assert v6 is not first and pa_mlir.compile_cache_size() == size + 1
+    other = pa_mlir.compile(SMALL.replace(sliding_window=301))
+    assert other is not first
+
+
+def test_compile_module_text():
+    artifact = pa_mlir.compile(mlir=EXAMPLE.read_text(), chip="gfx950")
+    assert artifact.config is None
+    assert artifact.kernels == ["pa_plan", "pa_decode", "pa_reduce"]
+    assert artifact.code_object[:4] == b"\x7fELF"
+
+
+def test_write_matches_pa_compile_layout(tmp_path):
+    artifact = pa_mlir.compile(SMALL)
+    code, sidecar = artifact.write(tmp_path / "decode.hsaco")
+    assert code.read_bytes() == artifact.code_object
+    assert sidecar.name == "decode.hsaco.json"
+    assert json.loads(sidecar.read_text()) == artifact.metadata
+
+
+def test_plan_capacity_is_the_runs_capacity():
+    config = pa_mlir.DecodeConfig(head_dim=64, num_query_heads=8,
+                                  num_kv_heads=2, budget=12, query_length=2)
+    assert [config.plan_capacity(b) for b in (0, 1, 3, 10)] == [0, 6, 6, 10]
+    rng = np.random.default_rng(3)
+    case, options = make_case(rng, hq=8, hkv=2, d=64, p=16, query_length=2,
+                              kv_dtype="e4m3fn", v_layout="plain",
+                              lengths=[70, 0, 9])
+    result = pa_mlir.decode(**case, **options, budget=12, return_partials=True)
+    assert result.work_info.shape[0] == config.plan_capacity(3)
+
+
+def test_the_user_guides_example_runs(capsys):
+    guide = (ROOT / "docs" / "user-guide.md").read_text()
+    after = guide.split("A complete example (the test suite runs it):", 1)[1]
+    code = after.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/user-guide.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "['pa', 'tiled', 'rocdl', 'llvm', 'isa']" in printed
+    assert "must be a multiple of KV heads" in printed
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fields, message", [
+    (dict(head_dim=64.0), "head_dim must be an integer"),
+    (dict(num_query_heads=True), "num_query_heads must be an integer"),
+    (dict(kv_dtype="fp8"), "kv_dtype must be one of e4m3fn, e4m3fnuz, bf16"),
+    (dict(scale="per_page"), "scale must be one of none, per_tensor"),
+    (dict(v_layout="packed"), "v_layout must be one of"),
+    (dict(compute="f32"), "compute must be None, fp8 or bf16"),
+    (dict(budget=0), "budget must be None or an integer >= 1"),
+    (dict(chip=""), "chip must be a chip name"),
+    (dict(softmax_scale=float("nan")), "softmax_scale must be None or a finite"),
+    (dict(sinks=1), "sinks must be True or False"),
+])
+def test_bad_configurations_are_named(fields, message):
+    with pytest.raises(ValueError, match=message):
+        pa_mlir.DecodeConfig(**fields)
+
+
+def test_bad_compile_arguments_are_named():
+    with pytest.raises(ValueError, match="not a DecodeConfig field"):
+        pa_mlir.compile(heads=8)
+    with pytest.raises(ValueError, match="config must be a pa_mlir.DecodeConfig"):
+        pa_mlir.compile({"head_dim": 64})
+    with pytest.raises(ValueError, match="needs chip="):
+        pa_mlir.compile(mlir=EXAMPLE.read_text())
+    with pytest.raises(ValueError, match="either mlir text or a configuration"):
+        pa_mlir.compile(SMALL, mlir="module {}", chip="gfx950")
+    with pytest.raises(ValueError, match="code_object_version must be 5 or 6"):
+        pa_mlir.compile(SMALL, code_object_version=4)
+
+
+def test_compiler_diagnostics_are_compile_errors():
+    with pytest.raises(pa_mlir.CompileError,
+                       match=r"query heads \(6\) must be a multiple of KV "
+                             r"heads \(4\)"):
+        pa_mlir.compile(num_query_heads=6, num_kv_heads=4)
+    with pytest.raises(pa_mlir.CompileError, match="unknown chip 'gfx1100'"):
+        pa_mlir.compile(SMALL, chip="gfx1100")
+    with pytest.raises(pa_mlir.CompileError, match="input:1:14: error"):
+        pa_mlir.compile(mlir="func.func @f( {", chip="gfx950")
+    with pytest.raises(pa_mlir.CompileError,
+                       match="chip gfx942 takes f8E4M3FNUZ"):
+        pa_mlir.compile(SMALL, chip="gfx942")
+    # One exception type catches every bad input.
+    assert issubclass(pa_mlir.CompileError, ValueError)
+    assert issubclass(pa_mlir.CompileError, pa_mlir.PaError)
+
+
+# ---------------------------------------------------------------------------
+# Targets
+# ---------------------------------------------------------------------------
+
+def test_target_registry_is_extensible():
+    assert {"host", "hip"} <= set(pa_mlir.targets.names())
+    runs = []
+
+    class CountingHost(pa_mlir._capi.HostProgram):
+        def run(self, buffers):
+            runs.append(buffers.batch)
+            super().run(buffers)
+
+    pa_mlir.targets.register_target("counting-host", CountingHost)
+    try:
+        case, options = small_case()
+        got = pa_mlir.decode(**case, **options, target="counting-host")
+        assert runs == [len(case["context_lengths"])]
+        assert np.array_equal(got, pa_mlir.decode(**case, **options))
+    finally:
+        pa_mlir.targets.unregister_target("counting-host")
+    with pytest.raises(ValueError, match="target must be one of host, hip"):
+        pa_mlir.decode(**case, **options, target="counting-host")
+
+
+def hip_reason():
+    return pa_mlir._compile_capi.hip_unavailable_reason()
+
+
+@pytest.mark.skipif(hip_reason() is not None,
+                    reason="no HIP runtime with a GPU here")
+def test_hip_matches_host():
+    rng = np.random.default_rng(21)
+    case, options = make_case(rng, hq=8, hkv=1, d=64, p=16, query_length=1,
+                              kv_dtype="e4m3fn", v_layout="plain",
+                              lengths=[1, 37, 300], scales="per_tensor")
+    host = pa_mlir.decode(**case, **options, return_partials=True)
+    hip = pa_mlir.decode(**case, **options, target="hip",
+                         return_partials=True)
+    assert np.array_equal(hip.work_info, host.work_info)
+    np.testing.assert_allclose(hip.output, host.output, atol=5e-3, rtol=5e-3)
+
+
+@pytest.mark.skipif(hip_reason() is None, reason="a HIP GPU is here")
+def test_hip_without_a_runtime_says_so():
+    case, options = small_case()
+    with pytest.raises(pa_mlir.TargetUnavailableError,
+                       match="target 'hip' needs the HIP runtime .*"
+                             "target='host' runs on any machine"):
+        pa_mlir.decode(**case, **options, target="hip")
+
+
+FAKE_HIP = os.environ.get("PA_FAKE_HIP_LIB")
+
+
+@pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
+                                         "sets it)")
+def test_hip_target_through_a_recording_runtime():
+    # A fresh process: the HIP runtime is chosen once per process.
+    script = textwrap.dedent("""
+        import ctypes, json, sys
+        import numpy as np
+        import pa_mlir
+        from test_decode import make_case
+
+        rng = np.random.default_rng(5)
+        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
+                                  query_length=2, kv_dtype="e4m3fn",
+                                  v_layout="transposed", lengths=[40, 3, 0],
+                                  scales="per_token", sinks=True)
+        result = pa_mlir.decode(**case, **options, target="hip", budget=6,
+                                return_partials=True)
+        fake = ctypes.CDLL(sys.argv[1])
+        fake.fakeHipLaunch.restype = ctypes.c_char_p
+        grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
+        stream, params = ctypes.c_void_p(), ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        launches = []
+        for i in range(fake.fakeHipLaunchCount()):
+            name = fake.fakeHipLaunch(i, grid, block, ctypes.byref(stream),
+                                      ctypes.byref(params),
+                                      ctypes.byref(size))
+            launches.append([name.decode(), list(grid), list(block)])
+        counts = [ctypes.c_int() for _ in range(4)]
+        fake.fakeHipCounters(*[ctypes.byref(c) for c in counts])
+        print(json.dumps({
+            "launches": launches,
+            "counts": [c.value for c in counts],
+            "capacity": result.work_info.shape[0],
+            "output_is_poison": bool(np.isnan(result.output).all()),
+        }))
+    """)
+    package = str(Path(pa_mlir.__file__).resolve().parents[1])
+    env = dict(os.environ, PA_HIP_LIBRARY=FAKE_HIP,
+               PYTHONPATH=os.pathsep.join(
+                   [package] + os.environ.get("PYTHONPATH", "").split(
+                       os.pathsep)))
+    done = subprocess.run(
+        [sys.executable, "-c", script, FAKE_HIP], env=env,
+        cwd=Path(__file__).parent, capture_output=True, text=True,
+        timeout=120)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    capacity = record["capacity"]
+    assert capacity == pa_mlir.DecodeConfig(
+        num_query_heads=8, num_kv_heads=2, head_dim=64, query_length=2,
+        budget=6).plan_capacity(3)
+    assert record["launches"] == [
+        ["pa_plan", [1, 1, 1], [256, 1, 1]],
+        ["pa_decode", [capacity, 2, 1], [256, 1, 1]],
+        ["pa_reduce", [3, 2, 1], [256, 1, 1]],
+    ]
+    loads, unloads, copies, synchronizations = record["counts"]
+    assert loads == 1 and synchronizations == 1
+    # The 14 operands in, the 6 outputs back.
+    assert copies == 14 + 6
+    # The kernels did not run: the outputs are what the device held, the
+    # poison decode() writes before the run.
+    assert record["output_is_poison"]

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Builds code objects for mfma_decode.py configurations and prints, per
+configuration, what the decode kernel's disassembly and metadata hold.
+
+usage: mfma_code_object.py PA_COMPILE OBJDUMP READELF --chip CHIP CONFIG...
+
+One line per configuration:
+  CONFIG CHIP: mfma=<instruction>x<count> buffer_load_dwordx4=<n>
+    ds_read_b128=<n> ds_write_b128=<n> s_barrier=<n> scratch_insts=<n>
+    private_segment=<bytes> lds=<bytes> vgprs=<n>
+(counts over the whole decode kernel; scratch_insts counts scratch_* and
+buffer_store instructions, i.e. spills).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mfma_decode  # noqa: E402
+
+
+def decode_disassembly(objdump, chip, hsaco):
+    text = subprocess.run([objdump, "-d", f"--mcpu={chip}", hsaco],
+                          check=True, capture_output=True, text=True).stdout
+    lines, inside = [], False
+    for line in text.splitlines():
+        label = re.match(r"^[0-9a-fA-F]+ <(.*)>:", line)
+        if label:
+            inside = label.group(1) == "pa_decode"
+            continue
+        if inside:
+            lines.append(line)
+    return lines
+
+
+def decode_notes(readelf, hsaco):
+    """The pa_decode entry of the NT_AMDGPU_METADATA note, as key: value."""
+    text = subprocess.run([readelf, "--notes", hsaco], check=True,
+                          capture_output=True, text=True).stdout
+    entries, current = [], {}
+    for line in text.splitlines():
+        m = re.match(r"^\s+-?\s*\.([a-z_]+):\s*(\S*)\s*$", line)
+        if not m:
+            continue
+        if line.lstrip().startswith("- .") and current:
+            entries.append(current)
+            current = {}
+        current[m.group(1)] = m.group(2)
+    entries.append(current)
+    for entry in entries:
+        if entry.get("name") == "pa_decode":
+            return entry
+    sys.exit("mfma_code_object.py: no pa_decode kernel in the metadata")
+
+
+def summarize(args, config, tmp):
+    source = os.path.join(tmp, f"{config}-{args.chip}.mlir")
+    hsaco = os.path.join(tmp, f"{config}-{args.chip}.hsaco")
+    with open(source, "w") as f:
+        f.write(mfma_decode.module(config, args.chip))
+    subprocess.run([args.pa_compile, source, f"--chip={args.chip}", "-o", hsaco],
+                   check=True)
+    mnemonics = []
+    for line in decode_disassembly(args.objdump, args.chip, hsaco):
+        m = re.match(r"^\s+([a-z_0-9]+)", line)
+        if m:
+            mnemonics.append(m.group(1))
+    count = lambda name: sum(1 for m in mnemonics if m == name)
+    mfmas = sorted({m for m in mnemonics if m.startswith("v_mfma")})
+    mfma = ",".join(f"{m}x{count(m)}" for m in mfmas) or "none"
+    spills = sum(1 for m in mnemonics
+                 if m.startswith("scratch_") or m.startswith("buffer_store"))
+    notes = decode_notes(args.readelf, hsaco)
+    return (f"{config} {args.chip}: mfma={mfma}"
+            f" buffer_load_dwordx4={count('buffer_load_dwordx4')}"
+            f" ds_read_b128={count('ds_read_b128')}"
+            f" ds_write_b128={count('ds_write_b128')}"
+            f" s_barrier={count('s_barrier')} scratch_insts={spills}"
+            f" private_segment={notes.get('private_segment_fixed_size')}"
+            f" lds={notes.get('group_segment_fixed_size')}"
+            f" vgprs={notes.get('vgpr_count')}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("pa_compile")
+    parser.add_argument("objdump")
+    parser.add_argument("readelf")
+    parser.add_argument("--chip", required=True, choices=["gfx942", "gfx950"])
+    parser.add_argument("configs", nargs="+")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for config in args.configs:
+            print(summarize(args, config, tmp), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+//===- NVIDIA.cpp - pa-compile for NVIDIA chips ---------------------------===//
+//
+//   pa-compile INPUT --chip=sm_90a -o OUT.ptx [--format=ptx|cubin]
+//              [--emit=isa|llvm|mlir] [--print-resources] [--print-time]
+//
+// Writes OUT (PTX, or a cubin assembled by ptxas) and OUT.json (the kernels'
+// launch metadata). --emit=isa writes the PTX text.
+//
+//===----------------------------------------------------------------------===//
+#include "NVIDIA.h"
+
+#include "pa/Target/Chip.h"
+#include "pa/Target/NVIDIA/PTX.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::pa;
+
+bool mlir::pa::isNVIDIAChipName(StringRef chip) {
+  std::optional<ChipInfo> info = lookupChip(chip);
+  return info && info->vendor == Vendor::NVIDIA;
+}
+
+namespace {
+
+LogicalResult writeFile(StringRef path, StringRef contents) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "pa-compile: " << error << "\n";
+    return failure();
+  }
+  file->os() << contents;
+  file->keep();
+  return success();
+}
+
+/// One line per kernel of the metadata JSON.
+void printResourceTable(StringRef metadataJson) {
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(metadataJson);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return;
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  const llvm::json::Array *kernels = root ? root->getArray("kernels") : nullptr;
+  if (!kernels)
+    return;
+  llvm::outs() << root->getString("target").value_or("") << " (PTX "
+               << root->getString("ptx_version").value_or("") << ")\n";
+  auto number = [](const llvm::json::Object &kernel, StringRef key) {
+    return kernel.getInteger(key).value_or(-1);
+  };
+  for (const llvm::json::Value &value : *kernels) {
+    const llvm::json::Object *kernel = value.getAsObject();
+    if (!kernel)
+      continue;
+    llvm::outs() << llvm::formatv(
+        "  {0,-12} grid [{1}] block {2} | shared {3} B, registers {4}, "
+        "stack {5} B, spills {6}/{7} B, params {8} B\n",
+        kernel->getString("name").value_or(""),
+        kernel->getString("grid").value_or(""),
+        kernel->getArray("block_size") && !kernel->getArray("block_size")->empty()
+            ? (*kernel->getArray("block_size"))[0].getAsInteger().value_or(-1)
+            : -1,
+        number(*kernel, "shared_bytes"), number(*kernel, "registers"),
+        number(*kernel, "stack_bytes"), number(*kernel, "spill_store_bytes"),
+        number(*kernel, "spill_load_bytes"), number(*kernel, "param_bytes"));
+  }
+}
+
+LogicalResult writeBinary(const NVIDIAModule &compiled,
+                          const NVIDIARequest &request,
+                          std::chrono::steady_clock::time_point start) {
+  if (request.printTime)
+    llvm::errs() << llvm::formatv(
+        "pa-compile: {0} {1} in {2:F3} s\n", request.chip, request.format,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
+  if (request.printResources)
+    printResourceTable(compiled.metadataJson);
+  if (request.emit == NVIDIARequest::Emit::PTX)
+    return writeFile(request.output, compiled.ptx);
+  StringRef binary =
+      request.format == "cubin" ? StringRef(compiled.cubin) : compiled.ptx;
+  if (failed(writeFile(request.output, binary)))
+    return failure();
+  return writeFile(request.output + ".json", compiled.metadataJson);
+}
+
+} // namespace
+
+LogicalResult mlir::pa::compileForNVIDIA(MLIRContext &context,
+                                         llvm::SourceMgr &sourceMgr,
+                                         const NVIDIARequest &request) {
+  auto start = std::chrono::steady_clock::now();
+  if (request.format != "ptx" && request.format != "cubin") {
+    llvm::errs() << "pa-compile: --format must be ptx or cubin, got '"
+                 << request.format << "'\n";
+    return failure();
+  }
+  if (request.emit == NVIDIARequest::Emit::Binary && request.output == "-") {
+    llvm::errs() << "pa-compile: the " << request.format
+                 << " needs an output file (-o OUT." << request.format
+                 << ")\n";
+    return failure();
+  }
+  if (request.throughAPI && request.emit != NVIDIARequest::Emit::Binary) {
+    llvm::errs() << "pa-compile: --through-api writes the binary only\n";
+    return failure();
+  }
+  NVIDIACompileOptions options;
+  options.chip = request.chip;
+  options.emitCubin = request.format == "cubin";
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+  if (request.throughAPI) {
+    std::string error;
+    std::optional<NVIDIAModule> compiled =
+        compileToPTX(*module, options, error);
+    if (!compiled) {
+      llvm::errs() << error;
+      return failure();
+    }
+    return writeBinary(*compiled, request, start);
+  }
+  if (failed(lowerToNVVM(*module, options)))
+    return failure();
+  if (request.emit == NVIDIARequest::Emit::MLIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return writeFile(request.output, text);
+  }
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateKernelsToNVPTX(*module, options, llvmContext);
+  if (failed(llvmModule))
+    return failure();
+  if (request.emit == NVIDIARequest::Emit::LLVM) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    (*llvmModule)->print(os, nullptr);
+    return writeFile(request.output, text);
+  }
+  FailureOr<NVIDIAModule> compiled = emitPTX(*module, **llvmModule, options);
+  if (failed(compiled))
+    return failure();
+  return writeBinary(*compiled, request, start);
+}

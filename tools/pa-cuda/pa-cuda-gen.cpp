@@ -1,0 +1,387 @@
+//===- pa-cuda-gen.cpp - PTX programs and cases for the CUDA runner -------===//
+//
+//   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
+//
+// Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
+// GPU machine (which has no MLIR): for each static configuration a
+// directory with the PTX module and its metadata sidecar (compileToPTX for
+// sm_90a), program.txt (label, plan budget, max partitions) and the cases
+// to run as oracle CaseConfig JSON (shape, features, context lengths,
+// seeds), so that the runner regenerates every input bit for bit.
+//
+//   OUTDIR/matrix/pNNN/   the numerics matrix (the host matrix's axes with
+//                         NVIDIA's fp8 e4m3fn and bf16 KV) and graph replay
+//   OUTDIR/bench/bNN/     the benchmark shapes (D = 256, Hq = 16, Hkv = 2)
+//
+//===----------------------------------------------------------------------===//
+#include "OracleComparison.h"
+
+#include "pa/API/DecodeConfig.h"
+#include "pa/Oracle/CaseGen.h"
+#include "pa/Oracle/Planner.h"
+#include "pa/Target/Chip.h"
+#include "pa/Target/NVIDIA/PTX.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstring>
+#include <random>
+
+using namespace pa;
+using oracle::ScalarType;
+
+namespace {
+
+constexpr const char *kChip = "sm_90a";
+
+/// One static configuration and the cases to run on it.
+struct Program {
+  std::string label;
+  oracle::DecodeShape shape;
+  bool sinks = false;
+  std::vector<double> sinkValues;
+  std::optional<int64_t> budget, maxPartitions;
+  std::vector<oracle::CaseConfig> cases;
+  /// Benchmark (batch, context length) pairs; empty for matrix programs.
+  std::vector<std::pair<int64_t, int64_t>> benchShapes;
+};
+
+template <typename T> T pick(std::mt19937_64 &random, std::vector<T> values) {
+  return values[random() % values.size()];
+}
+
+/// The context-length sets of a program: page and tile boundaries, empty
+/// and one-token sequences, random ones, a long one where the float64
+/// oracle is cheap enough, and the program's own.
+std::vector<std::vector<int32_t>>
+lengthSets(const Program &p, std::mt19937_64 &random,
+           const std::vector<std::vector<int32_t>> &extra) {
+  const int32_t page = int32_t(p.shape.pageSize);
+  std::vector<std::vector<int32_t>> sets = {
+      {0, 1, 17}, {255, 256, 257}, {page - 1, page, page + 1, 4099}};
+  std::vector<int32_t> mixed;
+  for (int i = 0; i < 4; ++i)
+    mixed.push_back(int32_t(1 + random() % 2000));
+  sets.push_back(mixed);
+  if (p.shape.numQueryHeads * p.shape.headDim <= 1024)
+    sets.push_back({int32_t(8192 + random() % 1024)});
+  sets.insert(sets.end(), extra.begin(), extra.end());
+  return sets;
+}
+
+/// Fills `p.cases` from its length sets (fresh seeds; every fourth
+/// program's fourth set draws normal values).
+void addCases(Program &p, size_t index, std::mt19937_64 &random,
+              const std::vector<std::vector<int32_t>> &extra = {}) {
+  std::vector<std::vector<int32_t>> sets = lengthSets(p, random, extra);
+  for (size_t set = 0; set < sets.size(); ++set) {
+    oracle::CaseConfig config;
+    static_cast<oracle::DecodeShape &>(config) = p.shape;
+    config.sinks = p.sinks;
+    config.sinkValues = p.sinkValues;
+    config.batch = int64_t(sets[set].size());
+    config.contextLengths = sets[set];
+    config.seed = random();
+    config.garbageSeed = random();
+    config.spareTableColumns = int64_t(set % 3);
+    config.poisonInvisible = p.shape.window > 0;
+    config.distribution = set == 3 && index % 4 == 0
+                              ? oracle::ValueDistribution::Normal
+                              : oracle::ValueDistribution::Uniform;
+    p.cases.push_back(config);
+  }
+}
+
+/// The numerics matrix for sm_90a: the host matrix's sweep (head dims,
+/// page sizes, V layouts, scales, MTP lengths, GQA groups, KV heads, query
+/// dtypes, windows, sinks, budgets) over e4m3fn and bf16 KV, plus the
+/// special programs (D = 512 / P = 128, the staging fallback past 4096
+/// page ids, MTP 8, long windows, W = 2^31 - 1, a softmax scale, +-inf
+/// sinks, D = 192, many partitions).
+std::vector<Program> matrixPrograms() {
+  std::vector<Program> programs;
+  std::mt19937_64 random(20240604);
+  for (int i = 0; i < 84; ++i) {
+    Program p;
+    oracle::DecodeShape &s = p.shape;
+    s.kvType = i % 3 == 2 ? ScalarType::BF16 : ScalarType::F8E4M3FN;
+    s.headDim = std::vector<int64_t>{64, 128, 256}[(i / 3) % 3];
+    s.pageSize = std::vector<int64_t>{16, 64}[(i / 9) % 2];
+    s.vLayout = (i / 2) % 2 ? oracle::VLayout::Transposed
+                            : oracle::VLayout::Plain;
+    s.scaleMode = pick(random, std::vector<oracle::ScaleMode>{
+                                   oracle::ScaleMode::PerTensor,
+                                   oracle::ScaleMode::PerToken});
+    if (s.kvType == ScalarType::BF16 && i % 4 == 2)
+      s.scaleMode = oracle::ScaleMode::None;
+    s.queryLen = 1 + i % 4;
+    s.numKvHeads = 1 + (i / 4) % 2;
+    s.numQueryHeads =
+        std::vector<int64_t>{4, 8, 16, 32}[(i / 8 + i) % 4] * s.numKvHeads;
+    s.queryType = i % 5 == 4 ? ScalarType::F16 : ScalarType::BF16;
+    s.window = std::vector<int64_t>{0, 1, 17, 257, 8193, 0, -1}[i % 7];
+    p.sinks = random() % 2 != 0;
+    switch (random() % 4) {
+    case 1:
+      p.budget = 1;
+      break;
+    case 2:
+      p.budget = 6;
+      break;
+    case 3:
+      p.budget = 96;
+      p.maxPartitions = 5;
+      break;
+    default:
+      break; // the chip's default budget: many partitions
+    }
+    p.label = "sweep" + std::to_string(i);
+    programs.push_back(p);
+  }
+
+  std::vector<std::vector<std::vector<int32_t>>> extras(programs.size());
+  auto special = [&](const char *label, auto &&configure,
+                     std::vector<std::vector<int32_t>> extra = {}) {
+    Program p;
+    p.label = label;
+    configure(p);
+    programs.push_back(p);
+    extras.push_back(std::move(extra));
+  };
+  special("d512-p128", [](Program &p) {
+    p.shape.headDim = 512;
+    p.shape.pageSize = 128;
+    p.shape.numQueryHeads = 8;
+    p.shape.vLayout = oracle::VLayout::Transposed;
+    p.shape.scaleMode = oracle::ScaleMode::PerToken;
+    p.sinks = true;
+  });
+  special(
+      "staging-fallback",
+      [](Program &p) {
+        p.shape.headDim = 64;
+        p.shape.numQueryHeads = 4;
+        p.budget = 1;
+      },
+      {{66000}, {65537, 4097}});
+  special("mtp8-g4", [](Program &p) {
+    p.shape.queryLen = 8;
+    p.shape.numKvHeads = 2;
+    p.shape.numQueryHeads = 8;
+    p.shape.window = 17;
+    p.sinks = true;
+  });
+  special(
+      "window-8193-long",
+      [](Program &p) {
+        p.shape.window = 8193;
+        p.shape.queryLen = 2;
+        p.shape.headDim = 64;
+        p.shape.numQueryHeads = 4;
+      },
+      {{12000, 8192}, {8193, 8194, 30}});
+  special("window-int32-max", [](Program &p) {
+    p.shape.window = 2147483647;
+    p.shape.queryLen = 3;
+    p.shape.kvType = ScalarType::BF16;
+    p.shape.scaleMode = oracle::ScaleMode::None;
+  });
+  special("softmax-scale", [](Program &p) { p.shape.softmaxScale = 0.3; });
+  special("sinks-inf", [](Program &p) {
+    p.shape.numQueryHeads = 4;
+    p.shape.queryType = ScalarType::F16;
+    p.sinks = true;
+    double inf = std::numeric_limits<double>::infinity();
+    p.sinkValues = {inf, -inf, 0.5, -1.0};
+  });
+  special("bf16-d192", [](Program &p) {
+    p.shape.kvType = ScalarType::BF16;
+    p.shape.headDim = 192;
+    p.shape.pageSize = 64;
+    p.shape.vLayout = oracle::VLayout::Transposed;
+  });
+  special(
+      "many-partitions",
+      [](Program &p) {
+        p.budget = 4096;
+        p.shape.numKvHeads = 2;
+        p.shape.numQueryHeads = 8;
+      },
+      {{9000, 1, 0, 3000}});
+
+  std::mt19937_64 lengths(7);
+  for (size_t i = 0; i < programs.size(); ++i)
+    addCases(programs[i], i, lengths, extras[i]);
+  return programs;
+}
+
+/// The program of the graph-replay check (the host GraphReplayTest's).
+Program graphReplayProgram() {
+  Program p;
+  p.label = "graph-replay";
+  oracle::DecodeShape &s = p.shape;
+  s.numQueryHeads = 8;
+  s.numKvHeads = 2;
+  s.headDim = 128;
+  s.pageSize = 16;
+  s.queryLen = 2;
+  s.kvType = ScalarType::F8E4M3FN;
+  s.vLayout = oracle::VLayout::Transposed;
+  s.scaleMode = oracle::ScaleMode::PerToken;
+  s.window = 257;
+  p.sinks = true;
+  oracle::CaseConfig config;
+  static_cast<oracle::DecodeShape &>(config) = s;
+  config.sinks = true;
+  p.cases.push_back(config); // the runner sets lengths and seeds
+  return p;
+}
+
+/// The benchmark: D = 256, Hq = 16, Hkv = 2, Q in {1, 4}, P in {16, 64},
+/// W in {0, 4096}, fp8 e4m3fn (per-tensor scales) and bf16 KV.
+std::vector<Program> benchPrograms() {
+  std::vector<Program> programs;
+  for (ScalarType kv : {ScalarType::F8E4M3FN, ScalarType::BF16})
+    for (int64_t q : {1, 4})
+      for (int64_t page : {16, 64})
+        for (int64_t window : {0, 4096}) {
+          Program p;
+          oracle::DecodeShape &s = p.shape;
+          s.kvType = kv;
+          s.headDim = 256;
+          s.numQueryHeads = 16;
+          s.numKvHeads = 2;
+          s.queryLen = q;
+          s.pageSize = page;
+          s.window = window;
+          s.vLayout = oracle::VLayout::Transposed;
+          s.scaleMode = kv == ScalarType::BF16 ? oracle::ScaleMode::None
+                                               : oracle::ScaleMode::PerTensor;
+          p.label = llvm::formatv("{0}-q{1}-p{2}-w{3}",
+                                  kv == ScalarType::BF16 ? "bf16" : "fp8", q,
+                                  page, window);
+          p.benchShapes = {{32, 8192}, {8, 131072}, {128, 2048}};
+          oracle::CaseConfig config;
+          static_cast<oracle::DecodeShape &>(config) = s;
+          p.cases.push_back(config);
+          programs.push_back(p);
+        }
+  return programs;
+}
+
+bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path.str(), ec);
+  if (ec) {
+    llvm::errs() << "pa-cuda-gen: cannot write " << path << ": "
+                 << ec.message() << "\n";
+    return false;
+  }
+  os << contents;
+  return true;
+}
+
+/// Compiles `p` for sm_90a into `dir` and writes its description and cases.
+bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    llvm::errs() << "pa-cuda-gen: cannot create " << dir << ": "
+                 << ec.message() << "\n";
+    return false;
+  }
+  mlir::pa::DecodeConfig config = numerics::programConfigFor(
+      p.shape, p.sinks, kChip, p.budget, p.maxPartitions);
+  auto start = std::chrono::steady_clock::now();
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  std::string error;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::pa::buildDecodeModule(context, config, error);
+  std::optional<mlir::pa::NVIDIAModule> compiled;
+  if (module) {
+    mlir::pa::NVIDIACompileOptions options;
+    options.chip = kChip;
+    compiled = mlir::pa::compileToPTX(*module, options, error);
+  }
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count();
+  if (!compiled) {
+    llvm::errs() << "pa-cuda-gen: " << p.label << ": " << error << "\n";
+    return false;
+  }
+  std::string description;
+  llvm::raw_string_ostream os(description);
+  os << "label=" << p.label << "\n"
+     << "budget=" << config.effectiveBudget() << "\n"
+     << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
+     << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n";
+  for (auto [batch, length] : p.benchShapes)
+    os << "bench_shape=" << batch << "," << length << "\n";
+  if (!writeFile(dir + "/kernels.ptx", compiled->ptx) ||
+      !writeFile(dir + "/kernels.ptx.json", compiled->metadataJson) ||
+      !writeFile(dir + "/program.txt", description))
+    return false;
+  for (size_t i = 0; i < p.cases.size(); ++i)
+    if (!writeFile(llvm::formatv("{0}/case-{1}.json", dir, i),
+                   oracle::toJson(p.cases[i])))
+      return false;
+  return true;
+}
+
+bool emitAll(const std::vector<Program> &programs, const std::string &dir,
+             const char *prefix, size_t limit, const std::string &only) {
+  bool ok = true;
+  for (size_t i = 0; i < programs.size() && i < limit; ++i) {
+    if (!only.empty() && programs[i].label.find(only) == std::string::npos)
+      continue;
+    double seconds = 0;
+    std::string path = llvm::formatv("{0}/{1}{2:d3}", dir, prefix, i);
+    bool emitted = emitProgram(programs[i], path, seconds);
+    ok &= emitted;
+    llvm::outs() << llvm::formatv("{0} {1} {2} ({3} cases) {4:F2}s\n",
+                                  emitted ? "ok  " : "FAIL", path,
+                                  programs[i].label, programs[i].cases.size(),
+                                  seconds);
+    llvm::outs().flush();
+  }
+  return ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    llvm::errs() << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] "
+                    "[--programs N] [--only LABEL]\n";
+    return 2;
+  }
+  std::string out = argv[1];
+  bool matrix = false, bench = false;
+  size_t limit = SIZE_MAX;
+  std::string only; // programs whose label contains this
+  for (int i = 2; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--matrix"))
+      matrix = true;
+    else if (!std::strcmp(argv[i], "--bench"))
+      bench = true;
+    else if (!std::strcmp(argv[i], "--programs") && i + 1 < argc)
+      limit = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+  }
+  if (!matrix && !bench)
+    matrix = bench = true;
+  bool ok = true;
+  if (matrix) {
+    ok &= emitAll(matrixPrograms(), out + "/matrix", "p", limit, only);
+    ok &= emitAll({graphReplayProgram()}, out + "/graph", "g", 1, only);
+  }
+  if (bench)
+    ok &= emitAll(benchPrograms(), out + "/bench", "b", limit, only);
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,924 @@
+//===- pa-cuda-run.cpp - compiled decode on an NVIDIA GPU vs the oracle ---===//
+//
+//   pa-cuda-run check DIR [--programs N] [--verbose]
+//   pa-cuda-run bench DIR [--reps N]
+//
+// Runs what pa-cuda-gen wrote into DIR, with nothing but the CUDA driver
+// (loaded at run time), the float64 oracle and the PARuntime launcher: no
+// MLIR. `check` runs every case of DIR/matrix on the GPU (inputs regenerated
+// from their seeds, outputs and partials poisoned with NaN first) and
+// compares the plan exactly and the partials and output at the spec's
+// tolerance with the oracle; then the graph-replay check of DIR/graph. It
+// prints one line per program and "N passed, M failed". `bench` times the
+// programs of DIR/bench (graph replays, CUDA events, median) and the
+// device-to-device copy ceiling.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/Oracle/CaseGen.h"
+#include "pa/Oracle/Planner.h"
+#include "pa/Oracle/Reference.h"
+#include "pa/Oracle/Visibility.h"
+#include "pa/Runtime/CudaLauncher.h"
+#include "pa/Runtime/DecodeOperands.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+using namespace pa;
+using namespace pa::runtime;
+using namespace pa::runtime::cuda;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+bool readFile(const std::string &path, std::string &contents) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  contents = text.str();
+  return true;
+}
+
+std::vector<std::string> listDirectory(const std::string &path,
+                                       const std::string &prefix) {
+  std::vector<std::string> names;
+  if (DIR *dir = opendir(path.c_str())) {
+    while (dirent *entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name.rfind(prefix, 0) == 0)
+        names.push_back(name);
+    }
+    closedir(dir);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// One directory pa-cuda-gen wrote: the module and what to run on it.
+struct ProgramDir {
+  std::string path, label, ptx, sidecar;
+  int64_t budget = 0, maxPartitions = 0, computeUnits = 0;
+  std::vector<std::pair<int64_t, int64_t>> benchShapes;
+  std::vector<oracle::CaseConfig> cases;
+};
+
+bool readProgramDir(const std::string &path, ProgramDir &p,
+                    std::string &error) {
+  p.path = path;
+  std::string description;
+  if (!readFile(path + "/kernels.ptx", p.ptx) ||
+      !readFile(path + "/kernels.ptx.json", p.sidecar) ||
+      !readFile(path + "/program.txt", description)) {
+    error = "cannot read the program in " + path;
+    return false;
+  }
+  std::istringstream lines(description);
+  for (std::string line; std::getline(lines, line);) {
+    size_t eq = line.find('=');
+    if (eq == std::string::npos)
+      continue;
+    std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "label")
+      p.label = value;
+    else if (key == "budget")
+      p.budget = std::stoll(value);
+    else if (key == "max_partitions")
+      p.maxPartitions = std::stoll(value);
+    else if (key == "compute_units")
+      p.computeUnits = std::stoll(value);
+    else if (key == "bench_shape")
+      p.benchShapes.emplace_back(std::stoll(value),
+                                 std::stoll(value.substr(value.find(',') + 1)));
+  }
+  for (const std::string &name : listDirectory(path, "case-")) {
+    std::string text;
+    oracle::CaseConfig config;
+    if (!readFile(path + "/" + name, text) ||
+        !oracle::fromJson(text, config, error)) {
+      error = path + "/" + name + ": " + error;
+      return false;
+    }
+    p.cases.push_back(config);
+  }
+  return true;
+}
+
+DecodeLayout layoutOf(const oracle::DecodeShape &s, bool sinks) {
+  DecodeLayout l;
+  l.numQueryHeads = s.numQueryHeads;
+  l.numKVHeads = s.numKvHeads;
+  l.headDim = s.headDim;
+  l.pageSize = s.pageSize;
+  l.queryLength = s.queryLen;
+  l.kvElementBytes = oracle::scalarByteSize(s.kvType);
+  l.transposedV = s.vLayout == oracle::VLayout::Transposed;
+  l.scale = s.scaleMode == oracle::ScaleMode::None ? DecodeLayout::Scale::None
+            : s.scaleMode == oracle::ScaleMode::PerTensor
+                ? DecodeLayout::Scale::PerTensor
+                : DecodeLayout::Scale::PerToken;
+  l.sinks = sinks;
+  return l;
+}
+
+//===----------------------------------------------------------------------===//
+// Device memory
+//===----------------------------------------------------------------------===//
+
+#define CHECK_CU(api, call)                                                    \
+  do {                                                                         \
+    CUresult result_ = (api).call;                                             \
+    if (result_ != CUDA_SUCCESS) {                                             \
+      error = describe(api, result_, #call);                                   \
+      return false;                                                            \
+    }                                                                          \
+  } while (0)
+
+/// The buffers of one decode run, by operand name, and their views.
+class DeviceOperands {
+public:
+  explicit DeviceOperands(const DriverApi &api) : api(api) {}
+  ~DeviceOperands() {
+    for (auto &[name, buffer] : buffers)
+      api.cuMemFree(buffer.first);
+  }
+
+  bool allocate(const DecodeLayout &layout, const DecodeDims &dims,
+                std::string &error) {
+    for (const DecodeOperand &operand : decodeOperands(layout, dims)) {
+      CUdeviceptr pointer = 0;
+      // At least one byte: empty operands still get a valid address.
+      size_t bytes = size_t(std::max<int64_t>(operand.bytes(), 16));
+      CHECK_CU(api, cuMemAlloc(&pointer, bytes));
+      buffers[operand.name] = {pointer, bytes};
+      views[operand.name] = rowMajorView(pointer, operand.sizes);
+    }
+    return true;
+  }
+
+  CUdeviceptr pointer(const std::string &name) const {
+    return buffers.at(name).first;
+  }
+  size_t bytes(const std::string &name) const {
+    return buffers.at(name).second;
+  }
+  bool has(const std::string &name) const { return buffers.count(name) != 0; }
+
+  /// Copies `bytes` bytes from `data` into the start of operand `name`.
+  bool upload(const std::string &name, const void *data, size_t bytes,
+              std::string &error) {
+    if (bytes == 0)
+      return true;
+    if (bytes > this->bytes(name)) {
+      error = "operand '" + name + "' is too small for its data";
+      return false;
+    }
+    CHECK_CU(api, cuMemcpyHtoD(pointer(name), data, bytes));
+    return true;
+  }
+  template <typename T>
+  bool download(const std::string &name, std::vector<T> &out,
+                std::string &error) const {
+    out.resize(views.at(name).sizes.empty() ? 0 : elementCount(name));
+    if (out.empty())
+      return true;
+    CHECK_CU(api, cuMemcpyDtoH(out.data(), pointer(name), out.size() * sizeof(T)));
+    return true;
+  }
+  size_t elementCount(const std::string &name) const {
+    size_t count = 1;
+    for (int64_t size : views.at(name).sizes)
+      count *= size_t(size);
+    return count;
+  }
+
+  /// NaN (0xFF bytes: NaN in f32, bf16 and f16; -1 in the plan) in every
+  /// output and scratch buffer, so unwritten elements are caught.
+  bool poison(CUstream stream, std::string &error) {
+    for (const char *name : {"work_info", "reduce_info", "exp_sums",
+                             "max_logits", "tmp_out", "output"})
+      CHECK_CU(api, cuMemsetD8Async(pointer(name), 0xFF, bytes(name), stream));
+    return true;
+  }
+
+  OperandViews views;
+
+private:
+  const DriverApi &api;
+  std::map<std::string, std::pair<CUdeviceptr, size_t>> buffers;
+};
+
+/// The block table re-laid to `width` columns (entries past a row's own
+/// columns are 0 and never read): graph replays keep the captured width.
+std::vector<int32_t> blockTableOfWidth(const oracle::DecodeCase &c,
+                                       int64_t width) {
+  std::vector<int32_t> table(size_t(c.batch * width), 0);
+  for (int64_t b = 0; b < c.batch; ++b)
+    for (int64_t k = 0; k < std::min(width, c.maxPagesPerSequence); ++k)
+      table[size_t(b * width + k)] =
+          c.blockTables[size_t(b * c.maxPagesPerSequence + k)];
+  return table;
+}
+
+/// Uploads every input of `c` (the caches into the first pages of a pool
+/// that may be larger, the block table at the views' width).
+bool uploadCase(DeviceOperands &d, const oracle::DecodeCase &c,
+                std::string &error) {
+  std::vector<uint16_t> query = oracle::encodeQuery(c);
+  std::vector<int32_t> table =
+      blockTableOfWidth(c, d.views.at("block_tables").sizes[1]);
+  bool ok =
+      d.upload("query", query.data(), query.size() * 2, error) &&
+      d.upload("key_cache", c.keyCache.data(), c.keyCache.size(), error) &&
+      d.upload("value_cache", c.valueCache.data(), c.valueCache.size(),
+               error) &&
+      d.upload("block_tables", table.data(), table.size() * 4, error) &&
+      d.upload("context_lengths", c.contextLengths.data(),
+               c.contextLengths.size() * 4, error);
+  if (ok && d.has("k_scale"))
+    ok = d.upload("k_scale", c.keyScales.data(), c.keyScales.size() * 4,
+                  error) &&
+         d.upload("v_scale", c.valueScales.data(), c.valueScales.size() * 4,
+                  error);
+  if (ok && d.has("sinks"))
+    ok = d.upload("sinks", c.sinks.data(), c.sinks.size() * 4, error);
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Comparison with the oracle
+//===----------------------------------------------------------------------===//
+
+/// Worst |got - ref| / (atol + rtol |ref|) of one quantity (<= 1 passes).
+struct Deviation {
+  double ratio = 0, absolute = 0, got = 0, ref = 0;
+  void note(double gotValue, double refValue, double tolerance) {
+    if (std::isinf(refValue) && gotValue == refValue)
+      return;
+    double difference = std::fabs(gotValue - refValue);
+    double r = difference / (tolerance + tolerance * std::fabs(refValue));
+    if (!(r <= ratio)) { // NaN counts as worst
+      ratio = std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
+      absolute = difference;
+      got = gotValue;
+      ref = refValue;
+    }
+  }
+};
+
+struct GpuResults {
+  std::vector<int32_t> workInfo, reduceInfo;
+  std::vector<float> expSums, maxLogits, tmpOut;
+  std::vector<uint16_t> output;
+};
+
+struct CaseResult {
+  bool passed = false;
+  std::string failure;
+  Deviation output, partials;
+};
+
+/// Compares one GPU run with the oracle: the plan bit for bit, the partials
+/// of every used slot and the output at the spec's tolerance (a -inf
+/// reference matched exactly; every output finite).
+CaseResult compareWithOracle(const oracle::DecodeCase &c, const ProgramDir &p,
+                             const GpuResults &gpu) {
+  CaseResult result;
+  auto fail = [&](const std::string &why) {
+    if (result.failure.empty())
+      result.failure = why;
+  };
+  oracle::PlanRequest request;
+  request.contextLengths = c.contextLengths;
+  request.queryLen = c.queryLen;
+  request.numKvHeads = c.numKvHeads;
+  request.window = c.window;
+  request.computeUnits = p.computeUnits;
+  request.budget = p.budget;
+  request.maxPartitions = p.maxPartitions;
+  oracle::WorkPlan plan;
+  oracle::PartialResults partials;
+  std::vector<double> reference;
+  std::string error;
+  if (!oracle::computeWorkPlan(request, plan, error) ||
+      !oracle::computePartials(c, plan, partials, error) ||
+      !oracle::referenceDecodeDirect(c, reference, error)) {
+    result.failure = "oracle: " + error;
+    return result;
+  }
+  if (plan.workInfo != gpu.workInfo || plan.reduceInfo != gpu.reduceInfo) {
+    for (size_t i = 0; i < plan.workInfo.size() && i < gpu.workInfo.size(); ++i)
+      if (plan.workInfo[i] != gpu.workInfo[i]) {
+        fail("work_info[" + std::to_string(i / 4) + "][" +
+             std::to_string(i % 4) + "] = " + std::to_string(gpu.workInfo[i]) +
+             ", oracle " + std::to_string(plan.workInfo[i]));
+        break;
+      }
+    fail("reduce_info differs from the oracle's plan");
+    return result;
+  }
+  const double tolerance = oracle::isFp8(c.kvType) ? 5e-3 : 2e-3;
+  auto close = [&](double got, double ref) {
+    if (std::isinf(ref))
+      return got == ref;
+    return std::isfinite(got) &&
+           std::fabs(got - ref) <= tolerance + tolerance * std::fabs(ref);
+  };
+  const int64_t d = c.headDim, rows = partials.rows;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    double got = oracle::decodeScalar(c.queryType, gpu.output[i]);
+    result.output.note(got, reference[i], tolerance);
+    if (!close(got, reference[i]))
+      fail("output[" + std::to_string(i / (c.numQueryHeads * d)) + "][" +
+           std::to_string(i / d % c.numQueryHeads) + "][" +
+           std::to_string(i % d) + "] = " + std::to_string(got) + ", oracle " +
+           std::to_string(reference[i]));
+  }
+  for (int64_t seq = 0; seq < c.batch; ++seq)
+    for (int64_t slot = plan.firstSlot(seq),
+                 end = slot + plan.partitionCount(seq);
+         slot < end; ++slot)
+      for (int64_t h = 0; h < c.numKvHeads; ++h)
+        for (int64_t r = 0; r < rows; ++r) {
+          size_t at = size_t(partials.rowIndex(h, slot, r));
+          auto check = [&](const char *name, double got, double ref) {
+            result.partials.note(got, ref, tolerance);
+            if (!close(got, ref))
+              fail(std::string(name) + "[" + std::to_string(h) + "][" +
+                   std::to_string(slot) + "][" + std::to_string(r) +
+                   "] = " + std::to_string(got) + ", oracle " +
+                   std::to_string(ref));
+          };
+          check("max_logits", gpu.maxLogits[at], partials.maxLogits[at]);
+          check("exp_sums", gpu.expSums[at], partials.expSums[at]);
+          for (int64_t e = 0; e < d; ++e)
+            check("tmp_out", gpu.tmpOut[at * d + e],
+                  partials.tmpOut[at * d + e]);
+        }
+  result.passed = result.failure.empty();
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Running one case
+//===----------------------------------------------------------------------===//
+
+/// The GPU side, serialized across worker threads.
+struct Gpu {
+  const DriverApi *api = nullptr;
+  CUstream stream = nullptr;
+  std::mutex mutex;
+};
+
+int64_t capacityOf(const ProgramDir &p, int64_t batch, int64_t kvHeads) {
+  return oracle::planCapacity(batch, kvHeads, p.budget, p.maxPartitions);
+}
+
+bool downloadResults(const DeviceOperands &d, GpuResults &r,
+                     std::string &error) {
+  return d.download("work_info", r.workInfo, error) &&
+         d.download("reduce_info", r.reduceInfo, error) &&
+         d.download("exp_sums", r.expSums, error) &&
+         d.download("max_logits", r.maxLogits, error) &&
+         d.download("tmp_out", r.tmpOut, error) &&
+         d.download("output", r.output, error);
+}
+
+/// Allocates, uploads, poisons, launches plan -> decode -> reduce, waits
+/// and downloads.
+bool runOnGpu(Gpu &gpu, const CudaProgram &program, const ProgramDir &p,
+              const oracle::DecodeCase &c, GpuResults &results,
+              std::string &error) {
+  std::lock_guard<std::mutex> lock(gpu.mutex);
+  const DriverApi &api = *gpu.api;
+  DecodeDims dims{c.batch, c.numPages, c.maxPagesPerSequence,
+                  capacityOf(p, c.batch, c.numKvHeads)};
+  DeviceOperands d(api);
+  if (!d.allocate(layoutOf(c, !c.sinks.empty()), dims, error) ||
+      !uploadCase(d, c, error) || !d.poison(gpu.stream, error) ||
+      !program.enqueue(gpu.stream, d.views, error))
+    return false;
+  CHECK_CU(api, cuStreamSynchronize(gpu.stream));
+  return downloadResults(d, results, error);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+struct Summary {
+  int passed = 0, failed = 0;
+  Deviation worstOutput, worstPartials;
+  std::string worstOutputCase, worstPartialsCase;
+  void add(const CaseResult &r, const std::string &name) {
+    if (r.output.ratio > worstOutput.ratio) {
+      worstOutput = r.output;
+      worstOutputCase = name;
+    }
+    if (r.partials.ratio > worstPartials.ratio) {
+      worstPartials = r.partials;
+      worstPartialsCase = name;
+    }
+    (r.passed ? passed : failed) += 1;
+  }
+};
+
+std::string lengthsText(const std::vector<int32_t> &lengths) {
+  std::string text;
+  for (int32_t length : lengths)
+    text += (text.empty() ? "" : ",") + std::to_string(length);
+  return text;
+}
+
+/// Every case of one program: case generation and the oracle on worker
+/// threads, the GPU runs one at a time.
+void checkProgram(Gpu &gpu, const ProgramDir &p, Summary &summary,
+                  bool verbose) {
+  std::string error;
+  auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<CudaProgram> program =
+      CudaProgram::load(*gpu.api, p.ptx, p.sidecar, error);
+  if (!program) {
+    summary.failed += int(p.cases.size());
+    std::printf("FAIL %s %s: load: %s\n", p.path.c_str(), p.label.c_str(),
+                error.c_str());
+    return;
+  }
+  std::vector<CaseResult> results(p.cases.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    std::string threadError;
+    makeContextCurrent(0, threadError);
+    for (size_t i; (i = next++) < p.cases.size();) {
+      CaseResult &result = results[i];
+      oracle::DecodeCase c;
+      GpuResults gpuResults;
+      std::string caseError;
+      if (!oracle::generateCase(p.cases[i], c, caseError)) {
+        result.failure = "case generation: " + caseError;
+        continue;
+      }
+      if (!runOnGpu(gpu, *program, p, c, gpuResults, caseError)) {
+        result.failure = "GPU run: " + caseError;
+        continue;
+      }
+      result = compareWithOracle(c, p, gpuResults);
+    }
+  };
+  std::vector<std::thread> threads;
+  unsigned count = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  for (unsigned t = 0; t < count; ++t)
+    threads.emplace_back(worker);
+  for (std::thread &thread : threads)
+    thread.join();
+
+  int failures = 0;
+  double worst = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string name =
+        p.label + " lengths=" + lengthsText(p.cases[i].contextLengths);
+    summary.add(results[i], name);
+    worst = std::max({worst, results[i].output.ratio, results[i].partials.ratio});
+    if (!results[i].passed) {
+      ++failures;
+      std::printf("FAIL %s: %s\n", name.c_str(), results[i].failure.c_str());
+    } else if (verbose) {
+      std::printf("  %s: output %.3g, partials %.3g of tolerance\n",
+                  name.c_str(), results[i].output.ratio,
+                  results[i].partials.ratio);
+    }
+  }
+  std::printf("%s %s %s: %zu cases, worst error %.3f of tolerance, %.2fs\n",
+              failures ? "FAIL" : "ok  ", p.path.c_str(), p.label.c_str(),
+              p.cases.size(), worst, secondsSince(start));
+  std::fflush(stdout);
+}
+
+//===----------------------------------------------------------------------===//
+// Graph replay
+//===----------------------------------------------------------------------===//
+
+/// One program captured once (plan -> decode -> reduce in a CUDA graph) and
+/// replayed with new inputs in the same buffers: new queries / KV / scales /
+/// sinks, all-zero lengths, other lengths, then in-place changes of only
+/// the sinks, only the scales, only the query, only the lengths. Each
+/// replay is compared with the oracle; replaying the first inputs again
+/// must reproduce the first output bit for bit.
+void checkGraphReplay(Gpu &gpu, const ProgramDir &p, Summary &summary) {
+  std::string error;
+  const DriverApi &api = *gpu.api;
+  std::unique_ptr<CudaProgram> program =
+      CudaProgram::load(api, p.ptx, p.sidecar, error);
+  if (!program) {
+    summary.failed += 1;
+    std::printf("FAIL graph replay: load: %s\n", error.c_str());
+    return;
+  }
+  oracle::CaseConfig base = p.cases.front();
+  auto generated = [&](std::vector<int32_t> lengths, uint64_t seed,
+                       bool poisonInvisible) {
+    oracle::CaseConfig config = base;
+    config.batch = int64_t(lengths.size());
+    config.contextLengths = std::move(lengths);
+    config.seed = seed;
+    config.garbageSeed = seed + 1;
+    config.poisonInvisible = poisonInvisible;
+    config.spareTableColumns = 0;
+    oracle::DecodeCase c;
+    std::string why;
+    if (!oracle::generateCase(config, c, why))
+      std::printf("FAIL graph replay: case generation: %s\n", why.c_str());
+    return c;
+  };
+
+  // Every replay has 3 sequences; buffers sized for the largest case.
+  constexpr int64_t kBatch = 3, kMaxLength = 4099;
+  const oracle::DecodeShape &s = base;
+  int64_t tableWidth = (kMaxLength + s.pageSize - 1) / s.pageSize;
+  DecodeDims dims{kBatch, 3 * tableWidth + 64, tableWidth,
+                  capacityOf(p, kBatch, s.numKvHeads)};
+  DeviceOperands d(api);
+  std::unique_ptr<CudaGraph> graph;
+  if (!d.allocate(layoutOf(s, base.sinks), dims, error) ||
+      !(graph = CudaGraph::capture(
+            api, gpu.stream,
+            [&](CUstream stream, std::string &e) {
+              return program->enqueue(stream, d.views, e);
+            },
+            error))) {
+    summary.failed += 1;
+    std::printf("FAIL graph replay: capture: %s\n", error.c_str());
+    return;
+  }
+
+  int steps = 0, stepFailures = 0;
+  auto replay = [&](const char *what, const oracle::DecodeCase &c,
+                    std::vector<uint16_t> *output) {
+    ++steps;
+    GpuResults results;
+    std::string why;
+    bool ran = c.numPages <= dims.numPages && uploadCase(d, c, why) &&
+               d.poison(gpu.stream, why) && graph->launch(gpu.stream, why) &&
+               api.cuStreamSynchronize(gpu.stream) == CUDA_SUCCESS &&
+               downloadResults(d, results, why);
+    CaseResult result;
+    if (!ran)
+      result.failure = "replay failed: " + (why.empty() ? "pool too small" : why);
+    else
+      result = compareWithOracle(c, p, results);
+    summary.add(result, std::string("graph replay: ") + what);
+    if (!result.passed) {
+      ++stepFailures;
+      std::printf("FAIL graph replay, %s: %s\n", what, result.failure.c_str());
+    }
+    if (output)
+      *output = results.output;
+    return result.passed;
+  };
+
+  std::vector<uint16_t> first, again, zeros;
+  oracle::DecodeCase a = generated({300, 5, 1000}, 1, true);
+  replay("first inputs", a, &first);
+  replay("new query, KV, scales and sinks", generated({300, 5, 1000}, 2, true),
+         nullptr);
+  if (replay("all lengths zero", generated({0, 0, 0}, 3, true), &zeros))
+    for (uint16_t bits : zeros)
+      if (bits & 0x7fff) {
+        ++stepFailures;
+        summary.failed += 1;
+        std::printf("FAIL graph replay: an empty sequence output nonzero\n");
+        break;
+      }
+  replay("new lengths", generated({1, 257, 4099}, 4, true), nullptr);
+  replay("first inputs again", a, &again);
+  if (first != again) {
+    ++stepFailures;
+    summary.failed += 1;
+    std::printf("FAIL graph replay: the first inputs gave another output\n");
+  }
+
+  // In place: one input at a time changes, the rest stays.
+  oracle::DecodeCase c = generated({700, 40, 9}, 11, false);
+  std::vector<uint16_t> before, after;
+  replay("in place: base", c, &before);
+  c.sinks[0] = std::numeric_limits<float>::infinity();
+  c.sinks[3] = -std::numeric_limits<float>::infinity();
+  c.sinks[5] = 3.0f;
+  replay("in place: sinks", c, &after);
+  if (before == after) {
+    ++stepFailures;
+    summary.failed += 1;
+    std::printf("FAIL graph replay: new sinks did not change the output\n");
+  }
+  for (float &scale : c.keyScales)
+    if (std::isfinite(scale))
+      scale *= 1.5f;
+  for (float &scale : c.valueScales)
+    if (std::isfinite(scale))
+      scale *= 0.5f;
+  replay("in place: scales", c, nullptr);
+  c.query = generated({700, 40, 9}, 12, false).query;
+  replay("in place: query", c, nullptr);
+  c.contextLengths = {513, 17, 0};
+  replay("in place: shorter lengths", c, nullptr);
+  std::printf("%s graph replay: %d replays of one captured graph\n",
+              stepFailures ? "FAIL" : "ok  ", steps);
+}
+
+//===----------------------------------------------------------------------===//
+// Benchmark
+//===----------------------------------------------------------------------===//
+
+/// xorshift64*: fast random bits for benchmark data (values, not a test).
+struct FastRandom {
+  uint64_t state;
+  uint64_t next() {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 2685821657736338717ull;
+  }
+};
+
+/// Random KV elements of magnitude below 2 (no NaN / inf patterns).
+void fillKV(std::vector<uint8_t> &bytes, int64_t elementBytes, uint64_t seed) {
+  FastRandom random{seed | 1};
+  for (size_t i = 0; i < bytes.size(); i += 8) {
+    uint64_t bits = random.next();
+    if (elementBytes == 1)
+      bits &= 0xBFBFBFBFBFBFBFBFull; // e4m3fn: exponent < 8, i.e. |x| < 2
+    else
+      bits = (bits & 0x807F807F807F807Full) | 0x3F003F003F003F00ull;
+    std::memcpy(bytes.data() + i, &bits, std::min<size_t>(8, bytes.size() - i));
+  }
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+/// Median time of `reps` launches of `launch(i)` on `stream`, timed with
+/// events around each; warm-up launches first.
+bool timeLaunches(const DriverApi &api, CUstream stream, int reps,
+                  const std::function<bool(int, std::string &)> &launch,
+                  double &microseconds, std::string &error) {
+  for (int i = 0; i < 5; ++i)
+    if (!launch(i, error))
+      return false;
+  std::vector<CUevent> events(size_t(reps) + 1);
+  for (CUevent &event : events)
+    CHECK_CU(api, cuEventCreate(&event, 0));
+  CHECK_CU(api, cuEventRecord(events[0], stream));
+  for (int i = 0; i < reps; ++i) {
+    if (!launch(i, error))
+      return false;
+    CHECK_CU(api, cuEventRecord(events[size_t(i) + 1], stream));
+  }
+  CHECK_CU(api, cuStreamSynchronize(stream));
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    float ms = 0;
+    CHECK_CU(api, cuEventElapsedTime(&ms, events[size_t(i)], events[size_t(i) + 1]));
+    times.push_back(ms * 1e3);
+  }
+  for (CUevent event : events)
+    api.cuEventDestroy(event);
+  microseconds = median(times);
+  return true;
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second).
+bool copyCeiling(const DriverApi &api, CUstream stream, double &bytesPerSecond,
+                 std::string &error) {
+  const size_t bytes = size_t(2) << 30;
+  CUdeviceptr source = 0, target = 0;
+  CHECK_CU(api, cuMemAlloc(&source, bytes));
+  CHECK_CU(api, cuMemAlloc(&target, bytes));
+  CHECK_CU(api, cuMemsetD8Async(source, 0x5A, bytes, stream));
+  double us = 0;
+  bool ok = timeLaunches(
+      api, stream, 20,
+      [&](int, std::string &e) {
+        CUresult r = api.cuMemcpyDtoDAsync(target, source, bytes, stream);
+        if (r != CUDA_SUCCESS)
+          e = describe(api, r, "cuMemcpyDtoDAsync");
+        return r == CUDA_SUCCESS;
+      },
+      us, error);
+  api.cuMemFree(source);
+  api.cuMemFree(target);
+  bytesPerSecond = 2.0 * double(bytes) / (us * 1e-6);
+  return ok;
+}
+
+/// Times one benchmark program at each of its (B, L) shapes: two input
+/// sets (KV of several times the L2 each), a graph captured per set, the
+/// replays alternating between them.
+bool benchProgram(Gpu &gpu, const ProgramDir &p, int reps, double ceiling,
+                  std::string &error) {
+  const DriverApi &api = *gpu.api;
+  std::unique_ptr<CudaProgram> program =
+      CudaProgram::load(api, p.ptx, p.sidecar, error);
+  if (!program)
+    return false;
+  const oracle::CaseConfig &shape = p.cases.front();
+  DecodeLayout layout = layoutOf(shape, false);
+  for (auto [batch, length] : p.benchShapes) {
+    int64_t pagesPerSequence = (length + shape.pageSize - 1) / shape.pageSize;
+    DecodeDims dims{batch, batch * pagesPerSequence, pagesPerSequence,
+                    capacityOf(p, batch, shape.numKvHeads)};
+    constexpr int kSets = 2;
+    std::vector<std::unique_ptr<DeviceOperands>> sets;
+    std::vector<std::unique_ptr<CudaGraph>> graphs;
+    for (int set = 0; set < kSets; ++set) {
+      auto d = std::make_unique<DeviceOperands>(api);
+      if (!d->allocate(layout, dims, error))
+        return false;
+      std::vector<uint8_t> kv(d->bytes("key_cache"));
+      fillKV(kv, layout.kvElementBytes, 11 + set);
+      std::vector<uint8_t> query(d->bytes("query"));
+      fillKV(query, 2, 21 + set);
+      std::vector<int32_t> table(size_t(dims.numPages));
+      for (size_t i = 0; i < table.size(); ++i)
+        table[i] = int32_t(i);
+      FastRandom shuffle{uint64_t(31 + set)};
+      for (size_t i = table.size(); i-- > 1;)
+        std::swap(table[i], table[shuffle.next() % (i + 1)]);
+      std::vector<int32_t> lengths(static_cast<size_t>(batch),
+                                   static_cast<int32_t>(length));
+      float one = 1.0f;
+      if (!d->upload("key_cache", kv.data(), kv.size(), error) ||
+          !d->upload("value_cache", kv.data(), kv.size(), error) ||
+          !d->upload("query", query.data(), query.size(), error) ||
+          !d->upload("block_tables", table.data(), table.size() * 4, error) ||
+          !d->upload("context_lengths", lengths.data(), lengths.size() * 4,
+                     error))
+        return false;
+      if (d->has("k_scale") &&
+          (!d->upload("k_scale", &one, 4, error) ||
+           !d->upload("v_scale", &one, 4, error)))
+        return false;
+      DeviceOperands &operands = *d;
+      std::unique_ptr<CudaGraph> graph = CudaGraph::capture(
+          api, gpu.stream,
+          [&](CUstream stream, std::string &e) {
+            return program->enqueue(stream, operands.views, e);
+          },
+          error);
+      if (!graph)
+        return false;
+      sets.push_back(std::move(d));
+      graphs.push_back(std::move(graph));
+    }
+    double us = 0;
+    if (!timeLaunches(
+            api, gpu.stream, reps,
+            [&](int i, std::string &e) {
+              return graphs[size_t(i % kSets)]->launch(gpu.stream, e);
+            },
+            us, error))
+      return false;
+    // The KV bytes the spec's function needs: every visible token's K and V.
+    int64_t visible =
+        oracle::visibleToAnyRow(length, shape.queryLen, shape.window).size();
+    double kvBytes = 2.0 * double(batch) * double(shape.numKvHeads) *
+                     double(visible) * double(shape.headDim) *
+                     double(layout.kvElementBytes);
+    double tbs = kvBytes / (us * 1e-6) / 1e12;
+    std::printf("BENCH pa-mlir %-18s B=%-4lld L=%-7lld %10.1f us %7.3f TB/s "
+                "%6.1f%% of copy\n",
+                p.label.c_str(), (long long)batch, (long long)length, us, tbs,
+                100.0 * kvBytes / (us * 1e-6) / ceiling);
+    std::fflush(stdout);
+  }
+  return true;
+}
+
+std::vector<ProgramDir> readPrograms(const std::string &dir,
+                                     const std::string &prefix, size_t limit,
+                                     bool &ok) {
+  std::vector<ProgramDir> programs;
+  for (const std::string &name : listDirectory(dir, prefix)) {
+    if (programs.size() >= limit)
+      break;
+    ProgramDir p;
+    std::string error;
+    if (!readProgramDir(dir + "/" + name, p, error)) {
+      std::printf("FAIL %s\n", error.c_str());
+      ok = false;
+      continue;
+    }
+    programs.push_back(std::move(p));
+  }
+  return programs;
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: pa-cuda-run check DIR [--programs N] "
+                       "[--verbose]\n       pa-cuda-run bench DIR [--reps N]\n");
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 3)
+    return usage();
+  std::string mode = argv[1], dir = argv[2];
+  size_t limit = SIZE_MAX;
+  int reps = 50;
+  bool verbose = false;
+  for (int i = 3; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--programs") && i + 1 < argc)
+      limit = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--verbose"))
+      verbose = true;
+    else
+      return usage();
+  }
+
+  Gpu gpu;
+  std::string error;
+  gpu.api = makeContextCurrent(0, error);
+  if (!gpu.api) {
+    std::printf("no GPU: %s\n", error.c_str());
+    return 1;
+  }
+  if (CUresult r = gpu.api->cuStreamCreate(&gpu.stream, CU_STREAM_NON_BLOCKING);
+      r != CUDA_SUCCESS) {
+    std::printf("%s\n", describe(*gpu.api, r, "cuStreamCreate").c_str());
+    return 1;
+  }
+  char name[256] = {0};
+  CUdevice device = 0;
+  gpu.api->cuDeviceGet(&device, 0);
+  gpu.api->cuDeviceGetName(name, sizeof name, device);
+  int sms = 0;
+  gpu.api->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                device);
+  std::printf("device: %s, %d SMs\n", name, sms);
+
+  bool ok = true;
+  auto start = std::chrono::steady_clock::now();
+  if (mode == "check") {
+    Summary summary;
+    std::vector<ProgramDir> programs =
+        readPrograms(dir + "/matrix", "p", limit, ok);
+    for (const ProgramDir &p : programs)
+      checkProgram(gpu, p, summary, verbose);
+    for (const ProgramDir &p : readPrograms(dir + "/graph", "g", 1, ok))
+      checkGraphReplay(gpu, p, summary);
+    std::printf("\n%d configurations (%zu programs + graph replay) in %.1fs\n",
+                summary.passed + summary.failed, programs.size(),
+                secondsSince(start));
+    std::printf("worst output error: |out - ref| = %.3g (%.3f of tolerance; "
+                "got %.6g, ref %.6g) in %s\n",
+                summary.worstOutput.absolute, summary.worstOutput.ratio,
+                summary.worstOutput.got, summary.worstOutput.ref,
+                summary.worstOutputCase.c_str());
+    std::printf("worst partial error: |got - ref| = %.3g (%.3f of tolerance; "
+                "got %.6g, ref %.6g) in %s\n",
+                summary.worstPartials.absolute, summary.worstPartials.ratio,
+                summary.worstPartials.got, summary.worstPartials.ref,
+                summary.worstPartialsCase.c_str());
+    std::printf("%d passed, %d failed\n", summary.passed, summary.failed);
+    return ok && summary.failed == 0 ? 0 : 1;
+  }
+  if (mode == "bench") {
+    double ceiling = 0;
+    if (!copyCeiling(*gpu.api, gpu.stream, ceiling, error)) {
+      std::printf("copy ceiling: %s\n", error.c_str());
+      return 1;
+    }
+    std::printf("BENCH copy ceiling %.3f TB/s (device-to-device, read + "
+                "write)\n",
+                ceiling / 1e12);
+    for (const ProgramDir &p : readPrograms(dir + "/bench", "b", limit, ok))
+      if (!benchProgram(gpu, p, reps, ceiling, error)) {
+        std::printf("FAIL bench %s: %s\n", p.label.c_str(), error.c_str());
+        ok = false;
+      }
+    return ok ? 0 : 1;
+  }
+  return usage();
+}

@@ -1,0 +1,176 @@
+//===- EmulatedProgramTest.cpp - pa::EmulatedProgram ----------------------===//
+//
+// What the emulator target runs (the pipeline's kernels before the lowering
+// tail), that it rejects what the AMD pipeline rejects, and one small case
+// per chip and kernel kind against the oracle (the numerics matrix runs
+// the rest).
+//
+//===----------------------------------------------------------------------===//
+#include "../Numerics/OracleComparison.h"
+
+#include "pa/API/Builders.h"
+#include "pa/API/EmulatedProgram.h"
+
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+
+DecodeConfig smallConfig(const std::string &chip) {
+  DecodeConfig config;
+  config.numQueryHeads = 8;
+  config.numKVHeads = 2;
+  config.headDim = 64;
+  config.pageSize = 16;
+  config.queryLength = 2;
+  config.kvType = KVCacheType::bf16;
+  config.vLayout = VLayout::transposed;
+  config.scaleMode = ScaleMode::per_tensor;
+  config.slidingWindow = 40;
+  config.hasSinks = true;
+  config.chip = chip;
+  return config;
+}
+
+TEST(EmulatedProgram, RunsThePipelinesKernelsBeforeTheLoweringTail) {
+  std::string error;
+  auto program = EmulatedProgram::compile(smallConfig("gfx950"), error);
+  ASSERT_TRUE(succeeded(program)) << error;
+  std::string text = (*program)->moduleText();
+  // Structured kernels of the AMD path, not their LLVM / ROCDL form.
+  EXPECT_NE(text.find("gpu.func @pa_decode"), std::string::npos);
+  EXPECT_NE(text.find("scf.for"), std::string::npos);
+  EXPECT_EQ(text.find("llvm.func"), std::string::npos);
+  EXPECT_EQ(text.find("cf.br"), std::string::npos);
+  EXPECT_NE(text.find("gpu.launch_func"), std::string::npos);
+}
+
+TEST(EmulatedProgram, RejectsWhatTheAMDPipelineRejects) {
+  DecodeConfig config = smallConfig("gfx942");
+  config.kvType = KVCacheType::e4m3fn; // gfx942 takes FNUZ fp8 only
+  std::string error;
+  EXPECT_TRUE(failed(EmulatedProgram::compile(config, error)));
+  EXPECT_NE(error.find("f8E4M3FN"), std::string::npos) << error;
+
+  config = smallConfig("sm_90a");
+  EXPECT_TRUE(failed(EmulatedProgram::compile(config, error)));
+  EXPECT_NE(error.find("AMD"), std::string::npos) << error;
+}
+
+TEST(EmulatedProgram, ChecksBuffersLikeTheHostRuntime) {
+  std::string error;
+  auto program = EmulatedProgram::compile(smallConfig("gfx950"), error);
+  ASSERT_TRUE(succeeded(program)) << error;
+  HostBuffers buffers;
+  buffers.batch = 1;
+  buffers.capacity = (*program)->planCapacity(1) + 1;
+  EXPECT_TRUE(failed((*program)->run(buffers, error)));
+  EXPECT_EQ(error, checkHostBuffers((*program)->config(), buffers));
+}
+
+/// Inputs bound read-only (the decode's query, caches, tables, scales) must
+/// not be written by a kernel.
+TEST(EmulatedProgram, StoresToReadOnlyBindingsAreErrors) {
+  DialectRegistry registry;
+  registerPaDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"(
+    module attributes {gpu.container_module} {
+      gpu.module @k {
+        gpu.func @overwrite(%in: memref<64xi32>) kernel {
+          %tid = gpu.thread_id x
+          %zero = arith.constant 0 : i32
+          memref.store %zero, %in[%tid] : memref<64xi32>
+          gpu.return
+        }
+      }
+      func.func @main(%in: memref<64xi32>) {
+        %c1 = arith.constant 1 : index
+        %c64 = arith.constant 64 : index
+        gpu.launch_func @k::@overwrite blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%in : memref<64xi32>)
+        return
+      }
+    })",
+                                                             &context);
+  ASSERT_TRUE(module);
+  std::string error;
+  auto program = emulator::Program::compile(*module, {}, error);
+  ASSERT_TRUE(succeeded(program)) << error;
+  std::vector<int32_t> data(64, 7);
+  auto binding = emulator::MemRefBinding::rowMajor(data.data(), {64}, 4,
+                                                   "query", true);
+  EXPECT_TRUE(failed((*program)->run("main", {binding}, error)));
+  EXPECT_NE(error.find("store to read-only memory 'query'"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(data[0], 7);
+  binding.readOnly = false;
+  EXPECT_TRUE(succeeded((*program)->run("main", {binding}, error))) << error;
+  EXPECT_EQ(data[0], 0);
+}
+
+struct KernelsCase {
+  std::string chip;
+  EmulatedKernels kernels;
+};
+
+class EmulatedDecode : public testing::TestWithParam<KernelsCase> {};
+
+TEST_P(EmulatedDecode, MatchesTheOracle) {
+  const KernelsCase &param = GetParam();
+  EmulationOptions options;
+  options.kernels = param.kernels;
+  std::string error;
+  DecodeConfig config = smallConfig(param.chip);
+  auto program = EmulatedProgram::compile(config, error, options);
+  ASSERT_TRUE(succeeded(program)) << error;
+
+  ::pa::oracle::CaseConfig c;
+  c.numQueryHeads = config.numQueryHeads;
+  c.numKvHeads = config.numKVHeads;
+  c.headDim = config.headDim;
+  c.pageSize = config.pageSize;
+  c.queryLen = config.queryLength;
+  c.kvType = ::pa::oracle::ScalarType::BF16;
+  c.vLayout = ::pa::oracle::VLayout::Transposed;
+  c.scaleMode = ::pa::oracle::ScaleMode::PerTensor;
+  c.window = config.slidingWindow;
+  c.sinks = true;
+  c.contextLengths = {0, 1, 33, 300};
+  c.batch = int64_t(c.contextLengths.size());
+  c.seed = 5;
+  c.garbageSeed = 6;
+  c.poisonInvisible = true;
+  ::pa::oracle::DecodeCase decodeCase;
+  ASSERT_TRUE(::pa::oracle::generateCase(c, decodeCase, error)) << error;
+  emulator::Stats stats;
+  ::pa::numerics::CaseResult result = ::pa::numerics::runAndCompare(
+      (*program)->config(),
+      [&](const HostBuffers &buffers, std::string &message) {
+        return (*program)->run(buffers, message, &stats);
+      },
+      decodeCase);
+  EXPECT_TRUE(result.passed) << result.failure;
+  EXPECT_EQ(stats.launches, 3u); // plan, decode, reduce
+  EXPECT_GT(stats.laneInstructions, stats.waveInstructions);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Chips, EmulatedDecode,
+    testing::Values(KernelsCase{"gfx942", EmulatedKernels::rocdlPipeline},
+                    KernelsCase{"gfx950", EmulatedKernels::rocdlPipeline},
+                    KernelsCase{"gfx942", EmulatedKernels::lane0Baseline},
+                    KernelsCase{"gfx950", EmulatedKernels::lane0Baseline}),
+    [](const testing::TestParamInfo<KernelsCase> &info) {
+      return info.param.chip +
+             (info.param.kernels == EmulatedKernels::lane0Baseline
+                  ? "_lane0"
+                  : "_rocdl");
+    });
+
+} // namespace

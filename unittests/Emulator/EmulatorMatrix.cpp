@@ -1,0 +1,347 @@
+//===- EmulatorMatrix.cpp - the numerics matrix through the emulator ------===//
+//
+// The host path's numerics matrix (unittests/Numerics/ProgramMatrix.h) run
+// through the wave64 emulator for both AMD chips: every program once per
+// chip (an fp8 cache takes the chip's flavour: e4m3fn on gfx950, e4m3fnuz
+// on gfx942), outputs and partials poisoned, the plan compared exactly and
+// the output and partials at the spec's tolerance with the float64 oracle.
+//
+//   PAEmulatorMatrix [--subset ci|full] [--kernels rocdl|lane0]
+//                    [--chips gfx942,gfx950] [--shard I/N] [--programs N]
+//                    [--dump-failing FILE] [--verbose]
+//
+// `full` is the whole matrix (make test-emulator-full); `ci` is the subset
+// CTest runs: every program of the matrix with its two cheapest standard
+// length sets and its own extra sets, which covers every axis value of the
+// matrix on each chip (checked) at a size that fits CI. Exits non-zero on
+// any failure.
+//
+//===----------------------------------------------------------------------===//
+#include "../Numerics/OracleComparison.h"
+#include "../Numerics/ProgramMatrix.h"
+
+#include "pa/API/EmulatedProgram.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace pa;
+using namespace pa::numerics;
+using oracle::ScalarType;
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// `spec` for `chip`: an fp8 cache takes the chip's flavour.
+ProgramSpec forChip(ProgramSpec spec, const std::string &chip) {
+  spec.chip = chip;
+  ScalarType &kv = spec.shape.kvType;
+  if (kv == ScalarType::F8E4M3FN || kv == ScalarType::F8E4M3FNUZ)
+    kv = chip == "gfx942" ? ScalarType::F8E4M3FNUZ : ScalarType::F8E4M3FN;
+  return spec;
+}
+
+/// Total tokens of a length set (what a case costs to emulate).
+int64_t tokens(const std::vector<int32_t> &lengths) {
+  return std::accumulate(lengths.begin(), lengths.end(), int64_t(0));
+}
+
+/// The length sets the CI subset runs: the two cheapest of the program's
+/// standard sets (fewest tokens; they include empty, one-token and page /
+/// tile boundary sequences) and the program's own extra sets, which exist
+/// for a feature (staging fallback past the staged ids, long windows, many
+/// partitions).
+std::vector<size_t> ciSets(const ProgramSpec &spec,
+                           const std::vector<std::vector<int32_t>> &sets) {
+  size_t standard = sets.size() - spec.extraLengths.size();
+  std::vector<size_t> order(standard);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::make_pair(tokens(sets[a]), a) <
+           std::make_pair(tokens(sets[b]), b);
+  });
+  order.resize(std::min<size_t>(2, order.size()));
+  for (size_t extra = standard; extra < sets.size(); ++extra)
+    order.push_back(extra);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+/// The axis values a chip's runs covered, for the per-chip coverage check.
+struct Coverage {
+  std::map<std::string, std::set<int64_t>> seen;
+
+  void note(const ProgramSpec &p) {
+    const oracle::DecodeShape &s = p.shape;
+    seen["D"].insert(s.headDim);
+    seen["P"].insert(s.pageSize);
+    seen["V"].insert(int64_t(s.vLayout));
+    seen["kv"].insert(int64_t(s.kvType));
+    seen["scale"].insert(int64_t(s.scaleMode));
+    seen["Q"].insert(s.queryLen);
+    seen["G"].insert(s.numQueryHeads / s.numKvHeads);
+    seen["Hkv"].insert(s.numKvHeads);
+    seen["W"].insert(s.window);
+    seen["sinks"].insert(p.sinks);
+    seen["f16 query"].insert(s.queryType == ScalarType::F16);
+    seen["budget1"].insert(p.budget && *p.budget == 1);
+  }
+
+  /// What `chip` must have covered: every value of the host matrix's axes
+  /// (the fp8 flavour being the chip's).
+  bool check(const std::string &chip) const {
+    int64_t fp8 = int64_t(chip == "gfx942" ? ScalarType::F8E4M3FNUZ
+                                           : ScalarType::F8E4M3FN);
+    struct Need {
+      const char *axis;
+      std::vector<int64_t> values;
+    } needs[] = {
+        {"D", {64, 128, 256, 512}},
+        {"P", {16, 64, 128}},
+        {"V", {0, 1}},
+        {"kv", {fp8, int64_t(ScalarType::BF16)}},
+        {"scale", {0, 1, 2}},
+        {"Q", {1, 2, 3, 4, 8}},
+        {"G", {4, 8, 16, 32}},
+        {"Hkv", {1, 2}},
+        {"W", {0, 1, 17, 257, 8193}},
+        {"sinks", {0, 1}},
+        {"f16 query", {0, 1}},
+        {"budget1", {0, 1}},
+    };
+    bool ok = true;
+    for (const Need &need : needs) {
+      auto found = seen.find(need.axis);
+      for (int64_t value : need.values)
+        if (found == seen.end() || !found->second.count(value)) {
+          std::printf("coverage: %s ran no program with %s = %lld\n",
+                      chip.c_str(), need.axis, (long long)value);
+          ok = false;
+        }
+    }
+    return ok;
+  }
+};
+
+std::vector<std::string> split(const std::string &text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos)
+      comma = text.size();
+    if (comma > start)
+      parts.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  bool full = false, verbose = false;
+  mlir::pa::EmulationOptions emulation;
+  std::vector<std::string> chips = {"gfx942", "gfx950"};
+  size_t shard = 0, shards = 1, programLimit = SIZE_MAX;
+  // The emulated module of every program with a failing case goes here.
+  std::string dumpFile;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--subset") && i + 1 < argc) {
+      full = !std::strcmp(argv[++i], "full");
+    } else if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc) {
+      emulation.kernels = !std::strcmp(argv[++i], "lane0")
+                              ? mlir::pa::EmulatedKernels::lane0Baseline
+                              : mlir::pa::EmulatedKernels::rocdlPipeline;
+    } else if (!std::strcmp(argv[i], "--chips") && i + 1 < argc) {
+      chips = split(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--shard") && i + 1 < argc) {
+      if (std::sscanf(argv[++i], "%zu/%zu", &shard, &shards) != 2 ||
+          shards == 0 || shard >= shards) {
+        std::printf("--shard takes I/N with I < N\n");
+        return 2;
+      }
+    } else if (!std::strcmp(argv[i], "--programs") && i + 1 < argc) {
+      programLimit = std::strtoull(argv[++i], nullptr, 10);
+    } else if (!std::strcmp(argv[i], "--dump-failing") && i + 1 < argc) {
+      dumpFile = argv[++i];
+    } else if (!std::strcmp(argv[i], "--verbose")) {
+      verbose = true;
+    } else {
+      std::printf("unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+
+  // Every (program, chip) pair, dealt round-robin to the shards; the random
+  // stream is per pair, so a case does not depend on the sharding.
+  struct Job {
+    ProgramSpec spec;
+    size_t index;
+  };
+  std::vector<Job> jobs;
+  std::vector<ProgramSpec> matrix = programMatrix();
+  if (matrix.size() > programLimit)
+    matrix.resize(programLimit);
+  for (size_t index = 0; index < matrix.size(); ++index)
+    for (const std::string &chip : chips)
+      jobs.push_back({forChip(matrix[index], chip), index});
+
+  std::map<std::string, Coverage> coverage;
+  int passed = 0, failed = 0;
+  Deviation worstOutput, worstPartials;
+  std::string worstOutputCase, worstPartialsCase;
+  double compileSeconds = 0, runSeconds = 0, oracleSeconds = 0;
+  mlir::pa::emulator::Stats totals;
+  auto start = std::chrono::steady_clock::now();
+
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const ProgramSpec &spec = jobs[j].spec;
+    std::mt19937_64 random(1000003 * (jobs[j].index + 1));
+    std::vector<std::vector<int32_t>> sets = lengthSets(spec, random);
+    std::vector<size_t> chosen(sets.size());
+    std::iota(chosen.begin(), chosen.end(), 0);
+    if (!full)
+      chosen = ciSets(spec, sets);
+    coverage[spec.chip].note(spec);
+    if (j % shards != shard)
+      continue;
+
+    std::string description = describe(spec);
+    auto compileStart = std::chrono::steady_clock::now();
+    std::string error;
+    auto program = mlir::pa::EmulatedProgram::compile(
+        programConfigFor(spec.shape, spec.sinks, spec.chip, spec.budget,
+                         spec.maxPartitions),
+        error, emulation);
+    double compiled = secondsSince(compileStart);
+    compileSeconds += compiled;
+    if (mlir::failed(program)) {
+      failed += int(chosen.size());
+      std::printf("FAIL %s: compile: %s\n", description.c_str(),
+                  error.c_str());
+      std::fflush(stdout);
+      continue;
+    }
+    int programFailures = 0;
+    double programWorst = 0;
+    mlir::pa::emulator::Stats programStats;
+    for (size_t set = 0; set < sets.size(); ++set) {
+      // Every set draws its random inputs, run or not, so that the CI
+      // subset's cases are those of the full run.
+      oracle::CaseConfig config =
+          caseConfigFor(spec, jobs[j].index, set, sets[set], random);
+      if (std::find(chosen.begin(), chosen.end(), set) == chosen.end())
+        continue;
+      std::string lengths;
+      for (int32_t length : sets[set])
+        lengths += (lengths.empty() ? "" : ",") + std::to_string(length);
+      oracle::DecodeCase c;
+      if (!oracle::generateCase(config, c, error)) {
+        ++failed;
+        ++programFailures;
+        std::printf("FAIL %s lengths=%s: case generation: %s\n",
+                    description.c_str(), lengths.c_str(), error.c_str());
+        continue;
+      }
+      mlir::pa::emulator::Stats stats;
+      CaseResult result = runAndCompare(
+          (*program)->config(),
+          [&](const mlir::pa::HostBuffers &buffers, std::string &message) {
+            return (*program)->run(buffers, message, &stats);
+          },
+          c);
+      programStats += stats;
+      runSeconds += result.runSeconds;
+      oracleSeconds += result.oracleSeconds;
+      std::string caseName = description + " lengths=" + lengths;
+      if (result.output.ratio > worstOutput.ratio) {
+        worstOutput = result.output;
+        worstOutputCase = caseName;
+      }
+      if (result.partials.ratio > worstPartials.ratio) {
+        worstPartials = result.partials;
+        worstPartialsCase = caseName;
+      }
+      programWorst = std::max(
+          {programWorst, result.output.ratio, result.partials.ratio});
+      if (result.passed) {
+        ++passed;
+      } else {
+        ++failed;
+        ++programFailures;
+        std::printf("FAIL %s lengths=%s: %s\n", description.c_str(),
+                    lengths.c_str(), result.failure.c_str());
+      }
+      if (verbose)
+        std::printf("  lengths=%s run %.3fs (%.3g lane-instr/s) oracle %.3fs "
+                    "output ratio %.3g partial ratio %.3g\n",
+                    lengths.c_str(), result.runSeconds,
+                    stats.seconds > 0 ? stats.laneInstructions / stats.seconds
+                                      : 0.0,
+                    result.oracleSeconds, result.output.ratio,
+                    result.partials.ratio);
+    }
+    totals += programStats;
+    if (programFailures && !dumpFile.empty()) {
+      if (FILE *dump = std::fopen(dumpFile.c_str(), "a")) {
+        std::fprintf(dump, "// %s\n%s\n", description.c_str(),
+                     (*program)->moduleText().c_str());
+        std::fclose(dump);
+      }
+    }
+    std::printf("%s [%zu/%zu] %s: compile %.2fs, %zu cases, emulated %.2fs, "
+                "worst error %.3f of tolerance\n",
+                programFailures ? "FAIL" : "ok  ", j + 1, jobs.size(),
+                description.c_str(), compiled, chosen.size(),
+                programStats.seconds, programWorst);
+    std::fflush(stdout);
+  }
+
+  bool covered = true;
+  for (const std::string &chip : chips)
+    covered &= coverage[chip].check(chip);
+
+  double elapsed = secondsSince(start);
+  std::printf("\n%d configurations (%s subset, shard %zu/%zu); compile "
+              "%.1fs, run %.1fs, oracle %.1fs, total %.1fs\n",
+              passed + failed, full ? "full" : "ci", shard, shards,
+              compileSeconds, runSeconds, oracleSeconds, elapsed);
+  std::printf("emulator: %llu wave instructions, %llu lane instructions in "
+              "%.1fs: %.3g lane-instructions/s (%.3g wave-instructions/s); "
+              "%llu workgroups, %llu barriers, %llu MFMAs\n",
+              (unsigned long long)totals.waveInstructions,
+              (unsigned long long)totals.laneInstructions, totals.seconds,
+              totals.seconds > 0 ? totals.laneInstructions / totals.seconds
+                                 : 0.0,
+              totals.seconds > 0 ? totals.waveInstructions / totals.seconds
+                                 : 0.0,
+              (unsigned long long)totals.workgroups,
+              (unsigned long long)totals.barriers,
+              (unsigned long long)totals.mfmas);
+  std::printf("worst output error: |out - ref| = %.3g (%.3f of tolerance; "
+              "got %.6g, ref %.6g) in %s\n",
+              worstOutput.absolute, worstOutput.ratio, worstOutput.got,
+              worstOutput.ref, worstOutputCase.c_str());
+  std::printf("worst partial error: |got - ref| = %.3g (%.3f of tolerance; "
+              "got %.6g, ref %.6g) in %s\n",
+              worstPartials.absolute, worstPartials.ratio, worstPartials.got,
+              worstPartials.ref, worstPartialsCase.c_str());
+  if (!covered) {
+    std::printf("the subset misses axis values on some chip\n");
+    ++failed;
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

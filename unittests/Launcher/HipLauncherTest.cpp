@@ -1,0 +1,561 @@
+//===- HipLauncherTest.cpp - launcher core and HIP launcher ---------------===//
+//
+// Against real code objects and sidecars (compiled here by compileDecode,
+// no GPU needed): the AMD manifest, argument packing at the metadata's
+// offsets, grids, the plan -> decode -> reduce order, empty grids, and the
+// HIP launcher's whole path through a recording HIP runtime
+// (libpa-fake-hip.so). The expected operand shapes are written out from the
+// spec's table for the configurations below.
+//
+//===----------------------------------------------------------------------===//
+#include "pa/API/Compile.h"
+#include "pa/Runtime/HipLauncher.h"
+#include "pa/Runtime/LauncherCore.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+
+using namespace pa::runtime;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Two compiled configurations
+//===----------------------------------------------------------------------===//
+
+/// Hq = 16, Hkv = 2 (G = 8), D = 128, P = 16, Q = 2 (R = 16: one row
+/// group), fp8 with per-token scales, transposed V, sinks; budget 8 and 4
+/// partitions, so B = 3 gives min(3 * 4, max(3, 8 / 2)) = 4 plan slots.
+mlir::pa::DecodeConfig fullConfig() {
+  mlir::pa::DecodeConfig config;
+  config.numQueryHeads = 16;
+  config.numKVHeads = 2;
+  config.headDim = 128;
+  config.pageSize = 16;
+  config.queryLength = 2;
+  config.vLayout = mlir::pa::VLayout::transposed;
+  config.scaleMode = mlir::pa::ScaleMode::per_token;
+  config.hasSinks = true;
+  config.budget = 8;
+  config.maxPartitions = 4;
+  return config;
+}
+
+/// Hq = 32, Hkv = 1, D = 64, Q = 2: R = 64 rows in two row groups of 32.
+mlir::pa::DecodeConfig twoRowGroupsConfig() {
+  mlir::pa::DecodeConfig config;
+  config.numQueryHeads = 32;
+  config.numKVHeads = 1;
+  config.headDim = 64;
+  config.queryLength = 2;
+  config.budget = 8;
+  config.maxPartitions = 4;
+  return config;
+}
+
+const mlir::pa::CompiledKernels &
+compiled(const mlir::pa::DecodeConfig &config) {
+  static std::map<std::string, mlir::pa::CompiledKernels> cache;
+  auto [it, inserted] = cache.try_emplace(config.cacheKey());
+  if (inserted) {
+    std::string error;
+    auto result = mlir::pa::compileDecode(config, {}, error);
+    EXPECT_TRUE(succeeded(result)) << error;
+    if (succeeded(result))
+      it->second = std::move(*result);
+  }
+  return it->second;
+}
+
+ModuleManifest manifestOf(const mlir::pa::DecodeConfig &config) {
+  ModuleManifest manifest;
+  std::string error;
+  EXPECT_TRUE(parseAMDManifest(compiled(config).metadataJson, manifest, error))
+      << error;
+  return manifest;
+}
+
+/// The operands of fullConfig() for B = 3, N = 10 pages, 5 pages per
+/// sequence, at distinct fake device addresses.
+std::map<std::string, std::vector<int64_t>> fullShapes() {
+  return {
+      {"query", {6, 16, 128}},           {"key_cache", {10, 2, 8, 16, 16}},
+      {"value_cache", {10, 2, 1, 128, 16}}, {"block_tables", {3, 5}},
+      {"context_lengths", {3}},          {"k_scale", {10, 2, 16}},
+      {"v_scale", {10, 2, 16}},          {"sinks", {16}},
+      {"work_info", {4, 4}},             {"reduce_info", {3, 2}},
+      {"exp_sums", {2, 4, 16}},          {"max_logits", {2, 4, 16}},
+      {"tmp_out", {2, 4, 16, 128}},      {"output", {6, 16, 128}},
+  };
+}
+
+OperandViews
+viewsOf(const std::map<std::string, std::vector<int64_t>> &shapes) {
+  OperandViews views;
+  uint64_t address = 0x10000;
+  for (const auto &[name, sizes] : shapes) {
+    views[name] = rowMajorView(address, sizes);
+    address += 0x10000;
+  }
+  return views;
+}
+
+int64_t readParam(const std::vector<uint8_t> &bytes, int64_t offset) {
+  int64_t value = 0;
+  std::memcpy(&value, bytes.data() + offset, sizeof value);
+  return value;
+}
+
+/// What the parameter `meaning` must hold for `views`, recomputed from the
+/// row-major shapes.
+int64_t expectedValue(const std::string &meaning, const OperandViews &views) {
+  size_t dot = meaning.find('.');
+  const MemRefView &view = views.at(meaning.substr(0, dot));
+  std::string field = meaning.substr(dot + 1);
+  if (field == "allocated_ptr" || field == "aligned_ptr")
+    return static_cast<int64_t>(view.data);
+  if (field == "offset")
+    return 0;
+  size_t bracket = field.find('[');
+  size_t dim = std::stoul(field.substr(bracket + 1));
+  if (field.rfind("size", 0) == 0)
+    return view.sizes.at(dim);
+  int64_t stride = 1;
+  for (size_t i = dim + 1; i < view.sizes.size(); ++i)
+    stride *= view.sizes[i];
+  return stride;
+}
+
+//===----------------------------------------------------------------------===//
+// The AMD manifest
+//===----------------------------------------------------------------------===//
+
+TEST(AMDManifest, KernelsInLaunchOrderWithExplicitArgumentsOnly) {
+  const mlir::pa::CompiledKernels &kernels = compiled(fullConfig());
+  ModuleManifest manifest = manifestOf(fullConfig());
+  EXPECT_EQ(manifest.format, "hsaco");
+  EXPECT_EQ(manifest.target, "amdgcn-amd-amdhsa--gfx950");
+  ASSERT_EQ(manifest.kernels.size(), 3u);
+  EXPECT_EQ(manifest.kernels[0].name, "pa_plan");
+  EXPECT_EQ(manifest.kernels[1].name, "pa_decode");
+  EXPECT_EQ(manifest.kernels[2].name, "pa_reduce");
+  std::string error;
+  EXPECT_TRUE(checkDecodeSequence(manifest, error)) << error;
+
+  // Against the sidecar itself: every explicit argument, none hidden.
+  llvm::Expected<llvm::json::Value> sidecar =
+      llvm::json::parse(kernels.metadataJson);
+  ASSERT_TRUE(bool(sidecar));
+  for (const llvm::json::Value &value :
+       *sidecar->getAsObject()->getArray("kernels")) {
+    const llvm::json::Object &kernel = *value.getAsObject();
+    std::string name = kernel.getString("name")->str();
+    const KernelInfo *info = nullptr;
+    for (const KernelInfo &candidate : manifest.kernels)
+      if (candidate.name == name)
+        info = &candidate;
+    ASSERT_NE(info, nullptr) << name;
+    EXPECT_EQ(info->symbol, name) << "the driver looks up the kernel name";
+    EXPECT_EQ(info->blockSize, (std::array<int64_t, 3>{256, 1, 1}));
+    EXPECT_EQ(info->sharedBytes, 0);
+    EXPECT_EQ(info->gridFormula, kernel.getString("grid")->str());
+    size_t explicitCount = 0;
+    int64_t explicitEnd = 0;
+    for (const llvm::json::Value &arg : *kernel.getArray("args")) {
+      const llvm::json::Object &a = *arg.getAsObject();
+      if (a.getString("value_kind")->starts_with("hidden_"))
+        continue;
+      ASSERT_LT(explicitCount, info->params.size());
+      const KernelParam &param = info->params[explicitCount++];
+      EXPECT_EQ(param.offset, *a.getInteger("offset"));
+      EXPECT_EQ(param.size, *a.getInteger("size"));
+      EXPECT_EQ(param.meaning, a.getString("meaning")->str());
+      explicitEnd = param.offset + param.size;
+    }
+    EXPECT_EQ(explicitCount, info->params.size()) << name;
+    EXPECT_EQ(info->paramBytes, explicitEnd) << name;
+    EXPECT_LE(info->paramBytes, *kernel.getInteger("kernarg_segment_size"));
+  }
+}
+
+TEST(AMDManifest, OrdersByRoleWhateverTheSidecarOrder) {
+  const char *sidecar = R"({"target": "amdgcn-amd-amdhsa--gfx942", "kernels": [
+    {"name": "pa_reduce", "grid": "x = reduce_info dim 0, y = 1, z = 1",
+     "workgroup_size": [256, 1, 1], "args": []},
+    {"name": "pa_decode", "grid": "x = work_info dim 0, y = 1, z = 1",
+     "workgroup_size": null, "max_flat_workgroup_size": 128, "args": []},
+    {"name": "pa_plan", "grid": "x = 1, y = 1, z = 1",
+     "workgroup_size": [256, 1, 1], "args": [
+       {"offset": 0, "size": 8, "value_kind": "global_buffer",
+        "meaning": "work_info.aligned_ptr"},
+       {"offset": 8, "size": 4, "value_kind": "hidden_block_count_x",
+        "meaning": "runtime-provided: block count x"}]}]})";
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseAMDManifest(sidecar, manifest, error)) << error;
+  ASSERT_EQ(manifest.kernels.size(), 3u);
+  EXPECT_EQ(manifest.kernels[0].name, "pa_plan");
+  EXPECT_EQ(manifest.kernels[0].params.size(), 1u);
+  EXPECT_EQ(manifest.kernels[0].paramBytes, 8);
+  EXPECT_EQ(manifest.kernels[1].name, "pa_decode");
+  EXPECT_EQ(manifest.kernels[1].blockSize,
+            (std::array<int64_t, 3>{128, 1, 1}));
+  EXPECT_EQ(manifest.kernels[2].name, "pa_reduce");
+}
+
+TEST(AMDManifest, MalformedSidecarsAreErrors) {
+  struct Case {
+    const char *json;
+    const char *message;
+  } cases[] = {
+      {"{", "JSON"},
+      {R"({"target": "x"})", "no 'kernels' array"},
+      {R"({"kernels": [{"grid": "x = 1, y = 1, z = 1"}]})", "no 'name'"},
+      {R"({"kernels": [{"name": "k", "grid": "x = dynamic, y = 1, z = 1",
+           "workgroup_size": [1, 1, 1], "args": []}]})",
+       "cannot evaluate the grid"},
+      {R"({"kernels": [{"name": "k", "grid": "x = 1, y = 1, z = 1",
+           "workgroup_size": [1, 1, 1], "args": [{"offset": 0, "size": 8,
+           "value_kind": "by_value", "meaning": "query.weird"}]}]})",
+       "unknown parameter meaning 'query.weird'"},
+      {R"({"kernels": [{"name": "k", "grid": "x = 1, y = 1, z = 1",
+           "workgroup_size": [1, 1, 1], "args": [{"size": 8,
+           "value_kind": "by_value", "meaning": "query.offset"}]}]})",
+       "lacks an integer 'offset'"},
+      {R"({"kernels": [{"name": "k", "grid": "x = 1, y = 1, z = 1",
+           "args": []}]})",
+       "neither 'workgroup_size' nor 'max_flat_workgroup_size'"},
+  };
+  for (const Case &c : cases) {
+    ModuleManifest manifest;
+    std::string error;
+    EXPECT_FALSE(parseAMDManifest(c.json, manifest, error)) << c.json;
+    EXPECT_NE(error.find(c.message), std::string::npos)
+        << c.json << "\n -> " << error;
+  }
+}
+
+TEST(AMDManifest, DecodeSequenceNeedsEachRoleOnce) {
+  ModuleManifest manifest = manifestOf(fullConfig());
+  std::string error;
+  manifest.kernels.pop_back();
+  EXPECT_FALSE(checkDecodeSequence(manifest, error));
+  EXPECT_NE(error.find("[pa_plan, pa_decode]"), std::string::npos) << error;
+}
+
+//===----------------------------------------------------------------------===//
+// Packing and grids
+//===----------------------------------------------------------------------===//
+
+TEST(LauncherCore, PacksEveryParameterAtItsOffset) {
+  ModuleManifest manifest = manifestOf(fullConfig());
+  OperandViews views = viewsOf(fullShapes());
+  std::vector<PreparedLaunch> launches;
+  std::string error;
+  ASSERT_TRUE(prepareLaunches(manifest, views, launches, error)) << error;
+  ASSERT_EQ(launches.size(), 3u);
+  std::map<std::string, std::set<std::string>> operandsOf;
+  for (const PreparedLaunch &launch : launches) {
+    const KernelInfo &kernel = manifest.kernels[launch.kernelIndex];
+    const std::vector<uint8_t> &bytes = launch.params->bytes();
+    ASSERT_EQ(static_cast<int64_t>(bytes.size()), kernel.paramBytes);
+    for (const KernelParam &param : kernel.params) {
+      EXPECT_EQ(readParam(bytes, param.offset),
+                expectedValue(param.meaning, views))
+          << kernel.name << " " << param.meaning;
+      operandsOf[kernel.name].insert(
+          param.meaning.substr(0, param.meaning.find('.')));
+    }
+  }
+  // Each kernel receives exactly the operands of its op.
+  using Names = std::set<std::string>;
+  EXPECT_EQ(operandsOf["pa_plan"],
+            (Names{"context_lengths", "work_info", "reduce_info"}));
+  EXPECT_EQ(operandsOf["pa_decode"],
+            (Names{"query", "key_cache", "value_cache", "block_tables",
+                   "context_lengths", "k_scale", "v_scale", "work_info",
+                   "exp_sums", "max_logits", "tmp_out"}));
+  EXPECT_EQ(operandsOf["pa_reduce"],
+            (Names{"exp_sums", "max_logits", "tmp_out", "reduce_info",
+                   "sinks", "output"}));
+}
+
+TEST(LauncherCore, GridsComeFromTheOperandSizes) {
+  ModuleManifest manifest = manifestOf(fullConfig());
+  std::vector<PreparedLaunch> launches;
+  std::string error;
+  ASSERT_TRUE(prepareLaunches(manifest, viewsOf(fullShapes()), launches,
+                              error))
+      << error;
+  using Grid = std::array<int64_t, 3>;
+  EXPECT_EQ(launches[0].grid, (Grid{1, 1, 1}));
+  // One workgroup per plan slot and KV head; R = 16 is one row group.
+  EXPECT_EQ(launches[1].grid, (Grid{4, 2, 1}));
+  // One workgroup per sequence and KV head.
+  EXPECT_EQ(launches[2].grid, (Grid{3, 2, 1}));
+}
+
+TEST(LauncherCore, RowGroupsAreTheDecodeGridsZ) {
+  ModuleManifest manifest = manifestOf(twoRowGroupsConfig());
+  // B = 5: capacity min(5 * 4, max(5, 8)) = 8.
+  std::map<std::string, std::vector<int64_t>> shapes = {
+      {"query", {10, 32, 64}},        {"key_cache", {7, 1, 4, 16, 16}},
+      {"value_cache", {7, 1, 64, 16}}, {"block_tables", {5, 2}},
+      {"context_lengths", {5}},       {"work_info", {8, 4}},
+      {"reduce_info", {5, 2}},        {"exp_sums", {1, 8, 64}},
+      {"max_logits", {1, 8, 64}},     {"tmp_out", {1, 8, 64, 64}},
+      {"output", {10, 32, 64}},
+  };
+  std::vector<PreparedLaunch> launches;
+  std::string error;
+  ASSERT_TRUE(prepareLaunches(manifest, viewsOf(shapes), launches, error))
+      << error;
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[1].grid, (std::array<int64_t, 3>{8, 1, 2}));
+  EXPECT_EQ(launches[2].grid, (std::array<int64_t, 3>{5, 1, 1}));
+}
+
+TEST(LauncherCore, EmptyGridsAreSkipped) {
+  ModuleManifest manifest = manifestOf(fullConfig());
+  // B = 0: no plan slots and no sequences; only the plan runs.
+  std::map<std::string, std::vector<int64_t>> shapes = fullShapes();
+  for (const char *name : {"query", "output"})
+    shapes[name][0] = 0;
+  for (const char *name : {"block_tables", "context_lengths", "work_info",
+                           "reduce_info"})
+    shapes[name][0] = 0;
+  for (const char *name : {"exp_sums", "max_logits", "tmp_out"})
+    shapes[name][1] = 0;
+  std::vector<PreparedLaunch> launches;
+  std::string error;
+  ASSERT_TRUE(prepareLaunches(manifest, viewsOf(shapes), launches, error))
+      << error;
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(manifest.kernels[launches[0].kernelIndex].name, "pa_plan");
+}
+
+TEST(LauncherCore, BadOperandsPrepareNothing) {
+  ModuleManifest manifest = manifestOf(fullConfig());
+  std::vector<PreparedLaunch> launches;
+  std::string error;
+
+  OperandViews views = viewsOf(fullShapes());
+  views.erase("sinks");
+  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error));
+  EXPECT_TRUE(launches.empty());
+  EXPECT_NE(error.find("needs operand 'sinks'"), std::string::npos) << error;
+
+  views = viewsOf(fullShapes());
+  views["query"] = rowMajorView(0x1000, {6, 16});
+  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error));
+  EXPECT_NE(error.find("operand 'query' has rank 2"), std::string::npos)
+      << error;
+
+  views = viewsOf(fullShapes());
+  views["work_info"] = rowMajorView(0x1000, {int64_t(1) << 32, 4});
+  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error));
+  EXPECT_NE(error.find("workgroups in one dimension"), std::string::npos)
+      << error;
+}
+
+//===----------------------------------------------------------------------===//
+// The HIP launcher over a recording runtime
+//===----------------------------------------------------------------------===//
+
+/// libpa-fake-hip.so's record.
+class FakeHip {
+public:
+  FakeHip() : handle(dlopen(FAKE_HIP_LIBRARY, RTLD_NOW | RTLD_LOCAL)) {
+    EXPECT_NE(handle, nullptr) << dlerror();
+    reset = symbol<void (*)()>("fakeHipReset");
+    launchCount = symbol<int (*)()>("fakeHipLaunchCount");
+    launch = symbol<const char *(*)(int, unsigned *, unsigned *, void **,
+                                    const unsigned char **, size_t *)>(
+        "fakeHipLaunch");
+    counters = symbol<void (*)(int *, int *, int *, int *)>("fakeHipCounters");
+    reset();
+  }
+  ~FakeHip() { dlclose(handle); }
+
+  struct Launch {
+    std::string function;
+    std::array<unsigned, 3> grid, block;
+    void *stream;
+    std::vector<uint8_t> params;
+  };
+  std::vector<Launch> launches() const {
+    std::vector<Launch> result;
+    for (int i = 0; i < launchCount(); ++i) {
+      Launch l;
+      const unsigned char *params;
+      size_t bytes;
+      l.function = launch(i, l.grid.data(), l.block.data(), &l.stream, &params,
+                          &bytes);
+      l.params.assign(params, params + bytes);
+      result.push_back(std::move(l));
+    }
+    return result;
+  }
+  /// {loads, unloads, copies, synchronizations}
+  std::array<int, 4> counts() const {
+    std::array<int, 4> c;
+    counters(&c[0], &c[1], &c[2], &c[3]);
+    return c;
+  }
+
+  void (*reset)();
+
+private:
+  template <typename F> F symbol(const char *name) {
+    return reinterpret_cast<F>(dlsym(handle, name));
+  }
+  void *handle;
+  int (*launchCount)();
+  const char *(*launch)(int, unsigned *, unsigned *, void **,
+                        const unsigned char **, size_t *);
+  void (*counters)(int *, int *, int *, int *);
+};
+
+std::unique_ptr<HipRuntime> openFake() {
+  std::string error;
+  std::unique_ptr<HipRuntime> runtime =
+      HipRuntime::open(FAKE_HIP_LIBRARY, error);
+  EXPECT_NE(runtime, nullptr) << error;
+  return runtime;
+}
+
+TEST(HipLauncher, LaunchesPlanDecodeReduceOnTheStreamWithoutReadback) {
+  FakeHip fake;
+  std::unique_ptr<HipRuntime> hip = openFake();
+  ASSERT_TRUE(hip);
+  const mlir::pa::CompiledKernels &kernels = compiled(fullConfig());
+  std::string error;
+  std::unique_ptr<HipProgram> program =
+      HipProgram::load(*hip, kernels.codeObject, kernels.metadataJson, error);
+  ASSERT_TRUE(program) << error;
+  EXPECT_EQ(fake.counts()[0], 1) << "one hipModuleLoadData";
+
+  OperandViews views = viewsOf(fullShapes());
+  void *stream = reinterpret_cast<void *>(0x5eed);
+  ASSERT_TRUE(program->enqueue(stream, views, error)) << error;
+  std::vector<FakeHip::Launch> launches = fake.launches();
+  ASSERT_EQ(launches.size(), 3u);
+  const char *names[] = {"pa_plan", "pa_decode", "pa_reduce"};
+  std::array<unsigned, 3> grids[] = {{1, 1, 1}, {4, 2, 1}, {3, 2, 1}};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(launches[i].function, names[i]);
+    EXPECT_EQ(launches[i].grid, grids[i]) << names[i];
+    EXPECT_EQ(launches[i].block, (std::array<unsigned, 3>{256, 1, 1}));
+    EXPECT_EQ(launches[i].stream, stream);
+    const KernelInfo &kernel = program->manifest().kernels[i];
+    ASSERT_EQ(static_cast<int64_t>(launches[i].params.size()),
+              kernel.paramBytes);
+    for (const KernelParam &param : kernel.params)
+      EXPECT_EQ(readParam(launches[i].params, param.offset),
+                expectedValue(param.meaning, views))
+          << names[i] << " " << param.meaning;
+  }
+  // Graph-capturable: launches only, no copy, no synchronization.
+  EXPECT_EQ(fake.counts()[2], 0);
+  EXPECT_EQ(fake.counts()[3], 0);
+
+  // Replayed with other sizes (a larger batch): new grids, same program.
+  fake.reset();
+  std::map<std::string, std::vector<int64_t>> shapes = fullShapes();
+  shapes["work_info"][0] = 12;
+  for (const char *name : {"exp_sums", "max_logits", "tmp_out"})
+    shapes[name][1] = 12;
+  shapes["reduce_info"][0] = shapes["context_lengths"][0] = 9;
+  ASSERT_TRUE(program->enqueue(stream, viewsOf(shapes), error)) << error;
+  launches = fake.launches();
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_EQ(launches[1].grid, (std::array<unsigned, 3>{12, 2, 1}));
+  EXPECT_EQ(launches[2].grid, (std::array<unsigned, 3>{9, 2, 1}));
+
+  program.reset();
+  EXPECT_EQ(fake.counts()[1], 1) << "hipModuleUnload on destruction";
+}
+
+TEST(HipLauncher, ABadOperandLaunchesNothing) {
+  FakeHip fake;
+  std::unique_ptr<HipRuntime> hip = openFake();
+  ASSERT_TRUE(hip);
+  const mlir::pa::CompiledKernels &kernels = compiled(fullConfig());
+  std::string error;
+  auto program =
+      HipProgram::load(*hip, kernels.codeObject, kernels.metadataJson, error);
+  ASSERT_TRUE(program) << error;
+  OperandViews views = viewsOf(fullShapes());
+  views.erase("output"); // needed by the last kernel only
+  EXPECT_FALSE(program->enqueue(nullptr, views, error));
+  EXPECT_NE(error.find("'output'"), std::string::npos) << error;
+  EXPECT_EQ(fake.launches().size(), 0u);
+}
+
+TEST(HipLauncher, LoadErrorsNameTheirCause) {
+  FakeHip fake;
+  std::unique_ptr<HipRuntime> hip = openFake();
+  ASSERT_TRUE(hip);
+  const mlir::pa::CompiledKernels &kernels = compiled(fullConfig());
+  std::string error;
+  EXPECT_FALSE(HipProgram::load(*hip, "not an ELF file", kernels.metadataJson,
+                                error));
+  EXPECT_NE(error.find("hipModuleLoadData: hipErrorInvalidImage"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(HipProgram::load(*hip, kernels.codeObject,
+                                R"({"kernels": []})", error));
+  EXPECT_NE(error.find("pa_plan, pa_decode and pa_reduce"), std::string::npos)
+      << error;
+  EXPECT_EQ(fake.counts()[0], 0) << "nothing loaded for a bad sidecar";
+}
+
+TEST(HipRuntime, MissingLibrariesAndEntryPointsAreErrors) {
+  std::string error;
+  EXPECT_FALSE(HipRuntime::open("/nonexistent/libamdhip64.so", error));
+  EXPECT_NE(error.find("cannot load the HIP runtime /nonexistent"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(HipRuntime::open("libc.so.6", error));
+  EXPECT_NE(error.find("the HIP runtime has no hipGetDeviceCount"),
+            std::string::npos)
+      << error;
+}
+
+TEST(HipRuntime, TheProcessRuntimeIsThereOrSaysWhyNot) {
+  std::string error;
+  const HipRuntime *hip = HipRuntime::get(error);
+  if (hip)
+    GTEST_SKIP() << "a HIP GPU is here: " << hip->libraryPath();
+  EXPECT_TRUE(error.find("no HIP runtime") != std::string::npos ||
+              error.find("sees no GPU") != std::string::npos)
+      << error;
+  // Asked again: the same answer, not a second load.
+  std::string again;
+  EXPECT_EQ(HipRuntime::get(again), nullptr);
+  EXPECT_EQ(again, error);
+}
+
+TEST(HipRuntime, FakeMemoryRoundTrip) {
+  std::unique_ptr<HipRuntime> hip = openFake();
+  ASSERT_TRUE(hip);
+  std::string error;
+  EXPECT_EQ(hip->deviceCount(error), 1) << error;
+  uint64_t address = 0;
+  int32_t in[4] = {1, -2, 3, 1 << 30}, out[4] = {};
+  ASSERT_TRUE(hip->allocate(sizeof in, address, error)) << error;
+  ASSERT_TRUE(hip->copyToDevice(address, in, sizeof in, error)) << error;
+  ASSERT_TRUE(hip->copyToHost(out, address, sizeof out, error)) << error;
+  EXPECT_EQ(std::memcmp(in, out, sizeof in), 0);
+  EXPECT_TRUE(hip->synchronize(nullptr, error)) << error;
+  EXPECT_TRUE(hip->release(address, error)) << error;
+}
+
+} // namespace

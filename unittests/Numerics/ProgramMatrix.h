@@ -1,0 +1,60 @@
+//===- ProgramMatrix.h - the decode configurations of the numerics matrix -===//
+//
+// The matrix of issue 4: static configurations (one compiled program each)
+// and the dynamic variations (context-length sets) every executor of the
+// decode runs against the oracle: the host JIT (NumericsMatrix) and the
+// wave64 emulator (unittests/Emulator).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_UNITTESTS_NUMERICS_PROGRAMMATRIX_H
+#define PA_UNITTESTS_NUMERICS_PROGRAMMATRIX_H
+
+#include "pa/Oracle/CaseGen.h"
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace pa::numerics {
+
+/// The static part of a configuration: one compiled program.
+struct ProgramSpec {
+  oracle::DecodeShape shape;
+  bool sinks = false;
+  std::string chip = "gfx950";
+  std::optional<int64_t> budget, maxPartitions;
+  /// Dynamic variations to run, beyond the standard ones.
+  std::vector<std::vector<int32_t>> extraLengths;
+  /// Sink logits (+-inf allowed); empty: random.
+  std::vector<double> sinkValues;
+  std::string label;
+};
+
+/// One line naming every static parameter of `p`.
+std::string describe(const ProgramSpec &p);
+
+/// A fixed-seed sweep over the axes of the issue's matrix, plus the special
+/// programs the sweep cannot be relied on to produce.
+std::vector<ProgramSpec> programMatrix();
+
+/// The context-length sets each program runs: boundaries of pages and
+/// tiles, empty and one-token sequences, and random ones.
+std::vector<std::vector<int32_t>> lengthSets(const ProgramSpec &p,
+                                             std::mt19937_64 &random);
+
+/// Every value the issue lists appears somewhere in `programs`; prints what
+/// is missing.
+bool checkCoverage(const std::vector<ProgramSpec> &programs);
+
+/// The case of length set `set` (`lengths`) of program `index`, with fresh
+/// random inputs drawn from `random`.
+oracle::CaseConfig caseConfigFor(const ProgramSpec &spec, size_t index,
+                                 size_t set,
+                                 const std::vector<int32_t> &lengths,
+                                 std::mt19937_64 &random);
+
+} // namespace pa::numerics
+
+#endif // PA_UNITTESTS_NUMERICS_PROGRAMMATRIX_H

@@ -1,0 +1,154 @@
+//===- KernelManifestTest.cpp - metadata parsing and argument packing -----===//
+#include "pa/Runtime/DecodeOperands.h"
+#include "pa/Runtime/KernelManifest.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace pa::runtime;
+
+namespace {
+
+/// A sidecar as pa-compile --chip=sm_90a writes it (two kernels, the
+/// second with a memref of rank 2 and a grid read from an operand).
+const char *kSidecar = R"({
+  "target": "sm_90a", "triple": "nvptx64-nvidia-cuda", "ptx_version": "8.5",
+  "format": "ptx",
+  "kernels": [
+    {"name": "pa_plan", "symbol": "pa_plan", "grid": "x = 1, y = 1, z = 1",
+     "block_size": [128, 1, 1], "shared_bytes": 0, "registers": null,
+     "stack_bytes": null, "spill_store_bytes": null, "spill_load_bytes": null,
+     "args": [
+       {"offset": 0, "size": 8, "meaning": "context_lengths.allocated_ptr"},
+       {"offset": 8, "size": 8, "meaning": "context_lengths.aligned_ptr"},
+       {"offset": 16, "size": 8, "meaning": "context_lengths.offset"},
+       {"offset": 24, "size": 8, "meaning": "context_lengths.size[0]"},
+       {"offset": 32, "size": 8, "meaning": "context_lengths.stride[0]"}],
+     "param_bytes": 40},
+    {"name": "pa_decode", "symbol": "pa_decode",
+     "grid": "x = work_info dim 0, y = 2, z = 1",
+     "block_size": [128, 1, 1], "shared_bytes": 70000, "registers": 40,
+     "args": [
+       {"offset": 0, "size": 8, "meaning": "work_info.allocated_ptr"},
+       {"offset": 8, "size": 8, "meaning": "work_info.aligned_ptr"},
+       {"offset": 16, "size": 8, "meaning": "work_info.offset"},
+       {"offset": 24, "size": 8, "meaning": "work_info.size[0]"},
+       {"offset": 32, "size": 8, "meaning": "work_info.size[1]"},
+       {"offset": 40, "size": 8, "meaning": "work_info.stride[0]"},
+       {"offset": 48, "size": 8, "meaning": "work_info.stride[1]"}],
+     "param_bytes": 56}
+  ]
+})";
+
+int64_t paramAt(PackedParams &params, size_t index) {
+  int64_t value;
+  std::memcpy(&value, params.kernelParams()[index], sizeof value);
+  return value;
+}
+
+TEST(KernelManifest, ParsesTheSidecar) {
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kSidecar, manifest, error)) << error;
+  EXPECT_EQ(manifest.target, "sm_90a");
+  EXPECT_EQ(manifest.ptxVersion, "8.5");
+  ASSERT_EQ(manifest.kernels.size(), 2u);
+  const KernelInfo &decode = manifest.kernels[1];
+  EXPECT_EQ(decode.symbol, "pa_decode");
+  EXPECT_EQ(decode.blockSize, (std::array<int64_t, 3>{128, 1, 1}));
+  EXPECT_EQ(decode.sharedBytes, 70000);
+  EXPECT_EQ(decode.registers, 40);
+  EXPECT_EQ(manifest.kernels[0].registers, -1);
+  EXPECT_EQ(decode.params.size(), 7u);
+  EXPECT_EQ(decode.grid[0].operand, "work_info");
+  EXPECT_EQ(decode.grid[1].constant, 2);
+}
+
+TEST(KernelManifest, PacksDescriptorsAndEvaluatesGrids) {
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kSidecar, manifest, error)) << error;
+  OperandViews views;
+  views["work_info"] = rowMajorView(0x7000, {132, 4});
+  views["work_info"].offset = 3;
+  PackedParams params;
+  ASSERT_TRUE(params.pack(manifest.kernels[1], views, error)) << error;
+  ASSERT_EQ(params.bytes().size(), 56u);
+  EXPECT_EQ(paramAt(params, 0), 0x7000); // allocated
+  EXPECT_EQ(paramAt(params, 1), 0x7000); // aligned
+  EXPECT_EQ(paramAt(params, 2), 3);      // offset
+  EXPECT_EQ(paramAt(params, 3), 132);
+  EXPECT_EQ(paramAt(params, 4), 4);
+  EXPECT_EQ(paramAt(params, 5), 4); // row-major strides
+  EXPECT_EQ(paramAt(params, 6), 1);
+  // The pointers point into the packed bytes at the declared offsets.
+  EXPECT_EQ(static_cast<uint8_t *>(params.kernelParams()[3]) -
+                params.bytes().data(),
+            24);
+
+  std::array<int64_t, 3> grid;
+  ASSERT_TRUE(evaluateGrid(manifest.kernels[1], views, grid, error)) << error;
+  EXPECT_EQ(grid, (std::array<int64_t, 3>{132, 2, 1}));
+}
+
+TEST(KernelManifest, ReportsMissingOperandsAndBadDims) {
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kSidecar, manifest, error)) << error;
+  OperandViews views;
+  PackedParams params;
+  EXPECT_FALSE(params.pack(manifest.kernels[1], views, error));
+  EXPECT_NE(error.find("needs operand 'work_info'"), std::string::npos)
+      << error;
+  std::array<int64_t, 3> grid;
+  EXPECT_FALSE(evaluateGrid(manifest.kernels[1], views, grid, error));
+  views["work_info"] = rowMajorView(0x7000, {132}); // rank 1, not 2
+  EXPECT_FALSE(params.pack(manifest.kernels[1], views, error));
+  EXPECT_NE(error.find("has rank 1"), std::string::npos) << error;
+}
+
+TEST(KernelManifest, RejectsMalformedSidecars) {
+  ModuleManifest manifest;
+  std::string error;
+  EXPECT_FALSE(parseManifest("{", manifest, error));
+  EXPECT_FALSE(parseManifest(R"({"kernels": 3})", manifest, error));
+  std::string dynamicGrid = kSidecar;
+  dynamicGrid.replace(dynamicGrid.find("y = 2"), 5, "y = dynamic");
+  EXPECT_FALSE(parseManifest(dynamicGrid, manifest, error));
+  EXPECT_NE(error.find("cannot evaluate the grid"), std::string::npos) << error;
+  std::string badMeaning = kSidecar;
+  badMeaning.replace(badMeaning.find("work_info.size[1]"), 17, "work_info.sizes");
+  EXPECT_FALSE(parseManifest(badMeaning, manifest, error));
+  EXPECT_NE(error.find("unknown parameter meaning"), std::string::npos)
+      << error;
+}
+
+TEST(DecodeOperands, FollowTheSpecShapes) {
+  DecodeLayout layout;
+  layout.numQueryHeads = 16;
+  layout.numKVHeads = 2;
+  layout.headDim = 256;
+  layout.pageSize = 16;
+  layout.queryLength = 2;
+  layout.kvElementBytes = 1;
+  layout.transposedV = true;
+  layout.scale = DecodeLayout::Scale::PerToken;
+  layout.sinks = true;
+  DecodeDims dims{3, 40, 7, 132};
+  std::vector<DecodeOperand> operands = decodeOperands(layout, dims);
+  std::vector<std::string> names;
+  for (const DecodeOperand &operand : operands)
+    names.push_back(operand.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "query", "key_cache", "value_cache", "block_tables",
+                       "context_lengths", "k_scale", "v_scale", "sinks",
+                       "work_info", "reduce_info", "exp_sums", "max_logits",
+                       "tmp_out", "output"}));
+  EXPECT_EQ(operands[1].sizes, (std::vector<int64_t>{40, 2, 16, 16, 16}));
+  EXPECT_EQ(operands[2].sizes, (std::vector<int64_t>{40, 2, 1, 256, 16}));
+  EXPECT_EQ(operands[12].sizes, (std::vector<int64_t>{2, 132, 16, 256}));
+  EXPECT_EQ(operands[0].bytes(), 6 * 16 * 256 * 2);
+}
+
+} // namespace
