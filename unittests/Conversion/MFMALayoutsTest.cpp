@@ -3,7 +3,7 @@
 // The layout functions pa-to-mfma emits its address math from
 // (lib/Conversion/PaToMFMA/Layouts.h) are evaluated here with int and
 // checked against AMD's register-layout tables of the two instructions
-// (mfma-layouts/*.csv, copied from shared/isa/mfma-layouts: the Matrix
+// (unittests/Inputs/mfma-layouts/*.csv, copied from shared/isa/mfma-layouts: the Matrix
 // Instruction Calculator's CDNA3 output), entry by entry, and then as a
 // whole: a wave's QK and PV products are executed with the tables' operand
 // placement on the registers the lane rules fill, and must equal the plain
