@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The NVIDIA H200 validation and benchmark of pa-mlir (docs/nvidia.md).
+#
+#   bash bench/cuda-h200.sh prepare [BUILD] [DIR]   # here, no GPU needed
+#   bash bench/cuda-h200.sh run [BUILD] [DIR]       # on the GPU machine
+#
+# prepare builds pa-cuda-gen and pa-cuda-run in BUILD (default build) and
+# compiles into DIR (default nv-artifacts/final) the PTX of the numerics
+# matrix, the graph-replay program and the benchmark programs with their
+# cases. run needs only BUILD/bin/pa-cuda-run and DIR (no MLIR, no CUDA
+# toolkit: the driver is loaded at run time) plus PyTorch for the peers; it
+# runs the numerics matrix and graph replay against the oracle, times the
+# pa-mlir programs and the PyTorch peers, and prints the table and a summary.
+# Logs go to $OUT (the device tool's output folder) or DIR/logs.
+set -uo pipefail
+mode=${1:?usage: cuda-h200.sh prepare|run [BUILD] [DIR]}
+build=${2:-build}
+dir=${3:-nv-artifacts/final}
+here=$(cd "$(dirname "$0")" && pwd)
+
+case "$mode" in
+prepare)
+  ninja -C "$build" -j "${JOBS:-2}" pa-cuda-gen pa-cuda-run || exit 1
+  rm -rf "$dir"
+  # Deep MLIR nesting in the unrolled kernels: no stack limit.
+  (ulimit -s unlimited; "$build/bin/pa-cuda-gen" "$dir") || exit 1
+  du -sh "$dir"
+  ;;
+run)
+  logs=${OUT:-$dir/logs}
+  mkdir -p "$logs"
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  "$build/bin/pa-cuda-run" check "$dir" > "$logs/check.log" 2>&1
+  check=$?
+  "$build/bin/pa-cuda-run" bench "$dir" --reps 30 > "$logs/bench.log" 2>&1
+  bench=$?
+  python3 "$here/cuda_peers.py" --flex --quick > "$logs/peers.log" 2>&1
+  peers=$?
+  python3 "$here/cuda_table.py" "$logs/bench.log" "$logs/peers.log"
+  echo
+  grep -E "^worst|passed," "$logs/check.log"
+  echo "check exit $check, bench exit $bench, peers exit $peers"
+  [ "$check" -eq 0 ] && [ "$bench" -eq 0 ]
+  ;;
+*)
+  echo "usage: cuda-h200.sh prepare|run [BUILD] [DIR]" >&2
+  exit 2
+  ;;
+esac

@@ -1,0 +1,63 @@
+"""Builds the markdown table of the H200 decode benchmark from the logs of
+pa-cuda-run bench (BENCH lines) and bench/cuda_peers.py (PEER lines).
+
+    python3 bench/cuda_table.py PA_MLIR_LOG PEERS_LOG
+"""
+import re
+import sys
+
+SHAPES = [(32, 8192), (8, 131072), (128, 2048)]
+
+
+def parse(pa_log, peers_log):
+    ours, peers, ceiling = {}, {}, None
+    for line in open(pa_log):
+        m = re.match(r"BENCH copy ceiling ([\d.]+) TB/s", line)
+        if m:
+            ceiling = float(m.group(1))
+        m = re.match(r"BENCH pa-mlir (\w+)-q(\d)-p(\d+)-w(\d+)\s+B=(\d+)\s+L=(\d+)\s+"
+                     r"([\d.]+) us\s+([\d.]+) TB/s\s+([\d.]+)%", line)
+        if m:
+            kv, q, p, w, b, l = m.group(1), *map(int, m.groups()[1:6])
+            ours[(kv, q, p, w, b, l)] = (float(m.group(7)), float(m.group(8)),
+                                         float(m.group(9)))
+    for line in open(peers_log):
+        m = re.match(r"PEER (\w+)\s+Q=(\d) P=(\d+)\s+B=(\d+)\s+L=(\d+)\s+W=(\d+)\s+"
+                     r"([\d.]+) us", line)
+        if m:
+            name = m.group(1)
+            q, p, b, l, w = map(int, m.groups()[1:6])
+            peers[(name, q, p, w, b, l)] = float(m.group(7))
+    return ours, peers, ceiling
+
+
+def main():
+    ours, peers, ceiling = parse(sys.argv[1], sys.argv[2])
+    print(f"Copy ceiling (cuMemcpyDtoD of 2 GiB, read + write): {ceiling:.2f} TB/s.\n")
+    print("| Q | P | W | B | L | fp8 us | fp8 TB/s | fp8 % copy | bf16 us | "
+          "bf16 TB/s | bf16 % copy | SDPA dense us | gather+SDPA us | flex us | "
+          "bf16 vs SDPA | bf16 vs gather | fp8 vs SDPA | fp8 vs gather |")
+    print("|" + "---|" * 19)
+    for q in (1, 4):
+        for p in (16, 64):
+            for w in (0, 4096):
+                for b, l in SHAPES:
+                    f = ours.get(("fp8", q, p, w, b, l))
+                    h = ours.get(("bf16", q, p, w, b, l))
+                    sdpa = peers.get(("sdpa", q, 0, w, b, l))
+                    gather = peers.get(("gather", q, p, w, b, l))
+                    flex = peers.get(("flex", q, p, w, b, l))
+                    cell = lambda v, fmt: fmt.format(v) if v is not None else "n/a"
+                    ratio = lambda peer, mine: (f"{peer / mine[0]:.2f}x"
+                                                if peer and mine else "n/a")
+                    print(f"| {q} | {p} | {w} | {b} | {l} | "
+                          f"{cell(f and f[0], '{:.1f}')} | {cell(f and f[1], '{:.2f}')} | "
+                          f"{cell(f and f[2], '{:.0f}%')} | {cell(h and h[0], '{:.1f}')} | "
+                          f"{cell(h and h[1], '{:.2f}')} | {cell(h and h[2], '{:.0f}%')} | "
+                          f"{cell(sdpa, '{:.1f}')} | {cell(gather, '{:.1f}')} | "
+                          f"{cell(flex, '{:.1f}')} | {ratio(sdpa, h)} | {ratio(gather, h)} | "
+                          f"{ratio(sdpa, f)} | {ratio(gather, f)} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+// pa-to-nvvm on the kernels of the tiling passes: the decode and reduce
+// kernels on warps, the plan kernel on thread 0, no tile op left.
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-lower-plan{chip=sm_90a},pa-tile{chip=sm_90a},pa-lower-reduce{chip=sm_90a},gpu.module(pa-stage-page-ids,pa-to-nvvm))' \
+// RUN:   | FileCheck %s
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-lower-plan{chip=sm_90a},pa-tile{chip=sm_90a},pa-lower-reduce{chip=sm_90a},gpu.module(pa-stage-page-ids,pa-to-nvvm{fp8-products=e4m3}))' \
+// RUN:   | FileCheck %s --check-prefix=E4M3
+
+// fp8 KV (D = 128, G = 8: one 16-row M-tile), transposed V, per-token
+// scales, sinks.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_plan(
+// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK:         gpu.thread_id x
+// CHECK:         scf.if
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      workgroup(
+// CHECK-SAME:      pa.distribution = "warps"
+// The page ids go through shared memory (thread 0 stores a tile's vector).
+// CHECK:         vector.store %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, vector<16xi32>
+// The K chunks: 16-byte loads of 16 fp8 values, converted exactly to f16.
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x8x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
+// CHECK:         gpu.barrier
+// CHECK:         gpu.shuffle  xor
+// CHECK:         math.exp2
+// P packed to f16 pairs for the PV products.
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"
+// Tiles with invalid tokens take the masked branch.
+// CHECK:         scf.if
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x1x128x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:       gpu.func @pa_reduce(
+// CHECK-SAME:      pa.distribution = "warps"
+// CHECK:         gpu.shuffle  xor
+// CHECK-NOT:   pa.tile.
+
+// E4M3:       gpu.func @pa_decode(
+// E4M3:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32"
+// E4M3:         llvm.call_intrinsic "llvm.nvvm.ff.to.e4m3x2.rn"
+func.func @decode_fp8(%query: memref<?x8x128xbf16>, %key_cache: memref<?x1x8x16x16xf8E4M3FN>,
+    %value_cache: memref<?x1x1x128x16xf8E4M3FN>, %block_tables: memref<?x?xi32>,
+    %context_lengths: memref<?xi32>, %k_scale: memref<?x1x16xf32>, %v_scale: memref<?x1x16xf32>,
+    %sinks: memref<8xf32>, %work_info: memref<?x4xi32>, %reduce_info: memref<?x2xi32>,
+    %exp_sums: memref<1x?x8xf32>, %max_logits: memref<1x?x8xf32>, %tmp_out: memref<1x?x8x128xf32>,
+    %output: memref<?x8x128xbf16>) {
+  pa.plan context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+          reduce_info(%reduce_info : memref<?x2xi32>) {num_kv_heads = 1 : i64, query_length = 1 : i64}
+  pa.decode query(%query : memref<?x8x128xbf16>) key_cache(%key_cache : memref<?x1x8x16x16xf8E4M3FN>)
+            value_cache(%value_cache : memref<?x1x1x128x16xf8E4M3FN>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) k_scale(%k_scale : memref<?x1x16xf32>)
+            v_scale(%v_scale : memref<?x1x16xf32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<1x?x8xf32>) max_logits(%max_logits : memref<1x?x8xf32>)
+            tmp_out(%tmp_out : memref<1x?x8x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = transposed>,
+             scale = #pa.scale<per_token>}
+  pa.reduce exp_sums(%exp_sums : memref<1x?x8xf32>) max_logits(%max_logits : memref<1x?x8xf32>)
+            tmp_out(%tmp_out : memref<1x?x8x128xf32>) reduce_info(%reduce_info : memref<?x2xi32>)
+            sinks(%sinks : memref<8xf32>) output(%output : memref<?x8x128xbf16>)
+  return
+}
+
+// -----
+
+// bf16 KV with an f16 query (G = 16, Q = 2: two M-tiles), plain V: bf16
+// products, the query and P split into hi + lo bf16 terms (the casts of the
+// query are bit operations by now: pa-expand-float-casts).
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      pa.distribution = "warps"
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x8x64x8xbf16>, vector<8xbf16>
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x64x64xbf16>, vector<8xbf16>
+// CHECK-NOT:   pa.tile.
+func.func @decode_bf16(%query: memref<?x16x64xf16>, %key_cache: memref<?x1x8x64x8xbf16>,
+    %value_cache: memref<?x1x64x64xbf16>, %block_tables: memref<?x?xi32>,
+    %context_lengths: memref<?xi32>, %work_info: memref<?x4xi32>,
+    %exp_sums: memref<1x?x32xf32>, %max_logits: memref<1x?x32xf32>,
+    %tmp_out: memref<1x?x32x64xf32>) {
+  pa.decode query(%query : memref<?x16x64xf16>) key_cache(%key_cache : memref<?x1x8x64x8xbf16>)
+            value_cache(%value_cache : memref<?x1x64x64xbf16>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<1x?x32xf32>) max_logits(%max_logits : memref<1x?x32xf32>)
+            tmp_out(%tmp_out : memref<1x?x32x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>,
+             scale = #pa.scale<none>}
+  return
+}

@@ -1,0 +1,43 @@
+// RUN: pa-opt %s -pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s
+// RUN: pa-opt %s -pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s --check-prefix=NOCALL
+
+// Workgroup buffers become 16-byte aligned views of the dynamic shared
+// memory, declared external (an internal [0 x i8] definition would let LLVM
+// treat every access as out of bounds); exp2 stays LLVM's intrinsic (no
+// __nv_exp2f); the kernel records its PTX parameters' meanings and the
+// dynamic shared memory a launch must pass (16 f32, then at 64: 3 f32).
+// CHECK:       gpu.module @pa_kernels attributes {llvm.data_layout = "e-p6:32:32-i64:64
+// CHECK:         llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL:   llvm.func @scaled_exp(
+// CHECK-SAME:        %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64,
+// CHECK-SAME:        nvvm.kernel
+// CHECK-SAME:        nvvm.maxntid = array<i32: 128, 1, 1>
+// CHECK-SAME:        pa.param_fields = ["cache.allocated_ptr", "cache.aligned_ptr", "cache.offset", "cache.size[0]", "cache.stride[0]", "out.allocated_ptr", "out.aligned_ptr", "out.offset", "out.size[0]", "out.size[1]", "out.stride[0]", "out.stride[1]"]
+// CHECK-SAME:        pa.shared_bytes = 76 : i64
+// CHECK:           llvm.mlir.addressof @__dynamic_shmem__0 : !llvm.ptr<3>
+// CHECK:           nvvm.read.ptx.sreg.tid.x
+// CHECK:           nvvm.read.ptx.sreg.ctaid.x
+// CHECK:           llvm.intr.exp2(%{{.*}}) : (f32) -> f32
+// CHECK:           llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK:           llvm.return
+// NOCALL-NOT:  llvm.call @
+// NOCALL-NOT:  __nv_
+gpu.module @pa_kernels {
+  gpu.func @scaled_exp(%cache: memref<?xf32>, %out: memref<4x?xf32>)
+      workgroup(%a : memref<16xf32, #gpu.address_space<workgroup>>,
+                %b : memref<3xf32, #gpu.address_space<workgroup>>)
+      kernel attributes {known_block_size = array<i32: 128, 1, 1>,
+                         pa.arg_names = ["cache", "out"],
+                         pa.grid = "x = 4, y = 1, z = 1"} {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %wg = gpu.block_id x
+    %x = memref.load %cache[%wg] : memref<?xf32>
+    %e = math.exp2 %x : f32
+    memref.store %e, %a[%tid] : memref<16xf32, #gpu.address_space<workgroup>>
+    memref.store %e, %b[%c0] : memref<3xf32, #gpu.address_space<workgroup>>
+    %back = memref.load %a[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
+    memref.store %back, %out[%wg, %tid] : memref<4x?xf32>
+    gpu.return
+  }
+}

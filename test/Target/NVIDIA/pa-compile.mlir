@@ -1,0 +1,60 @@
+// pa-compile --chip=sm_90a: PTX and its launch metadata, in process.
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t.ptx.json
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --through-api -o %t.api.ptx
+// RUN: cmp %t.ptx %t.api.ptx
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=llvm -o - | FileCheck %s --check-prefix=LLVM
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=mlir -o - | FileCheck %s --check-prefix=MLIR
+// RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --format=sass -o %t.x 2>&1 | FileCheck %s --check-prefix=FORMAT
+
+// PTX:      .version 8.5
+// PTX:      .target sm_90a
+// PTX:      .address_size 64
+// PTX:      .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// PTX:      .visible .entry pa_plan(
+// PTX:      .visible .entry pa_decode(
+// PTX:      .maxntid 128, 1, 1
+// PTX:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX:      .visible .entry pa_reduce(
+// PTX-NOT:  .func
+
+// The kernels in launch order, each with what a launcher passes.
+// JSON:      "target": "sm_90a",
+// JSON:      "triple": "nvptx64-nvidia-cuda",
+// JSON:      "ptx_version": "8.5",
+// JSON:      "format": "ptx",
+// JSON:      "name": "pa_plan",
+// JSON:      "grid": "x = 1, y = 1, z = 1",
+// JSON:      "distribution": "thread0",
+// JSON:      "block_size": [
+// JSON-NEXT:   128,
+// JSON:      "name": "pa_decode",
+// JSON:      "grid": "x = work_info dim 0, y = 2, z = 1",
+// JSON:      "distribution": "warps",
+// JSON:      "meaning": "query.allocated_ptr"
+// JSON:      "offset": 8,
+// JSON-NEXT: "size": 8,
+// JSON-NEXT: "meaning": "query.aligned_ptr"
+// JSON:      "meaning": "key_cache.size[2]"
+// JSON:      "meaning": "tmp_out.stride[3]"
+// JSON:      "param_bytes": 808
+// JSON:      "name": "pa_reduce",
+// JSON:      "grid": "x = reduce_info dim 0, y = 2, z = 1",
+// JSON:      "distribution": "warps",
+
+// LLVM: target triple = "nvptx64-nvidia-cuda"
+// LLVM: @__dynamic_shmem__0 = external
+// LLVM: define ptx_kernel void @pa_decode(
+// LLVM: call { float, float, float, float } @llvm.nvvm.mma.m16n8k16.row.col.f32.f32(
+// LLVM-NOT: declare {{.*}} @__nv_
+
+// The host function keeps its launches; the kernels are LLVM / NVVM.
+// MLIR: gpu.launch_func  @pa_kernels::@pa_plan
+// MLIR: gpu.launch_func  @pa_kernels::@pa_decode
+// MLIR: gpu.launch_func  @pa_kernels::@pa_reduce
+// MLIR: gpu.module @pa_kernels
+// MLIR: llvm.func @pa_decode(
+// MLIR-SAME: pa.distribution = "warps"
+
+// FORMAT: pa-compile: --format must be ptx or cubin, got 'sass'
