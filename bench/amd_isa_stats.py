@@ -3,8 +3,8 @@
 
 usage: amd_isa_stats.py DISASSEMBLY KERNEL [--json]
 
-The main loop is the innermost loop (a backward branch) that holds the most
-MFMAs; with pa-to-mfma's run-time choice between 32-bit buffer offsets and
+The main loop is the innermost loop (a backward branch with no other loop
+holding MFMAs inside it) that holds the most MFMAs; with pa-to-mfma's run-time choice between 32-bit buffer offsets and
 64-bit addresses there are two such loops of the same shape, and the one
 with buffer loads is reported (the other is the >= 2 GiB pool fallback).
 Classes: MFMA (v_mfma*), VMEM (buffer_/global_/flat_), LDS (ds_), VALU
@@ -77,7 +77,16 @@ def loops(insts, labels):
 def stats(path, kernel):
     insts, labels = kernel_instructions(path, kernel)
     best = None
-    for start, end in loops(insts, labels):
+    def has_mfma(start, end):
+        return any(start <= a <= end and m.startswith("v_mfma")
+                   for a, m, _ in insts)
+    found = [(s, e) for s, e in loops(insts, labels) if has_mfma(s, e)]
+    # Innermost among the loops with MFMAs: a backward branch around both
+    # tile loops must not count as "the" loop.
+    innermost = [(s, e) for s, e in found
+                 if not any((s2, e2) != (s, e) and s <= s2 and e2 <= e
+                            for s2, e2 in found)]
+    for start, end in innermost:
         body = [(a, m) for a, m, _ in insts if start <= a <= end]
         counts = {}
         for _, m in body:

@@ -83,13 +83,13 @@ private:
   std::vector<CompileStage> stages;
 };
 
-/// Runs `buildPipeline` for `chip` on `module`, recording the stages.
-LogicalResult runPipeline(ModuleOp module, llvm::StringRef chip,
-                          void (*buildPipeline)(OpPassManager &,
-                                                llvm::StringRef),
-                          StageRecorder &stages) {
+/// Runs the pipeline `buildPipeline` adds on `module`, recording the stages.
+LogicalResult
+runPipeline(ModuleOp module,
+            llvm::function_ref<void(OpPassManager &)> buildPipeline,
+            StageRecorder &stages) {
   PassManager pm(module.getContext());
-  buildPipeline(pm, chip);
+  buildPipeline(pm);
   stages.attach(pm);
   return pm.run(module);
 }
@@ -100,8 +100,12 @@ FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
   AMDCompileOptions amd;
   amd.chip = chip.str();
   amd.codeObjectVersion = options.codeObjectVersion;
+  amd.fp8Residual = options.fp8Residual;
+  auto buildPipeline = [&](OpPassManager &pm) {
+    buildROCDLPipeline(pm, amd.chip, amd.fp8Residual);
+  };
   if (failed(verifyAMDCompileOptions(module.getLoc(), amd)) ||
-      failed(runPipeline(module, chip, buildROCDLPipeline, stages)))
+      failed(runPipeline(module, buildPipeline, stages)))
     return failure();
   stages.record("rocdl", module.getOperation());
   llvm::LLVMContext llvmContext;
@@ -129,7 +133,9 @@ FailureOr<CompiledKernels> compileForNVIDIA(ModuleOp module,
   NVIDIACompileOptions nvidia;
   nvidia.chip = chip.str();
   if (failed(verifyNVIDIACompileOptions(module.getLoc(), nvidia)) ||
-      failed(runPipeline(module, chip, buildNVVMPipeline, stages)))
+      failed(runPipeline(
+          module, [&](OpPassManager &pm) { buildNVVMPipeline(pm, chip); },
+          stages)))
     return failure();
   stages.record("nvvm", module.getOperation());
   llvm::LLVMContext llvmContext;

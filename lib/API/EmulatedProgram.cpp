@@ -67,8 +67,9 @@ std::unique_ptr<MLIRContext> makeContext() {
 } // namespace
 
 LogicalResult mlir::pa::lowerForEmulator(ModuleOp module, StringRef chip,
-                                         EmulatedKernels kernels,
+                                         const EmulationOptions &options,
                                          std::string &error) {
+  const EmulatedKernels kernels = options.kernels;
   MLIRContext &context = *module.getContext();
   DiagnosticCapture diagnostics(context);
   if (failed(resolveAMDChip(module.getLoc(), chip))) {
@@ -80,7 +81,7 @@ LogicalResult mlir::pa::lowerForEmulator(ModuleOp module, StringRef chip,
   if (kernels == EmulatedKernels::lane0Baseline) {
     buildLane0Pipeline(pm, chip);
   } else {
-    buildROCDLPipeline(pm, chip);
+    buildROCDLPipeline(pm, chip, options.fp8Residual);
     pm.addInstrumentation(
         std::make_unique<CaptureBeforeLoweringTail>(captured));
   }
@@ -118,7 +119,7 @@ EmulatedProgram::compile(const DecodeConfig &config, std::string &error,
   result->context = makeContext();
   result->module = buildDecodeModule(*result->context, config, error);
   if (!result->module ||
-      failed(lowerForEmulator(*result->module, config.chip, options.kernels,
+      failed(lowerForEmulator(*result->module, config.chip, options,
                               error)))
     return failure();
   emulator::Options emulatorOptions;

@@ -59,6 +59,12 @@ void forEachVisibleScore(const DecodeCase &c, int64_t sequence,
   const IndexRange tokens =
       intersect(visibleToAnyRow(C, c.queryLen, c.window), limit);
   std::vector<double> key(static_cast<size_t>(D)), value(key.size());
+  // Row r = q * G + g as the products see it.
+  std::vector<std::vector<double>> queries;
+  for (int64_t q = 0; q < c.queryLen; ++q)
+    for (int64_t g = 0; g < G; ++g)
+      queries.push_back(
+          productQueryRow(c, queryRow(c, sequence, q, kvHead * G + g)));
   for (int64_t t = tokens.begin; t < tokens.end; ++t) {
     const TokenLocation at = locateToken(c, sequence, t);
     for (int64_t d = 0; d < D; ++d) {
@@ -71,10 +77,10 @@ void forEachVisibleScore(const DecodeCase &c, int64_t sequence,
       if (t < rowTokens[size_t(q)].begin || t >= rowTokens[size_t(q)].end)
         continue;
       for (int64_t g = 0; g < G; ++g) {
-        const float *query = queryRow(c, sequence, q, kvHead * G + g);
+        const std::vector<double> &query = queries[size_t(q * G + g)];
         double dot = 0.0;
         for (int64_t d = 0; d < D; ++d)
-          dot += double(query[d]) * key[size_t(d)];
+          dot += query[size_t(d)] * key[size_t(d)];
         visit(q * G + g, softmaxScale * dot, value.data());
       }
     }
@@ -259,6 +265,22 @@ bool referenceDecodeSplit(const DecodeCase &c, const WorkPlan &plan,
   PartialResults partials;
   return computePartials(c, plan, partials, error) &&
          reducePartials(c, plan, partials, output, error);
+}
+
+std::vector<double> productQueryRow(const DecodeCase &c, const float *row) {
+  std::vector<double> values(row, row + c.headDim);
+  if (!c.queryQuantizedPerRow)
+    return values;
+  const ScalarType fp8 = *c.queryQuantizedPerRow;
+  const double fp8Max = maxFiniteValue(fp8);
+  double absMax = 0.0;
+  for (double value : values)
+    absMax = std::max(absMax, std::fabs(value));
+  if (absMax == 0.0)
+    return values;
+  for (double &value : values)
+    value = roundToScalar(fp8, value * fp8Max / absMax) * (absMax / fp8Max);
+  return values;
 }
 
 } // namespace pa::oracle

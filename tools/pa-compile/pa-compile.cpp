@@ -61,6 +61,11 @@ cl::opt<std::string> chip("chip",
 cl::opt<int> codeObjectVersion("code-object-version",
                                cl::desc("AMDHSA code object version (5 or 6)"),
                                cl::init(5));
+cl::opt<pa::Fp8Residual> fp8Residual(
+    "fp8-residual",
+    cl::desc("AMD chips, fp8 compute: the products whose operand's fp8 "
+             "residual is multiplied too (pa-to-mfma)"),
+    cl::init(pa::Fp8Residual::probabilities), pa::fp8ResidualValues());
 cl::opt<EmitKind> emit(
     "emit", cl::desc("what to write"), cl::init(EmitKind::Hsaco),
     cl::values(clEnumValN(EmitKind::Hsaco, "hsaco",
@@ -227,6 +232,7 @@ int main(int argc, char **argv) {
   Request request;
   request.options.chip = chip;
   request.options.codeObjectVersion = codeObjectVersion;
+  request.options.fp8Residual = fp8Residual;
   request.emit = emit;
   request.output = outputFilename;
   request.printResources = printResources;

@@ -4,9 +4,12 @@
 // through the wave64 emulator for both AMD chips: every program once per
 // chip (an fp8 cache takes the chip's flavour: e4m3fn on gfx950, e4m3fnuz
 // on gfx942), outputs and partials poisoned, the plan compared exactly and
-// the output and partials at the spec's tolerance with the float64 oracle.
+// the output and partials at the spec's tolerance with the float64 oracle
+// (fp8 compute without the query's residual: the partials with the oracle's
+// per-row fp8 quantization of the query, as the spec allows).
 //
 //   PAEmulatorMatrix [--subset ci|full] [--kernels rocdl|lane0]
+//                    [--fp8-residual none|p|query-and-p]
 //                    [--chips gfx942,gfx950] [--shard I/N] [--programs N]
 //                    [--dump-failing FILE] [--verbose]
 //
@@ -164,6 +167,14 @@ int main(int argc, char **argv) {
       emulation.kernels = !std::strcmp(argv[++i], "lane0")
                               ? mlir::pa::EmulatedKernels::lane0Baseline
                               : mlir::pa::EmulatedKernels::rocdlPipeline;
+    } else if (!std::strcmp(argv[i], "--fp8-residual") && i + 1 < argc) {
+      std::optional<mlir::pa::Fp8Residual> residual =
+          mlir::pa::parseFp8Residual(argv[++i]);
+      if (!residual) {
+        std::printf("--fp8-residual takes none, p or query-and-p\n");
+        return 2;
+      }
+      emulation.fp8Residual = *residual;
     } else if (!std::strcmp(argv[i], "--chips") && i + 1 < argc) {
       chips = split(argv[++i]);
     } else if (!std::strcmp(argv[i], "--shard") && i + 1 < argc) {
@@ -234,6 +245,16 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
       continue;
     }
+    // fp8 compute quantizes the query per row unless its residual is
+    // multiplied too: the partials are then those of the quantized query.
+    ComparisonOptions comparison;
+    const mlir::pa::DecodeConfig &config = (*program)->config();
+    if (emulation.kernels == mlir::pa::EmulatedKernels::rocdlPipeline &&
+        config.kvType != mlir::pa::KVCacheType::bf16 &&
+        config.computeType.value_or(mlir::pa::ComputeType::fp8) ==
+            mlir::pa::ComputeType::fp8 &&
+        emulation.fp8Residual != mlir::pa::Fp8Residual::queryAndProbabilities)
+      comparison.queryQuantizedPerRow = spec.shape.kvType;
     int programFailures = 0;
     double programWorst = 0;
     mlir::pa::emulator::Stats programStats;
@@ -261,7 +282,7 @@ int main(int argc, char **argv) {
           [&](const mlir::pa::HostBuffers &buffers, std::string &message) {
             return (*program)->run(buffers, message, &stats);
           },
-          c);
+          c, /*outputBits=*/nullptr, comparison);
       programStats += stats;
       runSeconds += result.runSeconds;
       oracleSeconds += result.oracleSeconds;

@@ -134,7 +134,8 @@ CaseResult runAndCompare(const HostProgram &program,
 
 CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
                          const oracle::DecodeCase &c,
-                         std::vector<uint16_t> *outputBits) {
+                         std::vector<uint16_t> *outputBits,
+                         const ComparisonOptions &options) {
   CaseResult result;
   Failures failures(result);
   const int64_t batch = c.batch, hkv = c.numKvHeads, d = c.headDim;
@@ -194,9 +195,11 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
   request.maxPartitions = config.effectiveMaxPartitions();
   oracle::WorkPlan plan;
   oracle::PartialResults partials;
+  oracle::DecodeCase partialsCase = c;
+  partialsCase.queryQuantizedPerRow = options.queryQuantizedPerRow;
   std::vector<double> reference;
   if (!oracle::computeWorkPlan(request, plan, error) ||
-      !oracle::computePartials(c, plan, partials, error) ||
+      !oracle::computePartials(partialsCase, plan, partials, error) ||
       !oracle::referenceDecodeDirect(c, reference, error)) {
     result.failure = "oracle failed: " + error;
     return result;

@@ -56,10 +56,22 @@ CaseResult runAndCompare(const mlir::pa::HostProgram &program,
 using DecodeRunner = std::function<mlir::LogicalResult(
     const mlir::pa::HostBuffers &, std::string &)>;
 
+/// What the compiled program does that the exact function does not, as the
+/// spec allows it.
+struct ComparisonOptions {
+  /// The program quantizes the query per row to this fp8 type (fp8
+  /// compute): the split-K partials (which carry the scores) are compared
+  /// with the oracle's partials of the quantized query
+  /// (oracle::withQueryQuantizedPerRow); the output, the spec's contract,
+  /// is always compared with the exact function.
+  std::optional<oracle::ScalarType> queryQuantizedPerRow;
+};
+
 /// runAndCompare for a program of `config` that `run` executes.
 CaseResult runAndCompare(const mlir::pa::DecodeConfig &config,
                          const DecodeRunner &run, const oracle::DecodeCase &c,
-                         std::vector<uint16_t> *outputBits = nullptr);
+                         std::vector<uint16_t> *outputBits = nullptr,
+                         const ComparisonOptions &options = {});
 
 } // namespace pa::numerics
 

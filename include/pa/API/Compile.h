@@ -15,6 +15,7 @@
 #define PA_API_COMPILE_H
 
 #include "pa/API/DecodeConfig.h"
+#include "pa/Conversion/MFMAOptions.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -28,6 +29,8 @@ struct CompileOptions {
   int codeObjectVersion = 5;
   /// Keep the text of every stage in CompiledKernels::stages.
   bool keepStages = false;
+  /// AMD chips: pa-to-mfma's fp8-residual option.
+  Fp8Residual fp8Residual = Fp8Residual::probabilities;
 };
 
 /// The program at one point of the compilation.

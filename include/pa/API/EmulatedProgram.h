@@ -14,6 +14,7 @@
 #define PA_API_EMULATEDPROGRAM_H
 
 #include "pa/API/HostProgram.h"
+#include "pa/Conversion/MFMAOptions.h"
 #include "pa/Emulator/Emulator.h"
 
 #include "mlir/IR/OwningOpRef.h"
@@ -38,6 +39,8 @@ struct EmulationOptions {
   /// Out-of-range AMD buffer accesses are errors (the hardware would read
   /// 0): the spec says page ids outside the pool are never read.
   bool strictBufferBounds = true;
+  /// pa-to-mfma's fp8-residual option (rocdlPipeline).
+  Fp8Residual fp8Residual = Fp8Residual::probabilities;
 };
 
 class EmulatedProgram {
@@ -77,11 +80,13 @@ private:
 
 /// Lowers the pa ops of `module` in place to what the emulator runs for
 /// `chip`: the host function and, for rocdlPipeline, the kernels as
-/// pa-lower-to-rocdl hands them to its lowering tail (the whole pipeline
-/// runs, so a module the AMD path rejects is rejected here too). The
-/// module's context needs registerPaDialects (Builders.h).
+/// pa-lower-to-rocdl (with options.fp8Residual) hands them to its lowering
+/// tail (the whole pipeline runs, so a module the AMD path rejects is
+/// rejected here too). The module's context needs registerPaDialects
+/// (Builders.h).
 LogicalResult lowerForEmulator(ModuleOp module, llvm::StringRef chip,
-                               EmulatedKernels kernels, std::string &error);
+                               const EmulationOptions &options,
+                               std::string &error);
 
 } // namespace mlir::pa
 

@@ -30,10 +30,12 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
            "target chip: gfx942 or gfx950">,
-    Option<"fp8Residual", "fp8-residual", "bool", /*default=*/"true",
-           "fp8 products: add the fp8 residual of the quantized query and P "
-           "as a second MFMA per step (about 2^-8 instead of 2^-4 relative "
-           "quantization error, twice the MFMAs)">
+    Option<"fp8Residual", "fp8-residual", "::mlir::pa::Fp8Residual",
+           /*default=*/"::mlir::pa::Fp8Residual::probabilities",
+           "fp8 products whose operand's fp8 residual is multiplied too, by "
+           "a second MFMA per step (2^-8 instead of 2^-4 relative "
+           "quantization error): none, p (default), query-and-p",
+           "::mlir::pa::fp8ResidualValues()">
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

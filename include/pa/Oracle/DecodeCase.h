@@ -86,6 +86,11 @@ struct DecodeCase : DecodeShape {
   std::vector<float> keyScales;   // None: empty; PerTensor: [1]; PerToken: [N, Hkv, P]
   std::vector<float> valueScales; // same shape as keyScales
   std::vector<float> sinks;       // empty: no sinks; else [Hq] logits
+  // fp8 compute, as the spec allows it: the products see every query row
+  // (position, query head) scaled so that its largest magnitude is this fp8
+  // type's largest finite value, rounded to it (RNE) and scaled back.
+  // Unset: the exact query.
+  std::optional<ScalarType> queryQuantizedPerRow;
 };
 
 CacheGeometry cacheGeometry(const DecodeCase &c);

@@ -48,6 +48,10 @@ bool reducePartials(const DecodeCase &c, const WorkPlan &plan,
                     const PartialResults &partials,
                     std::vector<double> &output, std::string &error);
 
+// One query row as the products see it (DecodeCase::queryQuantizedPerRow):
+// `row` itself, or quantized per row. A row of zeros stays zero.
+std::vector<double> productQueryRow(const DecodeCase &c, const float *row);
+
 // computePartials then reducePartials.
 bool referenceDecodeSplit(const DecodeCase &c, const WorkPlan &plan,
                           std::vector<double> &output, std::string &error);

@@ -192,18 +192,21 @@ void eraseWorkgroupAttributions(gpu::GPUFuncOp kernel,
 
 class DecodeLowering {
 public:
-  DecodeLowering(DecodeKernel &d, const ChipInfo &chip, bool fp8Residual)
+  DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
+                 Fp8Residual fp8Residual)
       : d(d), s(d.shape), chip(chip), ctx(d.kernel.getContext()),
         instr(s.fp8Compute() ? kFp8Instr : kBf16Instr),
-        residual(fp8Residual && s.fp8Compute()) {
+        probResidual(fp8Residual != Fp8Residual::none && s.fp8Compute()),
+        queryResidual(fp8Residual == Fp8Residual::queryAndProbabilities &&
+                      s.fp8Compute()) {
     f32 = Float32Type::get(ctx);
     vec4 = VectorType::get({kResultElements}, f32);
     computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;
     // Query rows in LDS, padded by 16 bytes against bank conflicts of the
     // 16-byte reads (rows 16 lanes apart would hit the same banks).
     queryRowWords = s.headDim * computeBytes / 4 + 4;
-    // With residuals the query's fp8 residual rows follow its rows.
-    int64_t queryWords = (residual ? 2 : 1) * s.rows * queryRowWords;
+    // With its residual the query's fp8 residual rows follow its rows.
+    int64_t queryWords = (queryResidual ? 2 : 1) * s.rows * queryRowWords;
     // The merge reuses the query's LDS: 4 wave slots of rows x chunk f32,
     // chunk a multiple of 16 dividing D, at most the query's size or 8 KiB
     // (16-row groups, which the registers would allow 3-4 waves per SIMD)
@@ -301,9 +304,11 @@ private:
   const ChipInfo &chip;
   MLIRContext *ctx;
   Instr instr;
-  /// fp8 products also multiply the fp8 residuals of the quantized query
-  /// and P (value + residual carry ~8 significant bits instead of 4).
-  bool residual;
+  /// The PV (`probResidual`) and QK (`queryResidual`) products also
+  /// multiply the fp8 residual of the quantized P / query (value + residual
+  /// carry ~8 significant bits instead of 4).
+  bool probResidual;
+  bool queryResidual;
   Type f32;
   VectorType vec4;
   int64_t computeBytes, queryRowWords, chunkDims, scratchWords;
@@ -512,7 +517,7 @@ void DecodeLowering::stageQuery() {
     Value scaledQuery = l.mulF(q, l.broadcast(wideType, inverse));
     Value quantized = quantizeInRange(l, scaledQuery);
     storeWords(quantized, unitsPerLane, 0);
-    if (residual) {
+    if (queryResidual) {
       // What the fp8 value missed, itself in fp8 (|r| <= fp8_max / 16).
       Value rest = l.subF(scaledQuery, l.extF(wideType, quantized));
       storeWords(quantizeInRange(l, rest), unitsPerLane, queryResidualWord());
@@ -730,7 +735,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   };
 
   // Q^T: the lane's row, head-dim chunks 4c + j (qkHeadDim), from LDS.
-  // With residuals, queries[k][c] holds the value and residual chunks.
+  // With its residual, queries[k][c] holds the value and residual chunks.
   const size_t tiles = state.mTiles.size();
   SmallVector<SmallVector<SmallVector<Value>>> queries(tiles);
   const int64_t chunkWords = x * computeBytes / 4;
@@ -741,7 +746,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       IndexExpr word = (i + t * kBlock) * queryRowWords +
                        element * computeBytes / 4 + l.idx(state.queryOffset);
       SmallVector<Value> terms;
-      for (int64_t base : residual ? SmallVector<int64_t>{0, queryResidualWord()}
+      for (int64_t base : queryResidual ? SmallVector<int64_t>{0, queryResidualWord()}
                                    : SmallVector<int64_t>{0}) {
         Value words = vector::LoadOp::create(
             b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
@@ -838,7 +843,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
 
   // Softmax per M-tile, then P for the PV operands.
   const int64_t pvStepCount = pvSteps(instr);
-  // probOperands[k][step]: P, and with residuals P's fp8 residual.
+  // probOperands[k][step]: P, and with its residual P's fp8 residual.
   SmallVector<SmallVector<SmallVector<Value>>> probOperands(tiles);
   for (size_t k = 0; k < tiles; ++k) {
     int64_t t = state.mTiles[k];
@@ -936,7 +941,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       // by the folding factor (a reciprocal is precise enough here).
       Value used = l.extF(stepVector, quantized);
       probOperands[k].push_back({quantized});
-      if (residual) {
+      if (probResidual) {
         // |residual| <= pScale / 16: in range.
         Value rest = quantizeInRange(l, l.subF(operand, used));
         probOperands[k].back().push_back(rest);
@@ -1203,9 +1208,16 @@ LogicalResult DecodeLowering::run() {
   // IEEE mode off: maxnum is then one v_max_f32 (no NaN quieting of its
   // inputs); NaN scores still reach the sums through exp2.
   Builder attrs(ctx);
-  kernel->setAttr("passthrough",
-                  attrs.getArrayAttr({attrs.getStrArrayAttr(
-                      {"amdgpu-ieee", "false"})}));
+  SmallVector<Attribute> passthrough = {
+      attrs.getStrArrayAttr({"amdgpu-ieee", "false"})};
+  // Up to D = 256, at least 2 waves per SIMD (at most 256 VGPRs + AGPRs):
+  // the register allocator otherwise settles a few registers above that for
+  // 32-row groups with the 64-bit fallback loop (1 wave per SIMD, no
+  // latency hiding). D = 512 needs more than 256 without spilling. The
+  // code-object tests check that no configuration spills.
+  if (s.headDim <= 256)
+    passthrough.push_back(attrs.getStrArrayAttr({"amdgpu-waves-per-eu", "2"}));
+  kernel->setAttr("passthrough", attrs.getArrayAttr(passthrough));
   createLaneIds();
 
   distributePageIdFills();
@@ -1275,6 +1287,7 @@ LogicalResult DecodeLowering::run() {
 } // namespace
 
 LogicalResult mfma::lowerDecodeKernel(DecodeKernel &decode,
-                                      const ChipInfo &chip, bool fp8Residual) {
+                                      const ChipInfo &chip,
+                                      Fp8Residual fp8Residual) {
   return DecodeLowering(decode, chip, fp8Residual).run();
 }

@@ -58,3 +58,34 @@ struct PaToMFMAPass : pa::impl::PaToMFMABase<PaToMFMAPass> {
   }
 };
 } // namespace
+
+llvm::StringRef mlir::pa::stringifyFp8Residual(Fp8Residual residual) {
+  switch (residual) {
+  case Fp8Residual::none:
+    return "none";
+  case Fp8Residual::probabilities:
+    return "p";
+  case Fp8Residual::queryAndProbabilities:
+    return "query-and-p";
+  }
+  return "p";
+}
+
+std::optional<Fp8Residual> mlir::pa::parseFp8Residual(llvm::StringRef text) {
+  for (Fp8Residual residual :
+       {Fp8Residual::none, Fp8Residual::probabilities,
+        Fp8Residual::queryAndProbabilities})
+    if (text == stringifyFp8Residual(residual))
+      return residual;
+  return std::nullopt;
+}
+
+llvm::cl::ValuesClass mlir::pa::fp8ResidualValues() {
+  return llvm::cl::values(
+      clEnumValN(Fp8Residual::none, "none",
+                 "one MFMA per step (Q and P quantized once)"),
+      clEnumValN(Fp8Residual::probabilities, "p",
+                 "P's residual in the PV product"),
+      clEnumValN(Fp8Residual::queryAndProbabilities, "query-and-p",
+                 "the query's residual in QK too"));
+}

@@ -3,6 +3,7 @@
 #define PA_CONVERSION_PATOMFMA_PATOMFMA_H
 
 #include "pa/IR/PaOps.h"
+#include "pa/Conversion/MFMAOptions.h"
 #include "pa/Target/Chip.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -56,10 +57,10 @@ FailureOr<DecodeKernel> analyzeDecodeKernel(gpu::GPUFuncOp kernel,
                                             const ChipInfo &chip);
 
 /// Rewrites the analyzed kernel into per-lane MFMA code for 4 waves.
-/// `fp8Residual`: fp8 products also multiply the fp8 residuals of the
-/// quantized query and P (pa-to-mfma's fp8-residual option).
+/// `fp8Residual`: which fp8 products also multiply their operand's fp8
+/// residual (pa-to-mfma's fp8-residual option).
 LogicalResult lowerDecodeKernel(DecodeKernel &decode, const ChipInfo &chip,
-                                bool fp8Residual);
+                                Fp8Residual fp8Residual);
 
 /// Spreads the iterations of every 1-D scf.parallel of `kernel` over the
 /// workgroup's lanes (lane-strided scf.for); returns whether it found any.

@@ -55,7 +55,7 @@ LogicalResult mlir::pa::lowerToROCDL(ModuleOp module,
   if (failed(verifyAMDCompileOptions(module.getLoc(), options)))
     return failure();
   PassManager pm(module.getContext());
-  buildROCDLPipeline(pm, options.chip);
+  buildROCDLPipeline(pm, options.chip, options.fp8Residual);
   return pm.run(module);
 }
 

@@ -23,11 +23,11 @@ struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
       llvm::cl::desc("AMD chip the kernels are built for (gfx942, gfx950); "
                      "it fixes the plan budget, fp8 flavour and ISA"),
       llvm::cl::init("gfx950")};
-  Option<bool> fp8Residual{
+  Option<Fp8Residual> fp8Residual{
       *this, "fp8-residual",
-      llvm::cl::desc("fp8 products also multiply the fp8 residuals of the "
-                     "quantized query and P (pa-to-mfma)"),
-      llvm::cl::init(true)};
+      llvm::cl::desc("fp8 products whose operand's fp8 residual is "
+                     "multiplied too (pa-to-mfma): none, p, query-and-p"),
+      llvm::cl::init(Fp8Residual::probabilities), fp8ResidualValues()};
 };
 } // namespace
 
@@ -49,12 +49,8 @@ int64_t maxStagedPageIds(StringRef chipName) {
 }
 } // namespace
 
-void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip) {
-  buildROCDLPipeline(pm, chip, /*fp8Residual=*/true);
-}
-
 void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
-                                  bool fp8Residual) {
+                                  Fp8Residual fp8Residual) {
   // pa ops -> tiled IR (the same passes as the host path).
   pm.addPass(createPaLowerPlan({chip.str()}));
   pm.addPass(createPaTile({chip.str()}));

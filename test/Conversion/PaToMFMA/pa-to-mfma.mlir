@@ -3,13 +3,14 @@
 // named d<D>-<kv>-p<P>-<V layout>-<scale>-w<window>-q<Q>g<G>[-n<pool>]
 // (-n: a static pool size, one tile loop; without it the pool is dynamic).
 // The fp8 flavour follows the chip (gfx942 f8E4M3FNUZ, gfx950 f8E4M3FN).
-// Most runs set fp8-residual=false: the MFMA structure of the design with
-// one product per step; the last run checks the default (residuals on).
+// Most runs set fp8-residual=none: the MFMA structure of the design with
+// one product per step; the last two check the default (p: P's residual)
+// and query-and-p.
 //
 // One configuration in detail, on both chips:
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,GFX942 -DFP8=f8E4M3FNUZ
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx950 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,GFX950 -DFP8=f8E4M3FN
 
 // The tile buffers of the workgroup program (f32 [M, D] query tile, scores,
@@ -21,7 +22,7 @@
 // GFX942-SAME:   workgroup(%[[IDS:.*]] : memref<2048xi32, #gpu.address_space<workgroup>>, %[[SCRATCH:.*]] : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<208xf32, #gpu.address_space<workgroup>>)
 // GFX950-SAME:   workgroup(%[[IDS:.*]] : memref<4096xi32, #gpu.address_space<workgroup>>, %[[SCRATCH:.*]] : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<208xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME:    denormal_fp_math_f32 = "preserve-sign"
-// CHECK-SAME:    passthrough = {{\[\["amdgpu-ieee", "false"\]\]}}
+// CHECK-SAME:    passthrough = {{\[\["amdgpu-ieee", "false"\], \["amdgpu-waves-per-eu", "2"\]\]}}
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK-NOT:     pa.tile
 
@@ -111,15 +112,15 @@
 // MFMAs per wave and tile loop: M-tiles x (4 blocks x D/32 K-steps + D/16
 // blocks x 2 K-steps) = M-tiles x D/4 for fp8 (x4 waves: the minimum
 // 2 * 256 * D * rows / (16 * 16 * 32)).
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FNUZ
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p64-transposed-per_tensor-w0-q1g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p64-transposed-per_tensor-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FNUZ
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w257-q2g16-n64 --chip gfx950 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w257-q2g16-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N64 -DFP8=f8E4M3FN
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-transposed-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-transposed-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N64 -DFP8=f8E4M3FN
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p64-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p64-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N128 -DFP8=f8E4M3FNUZ
 // COUNT-LABEL:   gpu.func @pa_decode(
 // COUNT-NOT:     amdgpu.mfma
@@ -132,9 +133,9 @@
 
 // bf16 KV: v_mfma_f32_16x16x16_bf16, 4 values (8 bytes) per lane and step:
 // M-tiles x (4 x D/16 + D/16 x 4) = M-tiles x D/2; no quantization.
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-bf16-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-bf16-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=BF16,B32
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-bf16-p64-transposed-none-w0-q3g8-n64 --chip gfx950 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-bf16-p64-transposed-none-w0-q3g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=BF16,B128
 // BF16-LABEL:    gpu.func @pa_decode(
 // BF16-NOT:      packed_trunc
@@ -146,7 +147,7 @@
 // BF16:          gpu.return
 
 // bf16 compute on an fp8 cache: K and V converted after the 16-byte loads.
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-bf16c --chip gfx942 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-bf16c --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=BF16C
 // BF16C-LABEL:   gpu.func @pa_decode(
 // BF16C:         scf.for {{.*}} iter_args(
@@ -159,7 +160,7 @@
 // A dynamic pool: 32-bit buffer offsets when every paged buffer is below
 // 2 GiB, else 64-bit global addresses with one loop per M-tile (two
 // M-tiles: the 32-row group of MTP 4 at GQA 8).
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=DYN
 // DYN-LABEL:     gpu.func @pa_decode(
 // Pages of 4096 bytes (K, V) and 128 bytes (scales) below 2^31 bytes:
@@ -180,7 +181,7 @@
 // Per-token scales: 16 per lane and tile (the lane group's tokens), K's
 // applied to the scores, V's folded into P relative to the wave's largest
 // (the V unit: one more butterfly), with the 64-bit path's loop per M-tile.
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p64-transposed-per_token-w0-q1g8-n64 --chip gfx950 --fp8-residual=false \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p64-transposed-per_token-w0-q1g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=TOKEN
 // TOKEN-LABEL:   gpu.func @pa_decode(
 // TOKEN:         scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
@@ -195,11 +196,26 @@
 // TOKEN:           gpu.shuffle xor %{{.*}}, %c32_i32
 // TOKEN:           scf.yield
 
-// fp8-residual (the default): the query's fp8 residual rows follow its rows
-// in LDS, P's residual is quantized in registers, and each K-step / PV step
-// takes a second MFMA on the residual into the same accumulator: twice the
-// MFMAs of the design (D = 64, 16 rows: 32 per tile loop).
+// fp8-residual=p (the default): P's fp8 residual is quantized in registers
+// and each PV step takes a second MFMA on it into the same accumulator; the
+// query is stored once (D = 64, 16 rows: 8 QK + 2 x 8 PV MFMAs per tile).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 \
+// RUN:   | FileCheck %s --check-prefix=PRESIDUAL
+// PRESIDUAL-LABEL: gpu.func @pa_decode(
+// PRESIDUAL:        amdgpu.packed_trunc_2xfp8
+// PRESIDUAL:        vector.store
+// PRESIDUAL-NOT:    arith.subf
+// PRESIDUAL:        scf.for {{.*}} iter_args(
+// PRESIDUAL-COUNT-8: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// PRESIDUAL:        arith.subf
+// PRESIDUAL-COUNT-16: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// PRESIDUAL-NOT:    amdgpu.mfma
+// PRESIDUAL:        gpu.return
+
+// fp8-residual=query-and-p: the query's fp8 residual rows follow its rows
+// in LDS and each K-step takes a second MFMA too: twice the MFMAs of the
+// design (D = 64, 16 rows: 32 per tile loop).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=query-and-p \
 // RUN:   | FileCheck %s --check-prefix=RESIDUAL
 // RESIDUAL-LABEL: gpu.func @pa_decode(
 // RESIDUAL-SAME:   %{{.*}} : memref<2049xi32, #gpu.address_space<workgroup>>

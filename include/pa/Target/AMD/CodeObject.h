@@ -13,6 +13,7 @@
 #define PA_TARGET_AMD_CODEOBJECT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "pa/Conversion/MFMAOptions.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -31,6 +32,8 @@ struct AMDCompileOptions {
   std::string chip = "gfx950";
   /// AMDHSA code object version: 5 or 6.
   int codeObjectVersion = 5;
+  /// pa-to-mfma's fp8-residual option.
+  Fp8Residual fp8Residual = Fp8Residual::probabilities;
 };
 
 struct AMDCodeObject {

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "pa/Conversion/MFMAOptions.h"
 #include "pa/Target/Chip.h"
 
 #include <memory>
@@ -24,11 +25,11 @@ void registerAMDPipelines();
 /// gpu.module @pa_kernels in the LLVM and ROCDL dialects for `chip` (gfx942
 /// or gfx950): decode on 4 waves with MFMA and reduce spread over the lanes
 /// (pa-to-mfma), the plan kernel on lane 0 (pa-workgroup-to-lane0). The
-/// host function keeps its gpu.launch_func.
-void buildROCDLPipeline(OpPassManager &pm, llvm::StringRef chip);
-/// The same with pa-to-mfma's fp8-residual option set (the one above: on).
-void buildROCDLPipeline(OpPassManager &pm, llvm::StringRef chip,
-                        bool fp8Residual);
+/// host function keeps its gpu.launch_func. `fp8Residual` is pa-to-mfma's
+/// fp8-residual option.
+void buildROCDLPipeline(
+    OpPassManager &pm, llvm::StringRef chip,
+    Fp8Residual fp8Residual = Fp8Residual::probabilities);
 
 /// `pa-convert-kernels-to-rocdl`: the dialect conversion of a gpu.module
 /// whose kernels are loops over memrefs (gpu, arith, cf, memref, vector,

@@ -2,7 +2,7 @@
 """Prints the pa-to-mfma output for one mfma_decode.py configuration.
 
 usage: mfma_lower.py PA_OPT CONFIG --chip gfx942|gfx950 [--stage=mfma|tiled]
-                     [--fp8-residual=true|false]
+                     [--fp8-residual=none|p|query-and-p]
 
 Runs the tiling passes of pa-lower-to-rocdl (plan, decode, reduce, page-id
 staging with the pipeline's bound) and then pa-to-mfma (or stops before it
@@ -26,8 +26,8 @@ def main():
     parser.add_argument("config")
     parser.add_argument("--chip", required=True, choices=sorted(MAX_STAGED))
     parser.add_argument("--stage", default="mfma", choices=["mfma", "tiled"])
-    parser.add_argument("--fp8-residual", default="true",
-                        choices=["true", "false"])
+    parser.add_argument("--fp8-residual", default="p",
+                        choices=["none", "p", "query-and-p"])
     args = parser.parse_args()
     chip = args.chip
     kernels = f"pa-stage-page-ids{{max-staged={MAX_STAGED[chip]}}}"
