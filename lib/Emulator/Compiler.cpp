@@ -155,8 +155,12 @@ public:
                    std::string &error)
       : program(program), fn(function), host(host), error(error) {}
 
-  LogicalResult compileArguments(Block &entry) {
-    for (BlockArgument argument : entry.getArguments()) {
+  /// The function's arguments: the first `count` arguments of its entry
+  /// block. A gpu.func's entry block continues with its workgroup (and
+  /// private) attributions, which are not arguments: a launch passes no
+  /// words for them (compileAttributions places them in LDS).
+  LogicalResult compileArguments(Block &entry, unsigned count) {
+    for (BlockArgument argument : entry.getArguments().take_front(count)) {
       FailureOr<uint32_t> slot = define(argument, fn.op);
       if (failed(slot))
         return failure();
@@ -668,7 +672,12 @@ private:
       return fail(op, "no verified register layout for this MFMA (the "
                       "emulator executes the CDNA3 instructions of "
                       "shared/isa/mfma-layouts: 16x16x32 / 32x32x16 fp8, "
-                      "16x16x16 / 32x32x8 bf16 and f16, f32 accumulators)");
+                      "16x16x16 / 32x32x8 bf16 and f16, and gfx950's "
+                      "16x16x128 / 32x32x64 f8f6f4 on fp8; f32 "
+                      "accumulators)");
+    if (instruction->isF8F6F4() && program.options.chip != "gfx950")
+      return fail(op, instruction->isaName() + " exists on gfx950 only, "
+                      "not on " + program.options.chip);
     if (failed(checkFp8(op, *input)))
       return failure();
     if (elementCount(op.getSourceA().getType()) !=
@@ -1155,6 +1164,14 @@ private:
       info.arguments.push_back(use(argument));
       info.argumentWords.push_back(wordsOf(argument.getType()));
     }
+    // The kernel copies its arguments out of the launch's words: they must
+    // agree word for word (kernels are compiled before host functions).
+    const Function &kernel = program.functions[found->second];
+    if (kernel.argumentWords != info.argumentWords)
+      return fail(op, "the launch's " + Twine(info.argumentWords.size()) +
+                          " operands do not match the " +
+                          Twine(kernel.argumentWords.size()) +
+                          " arguments of kernel @" + kernelName);
     size_t instr = emit(OpCode::Launch, op);
     at(instr).aux = addTo(fn.launches, std::move(info));
     return success();
@@ -1463,7 +1480,8 @@ LogicalResult mlir::pa::emulator::compileModule(ModuleOp module,
     Region *body;
     if (auto kernel = dyn_cast<gpu::GPUFuncOp>(function.op)) {
       body = &kernel.getBody();
-      if (failed(compiler.compileArguments(kernel.getBody().front())) ||
+      if (failed(compiler.compileArguments(kernel.getBody().front(),
+                                           kernel.getNumArguments())) ||
           failed(compiler.compileAttributions(kernel)))
         return failure();
       if (std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize())
@@ -1472,7 +1490,8 @@ LogicalResult mlir::pa::emulator::compileModule(ModuleOp module,
     } else {
       auto host = cast<func::FuncOp>(function.op);
       body = &host.getBody();
-      if (failed(compiler.compileArguments(host.getBody().front())))
+      if (failed(compiler.compileArguments(host.getBody().front(),
+                                           host.getNumArguments())))
         return failure();
     }
     if (failed(compiler.compileBody(*body)))

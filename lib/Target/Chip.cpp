@@ -10,7 +10,8 @@ namespace {
 // Parts with fewer CUs pass an explicit budget.
 const ChipInfo kChips[] = {
     {"gfx942", Vendor::AMD, 304, 256, 64 * 1024, "f8E4M3FNUZ"},
-    {"gfx950", Vendor::AMD, 256, 256, 160 * 1024, "f8E4M3FN"},
+    {"gfx950", Vendor::AMD, 256, 256, 160 * 1024, "f8E4M3FN",
+     /*hasF8F6F4Mfma=*/true},
     {"sm_90a", Vendor::NVIDIA, 132, 128, 227 * 1024, "f8E4M3FN"},
 };
 } // namespace

@@ -362,6 +362,54 @@ void checkWaveProducts(const InstrTables &t, int pack, int headDim) {
   }
 }
 
+/// gfx950's QK on v_mfma_f32_16x16x128_f8f6f4 (the CDNA4 table, see
+/// unittests/Inputs/mfma-layouts/README.md): the A operand is two K load
+/// chunks side by side, the B operand 32 query bytes read at once from the
+/// row kept in wideQueryWord order. Every K index of the instruction must
+/// pair a key byte with the query value of the same head dim, and each head
+/// dim must be contracted once.
+TEST(WideQK, KeyAndQueryBytesMeetOnTheCdna4Table) {
+  const std::string base = "cdna4-v_mfma_f32_16x16x128_f8f6f4";
+  Table a = readTable(base + "-A.csv", 8), b = readTable(base + "-B.csv", 8);
+  ASSERT_EQ(a.columns, kWideFp8K);
+  ASSERT_EQ(b.rows, kWideFp8K);
+  const int pack = 16; // fp8 values per 16-byte load
+  for (int headDim : {128, 256, 512}) {
+    const int words = headDim / 4;
+    // The query row's words are a permutation in LDS.
+    std::vector<int> rowWordAt(words, -1);
+    for (int w = 0; w < words; ++w) {
+      int placed = wideQueryWord(w);
+      ASSERT_GE(placed, 0);
+      ASSERT_LT(placed, words);
+      ASSERT_EQ(rowWordAt[placed], -1) << "two words at " << placed;
+      rowWordAt[placed] = w;
+    }
+    std::vector<int> seen(headDim, 0);
+    for (int pair = 0; pair < headDim / kWideFp8K; ++pair)
+      for (int k = 0; k < kWideFp8K; ++k) {
+        Position key = a.at(0, k), query = b.at(k, 0);
+        int group = key.lane / kBlock;
+        ASSERT_EQ(query.lane / kBlock, group);
+        ASSERT_EQ(query.element, key.element);
+        // Byte e of the key operand: chunk 2 pair + e / 16 of the lane
+        // group, element e % 16 of its 16-byte load.
+        int e = key.element;
+        int keyDim = qkHeadDim(pack, kFp8Instr, 2 * pair + e / pack, 0, group,
+                               e % pack);
+        // Byte e of the query operand: LDS word (4 pair + group) * 8 + e / 4
+        // of the row, byte e % 4.
+        int ldsWord = (kLaneGroups * pair + group) * 8 + e / 4;
+        int queryDim = 4 * rowWordAt[ldsWord] + e % 4;
+        ASSERT_EQ(keyDim, queryDim) << "D " << headDim << " pair " << pair
+                                    << " k " << k;
+        ++seen[keyDim];
+      }
+    for (int d = 0; d < headDim; ++d)
+      EXPECT_EQ(seen[d], 1) << "D " << headDim << " d " << d;
+  }
+}
+
 TEST(WaveProducts, Fp8Instruction) {
   for (int headDim : {64, 128, 256})
     checkWaveProducts(fp8Tables(), /*pack=*/16, headDim);

@@ -114,6 +114,109 @@ TEST(EmulatedProgram, StoresToReadOnlyBindingsAreErrors) {
   EXPECT_EQ(data[0], 0);
 }
 
+/// A kernel's workgroup attributions are block arguments of its body but
+/// not arguments of the launch: the emulator once copied words for them out
+/// of the launch's argument array, past its end (an ASan
+/// stack-buffer-overflow when the launch passed exactly the 128 words the
+/// array holds inline, as the transposed-V per-token-scale decode kernel
+/// did). Here the 16 rank-2 memrefs are 16 x 8 = 128 words, and the
+/// attribution must still hold what the kernel stages in it.
+TEST(EmulatedProgram, AttributionsAreNotLaunchArguments) {
+  DialectRegistry registry;
+  registerPaDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string arguments, operands, types;
+  for (int i = 0; i < 16; ++i) {
+    arguments += (i ? ", %a" : "%a") + std::to_string(i) + ": memref<1x64xi32>";
+    operands += (i ? ", %" : "%") + std::string(i == 15 ? "out" : "in") +
+                " : memref<1x64xi32>";
+  }
+  std::string text = R"(
+    module attributes {gpu.container_module} {
+      gpu.module @k {
+        gpu.func @reverse()" + arguments + R"()
+            workgroup(%lds : memref<64xi32, #gpu.address_space<workgroup>>)
+            kernel {
+          %c0 = arith.constant 0 : index
+          %c63 = arith.constant 63 : index
+          %tid = gpu.thread_id x
+          %v = memref.load %a0[%c0, %tid] : memref<1x64xi32>
+          memref.store %v, %lds[%tid] : memref<64xi32, #gpu.address_space<workgroup>>
+          gpu.barrier
+          %mirror = arith.subi %c63, %tid : index
+          %w = memref.load %lds[%mirror] : memref<64xi32, #gpu.address_space<workgroup>>
+          memref.store %w, %a15[%c0, %tid] : memref<1x64xi32>
+          gpu.return
+        }
+      }
+      func.func @main(%in: memref<1x64xi32>, %out: memref<1x64xi32>) {
+        %c1 = arith.constant 1 : index
+        %c64 = arith.constant 64 : index
+        gpu.launch_func @k::@reverse blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args()" +
+                     operands + R"()
+        return
+      }
+    })";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  std::string error;
+  auto program = emulator::Program::compile(*module, {}, error);
+  ASSERT_TRUE(succeeded(program)) << error;
+  std::vector<int32_t> in(64), out(64, -1);
+  for (int i = 0; i < 64; ++i)
+    in[i] = 1000 + i;
+  auto inBinding = emulator::MemRefBinding::rowMajor(in.data(), {1, 64}, 4,
+                                                     "in", true);
+  auto outBinding = emulator::MemRefBinding::rowMajor(out.data(), {1, 64}, 4,
+                                                      "out", false);
+  ASSERT_TRUE(succeeded((*program)->run("main", {inBinding, outBinding},
+                                        error)))
+      << error;
+  for (int i = 0; i < 64; ++i)
+    EXPECT_EQ(out[i], 1000 + 63 - i) << "at " << i;
+}
+
+/// The decode kernel of a transposed-V cache with per-token scales, the
+/// configuration that exposed the overflow above (its launch passed 112
+/// words, its three LDS attributions made the emulator copy 130), against
+/// the oracle on both chips.
+TEST(EmulatedProgram, TransposedVPerTokenScalesMatchTheOracle) {
+  for (const char *chip : {"gfx942", "gfx950"}) {
+    SCOPED_TRACE(chip);
+    ::pa::oracle::CaseConfig c;
+    c.numQueryHeads = 32;
+    c.numKvHeads = 1;
+    c.headDim = 128;
+    c.pageSize = 16;
+    c.queryLen = 4;
+    c.kvType = ::pa::oracle::ScalarType::BF16;
+    c.vLayout = ::pa::oracle::VLayout::Transposed;
+    c.scaleMode = ::pa::oracle::ScaleMode::PerToken;
+    c.window = 257;
+    c.sinks = true;
+    c.contextLengths = {0, 1, 17, 300};
+    c.batch = int64_t(c.contextLengths.size());
+    c.seed = 11;
+    c.garbageSeed = 12;
+    c.poisonInvisible = true;
+    DecodeConfig config = ::pa::numerics::programConfigFor(
+        c, c.sinks, chip, std::nullopt, std::nullopt);
+    std::string error;
+    auto program = EmulatedProgram::compile(config, error);
+    ASSERT_TRUE(succeeded(program)) << error;
+    ::pa::oracle::DecodeCase decodeCase;
+    ASSERT_TRUE(::pa::oracle::generateCase(c, decodeCase, error)) << error;
+    ::pa::numerics::CaseResult result = ::pa::numerics::runAndCompare(
+        (*program)->config(),
+        [&](const HostBuffers &buffers, std::string &message) {
+          return (*program)->run(buffers, message);
+        },
+        decodeCase);
+    EXPECT_TRUE(result.passed) << result.failure;
+  }
+}
+
 struct KernelsCase {
   std::string chip;
   EmulatedKernels kernels;

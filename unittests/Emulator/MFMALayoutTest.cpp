@@ -13,10 +13,18 @@
 // emulator gives them the CDNA3 layouts; the CDNA4 ISA reference guide,
 // whose matrix-layout section would confirm that, is not among the shared
 // references, so that carry-over is an assumption stated here, not a
-// checked fact. The gfx950-only shapes (v_mfma_f32_16x16x32_bf16 / _f16,
-// v_mfma_f32_32x32x16_bf16 / _f16, v_mfma_scale_f32_*_f8f6f4) have no table
-// at all: the emulator rejects them (tested below) until their layouts are
-// checked against the CDNA4 ISA reference guide.
+// checked fact.
+//
+// gfx950-only: v_mfma_f32_16x16x128_f8f6f4 and v_mfma_f32_32x32x64_f8f6f4
+// with fp8 (E4M3) A and B run against the cdna4-*.csv tables, transcribed
+// (unittests/Inputs/mfma-layouts/transcribe_cdna4.py, README.md) from the
+// layouts of the AMD CDNA4 Instruction Set Architecture guide, chapter 7
+// "Matrix Arithmetic Instructions" (amd-instinct-cdna4-instruction-set-
+// architecture.pdf), as AMD's composable_kernel tabulates them
+// (test/mx_mfma_op/mx_mfma_op.hpp, "Register Mapping for 16x128 for FP8" /
+// "for 32x64 for FP8"). The other gfx950-only shapes
+// (v_mfma_f32_16x16x32_bf16 / _f16, v_mfma_f32_32x32x16_bf16 / _f16) have
+// no table: the emulator rejects them (tested below).
 //
 //===----------------------------------------------------------------------===//
 #include "pa/API/Builders.h"
@@ -48,9 +56,10 @@ struct Entry {
 
 /// Parses `cdna3-<name>-<which>.csv`: rows "r,v0{L}.[hi:lo],..." after the
 /// header; the element of a VGPR bit range of `bits`-bit values.
-std::vector<Entry> readTable(const std::string &name, char which, int bits) {
-  std::string path = std::string(PA_MFMA_LAYOUT_DIR) + "/cdna3-" + name +
-                     "-" + which + ".csv";
+std::vector<Entry> readTable(const std::string &arch, const std::string &name,
+                             char which, int bits) {
+  std::string path = std::string(PA_MFMA_LAYOUT_DIR) + "/" + arch + "-" +
+                     name + "-" + which + ".csv";
   std::ifstream file(path);
   EXPECT_TRUE(file.good()) << "cannot read " << path;
   std::vector<Entry> entries;
@@ -84,8 +93,9 @@ std::vector<Entry> readTable(const std::string &name, char which, int bits) {
 struct Instruction {
   const char *table; // file name part
   int m, n, k;
-  bool fp8; // fp8_fp8 (else a 16-bit type named by `type16`)
+  bool fp8; // fp8 A and B (else a 16-bit type named by `type16`)
   const char *type16;
+  const char *arch = "cdna3"; // cdna4: gfx950 only
 };
 
 const Instruction kInstructions[] = {
@@ -94,6 +104,8 @@ const Instruction kInstructions[] = {
     {"v_mfma_f32_16x16x16_bf16", 16, 16, 16, false, "bf16"},
     {"v_mfma_f32_32x32x8_bf16", 32, 32, 8, false, "bf16"},
     {"v_mfma_f32_16x16x16_f16", 16, 16, 16, false, "f16"},
+    {"v_mfma_f32_16x16x128_f8f6f4", 16, 16, 128, true, nullptr, "cdna4"},
+    {"v_mfma_f32_32x32x64_f8f6f4", 32, 32, 64, true, nullptr, "cdna4"},
 };
 
 struct Case {
@@ -108,6 +120,8 @@ std::vector<Case> allCases() {
   std::vector<Case> cases;
   for (const Instruction &instruction : kInstructions)
     for (std::string chip : {"gfx942", "gfx950"}) {
+      if (std::string(instruction.arch) == "cdna4" && chip != "gfx950")
+        continue;
       if (instruction.fp8) {
         bool fnuz = chip == "gfx942";
         cases.push_back(
@@ -182,9 +196,9 @@ protected:
     mfma = *found;
     ASSERT_EQ(mfma.isaName(), i.table);
     int bits = i.fp8 ? 8 : 16;
-    a = readTable(i.table, 'A', bits);
-    b = readTable(i.table, 'B', bits);
-    d = readTable(i.table, 'D', 32);
+    a = readTable(i.arch, i.table, 'A', bits);
+    b = readTable(i.arch, i.table, 'B', bits);
+    d = readTable(i.arch, i.table, 'D', 32);
     ASSERT_EQ(a.size(), size_t(i.m * i.k));
     ASSERT_EQ(b.size(), size_t(i.k * i.n));
     ASSERT_EQ(d.size(), size_t(i.m * i.n));
@@ -312,13 +326,13 @@ TEST_P(MFMALayout, EmulatorPlacesEveryEntryAsTheTables) {
 INSTANTIATE_TEST_SUITE_P(Tables, MFMALayout, testing::ValuesIn(allCases()),
                          caseName);
 
-/// The gfx950-only shapes have no verified layout: the emulator refuses
-/// them instead of guessing.
+/// The gfx950-only shapes without a table: the emulator refuses them
+/// instead of guessing.
 TEST(MFMALayoutGfx950Only, ShapesWithoutATableAreRejected) {
   EXPECT_FALSE(lookupMFMA(16, 16, 32, 1, ScalarKind::BF16));
   EXPECT_FALSE(lookupMFMA(16, 16, 32, 1, ScalarKind::F16));
   EXPECT_FALSE(lookupMFMA(32, 32, 16, 1, ScalarKind::BF16));
-  EXPECT_FALSE(lookupMFMA(16, 16, 128, 1, ScalarKind::F8E4M3FN));
+  EXPECT_FALSE(lookupMFMA(16, 16, 128, 1, ScalarKind::BF16));
   EXPECT_FALSE(lookupMFMA(4, 4, 4, 16, ScalarKind::F16)); // blocked
 
   DialectRegistry registry;
@@ -341,6 +355,32 @@ TEST(MFMALayoutGfx950Only, ShapesWithoutATableAreRejected) {
   EXPECT_TRUE(failed(Program::compile(*module, options, error)));
   EXPECT_NE(error.find("no verified register layout"), std::string::npos)
       << error;
+}
+
+/// The f8f6f4 instructions exist on gfx950 only (MLIR takes them on OCP fp8
+/// only): a gfx942 kernel using one is refused, not executed with a layout
+/// the chip does not have.
+TEST(MFMALayoutGfx950Only, F8F6F4IsRefusedOnGfx942) {
+  DialectRegistry registry;
+  mlir::pa::registerPaDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"(
+    module attributes {gpu.container_module} {
+      gpu.module @test {
+        gpu.func @mfma(%a: vector<32xf8E4M3FN>, %c: vector<4xf32>) kernel {
+          %d = amdgpu.mfma 16x16x128 %a * %a + %c blgp = none : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
+          gpu.return
+        }
+      }
+    })",
+                                                             &context);
+  ASSERT_TRUE(module);
+  std::string error;
+  Options options;
+  options.chip = "gfx942";
+  EXPECT_TRUE(failed(Program::compile(*module, options, error)));
+  EXPECT_NE(error.find("gfx950 only"), std::string::npos) << error;
 }
 
 } // namespace

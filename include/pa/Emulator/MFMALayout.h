@@ -7,12 +7,15 @@
 // endian (element e of a vector of b-bit values is bits [e*b, e*b + b) of
 // the register block), so element e is VGPR (e*b)/32, bits (e*b)%32 upwards.
 //
-// Source: AMD's Matrix Instruction Calculator tables for CDNA3 in
-// shared/isa/mfma-layouts (checked entry by entry in
-// unittests/Emulator/MFMALayoutTest.cpp by running the emulator). The CDNA3
-// instructions keep their encodings and layouts on CDNA4 (gfx950); the
-// gfx950-only shapes (16x16x32 bf16/f16, 32x32x16 bf16/f16, the scaled
-// f8f6f4 ones) are not in those tables and are rejected.
+// Sources: AMD's Matrix Instruction Calculator tables for CDNA3 in
+// shared/isa/mfma-layouts, and for the gfx950-only fp8 shapes
+// v_mfma_f32_16x16x128_f8f6f4 / v_mfma_f32_32x32x64_f8f6f4 the CDNA4 ISA
+// guide's layouts as transcribed in unittests/Inputs/mfma-layouts (README:
+// AMD CDNA4 ISA chapter 7, composable_kernel's register mapping tables);
+// both checked entry by entry in unittests/Emulator/MFMALayoutTest.cpp by
+// running the emulator. The CDNA3 instructions keep their encodings and
+// layouts on CDNA4 (gfx950); the other gfx950-only shapes (16x16x32
+// bf16/f16, 32x32x16 bf16/f16, non-fp8 f8f6f4 formats) are rejected.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_EMULATOR_MFMALAYOUT_H
@@ -37,6 +40,9 @@ struct MFMAInstruction {
   int accumulatorElements() const { return m * n / kWaveSize; }
   /// The ISA name, e.g. v_mfma_f32_16x16x32_fp8_fp8.
   std::string isaName() const;
+  /// The CDNA4 f8f6f4 instructions (16x16x128, 32x32x64): gfx950 only, 32
+  /// fp8 values per lane in two runs of 16 K indices.
+  bool isF8F6F4() const;
 };
 
 /// The supported instruction for an `amdgpu.mfma` of this shape and input

@@ -28,6 +28,9 @@ struct ChipInfo {
   int64_t workgroupMemoryBytes;
   /// fp8 element type the matrix units take: "f8E4M3FNUZ" or "f8E4M3FN".
   llvm::StringRef fp8TypeName;
+  /// CDNA4's v_mfma_f32_16x16x128_f8f6f4 (K = 128 fp8 products per lane
+  /// pair; twice the fp8 rate of 16x16x32).
+  bool hasF8F6F4Mfma = false;
 };
 
 /// The chip named `name`, or nullopt for an unknown name.

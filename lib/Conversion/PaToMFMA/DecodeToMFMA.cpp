@@ -198,7 +198,15 @@ public:
         instr(s.fp8Compute() ? kFp8Instr : kBf16Instr),
         probResidual(fp8Residual != Fp8Residual::none && s.fp8Compute()),
         queryResidual(fp8Residual == Fp8Residual::queryAndProbabilities &&
-                      s.fp8Compute()) {
+                      s.fp8Compute()),
+        // QK with 16x16x128 where the chip has it and the head dim is a
+        // whole number of its K (two 64-element load chunks), unless it
+        // costs occupancy: with two M-tiles at D = 256 it needs ~10 more
+        // VGPRs than the 256 of 2 waves per SIMD (measured: spills, or 1
+        // wave without amdgpu-waves-per-eu).
+        wideQK(chip.hasF8F6F4Mfma && s.fp8Compute() &&
+               s.headDim % kWideFp8K == 0 &&
+               (s.mTiles == 1 || s.headDim <= 128)) {
     f32 = Float32Type::get(ctx);
     vec4 = VectorType::get({kResultElements}, f32);
     computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;
@@ -260,6 +268,12 @@ private:
     return amdgpu::MFMAOp::create(b, vec4, kBlock, kBlock, instr.k,
                                   /*blocks=*/1, a, bOperand, acc);
   }
+  /// `first` followed by `second` (vectors of one type).
+  Value concat(LaneBuilder &l, Value first, Value second) {
+    int64_t n = cast<VectorType>(first.getType()).getNumElements();
+    return l.shuffle(first, second,
+                     llvm::to_vector(llvm::seq<int64_t>(0, 2 * n)));
+  }
   /// Elements [first, first + count) of `v`.
   Value slice(LaneBuilder &l, Value v, int64_t first, int64_t count) {
     SmallVector<int64_t> positions;
@@ -309,6 +323,8 @@ private:
   /// carry ~8 significant bits instead of 4).
   bool probResidual;
   bool queryResidual;
+  /// QK products as v_mfma_f32_16x16x128_f8f6f4 (gfx950).
+  bool wideQK;
   Type f32;
   VectorType vec4;
   int64_t computeBytes, queryRowWords, chunkDims, scratchWords;
@@ -492,9 +508,13 @@ void DecodeLowering::stageQuery() {
     Value rowWord = m * queryRowWords;
     auto storeWords = [&](Value packed, int64_t words, int64_t base) {
       auto wordType = VectorType::get({words}, b.getI32Type());
+      // A lane's words stay within one 16-value run (words <= 4 | 4 w).
+      IndexExpr word = laneInRow * words;
+      if (wideQK)
+        word = wideQueryWord(word);
       vector::StoreOp::create(
           b, l.bitcast(wordType, packed), scratch,
-          ValueRange{(l.idx(rowWord) + laneInRow * words + base).get()},
+          ValueRange{(l.idx(rowWord) + word + base).get()},
           /*nontemporal=*/false,
           llvm::Align(int64_t{4} << llvm::countr_zero(
                           static_cast<uint64_t>(words))));
@@ -736,15 +756,21 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
 
   // Q^T: the lane's row, head-dim chunks 4c + j (qkHeadDim), from LDS.
   // With its residual, queries[k][c] holds the value and residual chunks.
+  // gfx950's 16x16x128: queries[k][p] holds chunks 2p and 2p + 1, stored
+  // side by side (wideQueryWord).
   const size_t tiles = state.mTiles.size();
   SmallVector<SmallVector<SmallVector<Value>>> queries(tiles);
-  const int64_t chunkWords = x * computeBytes / 4;
+  const int64_t chunksPerRead = wideQK ? 2 : 1;
+  const int64_t chunkWords = chunksPerRead * x * computeBytes / 4;
   for (size_t k = 0; k < tiles; ++k)
-    for (int64_t c = 0; c < chunks; ++c) {
+    for (int64_t c = 0; c < chunks; c += chunksPerRead) {
       int64_t t = state.mTiles[k];
       IndexExpr element = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0));
-      IndexExpr word = (i + t * kBlock) * queryRowWords +
-                       element * computeBytes / 4 + l.idx(state.queryOffset);
+      IndexExpr rowWord = element * computeBytes / 4;
+      if (wideQK)
+        rowWord = wideQueryWord(rowWord);
+      IndexExpr word = (i + t * kBlock) * queryRowWords + rowWord +
+                       l.idx(state.queryOffset);
       SmallVector<Value> terms;
       for (int64_t base : queryResidual ? SmallVector<int64_t>{0, queryResidualWord()}
                                    : SmallVector<int64_t>{0}) {
@@ -752,7 +778,8 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
             b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
             ValueRange{(word + base).get()}, /*nontemporal=*/false,
             llvm::Align(16));
-        terms.push_back(l.bitcast(VectorType::get({x}, s.computeType), words));
+        terms.push_back(l.bitcast(
+            VectorType::get({chunksPerRead * x}, s.computeType), words));
       }
       queries[k].push_back(terms);
     }
@@ -774,6 +801,20 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     }
     for (size_t k = 0; k < tiles; ++k) {
       Value acc = zeros;
+      if (wideQK) {
+        // Two load chunks per 16x16x128: lane group j's 16 bytes of chunk c
+        // and of chunk c + 1 are its two 16-byte K runs, for K and the
+        // query alike, so every head-dim element meets its own query value
+        // (docs/mfma-lowering.md).
+        for (int64_t c = 0; c < chunks; c += 2) {
+          Value key = concat(l, keys[c], keys[c + 1]);
+          for (Value query : queries[k][c / 2])
+            acc = amdgpu::MFMAOp::create(b, vec4, kBlock, kBlock, kWideFp8K,
+                                         /*blocks=*/1, key, query, acc);
+        }
+        scores[k].push_back(acc);
+        continue;
+      }
       for (int64_t c = 0; c < chunks; ++c)
         for (int64_t step = 0; step < stepsPerChunk; ++step) {
           Value key = slice(l, keys[c], step * instr.perLane, instr.perLane);

@@ -43,6 +43,9 @@ struct Instr {
 };
 inline constexpr Instr kFp8Instr{32, 8, 1};
 inline constexpr Instr kBf16Instr{16, 4, 2};
+/// K of gfx950's v_mfma_f32_16x16x128_f8f6f4 on fp8: 32 values per lane, in
+/// two runs of 16 K indices (lane group j: [16 j, +16) and [64 + 16 j, +16)).
+inline constexpr int kWideFp8K = 128;
 
 //===----------------------------------------------------------------------===//
 // The instruction layouts (CDNA3 tables; the same on gfx950)
@@ -87,6 +90,16 @@ Int qkHeadDim(int64_t pack, Instr in, Int chunk, int64_t stepInChunk, Int group,
               Int element) {
   return (chunk * kLaneGroups + group) * pack + stepInChunk * in.perLane +
          element;
+}
+
+/// gfx950's 16x16x128 QK takes load chunks 2p and 2p + 1 together (lane
+/// group j: head dims [16 (8p + j), +16) and [16 (8p + 4 + j), +16), its two
+/// 16-byte K runs). The fp8 query row is kept in LDS in that order, so that
+/// lane group j reads its 32 bytes of pair p at once: word `w` of the row
+/// (head dims [4w, 4w + 4)) goes to this word.
+template <typename Int> Int wideQueryWord(Int w) {
+  return ((w / 32) * kLaneGroups + (w / 4) % kLaneGroups) * 8 +
+         ((w / 16) % 2) * 4 + w % 4;
 }
 
 //===----------------------------------------------------------------------===//

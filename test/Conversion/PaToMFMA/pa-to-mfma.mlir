@@ -111,15 +111,14 @@
 
 // MFMAs per wave and tile loop: M-tiles x (4 blocks x D/32 K-steps + D/16
 // blocks x 2 K-steps) = M-tiles x D/4 for fp8 (x4 waves: the minimum
-// 2 * 256 * D * rows / (16 * 16 * 32)).
+// 2 * 256 * D * rows / (16 * 16 * 32)); gfx950 with D = 64 has no 16x16x128
+// QK (D is not a multiple of its K).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FNUZ
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p64-transposed-per_tensor-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FNUZ
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w257-q2g16-n64 --chip gfx950 --fp8-residual=none \
-// RUN:   | FileCheck %s --check-prefixes=COUNT,N64 -DFP8=f8E4M3FN
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-transposed-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=none \
-// RUN:   | FileCheck %s --check-prefixes=COUNT,N64 -DFP8=f8E4M3FN
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w257-q4g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FN
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p64-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N128 -DFP8=f8E4M3FNUZ
 // COUNT-LABEL:   gpu.func @pa_decode(
@@ -130,6 +129,23 @@
 // N128-COUNT-128: amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
 // COUNT-NOT:     amdgpu.mfma
 // COUNT:         gpu.return
+
+// gfx950, D a multiple of 128: QK on v_mfma_f32_16x16x128_f8f6f4 (two load
+// chunks per product, 32 fp8 values per lane): M-tiles x 4 blocks x D/128,
+// then PV as on gfx942 (M-tiles x D/16 blocks x 2 K-steps). D = 128 at 32
+// rows and D = 256 at 16 rows: 8 + 32.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w257-q2g16-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=WIDE
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-transposed-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=WIDE
+// WIDE-LABEL:    gpu.func @pa_decode(
+// WIDE-NOT:      amdgpu.mfma
+// WIDE:          scf.for {{.*}} iter_args(
+// WIDE-COUNT-8:  amdgpu.mfma 16x16x128 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
+// WIDE-NOT:      amdgpu.mfma 16x16x128
+// WIDE-COUNT-32: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FN>, vector<8xf8E4M3FN>, vector<4xf32>
+// WIDE-NOT:      amdgpu.mfma
+// WIDE:          gpu.return
 
 // bf16 KV: v_mfma_f32_16x16x16_bf16, 4 values (8 bytes) per lane and step:
 // M-tiles x (4 x D/16 + D/16 x 4) = M-tiles x D/2; no quantization.

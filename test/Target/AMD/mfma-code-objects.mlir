@@ -6,7 +6,9 @@
 // pa-compile and prints what the decode kernel's disassembly and metadata
 // hold: the MFMA instruction and count (both tile loops: 32-bit buffer
 // offsets and the 64-bit fallback for pools of 2 GiB or more; fp8: the
-// PV products with P's residual, 1.5 times the design's minimum), 16-byte
+// PV products with P's residual, 1.5 times the design's minimum; gfx950
+// with D a multiple of 128: QK on v_mfma_f32_16x16x128_f8f6f4, except at
+// D = 256 with 32 rows, where it would cost the second wave), 16-byte
 // buffer loads of K and V, 16-byte LDS reads (query, merge) and writes
 // (merge), barriers, no scratch (spill) instructions, no private segment,
 // LDS within the chip (64 KiB gfx942, 160 KiB gfx950). Registers and
@@ -43,12 +45,18 @@
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // 16 rows (MTP 2), page 64, transposed V, per-tensor scales.
-// CHECK:       d128-fp8-p64-transposed-per_tensor-w0-q2g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x96 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d128-fp8-p64-transposed-per_tensor-w0-q2g8 [[CHIP]]: mfma=
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x96 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x8,v_mfma_f32_16x16x32_fp8_fp8x64 
+// CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // the example's shape: D 256, page 16, transposed V, per-token scales, window 257.
-// CHECK:       d256-fp8-p16-transposed-per_token-w257-q2g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x192 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d256-fp8-p16-transposed-per_token-w257-q2g8 [[CHIP]]: mfma=
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x192 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x128 
+// CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
@@ -63,7 +71,10 @@
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // 24 rows at GQA 12.
-// CHECK:       d128-fp8-p16-plain-none-w0-q2g12 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x192 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d128-fp8-p16-plain-none-w0-q2g12 [[CHIP]]: mfma=
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x192 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x128 
+// CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
@@ -83,6 +94,9 @@
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // head dim 512 (16 rows).
-// CHECK:       d512-fp8-p16-transposed-per_token-w0-q1g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x384 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d512-fp8-p16-transposed-per_token-w0-q1g8 [[CHIP]]: mfma=
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x384 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x32,v_mfma_f32_16x16x32_fp8_fp8x256 
+// CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
