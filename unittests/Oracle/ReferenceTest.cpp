@@ -454,3 +454,58 @@ TEST(Reference, RejectsInvalidCasesAndStalePlans) {
   EXPECT_FALSE(referenceDecodeSplit(good, plan(request), out, error));
   EXPECT_NE(error.find("context length"), std::string::npos) << error;
 }
+
+// fp8 compute's query (DecodeCase::queryQuantizedPerRow), against values
+// worked out by hand: the row's largest magnitude becomes the fp8 maximum
+// (448 for e4m3fn, 240 for e4m3fnuz), every value is rounded to the fp8
+// grid there (RNE) and scaled back.
+TEST(Reference, QueryQuantizedPerRowAsFp8ComputeSeesIt) {
+  DecodeCase c;
+  c.headDim = 4;
+  const float row[4] = {1.0f, -0.3f, 0.1f, 0.0f};
+  std::vector<double> exact = productQueryRow(c, row);
+  EXPECT_EQ(exact, std::vector<double>({1.0, double(-0.3f), double(0.1f), 0.0}));
+
+  c.queryQuantizedPerRow = ScalarType::F8E4M3FN;
+  std::vector<double> fn = productQueryRow(c, row);
+  // 448; -134.4 -> -128 (grid 16 in [128, 256)); 44.8 -> 44 (grid 4).
+  EXPECT_DOUBLE_EQ(fn[0], 1.0);
+  EXPECT_DOUBLE_EQ(fn[1], -128.0 / 448.0);
+  EXPECT_DOUBLE_EQ(fn[2], 44.0 / 448.0);
+  EXPECT_EQ(fn[3], 0.0);
+
+  c.queryQuantizedPerRow = ScalarType::F8E4M3FNUZ;
+  std::vector<double> fnuz = productQueryRow(c, row);
+  // 240; -72 and 24 are on the grid (8 in [64, 128), 2 in [16, 32)).
+  EXPECT_DOUBLE_EQ(fnuz[0], 1.0);
+  EXPECT_NEAR(fnuz[1], -72.0 / 240.0, 1e-15);
+  EXPECT_NEAR(fnuz[2], 24.0 / 240.0, 1e-15);
+
+  const float zeros[4] = {0, 0, 0, 0};
+  EXPECT_EQ(productQueryRow(c, zeros), std::vector<double>(4, 0.0));
+}
+
+// The partials of a quantized query differ from the exact ones (the scores
+// carry the quantization), and the unquantized case is untouched.
+TEST(Reference, QuantizedQueryChangesTheScoresOnly) {
+  CaseConfig config;
+  config.headDim = 128;
+  config.kvType = ScalarType::F8E4M3FN;
+  config.contextLengths = {37};
+  config.seed = 7;
+  const DecodeCase c = generated(config);
+  const WorkPlan p = plan(planRequestFor(c, 4, 4));
+  std::string error;
+  PartialResults exact, quantized;
+  ASSERT_TRUE(computePartials(c, p, exact, error)) << error;
+  DecodeCase q = c;
+  q.queryQuantizedPerRow = ScalarType::F8E4M3FN;
+  ASSERT_TRUE(computePartials(q, p, quantized, error)) << error;
+  double largest = 0.0;
+  for (size_t i = 0; i < exact.maxLogits.size(); ++i)
+    if (std::isfinite(exact.maxLogits[i]))
+      largest = std::max(largest, std::fabs(exact.maxLogits[i] -
+                                            quantized.maxLogits[i]));
+  EXPECT_GT(largest, 0.0);
+  EXPECT_LT(largest, 0.1);
+}
