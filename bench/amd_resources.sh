@@ -4,10 +4,12 @@
 # registers (arch + acc VGPRs, SGPRs), LDS, scratch, occupancy (waves per
 # SIMD the registers, LDS and SGPRs allow), the main KV loop's instructions
 # by class (bench/amd_isa_stats.py), MFMAs per 256-token tile against the
-# minimum 2 * 256 * D * rows / (16 * 16 * K), and compile time per code
+# minimum 256 * D * rows / (16 * 16) * (1 / K_qk + 1 / K_pv) (K = 32 fp8,
+# 16 bf16; K_qk = 128 for fp8 on gfx950 when 128 divides D), compile time per code
 # object (plan + decode + reduce; wall and CPU seconds).
 #
 #   bash bench/amd_resources.sh [BUILD_DIR] [CONFIG...]
+#   PA_COMPILE_FLAGS="--fp8-residual=none" bash bench/amd_resources.sh ...
 #
 # Configurations are mfma_decode.py names (test/Target/AMD/Inputs); the
 # default set covers D 64 / 128 / 256 / 512 at 16 and 32 rows. Prints a
@@ -56,7 +58,7 @@ for config in "${configs[@]}"; do
     obj="$work/$config-$chip.hsaco"
     python3 "$generator" "$config" --chip "$chip" -o "$src"
     start=$(date +%s.%N)
-    cpu=$( { /usr/bin/time -f "%U %S" "$compile" "$src" --chip="$chip" -o "$obj" 2>&1 >/dev/null; } | tail -1 )
+    cpu=$( { /usr/bin/time -f "%U %S" "$compile" "$src" --chip="$chip" ${PA_COMPILE_FLAGS:-} -o "$obj" 2>&1 >/dev/null; } | tail -1 )
     end=$(date +%s.%N)
     "$llvm_bin/llvm-objdump" -d --mcpu="$chip" "$obj" > "$work/dis"
     python3 - "$obj.json" "$work/dis" "$config" "$chip" "$start" "$end" "$cpu" "$stats" <<'EOF'
@@ -79,8 +81,13 @@ loop = stats.stats(dis, "pa_decode")
 m = re.match(r"d(\d+)-(fp8|bf16).*-q(\d+)g(\d+)", config)
 d, kv, rows = int(m.group(1)), m.group(2), int(m.group(3)) * int(m.group(4))
 padded = 16 if rows <= 16 else 32 * math.ceil(rows / 32)
-k = 32 if kv == "fp8" and "bf16c" not in config else 16
-minimum = 2 * 256 * d * min(padded, 32) // (16 * 16 * k)
+fp8 = kv == "fp8" and "bf16c" not in config
+k = 32 if fp8 else 16
+# QK and PV each 256 * D * rows products per tile; gfx950's densest fp8
+# instruction for QK is 16x16x128 where D allows it (PV's K is tokens).
+products = 256 * d * min(padded, 32) // (16 * 16)
+qk_k = 128 if fp8 and chip == "gfx950" and d % 128 == 0 else k
+minimum = products // qk_k + products // k
 per_tile = 4 * loop.get("MFMA", 0)
 user, system = (float(x) for x in cpu.split())
 print(f"| {config} | {chip} | {vgpr} | {agpr} | {sgpr} | {lds} | {scratch} | "

@@ -31,6 +31,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <mutex>
 
@@ -249,6 +250,31 @@ mlir::pa::translateKernelsToLLVM(ModuleOp module,
   return llvmModule;
 }
 
+namespace {
+/// The occupancy request pa-to-mfma puts on the decode kernel.
+constexpr llvm::StringLiteral kWavesPerEu = "amdgpu-waves-per-eu";
+
+/// `.amdhsa_private_segment_fixed_size` of kernel `name` in AMDGPU assembly
+/// (its scratch bytes per lane); 0 when the kernel is not there.
+int64_t privateSegmentBytes(llvm::StringRef isa, llvm::StringRef name) {
+  size_t start = isa.find((".amdhsa_kernel " + name + "\n").str());
+  if (start == llvm::StringRef::npos)
+    return 0;
+  llvm::StringRef descriptor = isa.drop_front(start);
+  descriptor = descriptor.take_front(descriptor.find(".end_amdhsa_kernel"));
+  constexpr llvm::StringLiteral key = ".amdhsa_private_segment_fixed_size ";
+  size_t at = descriptor.find(key);
+  int64_t bytes = 0;
+  if (at == llvm::StringRef::npos ||
+      descriptor.drop_front(at + key.size())
+          .take_until([](char c) { return c == '\n'; })
+          .trim()
+          .getAsInteger(10, bytes))
+    return 0;
+  return bytes;
+}
+} // namespace
+
 FailureOr<AMDCodeObject>
 mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
                          const AMDCompileOptions &options) {
@@ -260,16 +286,38 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
     return emitError(loc) << error;
 
   AMDCodeObject result;
-  {
-    LLVMDiagnosticCollector diagnostics(llvmModule.getContext());
+  auto generate = [&](llvm::Module &input) -> LogicalResult {
+    result.isa.clear();
+    LLVMDiagnosticCollector diagnostics(input.getContext());
     llvm::raw_string_ostream isa(result.isa);
     llvm::buffer_ostream buffered(isa);
     llvm::legacy::PassManager codegen;
     if (machine->addPassesToEmitFile(codegen, buffered, nullptr,
                                      llvm::CodeGenFileType::AssemblyFile))
       return emitError(loc) << "the AMDGPU backend cannot emit assembly";
-    codegen.run(llvmModule);
-    if (failed(diagnostics.check(loc, "AMDGPU code generation")))
+    codegen.run(input);
+    return diagnostics.check(loc, "AMDGPU code generation");
+  };
+  // Kernels asking for an occupancy (amdgpu-waves-per-eu, pa-to-mfma) are
+  // generated again without it if meeting it made them spill: the request
+  // is a register budget, never worth scratch. Code generation may rewrite
+  // the module, hence the copy taken before.
+  std::unique_ptr<llvm::Module> unhinted;
+  if (llvm::any_of(llvmModule, [](const llvm::Function &function) {
+        return function.hasFnAttribute(kWavesPerEu);
+      }))
+    unhinted = llvm::CloneModule(llvmModule);
+  if (failed(generate(llvmModule)))
+    return failure();
+  if (unhinted) {
+    bool retry = false;
+    for (llvm::Function &function : *unhinted)
+      if (function.hasFnAttribute(kWavesPerEu) &&
+          privateSegmentBytes(result.isa, function.getName()) > 0) {
+        function.removeFnAttr(kWavesPerEu);
+        retry = true;
+      }
+    if (retry && failed(generate(*unhinted)))
       return failure();
   }
 

@@ -100,3 +100,19 @@
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
+
+// The other fp8-residual modes at the largest register footprint (D 256, 32
+// rows): none is the design's MFMA minimum; query-and-p doubles it and
+// does not fit 2 waves per SIMD, so the occupancy request is dropped rather
+// than paid for with scratch (the code object is generated again without
+// it): no spill in either.
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=none \
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=NONE -DCHIP=gfx942
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=none \
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=NONE -DCHIP=gfx950
+// NONE: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x256 {{.*}} scratch_insts=0 private_segment=0
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=query-and-p \
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=QP -DCHIP=gfx942
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=query-and-p \
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=QP -DCHIP=gfx950
+// QP: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x512 {{.*}} scratch_insts=0 private_segment=0

@@ -2,7 +2,8 @@
 """Builds code objects for mfma_decode.py configurations and prints, per
 configuration, what the decode kernel's disassembly and metadata hold.
 
-usage: mfma_code_object.py PA_COMPILE OBJDUMP READELF --chip CHIP CONFIG...
+usage: mfma_code_object.py PA_COMPILE OBJDUMP READELF --chip CHIP
+                           [--fp8-residual=none|p|query-and-p] CONFIG...
 
 One line per configuration:
   CONFIG CHIP: mfma=<instruction>x<count> buffer_load_dwordx4=<n>
@@ -61,7 +62,8 @@ def summarize(args, config, tmp):
     hsaco = os.path.join(tmp, f"{config}-{args.chip}.hsaco")
     with open(source, "w") as f:
         f.write(mfma_decode.module(config, args.chip))
-    subprocess.run([args.pa_compile, source, f"--chip={args.chip}", "-o", hsaco],
+    subprocess.run([args.pa_compile, source, f"--chip={args.chip}",
+                    f"--fp8-residual={args.fp8_residual}", "-o", hsaco],
                    check=True)
     mnemonics = []
     for line in decode_disassembly(args.objdump, args.chip, hsaco):
@@ -90,6 +92,8 @@ def main():
     parser.add_argument("objdump")
     parser.add_argument("readelf")
     parser.add_argument("--chip", required=True, choices=["gfx942", "gfx950"])
+    parser.add_argument("--fp8-residual", default="p",
+                        choices=["none", "p", "query-and-p"])
     parser.add_argument("configs", nargs="+")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
