@@ -65,7 +65,7 @@ cl::opt<pa::Fp8Residual> fp8Residual(
     "fp8-residual",
     cl::desc("AMD chips, fp8 compute: the products whose operand's fp8 "
              "residual is multiplied too (pa-to-mfma)"),
-    cl::init(pa::Fp8Residual::probabilities), pa::fp8ResidualValues());
+    cl::init(pa::kDefaultFp8Residual), pa::fp8ResidualValues());
 cl::opt<EmitKind> emit(
     "emit", cl::desc("what to write"), cl::init(EmitKind::Hsaco),
     cl::values(clEnumValN(EmitKind::Hsaco, "hsaco",

@@ -30,7 +30,7 @@ struct CompileOptions {
   /// Keep the text of every stage in CompiledKernels::stages.
   bool keepStages = false;
   /// AMD chips: pa-to-mfma's fp8-residual option.
-  Fp8Residual fp8Residual = Fp8Residual::probabilities;
+  Fp8Residual fp8Residual = kDefaultFp8Residual;
 };
 
 /// The program at one point of the compilation.

@@ -40,7 +40,7 @@ struct EmulationOptions {
   /// 0): the spec says page ids outside the pool are never read.
   bool strictBufferBounds = true;
   /// pa-to-mfma's fp8-residual option (rocdlPipeline).
-  Fp8Residual fp8Residual = Fp8Residual::probabilities;
+  Fp8Residual fp8Residual = kDefaultFp8Residual;
 };
 
 class EmulatedProgram {

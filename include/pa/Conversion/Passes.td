@@ -31,10 +31,10 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
            "target chip: gfx942 or gfx950">,
     Option<"fp8Residual", "fp8-residual", "::mlir::pa::Fp8Residual",
-           /*default=*/"::mlir::pa::Fp8Residual::probabilities",
+           /*default=*/"::mlir::pa::kDefaultFp8Residual",
            "fp8 products whose operand's fp8 residual is multiplied too, by "
            "a second MFMA per step (2^-8 instead of 2^-4 relative "
-           "quantization error): none, p (default), query-and-p",
+           "quantization error): none, p, query-and-p (default)",
            "::mlir::pa::fp8ResidualValues()">
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",

@@ -201,9 +201,9 @@ public:
                       s.fp8Compute()),
         // QK with 16x16x128 where the chip has it and the head dim is a
         // whole number of its K (two 64-element load chunks), unless it
-        // costs occupancy: with two M-tiles at D = 256 it needs ~10 more
-        // VGPRs than the 256 of 2 waves per SIMD (measured: spills, or 1
-        // wave without amdgpu-waves-per-eu).
+        // costs occupancy: with two M-tiles at D = 256 (and the query's
+        // residual, per-token scales) it needs more than the 256 VGPRs of
+        // 2 waves per SIMD (measured: 272, 1 wave).
         wideQK(chip.hasF8F6F4Mfma && s.fp8Compute() &&
                s.headDim % kWideFp8K == 0 &&
                (s.mTiles == 1 || s.headDim <= 128)) {
@@ -759,71 +759,77 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // gfx950's 16x16x128: queries[k][p] holds chunks 2p and 2p + 1, stored
   // side by side (wideQueryWord).
   const size_t tiles = state.mTiles.size();
-  SmallVector<SmallVector<SmallVector<Value>>> queries(tiles);
   const int64_t chunksPerRead = wideQK ? 2 : 1;
   const int64_t chunkWords = chunksPerRead * x * computeBytes / 4;
-  for (size_t k = 0; k < tiles; ++k)
-    for (int64_t c = 0; c < chunks; c += chunksPerRead) {
-      int64_t t = state.mTiles[k];
-      IndexExpr element = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0));
-      IndexExpr rowWord = element * computeBytes / 4;
-      if (wideQK)
-        rowWord = wideQueryWord(rowWord);
-      IndexExpr word = (i + t * kBlock) * queryRowWords + rowWord +
-                       l.idx(state.queryOffset);
-      SmallVector<Value> terms;
-      for (int64_t base : queryResidual ? SmallVector<int64_t>{0, queryResidualWord()}
-                                   : SmallVector<int64_t>{0}) {
-        Value words = vector::LoadOp::create(
-            b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
-            ValueRange{(word + base).get()}, /*nontemporal=*/false,
-            llvm::Align(16));
-        terms.push_back(l.bitcast(
-            VectorType::get({chunksPerRead * x}, s.computeType), words));
-      }
-      queries[k].push_back(terms);
+  const int64_t blocks = kQuarterTokens / kBlock;
+  // The query chunk(s) from `c` of M-tile k: the value and, with its
+  // residual, the residual.
+  auto loadQuery = [&](size_t k, int64_t c) {
+    int64_t t = state.mTiles[k];
+    IndexExpr element = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0));
+    IndexExpr rowWord = element * computeBytes / 4;
+    if (wideQK)
+      rowWord = wideQueryWord(rowWord);
+    IndexExpr word = (i + t * kBlock) * queryRowWords + rowWord +
+                     l.idx(state.queryOffset);
+    SmallVector<Value> terms;
+    for (int64_t base : queryResidual
+                            ? SmallVector<int64_t>{0, queryResidualWord()}
+                            : SmallVector<int64_t>{0}) {
+      Value words = vector::LoadOp::create(
+          b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
+          ValueRange{(word + base).get()}, /*nontemporal=*/false,
+          llvm::Align(16));
+      terms.push_back(l.bitcast(
+          VectorType::get({chunksPerRead * x}, s.computeType), words));
     }
-  // S^T block b of M-tile t (element r = token 16 j + 4 b + r): block-major,
-  // so that a block's keys (16 bytes of token qkToken(b, i) per head-dim
-  // chunk 4c + j) are live only while both M-tiles use them.
-  Value zeros = l.splatConstant(vec4, 0.0);
-  SmallVector<SmallVector<Value>> scores(tiles);
-  for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
+    return terms;
+  };
+  // K of block `blk` (tokens qkToken(blk, i)), head-dim chunk c (16 bytes
+  // per lane: chunk 4c + j).
+  auto loadKey = [&](int64_t blk, int64_t c) {
     int64_t slotOffset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
     Value slot = l.idx(kSlot0) + slotOffset;
-    SmallVector<Value> keys;
-    for (int64_t c = 0; c < chunks; ++c) {
-      Value packIndex = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0)) / x;
-      Value chunk = vector::LoadOp::create(
-          b, kvVector(x), views.keys,
-          ValueRange{kPage, kvHead, packIndex, slot, l.index(0)});
-      keys.push_back(toComputeType(l, chunk));
-    }
-    for (size_t k = 0; k < tiles; ++k) {
-      Value acc = zeros;
+    Value packIndex = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0)) / x;
+    return toComputeType(
+        l, vector::LoadOp::create(
+               b, kvVector(x), views.keys,
+               ValueRange{kPage, kvHead, packIndex, slot, l.index(0)}));
+  };
+  // S^T block b of M-tile t (element r = token 16 j + 4 b + r), chunk-major:
+  // only one chunk of the query (per M-tile, with its residual) and of a
+  // block's keys is live at a time next to the accumulators, instead of
+  // the whole query. Each block still sums its chunks in order.
+  Value zeros = l.splatConstant(vec4, 0.0);
+  SmallVector<SmallVector<Value>> scores(
+      tiles, SmallVector<Value>(blocks, zeros));
+  for (int64_t c = 0; c < chunks; c += chunksPerRead) {
+    SmallVector<SmallVector<Value>> query;
+    for (size_t k = 0; k < tiles; ++k)
+      query.push_back(loadQuery(k, c));
+    for (int64_t blk = 0; blk < blocks; ++blk) {
       if (wideQK) {
-        // Two load chunks per 16x16x128: lane group j's 16 bytes of chunk c
-        // and of chunk c + 1 are its two 16-byte K runs, for K and the
+        // Two load chunks per 16x16x128: lane group j's 16 bytes of chunk
+        // c and of chunk c + 1 are its two 16-byte K runs, for K and the
         // query alike, so every head-dim element meets its own query value
         // (docs/mfma-lowering.md).
-        for (int64_t c = 0; c < chunks; c += 2) {
-          Value key = concat(l, keys[c], keys[c + 1]);
-          for (Value query : queries[k][c / 2])
-            acc = amdgpu::MFMAOp::create(b, vec4, kBlock, kBlock, kWideFp8K,
-                                         /*blocks=*/1, key, query, acc);
-        }
-        scores[k].push_back(acc);
+        Value key = concat(l, loadKey(blk, c), loadKey(blk, c + 1));
+        for (size_t k = 0; k < tiles; ++k)
+          for (Value term : query[k])
+            scores[k][blk] =
+                amdgpu::MFMAOp::create(b, vec4, kBlock, kBlock, kWideFp8K,
+                                       /*blocks=*/1, key, term, scores[k][blk]);
         continue;
       }
-      for (int64_t c = 0; c < chunks; ++c)
+      Value keyChunk = loadKey(blk, c);
+      for (size_t k = 0; k < tiles; ++k)
         for (int64_t step = 0; step < stepsPerChunk; ++step) {
-          Value key = slice(l, keys[c], step * instr.perLane, instr.perLane);
-          for (Value query : queries[k][c])
-            acc = mfmaOp(
-                b, key, slice(l, query, step * instr.perLane, instr.perLane),
-                acc);
+          Value key = slice(l, keyChunk, step * instr.perLane, instr.perLane);
+          for (Value term : query[k])
+            scores[k][blk] = mfmaOp(
+                b, key, slice(l, term, step * instr.perLane, instr.perLane),
+                scores[k][blk]);
         }
-      scores[k].push_back(acc);
     }
   }
 
@@ -1251,13 +1257,13 @@ LogicalResult DecodeLowering::run() {
   Builder attrs(ctx);
   SmallVector<Attribute> passthrough = {
       attrs.getStrArrayAttr({"amdgpu-ieee", "false"})};
-  // Up to D = 256, at least 2 waves per SIMD (at most 256 VGPRs + AGPRs):
-  // the register allocator otherwise settles a few registers above that for
-  // 32-row groups with the 64-bit fallback loop (1 wave per SIMD, no
-  // latency hiding). D = 512 needs more than 256 without spilling. The
-  // code-object tests check that no configuration spills.
-  if (s.headDim <= 256)
-    passthrough.push_back(attrs.getStrArrayAttr({"amdgpu-waves-per-eu", "2"}));
+  // At least 2 waves per SIMD (at most 256 VGPRs + AGPRs): the register
+  // allocator otherwise settles a few registers above that for some 32-row
+  // groups with the 64-bit fallback loop (1 wave per SIMD, no latency
+  // hiding). A kernel that would spill for it is generated again without
+  // the request (emitCodeObject); the code-object tests check that no
+  // configuration spills.
+  passthrough.push_back(attrs.getStrArrayAttr({"amdgpu-waves-per-eu", "2"}));
   kernel->setAttr("passthrough", attrs.getArrayAttr(passthrough));
   createLaneIds();
 

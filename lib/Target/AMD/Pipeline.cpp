@@ -27,7 +27,7 @@ struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
       *this, "fp8-residual",
       llvm::cl::desc("fp8 products whose operand's fp8 residual is "
                      "multiplied too (pa-to-mfma): none, p, query-and-p"),
-      llvm::cl::init(Fp8Residual::probabilities), fp8ResidualValues()};
+      llvm::cl::init(kDefaultFp8Residual), fp8ResidualValues()};
 };
 } // namespace
 

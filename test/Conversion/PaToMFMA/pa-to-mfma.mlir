@@ -4,8 +4,8 @@
 // (-n: a static pool size, one tile loop; without it the pool is dynamic).
 // The fp8 flavour follows the chip (gfx942 f8E4M3FNUZ, gfx950 f8E4M3FN).
 // Most runs set fp8-residual=none: the MFMA structure of the design with
-// one product per step; the last two check the default (p: P's residual)
-// and query-and-p.
+// one product per step; the last two check p (P's residual only) and the
+// default, query-and-p.
 //
 // One configuration in detail, on both chips:
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
@@ -212,10 +212,10 @@
 // TOKEN:           gpu.shuffle xor %{{.*}}, %c32_i32
 // TOKEN:           scf.yield
 
-// fp8-residual=p (the default): P's fp8 residual is quantized in registers
-// and each PV step takes a second MFMA on it into the same accumulator; the
-// query is stored once (D = 64, 16 rows: 8 QK + 2 x 8 PV MFMAs per tile).
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 \
+// fp8-residual=p: P's fp8 residual is quantized in registers and each PV
+// step takes a second MFMA on it into the same accumulator; the query is
+// stored once (D = 64, 16 rows: 8 QK + 2 x 8 PV MFMAs per tile).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=p \
 // RUN:   | FileCheck %s --check-prefix=PRESIDUAL
 // PRESIDUAL-LABEL: gpu.func @pa_decode(
 // PRESIDUAL:        amdgpu.packed_trunc_2xfp8
@@ -228,10 +228,10 @@
 // PRESIDUAL-NOT:    amdgpu.mfma
 // PRESIDUAL:        gpu.return
 
-// fp8-residual=query-and-p: the query's fp8 residual rows follow its rows
-// in LDS and each K-step takes a second MFMA too: twice the MFMAs of the
-// design (D = 64, 16 rows: 32 per tile loop).
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=query-and-p \
+// fp8-residual=query-and-p (the default): the query's fp8 residual rows
+// follow its rows in LDS and each K-step takes a second MFMA too: twice the
+// MFMAs of the design (D = 64, 16 rows: 32 per tile loop).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 \
 // RUN:   | FileCheck %s --check-prefix=RESIDUAL
 // RESIDUAL-LABEL: gpu.func @pa_decode(
 // RESIDUAL-SAME:   %{{.*}} : memref<2049xi32, #gpu.address_space<workgroup>>

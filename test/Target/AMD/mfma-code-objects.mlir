@@ -6,9 +6,10 @@
 // pa-compile and prints what the decode kernel's disassembly and metadata
 // hold: the MFMA instruction and count (both tile loops: 32-bit buffer
 // offsets and the 64-bit fallback for pools of 2 GiB or more; fp8: the
-// PV products with P's residual, 1.5 times the design's minimum; gfx950
-// with D a multiple of 128: QK on v_mfma_f32_16x16x128_f8f6f4, except at
-// D = 256 with 32 rows, where it would cost the second wave), 16-byte
+// products with the query's and P's residuals, twice the design's minimum;
+// gfx950 with D a multiple of 128: QK on v_mfma_f32_16x16x128_f8f6f4,
+// except at D = 256 with 32 rows, where it would cost the second wave),
+// 16-byte
 // buffer loads of K and V, 16-byte LDS reads (query, merge) and writes
 // (merge), barriers, no scratch (spill) instructions, no private segment,
 // LDS within the chip (64 KiB gfx942, 160 KiB gfx950). Registers and
@@ -40,40 +41,40 @@
 // RUN:   | FileCheck %s --check-prefixes=CHECK,GFX950 -DCHIP=gfx950
 
 // 8 query rows (one padded M-tile), page 16, plain V, no scales.
-// CHECK:       d64-fp8-p16-plain-none-w0-q1g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x48 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d64-fp8-p16-plain-none-w0-q1g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x64 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // 16 rows (MTP 2), page 64, transposed V, per-tensor scales.
 // CHECK:       d128-fp8-p64-transposed-per_tensor-w0-q2g8 [[CHIP]]: mfma=
-// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x96 
-// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x8,v_mfma_f32_16x16x32_fp8_fp8x64 
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x128 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x64 
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // the example's shape: D 256, page 16, transposed V, per-token scales, window 257.
 // CHECK:       d256-fp8-p16-transposed-per_token-w257-q2g8 [[CHIP]]: mfma=
-// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x192 
-// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x128 
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x256 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x32,v_mfma_f32_16x16x32_fp8_fp8x128 
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // 24 rows (a 32-row group with padding), page 64, per-token, window 4096.
-// CHECK:       d256-fp8-p64-plain-per_token-w4096-q3g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x384 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d256-fp8-p64-plain-per_token-w4096-q3g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x512 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // 32 rows (two M-tiles sharing each K/V load).
-// CHECK:       d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x384 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x512 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // 24 rows at GQA 12.
 // CHECK:       d128-fp8-p16-plain-none-w0-q2g12 [[CHIP]]: mfma=
-// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x192 
-// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x128 
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x256 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x32,v_mfma_f32_16x16x32_fp8_fp8x128 
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
@@ -95,24 +96,23 @@
 
 // head dim 512 (16 rows).
 // CHECK:       d512-fp8-p16-transposed-per_token-w0-q1g8 [[CHIP]]: mfma=
-// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x384 
-// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x32,v_mfma_f32_16x16x32_fp8_fp8x256 
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x512 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x64,v_mfma_f32_16x16x32_fp8_fp8x256 
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}}{{$}}
 
 // The other fp8-residual modes at the largest register footprint (D 256, 32
-// rows): none is the design's MFMA minimum; query-and-p doubles it and
-// does not fit 2 waves per SIMD, so the occupancy request is dropped rather
-// than paid for with scratch (the code object is generated again without
-// it): no spill in either.
+// rows): none is the design's MFMA minimum, p adds P's residual products.
+// No spill in either; a kernel that would spill to meet its 2-waves-per-SIMD
+// request is generated again without it (emitCodeObject).
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=none \
 // RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=NONE -DCHIP=gfx942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=none \
 // RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=NONE -DCHIP=gfx950
 // NONE: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x256 {{.*}} scratch_insts=0 private_segment=0
-// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=query-and-p \
-// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=QP -DCHIP=gfx942
-// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=query-and-p \
-// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=QP -DCHIP=gfx950
-// QP: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x512 {{.*}} scratch_insts=0 private_segment=0
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=p \
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=P -DCHIP=gfx942
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=p \
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=P -DCHIP=gfx950
+// P: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x384 {{.*}} scratch_insts=0 private_segment=0

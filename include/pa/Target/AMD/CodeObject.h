@@ -33,7 +33,7 @@ struct AMDCompileOptions {
   /// AMDHSA code object version: 5 or 6.
   int codeObjectVersion = 5;
   /// pa-to-mfma's fp8-residual option.
-  Fp8Residual fp8Residual = Fp8Residual::probabilities;
+  Fp8Residual fp8Residual = kDefaultFp8Residual;
 };
 
 struct AMDCodeObject {

@@ -29,7 +29,7 @@ void registerAMDPipelines();
 /// fp8-residual option.
 void buildROCDLPipeline(
     OpPassManager &pm, llvm::StringRef chip,
-    Fp8Residual fp8Residual = Fp8Residual::probabilities);
+    Fp8Residual fp8Residual = kDefaultFp8Residual);
 
 /// `pa-convert-kernels-to-rocdl`: the dialect conversion of a gpu.module
 /// whose kernels are loops over memrefs (gpu, arith, cf, memref, vector,

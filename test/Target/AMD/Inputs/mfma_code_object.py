@@ -92,7 +92,7 @@ def main():
     parser.add_argument("objdump")
     parser.add_argument("readelf")
     parser.add_argument("--chip", required=True, choices=["gfx942", "gfx950"])
-    parser.add_argument("--fp8-residual", default="p",
+    parser.add_argument("--fp8-residual", default="query-and-p",
                         choices=["none", "p", "query-and-p"])
     parser.add_argument("configs", nargs="+")
     args = parser.parse_args()

@@ -26,7 +26,7 @@ def main():
     parser.add_argument("config")
     parser.add_argument("--chip", required=True, choices=sorted(MAX_STAGED))
     parser.add_argument("--stage", default="mfma", choices=["mfma", "tiled"])
-    parser.add_argument("--fp8-residual", default="p",
+    parser.add_argument("--fp8-residual", default="query-and-p",
                         choices=["none", "p", "query-and-p"])
     args = parser.parse_args()
     chip = args.chip
