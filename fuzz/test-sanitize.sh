@@ -2,11 +2,15 @@
 # Runs the test suite of a -DPA_ENABLE_SANITIZERS=ON build (make
 # test-sanitize; docs/reliability.md):
 #   - every CTest entry (lit with instrumented pa-opt / pa-compile, the unit
-#     tests) except the full numerics matrix and the Python tests;
+#     tests) except the full numerics matrix and the Python tests; this
+#     includes the emulator matrix's CI subset, emulator-matrix-ci-0 and -1
+#     (instrumented wave64 emulator, both chips, every axis value; 3 to 5
+#     minutes per shard, side by side on two cores, under the 900 s CTest
+#     timeout), so the whole CTest step takes 5 to 7 minutes;
 #   - the numerics matrix on its first PA_SANITIZE_PROGRAMS programs
 #     (default 24 of its fixed-seed sweep: every KV type, V layout, scale
-#     mode and chip, several windows and query lengths; about two minutes
-#     on two cores, the whole matrix several times that);
+#     mode and chip, several windows and query lengths; one to two
+#     minutes on two cores, the whole matrix several times that);
 #   - the Python tests, with the ASan runtime preloaded into the
 #     uninstrumented python3 that loads libPACAPI.so.
 #   fuzz/test-sanitize.sh BUILD_DIR [JOBS]
@@ -14,6 +18,9 @@ set -euo pipefail
 build=${1:?usage: test-sanitize.sh BUILD_DIR [JOBS]}
 jobs=${2:-2}
 root=$(cd "$(dirname "$0")/.." && pwd)
+# Absolute: PA_MLIR_LIB below must name the library from any directory
+# (the Python tests start helper processes in test/Python).
+build=$(cd "$build" && pwd)
 clang=${CLANG:-/usr/lib/llvm-22/bin/clang}
 
 # Any report aborts the process (a signal, which lit's `not` does not

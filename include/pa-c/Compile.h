@@ -99,6 +99,15 @@ PA_CAPI_EXPORTED PaStringRef paArtifactGetStageText(PaArtifact artifact,
 PA_CAPI_EXPORTED int64_t paDecodeConfigPlanCapacity(
     const PaDecodeConfig *config, int64_t batch);
 
+/* The plan budget and max_partitions of `config` with the chip's defaults
+ * filled in (what the compiled plan kernel uses), so that a runtime without
+ * the compiler computes the same capacity:
+ *   min(batch * maxPartitions, max(batch, ceil(budget / numKVHeads))).
+ * False when the configuration is invalid, as paDecodeConfigPlanCapacity. */
+PA_CAPI_EXPORTED bool paDecodeConfigGetPlanLimits(const PaDecodeConfig *config,
+                                                  int64_t *budget,
+                                                  int64_t *maxPartitions);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,28 +20,11 @@
 #ifndef PA_C_DECODE_H
 #define PA_C_DECODE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#if defined(_WIN32)
-#define PA_CAPI_EXPORTED __declspec(dllexport)
-#else
-#define PA_CAPI_EXPORTED __attribute__((visibility("default")))
-#endif
+#include "pa-c/Support.h" /* PA_CAPI_EXPORTED, PaString, paStringDestroy */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A string owned by the caller once returned: free it with paStringDestroy.
- * `data` is NUL-terminated; {NULL, 0} means "no string". */
-typedef struct {
-  char *data;
-  size_t length;
-} PaString;
-
-PA_CAPI_EXPORTED void paStringDestroy(PaString string);
 
 /* Values of the enum-typed fields of PaDecodeConfig. */
 enum { PA_KV_E4M3FN = 0, PA_KV_E4M3FNUZ = 1, PA_KV_BF16 = 2 };

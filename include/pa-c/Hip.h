@@ -51,19 +51,10 @@ PA_CAPI_EXPORTED PaHipProgram paHipProgramLoad(const void *codeObject,
 
 PA_CAPI_EXPORTED void paHipProgramDestroy(PaHipProgram program);
 
-/* One operand in device memory: a row-major array at `address` of `rank`
- * sizes, under its pa operand name ("query", "key_cache", "work_info", ...;
- * the argument names of pa-c/Decode.h's buffers in snake case). */
-typedef struct {
-  const char *name;
-  uint64_t address;
-  int32_t rank;
-  const int64_t *sizes;
-} PaDeviceOperand;
-
-/* Launches plan -> decode -> reduce on `stream` (a hipStream_t; NULL: the
- * default stream). Asynchronous and free of host readback, so it may be
- * captured in a HIP graph. False with `error` when an operand is missing or
+/* Launches plan -> decode -> reduce over `operands` (PaDeviceOperand of
+ * pa-c/Support.h) on `stream` (a hipStream_t; NULL: the default stream).
+ * Asynchronous and free of host readback, so it may be captured in a HIP
+ * graph. False with `error` when an operand is missing or
  * does not fit, or a launch is refused; nothing is launched when an operand
  * is wrong. */
 PA_CAPI_EXPORTED bool paHipProgramEnqueue(PaHipProgram program,

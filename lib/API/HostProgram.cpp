@@ -13,6 +13,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "pa/IR/NestingDepth.h"
+#include "pa/Runtime/DecodeOperands.h"
 #include "pa/Transforms/Passes.h"
 
 #include "llvm/Support/Error.h"
@@ -196,34 +197,9 @@ std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
   if (!message.empty())
     return message;
 
-  const int64_t pageSize = config.pageSize;
-  const int64_t window = config.slidingWindow;
-  for (int64_t seq = 0; seq < b.batch; ++seq) {
-    int64_t length = b.contextLengths[seq];
-    // ceil(C / P) pages, compared without max_pages * P (which may overflow).
-    int64_t pagesUsed = (length + pageSize - 1) / pageSize;
-    if (length < 0 || pagesUsed > b.maxPagesPerSequence) {
-      os << "context_lengths[" << seq << "] = " << length
-         << " is outside [0, max_pages * P] (max_pages = "
-         << b.maxPagesPerSequence << ", P = " << pageSize << ")";
-      return message;
-    }
-    // Token t lives in block_tables[b][t / P] (the spec); only the pages
-    // some row can see are read: with a window W > 0 the first visible
-    // token is max(0, C - (Q - 1) - W), and the entries before its page may
-    // hold anything (a serving engine may have freed those pages).
-    int64_t firstVisible =
-        window > 0 ? std::max<int64_t>(0, length - (q - 1) - window) : 0;
-    for (int64_t page = firstVisible / pageSize; page < pagesUsed; ++page) {
-      int64_t id = b.blockTables[seq * b.maxPagesPerSequence + page];
-      if (id < 0 || id >= b.numPages) {
-        os << "block_tables[" << seq << "][" << page << "] = " << id
-           << " is not a page of the pool [0, " << b.numPages << ")";
-        return message;
-      }
-    }
-  }
-  return {};
+  return ::pa::runtime::checkSequences(
+      config.pageSize, q, config.slidingWindow, b.batch, b.numPages,
+      b.maxPagesPerSequence, b.contextLengths, b.blockTables);
 }
 } // namespace
 

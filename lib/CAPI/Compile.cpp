@@ -105,3 +105,15 @@ int64_t paDecodeConfigPlanCapacity(const PaDecodeConfig *c, int64_t batch) {
     return -1;
   return config.planCapacity(batch);
 }
+
+bool paDecodeConfigGetPlanLimits(const PaDecodeConfig *c, int64_t *budget,
+                                 int64_t *maxPartitions) {
+  DecodeConfig config;
+  std::string message;
+  if (!budget || !maxPartitions || !unwrapConfig(c, config, message) ||
+      !config.validate().empty())
+    return false;
+  *budget = config.effectiveBudget();
+  *maxPartitions = config.effectiveMaxPartitions();
+  return true;
+}

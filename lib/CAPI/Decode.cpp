@@ -20,8 +20,6 @@ HostProgram *unwrap(PaHostProgram program) {
 
 } // namespace
 
-void paStringDestroy(PaString string) { std::free(string.data); }
-
 PaDecodeConfig paDecodeConfigGetDefault(void) {
   DecodeConfig defaults;
   PaDecodeConfig c{};

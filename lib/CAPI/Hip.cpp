@@ -29,29 +29,8 @@ HipDecodeProgram *unwrap(PaHipProgram program) {
   return static_cast<HipDecodeProgram *>(program.ptr);
 }
 
-/// Device buffers freed when the run ends, however it ends.
-class DeviceBuffers {
-public:
-  explicit DeviceBuffers(const HipRuntime &hip) : hip(hip) {}
-  ~DeviceBuffers() {
-    std::string ignored;
-    for (uint64_t address : addresses)
-      hip.release(address, ignored);
-  }
-  bool allocate(size_t bytes, uint64_t &address, std::string &error) {
-    if (!hip.allocate(bytes, address, error))
-      return false;
-    addresses.push_back(address);
-    return true;
-  }
-
-private:
-  const HipRuntime &hip;
-  std::vector<uint64_t> addresses;
-};
-
-/// Copies the operands of `buffers` to the device, runs `program`, waits
-/// and copies the outputs back.
+/// Checks `buffers` against `config`, then runs `program` on copies of
+/// them in device memory (the host-buffer run shared with the CUDA C API).
 bool runOnHostBuffers(const HipProgram &program, const DecodeConfig &config,
                       const HostBuffers &buffers, std::string &error) {
   if (std::string problem = checkHostBuffers(config, buffers);
@@ -59,39 +38,18 @@ bool runOnHostBuffers(const HipProgram &program, const DecodeConfig &config,
     error = std::move(problem);
     return false;
   }
-  const HipRuntime &hip = program.runtime();
-  DeviceBuffers device(hip);
-  struct Transfer {
-    DecodeOperand operand;
-    uint64_t address;
-    size_t bytes;
-  };
-  std::vector<Transfer> transfers;
-  OperandViews views;
-  for (DecodeOperand &operand : decodeOperands(config, buffers)) {
-    size_t bytes = static_cast<size_t>(operand.elementBytes);
-    for (int64_t size : operand.sizes)
-      bytes *= static_cast<size_t>(size);
-    uint64_t address = 0;
-    // Outputs are copied too: what the kernels leave unwritten stays as
-    // the caller had it, as on the host.
-    if (!device.allocate(bytes, address, error) ||
-        !hip.copyToDevice(address, operand.data, bytes, error))
-      return false;
-    views[operand.name] = ::pa::runtime::rowMajorView(
-        address, std::vector<int64_t>(operand.sizes.begin(),
-                                      operand.sizes.end()));
-    transfers.push_back({std::move(operand), address, bytes});
-  }
-  if (!program.enqueue(nullptr, views, error) ||
-      !hip.synchronize(nullptr, error))
-    return false;
-  for (const Transfer &transfer : transfers)
-    if (!transfer.operand.readOnly &&
-        !hip.copyToHost(const_cast<void *>(transfer.operand.data),
-                        transfer.address, transfer.bytes, error))
-      return false;
-  return true;
+  std::vector<::pa::runtime::HostOperand> operands;
+  for (const DecodeOperand &operand : decodeOperands(config, buffers))
+    operands.push_back({operand.name, operand.data,
+                        std::vector<int64_t>(operand.sizes.begin(),
+                                             operand.sizes.end()),
+                        operand.elementBytes, operand.readOnly});
+  return ::pa::runtime::runOnHostOperands(
+      program.runtime(), operands,
+      [&](void *stream, const OperandViews &views, std::string &e) {
+        return program.enqueue(stream, views, e);
+      },
+      error);
 }
 } // namespace
 
@@ -169,25 +127,14 @@ void paHipProgramDestroy(PaHipProgram program) { delete unwrap(program); }
 bool paHipProgramEnqueue(PaHipProgram program, const PaDeviceOperand *operands,
                          size_t count, void *stream, PaString *error) {
   clear(error);
-  if (!program.ptr || (count && !operands)) {
+  if (!program.ptr) {
     report(error, "paHipProgramEnqueue needs a program and its operands");
     return false;
   }
   OperandViews views;
-  for (size_t i = 0; i < count; ++i) {
-    const PaDeviceOperand &operand = operands[i];
-    if (!operand.name || operand.rank < 0 ||
-        (operand.rank > 0 && !operand.sizes)) {
-      report(error, "operand " + std::to_string(i) +
-                        " needs a name and rank sizes");
-      return false;
-    }
-    views[operand.name] = ::pa::runtime::rowMajorView(
-        operand.address,
-        std::vector<int64_t>(operand.sizes, operand.sizes + operand.rank));
-  }
   std::string message;
-  if (!unwrap(program)->program->enqueue(stream, views, message)) {
+  if (!unwrapDeviceOperands(operands, count, views, message) ||
+      !unwrap(program)->program->enqueue(stream, views, message)) {
     report(error, message);
     return false;
   }

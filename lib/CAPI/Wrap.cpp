@@ -20,25 +20,6 @@ bool enumFromInt(int32_t value, int32_t count, Enum &out) {
 }
 } // namespace
 
-PaString capi::makeString(const std::string &text) {
-  PaString string{static_cast<char *>(std::malloc(text.size() + 1)),
-                  text.size()};
-  if (!string.data)
-    return {nullptr, 0};
-  std::memcpy(string.data, text.c_str(), text.size() + 1);
-  return string;
-}
-
-void capi::report(PaString *out, const std::string &text) {
-  if (out)
-    *out = makeString(text);
-}
-
-void capi::clear(PaString *out) {
-  if (out)
-    *out = {nullptr, 0};
-}
-
 bool capi::unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
                   std::string &error) {
   if (!c) {

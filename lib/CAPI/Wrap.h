@@ -2,6 +2,7 @@
 #ifndef PA_LIB_CAPI_WRAP_H
 #define PA_LIB_CAPI_WRAP_H
 
+#include "CAPISupport.h"
 #include "pa-c/Compile.h"
 #include "pa-c/Decode.h"
 #include "pa/API/Compile.h"
@@ -12,14 +13,11 @@
 
 namespace mlir::pa::capi {
 
-/// A malloc'ed copy of `text` that the caller frees with paStringDestroy.
-PaString makeString(const std::string &text);
-
-/// Stores `text` in `out` when the caller asked for it.
-void report(PaString *out, const std::string &text);
-
-/// Sets `out` to "no string" when the caller passed one.
-void clear(PaString *out);
+// Shared with libPARuntimeCAPI.so.
+using ::pa::capi::clear;
+using ::pa::capi::makeString;
+using ::pa::capi::report;
+using ::pa::capi::unwrapDeviceOperands;
 
 /// The C++ configuration of `c`; false with `error` for a null pointer or
 /// out-of-range enums.

@@ -3,7 +3,7 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
+#include <cstdlib>
 
 namespace pa::runtime::cuda {
 namespace {
@@ -19,17 +19,18 @@ template <typename Fn>
 void bind(void *library, Fn &slot, const char *symbol, std::string &error) {
   slot = reinterpret_cast<Fn>(dlsym(library, symbol));
   if (!slot && error.empty())
-    error = std::string("libcuda.so.1 lacks ") + symbol +
+    error = "the CUDA driver " + driverLibraryName() + " lacks " + symbol +
             " (the driver is older than CUDA 12)";
 }
 
 LoadedDriver load() {
   LoadedDriver driver;
-  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  const std::string name = driverLibraryName();
+  void *library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char *why = dlerror();
-    driver.error = std::string("the CUDA driver is not available: ") +
-                   (why ? why : "libcuda.so.1 not found");
+    driver.error = "the CUDA driver is not available: " +
+                   (why ? std::string(why) : name + " not found");
     return driver;
   }
   DriverApi &a = driver.api;
@@ -37,6 +38,7 @@ LoadedDriver load() {
   bind(library, a.cuInit, "cuInit", e);
   bind(library, a.cuGetErrorString, "cuGetErrorString", e);
   bind(library, a.cuDeviceGet, "cuDeviceGet", e);
+  bind(library, a.cuDeviceGetCount, "cuDeviceGetCount", e);
   bind(library, a.cuDeviceGetAttribute, "cuDeviceGetAttribute", e);
   bind(library, a.cuDeviceGetName, "cuDeviceGetName", e);
   bind(library, a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", e);
@@ -79,8 +81,10 @@ LoadedDriver load() {
   }
   if (!e.empty())
     return driver;
+  // A machine with the driver but no GPU fails here (CUDA_ERROR_NO_DEVICE).
   if (CUresult result = a.cuInit(0); result != CUDA_SUCCESS) {
-    e = describe(a, result, "cuInit");
+    e = "the CUDA driver " + name + " cannot start: " +
+        describe(a, result, "cuInit");
     return driver;
   }
   driver.loaded = true;
@@ -88,6 +92,11 @@ LoadedDriver load() {
 }
 
 } // namespace
+
+std::string driverLibraryName() {
+  const char *chosen = std::getenv("PA_CUDA_LIBRARY");
+  return chosen && *chosen ? chosen : "libcuda.so.1";
+}
 
 const DriverApi *loadDriver(std::string &error) {
   static LoadedDriver driver = load();

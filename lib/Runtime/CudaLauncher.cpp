@@ -17,6 +17,15 @@ const DriverApi *makeContextCurrent(int device, std::string &error) {
   }
   if (current)
     return api;
+  int devices = deviceCount(*api, error);
+  if (devices <= device) {
+    error = "the CUDA driver " + driverLibraryName() +
+            (devices ? " sees " + std::to_string(devices) +
+                           " GPUs, not a GPU " + std::to_string(device)
+                     : " sees no GPU") +
+            (error.empty() ? std::string() : " (" + error + ")");
+    return nullptr;
+  }
   CUdevice handle = 0;
   CUcontext primary = nullptr;
   if (CUresult r = api->cuDeviceGet(&handle, device); r != CUDA_SUCCESS) {
@@ -35,6 +44,78 @@ const DriverApi *makeContextCurrent(int device, std::string &error) {
   }
   return api;
 }
+
+int deviceCount(const DriverApi &api, std::string &error) {
+  int count = 0;
+  if (CUresult r = api.cuDeviceGetCount(&count); r != CUDA_SUCCESS) {
+    error = describe(api, r, "cuDeviceGetCount");
+    return 0;
+  }
+  return count;
+}
+
+//===----------------------------------------------------------------------===//
+// CudaMemory
+//===----------------------------------------------------------------------===//
+
+bool CudaMemory::allocate(size_t bytes, uint64_t &address,
+                          std::string &error) const {
+  CUdeviceptr pointer = 0;
+  // cuMemAlloc refuses 0 bytes; one byte keeps every address valid.
+  if (CUresult r = api.cuMemAlloc(&pointer, bytes ? bytes : 1);
+      r != CUDA_SUCCESS) {
+    error = describe(api, r, "cuMemAlloc") + " of " + std::to_string(bytes) +
+            " bytes";
+    return false;
+  }
+  address = pointer;
+  return true;
+}
+
+bool CudaMemory::release(uint64_t address, std::string &error) const {
+  if (CUresult r = api.cuMemFree(address); r != CUDA_SUCCESS) {
+    error = describe(api, r, "cuMemFree");
+    return false;
+  }
+  return true;
+}
+
+bool CudaMemory::copyToDevice(uint64_t destination, const void *source,
+                              size_t bytes, std::string &error) const {
+  if (bytes == 0)
+    return true;
+  if (CUresult r = api.cuMemcpyHtoD(destination, source, bytes);
+      r != CUDA_SUCCESS) {
+    error = describe(api, r, "cuMemcpyHtoD");
+    return false;
+  }
+  return true;
+}
+
+bool CudaMemory::copyToHost(void *destination, uint64_t source, size_t bytes,
+                            std::string &error) const {
+  if (bytes == 0)
+    return true;
+  if (CUresult r = api.cuMemcpyDtoH(destination, source, bytes);
+      r != CUDA_SUCCESS) {
+    error = describe(api, r, "cuMemcpyDtoH");
+    return false;
+  }
+  return true;
+}
+
+bool CudaMemory::synchronize(void *stream, std::string &error) const {
+  if (CUresult r = api.cuStreamSynchronize(static_cast<CUstream>(stream));
+      r != CUDA_SUCCESS) {
+    error = describe(api, r, "cuStreamSynchronize");
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// CudaProgram
+//===----------------------------------------------------------------------===//
 
 std::unique_ptr<CudaProgram> CudaProgram::load(const DriverApi &api,
                                                const std::string &image,

@@ -1,6 +1,8 @@
 //===- DecodeOperands.cpp - the operands of a compiled decode -------------===//
 #include "pa/Runtime/DecodeOperands.h"
 
+#include <algorithm>
+
 namespace pa::runtime {
 
 int64_t DecodeOperand::bytes() const {
@@ -40,6 +42,41 @@ std::vector<DecodeOperand> decodeOperands(const DecodeLayout &l,
   operands.push_back({"tmp_out", 4, {hkv, d.capacity, r, dim}});
   operands.push_back({"output", 2, {rows, hq, dim}});
   return operands;
+}
+
+std::string checkSequences(int64_t pageSize, int64_t queryLength,
+                           int64_t slidingWindow, int64_t batch,
+                           int64_t numPages, int64_t maxPagesPerSequence,
+                           const int32_t *contextLengths,
+                           const int32_t *blockTables) {
+  for (int64_t seq = 0; seq < batch; ++seq) {
+    int64_t length = contextLengths[seq];
+    // ceil(C / P) pages, compared without max_pages * P (which may overflow).
+    int64_t pagesUsed = (length + pageSize - 1) / pageSize;
+    if (length < 0 || pagesUsed > maxPagesPerSequence)
+      return "context_lengths[" + std::to_string(seq) +
+             "] = " + std::to_string(length) +
+             " is outside [0, max_pages * P] (max_pages = " +
+             std::to_string(maxPagesPerSequence) +
+             ", P = " + std::to_string(pageSize) + ")";
+    // Token t lives in block_tables[b][t / P] (the spec); only the pages
+    // some row can see are read: with a window W > 0 the first visible
+    // token is max(0, C - (Q - 1) - W), and the entries before its page may
+    // hold anything (a serving engine may have freed those pages).
+    int64_t firstVisible =
+        slidingWindow > 0
+            ? std::max<int64_t>(0, length - (queryLength - 1) - slidingWindow)
+            : 0;
+    for (int64_t page = firstVisible / pageSize; page < pagesUsed; ++page) {
+      int64_t id = blockTables[seq * maxPagesPerSequence + page];
+      if (id < 0 || id >= numPages)
+        return "block_tables[" + std::to_string(seq) + "][" +
+               std::to_string(page) + "] = " + std::to_string(id) +
+               " is not a page of the pool [0, " + std::to_string(numPages) +
+               ")";
+    }
+  }
+  return {};
 }
 
 } // namespace pa::runtime

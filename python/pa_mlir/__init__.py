@@ -7,10 +7,14 @@
     artifact.code_object, artifact.metadata     # .hsaco bytes + sidecar
 
 The package is pure Python over the C API (libPACAPI.so, found in the
-project's build/lib or through the environment variable PA_MLIR_LIB).
-Semantics: shared/spec/paged-attention-decode.md.
+project's build/lib or through the environment variable PA_MLIR_LIB; it is
+loaded on first use). target="cuda" runs through libPARuntimeCAPI.so (beside
+it, or PA_MLIR_RUNTIME_LIB) and needs libPACAPI.so only to compile: with
+PA_MLIR_CACHE_DIR set, compiles are cached on disk and a cache hit loads no
+compiler. Semantics: shared/spec/paged-attention-decode.md.
 """
 
+from ._version import __version__
 from ._capi import library_path, verify_text
 from .decode import (KV_DTYPES, TARGETS, V_LAYOUTS, DecodeResult,
                      compiled_program_count, decode)
@@ -21,7 +25,7 @@ from .config import DecodeConfig
 from .errors import CompileError, PaError, TargetUnavailableError
 
 __all__ = [
-    "decode", "DecodeResult", "verify_text", "library_path",
+    "__version__", "decode", "DecodeResult", "verify_text", "library_path",
     "compiled_program_count", "float32_to_bits", "bits_to_float32",
     "round_to", "TARGETS", "KV_DTYPES", "QUERY_DTYPES", "V_LAYOUTS",
     "compile", "Artifact", "DecodeConfig", "compile_cache_size",

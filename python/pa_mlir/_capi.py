@@ -125,13 +125,14 @@ def library():
         return lib
 
 
-def take_string(string):
-    """The text of a PaString returned by the library, which is then freed."""
+def take_string(string, lib=None):
+    """The text of a PaString returned by `lib` (default: this library),
+    which then frees it."""
     if not string.data:
         return ""
     text = ctypes.string_at(string.data, string.length).decode(
         "utf-8", errors="replace")
-    library().paStringDestroy(string)
+    (lib or library()).paStringDestroy(string)
     return text
 
 

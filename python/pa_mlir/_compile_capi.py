@@ -59,6 +59,9 @@ def library():
             "paArtifactGetStageText": ([PaArtifact, ctypes.c_ssize_t],
                                        PaStringRef),
             "paDecodeConfigPlanCapacity": ([config, _i64], _i64),
+            "paDecodeConfigGetPlanLimits": ([config, ctypes.POINTER(_i64),
+                                             ctypes.POINTER(_i64)],
+                                            ctypes.c_bool),
             "paHipRuntimeAvailable": ([error], ctypes.c_bool),
             "paHipProgramCreate": ([config, error], PaHipProgram),
             "paHipProgramDestroy": ([PaHipProgram], None),
@@ -124,6 +127,17 @@ def plan_capacity(config, batch):
     if capacity < 0:
         raise ValueError("the configuration is invalid (see compile())")
     return capacity
+
+
+def plan_limits(config):
+    """(budget, max_partitions) of a PaDecodeConfig, the chip's defaults
+    filled in; ValueError for an invalid config."""
+    budget, max_partitions = _i64(), _i64()
+    if not library().paDecodeConfigGetPlanLimits(
+            ctypes.byref(config), ctypes.byref(budget),
+            ctypes.byref(max_partitions)):
+        raise ValueError("the configuration is invalid (see compile())")
+    return budget.value, max_partitions.value
 
 
 def hip_unavailable_reason():

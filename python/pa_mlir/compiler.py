@@ -9,13 +9,17 @@
 
 Compiles run in this process (no ROCm or CUDA needed) and are cached by
 their inputs: the same configuration and options give the same Artifact.
+With the environment variable PA_MLIR_CACHE_DIR set, compiles are also
+cached on disk (_diskcache): a hit there loads nothing of the compiler
+(libPACAPI.so), so a cache filled elsewhere serves a machine without MLIR.
 """
 
+import dataclasses
 import json
 import threading
 from pathlib import Path
 
-from . import _compile_capi
+from . import _compile_capi, _diskcache
 from .config import DecodeConfig
 from .errors import CompileError
 
@@ -30,11 +34,13 @@ class Artifact:
     metadata_json: the sidecar text and metadata: it parsed; stages: the
     text of each stage by name, in pipeline order ("pa", "tiled",
     "rocdl" / "nvvm", "llvm", "isa" / "ptx"), empty unless requested;
-    config: the DecodeConfig compiled, or None for module text.
+    config: the DecodeConfig compiled, or None for module text;
+    plan_limits: (budget, max_partitions) of the compiled plan, the chip's
+    defaults filled in (None for module text).
     """
 
     def __init__(self, config, chip, format, code_object, metadata_json,
-                 stages):
+                 stages, plan_limits=None):
         self.config = config
         self.chip = chip
         self.format = format
@@ -42,6 +48,19 @@ class Artifact:
         self.metadata_json = metadata_json
         self.metadata = json.loads(metadata_json)
         self.stages = dict(stages)
+        self.plan_limits = tuple(plan_limits) if plan_limits else None
+
+    def plan_capacity(self, batch):
+        """Plan slots for `batch` sequences, computed here (no compiler
+        needed): min(B * max_partitions, max(B, ceil(budget / Hkv)))."""
+        if self.plan_limits is None or self.config is None:
+            raise ValueError("plan_capacity needs an artifact compiled from "
+                             "a DecodeConfig")
+        if not isinstance(batch, int) or batch < 0:
+            raise ValueError(f"batch must be an integer >= 0, got {batch!r}")
+        budget, max_partitions = self.plan_limits
+        hkv = self.config.num_kv_heads
+        return min(batch * max_partitions, max(batch, -(-budget // hkv)))
 
     @property
     def kernels(self):
@@ -98,26 +117,40 @@ def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
             raise ValueError(f"compiling module text needs chip= (e.g. "
                              f"'gfx950'), got {chip!r}")
         key = ("text", mlir, chip, code_object_version, stages)
+        inputs = {"mlir": mlir, "chip": chip}
     else:
         config = _configuration(config, chip, fields)
         key = ("config", config, code_object_version, stages)
+        inputs = {"config": dataclasses.asdict(config)}
+    inputs.update(code_object_version=code_object_version, stages=stages)
 
     with _cache_lock:
         cached = _cache.get(key)
     if cached is not None:
         return cached
+    stored = _diskcache.load(inputs)
+    if stored is not None:
+        artifact = Artifact(config, stored["chip"], stored["format"],
+                            stored["code_object"], stored["metadata_json"],
+                            stored["stages"], stored["plan_limits"])
+        with _cache_lock:
+            return _cache.setdefault(key, artifact)
     try:
         if mlir is not None:
             result = _compile_capi.compile_artifact(
                 text=mlir, chip=chip, buffer_name="input",
                 code_object_version=code_object_version, keep_stages=stages)
+            plan_limits = None
         else:
+            c_config = config.to_c()
             result = _compile_capi.compile_artifact(
-                config=config.to_c(), code_object_version=code_object_version,
+                config=c_config, code_object_version=code_object_version,
                 keep_stages=stages)
+            plan_limits = _compile_capi.plan_limits(c_config)
     except ValueError as error:
         raise CompileError(str(error)) from None
-    artifact = Artifact(config if mlir is None else None, *result)
+    _diskcache.store(inputs, *result, plan_limits)
+    artifact = Artifact(config, *result, plan_limits)
     with _cache_lock:
         return _cache.setdefault(key, artifact)
 

@@ -117,6 +117,33 @@ class DecodeConfig:
         c.maxPartitions = self.max_partitions or 0
         return c
 
+    @classmethod
+    def from_c(cls, c):
+        """The DecodeConfig of a PaDecodeConfig (what decode() hands to
+        target factories); ValueError for values this class refuses."""
+        def name_of(table, value, field):
+            for name, number in table.items():
+                if number == value:
+                    return name
+            raise ValueError(f"{field} {value} is not a known enumerator")
+
+        return cls(
+            num_query_heads=c.numQueryHeads, num_kv_heads=c.numKVHeads,
+            head_dim=c.headDim, page_size=c.pageSize,
+            query_length=c.queryLength,
+            kv_dtype=name_of(_capi.KV_TYPES, c.kvType, "kvType"),
+            query_dtype=name_of(_capi.QUERY_TYPES, c.queryType, "queryType"),
+            key_layout=name_of(_capi.KEY_LAYOUTS, c.keyLayout, "keyLayout"),
+            v_layout=name_of(_capi.V_LAYOUTS, c.vLayout, "vLayout"),
+            scale=name_of(_capi.SCALE_MODES, c.scaleMode, "scaleMode"),
+            sliding_window=c.slidingWindow,
+            softmax_scale=c.softmaxScale if c.hasSoftmaxScale else None,
+            sinks=bool(c.hasSinks),
+            compute=(None if c.computeType == _capi.COMPUTE_DEFAULT else
+                     name_of(COMPUTE_TYPES, c.computeType, "computeType")),
+            chip=(c.chip or b"gfx950").decode("utf-8"),
+            budget=c.budget or None, max_partitions=c.maxPartitions or None)
+
     def plan_capacity(self, batch):
         """Plan slots (work_info rows, partial-buffer capacity) for `batch`
         sequences: min(B * max_partitions, max(B, ceil(budget / Hkv)))."""

@@ -12,7 +12,8 @@ import ctypes
 
 import numpy as np
 
-from . import _capi, targets as _targets
+from . import _capi, _operands, _tensors, targets as _targets
+from .config import DecodeConfig
 from .dtypes import NAN_BITS, QUERY_DTYPES, bits_to_float32, float32_to_bits
 
 # The targets registered when the package loads; targets.names() is live.
@@ -111,7 +112,7 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
            query_length, kv_dtype, query_dtype="bf16", k_scale=None,
            v_scale=None, sliding_window=0, sinks=None, softmax_scale=None,
            v_layout="plain", chip="gfx950", target="host", budget=None,
-           max_partitions=None, return_partials=False):
+           max_partitions=None, return_partials=False, out=None):
     """Paged-attention decode.
 
     query: float32 [B*Q, Hq, D], rounded to `query_dtype` (RNE) before use.
@@ -121,15 +122,34 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     block_tables: int [B, max_pages]; context_lengths: int [B].
     k_scale / v_scale: None, a float (per-tensor) or float32 [N, Hkv, P]
     (per-token). sinks: float32 [Hq] or None. target: "host" (the CPU),
-    "hip" (an AMD GPU), "emulate" (the AMD kernels of `chip` on the
-    wave64 emulator) or another registered target (pa_mlir.targets).
+    "hip" (an AMD GPU), "cuda" (an NVIDIA GPU; compiled for sm_90a),
+    "emulate" (the AMD kernels of `chip` on the wave64 emulator) or another
+    registered target (pa_mlir.targets).
 
     Returns float32 [B*Q, Hq, D] holding `query_dtype` values, or a
     DecodeResult with the plan and the partial results when
     `return_partials`. Invalid arguments (including everything the dialect
     verifier rejects) raise ValueError.
+
+    With target="cuda" the arrays may instead all be PyTorch CUDA tensors
+    on the current device (contiguous; query float32 or of the query
+    dtype, caches the raw bits as uint8 / int8 / float8 or bfloat16 /
+    int16, block_tables and context_lengths int32, scales floats or
+    float32 tensors): the kernels then run on torch.cuda.current_stream()
+    on the tensors themselves, nothing is copied or waited for, and the
+    output (and partials) are CUDA tensors, the output of the query dtype,
+    written into `out` when given. Lengths and page ids in tensors are not
+    checked. Such a call may be captured in a CUDA graph once a first call
+    has loaded the program.
     """
-    _targets.lookup(target)
+    factory = _targets.lookup(target)
+    device = _tensors.tensor_call(
+        dict(query=query, key_cache=key_cache, value_cache=value_cache,
+             block_tables=block_tables, context_lengths=context_lengths,
+             k_scale=k_scale, v_scale=v_scale, sinks=sinks), out)
+    if device is not None and not getattr(factory, "takes_tensors", False):
+        raise ValueError(f"target {target!r} takes numpy arrays; CUDA "
+                         f"tensors need target='cuda'")
     _choice("kv_dtype", kv_dtype, KV_DTYPES)
     _choice("query_dtype", query_dtype, QUERY_DTYPES)
     _choice("v_layout", v_layout, V_LAYOUTS)
@@ -146,21 +166,29 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
         if value is not None and value < 1:
             raise ValueError(f"{name} must be >= 1, got {value}")
 
-    storage = np.dtype(_KV_STORAGE[kv_dtype])
-    query = _array("query", query, (3,), (np.dtype(np.float32),), "float32")
-    # A 4-D key cache goes to the verifier, which explains what it needs.
-    key_cache = _array("key_cache", key_cache, (4, 5), (storage,),
-                       f"{storage} (raw {kv_dtype} bits)")
-    value_ndim = 4 if v_layout == "plain" else 5
-    value_cache = _array("value_cache", value_cache, (value_ndim,), (storage,),
-                         f"{storage} (raw {kv_dtype} bits)")
-    block_tables = _int32_array("block_tables", block_tables, 2)
-    context_lengths = _int32_array("context_lengths", context_lengths, 1)
-    scale_mode, k_scale, v_scale = _scales(k_scale, v_scale)
-    if sinks is not None:
-        if not isinstance(sinks, np.ndarray) or sinks.dtype.kind != "f":
-            raise ValueError("sinks must be a floating-point numpy array [Hq]")
-        sinks = np.ascontiguousarray(sinks, dtype=np.float32)
+    if device is not None:
+        (query, key_cache, value_cache, block_tables, context_lengths,
+         scale_mode, k_scale, v_scale, sinks, out) = device.inputs(
+             query, key_cache, value_cache, block_tables, context_lengths,
+             k_scale, v_scale, sinks, kv_dtype, query_dtype, v_layout, out)
+    else:
+        storage = np.dtype(_KV_STORAGE[kv_dtype])
+        query = _array("query", query, (3,), (np.dtype(np.float32),),
+                       "float32")
+        # A 4-D key cache goes to the verifier, which explains what it needs.
+        key_cache = _array("key_cache", key_cache, (4, 5), (storage,),
+                           f"{storage} (raw {kv_dtype} bits)")
+        value_ndim = 4 if v_layout == "plain" else 5
+        value_cache = _array("value_cache", value_cache, (value_ndim,),
+                             (storage,), f"{storage} (raw {kv_dtype} bits)")
+        block_tables = _int32_array("block_tables", block_tables, 2)
+        context_lengths = _int32_array("context_lengths", context_lengths, 1)
+        scale_mode, k_scale, v_scale = _scales(k_scale, v_scale)
+        if sinks is not None:
+            if not isinstance(sinks, np.ndarray) or sinks.dtype.kind != "f":
+                raise ValueError(
+                    "sinks must be a floating-point numpy array [Hq]")
+            sinks = np.ascontiguousarray(sinks, dtype=np.float32)
     if softmax_scale is not None:
         softmax_scale = float(softmax_scale)
 
@@ -195,37 +223,32 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     program = _targets.program(target, key, config)
 
     # The configuration compiled, so the static sizes are valid; now every
-    # array must match them.
-    pack = 8 if kv_dtype == "bf16" else 16
+    # array must match them (the operand table of the program's
+    # configuration: the shapes the kernels index).
     num_pages = key_cache.shape[0]
     batch = context_lengths.shape[0]
-    rows = batch * int(query_length)
-    _expect_shape("query", query,
-                  (rows, num_query_heads, head_dim), "[B*Q, Hq, D]")
-    _expect_shape("key_cache", key_cache,
-                  (num_pages, num_kv_heads, head_dim // pack, page_size, pack),
-                  "[N, Hkv, D/x, P, x]")
-    if v_layout == "plain":
-        _expect_shape("value_cache", value_cache,
-                      (num_pages, num_kv_heads, head_dim, page_size),
-                      "[N, Hkv, D, P]")
-    else:
-        _expect_shape("value_cache", value_cache,
-                      (num_pages, num_kv_heads, page_size // pack, head_dim,
-                       pack), "[N, Hkv, P/x, D, x]")
     if block_tables.shape[0] != batch:
         raise ValueError(
             f"block_tables has {block_tables.shape[0]} rows but "
             f"context_lengths has {batch} sequences")
-    if scale_mode == "per_token":
-        for name, scale in (("k_scale", k_scale), ("v_scale", v_scale)):
-            _expect_shape(name, scale, (num_pages, num_kv_heads, page_size),
-                          "[N, Hkv, P]")
-    if sinks is not None:
-        _expect_shape("sinks", sinks, (num_query_heads,), "[Hq]")
+    capacity = program.plan_capacity(batch)
+    table = _operands.operand_table(DecodeConfig.from_c(config), batch,
+                                    num_pages, block_tables.shape[1],
+                                    capacity)
+    named = dict(query=query, key_cache=key_cache, value_cache=value_cache,
+                 block_tables=block_tables, context_lengths=context_lengths,
+                 k_scale=k_scale, v_scale=v_scale, sinks=sinks, output=out)
+    for op in table:
+        if op.read_only or op.name == "output" and out is not None:
+            _expect_shape(op.name, named[op.name], op.shape, op.pattern)
+
+    if device is not None:
+        tensors = device.run(program, table, named, query_dtype, out)
+        if not return_partials:
+            return tensors["output"]
+        return DecodeResult(*(tensors[name] for name in DecodeResult._fields))
 
     query_bits = np.ascontiguousarray(float32_to_bits(query, query_dtype))
-    capacity = program.plan_capacity(batch)
     rows_per_kv_head = int(query_length) * (num_query_heads // num_kv_heads)
     partial_shape = (num_kv_heads, capacity, rows_per_kv_head)
     # Poisoned so that anything the program leaves unwritten shows.

@@ -9,6 +9,9 @@ compiled once per (target, configuration) and cached.
     host  the CPU executor (always there)
     hip   AMD GPUs through the HIP runtime, loaded at run time; raises
           TargetUnavailableError without libamdhip64 or an AMD GPU
+    cuda  NVIDIA GPUs (sm_90a) through the CUDA driver, loaded at run time
+          by libPARuntimeCAPI.so; raises TargetUnavailableError without
+          libcuda.so.1 or a GPU. Also takes PyTorch CUDA tensors (_tensors)
     emulate  the AMD kernels of `chip` (gfx942, gfx950) executed by the
           wave64 emulator on the CPU, which raises ValueError on any
           out-of-bounds access, LDS race or barrier misuse it detects
@@ -18,7 +21,7 @@ Other targets add themselves with register_target(name, make_program).
 
 import threading
 
-from . import _capi, _compile_capi, _emulator_capi
+from . import _capi, _compile_capi, _cuda, _emulator_capi
 from .errors import TargetUnavailableError
 
 _factories = {}
@@ -88,3 +91,4 @@ def _hip_program(config):
 register_target("host", _capi.HostProgram)
 register_target("hip", _hip_program)
 register_target("emulate", _emulator_capi.EmulatedProgram)
+register_target("cuda", _cuda.CudaDecodeProgram)

@@ -328,12 +328,12 @@ def test_unsupported_head_dim_and_chip_rules_are_reported():
         pa_mlir.decode(**case, **options, chip="gfx1100")
 
 
-def test_only_the_host_target_exists():
+def test_unknown_targets_are_named():
     case, options = small_case()
-    # hip: see test_compile.py; emulate: test_emulate.py
-    for target in ("cuda",):
-        with pytest.raises(ValueError, match="supported.*host|host"):
-            pa_mlir.decode(**case, **options, target=target)
+    # hip: see test_compile.py; emulate: test_emulate.py; cuda: test_cuda.py
+    with pytest.raises(ValueError, match="target must be one of host, hip, "
+                                         "emulate, cuda, got 'npu'"):
+        pa_mlir.decode(**case, **options, target="npu")
 
 
 @pytest.mark.parametrize("change, message", [

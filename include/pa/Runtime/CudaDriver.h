@@ -1,8 +1,10 @@
 //===- CudaDriver.h - the CUDA driver API, loaded at run time ---*- C++ -*-===//
 //
-// pa-mlir builds and runs without CUDA: the driver (libcuda.so.1) is opened
-// with dlopen on first use, and only the handful of entry points the runtime
-// calls are declared here, with the driver's ABI (CUDA 12/13).
+// pa-mlir builds and runs without CUDA: the driver (libcuda.so.1, or the
+// library the environment variable PA_CUDA_LIBRARY names, e.g. a test
+// double) is opened with dlopen on first use, and only the handful of entry
+// points the runtime calls are declared here, with the driver's ABI
+// (CUDA 12/13).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_RUNTIME_CUDADRIVER_H
@@ -42,6 +44,7 @@ struct DriverApi {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetCount)(int *);
   CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuDeviceGetName)(char *, int, CUdevice);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
@@ -82,9 +85,14 @@ struct DriverApi {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
 };
 
-/// The driver, loaded once per process; null with `error` (why, e.g.
-/// "libcuda.so.1: cannot open shared object file") when it is not there.
+/// The driver, loaded and initialized (cuInit) once per process: the
+/// library named by PA_CUDA_LIBRARY, else libcuda.so.1. Null with `error`
+/// (why, e.g. "the CUDA driver is not available: libcuda.so.1: cannot open
+/// shared object file") when it is not there.
 const DriverApi *loadDriver(std::string &error);
+
+/// The library loadDriver opens (PA_CUDA_LIBRARY or libcuda.so.1).
+std::string driverLibraryName();
 
 /// "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (invalid argument)" style text.
 std::string describe(const DriverApi &api, CUresult result, const char *call);

@@ -14,6 +14,7 @@
 #define PA_RUNTIME_CUDALAUNCHER_H
 
 #include "pa/Runtime/CudaDriver.h"
+#include "pa/Runtime/DeviceMemory.h"
 #include "pa/Runtime/KernelManifest.h"
 
 #include <functional>
@@ -25,8 +26,31 @@ namespace pa::runtime {
 
 /// Makes a CUDA context current on this thread: the current one if any
 /// (e.g. PyTorch's), else device `device`'s primary context. Null with
-/// `error` when there is no driver or device.
+/// `error` when there is no driver or device ("... sees no GPU").
 const cuda::DriverApi *makeContextCurrent(int device, std::string &error);
+
+/// The GPUs the driver sees (cuDeviceGetCount); 0 with `error` when the
+/// call fails.
+int deviceCount(const cuda::DriverApi &api, std::string &error);
+
+/// The driver's device memory and synchronous copies (cuMemAlloc,
+/// cuMemFree, cuMemcpyHtoD / DtoH, cuStreamSynchronize) in the current
+/// context, for host-buffer runs (runOnHostOperands).
+class CudaMemory : public DeviceMemory {
+public:
+  explicit CudaMemory(const cuda::DriverApi &api) : api(api) {}
+  bool allocate(size_t bytes, uint64_t &address,
+                std::string &error) const override;
+  bool release(uint64_t address, std::string &error) const override;
+  bool copyToDevice(uint64_t destination, const void *source, size_t bytes,
+                    std::string &error) const override;
+  bool copyToHost(void *destination, uint64_t source, size_t bytes,
+                  std::string &error) const override;
+  bool synchronize(void *stream, std::string &error) const override;
+
+private:
+  const cuda::DriverApi &api;
+};
 
 class CudaProgram {
 public:

@@ -55,6 +55,20 @@ struct DecodeOperand {
   int64_t bytes() const;
 };
 
+/// Empty when the index inputs of a run are safe to run on: every context
+/// length C in [0, maxPagesPerSequence * P], and every page id a query row
+/// can see - block_tables[b][t / P] for the visible tokens t, i.e. from
+/// max(0, C - (Q - 1) - W) with a window W > 0, else from 0 - a page of the
+/// pool [0, numPages). Otherwise what is wrong, naming the first bad entry
+/// ("context_lengths[1] = 70 is outside [0, max_pages * P] ..."). Entries
+/// of the table no row reads may hold anything. Every executor checks host
+/// buffers with this before it runs.
+std::string checkSequences(int64_t pageSize, int64_t queryLength,
+                           int64_t slidingWindow, int64_t batch,
+                           int64_t numPages, int64_t maxPagesPerSequence,
+                           const int32_t *contextLengths,
+                           const int32_t *blockTables);
+
 /// Every operand of a run in @pa_decode's argument order (absent optional
 /// ones left out): query, key_cache, value_cache, block_tables,
 /// context_lengths, [k_scale, v_scale], [sinks], work_info, reduce_info,

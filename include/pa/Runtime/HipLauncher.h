@@ -19,6 +19,7 @@
 #ifndef PA_RUNTIME_HIPLAUNCHER_H
 #define PA_RUNTIME_HIPLAUNCHER_H
 
+#include "pa/Runtime/DeviceMemory.h"
 #include "pa/Runtime/KernelManifest.h"
 
 #include <cstddef>
@@ -29,8 +30,9 @@
 
 namespace pa::runtime {
 
-/// A loaded HIP runtime library.
-class HipRuntime {
+/// A loaded HIP runtime library; its device memory and copies serve
+/// host-buffer runs (runOnHostOperands).
+class HipRuntime : public DeviceMemory {
 public:
   /// The process's HIP runtime, opened on first use: the library named by
   /// the environment variable PA_HIP_LIBRARY, else libamdhip64.so,
@@ -43,7 +45,7 @@ public:
   static std::unique_ptr<HipRuntime> open(const std::string &path,
                                           std::string &error);
 
-  ~HipRuntime();
+  ~HipRuntime() override;
   HipRuntime(const HipRuntime &) = delete;
   HipRuntime &operator=(const HipRuntime &) = delete;
 
@@ -51,16 +53,18 @@ public:
   /// hipGetDeviceCount; 0 with `error` when the call fails.
   int deviceCount(std::string &error) const;
 
-  // Device memory and copies, for host-driven runs (the launch path needs
-  // none of them). Addresses are device pointers as integers.
-  bool allocate(size_t bytes, uint64_t &address, std::string &error) const;
-  bool release(uint64_t address, std::string &error) const;
+  // DeviceMemory: hipMalloc, hipFree, hipMemcpyHtoD / DtoH, for host-driven
+  // runs (the launch path needs none of them). Addresses are device
+  // pointers as integers.
+  bool allocate(size_t bytes, uint64_t &address,
+                std::string &error) const override;
+  bool release(uint64_t address, std::string &error) const override;
   bool copyToDevice(uint64_t destination, const void *source, size_t bytes,
-                    std::string &error) const;
+                    std::string &error) const override;
   bool copyToHost(void *destination, uint64_t source, size_t bytes,
-                  std::string &error) const;
+                  std::string &error) const override;
   /// hipStreamSynchronize(stream); null is the default stream.
-  bool synchronize(void *stream, std::string &error) const;
+  bool synchronize(void *stream, std::string &error) const override;
 
   /// The entry points (defined in HipLauncher.cpp with the HIP headers).
   struct Api;

@@ -1,0 +1,82 @@
+/*===- pa-c/Cuda.h - C API: decode programs on NVIDIA GPUs --------*- C -*-===*\
+|*                                                                            *|
+|* The CUDA launcher (pa/Runtime/CudaLauncher.h) in C, in                    *|
+|* libPARuntimeCAPI.so (no MLIR, no LLVM, no CUDA toolkit). The CUDA driver  *|
+|* (libcuda.so.1; the environment variable PA_CUDA_LIBRARY names another    *|
+|* library) is opened with dlopen on first use; without it, or without a    *|
+|* GPU, every call fails with the reason, nothing aborts.                   *|
+|*                                                                            *|
+|*   // image + metadata: pa-compile --chip=sm_90a -o k.ptx (k.ptx,         *|
+|*   // k.ptx.json), or paArtifactGetCodeObject / paArtifactGetMetadata     *|
+|*   PaCudaProgram program = paCudaProgramLoad(ptx, size, json, &error);     *|
+|*   // a serving engine, on device buffers (graph-capturable):              *|
+|*   paCudaProgramEnqueue(program, operands, count, stream, &error);          *|
+|*   // or host buffers, copied in and out (synchronous):                    *|
+|*   paCudaProgramRun(program, hostOperands, count, &error);                  *|
+|*   paCudaProgramDestroy(program);                                           *|
+|*                                                                            *|
+|* Programs live in the CUDA context current when they are loaded (e.g.     *|
+|* PyTorch's), else device 0's primary context, which is then made current. *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#ifndef PA_C_CUDA_H
+#define PA_C_CUDA_H
+
+#include "pa-c/Runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* True when the CUDA driver loads and sees at least one GPU; otherwise
+ * false and, when `reason` is not NULL, why ("the CUDA driver is not
+ * available: libcuda.so.1: cannot open shared object file ...", "... sees
+ * no GPU"). */
+PA_CAPI_EXPORTED bool paCudaRuntimeAvailable(PaString *reason);
+
+typedef struct {
+  void *ptr;
+} PaCudaProgram;
+
+static inline bool paCudaProgramIsNull(PaCudaProgram program) {
+  return program.ptr == NULL;
+}
+
+/* Loads a decode program: `image` is PTX text (JIT-compiled by the driver)
+ * or a cubin of `imageSize` bytes, `metadataJson` its sidecar (kernels in
+ * launch order, grids, parameter layout). The program's kernels pa_plan,
+ * pa_decode and pa_reduce must all be there. Null with `error` (the
+ * driver's JIT log included) when there is no driver or GPU, the sidecar is
+ * malformed or the driver refuses the image. */
+PA_CAPI_EXPORTED PaCudaProgram paCudaProgramLoad(const void *image,
+                                                 size_t imageSize,
+                                                 const char *metadataJson,
+                                                 PaString *error);
+
+PA_CAPI_EXPORTED void paCudaProgramDestroy(PaCudaProgram program);
+
+/* Launches plan -> decode -> reduce over `operands` (device addresses, by pa
+ * operand name) on `stream` (a CUstream or cudaStream_t; NULL: the default
+ * stream). Asynchronous and free of host readback, so it may be captured
+ * in a CUDA graph and replayed after new inputs were written to the same
+ * buffers. False with `error` when an operand is missing or does not fit,
+ * or a launch is refused; nothing is launched when an operand is wrong.
+ * The operands' contents are not checked (see paDecodeCheckSequences). */
+PA_CAPI_EXPORTED bool paCudaProgramEnqueue(PaCudaProgram program,
+                                           const PaDeviceOperand *operands,
+                                           size_t count, void *stream,
+                                           PaString *error);
+
+/* Copies `operands` (host memory) to fresh device buffers, enqueues on the
+ * default stream, waits, copies the operands that are not read-only back
+ * and frees the device buffers (also on failure). False with `error` naming
+ * the operand or the call that failed. */
+PA_CAPI_EXPORTED bool paCudaProgramRun(PaCudaProgram program,
+                                       const PaHostOperand *operands,
+                                       size_t count, PaString *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PA_C_CUDA_H */

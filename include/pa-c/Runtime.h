@@ -1,0 +1,56 @@
+/*===- pa-c/Runtime.h - C API of the MLIR-free runtime library ---*- C -*-===*\
+|*                                                                            *|
+|* libPARuntimeCAPI.so runs decode programs compiled elsewhere (PTX or cubin *|
+|* + the sidecar JSON of pa-compile --chip=sm_90a or paArtifactGetMetadata):  *|
+|* it links neither MLIR nor LLVM, so it runs on a GPU machine where only    *|
+|* the driver is installed. This header has what is not tied to a driver;   *|
+|* pa-c/Cuda.h the CUDA programs. No call aborts or prints; errors are      *|
+|* caller-freed strings (paStringDestroy, exported by this library too).    *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#ifndef PA_C_RUNTIME_H
+#define PA_C_RUNTIME_H
+
+#include "pa-c/Support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One operand in host memory for a host-buffer run: a row-major array at
+ * `data` of `rank` sizes of `elementBytes`-byte elements, under its pa
+ * operand name (as PaDeviceOperand). `readOnly` operands (the decode's
+ * inputs) are copied to the device; the others are copied there and back,
+ * so elements the kernels leave unwritten keep the caller's values. The
+ * shapes are the spec's table for the program's configuration
+ * (docs/user-guide.md); the runtime checks them against what the kernels
+ * index (ranks, named operands), not against a configuration. */
+typedef struct {
+  const char *name;
+  void *data;
+  int32_t rank;
+  const int64_t *sizes;
+  int64_t elementBytes;
+  bool readOnly;
+} PaHostOperand;
+
+/* Checks the index inputs of a run before it reads memory they point into:
+ * every context length C in [0, maxPagesPerSequence * pageSize] and every
+ * page id a query row can see (block_tables[b][t / P] for the visible
+ * tokens t: from max(0, C - (Q - 1) - W) with a sliding window W > 0, else
+ * from 0) in [0, numPages). `contextLengths` holds `batch` entries,
+ * `blockTables` batch * maxPagesPerSequence. False with `error` naming the
+ * first bad entry ("block_tables[0][1] = -1 is not a page of the pool
+ * [0, 4)"). The checks every executor of pa-mlir makes; the device-operand
+ * entry points (paCudaProgramEnqueue) trust their operands. */
+PA_CAPI_EXPORTED bool paDecodeCheckSequences(
+    int64_t pageSize, int64_t queryLength, int64_t slidingWindow,
+    int64_t batch, int64_t numPages, int64_t maxPagesPerSequence,
+    const int32_t *contextLengths, const int32_t *blockTables,
+    PaString *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PA_C_RUNTIME_H */

@@ -1,0 +1,50 @@
+/*===- pa-c/Support.h - C API: shared by both C libraries ---------*- C -*-===*\
+|*                                                                            *|
+|* The export macro, caller-owned strings and device operand descriptors,    *|
+|* used by both C libraries: libPACAPI.so (the compiler, pa-c/Decode.h,      *|
+|* Compile.h, Hip.h, ...) and libPARuntimeCAPI.so (the MLIR-free runtime,    *|
+|* pa-c/Runtime.h, Cuda.h). Both export paStringDestroy, so a program may    *|
+|* link either or both.                                                       *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#ifndef PA_C_SUPPORT_H
+#define PA_C_SUPPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define PA_CAPI_EXPORTED __declspec(dllexport)
+#else
+#define PA_CAPI_EXPORTED __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A string owned by the caller once returned: free it with paStringDestroy.
+ * `data` is NUL-terminated; {NULL, 0} means "no string". */
+typedef struct {
+  char *data;
+  size_t length;
+} PaString;
+
+PA_CAPI_EXPORTED void paStringDestroy(PaString string);
+
+/* One operand in device memory: a row-major array at `address` of `rank`
+ * sizes, under its pa operand name ("query", "key_cache", "work_info", ...;
+ * the argument names of pa-c/Decode.h's buffers in snake case). */
+typedef struct {
+  const char *name;
+  uint64_t address;
+  int32_t rank;
+  const int64_t *sizes;
+} PaDeviceOperand;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PA_C_SUPPORT_H */

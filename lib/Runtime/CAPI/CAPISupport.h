@@ -1,0 +1,35 @@
+//===- CAPISupport.h - what both C libraries share -------------*- C++ -*-===//
+//
+// libPACAPI.so and libPARuntimeCAPI.so report errors the same way - a
+// malloc'ed PaString the caller frees with paStringDestroy (defined with
+// these helpers, so each library exports it) - and read PaDeviceOperand
+// arrays the same way. Plain C++.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_LIB_RUNTIME_CAPI_CAPISUPPORT_H
+#define PA_LIB_RUNTIME_CAPI_CAPISUPPORT_H
+
+#include "pa-c/Support.h"
+#include "pa/Runtime/KernelManifest.h"
+
+#include <string>
+
+namespace pa::capi {
+
+/// A malloc'ed copy of `text` that the caller frees with paStringDestroy.
+PaString makeString(const std::string &text);
+
+/// Stores `text` in `out` when the caller asked for it.
+void report(PaString *out, const std::string &text);
+
+/// Sets `out` to "no string" when the caller passed one.
+void clear(PaString *out);
+
+/// The views of `count` device operands; false with `error` naming the
+/// first one without a name, with a negative rank or without sizes.
+bool unwrapDeviceOperands(const PaDeviceOperand *operands, size_t count,
+                          runtime::OperandViews &views, std::string &error);
+
+} // namespace pa::capi
+
+#endif // PA_LIB_RUNTIME_CAPI_CAPISUPPORT_H

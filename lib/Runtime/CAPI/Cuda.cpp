@@ -1,0 +1,177 @@
+//===- Cuda.cpp - C API: decode programs on NVIDIA GPUs through CUDA ------===//
+//
+// Part of libPARuntimeCAPI.so: the CUDA launcher of lib/Runtime and the
+// driver loaded at run time, nothing of MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+#include "pa-c/Cuda.h"
+
+#include "CAPISupport.h"
+#include "pa/Runtime/CudaLauncher.h"
+#include "pa/Runtime/LauncherCore.h"
+
+using namespace pa::capi;
+using namespace pa::runtime;
+using namespace pa::runtime::cuda;
+
+namespace {
+
+/// A loaded program and the context it lives in.
+struct CudaDecodeProgram {
+  const DriverApi *api = nullptr;
+  CUcontext context = nullptr;
+  std::unique_ptr<CudaProgram> program;
+};
+
+CudaDecodeProgram *unwrap(PaCudaProgram program) {
+  return static_cast<CudaDecodeProgram *>(program.ptr);
+}
+
+/// Makes the program's context current on a thread that has none (a
+/// thread other than the one that loaded it); a current context is kept.
+bool enterContext(const CudaDecodeProgram &p, std::string &error) {
+  CUcontext current = nullptr;
+  if (CUresult r = p.api->cuCtxGetCurrent(&current); r != CUDA_SUCCESS) {
+    error = describe(*p.api, r, "cuCtxGetCurrent");
+    return false;
+  }
+  if (current || !p.context)
+    return true;
+  if (CUresult r = p.api->cuCtxSetCurrent(p.context); r != CUDA_SUCCESS) {
+    error = describe(*p.api, r, "cuCtxSetCurrent");
+    return false;
+  }
+  return true;
+}
+
+/// The C++ view of the caller's host operands (the same pointers).
+bool unwrapHostOperands(const PaHostOperand *operands, size_t count,
+                        std::vector<HostOperand> &out, std::string &error) {
+  if (count && !operands) {
+    error = "no operands (NULL) for a count of " + std::to_string(count);
+    return false;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const PaHostOperand &operand = operands[i];
+    if (!operand.name || operand.rank < 0 ||
+        (operand.rank > 0 && !operand.sizes)) {
+      error = "operand " + std::to_string(i) + " needs a name and rank sizes";
+      return false;
+    }
+    out.push_back({operand.name, operand.data,
+                   std::vector<int64_t>(operand.sizes,
+                                        operand.sizes + operand.rank),
+                   operand.elementBytes, operand.readOnly});
+  }
+  return true;
+}
+
+} // namespace
+
+bool paCudaRuntimeAvailable(PaString *reason) {
+  clear(reason);
+  std::string message;
+  const DriverApi *api = loadDriver(message);
+  if (api) {
+    if (deviceCount(*api, message) > 0)
+      return true;
+    message = "the CUDA driver " + driverLibraryName() + " sees no GPU" +
+              (message.empty() ? std::string() : " (" + message + ")");
+  }
+  report(reason, message);
+  return false;
+}
+
+PaCudaProgram paCudaProgramLoad(const void *image, size_t imageSize,
+                                const char *metadataJson, PaString *error) {
+  clear(error);
+  if (!image || !imageSize || !metadataJson) {
+    report(error, "paCudaProgramLoad needs a PTX or cubin image and its "
+                  "metadata");
+    return {nullptr};
+  }
+  std::string message;
+  // The sidecar first: a malformed one or a module that is not a decode
+  // program is refused before the driver compiles anything.
+  ModuleManifest manifest;
+  if (!parseManifest(metadataJson, manifest, message) ||
+      !checkDecodeSequence(manifest, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  auto loaded = std::make_unique<CudaDecodeProgram>();
+  loaded->api = makeContextCurrent(0, message);
+  if (!loaded->api) {
+    report(error, message);
+    return {nullptr};
+  }
+  if (CUresult r = loaded->api->cuCtxGetCurrent(&loaded->context);
+      r != CUDA_SUCCESS) {
+    report(error, describe(*loaded->api, r, "cuCtxGetCurrent"));
+    return {nullptr};
+  }
+  loaded->program = CudaProgram::load(
+      *loaded->api,
+      std::string(static_cast<const char *>(image), imageSize), metadataJson,
+      message);
+  if (!loaded->program) {
+    report(error, message);
+    return {nullptr};
+  }
+  return {loaded.release()};
+}
+
+void paCudaProgramDestroy(PaCudaProgram program) {
+  CudaDecodeProgram *p = unwrap(program);
+  if (!p)
+    return;
+  std::string ignored;
+  // The module is unloaded from its own context.
+  enterContext(*p, ignored);
+  delete p;
+}
+
+bool paCudaProgramEnqueue(PaCudaProgram program,
+                          const PaDeviceOperand *operands, size_t count,
+                          void *stream, PaString *error) {
+  clear(error);
+  if (!program.ptr) {
+    report(error, "paCudaProgramEnqueue needs a program (this one is NULL)");
+    return false;
+  }
+  const CudaDecodeProgram &p = *unwrap(program);
+  OperandViews views;
+  std::string message;
+  if (!unwrapDeviceOperands(operands, count, views, message) ||
+      !enterContext(p, message) ||
+      !p.program->enqueue(static_cast<CUstream>(stream), views, message)) {
+    report(error, message);
+    return false;
+  }
+  return true;
+}
+
+bool paCudaProgramRun(PaCudaProgram program, const PaHostOperand *operands,
+                      size_t count, PaString *error) {
+  clear(error);
+  if (!program.ptr) {
+    report(error, "paCudaProgramRun needs a program (this one is NULL)");
+    return false;
+  }
+  const CudaDecodeProgram &p = *unwrap(program);
+  std::vector<HostOperand> host;
+  std::string message;
+  if (!unwrapHostOperands(operands, count, host, message) ||
+      !enterContext(p, message) ||
+      !runOnHostOperands(
+          CudaMemory(*p.api), host,
+          [&](void *stream, const OperandViews &views, std::string &e) {
+            return p.program->enqueue(static_cast<CUstream>(stream), views,
+                                      e);
+          },
+          message)) {
+    report(error, message);
+    return false;
+  }
+  return true;
+}

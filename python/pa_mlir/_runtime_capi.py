@@ -1,0 +1,181 @@
+"""ctypes bindings of include/pa-c/Runtime.h and Cuda.h: libPARuntimeCAPI.so,
+the runtime library without MLIR or LLVM.
+
+The library is the environment variable PA_MLIR_RUNTIME_LIB, else the
+libPARuntimeCAPI.so beside libPACAPI.so (_capi.library_path(), which is
+not loaded for that). Nothing here loads libPACAPI.so, so programs compiled
+elsewhere (the on-disk compile cache) run on a machine without MLIR.
+"""
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+
+from . import _capi
+
+_i64 = ctypes.c_int64
+_i32 = ctypes.c_int32
+
+
+class PaHostOperand(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("data", ctypes.c_void_p),
+                ("rank", _i32), ("sizes", ctypes.POINTER(_i64)),
+                ("elementBytes", _i64), ("readOnly", ctypes.c_bool)]
+
+
+class PaDeviceOperand(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("address", ctypes.c_uint64),
+                ("rank", _i32), ("sizes", ctypes.POINTER(_i64))]
+
+
+class PaCudaProgram(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p)]
+
+
+def library_path():
+    """The libPARuntimeCAPI.so this package loads."""
+    override = os.environ.get("PA_MLIR_RUNTIME_LIB")
+    if override:
+        return Path(override)
+    return _capi.library_path().parent / "libPARuntimeCAPI.so"
+
+
+_library = None
+_lock = threading.Lock()
+
+
+def library():
+    """The loaded runtime C API; RuntimeError saying where it was looked for
+    when it is not there."""
+    global _library
+    with _lock:
+        if _library is not None:
+            return _library
+        path = library_path()
+        if not path.is_file():
+            raise RuntimeError(
+                f"pa_mlir: the runtime library {path} does not exist; build "
+                "the project (make build) or set PA_MLIR_RUNTIME_LIB to "
+                "libPARuntimeCAPI.so")
+        lib = ctypes.CDLL(str(path))
+        error = ctypes.POINTER(_capi.PaString)
+        i32p = ctypes.POINTER(ctypes.c_int32)
+        signatures = {
+            "paStringDestroy": ([_capi.PaString], None),
+            "paDecodeCheckSequences": (
+                [_i64, _i64, _i64, _i64, _i64, _i64, i32p, i32p, error],
+                ctypes.c_bool),
+            "paCudaRuntimeAvailable": ([error], ctypes.c_bool),
+            "paCudaProgramLoad": ([ctypes.c_void_p, ctypes.c_size_t,
+                                   ctypes.c_char_p, error], PaCudaProgram),
+            "paCudaProgramDestroy": ([PaCudaProgram], None),
+            "paCudaProgramEnqueue": ([PaCudaProgram,
+                                      ctypes.POINTER(PaDeviceOperand),
+                                      ctypes.c_size_t, ctypes.c_void_p,
+                                      error], ctypes.c_bool),
+            "paCudaProgramRun": ([PaCudaProgram,
+                                  ctypes.POINTER(PaHostOperand),
+                                  ctypes.c_size_t, error], ctypes.c_bool),
+        }
+        for name, (argtypes, restype) in signatures.items():
+            function = getattr(lib, name)
+            function.argtypes = argtypes
+            function.restype = restype
+        _library = lib
+        return lib
+
+
+def take_string(string):
+    """The text of a PaString this library returned, which is then freed
+    (by this library: libPACAPI.so may not be there)."""
+    return _capi.take_string(string, library())
+
+
+def cuda_unavailable_reason():
+    """None when CUDA programs can run here, else why not (no runtime
+    library, no driver, no GPU)."""
+    try:
+        lib = library()
+    except (RuntimeError, OSError) as error:
+        return str(error)
+    reason = _capi.PaString()
+    if lib.paCudaRuntimeAvailable(ctypes.byref(reason)):
+        return None
+    return take_string(reason) or "no CUDA driver"
+
+
+def check_sequences(page_size, query_length, sliding_window, num_pages,
+                    block_tables, context_lengths):
+    """ValueError naming the first context length outside its block-table
+    row or page id outside the pool that some query row would read
+    (int32 numpy arrays, C-contiguous)."""
+    error = _capi.PaString()
+    i32p = ctypes.POINTER(ctypes.c_int32)
+    ok = library().paDecodeCheckSequences(
+        page_size, query_length, sliding_window, context_lengths.shape[0],
+        num_pages, block_tables.shape[1],
+        context_lengths.ctypes.data_as(i32p), block_tables.ctypes.data_as(i32p),
+        ctypes.byref(error))
+    message = take_string(error)
+    if not ok:
+        raise ValueError(message)
+
+
+def _sizes(shape):
+    return (_i64 * max(len(shape), 1))(*shape)
+
+
+class CudaProgram:
+    """A decode program loaded by the CUDA driver (owns its handle)."""
+
+    def __init__(self, image, metadata_json):
+        lib = library()
+        error = _capi.PaString()
+        handle = lib.paCudaProgramLoad(image, len(image),
+                                       metadata_json.encode("utf-8"),
+                                       ctypes.byref(error))
+        message = take_string(error)
+        if not handle.ptr:
+            raise RuntimeError(message or "pa_mlir: loading the CUDA program "
+                                          "failed")
+        self._lib = lib
+        self._handle = handle
+
+    def run(self, operands):
+        """Host-buffer run: `operands` are (name, address, shape,
+        element_bytes, read_only) of host memory; ValueError with the
+        runtime's message."""
+        keep = [_sizes(shape) for _, _, shape, _, _ in operands]
+        array = (PaHostOperand * max(len(operands), 1))(*[
+            PaHostOperand(name.encode("utf-8"), address, len(shape), sizes,
+                          element_bytes, read_only)
+            for (name, address, shape, element_bytes, read_only), sizes
+            in zip(operands, keep)])
+        error = _capi.PaString()
+        ok = self._lib.paCudaProgramRun(self._handle, array, len(operands),
+                                        ctypes.byref(error))
+        message = take_string(error)
+        if not ok:
+            raise ValueError(message)
+
+    def enqueue(self, operands, stream):
+        """Launches on `stream` (a CUstream as an integer; 0: the default
+        stream) over `operands`: (name, device address, shape)."""
+        keep = [_sizes(shape) for _, _, shape in operands]
+        array = (PaDeviceOperand * max(len(operands), 1))(*[
+            PaDeviceOperand(name.encode("utf-8"), address, len(shape), sizes)
+            for (name, address, shape), sizes in zip(operands, keep)])
+        error = _capi.PaString()
+        ok = self._lib.paCudaProgramEnqueue(self._handle, array,
+                                            len(operands), stream or None,
+                                            ctypes.byref(error))
+        message = take_string(error)
+        if not ok:
+            raise ValueError(message)
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle is not None and handle.ptr:
+            self._lib.paCudaProgramDestroy(handle)
+            self._handle = None

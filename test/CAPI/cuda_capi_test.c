@@ -1,0 +1,560 @@
+/*===- cuda_capi_test.c - the runtime C API (pa-c/Cuda.h), from C ---------===*\
+|*                                                                            *|
+|*   pa-cuda-capi-test none|fake|no-device KERNELS.ptx KERNELS.ptx.json       *|
+|*                                                                            *|
+|* Linked against libPARuntimeCAPI.so only (no MLIR). KERNELS is            *|
+|* Inputs/decode-small.mlir compiled by pa-compile --chip=sm_90a.           *|
+|*   none       no CUDA driver here: every call fails cleanly with the      *|
+|*              reason (on a machine with a GPU these checks are skipped).   *|
+|*   fake       PA_CUDA_LIBRARY names libpa-fake-cuda.so: loading, the      *|
+|*              host-buffer run (allocations, copies in and back, launches, *|
+|*              parameters, frees) and its failures, enqueue on a stream.    *|
+|*   no-device  the fake with FAKE_CUDA_DEVICES=0: a driver without a GPU.  *|
+|* Prints one line per check group; exits non-zero on the first failure.   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#include "pa-c/Cuda.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int checks = 0;
+
+#define CHECK(condition, ...)                                                  \
+  do {                                                                         \
+    ++checks;                                                                  \
+    if (!(condition)) {                                                        \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #condition);     \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+static bool contains(PaString string, const char *needle) {
+  return string.data && strstr(string.data, needle) != NULL;
+}
+
+static char *readFile(const char *path, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return NULL;
+  fseek(file, 0, SEEK_END);
+  long length = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  char *text = malloc((size_t)length + 1);
+  size_t read = fread(text, 1, (size_t)length, file);
+  text[read] = '\0';
+  fclose(file);
+  if (size)
+    *size = read;
+  return text;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* The operands of Inputs/decode-small.mlir for B = 2, N = 2, one page per   */
+/* sequence: Hq = 8, Hkv = 1, D = 64, P = 16, Q = 1, x = 16; capacity        */
+/* min(B * 2, max(B, ceil(4 / 1))) = 4 plan slots, R = 8 rows per KV head.   */
+/*===----------------------------------------------------------------------===*/
+
+enum { kBatch = 2, kPages = 2, kCapacity = 4, kOperands = 13 };
+
+typedef struct {
+  uint16_t query[kBatch * 8 * 64];
+  uint8_t keyCache[kPages * 64 * 16];
+  uint8_t valueCache[kPages * 64 * 16];
+  int32_t blockTables[kBatch];
+  int32_t contextLengths[kBatch];
+  float kScale, vScale;
+  int32_t workInfo[kCapacity * 4];
+  int32_t reduceInfo[kBatch * 2];
+  float expSums[kCapacity * 8];
+  float maxLogits[kCapacity * 8];
+  float tmpOut[kCapacity * 8 * 64];
+  uint16_t output[kBatch * 8 * 64];
+} Buffers;
+
+static const int64_t kQueryShape[] = {kBatch, 8, 64};
+static const int64_t kKeyShape[] = {kPages, 1, 4, 16, 16};
+static const int64_t kValueShape[] = {kPages, 1, 64, 16};
+static const int64_t kTableShape[] = {kBatch, 1};
+static const int64_t kLengthShape[] = {kBatch};
+static const int64_t kScaleShape[] = {1};
+static const int64_t kWorkShape[] = {kCapacity, 4};
+static const int64_t kReduceShape[] = {kBatch, 2};
+static const int64_t kPartialShape[] = {1, kCapacity, 8};
+static const int64_t kTmpShape[] = {1, kCapacity, 8, 64};
+
+static void fillBuffers(Buffers *b) {
+  for (size_t i = 0; i < sizeof b->query / 2; ++i)
+    b->query[i] = (uint16_t)(0x3F80 + i % 7);
+  for (size_t i = 0; i < sizeof b->keyCache; ++i) {
+    b->keyCache[i] = (uint8_t)(0x30 + i % 5);
+    b->valueCache[i] = (uint8_t)(0x38 + i % 3);
+  }
+  b->blockTables[0] = 1;
+  b->blockTables[1] = 0;
+  b->contextLengths[0] = 9;
+  b->contextLengths[1] = 16;
+  b->kScale = 0.5f;
+  b->vScale = 0.25f;
+  /* Outputs: 0xA5 bytes, which the fake's kernels never change. */
+  memset(b->workInfo, 0xA5, sizeof b->workInfo);
+  memset(b->reduceInfo, 0xA5, sizeof b->reduceInfo);
+  memset(b->expSums, 0xA5, sizeof b->expSums);
+  memset(b->maxLogits, 0xA5, sizeof b->maxLogits);
+  memset(b->tmpOut, 0xA5, sizeof b->tmpOut);
+  memset(b->output, 0xA5, sizeof b->output);
+}
+
+static size_t hostOperands(Buffers *b, PaHostOperand out[kOperands]) {
+  PaHostOperand operands[kOperands] = {
+      {"query", b->query, 3, kQueryShape, 2, true},
+      {"key_cache", b->keyCache, 5, kKeyShape, 1, true},
+      {"value_cache", b->valueCache, 4, kValueShape, 1, true},
+      {"block_tables", b->blockTables, 2, kTableShape, 4, true},
+      {"context_lengths", b->contextLengths, 1, kLengthShape, 4, true},
+      {"k_scale", &b->kScale, 1, kScaleShape, 4, true},
+      {"v_scale", &b->vScale, 1, kScaleShape, 4, true},
+      {"work_info", b->workInfo, 2, kWorkShape, 4, false},
+      {"reduce_info", b->reduceInfo, 2, kReduceShape, 4, false},
+      {"exp_sums", b->expSums, 3, kPartialShape, 4, false},
+      {"max_logits", b->maxLogits, 3, kPartialShape, 4, false},
+      {"tmp_out", b->tmpOut, 4, kTmpShape, 4, false},
+      {"output", b->output, 3, kQueryShape, 2, false},
+  };
+  memcpy(out, operands, sizeof operands);
+  return kOperands;
+}
+
+/*===----------------------------------------------------------------------===*/
+/* Without a driver                                                           */
+/*===----------------------------------------------------------------------===*/
+
+static void testWithoutDriver(const char *ptx, size_t ptxSize,
+                              const char *json, const char *expected) {
+  PaString reason;
+  if (paCudaRuntimeAvailable(&reason)) {
+    printf("ok no-driver checks skipped: a CUDA driver and GPU are here\n");
+    return;
+  }
+  CHECK(contains(reason, expected), "the reason names the driver: %s",
+        reason.data);
+  printf("ok unavailable: %s\n", reason.data);
+
+  PaString error;
+  PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
+  CHECK(paCudaProgramIsNull(program) && contains(error, expected),
+        "load fails with the reason: %s", error.data);
+  paStringDestroy(error);
+
+  /* NULL everywhere: errors, no crash. */
+  CHECK(!paCudaRuntimeAvailable(NULL), "NULL reason");
+  CHECK(paCudaProgramIsNull(paCudaProgramLoad(NULL, 0, NULL, NULL)),
+        "NULL image, NULL error");
+  program = paCudaProgramLoad(NULL, 0, json, &error);
+  CHECK(paCudaProgramIsNull(program) &&
+            contains(error, "needs a PTX or cubin image"),
+        "%s", error.data);
+  paStringDestroy(error);
+  PaCudaProgram none = {NULL};
+  CHECK(!paCudaProgramEnqueue(none, NULL, 0, NULL, &error) &&
+            contains(error, "needs a program"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paCudaProgramRun(none, NULL, 0, &error) &&
+            contains(error, "needs a program"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paCudaProgramRun(none, NULL, 0, NULL), "NULL error");
+  paCudaProgramDestroy(none);
+  paStringDestroy(reason);
+  printf("ok every call fails cleanly without a driver\n");
+}
+
+/*===----------------------------------------------------------------------===*/
+/* Through the fake driver                                                    */
+/*===----------------------------------------------------------------------===*/
+
+typedef void (*LaunchHook)(const char *, const unsigned char *, size_t,
+                           void *);
+
+static struct {
+  void (*reset)(void);
+  int (*launchCount)(void);
+  const char *(*launch)(int, unsigned *, unsigned *, unsigned *, void **,
+                        const unsigned char **, size_t *);
+  void (*counters)(int *);
+  void (*failAfter)(const char *, int, int);
+  void (*setHook)(LaunchHook, void *);
+} fake;
+
+enum { Loads, Unloads, Allocations, Frees, Live, ToDevice, ToHost, Syncs };
+
+static void bindFake(void) {
+  const char *path = getenv("PA_CUDA_LIBRARY");
+  CHECK(path != NULL, "fake mode needs PA_CUDA_LIBRARY");
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  CHECK(library != NULL, "%s", dlerror());
+  *(void **)&fake.reset = dlsym(library, "fakeCudaReset");
+  *(void **)&fake.launchCount = dlsym(library, "fakeCudaLaunchCount");
+  *(void **)&fake.launch = dlsym(library, "fakeCudaLaunch");
+  *(void **)&fake.counters = dlsym(library, "fakeCudaCounters");
+  *(void **)&fake.failAfter = dlsym(library, "fakeCudaFailAfter");
+  *(void **)&fake.setHook = dlsym(library, "fakeCudaSetLaunchHook");
+  CHECK(fake.reset && fake.launchCount && fake.launch && fake.counters &&
+            fake.failAfter && fake.setHook,
+        "the fake's record functions");
+}
+
+static int counter(int which) {
+  int counts[8];
+  fake.counters(counts);
+  return counts[which];
+}
+
+/* The byte offset of parameter `meaning` of `kernel` in the sidecar. */
+static size_t paramOffset(const char *json, const char *kernel,
+                          const char *meaning) {
+  char key[128];
+  snprintf(key, sizeof key, "\"name\": \"%s\"", kernel);
+  const char *at = strstr(json, key);
+  CHECK(at != NULL, "kernel %s in the sidecar", kernel);
+  snprintf(key, sizeof key, "\"meaning\": \"%s\"", meaning);
+  const char *found = strstr(at, key);
+  CHECK(found != NULL, "%s of %s in the sidecar", meaning, kernel);
+  const char *offset = found;
+  while (offset > at && strncmp(offset, "\"offset\":", 9) != 0)
+    --offset;
+  CHECK(offset > at, "the offset of %s", meaning);
+  return (size_t)strtoull(offset + 9, NULL, 10);
+}
+
+static uint64_t paramValue(const unsigned char *params, size_t offset) {
+  uint64_t value;
+  memcpy(&value, params + offset, sizeof value);
+  return value;
+}
+
+/* What the launch hook sees and does. */
+static struct {
+  const Buffers *host;
+  size_t queryAt, keyAt, outputAt;
+  int decodeChecked, reduceWritten;
+} hook;
+
+static void onLaunch(const char *name, const unsigned char *params,
+                     size_t bytes, void *user) {
+  (void)bytes;
+  (void)user;
+  if (strcmp(name, "pa_decode") == 0) {
+    /* The inputs are on the device, where the parameters point. */
+    const void *query = (const void *)(uintptr_t)paramValue(params,
+                                                            hook.queryAt);
+    const void *keys = (const void *)(uintptr_t)paramValue(params, hook.keyAt);
+    CHECK(query != hook.host->query, "a device copy, not the host buffer");
+    CHECK(memcmp(query, hook.host->query, sizeof hook.host->query) == 0,
+          "query copied in");
+    CHECK(memcmp(keys, hook.host->keyCache, sizeof hook.host->keyCache) == 0,
+          "key cache copied in");
+    ++hook.decodeChecked;
+  }
+  if (strcmp(name, "pa_reduce") == 0) {
+    /* The output holds the caller's values (copied in); the "kernel"
+     * writes its first element. */
+    uint16_t *output = (uint16_t *)(uintptr_t)paramValue(params, hook.outputAt);
+    CHECK(output[0] == 0xA5A5 && output[1] == 0xA5A5, "output copied in");
+    output[0] = 0x3F80;
+    ++hook.reduceWritten;
+  }
+}
+
+static void testLoadErrors(const char *ptx, size_t ptxSize, const char *json) {
+  PaString error;
+  const char garbage[] = "\x7f" "ELF not PTX";
+  PaCudaProgram program =
+      paCudaProgramLoad(garbage, sizeof garbage, json, &error);
+  CHECK(paCudaProgramIsNull(program) &&
+            contains(error, "cuModuleLoadDataEx") &&
+            contains(error, "not PTX"),
+        "the JIT log is in the error: %s", error.data);
+  paStringDestroy(error);
+
+  program = paCudaProgramLoad(ptx, ptxSize, "{\"kernels\": 3}", &error);
+  CHECK(paCudaProgramIsNull(program) && contains(error, "kernels"), "%s",
+        error.data);
+  paStringDestroy(error);
+
+  /* A sidecar without the reduce kernel is not a decode program. */
+  char *partial = strdup(json);
+  char *reduce = strstr(partial, "\"name\": \"pa_reduce\"");
+  CHECK(reduce != NULL, "pa_reduce in the sidecar");
+  memcpy(reduce + 9, "pa_other", 8);
+  program = paCudaProgramLoad(ptx, ptxSize, partial, &error);
+  CHECK(paCudaProgramIsNull(program) &&
+            contains(error, "pa_plan, pa_decode and pa_reduce once each"),
+        "%s", error.data);
+  paStringDestroy(error);
+  free(partial);
+  CHECK(counter(Loads) == 0, "nothing loaded for a bad sidecar");
+  printf("ok load errors name their cause\n");
+}
+
+static void testHostRun(PaCudaProgram program, const char *json) {
+  static Buffers b;
+  PaHostOperand operands[kOperands];
+  fillBuffers(&b);
+  size_t count = hostOperands(&b, operands);
+  hook.host = &b;
+  hook.queryAt = paramOffset(json, "pa_decode", "query.aligned_ptr");
+  hook.keyAt = paramOffset(json, "pa_decode", "key_cache.aligned_ptr");
+  hook.outputAt = paramOffset(json, "pa_reduce", "output.aligned_ptr");
+  fake.reset();
+  fake.setHook(onLaunch, NULL);
+
+  PaString error;
+  CHECK(paCudaProgramRun(program, operands, count, &error), "%s", error.data);
+  CHECK(hook.decodeChecked == 1 && hook.reduceWritten == 1, "hook ran");
+  CHECK(counter(Allocations) == kOperands && counter(Frees) == kOperands &&
+            counter(Live) == 0,
+        "one buffer per operand, all freed");
+  CHECK(counter(ToDevice) == kOperands, "every operand copied in: %d",
+        counter(ToDevice));
+  CHECK(counter(ToHost) == 6, "the 6 outputs copied back: %d",
+        counter(ToHost));
+  CHECK(counter(Syncs) == 1, "one synchronization");
+  CHECK(b.output[0] == 0x3F80, "the device's output came back");
+  CHECK(b.output[1] == 0xA5A5, "unwritten elements keep the caller's value");
+
+  /* The launches: plan, decode, reduce on the default stream. */
+  const char *names[] = {"pa_plan", "pa_decode", "pa_reduce"};
+  unsigned grids[3][3] = {{1, 1, 1}, {kCapacity, 1, 1}, {kBatch, 1, 1}};
+  CHECK(fake.launchCount() == 3, "%d launches", fake.launchCount());
+  for (int i = 0; i < 3; ++i) {
+    unsigned grid[3], block[3], shared;
+    void *stream;
+    const unsigned char *params;
+    size_t bytes;
+    const char *name =
+        fake.launch(i, grid, block, &shared, &stream, &params, &bytes);
+    CHECK(name && strcmp(name, names[i]) == 0, "launch %d is %s", i, name);
+    CHECK(memcmp(grid, grids[i], sizeof grid) == 0,
+          "%s grid (%u, %u, %u)", name, grid[0], grid[1], grid[2]);
+    CHECK(block[0] == 128 && block[1] == 1 && block[2] == 1, "%s block",
+          name);
+    CHECK(stream == NULL, "the default stream");
+  }
+  fake.setHook(NULL, NULL);
+  printf("ok host-buffer run: %d allocations, copies in and back, 3 launches, "
+         "all freed\n",
+         kOperands);
+
+  /* A missing operand is named and nothing is launched or kept. */
+  fake.reset();
+  CHECK(!paCudaProgramRun(program, operands, count - 1, &error) &&
+            contains(error, "needs operand 'output', which was not given"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0 && counter(Live) == 0,
+        "no launch, nothing leaked");
+
+  /* Bad descriptors are refused before anything is allocated. */
+  PaHostOperand bad[kOperands];
+  memcpy(bad, operands, sizeof bad);
+  bad[3].name = "query";
+  CHECK(!paCudaProgramRun(program, bad, count, &error) &&
+            contains(error, "operand 'query' is given twice"),
+        "%s", error.data);
+  paStringDestroy(error);
+  memcpy(bad, operands, sizeof bad);
+  bad[0].data = NULL;
+  CHECK(!paCudaProgramRun(program, bad, count, &error) &&
+            contains(error, "operand 'query' has 2048 bytes but no data"),
+        "%s", error.data);
+  paStringDestroy(error);
+  memcpy(bad, operands, sizeof bad);
+  bad[2].rank = 2; /* value_cache as [2, 1]: the kernels index 4 dims */
+  CHECK(!paCudaProgramRun(program, bad, count, &error) &&
+            contains(error, "value_cache"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(counter(Allocations) == counter(Frees) && counter(Live) == 0,
+        "bad descriptors leak nothing");
+
+  /* Failures part way free everything allocated so far. */
+  fake.reset();
+  fake.failAfter("cuMemcpyHtoD_v2", 3, 1);
+  CHECK(!paCudaProgramRun(program, operands, count, &error) &&
+            contains(error, "cuMemcpyHtoD failed") &&
+            contains(error, "(operand 'block_tables')"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(counter(Allocations) == 4 && counter(Live) == 0,
+        "the 4 buffers allocated were freed");
+  fake.reset();
+  fake.failAfter("cuMemAlloc_v2", 5, 2);
+  CHECK(!paCudaProgramRun(program, operands, count, &error) &&
+            contains(error, "cuMemAlloc failed") &&
+            contains(error, "out of memory"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(counter(Live) == 0, "nothing leaked after a failed allocation");
+  fake.reset();
+  fake.failAfter("cuLaunchKernel", 1, 1);
+  CHECK(!paCudaProgramRun(program, operands, count, &error) &&
+            contains(error, "cuLaunchKernel failed") &&
+            contains(error, "'pa_decode'"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(counter(Live) == 0 && counter(ToHost) == 0,
+        "nothing copied back or leaked after a refused launch");
+  fake.reset();
+  fake.failAfter("cuStreamSynchronize", 0, 1);
+  CHECK(!paCudaProgramRun(program, operands, count, &error) &&
+            contains(error, "cuStreamSynchronize failed"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(counter(Live) == 0, "nothing leaked after a failed wait");
+  printf("ok missing operands, bad descriptors and failing calls: errors "
+         "that name them, nothing leaked\n");
+}
+
+static void testEnqueue(PaCudaProgram program) {
+  /* Device addresses are not touched by an enqueue. */
+  PaDeviceOperand operands[kOperands];
+  static Buffers b;
+  PaHostOperand host[kOperands];
+  hostOperands(&b, host);
+  for (int i = 0; i < kOperands; ++i) {
+    operands[i].name = host[i].name;
+    operands[i].address = 0x10000u * (uint64_t)(i + 1);
+    operands[i].rank = host[i].rank;
+    operands[i].sizes = host[i].sizes;
+  }
+  void *stream = (void *)(uintptr_t)0x5000;
+  fake.reset();
+  PaString error;
+  CHECK(paCudaProgramEnqueue(program, operands, kOperands, stream, &error),
+        "%s", error.data);
+  CHECK(fake.launchCount() == 3, "three launches");
+  for (int i = 0; i < 3; ++i) {
+    unsigned grid[3], block[3], shared;
+    void *on;
+    const unsigned char *params;
+    size_t bytes;
+    fake.launch(i, grid, block, &shared, &on, &params, &bytes);
+    CHECK(on == stream, "launch %d on the caller's stream", i);
+  }
+  CHECK(counter(ToDevice) == 0 && counter(ToHost) == 0 && counter(Syncs) == 0,
+        "no copy and no wait: capturable");
+
+  fake.reset();
+  CHECK(!paCudaProgramEnqueue(program, operands, kOperands - 1, stream,
+                              &error) &&
+            contains(error, "needs operand 'output'"),
+        "%s", error.data);
+  paStringDestroy(error);
+  operands[0].name = NULL;
+  CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
+            contains(error, "operand 0 needs a name"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paCudaProgramEnqueue(program, NULL, 3, stream, &error) &&
+            contains(error, "no operands"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched for bad operands");
+  printf("ok enqueue on the caller's stream, without copies or waits\n");
+}
+
+static void testCheckSequences(void) {
+  /* P = 16, 3 table columns: sequence 0 (9 tokens) reads its first entry,
+   * sequence 1 (33 tokens) all three; the 7s are never read. */
+  int32_t lengths[2] = {9, 33};
+  int32_t tables[2 * 3] = {1, 7, 7, 0, 2, 3};
+  PaString error;
+  CHECK(paDecodeCheckSequences(16, 1, 0, 2, 4, 3, lengths, tables, &error),
+        "%s", error.data);
+  CHECK(!paDecodeCheckSequences(16, 1, 0, 2, 3, 3, lengths, tables, &error) &&
+            contains(error, "block_tables[1][2] = 3 is not a page of the "
+                            "pool [0, 3)"),
+        "%s", error.data);
+  paStringDestroy(error);
+  lengths[1] = 49;
+  CHECK(!paDecodeCheckSequences(16, 1, 0, 2, 4, 3, lengths, tables, &error) &&
+            contains(error, "context_lengths[1] = 49 is outside "
+                            "[0, max_pages * P] (max_pages = 3, P = 16)"),
+        "%s", error.data);
+  paStringDestroy(error);
+  lengths[1] = 33;
+  tables[3] = -1;
+  CHECK(!paDecodeCheckSequences(16, 1, 0, 2, 4, 3, lengths, tables, &error) &&
+            contains(error, "block_tables[1][0] = -1 is not a page of the "
+                            "pool [0, 4)"),
+        "%s", error.data);
+  paStringDestroy(error);
+  /* A window of 16 tokens: sequence 1 sees tokens 17..32, so its first
+   * entry is not read. */
+  CHECK(paDecodeCheckSequences(16, 1, 16, 2, 4, 3, lengths, tables, &error),
+        "%s", error.data);
+  CHECK(!paDecodeCheckSequences(0, 1, 0, 2, 4, 3, lengths, tables, &error) &&
+            contains(error, "page size"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paDecodeCheckSequences(16, 1, 0, 2, 4, 3, NULL, tables, &error) &&
+            contains(error, "needs the context lengths"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paDecodeCheckSequences(16, 1, 0, 2, 4, 3, NULL, tables, NULL),
+        "NULL error");
+  printf("ok sequence checks (lengths, page ids, window)\n");
+}
+
+static void testFake(const char *ptx, size_t ptxSize, const char *json) {
+  bindFake();
+  PaString reason;
+  CHECK(paCudaRuntimeAvailable(&reason), "the fake has a device: %s",
+        reason.data);
+  fake.reset();
+  testLoadErrors(ptx, ptxSize, json);
+  PaString error;
+  PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
+  CHECK(!paCudaProgramIsNull(program), "%s", error.data);
+  CHECK(error.data == NULL, "no error text on success");
+  CHECK(counter(Loads) == 1, "one module load");
+  testHostRun(program, json);
+  testEnqueue(program);
+  fake.reset();
+  paCudaProgramDestroy(program);
+  CHECK(counter(Unloads) == 1, "the module is unloaded");
+  printf("ok load, run, enqueue and destroy through the fake driver\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s none|fake|no-device KERNELS.ptx KERNELS.json\n",
+            argv[0]);
+    return 2;
+  }
+  setvbuf(stdout, NULL, _IONBF, 0);
+  size_t ptxSize = 0;
+  char *ptx = readFile(argv[2], &ptxSize);
+  char *json = readFile(argv[3], NULL);
+  CHECK(ptx && json, "cannot read %s or %s", argv[2], argv[3]);
+  const char *mode = argv[1];
+  testCheckSequences();
+  if (strcmp(mode, "none") == 0)
+    testWithoutDriver(ptx, ptxSize, json, "libcuda.so.1");
+  else if (strcmp(mode, "no-device") == 0)
+    testWithoutDriver(ptx, ptxSize, json, "no CUDA-capable device");
+  else if (strcmp(mode, "fake") == 0)
+    testFake(ptx, ptxSize, json);
+  else
+    CHECK(false, "unknown mode %s", mode);
+  free(ptx);
+  free(json);
+  printf("all %d checks passed\n", checks);
+  return 0;
+}
