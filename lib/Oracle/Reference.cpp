@@ -283,4 +283,24 @@ std::vector<double> productQueryRow(const DecodeCase &c, const float *row) {
   return values;
 }
 
+double specTolerance(ScalarType kvType) {
+  return isFp8(kvType) ? 5e-3 : 2e-3;
+}
+
+double outputRoundingSlack(ScalarType outputType, double ref) {
+  if (!std::isfinite(ref))
+    return 0.0;
+  return std::fabs(roundToScalar(outputType, ref) - ref);
+}
+
+double toleranceRatio(double got, double ref, double tolerance,
+                      double slack) {
+  if (std::isinf(ref))
+    return got == ref ? 0.0 : std::numeric_limits<double>::infinity();
+  if (!std::isfinite(got))
+    return std::numeric_limits<double>::infinity();
+  double excess = std::max(0.0, std::fabs(got - ref) - slack);
+  return excess / (tolerance + tolerance * std::fabs(ref));
+}
+
 } // namespace pa::oracle

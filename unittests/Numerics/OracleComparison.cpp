@@ -67,14 +67,6 @@ private:
   std::ostringstream stream;
 };
 
-/// Compares one value at `tolerance`; a reference of -inf (an empty
-/// partition's row maximum) must be matched exactly.
-bool close(double got, double ref, double tolerance) {
-  if (std::isinf(ref))
-    return got == ref;
-  return std::isfinite(got) &&
-         std::fabs(got - ref) <= tolerance + tolerance * std::fabs(ref);
-}
 } // namespace
 
 DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
@@ -104,21 +96,16 @@ DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
   return config;
 }
 
-void Deviation::note(double gotValue, double refValue, double tolerance) {
-  if (std::isinf(refValue) && gotValue == refValue)
-    return;
-  double difference = std::fabs(gotValue - refValue);
-  double r = difference / (tolerance + tolerance * std::fabs(refValue));
-  if (!(r <= ratio)) { // NaN counts as worst
-    ratio = std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
-    absolute = difference;
+bool Deviation::note(double gotValue, double refValue, double tolerance,
+                     double slack) {
+  double r = oracle::toleranceRatio(gotValue, refValue, tolerance, slack);
+  if (r > ratio) {
+    ratio = r;
+    absolute = std::fabs(gotValue - refValue);
     got = gotValue;
     ref = refValue;
   }
-}
-
-double toleranceFor(oracle::ScalarType kvType) {
-  return oracle::isFp8(kvType) ? 5e-3 : 2e-3;
+  return r <= 1.0;
 }
 
 CaseResult runAndCompare(const HostProgram &program,
@@ -234,12 +221,12 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
     return result;
   }
 
-  const double tolerance = toleranceFor(c.kvType);
+  const double tolerance = oracle::specTolerance(c.kvType);
   for (int64_t i = 0; i < outputCount; ++i) {
     double got = oracle::decodeScalar(c.queryType, output[size_t(i)]);
     double ref = reference[size_t(i)];
-    result.output.note(got, ref, tolerance);
-    if (std::isfinite(got) && close(got, ref, tolerance))
+    if (result.output.note(got, ref, tolerance,
+                           oracle::outputRoundingSlack(c.queryType, ref)))
       continue;
     if (std::ostream *os = failures.first()) {
       *os << "output[" << i / (c.numQueryHeads * d) << "]["
@@ -260,8 +247,7 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
           int64_t at = partials.rowIndex(h, slot, r);
           auto check = [&](const char *name, double got, double ref,
                            int64_t element) {
-            result.partials.note(got, ref, tolerance);
-            if (close(got, ref, tolerance))
+            if (result.partials.note(got, ref, tolerance))
               return;
             if (std::ostream *os = failures.first()) {
               *os << name << "[" << h << "][" << slot << "][" << r << "]";

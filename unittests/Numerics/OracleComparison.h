@@ -23,13 +23,15 @@ mlir::pa::DecodeConfig programConfigFor(const oracle::DecodeShape &shape,
                                         std::optional<int64_t> budget,
                                         std::optional<int64_t> maxPartitions);
 
-/// Worst deviation of one quantity: `ratio` is |got - ref| / (atol + rtol *
-/// |ref|) (<= 1 passes), with the element that produced it.
+/// Worst deviation of one quantity: `ratio` is oracle::toleranceRatio (<= 1
+/// passes), with the element that produced it.
 struct Deviation {
   double ratio = 0.0;
   double absolute = 0.0;
   double got = 0.0, ref = 0.0;
-  void note(double gotValue, double refValue, double tolerance);
+  /// Notes one element; whether it passes.
+  bool note(double gotValue, double refValue, double tolerance,
+            double slack = 0.0);
 };
 
 struct CaseResult {
@@ -40,9 +42,6 @@ struct CaseResult {
   int64_t planSlots = 0, usedSlots = 0;
   double runSeconds = 0.0, oracleSeconds = 0.0;
 };
-
-/// atol = rtol for the KV type: 5e-3 for fp8, 2e-3 for bf16 (the spec).
-double toleranceFor(oracle::ScalarType kvType);
 
 /// Runs `c` through `program` (whose configuration must match the case) and
 /// compares with the oracle; the raw output bits go to `outputBits` when

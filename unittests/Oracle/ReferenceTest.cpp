@@ -509,3 +509,29 @@ TEST(Reference, QuantizedQueryChangesTheScoresOnly) {
   EXPECT_GT(largest, 0.0);
   EXPECT_LT(largest, 0.1);
 }
+
+// The pass criterion, with the output dtype's own rounding allowed: a bf16
+// output of 2.28835 can be no closer than 2.28125 (the bf16 grid is 2^-6
+// in [2, 4)), 0.0071 away, more than 2e-3 (1 + 2.29) = 0.0066.
+TEST(Reference, ToleranceAllowsTheOutputDtypesRounding) {
+  EXPECT_EQ(specTolerance(ScalarType::BF16), 2e-3);
+  EXPECT_EQ(specTolerance(ScalarType::F8E4M3FN), 5e-3);
+  EXPECT_EQ(specTolerance(ScalarType::F8E4M3FNUZ), 5e-3);
+  const double ref = 2.28835, got = 2.28125;
+  EXPECT_NEAR(outputRoundingSlack(ScalarType::BF16, ref), ref - got, 1e-12);
+  EXPECT_GT(toleranceRatio(got, ref, 2e-3), 1.0);
+  EXPECT_LE(toleranceRatio(got, ref, 2e-3,
+                           outputRoundingSlack(ScalarType::BF16, ref)),
+            1.0);
+  // The slack is only the rounding: two grid steps up still fail.
+  EXPECT_GT(toleranceRatio(2.3125, ref, 2e-3,
+                           outputRoundingSlack(ScalarType::BF16, ref)),
+            1.0);
+  // f16 has 3 more bits: the same value leaves almost nothing.
+  EXPECT_LT(outputRoundingSlack(ScalarType::F16, ref), 1e-3);
+  // Exact -inf must match; NaN never passes.
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(toleranceRatio(-inf, -inf, 5e-3), 0.0);
+  EXPECT_GT(toleranceRatio(0.0, -inf, 5e-3), 1.0);
+  EXPECT_GT(toleranceRatio(std::nan(""), 0.5, 5e-3), 1.0);
+}

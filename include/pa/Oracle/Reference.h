@@ -52,6 +52,19 @@ bool reducePartials(const DecodeCase &c, const WorkPlan &plan,
 // `row` itself, or quantized per row. A row of zeros stays zero.
 std::vector<double> productQueryRow(const DecodeCase &c, const float *row);
 
+// The spec's pass criterion per element, |got - ref| <= atol + rtol |ref|,
+// atol = rtol = specTolerance(kvType): 5e-3 for fp8 KV, 2e-3 for bf16 KV.
+// Outputs in `outputType` (the query's dtype) are additionally allowed the
+// error their own rounding cannot avoid, |round(ref) - ref| (a bf16 output
+// near 2.3 is up to 0.0078 from any real value, more than 2e-3 (1 + 2.3)):
+// `slack` below. toleranceRatio is the deviation in units of the allowed
+// error (<= 1 passes; NaN and wrong infinities are +inf); a -inf reference
+// (an empty partition's row maximum) must be matched exactly.
+double specTolerance(ScalarType kvType);
+double outputRoundingSlack(ScalarType outputType, double ref);
+double toleranceRatio(double got, double ref, double tolerance,
+                      double slack = 0.0);
+
 // computePartials then reducePartials.
 bool referenceDecodeSplit(const DecodeCase &c, const WorkPlan &plan,
                           std::vector<double> &output, std::string &error);

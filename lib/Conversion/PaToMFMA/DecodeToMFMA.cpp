@@ -190,6 +190,19 @@ void eraseWorkgroupAttributions(gpu::GPUFuncOp kernel,
                     b.getArrayAttr(keptAttrs));
 }
 
+/// Whether the QK product also multiplies the query's residual in the
+/// compute type: fp8 compute with fp8-residual=query-and-p, and bf16
+/// compute of an f16 query (bf16 keeps 8 of its 11 significant bits; with
+/// normal-distributed inputs that moved peaked softmaxes by twice the
+/// bf16-KV tolerance).
+bool queryNeedsResidual(DecodeKernel &d, Fp8Residual fp8Residual) {
+  if (d.shape.fp8Compute())
+    return fp8Residual == Fp8Residual::queryAndProbabilities;
+  Type query =
+      cast<MemRefType>(d.loadQuery.getQuery().getType()).getElementType();
+  return query.getIntOrFloatBitWidth() == 16 && query != d.shape.computeType;
+}
+
 class DecodeLowering {
 public:
   DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
@@ -197,8 +210,7 @@ public:
       : d(d), s(d.shape), chip(chip), ctx(d.kernel.getContext()),
         instr(s.fp8Compute() ? kFp8Instr : kBf16Instr),
         probResidual(fp8Residual != Fp8Residual::none && s.fp8Compute()),
-        queryResidual(fp8Residual == Fp8Residual::queryAndProbabilities &&
-                      s.fp8Compute()),
+        queryResidual(queryNeedsResidual(d, fp8Residual)),
         // QK with 16x16x128 where the chip has it and the head dim is a
         // whole number of its K (two 64-element load chunks), unless it
         // costs occupancy: with two M-tiles at D = 256 (and the query's
@@ -213,7 +225,7 @@ public:
     // Query rows in LDS, padded by 16 bytes against bank conflicts of the
     // 16-byte reads (rows 16 lanes apart would hit the same banks).
     queryRowWords = s.headDim * computeBytes / 4 + 4;
-    // With its residual the query's fp8 residual rows follow its rows.
+    // With its residual the query's residual rows follow its rows.
     int64_t queryWords = (queryResidual ? 2 : 1) * s.rows * queryRowWords;
     // The merge reuses the query's LDS: 4 wave slots of rows x chunk f32,
     // chunk a multiple of 16 dividing D, at most the query's size or 8 KiB
@@ -520,8 +532,13 @@ void DecodeLowering::stageQuery() {
                           static_cast<uint64_t>(words))));
     };
     if (!s.fp8Compute()) {
-      storeWords(l.truncF(VectorType::get({values}, s.computeType), q),
-                 values * computeBytes / 4, 0);
+      auto computeVector = VectorType::get({values}, s.computeType);
+      Value rounded = l.truncF(computeVector, q);
+      storeWords(rounded, values * computeBytes / 4, 0);
+      if (queryResidual)
+        storeWords(l.truncF(computeVector,
+                            l.subF(q, l.extF(wideType, rounded))),
+                   values * computeBytes / 4, queryResidualWord());
       continue;
     }
     Value absMax = l.absF(l.extract(q, 0));
