@@ -18,18 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int checks = 0;
-
-#define CHECK(condition, ...)                                                  \
-  do {                                                                         \
-    ++checks;                                                                  \
-    if (!(condition)) {                                                        \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #condition);     \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fprintf(stderr, "\n");                                                   \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "TestHarness.h"
 
 /* `ref` contains `needle`. */
 static bool contains(PaStringRef ref, const char *needle) {
@@ -45,20 +34,6 @@ static bool contains(PaStringRef ref, const char *needle) {
 static bool stringContains(PaString string, const char *needle) {
   PaStringRef ref = {string.data, string.length};
   return contains(ref, needle);
-}
-
-static char *readFile(const char *path) {
-  FILE *file = fopen(path, "rb");
-  if (!file)
-    return NULL;
-  fseek(file, 0, SEEK_END);
-  long size = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  char *text = malloc((size_t)size + 1);
-  size_t read = fread(text, 1, (size_t)size, file);
-  text[read] = '\0';
-  fclose(file);
-  return text;
 }
 
 /* Hq = 8, Hkv = 1, D = 64, P = 16, Q = 1, e4m3fn, per-tensor scales, a plan
@@ -123,7 +98,7 @@ static void testCompileConfigWithStages(void) {
 }
 
 static void testCompileText(const char *examplePath) {
-  char *text = readFile(examplePath);
+  char *text = readFile(examplePath, NULL);
   CHECK(text != NULL, "cannot read %s", examplePath);
   PaString error;
   PaArtifact artifact =

@@ -20,37 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int checks = 0;
-
-#define CHECK(condition, ...)                                                  \
-  do {                                                                         \
-    ++checks;                                                                  \
-    if (!(condition)) {                                                        \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #condition);     \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fprintf(stderr, "\n");                                                   \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "TestHarness.h"
 
 static bool contains(PaString string, const char *needle) {
   return string.data && strstr(string.data, needle) != NULL;
-}
-
-static char *readFile(const char *path, size_t *size) {
-  FILE *file = fopen(path, "rb");
-  if (!file)
-    return NULL;
-  fseek(file, 0, SEEK_END);
-  long length = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  char *text = malloc((size_t)length + 1);
-  size_t read = fread(text, 1, (size_t)length, file);
-  text[read] = '\0';
-  fclose(file);
-  if (size)
-    *size = read;
-  return text;
 }
 
 /*===----------------------------------------------------------------------===*/

@@ -326,6 +326,24 @@ TEST_P(MFMALayout, EmulatorPlacesEveryEntryAsTheTables) {
 INSTANTIATE_TEST_SUITE_P(Tables, MFMALayout, testing::ValuesIn(allCases()),
                          caseName);
 
+/// The emulator's error for the module `text` on `chip` (empty when it
+/// compiles, which the callers treat as a failure).
+std::string compileError(const char *text, const char *chip) {
+  DialectRegistry registry;
+  mlir::pa::registerPaDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  EXPECT_TRUE(module);
+  if (!module)
+    return "unparsable";
+  std::string error;
+  Options options;
+  options.chip = chip;
+  EXPECT_TRUE(failed(Program::compile(*module, options, error)));
+  return error;
+}
+
 /// The gfx950-only shapes without a table: the emulator refuses them
 /// instead of guessing.
 TEST(MFMALayoutGfx950Only, ShapesWithoutATableAreRejected) {
@@ -335,11 +353,7 @@ TEST(MFMALayoutGfx950Only, ShapesWithoutATableAreRejected) {
   EXPECT_FALSE(lookupMFMA(16, 16, 128, 1, ScalarKind::BF16));
   EXPECT_FALSE(lookupMFMA(4, 4, 4, 16, ScalarKind::F16)); // blocked
 
-  DialectRegistry registry;
-  mlir::pa::registerPaDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"(
+  std::string error = compileError(R"(
     module attributes {gpu.container_module} {
       gpu.module @test {
         gpu.func @mfma(%a: vector<8xbf16>, %c: vector<4xf32>) kernel {
@@ -348,11 +362,7 @@ TEST(MFMALayoutGfx950Only, ShapesWithoutATableAreRejected) {
         }
       }
     })",
-                                                             &context);
-  ASSERT_TRUE(module);
-  std::string error;
-  Options options;
-  EXPECT_TRUE(failed(Program::compile(*module, options, error)));
+                                     "gfx950");
   EXPECT_NE(error.find("no verified register layout"), std::string::npos)
       << error;
 }
@@ -361,11 +371,7 @@ TEST(MFMALayoutGfx950Only, ShapesWithoutATableAreRejected) {
 /// only): a gfx942 kernel using one is refused, not executed with a layout
 /// the chip does not have.
 TEST(MFMALayoutGfx950Only, F8F6F4IsRefusedOnGfx942) {
-  DialectRegistry registry;
-  mlir::pa::registerPaDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"(
+  std::string error = compileError(R"(
     module attributes {gpu.container_module} {
       gpu.module @test {
         gpu.func @mfma(%a: vector<32xf8E4M3FN>, %c: vector<4xf32>) kernel {
@@ -374,12 +380,7 @@ TEST(MFMALayoutGfx950Only, F8F6F4IsRefusedOnGfx942) {
         }
       }
     })",
-                                                             &context);
-  ASSERT_TRUE(module);
-  std::string error;
-  Options options;
-  options.chip = "gfx942";
-  EXPECT_TRUE(failed(Program::compile(*module, options, error)));
+                                     "gfx942");
   EXPECT_NE(error.find("gfx950 only"), std::string::npos) << error;
 }
 
