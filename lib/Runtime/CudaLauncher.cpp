@@ -6,15 +6,26 @@ namespace pa::runtime {
 
 using namespace cuda;
 
+namespace {
+/// True when `result` is CUDA_SUCCESS, else false with `error` describing
+/// the failed `call`.
+bool succeeded(const DriverApi &api, CUresult result, const char *call,
+               std::string &error) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  error = describe(api, result, call);
+  return false;
+}
+} // namespace
+
 const DriverApi *makeContextCurrent(int device, std::string &error) {
   const DriverApi *api = loadDriver(error);
   if (!api)
     return nullptr;
   CUcontext current = nullptr;
-  if (CUresult r = api->cuCtxGetCurrent(&current); r != CUDA_SUCCESS) {
-    error = describe(*api, r, "cuCtxGetCurrent");
+  if (!succeeded(*api, api->cuCtxGetCurrent(&current), "cuCtxGetCurrent",
+                 error))
     return nullptr;
-  }
   if (current)
     return api;
   int devices = deviceCount(*api, error);
@@ -28,29 +39,21 @@ const DriverApi *makeContextCurrent(int device, std::string &error) {
   }
   CUdevice handle = 0;
   CUcontext primary = nullptr;
-  if (CUresult r = api->cuDeviceGet(&handle, device); r != CUDA_SUCCESS) {
-    error = describe(*api, r, "cuDeviceGet");
+  // The primary context is retained for the life of the process, like the
+  // runtime API does.
+  if (!succeeded(*api, api->cuDeviceGet(&handle, device), "cuDeviceGet",
+                 error) ||
+      !succeeded(*api, api->cuDevicePrimaryCtxRetain(&primary, handle),
+                 "cuDevicePrimaryCtxRetain", error) ||
+      !succeeded(*api, api->cuCtxSetCurrent(primary), "cuCtxSetCurrent", error))
     return nullptr;
-  }
-  // Retained for the life of the process, like the runtime API does.
-  if (CUresult r = api->cuDevicePrimaryCtxRetain(&primary, handle);
-      r != CUDA_SUCCESS) {
-    error = describe(*api, r, "cuDevicePrimaryCtxRetain");
-    return nullptr;
-  }
-  if (CUresult r = api->cuCtxSetCurrent(primary); r != CUDA_SUCCESS) {
-    error = describe(*api, r, "cuCtxSetCurrent");
-    return nullptr;
-  }
   return api;
 }
 
 int deviceCount(const DriverApi &api, std::string &error) {
   int count = 0;
-  if (CUresult r = api.cuDeviceGetCount(&count); r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuDeviceGetCount");
+  if (!succeeded(api, api.cuDeviceGetCount(&count), "cuDeviceGetCount", error))
     return 0;
-  }
   return count;
 }
 
@@ -62,10 +65,9 @@ bool CudaMemory::allocate(size_t bytes, uint64_t &address,
                           std::string &error) const {
   CUdeviceptr pointer = 0;
   // cuMemAlloc refuses 0 bytes; one byte keeps every address valid.
-  if (CUresult r = api.cuMemAlloc(&pointer, bytes ? bytes : 1);
-      r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuMemAlloc") + " of " + std::to_string(bytes) +
-            " bytes";
+  if (!succeeded(api, api.cuMemAlloc(&pointer, bytes ? bytes : 1), "cuMemAlloc",
+                 error)) {
+    error += " of " + std::to_string(bytes) + " bytes";
     return false;
   }
   address = pointer;
@@ -73,44 +75,27 @@ bool CudaMemory::allocate(size_t bytes, uint64_t &address,
 }
 
 bool CudaMemory::release(uint64_t address, std::string &error) const {
-  if (CUresult r = api.cuMemFree(address); r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuMemFree");
-    return false;
-  }
-  return true;
+  return succeeded(api, api.cuMemFree(address), "cuMemFree", error);
 }
 
+// Copies of 0 bytes are not made (the pointers may be null).
 bool CudaMemory::copyToDevice(uint64_t destination, const void *source,
                               size_t bytes, std::string &error) const {
-  if (bytes == 0)
-    return true;
-  if (CUresult r = api.cuMemcpyHtoD(destination, source, bytes);
-      r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuMemcpyHtoD");
-    return false;
-  }
-  return true;
+  return bytes == 0 ||
+         succeeded(api, api.cuMemcpyHtoD(destination, source, bytes),
+                   "cuMemcpyHtoD", error);
 }
 
 bool CudaMemory::copyToHost(void *destination, uint64_t source, size_t bytes,
                             std::string &error) const {
-  if (bytes == 0)
-    return true;
-  if (CUresult r = api.cuMemcpyDtoH(destination, source, bytes);
-      r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuMemcpyDtoH");
-    return false;
-  }
-  return true;
+  return bytes == 0 ||
+         succeeded(api, api.cuMemcpyDtoH(destination, source, bytes),
+                   "cuMemcpyDtoH", error);
 }
 
 bool CudaMemory::synchronize(void *stream, std::string &error) const {
-  if (CUresult r = api.cuStreamSynchronize(static_cast<CUstream>(stream));
-      r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuStreamSynchronize");
-    return false;
-  }
-  return true;
+  return succeeded(api, api.cuStreamSynchronize(static_cast<CUstream>(stream)),
+                   "cuStreamSynchronize", error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -134,36 +119,38 @@ std::unique_ptr<CudaProgram> CudaProgram::load(const DriverApi &api,
                     reinterpret_cast<void *>(static_cast<uintptr_t>(log.size()))};
   // PTX must be NUL-terminated; a cubin is read by its ELF header.
   std::string terminated = image + '\0';
-  if (CUresult r = api.cuModuleLoadDataEx(&program->module, terminated.data(),
-                                          2, options, values);
-      r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuModuleLoadDataEx");
+  if (!succeeded(api,
+                 api.cuModuleLoadDataEx(&program->module, terminated.data(), 2,
+                                        options, values),
+                 "cuModuleLoadDataEx", error)) {
     log.resize(log.find('\0'));
     if (!log.empty())
       error += ": " + log;
     return nullptr;
   }
-  for (const KernelInfo &kernel : program->moduleManifest.kernels) {
-    CUfunction function = nullptr;
-    if (CUresult r = api.cuModuleGetFunction(&function, program->module,
-                                             kernel.symbol.c_str());
-        r != CUDA_SUCCESS) {
-      error = describe(api, r, "cuModuleGetFunction") + " for '" +
-              kernel.symbol + "'";
+  auto getFunction = [&](const std::string &symbol, CUfunction &function) {
+    CUresult r =
+        api.cuModuleGetFunction(&function, program->module, symbol.c_str());
+    return r == CUDA_SUCCESS ? std::string()
+                             : describe(api, r, "cuModuleGetFunction");
+  };
+  if (!lookUpKernelFunctions(program->moduleManifest, getFunction,
+                             program->functions, error))
+    return nullptr;
+  // Above 48 KiB a kernel must opt in to its dynamic shared memory.
+  for (size_t i = 0; i < program->functions.size(); ++i) {
+    const KernelInfo &kernel = program->moduleManifest.kernels[i];
+    if (kernel.sharedBytes > 48 * 1024 &&
+        !succeeded(api,
+                   api.cuFuncSetAttribute(
+                       program->functions[i],
+                       CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                       static_cast<int>(kernel.sharedBytes)),
+                   "cuFuncSetAttribute", error)) {
+      error += " for '" + kernel.symbol + "' (" +
+               std::to_string(kernel.sharedBytes) + " bytes of shared memory)";
       return nullptr;
     }
-    // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-    if (kernel.sharedBytes > 48 * 1024)
-      if (CUresult r = api.cuFuncSetAttribute(
-              function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-              static_cast<int>(kernel.sharedBytes));
-          r != CUDA_SUCCESS) {
-        error = describe(api, r, "cuFuncSetAttribute") + " for '" +
-                kernel.symbol + "' (" + std::to_string(kernel.sharedBytes) +
-                " bytes of shared memory)";
-        return nullptr;
-      }
-    program->functions.push_back(function);
   }
   return program;
 }
@@ -190,9 +177,9 @@ public:
         static_cast<unsigned>(kernel.blockSize[2]),
         static_cast<unsigned>(kernel.sharedBytes), static_cast<CUstream>(stream),
         params.kernelParams(), nullptr);
-    if (r == CUDA_SUCCESS)
+    if (succeeded(api, r, "cuLaunchKernel", error))
       return true;
-    error = describe(api, r, "cuLaunchKernel") + " for '" + kernel.name + "'";
+    error += " for '" + kernel.name + "'";
     return false;
   }
 
@@ -213,26 +200,19 @@ std::unique_ptr<CudaGraph> CudaGraph::capture(
     const std::function<bool(CUstream, std::string &)> &enqueue,
     std::string &error) {
   std::unique_ptr<CudaGraph> graph(new CudaGraph(api));
-  if (CUresult r =
-          api.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-      r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuStreamBeginCapture");
+  if (!succeeded(
+          api,
+          api.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+          "cuStreamBeginCapture", error))
     return nullptr;
-  }
   bool enqueued = enqueue(stream, error);
   // End the capture in every case, so the stream is usable again.
   CUresult ended = api.cuStreamEndCapture(stream, &graph->graph);
-  if (!enqueued)
+  if (!enqueued || !succeeded(api, ended, "cuStreamEndCapture", error) ||
+      !succeeded(api,
+                 api.cuGraphInstantiateWithFlags(&graph->exec, graph->graph, 0),
+                 "cuGraphInstantiate", error))
     return nullptr;
-  if (ended != CUDA_SUCCESS) {
-    error = describe(api, ended, "cuStreamEndCapture");
-    return nullptr;
-  }
-  if (CUresult r = api.cuGraphInstantiateWithFlags(&graph->exec, graph->graph, 0);
-      r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuGraphInstantiate");
-    return nullptr;
-  }
   return graph;
 }
 
@@ -244,11 +224,8 @@ CudaGraph::~CudaGraph() {
 }
 
 bool CudaGraph::launch(CUstream stream, std::string &error) const {
-  if (CUresult r = api.cuGraphLaunch(exec, stream); r != CUDA_SUCCESS) {
-    error = describe(api, r, "cuGraphLaunch");
-    return false;
-  }
-  return true;
+  return succeeded(api, api.cuGraphLaunch(exec, stream), "cuGraphLaunch",
+                   error);
 }
 
 } // namespace pa::runtime

@@ -46,6 +46,16 @@ std::string describe(const HipRuntime::Api &api, hipError_t result,
          (name ? name : "HIP error " + std::to_string(result));
 }
 
+/// True when `result` is hipSuccess, else false with `error` describing the
+/// failed `call`.
+bool succeeded(const HipRuntime::Api &api, hipError_t result, const char *call,
+               std::string &error) {
+  if (result == hipSuccess)
+    return true;
+  error = describe(api, result, call);
+  return false;
+}
+
 /// Resolves every entry point of `api` in `handle`; false with `error`
 /// naming the first one missing.
 bool resolve(void *handle, HipRuntime::Api &api, std::string &error) {
@@ -97,12 +107,10 @@ public:
         static_cast<unsigned>(kernel.blockSize[2]),
         static_cast<unsigned>(kernel.sharedBytes),
         static_cast<hipStream_t>(stream), nullptr, extra);
-    if (result != hipSuccess) {
-      error = describe(api, result, "hipModuleLaunchKernel") + " for '" +
-              kernel.name + "'";
-      return false;
-    }
-    return true;
+    if (succeeded(api, result, "hipModuleLaunchKernel", error))
+      return true;
+    error += " for '" + kernel.name + "'";
+    return false;
   }
 
 private:
@@ -187,10 +195,9 @@ const HipRuntime *HipRuntime::get(std::string &error) {
 
 int HipRuntime::deviceCount(std::string &error) const {
   int count = 0;
-  if (hipError_t r = entryPoints->getDeviceCount(&count); r != hipSuccess) {
-    error = describe(*entryPoints, r, "hipGetDeviceCount");
+  if (!succeeded(*entryPoints, entryPoints->getDeviceCount(&count),
+                 "hipGetDeviceCount", error))
     return 0;
-  }
   return count;
 }
 
@@ -198,10 +205,10 @@ bool HipRuntime::allocate(size_t bytes, uint64_t &address,
                           std::string &error) const {
   void *pointer = nullptr;
   // hipMalloc of 0 bytes returns null; one byte keeps every address valid.
-  if (hipError_t r = entryPoints->memAlloc(&pointer, bytes ? bytes : 1);
-      r != hipSuccess) {
-    error = describe(*entryPoints, r, "hipMalloc") + " of " +
-            std::to_string(bytes) + " bytes";
+  if (!succeeded(*entryPoints,
+                 entryPoints->memAlloc(&pointer, bytes ? bytes : 1),
+                 "hipMalloc", error)) {
+    error += " of " + std::to_string(bytes) + " bytes";
     return false;
   }
   address = reinterpret_cast<uint64_t>(pointer);
@@ -209,49 +216,37 @@ bool HipRuntime::allocate(size_t bytes, uint64_t &address,
 }
 
 bool HipRuntime::release(uint64_t address, std::string &error) const {
-  if (hipError_t r = entryPoints->memFree(reinterpret_cast<void *>(address));
-      r != hipSuccess) {
-    error = describe(*entryPoints, r, "hipFree");
-    return false;
-  }
-  return true;
+  return succeeded(*entryPoints,
+                   entryPoints->memFree(reinterpret_cast<void *>(address)),
+                   "hipFree", error);
 }
 
+// Copies of 0 bytes are not made (the pointers may be null).
 bool HipRuntime::copyToDevice(uint64_t destination, const void *source,
                               size_t bytes, std::string &error) const {
-  if (bytes == 0)
-    return true;
-  if (hipError_t r = entryPoints->memcpyHtoD(
-          reinterpret_cast<hipDeviceptr_t>(destination),
-          const_cast<void *>(source), bytes);
-      r != hipSuccess) {
-    error = describe(*entryPoints, r, "hipMemcpyHtoD");
-    return false;
-  }
-  return true;
+  return bytes == 0 ||
+         succeeded(*entryPoints,
+                   entryPoints->memcpyHtoD(
+                       reinterpret_cast<hipDeviceptr_t>(destination),
+                       const_cast<void *>(source), bytes),
+                   "hipMemcpyHtoD", error);
 }
 
 bool HipRuntime::copyToHost(void *destination, uint64_t source, size_t bytes,
                             std::string &error) const {
-  if (bytes == 0)
-    return true;
-  if (hipError_t r = entryPoints->memcpyDtoH(
-          destination, reinterpret_cast<hipDeviceptr_t>(source), bytes);
-      r != hipSuccess) {
-    error = describe(*entryPoints, r, "hipMemcpyDtoH");
-    return false;
-  }
-  return true;
+  return bytes == 0 ||
+         succeeded(
+             *entryPoints,
+             entryPoints->memcpyDtoH(
+                 destination, reinterpret_cast<hipDeviceptr_t>(source), bytes),
+             "hipMemcpyDtoH", error);
 }
 
 bool HipRuntime::synchronize(void *stream, std::string &error) const {
-  if (hipError_t r =
-          entryPoints->streamSynchronize(static_cast<hipStream_t>(stream));
-      r != hipSuccess) {
-    error = describe(*entryPoints, r, "hipStreamSynchronize");
-    return false;
-  }
-  return true;
+  return succeeded(
+      *entryPoints,
+      entryPoints->streamSynchronize(static_cast<hipStream_t>(stream)),
+      "hipStreamSynchronize", error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -270,24 +265,22 @@ std::unique_ptr<HipProgram> HipProgram::load(const HipRuntime &runtime,
       new HipProgram(runtime, std::move(manifest)));
   const HipRuntime::Api &api = runtime.api();
   hipModule_t module = nullptr;
-  if (hipError_t r = api.moduleLoadData(&module, codeObject.data());
-      r != hipSuccess) {
-    error = describe(api, r, "hipModuleLoadData") + " (a code object for " +
-            program->moduleManifest.target + ")";
+  if (!succeeded(api, api.moduleLoadData(&module, codeObject.data()),
+                 "hipModuleLoadData", error)) {
+    error += " (a code object for " + program->moduleManifest.target + ")";
     return nullptr;
   }
   program->module = module;
-  for (const KernelInfo &kernel : program->moduleManifest.kernels) {
-    hipFunction_t function = nullptr;
-    if (hipError_t r =
-            api.moduleGetFunction(&function, module, kernel.symbol.c_str());
-        r != hipSuccess) {
-      error = describe(api, r, "hipModuleGetFunction") + " for '" +
-              kernel.symbol + "'";
-      return nullptr;
-    }
-    program->functions.push_back(function);
-  }
+  auto getFunction = [&](const std::string &symbol, void *&function) {
+    hipFunction_t found = nullptr;
+    hipError_t r = api.moduleGetFunction(&found, module, symbol.c_str());
+    function = found;
+    return r == hipSuccess ? std::string()
+                           : describe(api, r, "hipModuleGetFunction");
+  };
+  if (!lookUpKernelFunctions(program->moduleManifest, getFunction,
+                             program->functions, error))
+    return nullptr;
   return program;
 }
 

@@ -9,6 +9,9 @@ import os
 import threading
 from pathlib import Path
 
+from . import _ffi
+from ._ffi import PaString
+
 # Enumerators of Decode.h.
 KV_TYPES = {"e4m3fn": 0, "e4m3fnuz": 1, "bf16": 2}
 QUERY_TYPES = {"bf16": 0, "f16": 1}
@@ -20,10 +23,6 @@ COMPUTE_DEFAULT = -1
 _i64 = ctypes.c_int64
 _i32 = ctypes.c_int32
 _ptr = ctypes.c_void_p
-
-
-class PaString(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
 
 
 class PaDecodeConfig(ctypes.Structure):
@@ -72,8 +71,22 @@ class PaHostBuffers(ctypes.Structure):
     ]
 
 
-class PaHostProgram(ctypes.Structure):
-    _fields_ = [("ptr", ctypes.c_void_p)]
+class PaHostProgram(_ffi.Handle):
+    """A PaHostProgram handle."""
+
+
+_config = ctypes.POINTER(PaDecodeConfig)
+_error = _ffi.PaStringPtr
+_SIGNATURES = {
+    "paDecodeConfigGetDefault": ([], PaDecodeConfig),
+    "paHostProgramCreate": ([_config, _error], PaHostProgram),
+    "paHostProgramDestroy": ([PaHostProgram], None),
+    "paHostProgramPlanCapacity": ([PaHostProgram, _i64], _i64),
+    "paHostProgramRun": ([PaHostProgram, ctypes.POINTER(PaHostBuffers),
+                          _error], ctypes.c_bool),
+    "paVerifyText": ([ctypes.c_char_p, _error], ctypes.c_bool),
+    "paCompileToHostText": ([_config, _error, _error], ctypes.c_bool),
+}
 
 
 def library_path():
@@ -84,106 +97,57 @@ def library_path():
     return Path(__file__).resolve().parents[2] / "build" / "lib" / "libPACAPI.so"
 
 
+_MISSING = ("pa_mlir: {path} does not exist; build the project (make build) "
+            "or set PA_MLIR_LIB to libPACAPI.so")
 _library = None
 _library_lock = threading.Lock()
 
 
 def library():
-    """The loaded C API, with argument and result types declared."""
+    """The loaded C API, with argument and result types declared; kept in
+    the module global _library, None until this process loads it."""
     global _library
     with _library_lock:
-        if _library is not None:
-            return _library
-        path = library_path()
-        if not path.is_file():
-            raise RuntimeError(
-                f"pa_mlir: {path} does not exist; build the project "
-                "(make build) or set PA_MLIR_LIB to libPACAPI.so")
-        lib = ctypes.CDLL(str(path))
-        lib.paStringDestroy.argtypes = [PaString]
-        lib.paStringDestroy.restype = None
-        lib.paDecodeConfigGetDefault.argtypes = []
-        lib.paDecodeConfigGetDefault.restype = PaDecodeConfig
-        lib.paHostProgramCreate.argtypes = [
-            ctypes.POINTER(PaDecodeConfig), ctypes.POINTER(PaString)]
-        lib.paHostProgramCreate.restype = PaHostProgram
-        lib.paHostProgramDestroy.argtypes = [PaHostProgram]
-        lib.paHostProgramDestroy.restype = None
-        lib.paHostProgramPlanCapacity.argtypes = [PaHostProgram, _i64]
-        lib.paHostProgramPlanCapacity.restype = _i64
-        lib.paHostProgramRun.argtypes = [
-            PaHostProgram, ctypes.POINTER(PaHostBuffers),
-            ctypes.POINTER(PaString)]
-        lib.paHostProgramRun.restype = ctypes.c_bool
-        lib.paVerifyText.argtypes = [ctypes.c_char_p, ctypes.POINTER(PaString)]
-        lib.paVerifyText.restype = ctypes.c_bool
-        lib.paCompileToHostText.argtypes = [
-            ctypes.POINTER(PaDecodeConfig), ctypes.POINTER(PaString),
-            ctypes.POINTER(PaString)]
-        lib.paCompileToHostText.restype = ctypes.c_bool
-        _library = lib
-        return lib
+        if _library is None:
+            _library = _ffi.load(library_path(), _MISSING, _SIGNATURES)
+        return _library
 
 
-def take_string(string, lib=None):
-    """The text of a PaString returned by `lib` (default: this library),
-    which then frees it."""
-    if not string.data:
-        return ""
-    text = ctypes.string_at(string.data, string.length).decode(
-        "utf-8", errors="replace")
-    (lib or library()).paStringDestroy(string)
-    return text
+def with_signatures(signatures):
+    """A library() for more entry points of libPACAPI.so (the other pa-c
+    headers): library() with `signatures` declared on its first call."""
+    return _ffi.Once(lambda: _ffi.declare(library(), signatures))
 
 
-class HostProgram:
+class HostProgram(_ffi.OwnedHandle):
     """A compiled decode program (owns its PaHostProgram)."""
 
+    _destroy = "paHostProgramDestroy"
+
     def __init__(self, config):
-        lib = library()
-        error = PaString()
-        handle = lib.paHostProgramCreate(ctypes.byref(config),
-                                         ctypes.byref(error))
-        message = take_string(error)
-        if not handle.ptr:
-            raise ValueError(message or "pa_mlir: compilation failed")
-        self._lib = lib
-        self._handle = handle
+        super().__init__(library(), "paHostProgramCreate",
+                         ctypes.byref(config),
+                         failure="pa_mlir: compilation failed")
 
     def plan_capacity(self, batch):
         return self._lib.paHostProgramPlanCapacity(self._handle, batch)
 
     def run(self, buffers):
-        error = PaString()
-        ok = self._lib.paHostProgramRun(self._handle, ctypes.byref(buffers),
-                                        ctypes.byref(error))
-        message = take_string(error)
-        if not ok:
-            raise ValueError(message)
-
-    def __del__(self):
-        handle = getattr(self, "_handle", None)
-        if handle is not None and handle.ptr:
-            self._lib.paHostProgramDestroy(handle)
-            self._handle = None
+        self._checked_call("paHostProgramRun", ctypes.byref(buffers))
 
 
 def verify_text(text):
     """Parses and verifies textual IR; raises ValueError with the diagnostics."""
-    error = PaString()
-    ok = library().paVerifyText(text.encode("utf-8"), ctypes.byref(error))
-    message = take_string(error)
-    if not ok:
-        raise ValueError(message)
+    _ffi.checked_call(library(), "paVerifyText", text.encode("utf-8"))
 
 
 def compile_to_host_text(config):
     """The module of `config` after the host pipeline, as text."""
-    module, error = PaString(), PaString()
-    ok = library().paCompileToHostText(ctypes.byref(config),
-                                       ctypes.byref(module),
-                                       ctypes.byref(error))
-    text, message = take_string(module), take_string(error)
-    if not ok:
-        raise ValueError(message)
+    lib = library()
+    module = PaString()
+    try:
+        _ffi.checked_call(lib, "paCompileToHostText", ctypes.byref(config),
+                          ctypes.byref(module))
+    finally:
+        text = _ffi.take_string(module, lib)  # on failure too
     return text

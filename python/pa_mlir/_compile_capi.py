@@ -5,10 +5,10 @@ result types are declared on first use.
 """
 
 import ctypes
-import threading
 
-from . import _capi
-from ._capi import PaDecodeConfig, PaHostBuffers, PaString
+from . import _capi, _ffi
+from ._capi import PaDecodeConfig, PaHostBuffers
+from ._ffi import PaString
 
 _i64 = ctypes.c_int64
 
@@ -22,58 +22,41 @@ class PaCompileOptions(ctypes.Structure):
                 ("keepStages", ctypes.c_bool)]
 
 
-class PaArtifact(ctypes.Structure):
-    _fields_ = [("ptr", ctypes.c_void_p)]
+class PaArtifact(_ffi.Handle):
+    """A PaArtifact handle."""
 
 
-class PaHipProgram(ctypes.Structure):
-    _fields_ = [("ptr", ctypes.c_void_p)]
+class PaHipProgram(_ffi.Handle):
+    """A PaHipProgram handle."""
 
 
-_declared = False
-_lock = threading.Lock()
+_config = ctypes.POINTER(PaDecodeConfig)
+_error = _ffi.PaStringPtr
+_options = ctypes.POINTER(PaCompileOptions)
 
-
-def library():
-    """libPACAPI.so with the Compile.h and Hip.h entry points declared."""
-    global _declared
-    lib = _capi.library()
-    with _lock:
-        if _declared:
-            return lib
-        config, error = ctypes.POINTER(PaDecodeConfig), ctypes.POINTER(PaString)
-        options = ctypes.POINTER(PaCompileOptions)
-        signatures = {
-            "paCompileOptionsGetDefault": ([], PaCompileOptions),
-            "paCompileConfig": ([config, options, error], PaArtifact),
-            "paCompileText": ([ctypes.c_char_p, ctypes.c_char_p, options,
-                               ctypes.c_char_p, error], PaArtifact),
-            "paArtifactDestroy": ([PaArtifact], None),
-            "paArtifactGetChip": ([PaArtifact], PaStringRef),
-            "paArtifactGetFormat": ([PaArtifact], PaStringRef),
-            "paArtifactGetCodeObject": ([PaArtifact], PaStringRef),
-            "paArtifactGetMetadata": ([PaArtifact], PaStringRef),
-            "paArtifactGetNumStages": ([PaArtifact], ctypes.c_ssize_t),
-            "paArtifactGetStageName": ([PaArtifact, ctypes.c_ssize_t],
-                                       PaStringRef),
-            "paArtifactGetStageText": ([PaArtifact, ctypes.c_ssize_t],
-                                       PaStringRef),
-            "paDecodeConfigPlanCapacity": ([config, _i64], _i64),
-            "paDecodeConfigGetPlanLimits": ([config, ctypes.POINTER(_i64),
-                                             ctypes.POINTER(_i64)],
-                                            ctypes.c_bool),
-            "paHipRuntimeAvailable": ([error], ctypes.c_bool),
-            "paHipProgramCreate": ([config, error], PaHipProgram),
-            "paHipProgramDestroy": ([PaHipProgram], None),
-            "paHipProgramRun": ([PaHipProgram, ctypes.POINTER(PaHostBuffers),
-                                 error], ctypes.c_bool),
-        }
-        for name, (argtypes, restype) in signatures.items():
-            function = getattr(lib, name)
-            function.argtypes = argtypes
-            function.restype = restype
-        _declared = True
-        return lib
+# libPACAPI.so with the Compile.h and Hip.h entry points declared.
+library = _capi.with_signatures({
+    "paCompileOptionsGetDefault": ([], PaCompileOptions),
+    "paCompileConfig": ([_config, _options, _error], PaArtifact),
+    "paCompileText": ([ctypes.c_char_p, ctypes.c_char_p, _options,
+                       ctypes.c_char_p, _error], PaArtifact),
+    "paArtifactDestroy": ([PaArtifact], None),
+    "paArtifactGetChip": ([PaArtifact], PaStringRef),
+    "paArtifactGetFormat": ([PaArtifact], PaStringRef),
+    "paArtifactGetCodeObject": ([PaArtifact], PaStringRef),
+    "paArtifactGetMetadata": ([PaArtifact], PaStringRef),
+    "paArtifactGetNumStages": ([PaArtifact], ctypes.c_ssize_t),
+    "paArtifactGetStageName": ([PaArtifact, ctypes.c_ssize_t], PaStringRef),
+    "paArtifactGetStageText": ([PaArtifact, ctypes.c_ssize_t], PaStringRef),
+    "paDecodeConfigPlanCapacity": ([_config, _i64], _i64),
+    "paDecodeConfigGetPlanLimits": ([_config, ctypes.POINTER(_i64),
+                                     ctypes.POINTER(_i64)], ctypes.c_bool),
+    "paHipRuntimeAvailable": ([_error], ctypes.c_bool),
+    "paHipProgramCreate": ([_config, _error], PaHipProgram),
+    "paHipProgramDestroy": ([PaHipProgram], None),
+    "paHipProgramRun": ([PaHipProgram, ctypes.POINTER(PaHostBuffers), _error],
+                        ctypes.c_bool),
+})
 
 
 def ref_bytes(ref):
@@ -94,20 +77,15 @@ def compile_artifact(config=None, text=None, chip=None, buffer_name=None,
     options = lib.paCompileOptionsGetDefault()
     options.codeObjectVersion = code_object_version
     options.keepStages = keep_stages
-    error = PaString()
     if config is not None:
-        artifact = lib.paCompileConfig(ctypes.byref(config),
-                                       ctypes.byref(options),
-                                       ctypes.byref(error))
+        arguments = ("paCompileConfig", ctypes.byref(config),
+                     ctypes.byref(options))
     else:
-        artifact = lib.paCompileText(text.encode("utf-8"),
-                                     chip.encode("utf-8"),
-                                     ctypes.byref(options),
-                                     buffer_name.encode("utf-8"),
-                                     ctypes.byref(error))
-    message = _capi.take_string(error)
-    if not artifact.ptr:
-        raise ValueError(message or "pa_mlir: compilation failed")
+        arguments = ("paCompileText", text.encode("utf-8"),
+                     chip.encode("utf-8"), ctypes.byref(options),
+                     buffer_name.encode("utf-8"))
+    artifact = _ffi.checked_call(lib, *arguments,
+                                 failure="pa_mlir: compilation failed")
     try:
         stages = [(ref_text(lib.paArtifactGetStageName(artifact, i)),
                    ref_text(lib.paArtifactGetStageText(artifact, i)))
@@ -142,40 +120,25 @@ def plan_limits(config):
 
 def hip_unavailable_reason():
     """None when HIP can run programs here, else why not."""
+    lib = library()
     reason = PaString()
-    if library().paHipRuntimeAvailable(ctypes.byref(reason)):
+    if lib.paHipRuntimeAvailable(ctypes.byref(reason)):
         return None
-    return _capi.take_string(reason) or "no HIP runtime"
+    return _ffi.take_string(reason, lib) or "no HIP runtime"
 
 
-class HipProgram:
+class HipProgram(_ffi.OwnedHandle):
     """A decode program compiled and loaded with HIP (owns its handle)."""
 
+    _destroy = "paHipProgramDestroy"
+
     def __init__(self, config):
-        lib = library()
-        error = PaString()
-        handle = lib.paHipProgramCreate(ctypes.byref(config),
-                                        ctypes.byref(error))
-        message = _capi.take_string(error)
-        if not handle.ptr:
-            raise ValueError(message or "pa_mlir: HIP program creation failed")
-        self._lib = lib
-        self._handle = handle
+        super().__init__(library(), "paHipProgramCreate", ctypes.byref(config),
+                         failure="pa_mlir: HIP program creation failed")
         self._config = config
 
     def plan_capacity(self, batch):
         return plan_capacity(self._config, batch)
 
     def run(self, buffers):
-        error = PaString()
-        ok = self._lib.paHipProgramRun(self._handle, ctypes.byref(buffers),
-                                       ctypes.byref(error))
-        message = _capi.take_string(error)
-        if not ok:
-            raise ValueError(message)
-
-    def __del__(self):
-        handle = getattr(self, "_handle", None)
-        if handle is not None and handle.ptr:
-            self._lib.paHipProgramDestroy(handle)
-            self._handle = None
+        self._checked_call("paHipProgramRun", ctypes.byref(buffers))

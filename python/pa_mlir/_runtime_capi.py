@@ -9,10 +9,10 @@ elsewhere (the on-disk compile cache) run on a machine without MLIR.
 
 import ctypes
 import os
-import threading
 from pathlib import Path
 
-from . import _capi
+from . import _capi, _ffi
+from ._ffi import PaString
 
 _i64 = ctypes.c_int64
 _i32 = ctypes.c_int32
@@ -29,8 +29,26 @@ class PaDeviceOperand(ctypes.Structure):
                 ("rank", _i32), ("sizes", ctypes.POINTER(_i64))]
 
 
-class PaCudaProgram(ctypes.Structure):
-    _fields_ = [("ptr", ctypes.c_void_p)]
+class PaCudaProgram(_ffi.Handle):
+    """A PaCudaProgram handle."""
+
+
+_error = _ffi.PaStringPtr
+_i32p = ctypes.POINTER(_i32)
+_SIGNATURES = {
+    "paDecodeCheckSequences": (
+        [_i64, _i64, _i64, _i64, _i64, _i64, _i32p, _i32p, _error],
+        ctypes.c_bool),
+    "paCudaRuntimeAvailable": ([_error], ctypes.c_bool),
+    "paCudaProgramLoad": ([ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+                           _error], PaCudaProgram),
+    "paCudaProgramDestroy": ([PaCudaProgram], None),
+    "paCudaProgramEnqueue": ([PaCudaProgram, ctypes.POINTER(PaDeviceOperand),
+                              ctypes.c_size_t, ctypes.c_void_p, _error],
+                             ctypes.c_bool),
+    "paCudaProgramRun": ([PaCudaProgram, ctypes.POINTER(PaHostOperand),
+                          ctypes.c_size_t, _error], ctypes.c_bool),
+}
 
 
 def library_path():
@@ -41,55 +59,13 @@ def library_path():
     return _capi.library_path().parent / "libPARuntimeCAPI.so"
 
 
-_library = None
-_lock = threading.Lock()
+_MISSING = ("pa_mlir: the runtime library {path} does not exist; build the "
+            "project (make build) or set PA_MLIR_RUNTIME_LIB to "
+            "libPARuntimeCAPI.so")
 
-
-def library():
-    """The loaded runtime C API; RuntimeError saying where it was looked for
-    when it is not there."""
-    global _library
-    with _lock:
-        if _library is not None:
-            return _library
-        path = library_path()
-        if not path.is_file():
-            raise RuntimeError(
-                f"pa_mlir: the runtime library {path} does not exist; build "
-                "the project (make build) or set PA_MLIR_RUNTIME_LIB to "
-                "libPARuntimeCAPI.so")
-        lib = ctypes.CDLL(str(path))
-        error = ctypes.POINTER(_capi.PaString)
-        i32p = ctypes.POINTER(ctypes.c_int32)
-        signatures = {
-            "paStringDestroy": ([_capi.PaString], None),
-            "paDecodeCheckSequences": (
-                [_i64, _i64, _i64, _i64, _i64, _i64, i32p, i32p, error],
-                ctypes.c_bool),
-            "paCudaRuntimeAvailable": ([error], ctypes.c_bool),
-            "paCudaProgramLoad": ([ctypes.c_void_p, ctypes.c_size_t,
-                                   ctypes.c_char_p, error], PaCudaProgram),
-            "paCudaProgramDestroy": ([PaCudaProgram], None),
-            "paCudaProgramEnqueue": ([PaCudaProgram,
-                                      ctypes.POINTER(PaDeviceOperand),
-                                      ctypes.c_size_t, ctypes.c_void_p,
-                                      error], ctypes.c_bool),
-            "paCudaProgramRun": ([PaCudaProgram,
-                                  ctypes.POINTER(PaHostOperand),
-                                  ctypes.c_size_t, error], ctypes.c_bool),
-        }
-        for name, (argtypes, restype) in signatures.items():
-            function = getattr(lib, name)
-            function.argtypes = argtypes
-            function.restype = restype
-        _library = lib
-        return lib
-
-
-def take_string(string):
-    """The text of a PaString this library returned, which is then freed
-    (by this library: libPACAPI.so may not be there)."""
-    return _capi.take_string(string, library())
+# library(): the loaded runtime C API; RuntimeError saying where it was
+# looked for when it is not there.
+library = _ffi.Once(lambda: _ffi.load(library_path(), _MISSING, _SIGNATURES))
 
 
 def cuda_unavailable_reason():
@@ -99,10 +75,11 @@ def cuda_unavailable_reason():
         lib = library()
     except (RuntimeError, OSError) as error:
         return str(error)
-    reason = _capi.PaString()
+    reason = PaString()
     if lib.paCudaRuntimeAvailable(ctypes.byref(reason)):
         return None
-    return take_string(reason) or "no CUDA driver"
+    # Freed by this library: libPACAPI.so may not be there.
+    return _ffi.take_string(reason, lib) or "no CUDA driver"
 
 
 def check_sequences(page_size, query_length, sliding_window, num_pages,
@@ -110,37 +87,26 @@ def check_sequences(page_size, query_length, sliding_window, num_pages,
     """ValueError naming the first context length outside its block-table
     row or page id outside the pool that some query row would read
     (int32 numpy arrays, C-contiguous)."""
-    error = _capi.PaString()
-    i32p = ctypes.POINTER(ctypes.c_int32)
-    ok = library().paDecodeCheckSequences(
-        page_size, query_length, sliding_window, context_lengths.shape[0],
-        num_pages, block_tables.shape[1],
-        context_lengths.ctypes.data_as(i32p), block_tables.ctypes.data_as(i32p),
-        ctypes.byref(error))
-    message = take_string(error)
-    if not ok:
-        raise ValueError(message)
+    _ffi.checked_call(
+        library(), "paDecodeCheckSequences", page_size, query_length,
+        sliding_window, context_lengths.shape[0], num_pages,
+        block_tables.shape[1], context_lengths.ctypes.data_as(_i32p),
+        block_tables.ctypes.data_as(_i32p))
 
 
 def _sizes(shape):
     return (_i64 * max(len(shape), 1))(*shape)
 
 
-class CudaProgram:
+class CudaProgram(_ffi.OwnedHandle):
     """A decode program loaded by the CUDA driver (owns its handle)."""
 
+    _destroy = "paCudaProgramDestroy"
+
     def __init__(self, image, metadata_json):
-        lib = library()
-        error = _capi.PaString()
-        handle = lib.paCudaProgramLoad(image, len(image),
-                                       metadata_json.encode("utf-8"),
-                                       ctypes.byref(error))
-        message = take_string(error)
-        if not handle.ptr:
-            raise RuntimeError(message or "pa_mlir: loading the CUDA program "
-                                          "failed")
-        self._lib = lib
-        self._handle = handle
+        super().__init__(library(), "paCudaProgramLoad", image, len(image),
+                         metadata_json.encode("utf-8"), exception=RuntimeError,
+                         failure="pa_mlir: loading the CUDA program failed")
 
     def run(self, operands):
         """Host-buffer run: `operands` are (name, address, shape,
@@ -152,12 +118,7 @@ class CudaProgram:
                           element_bytes, read_only)
             for (name, address, shape, element_bytes, read_only), sizes
             in zip(operands, keep)])
-        error = _capi.PaString()
-        ok = self._lib.paCudaProgramRun(self._handle, array, len(operands),
-                                        ctypes.byref(error))
-        message = take_string(error)
-        if not ok:
-            raise ValueError(message)
+        self._checked_call("paCudaProgramRun", array, len(operands))
 
     def enqueue(self, operands, stream):
         """Launches on `stream` (a CUstream as an integer; 0: the default
@@ -166,16 +127,5 @@ class CudaProgram:
         array = (PaDeviceOperand * max(len(operands), 1))(*[
             PaDeviceOperand(name.encode("utf-8"), address, len(shape), sizes)
             for (name, address, shape), sizes in zip(operands, keep)])
-        error = _capi.PaString()
-        ok = self._lib.paCudaProgramEnqueue(self._handle, array,
-                                            len(operands), stream or None,
-                                            ctypes.byref(error))
-        message = take_string(error)
-        if not ok:
-            raise ValueError(message)
-
-    def __del__(self):
-        handle = getattr(self, "_handle", None)
-        if handle is not None and handle.ptr:
-            self._lib.paCudaProgramDestroy(handle)
-            self._handle = None
+        self._checked_call("paCudaProgramEnqueue", array, len(operands),
+                           stream or None)

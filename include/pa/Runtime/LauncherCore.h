@@ -10,6 +10,8 @@
 //     parameters packed from them (KernelManifest.h), all prepared before
 //     the first launch, so a bad operand launches nothing;
 //   - kernels with an empty grid (batch 0) skipped;
+//   - the module's kernel functions looked up by symbol in manifest order
+//     (lookUpKernelFunctions; the lookup call is the driver's);
 //   - the launches handed to a LaunchDriver, the one backend-specific piece:
 //     a function per kernel and one asynchronous launch call.
 //
@@ -73,6 +75,30 @@ public:
                       const std::array<int64_t, 3> &grid, PackedParams &params,
                       void *stream, std::string &error) = 0;
 };
+
+/// Looks up the function of every kernel of a loaded module in `manifest`
+/// order, by KernelInfo::symbol, into `functions` (parallel to
+/// manifest.kernels, as LaunchDriver::launch indexes them).
+/// `getFunction(symbol, function)` is the driver's lookup: empty when it
+/// found `function`, else the failed call described ("hipModuleGetFunction:
+/// hipErrorNotFound"). False with `error` that description + " for
+/// 'SYMBOL'" at the first kernel not found.
+template <typename Function, typename GetFunction>
+bool lookUpKernelFunctions(const ModuleManifest &manifest,
+                           GetFunction &&getFunction,
+                           std::vector<Function> &functions,
+                           std::string &error) {
+  for (const KernelInfo &kernel : manifest.kernels) {
+    Function function{};
+    if (std::string failed = getFunction(kernel.symbol, function);
+        !failed.empty()) {
+      error = failed + " for '" + kernel.symbol + "'";
+      return false;
+    }
+    functions.push_back(function);
+  }
+  return true;
+}
 
 /// prepareLaunches, then every launch through `driver` in order.
 bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
