@@ -3,6 +3,7 @@
 #
 #   bash bench/cuda-h200.sh prepare [BUILD] [DIR]   # here, no GPU needed
 #   bash bench/cuda-h200.sh run [BUILD] [DIR]       # on the GPU machine
+#   bash bench/cuda-h200.sh profile [BUILD] [DIR]   # on the GPU machine
 #
 # prepare builds pa-cuda-gen and pa-cuda-run in BUILD (default build) and
 # compiles into DIR (default nv-artifacts/final) the PTX of the numerics
@@ -11,9 +12,12 @@
 # toolkit: the driver is loaded at run time) plus PyTorch for the peers; it
 # runs the numerics matrix and graph replay against the oracle, times the
 # pa-mlir programs and the PyTorch peers, and prints the table and a summary.
-# Logs go to $OUT (the device tool's output folder) or DIR/logs.
+# profile times each kernel (plan, decode, reduce) of every benchmark
+# launch with Nsight Compute (ncu --clock-control none, CSV: per shape 5
+# warm-up replays and 1 timed one). Logs go to $OUT (the device tool's
+# output folder) or DIR/logs.
 set -uo pipefail
-mode=${1:?usage: cuda-h200.sh prepare|run [BUILD] [DIR]}
+mode=${1:?usage: cuda-h200.sh prepare|run|profile [BUILD] [DIR]}
 build=${2:-build}
 dir=${3:-nv-artifacts/final}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,8 +46,14 @@ run)
   echo "check exit $check, bench exit $bench, peers exit $peers"
   [ "$check" -eq 0 ] && [ "$bench" -eq 0 ]
   ;;
+profile)
+  logs=${OUT:-$dir/logs}
+  mkdir -p "$logs"
+  ncu --clock-control none -k regex:pa_ --metrics gpu__time_duration.sum --csv \
+    "$build/bin/pa-cuda-run" bench "$dir" --reps 1 > "$logs/durations.csv" 2>&1
+  ;;
 *)
-  echo "usage: cuda-h200.sh prepare|run [BUILD] [DIR]" >&2
+  echo "usage: cuda-h200.sh prepare|run|profile [BUILD] [DIR]" >&2
   exit 2
   ;;
 esac

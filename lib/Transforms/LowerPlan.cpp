@@ -15,6 +15,7 @@
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
+#include "pa/Transforms/PlanLowering.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -27,15 +28,6 @@ using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
-
-/// The constant plan parameters of one pa.plan, defaults filled in.
-struct PlanParams {
-  int64_t queryLength;
-  int64_t window; // <= 0: no window
-  int64_t kvHeads;
-  int64_t budget;
-  int64_t maxPartitions;
-};
 
 /// A sequence's tiles: [first, first + count).
 struct TileRange {
@@ -216,28 +208,42 @@ struct PaLowerPlanPass : pa::impl::PaLowerPlanBase<PaLowerPlanPass> {
     if (failed(chip))
       return signalPassFailure();
 
-    SmallVector<PlanOp> plans;
-    module.walk([&](PlanOp op) { plans.push_back(op); });
-    if (plans.empty())
-      return;
-    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-    OpBuilder builder(module.getContext());
-    for (PlanOp op : plans) {
-      PlanParams params{op.getQueryLength(), op.getSlidingWindow(),
-                        op.getNumKvHeads(),
-                        op.getBudget().value_or(2 * chip->computeUnits),
-                        op.getMaxPartitions().value_or(chip->computeUnits)};
-      SmallVector<Value> operands = {op.getContextLengths(), op.getWorkInfo(),
-                                     op.getReduceInfo()};
-      gpu::GPUFuncOp kernel =
-          createKernel(builder, kernels, "pa_plan", operands, {}, *chip);
-      ImplicitLocOpBuilder body(op.getLoc(), builder);
-      buildPlanBody(body, kernel.getArguments(), params);
-
-      builder.setInsertionPoint(op);
-      Value one = arith::ConstantIndexOp::create(builder, op.getLoc(), 1);
-      replaceWithLaunch(builder, op, kernel, {one, one, one}, operands, *chip);
-    }
+    lowerPlanOps(module, *chip, /*attributions=*/{},
+                 [](ImplicitLocOpBuilder &body, gpu::GPUFuncOp kernel,
+                    const PlanParams &params) {
+                   buildPlanBody(body, kernel.getArguments(), params);
+                 });
   }
 };
 } // namespace
+
+SmallVector<gpu::GPUFuncOp>
+mlir::pa::lowerPlanOps(ModuleOp module, const ChipInfo &chip,
+                       ArrayRef<MemRefType> attributions,
+                       PlanKernelBody buildBody) {
+  SmallVector<PlanOp> plans;
+  module.walk([&](PlanOp op) { plans.push_back(op); });
+  SmallVector<gpu::GPUFuncOp> result;
+  if (plans.empty())
+    return result;
+  gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+  OpBuilder builder(module.getContext());
+  for (PlanOp op : plans) {
+    PlanParams params{op.getQueryLength(), op.getSlidingWindow(),
+                      op.getNumKvHeads(),
+                      op.getBudget().value_or(2 * chip.computeUnits),
+                      op.getMaxPartitions().value_or(chip.computeUnits)};
+    SmallVector<Value> operands = {op.getContextLengths(), op.getWorkInfo(),
+                                   op.getReduceInfo()};
+    gpu::GPUFuncOp kernel = createKernel(builder, kernels, "pa_plan",
+                                         operands, attributions, chip);
+    ImplicitLocOpBuilder body(op.getLoc(), builder);
+    buildBody(body, kernel, params);
+
+    builder.setInsertionPoint(op);
+    Value one = arith::ConstantIndexOp::create(builder, op.getLoc(), 1);
+    replaceWithLaunch(builder, op, kernel, {one, one, one}, operands, chip);
+    result.push_back(kernel);
+  }
+  return result;
+}

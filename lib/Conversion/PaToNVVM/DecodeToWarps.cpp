@@ -25,7 +25,11 @@
 // 4E-element block: in step s its words b0, b1 are words 2s, 2s + 1 of its
 // chunk (after conversion, for f16). Both operands of a product use the same
 // order, so the sum is the plain dot product, and every K / V load is one
-// coalesced 16-byte load.
+// coalesced 16-byte load. The query and P (the A operands) are kept in
+// shared memory in fragment order (fragmentIndex): a thread's a0..a3 of one
+// step are one 16-byte load straight into the mma's registers. (Loaded as
+// row chunks, they were re-paired by register moves before every mma: 30%
+// of the instructions on the H200.)
 //
 // Work split, per 256-token tile:
 //   qk       warp w: tokens 64w + [0, 64) in 8 n-blocks of 8 tokens (B = K,
@@ -33,7 +37,9 @@
 //            shared memory (rows padded to 264 floats: no bank conflicts).
 //   softmax  128 / M threads per row, 256 * M / 128 scores each; warp
 //            shuffles reduce max and sum; acc rows scaled by alpha.
-//   pv       prologue: P * v_scale (0 for tokens outside the valid range)
+//   pv       the V chunks of the first token block are requested at the
+//            end of qk (their latency overlaps the softmax); prologue:
+//            P * v_scale (0 for tokens outside the valid range)
 //            packed into the product's terms in shared memory; then warp w:
 //            head-dim columns [w D/4, (w+1) D/4) in n-blocks of 8 (B = V,
 //            column n = g loads the chunks), all 256 tokens; the f32
@@ -71,15 +77,6 @@ constexpr int64_t kE4M3Headroom = 256;
 
 /// The element type of the mma operands.
 enum class Products { E4M3, F16, BF16 };
-
-/// Bytes of padding after rows of `rowBytes` whose fragments threads read
-/// in chunks of `chunkBytes` (thread t: chunk t of each 4-chunk block), so
-/// that rows g and g + 1 of a quarter-warp fall into different banks.
-int64_t rowPadBytes(int64_t rowBytes, int64_t chunkBytes) {
-  if (rowBytes % 128 != 0)
-    return 0;
-  return chunkBytes == 32 ? 16 : 64;
-}
 
 /// What the kernel's tile ops fix at compile time.
 struct DecodeShape {
@@ -120,14 +117,8 @@ struct DecodeShape {
   }
   /// mma steps per 16-byte KV chunk: 8 operand bytes per thread and step.
   int64_t stepsPerChunk() const { return chunk * operandBytes() / 8; }
-  /// Row strides, in operand elements, of the query and P buffers.
-  int64_t stride(int64_t elements) const {
-    int64_t bytes = elements * operandBytes();
-    return elements + rowPadBytes(bytes, chunk * operandBytes()) /
-                          operandBytes();
-  }
-  int64_t queryStride() const { return stride(headDim); }
-  int64_t probStride() const { return stride(kTileTokens); }
+  /// Operand elements per 32-bit word.
+  int64_t elementsPerWord() const { return 4 / operandBytes(); }
   int64_t accStride() const { return headDim + 8; }
 };
 
@@ -244,10 +235,10 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
 /// Workgroup buffers of the lowering (flat, in the shapes DecodeShape
 /// describes), plus the tiled IR's row statistics.
 struct Buffers {
-  Value query;    // [terms][M][queryStride] operand bits
+  Value query;    // A fragments of [terms][M][D] (fragmentIndex), operand bits
   Value rowScale; // [M] f32: 2^-shift of the query rows (f16, e4m3)
   Value scores;   // [M][kScoreStride] f32
-  Value probs;    // [terms][M][probStride] operand bits
+  Value probs;    // A fragments of [terms][M][256] (fragmentIndex)
   Value acc;      // [M][accStride] f32
   Value pageIds;  // [2][256 / P] i32, by tile parity
   Value warpMax;  // [4] f32: per-warp largest P weight (e4m3, per-token)
@@ -298,11 +289,11 @@ private:
     };
     MLIRContext *ctx = kernel.getContext();
     Type operand = s.operandType(ctx), f32 = Float32Type::get(ctx);
-    buffers.query = add(s.queryTerms() * s.rows * s.queryStride(), operand);
+    buffers.query = add(s.queryTerms() * s.rows * s.headDim, operand);
     if (s.products != Products::BF16)
       buffers.rowScale = add(s.rows, f32);
     buffers.scores = add(s.rows * kScoreStride, f32);
-    buffers.probs = add(s.probTerms() * s.rows * s.probStride(), operand);
+    buffers.probs = add(s.probTerms() * s.rows * kTileTokens, operand);
     buffers.acc = add(s.rows * s.accStride(), f32);
     buffers.pageIds =
         add(2 * (kTileTokens / s.pageSize), IntegerType::get(ctx, 32));
@@ -381,8 +372,8 @@ private:
             for (int64_t term = 0; term < s.queryTerms(); ++term)
               for (int64_t k = 0; k < perLane; ++k)
                 e.store(zero, buffers.query,
-                        {e.add(queryRowBase(e, term, m),
-                               e.add(ids.lane, 32 * k))});
+                        {fragmentIndex(e, s.headDim, term, m,
+                                       e.add(ids.lane, 32 * k))});
             if (buffers.rowScale)
               e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)), [&] {
                 e.store(e.f32(1.0), buffers.rowScale, {m});
@@ -393,8 +384,46 @@ private:
     op.erase();
   }
 
-  Value queryRowBase(WarpEmitter &e, int64_t term, Value m) {
-    return e.mul(e.add(e.idx(term * s.rows), m), s.queryStride());
+  /// Where element k (a head-dim column of the query, a token of P) of
+  /// row m of term `term` lies, in operand elements, in a buffer of A
+  /// fragments of rows of `extent` elements: the words thread (g, t) passes
+  /// to the mma of step s for M-tile mt and k-block `block` (rows g and
+  /// g + 8, words 2s and 2s + 1 of its chunk t: a0 a1 a2 a3) lie together,
+  /// and the 32 lanes' fragments of one (block, step) follow each other in
+  /// lane order: each fragment is one bank-conflict-free 16-byte load,
+  /// straight into the mma's registers.
+  Value fragmentIndex(WarpEmitter &e, int64_t extent, int64_t term, Value m,
+                      Value k) {
+    const int64_t blocks = extent / (4 * s.chunk);
+    const int64_t perWord = s.elementsPerWord();
+    Value mt = e.div(m, 16), half = e.rem(e.div(m, 8), 2), g = e.rem(m, 8);
+    Value block = e.div(k, 4 * s.chunk);
+    Value t = e.rem(e.div(k, s.chunk), 4);
+    Value j = e.rem(k, s.chunk);
+    Value word = e.div(j, perWord), sub = e.rem(j, perWord);
+    Value slot = e.add(e.mul(e.rem(word, 2), 2), half);
+    Value lane = e.add(e.mul(g, 4), t);
+    Value group = e.add(
+        e.mul(e.add(e.mul(e.add(mt, term * s.mTiles()), blocks), block),
+              s.stepsPerChunk()),
+        e.div(word, 2));
+    Value wordIndex = e.add(e.add(e.mul(group, 128), e.mul(lane, 4)), slot);
+    return e.add(e.mul(wordIndex, perWord), sub);
+  }
+
+  /// This thread's A fragment (a0 a1 a2 a3) of M-tile mt, term `term`,
+  /// k-block `block` and step `step` in a buffer laid out by fragmentIndex.
+  std::array<Value, 4> loadFragment(WarpEmitter &e, Value buffer,
+                                    int64_t extent, int64_t term, int64_t mt,
+                                    int64_t block, int64_t step) {
+    const int64_t blocks = extent / (4 * s.chunk);
+    int64_t group =
+        ((term * s.mTiles() + mt) * blocks + block) * s.stepsPerChunk() + step;
+    Value at = e.mul(e.add(e.idx(group * 128), e.mul(ids.lane, 4)),
+                     s.elementsPerWord());
+    SmallVector<Value> w =
+        e.words(e.loadVector(buffer, {at}, 4 * s.elementsPerWord()));
+    return {w[0], w[1], w[2], w[3]};
   }
 
   /// Stores one row's operand terms (`values`, at `columns`).
@@ -431,7 +460,7 @@ private:
       for (int64_t term = 0; term < s.queryTerms(); ++term) {
         Value part = arith::TruncFOp::create(b, narrow, rest);
         e.store(e.bitcast(s.operandType(b.getContext()), part), buffers.query,
-                {e.add(queryRowBase(e, term, m), d)});
+                {fragmentIndex(e, s.headDim, term, m, d)});
         if (term + 1 < s.queryTerms())
           rest = e.subF(rest, arith::ExtFOp::create(b, f32, part));
       }
@@ -507,20 +536,6 @@ private:
 
   //===--- operand fragments ---------------------------------------------===//
 
-  /// The operand words of this thread's chunk t of block `block` of row
-  /// `row` of a buffer of rows of `stride` elements: E elements.
-  SmallVector<Value> rowChunk(WarpEmitter &e, Value buffer, Value row,
-                              int64_t stride, int64_t block) {
-    Value at = e.add(e.mul(row, stride),
-                     e.add(e.mul(ids.t, s.chunk), block * 4 * s.chunk));
-    const int64_t perLoad = 16 / s.operandBytes();
-    SmallVector<Value> result;
-    for (int64_t first = 0; first < s.chunk; first += perLoad)
-      llvm::append_range(result,
-                         e.words(e.loadVector(buffer, {e.add(at, first)}, perLoad)));
-    return result;
-  }
-
   /// A 16-byte KV chunk as operand words: converted to f16 for f16
   /// products (word 2i holds elements 4i, 4i + 1; word 2i + 1 elements
   /// 4i + 2, 4i + 3), else as loaded.
@@ -539,12 +554,6 @@ private:
     return halves;
   }
 
-  /// The A fragment of step `step` from the chunk words of rows g, g + 8.
-  static std::array<Value, 4> aFragment(ArrayRef<Value> rowG,
-                                        ArrayRef<Value> rowG8, int64_t step) {
-    return {rowG[2 * step], rowG8[2 * step], rowG[2 * step + 1],
-            rowG8[2 * step + 1]};
-  }
   static std::array<Value, 2> bFragment(ArrayRef<Value> chunk, int64_t step) {
     return {chunk[2 * step], chunk[2 * step + 1]};
   }
@@ -599,14 +608,14 @@ private:
       for (int64_t j = 0; j < nBlocks; ++j)
         chunks.push_back(e.loadVector(
             key, {pages[j], kvHead, chunkIndex, slots[j], e.idx(0)}, s.chunk));
-      // Query rows g and g + 8 of each M-tile (and term).
-      SmallVector<SmallVector<Value>> qg, qg8;
+      // The query's A fragments of each M-tile (and term) and step.
+      SmallVector<SmallVector<std::array<Value, 4>>> query;
       for (int64_t term = 0; term < s.queryTerms(); ++term)
         for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
-          Value row = e.add(ids.g, term * s.rows + mt * 16);
-          qg.push_back(rowChunk(e, buffers.query, row, s.queryStride(), block));
-          qg8.push_back(rowChunk(e, buffers.query, e.add(row, 8),
-                                 s.queryStride(), block));
+          query.emplace_back();
+          for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
+            query.back().push_back(loadFragment(e, buffers.query, s.headDim,
+                                                term, mt, block, step));
         }
       SmallVector<SmallVector<Value>> keys;
       for (Value chunk : chunks)
@@ -616,8 +625,8 @@ private:
           for (int64_t term = 0; term < s.queryTerms(); ++term)
             for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
               size_t q = term * s.mTiles() + mt;
-              acc[j][mt] = mma(e, aFragment(qg[q], qg8[q], step),
-                               bFragment(keys[j], step), acc[j][mt]);
+              acc[j][mt] = mma(e, query[q][step], bFragment(keys[j], step),
+                               acc[j][mt]);
             }
     }
 
@@ -647,6 +656,11 @@ private:
                         {e.add(e.mul(row, kScoreStride), token)});
         }
     }
+    // pv's first V chunks, requested here so that their latency overlaps
+    // the softmax and pv's prologue (nothing in between writes V).
+    firstValues = loadValueChunks(
+        e, ops.pv, idBase, /*first=*/0,
+        std::min(kMaxBlocksPerPass, s.headDim / kWarps / 8), /*block=*/0);
     op.erase();
   }
 
@@ -812,7 +826,7 @@ private:
                       Value x1) {
     ImplicitLocOpBuilder &b = e.b;
     auto at = [&](int64_t term) {
-      return e.add(e.idx((term * s.rows + m) * s.probStride()), token);
+      return fragmentIndex(e, kTileTokens, term, e.idx(m), token);
     };
     auto storePair = [&](int64_t term, Value packed) {
       // `packed`: the two operands, token first, in the low bits.
@@ -849,6 +863,33 @@ private:
     }
   }
 
+  /// This thread's V chunk of token block `block`: tokens block * 4E + E t
+  /// + [0, E) of the tile.
+  Value chunkTokenOf(WarpEmitter &e, int64_t block) {
+    return e.add(e.mul(ids.t, s.chunk), block * 4 * s.chunk);
+  }
+
+  /// This thread's V chunks (16 bytes each, as loaded) of token block
+  /// `block` for n-blocks first .. first + nBlocks - 1 of its warp's
+  /// head-dim columns (column n = g of each).
+  SmallVector<Value> loadValueChunks(WarpEmitter &e, TilePVOp op, Value idBase,
+                                     int64_t first, int64_t nBlocks,
+                                     int64_t block) {
+    Value warpColumns = e.mul(ids.warp, s.headDim / kWarps);
+    auto [page, slot] = locate(e, idBase, chunkTokenOf(e, block));
+    SmallVector<Value> chunks;
+    for (int64_t nb = 0; nb < nBlocks; ++nb) {
+      Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
+      SmallVector<Value> indices =
+          s.transposedV
+              ? SmallVector<Value>{page, op.getKvHead(), e.div(slot, s.chunk),
+                                   column, e.idx(0)}
+              : SmallVector<Value>{page, op.getKvHead(), column, slot};
+      chunks.push_back(e.loadVector(op.getValueCache(), indices, s.chunk));
+    }
+    return chunks;
+  }
+
   /// O[rows][warp's columns] += P V over the tile's tokens, the
   /// accumulators loaded from and stored back to shared memory (times
   /// 2^k / 2^-k around e4m3 products, whose P carries 2^k).
@@ -857,8 +898,6 @@ private:
     const int64_t columnsPerWarp = s.headDim / kWarps;
     const int64_t nBlocksTotal = columnsPerWarp / 8;
     const int64_t tokenBlocks = kTileTokens / (4 * s.chunk);
-    Value kvHead = op.getKvHead();
-    Value value = op.getValueCache();
     Value warpColumns = e.mul(ids.warp, columnsPerWarp);
     Value up;
     if (down)
@@ -886,38 +925,25 @@ private:
           }
 
       // The V chunks of a token block, as loaded. Those of block b + 1 are
-      // requested before the products of block b (two blocks in flight).
-      auto chunkTokenOf = [&](int64_t block) {
-        // This thread's chunk: tokens block * 4E + E t + [0, E).
-        return e.add(e.mul(ids.t, s.chunk), block * 4 * s.chunk);
-      };
+      // requested before the products of block b (two blocks in flight);
+      // qk requested those of the first pass's block 0.
       auto loadValues = [&](int64_t block) {
-        auto [page, slot] = locate(e, idBase, chunkTokenOf(block));
-        SmallVector<Value> chunks;
-        for (int64_t nb = 0; nb < nBlocks; ++nb) {
-          Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
-          SmallVector<Value> indices =
-              s.transposedV
-                  ? SmallVector<Value>{page, kvHead, e.div(slot, s.chunk),
-                                       column, e.idx(0)}
-                  : SmallVector<Value>{page, kvHead, column, slot};
-          chunks.push_back(e.loadVector(value, indices, s.chunk));
-        }
-        return chunks;
+        return loadValueChunks(e, op, idBase, first, nBlocks, block);
       };
-      SmallVector<Value> nextValues = loadValues(0);
+      SmallVector<Value> nextValues =
+          first == 0 && !firstValues.empty() ? firstValues : loadValues(0);
       for (int64_t block = 0; block < tokenBlocks; ++block) {
         SmallVector<Value> chunks = std::move(nextValues);
         if (block + 1 < tokenBlocks)
           nextValues = loadValues(block + 1);
-        Value chunkToken = chunkTokenOf(block);
-        SmallVector<SmallVector<Value>> pg, pg8;
+        Value chunkToken = chunkTokenOf(e, block);
+        SmallVector<SmallVector<std::array<Value, 4>>> probs;
         for (int64_t term = 0; term < s.probTerms(); ++term)
           for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
-            Value row = e.add(ids.g, term * s.rows + mt * 16);
-            pg.push_back(rowChunk(e, buffers.probs, row, s.probStride(), block));
-            pg8.push_back(rowChunk(e, buffers.probs, e.add(row, 8),
-                                   s.probStride(), block));
+            probs.emplace_back();
+            for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
+              probs.back().push_back(loadFragment(e, buffers.probs, kTileTokens,
+                                                  term, mt, block, step));
           }
         SmallVector<Value> keep;
         if (masked)
@@ -934,8 +960,8 @@ private:
             for (int64_t term = 0; term < s.probTerms(); ++term)
               for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
                 size_t p = term * s.mTiles() + mt;
-                acc[nb][mt] = mma(e, aFragment(pg[p], pg8[p], step),
-                                  bFragment(values[nb], step), acc[nb][mt]);
+                acc[nb][mt] = mma(e, probs[p][step], bFragment(values[nb], step),
+                                  acc[nb][mt]);
               }
       }
 
@@ -1029,6 +1055,8 @@ private:
   TileOps ops;
   DecodeShape s;
   Buffers buffers;
+  /// The V chunks of pv's first token block (first pass), loaded in qk.
+  SmallVector<Value> firstValues;
   ThreadIds ids;
 };
 

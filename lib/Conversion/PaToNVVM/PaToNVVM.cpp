@@ -146,7 +146,8 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
 
     Builder builder(&getContext());
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
-      if (!kernel.isKernel())
+      // A kernel built for its threads already (pa-lower-plan-to-threads).
+      if (!kernel.isKernel() || kernel->hasAttr(kDistributionAttrName))
         continue;
       StringRef distribution = "thread0";
       SmallVector<scf::ParallelOp> loops;

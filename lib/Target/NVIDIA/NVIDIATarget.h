@@ -3,6 +3,7 @@
 #define PA_LIB_TARGET_NVIDIA_NVIDIATARGET_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Target/TargetMachine.h"
@@ -28,6 +29,11 @@ inline constexpr llvm::StringLiteral kSharedBytesAttrName = "pa.shared_bytes";
 
 /// Registers pa-convert-kernels-to-nvvm.
 void registerConvertKernelsToNVVMPass();
+
+/// `pa-lower-plan-to-threads` (PlanKernel.cpp): pa.plan to a planning
+/// kernel on the 128 threads of one workgroup, the plan of pa-lower-plan.
+std::unique_ptr<Pass> createLowerPlanToThreadsPass(llvm::StringRef chip);
+void registerLowerPlanToThreadsPass();
 
 /// An NVPTX target machine for `chip` at O3 with kPTXFeatures (the NVPTX
 /// backend is initialized on first use); null with `error` set otherwise.

@@ -30,8 +30,9 @@ constexpr int64_t kMaxStagedPageIds = 4096;
 } // namespace
 
 void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
-  // pa ops -> tiled IR (the same passes as the host and AMD paths).
-  pm.addPass(createPaLowerPlan({chip.str()}));
+  // pa ops -> tiled IR (the same passes as the host and AMD paths, but the
+  // plan kernel on 128 threads instead of a sequential program).
+  pm.addPass(nvidia::createLowerPlanToThreadsPass(chip));
   pm.addPass(createPaTile({chip.str()}));
   pm.addPass(createPaLowerReduce({chip.str()}));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
@@ -55,6 +56,7 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
 
 void mlir::pa::registerNVIDIAPipelines() {
   nvidia::registerConvertKernelsToNVVMPass();
+  nvidia::registerLowerPlanToThreadsPass();
   PassPipelineRegistration<NVVMPipelineOptions>(
       "pa-lower-to-nvvm",
       "lower pa ops to kernels of gpu.module @pa_kernels in the LLVM/NVVM "

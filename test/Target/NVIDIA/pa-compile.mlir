@@ -26,7 +26,7 @@
 // JSON:      "format": "ptx",
 // JSON:      "name": "pa_plan",
 // JSON:      "grid": "x = 1, y = 1, z = 1",
-// JSON:      "distribution": "thread0",
+// JSON:      "distribution": "threads",
 // JSON:      "block_size": [
 // JSON-NEXT:   128,
 // JSON:      "name": "pa_decode",

@@ -23,10 +23,10 @@ void registerNVIDIAPipelines();
 
 /// `pa-lower-to-nvvm`: pa.plan / pa.decode / pa.reduce to kernels of
 /// gpu.module @pa_kernels in the LLVM and NVVM dialects for `chip`
-/// (sm_90a). pa-to-nvvm distributes the decode kernel over the warps of
-/// its workgroup; the plan and reduce kernels run their sequential
-/// workgroup program on thread 0 (pa-workgroup-to-lane0). The host function
-/// keeps its gpu.launch_func ops.
+/// (sm_90a). The plan kernel is built on the workgroup's 128 threads
+/// (pa-lower-plan-to-threads); pa-to-nvvm distributes the decode kernel
+/// over the warps of its workgroup and the reduce kernel over its threads.
+/// The host function keeps its gpu.launch_func ops.
 void buildNVVMPipeline(OpPassManager &pm, llvm::StringRef chip);
 
 /// `pa-convert-kernels-to-nvvm`: the dialect conversion of a gpu.module

@@ -1,0 +1,376 @@
+//===- PlanKernel.cpp - pa.plan on the 128 threads of one workgroup -------===//
+//
+// pa-lower-plan builds the planning kernel as a sequential workgroup
+// program; on NVIDIA it ran on thread 0 and took 24-71 us on the H200 (one
+// thread's chain of loads, i64 arithmetic and stores: more than the
+// reduce, a quarter of the decode at B = 128, L = 2048). This pass builds
+// the same plan (LowerPlan.cpp's i64 arithmetic, so the same bits) on the
+// 128 threads of the one workgroup:
+//   1. thread i takes sequences [i C, (i + 1) C), C = ceil(B / 128): its
+//      tiles and non-empty sequences; block scans (shared memory) give
+//      each thread the tiles before its first sequence, and the totals;
+//   2. capacity, the slots left after one per non-empty sequence and each
+//      sequence's partition count (the prefix-sum apportioning); a block
+//      scan of the counts gives each thread its first slot;
+//   3. reduce_info[b] = (first slot, partitions stored) per sequence;
+//   4. after a barrier, thread i takes work_info rows i, i + 128, ...: the
+//      row's sequence is the last whose first slot is <= the row (a binary
+//      search over reduce_info), its partition k = row - first slot; rows
+//      no partition takes are zero.
+// The kernel keeps the name, operands and 1x1x1 grid of pa-lower-plan's.
+//
+//===----------------------------------------------------------------------===//
+#include "NVIDIATarget.h"
+
+#include "pa/IR/PaOps.h"
+#include "pa/Transforms/KernelBuilder.h"
+#include "pa/Transforms/PlanLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using arith::CmpIPredicate;
+
+namespace {
+
+constexpr int64_t kThreads = 128;
+/// What pa-to-nvvm records on each kernel (and leaves alone when set).
+constexpr llvm::StringLiteral kDistributionAttrName = "pa.distribution";
+
+/// i64 / index arithmetic at a builder's insertion point.
+struct Emitter {
+  ImplicitLocOpBuilder &b;
+
+  Value i64(int64_t v) {
+    return arith::ConstantIntOp::create(b, b.getI64Type(), v);
+  }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, b.getI32Type(), v);
+  }
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  /// Division of non-negative operands (so truncation is the floor).
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+  Value cmp(CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, c, x, y);
+  }
+  Value toI64(Value x) {
+    if (x.getType().isIndex())
+      return arith::IndexCastOp::create(b, b.getI64Type(), x);
+    return arith::ExtSIOp::create(b, b.getI64Type(), x);
+  }
+  Value toIndex(Value x) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), x);
+  }
+  Value toI32(Value x) {
+    return arith::TruncIOp::create(b, b.getI32Type(), x);
+  }
+  Value load(Value memref, ValueRange indices) {
+    return memref::LoadOp::create(b, memref, indices);
+  }
+  void store(Value value, Value memref, ValueRange indices) {
+    memref::StoreOp::create(b, value, memref, indices);
+  }
+  void barrier() { gpu::BarrierOp::create(b); }
+
+  /// for (iv = lower; iv < upper; iv += step) with i64 loop-carried values.
+  SmallVector<Value>
+  forLoop(Value lower, Value upper, Value step, ValueRange init,
+          function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto loop = scf::ForOp::create(
+        b, lower, upper, step, init,
+        [&](OpBuilder &, Location, Value iv, ValueRange carried) {
+          scf::YieldOp::create(b, body(iv, carried));
+        });
+    return SmallVector<Value>(loop.getResults());
+  }
+};
+
+class PlanBuilder {
+public:
+  PlanBuilder(ImplicitLocOpBuilder &b, const PlanParams &params,
+              ValueRange args, ValueRange scans)
+      : b(b), e{b}, params(params), contextLengths(args[0]),
+        workInfo(args[1]), reduceInfo(args[2]), scans(scans) {}
+
+  void build() {
+    Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    Value batch = memref::DimOp::create(b, contextLengths, 0);
+    Value workRows = memref::DimOp::create(b, workInfo, 0);
+    Value batch64 = e.toI64(batch);
+    // Thread tid's sequences: [begin, end).
+    Value chunk = arith::CeilDivUIOp::create(b, batch, e.idx(kThreads));
+    Value begin = arith::MinUIOp::create(b, e.mul(tid, chunk), batch);
+    Value end = arith::MinUIOp::create(b, e.add(begin, chunk), batch);
+    Value one = e.idx(1);
+
+    // 1. Tiles and non-empty sequences; exclusive tile prefix per thread.
+    SmallVector<Value> mine = e.forLoop(
+        begin, end, one, {e.i64(0), e.i64(0)},
+        [&](Value sequence, ValueRange acc) -> SmallVector<Value> {
+          Value tiles = tileRange(contextLength(sequence)).second;
+          Value nonEmpty = arith::ExtUIOp::create(
+              b, b.getI64Type(), e.cmp(CmpIPredicate::sgt, tiles, e.i64(0)));
+          return {e.add(acc[0], tiles), e.add(acc[1], nonEmpty)};
+        });
+    SmallVector<Value> tileScan = inclusiveScan(tid, {scans[0], scans[1]},
+                                                {mine[0], mine[1]});
+    Value tilesBefore = e.sub(tileScan[0], mine[0]);
+    Value last = e.idx(kThreads - 1);
+    Value totalTiles = e.load(scans[0], {last});
+    Value nonEmptyCount = e.load(scans[1], {last});
+
+    // 2. Capacity >= B >= non-empty sequences, so remaining >= 0.
+    Value perHead = e.div(e.i64(params.budget + params.kvHeads - 1),
+                          e.i64(params.kvHeads));
+    Value capacity = e.min(e.mul(batch64, e.i64(params.maxPartitions)),
+                           e.max(batch64, perHead));
+    remaining = e.sub(capacity, nonEmptyCount);
+    denominator = e.max(totalTiles, e.i64(1));
+    Value myCount =
+        e.forLoop(begin, end, one, {tilesBefore, e.i64(0)},
+                  [&](Value sequence, ValueRange acc) -> SmallVector<Value> {
+                    Partitions p = partitions(sequence, acc[0]);
+                    return {p.cum, e.add(acc[1], p.count)};
+                  })[1];
+    Value countScan = inclusiveScan(tid, {scans[2]}, {myCount})[0];
+    Value slotsBefore = e.sub(countScan, myCount);
+    Value totalCount = e.load(scans[2], {last});
+
+    // 3. reduce_info: first slot and the partitions stored (slots past the
+    // end of a too-small work_info are skipped, as in pa-lower-plan).
+    Value workRows64 = e.toI64(workRows);
+    e.forLoop(begin, end, one, {tilesBefore, slotsBefore},
+              [&](Value sequence, ValueRange acc) -> SmallVector<Value> {
+                Partitions p = partitions(sequence, acc[0]);
+                Value nextSlot = acc[1];
+                Value storable = e.max(
+                    e.min(p.count, e.sub(workRows64, nextSlot)), e.i64(0));
+                e.store(e.toI32(nextSlot), reduceInfo, {sequence, e.idx(0)});
+                e.store(e.toI32(storable), reduceInfo, {sequence, e.idx(1)});
+                return {p.cum, e.add(nextSlot, p.count)};
+              });
+    e.barrier();
+
+    // 4. Every work_info row: a partition or zeros.
+    Value stride = e.idx(kThreads);
+    auto hasSequences = scf::IfOp::create(
+        b, e.cmp(CmpIPredicate::sgt, batch64, e.i64(0)),
+        /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&hasSequences.getThenRegion().front());
+    e.forLoop(tid, workRows, stride, {},
+              [&](Value slot, ValueRange) -> SmallVector<Value> {
+                writeRow(slot, batch64, totalCount);
+                return {};
+              });
+    b.setInsertionPointToStart(&hasSequences.getElseRegion().front());
+    e.forLoop(tid, workRows, stride, {},
+              [&](Value slot, ValueRange) -> SmallVector<Value> {
+                Value zero = e.i32(0);
+                storeRow(slot, {zero, zero, zero, zero});
+                return {};
+              });
+    b.setInsertionPointAfter(hasSequences);
+  }
+
+private:
+  /// Context length of `sequence` (index) as i64; negative lengths read
+  /// as 0.
+  Value contextLength(Value sequence) {
+    Value raw = e.load(contextLengths, {sequence});
+    return e.max(e.toI64(raw), e.i64(0));
+  }
+
+  /// First tile and tile count of a sequence of `length` tokens:
+  /// [W > 0 ? max(0, C - (Q-1) - W) / 256 : 0, ceil(C / 256)).
+  std::pair<Value, Value> tileRange(Value length) {
+    Value first =
+        params.window > 0
+            ? e.div(e.max(e.sub(length,
+                                e.i64(params.queryLength - 1 + params.window)),
+                          e.i64(0)),
+                    e.i64(kTileTokens))
+            : e.i64(0);
+    Value end = e.div(e.add(length, e.i64(kTileTokens - 1)),
+                      e.i64(kTileTokens));
+    return {first, e.max(e.sub(end, first), e.i64(0))};
+  }
+
+  struct Partitions {
+    Value cum, count;
+  };
+  /// The partition count of `sequence` after `cumBefore` tiles: the
+  /// prefix-sum apportioning of pa-lower-plan (an empty sequence gets 0).
+  Partitions partitions(Value sequence, Value cumBefore) {
+    Value tiles = tileRange(contextLength(sequence)).second;
+    Value cum = e.add(cumBefore, tiles);
+    Value extra = e.sub(e.div(e.mul(cum, remaining), denominator),
+                        e.div(e.mul(cumBefore, remaining), denominator));
+    Value count = e.min(e.min(e.add(extra, e.i64(1)), tiles),
+                        e.i64(params.maxPartitions));
+    return {cum, count};
+  }
+
+  /// Inclusive sums over the threads of one i64 value each (Hillis-Steele
+  /// in shared memory); `buffers[i]` keeps the sums, the last entry the
+  /// total.
+  SmallVector<Value> inclusiveScan(Value tid, ValueRange buffers,
+                                   ValueRange values) {
+    SmallVector<Value> sums(values);
+    for (auto [buffer, value] : llvm::zip(buffers, values))
+      e.store(value, buffer, {tid});
+    e.barrier();
+    for (int64_t offset = 1; offset < kThreads; offset *= 2) {
+      Value has = e.cmp(CmpIPredicate::uge, tid, e.idx(offset));
+      Value other = arith::SelectOp::create(b, has, e.sub(tid, e.idx(offset)),
+                                            tid);
+      for (auto [i, buffer] : llvm::enumerate(buffers))
+        sums[i] = e.add(sums[i], e.select(has, e.load(buffer, {other}),
+                                          e.i64(0)));
+      e.barrier();
+      for (auto [buffer, sum] : llvm::zip(buffers, sums))
+        e.store(sum, buffer, {tid});
+      e.barrier();
+    }
+    return sums;
+  }
+
+  /// Work row `slot` (index) of a plan of `batch` > 0 sequences whose
+  /// counts add up to `totalCount`.
+  void writeRow(Value slot, Value batch, Value totalCount) {
+    Value slot64 = e.toI64(slot);
+    auto firstSlotOf = [&](Value sequence) {
+      return e.toI64(e.load(reduceInfo, {e.toIndex(sequence), e.idx(0)}));
+    };
+    // The last sequence whose first slot is <= slot (first slots do not
+    // decrease and sequence 0's is 0): bits of the answer, highest first.
+    Value bits = e.sub(
+        e.i64(64), math::CountLeadingZerosOp::create(b, batch).getResult());
+    Value owner =
+        e.forLoop(e.idx(0), e.toIndex(bits), e.idx(1), {e.i64(0)},
+                  [&](Value j, ValueRange acc) -> SmallVector<Value> {
+                    Value shift = e.sub(e.sub(bits, e.i64(1)), e.toI64(j));
+                    Value candidate = e.add(
+                        acc[0], arith::ShLIOp::create(b, e.i64(1), shift));
+                    Value inside =
+                        e.cmp(CmpIPredicate::slt, candidate, batch);
+                    Value clamped =
+                        e.min(candidate, e.sub(batch, e.i64(1)));
+                    Value take = arith::AndIOp::create(
+                        b, inside,
+                        e.cmp(CmpIPredicate::sle, firstSlotOf(clamped),
+                              slot64));
+                    return {e.select(take, candidate, acc[0])};
+                  })[0];
+    Value firstSlot = firstSlotOf(owner);
+    Value stored = e.toI64(
+        e.load(reduceInfo, {e.toIndex(owner), e.idx(1)}));
+    Value next = e.add(owner, e.i64(1));
+    Value nextFirst =
+        firstSlotOf(e.min(next, e.sub(batch, e.i64(1))));
+    Value count = e.sub(
+        e.select(e.cmp(CmpIPredicate::slt, next, batch), nextFirst,
+                 totalCount),
+        firstSlot);
+    Value k = e.sub(slot64, firstSlot);
+    Value isPartition = e.cmp(CmpIPredicate::slt, k, stored);
+    Value length = contextLength(e.toIndex(owner));
+    auto [first, tiles] = tileRange(length);
+    Value divisor = e.max(count, e.i64(1));
+    Value partBegin = e.add(first, e.div(e.mul(k, tiles), divisor));
+    Value partEnd =
+        e.add(first, e.div(e.mul(e.add(k, e.i64(1)), tiles), divisor));
+    Value zero = e.i32(0);
+    auto field = [&](Value x) {
+      return e.select(isPartition, e.toI32(x), zero);
+    };
+    storeRow(slot, {field(owner), field(partBegin), field(partEnd),
+                    field(length)});
+  }
+
+  void storeRow(Value slot, std::array<Value, 4> row) {
+    for (int64_t f = 0; f < 4; ++f)
+      e.store(row[f], workInfo, {slot, e.idx(f)});
+  }
+
+  ImplicitLocOpBuilder &b;
+  Emitter e;
+  const PlanParams &params;
+  Value contextLengths, workInfo, reduceInfo;
+  ValueRange scans;
+  Value remaining, denominator;
+};
+
+struct LowerPlanToThreadsPass
+    : PassWrapper<LowerPlanToThreadsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerPlanToThreadsPass)
+
+  LowerPlanToThreadsPass() = default;
+  LowerPlanToThreadsPass(const LowerPlanToThreadsPass &other)
+      : PassWrapper(other) {}
+  explicit LowerPlanToThreadsPass(StringRef chipName) {
+    chip = chipName.str();
+  }
+
+  StringRef getArgument() const override { return "pa-lower-plan-to-threads"; }
+  StringRef getDescription() const override {
+    return "lower pa.plan to a planning kernel that runs on the 128 threads "
+           "of one NVIDIA workgroup (the work plan of pa-lower-plan)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
+                    memref::MemRefDialect, scf::SCFDialect>();
+  }
+
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA chip: sm_90a"),
+                           llvm::cl::init("sm_90a")};
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<ChipInfo> target = resolveChip(module, chip);
+    if (failed(target))
+      return signalPassFailure();
+    if (target->workgroupSize != kThreads) {
+      module.emitError() << "pa-lower-plan-to-threads plans on " << kThreads
+                         << " threads, but " << chip << " launches "
+                         << target->workgroupSize;
+      return signalPassFailure();
+    }
+    Builder builder(module.getContext());
+    MemRefType scan = workgroupMemRef({kThreads}, builder.getI64Type());
+    for (gpu::GPUFuncOp kernel : lowerPlanOps(
+             module, *target, {scan, scan, scan},
+             [](ImplicitLocOpBuilder &body, gpu::GPUFuncOp kernel,
+                const PlanParams &params) {
+               PlanBuilder(body, params, kernel.getArguments(),
+                           kernel.getWorkgroupAttributions())
+                   .build();
+             }))
+      kernel->setAttr(kDistributionAttrName,
+                      builder.getStringAttr("threads"));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::pa::nvidia::createLowerPlanToThreadsPass(
+    StringRef chip) {
+  return std::make_unique<LowerPlanToThreadsPass>(chip);
+}
+
+void mlir::pa::nvidia::registerLowerPlanToThreadsPass() {
+  PassRegistration<LowerPlanToThreadsPass>();
+}
