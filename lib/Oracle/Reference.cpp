@@ -293,6 +293,18 @@ double outputRoundingSlack(ScalarType outputType, double ref) {
   return std::fabs(roundToScalar(outputType, ref) - ref);
 }
 
+bool Deviation::note(double gotValue, double refValue, double tolerance,
+                     double slack) {
+  double r = toleranceRatio(gotValue, refValue, tolerance, slack);
+  if (r > ratio) {
+    ratio = r;
+    absolute = std::fabs(gotValue - refValue);
+    got = gotValue;
+    ref = refValue;
+  }
+  return r <= 1.0;
+}
+
 double toleranceRatio(double got, double ref, double tolerance,
                       double slack) {
   if (std::isinf(ref))

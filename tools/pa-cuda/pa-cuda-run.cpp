@@ -264,22 +264,7 @@ bool uploadCase(DeviceOperands &d, const oracle::DecodeCase &c,
 // Comparison with the oracle
 //===----------------------------------------------------------------------===//
 
-/// Worst |got - ref| / (atol + rtol |ref|) of one quantity (<= 1 passes).
-struct Deviation {
-  double ratio = 0, absolute = 0, got = 0, ref = 0;
-  void note(double gotValue, double refValue, double tolerance) {
-    if (std::isinf(refValue) && gotValue == refValue)
-      return;
-    double difference = std::fabs(gotValue - refValue);
-    double r = difference / (tolerance + tolerance * std::fabs(refValue));
-    if (!(r <= ratio)) { // NaN counts as worst
-      ratio = std::isnan(r) ? std::numeric_limits<double>::infinity() : r;
-      absolute = difference;
-      got = gotValue;
-      ref = refValue;
-    }
-  }
-};
+using oracle::Deviation;
 
 struct GpuResults {
   std::vector<int32_t> workInfo, reduceInfo;
@@ -332,18 +317,13 @@ CaseResult compareWithOracle(const oracle::DecodeCase &c, const ProgramDir &p,
     fail("reduce_info differs from the oracle's plan");
     return result;
   }
-  const double tolerance = oracle::isFp8(c.kvType) ? 5e-3 : 2e-3;
-  auto close = [&](double got, double ref) {
-    if (std::isinf(ref))
-      return got == ref;
-    return std::isfinite(got) &&
-           std::fabs(got - ref) <= tolerance + tolerance * std::fabs(ref);
-  };
+  const double tolerance = oracle::specTolerance(c.kvType);
   const int64_t d = c.headDim, rows = partials.rows;
   for (size_t i = 0; i < reference.size(); ++i) {
     double got = oracle::decodeScalar(c.queryType, gpu.output[i]);
-    result.output.note(got, reference[i], tolerance);
-    if (!close(got, reference[i]))
+    if (!result.output.note(
+            got, reference[i], tolerance,
+            oracle::outputRoundingSlack(c.queryType, reference[i])))
       fail("output[" + std::to_string(i / (c.numQueryHeads * d)) + "][" +
            std::to_string(i / d % c.numQueryHeads) + "][" +
            std::to_string(i % d) + "] = " + std::to_string(got) + ", oracle " +
@@ -357,8 +337,7 @@ CaseResult compareWithOracle(const oracle::DecodeCase &c, const ProgramDir &p,
         for (int64_t r = 0; r < rows; ++r) {
           size_t at = size_t(partials.rowIndex(h, slot, r));
           auto check = [&](const char *name, double got, double ref) {
-            result.partials.note(got, ref, tolerance);
-            if (!close(got, ref))
+            if (!result.partials.note(got, ref, tolerance))
               fail(std::string(name) + "[" + std::to_string(h) + "][" +
                    std::to_string(slot) + "][" + std::to_string(r) +
                    "] = " + std::to_string(got) + ", oracle " +

@@ -96,18 +96,6 @@ DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
   return config;
 }
 
-bool Deviation::note(double gotValue, double refValue, double tolerance,
-                     double slack) {
-  double r = oracle::toleranceRatio(gotValue, refValue, tolerance, slack);
-  if (r > ratio) {
-    ratio = r;
-    absolute = std::fabs(gotValue - refValue);
-    got = gotValue;
-    ref = refValue;
-  }
-  return r <= 1.0;
-}
-
 CaseResult runAndCompare(const HostProgram &program,
                          const oracle::DecodeCase &c,
                          std::vector<uint16_t> *outputBits) {

@@ -11,6 +11,7 @@
 
 #include "pa/API/HostProgram.h"
 #include "pa/Oracle/CaseGen.h"
+#include "pa/Oracle/Reference.h"
 
 #include <functional>
 #include <string>
@@ -23,16 +24,7 @@ mlir::pa::DecodeConfig programConfigFor(const oracle::DecodeShape &shape,
                                         std::optional<int64_t> budget,
                                         std::optional<int64_t> maxPartitions);
 
-/// Worst deviation of one quantity: `ratio` is oracle::toleranceRatio (<= 1
-/// passes), with the element that produced it.
-struct Deviation {
-  double ratio = 0.0;
-  double absolute = 0.0;
-  double got = 0.0, ref = 0.0;
-  /// Notes one element; whether it passes.
-  bool note(double gotValue, double refValue, double tolerance,
-            double slack = 0.0);
-};
+using oracle::Deviation;
 
 struct CaseResult {
   bool passed = false;

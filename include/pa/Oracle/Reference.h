@@ -65,6 +65,17 @@ double outputRoundingSlack(ScalarType outputType, double ref);
 double toleranceRatio(double got, double ref, double tolerance,
                       double slack = 0.0);
 
+// The worst deviation of one quantity (toleranceRatio) and the element
+// that produced it.
+struct Deviation {
+  double ratio = 0.0;
+  double absolute = 0.0;
+  double got = 0.0, ref = 0.0;
+  // Notes one element; whether it passes.
+  bool note(double gotValue, double refValue, double tolerance,
+            double slack = 0.0);
+};
+
 // computePartials then reducePartials.
 bool referenceDecodeSplit(const DecodeCase &c, const WorkPlan &plan,
                           std::vector<double> &output, std::string &error);
