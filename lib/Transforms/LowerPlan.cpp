@@ -29,77 +29,12 @@ using namespace mlir::pa;
 
 namespace {
 
-/// A sequence's tiles: [first, first + count).
-struct TileRange {
-  Value first, count;
-};
-
-/// Emits i64 arithmetic of the planning kernel.
-class PlanEmitter {
-public:
-  PlanEmitter(ImplicitLocOpBuilder &b, const PlanParams &params)
-      : b(b), params(params) {}
-
-  Value i64(int64_t value) {
-    return arith::ConstantIntOp::create(b, b.getI64Type(), value);
-  }
-  Value toI64(Value index) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), index);
-  }
-  Value toIndex(Value value) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), value);
-  }
-  Value toI32(Value value) {
-    return arith::TruncIOp::create(b, b.getI32Type(), value);
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  /// Division of non-negative operands (so truncation is the floor).
-  Value div(Value x, Value y) { return arith::DivSIOp::create(b, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
-
-  /// Context length of sequence `sequence` (index) as i64. Negative lengths
-  /// are invalid input; they are read as 0 (no tiles, an empty sequence)
-  /// rather than producing negative tile ranges.
-  Value contextLength(Value contextLengths, Value sequence) {
-    Value raw = memref::LoadOp::create(b, contextLengths, ValueRange{sequence});
-    return max(arith::ExtSIOp::create(b, b.getI64Type(), raw), i64(0));
-  }
-
-  /// First tile and tile count of a sequence with context length `length`:
-  /// [W > 0 ? max(0, C - (Q-1) - W) / 256 : 0, ceil(C / 256)).
-  TileRange tileRange(Value length) {
-    Value first =
-        params.window > 0
-            ? div(max(sub(length, i64(params.queryLength - 1 + params.window)),
-                      i64(0)),
-                  i64(kTileTokens))
-            : i64(0);
-    Value end = div(add(length, i64(kTileTokens - 1)), i64(kTileTokens));
-    return {first, max(sub(end, first), i64(0))};
-  }
-
-  /// planCapacity's formula:
-  /// min(B * max_partitions, max(B, ceil(budget / Hkv))).
-  Value capacity(Value batch) {
-    Value perHead = div(add(i64(params.budget), i64(params.kvHeads - 1)),
-                        i64(params.kvHeads));
-    return min(mul(batch, i64(params.maxPartitions)), max(batch, perHead));
-  }
-
-private:
-  ImplicitLocOpBuilder &b;
-  const PlanParams &params;
-};
-
 /// Builds the body of the planning kernel; `args` are (context_lengths,
 /// work_info, reduce_info) and the builder is inside the kernel.
 void buildPlanBody(ImplicitLocOpBuilder &b, ValueRange args,
                    const PlanParams &params) {
   Value contextLengths = args[0], workInfo = args[1], reduceInfo = args[2];
-  PlanEmitter e(b, params);
+  PlanArithmetic e(b, params);
   Value c0 = arith::ConstantIndexOp::create(b, 0);
   Value c1 = arith::ConstantIndexOp::create(b, 1);
   Value batch = memref::DimOp::create(b, contextLengths, 0);
@@ -123,7 +58,7 @@ void buildPlanBody(ImplicitLocOpBuilder &b, ValueRange args,
       b, c0, batch, c1, ValueRange{e.i64(0), e.i64(0)},
       [&](OpBuilder &nested, Location loc, Value sequence, ValueRange acc) {
         ImplicitLocOpBuilder nb(loc, nested);
-        PlanEmitter ne(nb, params);
+        PlanArithmetic ne(nb, params);
         Value tiles =
             ne.tileRange(ne.contextLength(contextLengths, sequence)).count;
         Value nonEmpty = arith::ExtUIOp::create(
@@ -149,10 +84,10 @@ void buildPlanBody(ImplicitLocOpBuilder &b, ValueRange args,
       b, c0, batch, c1, ValueRange{e.i64(0), e.i64(0)},
       [&](OpBuilder &nested, Location loc, Value sequence, ValueRange acc) {
         ImplicitLocOpBuilder nb(loc, nested);
-        PlanEmitter ne(nb, params);
+        PlanArithmetic ne(nb, params);
         Value cumBefore = acc[0], nextSlot = acc[1];
         Value length = ne.contextLength(contextLengths, sequence);
-        TileRange range = ne.tileRange(length);
+        PlanArithmetic::TileRange range = ne.tileRange(length);
         Value first = range.first, tiles = range.count;
         Value cum = ne.add(cumBefore, tiles);
         Value extra = ne.sub(ne.div(ne.mul(cum, remaining), denominator),
@@ -180,7 +115,7 @@ void buildPlanBody(ImplicitLocOpBuilder &b, ValueRange args,
             nb, c0n, ne.toIndex(storable), c1n, ValueRange{},
             [&](OpBuilder &inner, Location innerLoc, Value part, ValueRange) {
               ImplicitLocOpBuilder ib(innerLoc, inner);
-              PlanEmitter ie(ib, params);
+              PlanArithmetic ie(ib, params);
               Value k = ie.toI64(part);
               Value begin = ie.add(first, ie.div(ie.mul(k, tiles), count));
               Value end = ie.add(

@@ -11,9 +11,12 @@
 #ifndef PA_TRANSFORMS_PLANLOWERING_H
 #define PA_TRANSFORMS_PLANLOWERING_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "pa/IR/PaOps.h"
 #include "pa/Target/Chip.h"
 
 namespace mlir::pa {
@@ -25,6 +28,83 @@ struct PlanParams {
   int64_t kvHeads;
   int64_t budget;
   int64_t maxPartitions;
+};
+
+/// The plan's arithmetic, in i64 (window bounds reach 2^31, cum * rem is a
+/// product of two plan-sized numbers), shared by every planning kernel so
+/// that they compute the same bits: the spec's formulas in one place.
+class PlanArithmetic {
+public:
+  PlanArithmetic(ImplicitLocOpBuilder &b, const PlanParams &params)
+      : b(b), params(params) {}
+
+  Value i64(int64_t value) {
+    return arith::ConstantIntOp::create(b, b.getI64Type(), value);
+  }
+  Value i32(int64_t value) {
+    return arith::ConstantIntOp::create(b, b.getI32Type(), value);
+  }
+  Value idx(int64_t value) { return arith::ConstantIndexOp::create(b, value); }
+  /// An index or a narrower integer as i64 (sign-extended).
+  Value toI64(Value x) {
+    if (x.getType().isIndex())
+      return arith::IndexCastOp::create(b, b.getI64Type(), x);
+    return arith::ExtSIOp::create(b, b.getI64Type(), x);
+  }
+  Value toIndex(Value x) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), x);
+  }
+  Value toI32(Value x) { return arith::TruncIOp::create(b, b.getI32Type(), x); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  /// Division of non-negative operands (so truncation is the floor).
+  Value div(Value x, Value y) { return arith::DivSIOp::create(b, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
+  Value cmp(arith::CmpIPredicate predicate, Value x, Value y) {
+    return arith::CmpIOp::create(b, predicate, x, y);
+  }
+  Value select(Value condition, Value x, Value y) {
+    return arith::SelectOp::create(b, condition, x, y);
+  }
+
+  /// Context length of sequence `sequence` (index) as i64. Negative lengths
+  /// are invalid input; they are read as 0 (no tiles, an empty sequence)
+  /// rather than producing negative tile ranges.
+  Value contextLength(Value contextLengths, Value sequence) {
+    Value raw = memref::LoadOp::create(b, contextLengths, ValueRange{sequence});
+    return max(toI64(raw), i64(0));
+  }
+
+  /// A sequence's tiles: [first, first + count).
+  struct TileRange {
+    Value first, count;
+  };
+  /// The spec's tiles of a sequence with context length `length`:
+  /// [W > 0 ? max(0, C - (Q-1) - W) / 256 : 0, ceil(C / 256)).
+  TileRange tileRange(Value length) {
+    Value first =
+        params.window > 0
+            ? div(max(sub(length, i64(params.queryLength - 1 + params.window)),
+                      i64(0)),
+                  i64(kTileTokens))
+            : i64(0);
+    Value end = div(add(length, i64(kTileTokens - 1)), i64(kTileTokens));
+    return {first, max(sub(end, first), i64(0))};
+  }
+
+  /// The spec's capacity (DecodeConfig::planCapacity):
+  /// min(B * max_partitions, max(B, ceil(budget / Hkv))).
+  Value capacity(Value batch) {
+    Value perHead = div(add(i64(params.budget), i64(params.kvHeads - 1)),
+                        i64(params.kvHeads));
+    return min(mul(batch, i64(params.maxPartitions)), max(batch, perHead));
+  }
+
+protected:
+  ImplicitLocOpBuilder &b;
+  const PlanParams &params;
 };
 
 /// Fills the body of a `pa_plan` kernel (arguments: context_lengths,

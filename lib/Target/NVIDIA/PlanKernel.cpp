@@ -43,41 +43,11 @@ constexpr int64_t kThreads = 128;
 /// What pa-to-nvvm records on each kernel (and leaves alone when set).
 constexpr llvm::StringLiteral kDistributionAttrName = "pa.distribution";
 
-/// i64 / index arithmetic at a builder's insertion point.
-struct Emitter {
-  ImplicitLocOpBuilder &b;
+/// The plan's arithmetic (PlanArithmetic, shared with pa-lower-plan) and
+/// the memory, barrier and loop ops of the threaded kernel.
+struct Emitter : PlanArithmetic {
+  using PlanArithmetic::PlanArithmetic;
 
-  Value i64(int64_t v) {
-    return arith::ConstantIntOp::create(b, b.getI64Type(), v);
-  }
-  Value i32(int64_t v) {
-    return arith::ConstantIntOp::create(b, b.getI32Type(), v);
-  }
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  /// Division of non-negative operands (so truncation is the floor).
-  Value div(Value x, Value y) { return arith::DivSIOp::create(b, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
-  Value cmp(CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, p, x, y);
-  }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, c, x, y);
-  }
-  Value toI64(Value x) {
-    if (x.getType().isIndex())
-      return arith::IndexCastOp::create(b, b.getI64Type(), x);
-    return arith::ExtSIOp::create(b, b.getI64Type(), x);
-  }
-  Value toIndex(Value x) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), x);
-  }
-  Value toI32(Value x) {
-    return arith::TruncIOp::create(b, b.getI32Type(), x);
-  }
   Value load(Value memref, ValueRange indices) {
     return memref::LoadOp::create(b, memref, indices);
   }
@@ -103,7 +73,7 @@ class PlanBuilder {
 public:
   PlanBuilder(ImplicitLocOpBuilder &b, const PlanParams &params,
               ValueRange args, ValueRange scans)
-      : b(b), e{b}, params(params), contextLengths(args[0]),
+      : b(b), e(b, params), params(params), contextLengths(args[0]),
         workInfo(args[1]), reduceInfo(args[2]), scans(scans) {}
 
   void build() {
@@ -121,7 +91,7 @@ public:
     SmallVector<Value> mine = e.forLoop(
         begin, end, one, {e.i64(0), e.i64(0)},
         [&](Value sequence, ValueRange acc) -> SmallVector<Value> {
-          Value tiles = tileRange(contextLength(sequence)).second;
+          Value tiles = e.tileRange(contextLength(sequence)).count;
           Value nonEmpty = arith::ExtUIOp::create(
               b, b.getI64Type(), e.cmp(CmpIPredicate::sgt, tiles, e.i64(0)));
           return {e.add(acc[0], tiles), e.add(acc[1], nonEmpty)};
@@ -134,11 +104,7 @@ public:
     Value nonEmptyCount = e.load(scans[1], {last});
 
     // 2. Capacity >= B >= non-empty sequences, so remaining >= 0.
-    Value perHead = e.div(e.i64(params.budget + params.kvHeads - 1),
-                          e.i64(params.kvHeads));
-    Value capacity = e.min(e.mul(batch64, e.i64(params.maxPartitions)),
-                           e.max(batch64, perHead));
-    remaining = e.sub(capacity, nonEmptyCount);
+    remaining = e.sub(e.capacity(batch64), nonEmptyCount);
     denominator = e.max(totalTiles, e.i64(1));
     Value myCount =
         e.forLoop(begin, end, one, {tilesBefore, e.i64(0)},
@@ -187,26 +153,8 @@ public:
   }
 
 private:
-  /// Context length of `sequence` (index) as i64; negative lengths read
-  /// as 0.
   Value contextLength(Value sequence) {
-    Value raw = e.load(contextLengths, {sequence});
-    return e.max(e.toI64(raw), e.i64(0));
-  }
-
-  /// First tile and tile count of a sequence of `length` tokens:
-  /// [W > 0 ? max(0, C - (Q-1) - W) / 256 : 0, ceil(C / 256)).
-  std::pair<Value, Value> tileRange(Value length) {
-    Value first =
-        params.window > 0
-            ? e.div(e.max(e.sub(length,
-                                e.i64(params.queryLength - 1 + params.window)),
-                          e.i64(0)),
-                    e.i64(kTileTokens))
-            : e.i64(0);
-    Value end = e.div(e.add(length, e.i64(kTileTokens - 1)),
-                      e.i64(kTileTokens));
-    return {first, e.max(e.sub(end, first), e.i64(0))};
+    return e.contextLength(contextLengths, sequence);
   }
 
   struct Partitions {
@@ -215,7 +163,7 @@ private:
   /// The partition count of `sequence` after `cumBefore` tiles: the
   /// prefix-sum apportioning of pa-lower-plan (an empty sequence gets 0).
   Partitions partitions(Value sequence, Value cumBefore) {
-    Value tiles = tileRange(contextLength(sequence)).second;
+    Value tiles = e.tileRange(contextLength(sequence)).count;
     Value cum = e.add(cumBefore, tiles);
     Value extra = e.sub(e.div(e.mul(cum, remaining), denominator),
                         e.div(e.mul(cumBefore, remaining), denominator));
@@ -288,7 +236,7 @@ private:
     Value k = e.sub(slot64, firstSlot);
     Value isPartition = e.cmp(CmpIPredicate::slt, k, stored);
     Value length = contextLength(e.toIndex(owner));
-    auto [first, tiles] = tileRange(length);
+    auto [first, tiles] = e.tileRange(length);
     Value divisor = e.max(count, e.i64(1));
     Value partBegin = e.add(first, e.div(e.mul(k, tiles), divisor));
     Value partEnd =
