@@ -216,9 +216,7 @@ int main(int argc, char **argv) {
       jobs.push_back({forChip(matrix[index], chip), index});
 
   std::map<std::string, Coverage> coverage;
-  int passed = 0, failed = 0;
-  Deviation worstOutput, worstPartials;
-  std::string worstOutputCase, worstPartialsCase;
+  MatrixTally tally;
   double compileSeconds = 0, runSeconds = 0, oracleSeconds = 0;
   mlir::pa::emulator::Stats totals;
   auto start = std::chrono::steady_clock::now();
@@ -245,7 +243,7 @@ int main(int argc, char **argv) {
     double compiled = secondsSince(compileStart);
     compileSeconds += compiled;
     if (mlir::failed(program)) {
-      failed += int(chosen.size());
+      tally.failed += int(chosen.size());
       std::printf("FAIL %s: compile: %s\n", description.c_str(),
                   error.c_str());
       std::fflush(stdout);
@@ -271,15 +269,12 @@ int main(int argc, char **argv) {
           caseConfigFor(spec, jobs[j].index, set, sets[set], random);
       if (std::find(chosen.begin(), chosen.end(), set) == chosen.end())
         continue;
-      std::string lengths;
-      for (int32_t length : sets[set])
-        lengths += (lengths.empty() ? "" : ",") + std::to_string(length);
+      std::string lengths = lengthsText(sets[set]);
+      std::string caseName = description + " lengths=" + lengths;
       oracle::DecodeCase c;
       if (!oracle::generateCase(config, c, error)) {
-        ++failed;
+        tally.recordFailure(caseName, "case generation: " + error);
         ++programFailures;
-        std::printf("FAIL %s lengths=%s: case generation: %s\n",
-                    description.c_str(), lengths.c_str(), error.c_str());
         continue;
       }
       mlir::pa::emulator::Stats stats;
@@ -292,25 +287,10 @@ int main(int argc, char **argv) {
       programStats += stats;
       runSeconds += result.runSeconds;
       oracleSeconds += result.oracleSeconds;
-      std::string caseName = description + " lengths=" + lengths;
-      if (result.output.ratio > worstOutput.ratio) {
-        worstOutput = result.output;
-        worstOutputCase = caseName;
-      }
-      if (result.partials.ratio > worstPartials.ratio) {
-        worstPartials = result.partials;
-        worstPartialsCase = caseName;
-      }
       programWorst = std::max(
           {programWorst, result.output.ratio, result.partials.ratio});
-      if (result.passed) {
-        ++passed;
-      } else {
-        ++failed;
+      if (!tally.record(result, caseName))
         ++programFailures;
-        std::printf("FAIL %s lengths=%s: %s\n", description.c_str(),
-                    lengths.c_str(), result.failure.c_str());
-      }
       if (verbose)
         std::printf("  lengths=%s run %.3fs (%.3g lane-instr/s) oracle %.3fs "
                     "output ratio %.3g partial ratio %.3g\n",
@@ -343,7 +323,7 @@ int main(int argc, char **argv) {
   double elapsed = secondsSince(start);
   std::printf("\n%d configurations (%s subset, shard %zu/%zu); compile "
               "%.1fs, run %.1fs, oracle %.1fs, total %.1fs\n",
-              passed + failed, full ? "full" : "ci", shard, shards,
+              tally.passed + tally.failed, full ? "full" : "ci", shard, shards,
               compileSeconds, runSeconds, oracleSeconds, elapsed);
   std::printf("emulator: %llu wave instructions, %llu lane instructions in "
               "%.1fs: %.3g lane-instructions/s (%.3g wave-instructions/s); "
@@ -357,18 +337,11 @@ int main(int argc, char **argv) {
               (unsigned long long)totals.workgroups,
               (unsigned long long)totals.barriers,
               (unsigned long long)totals.mfmas);
-  std::printf("worst output error: |out - ref| = %.3g (%.3f of tolerance; "
-              "got %.6g, ref %.6g) in %s\n",
-              worstOutput.absolute, worstOutput.ratio, worstOutput.got,
-              worstOutput.ref, worstOutputCase.c_str());
-  std::printf("worst partial error: |got - ref| = %.3g (%.3f of tolerance; "
-              "got %.6g, ref %.6g) in %s\n",
-              worstPartials.absolute, worstPartials.ratio, worstPartials.got,
-              worstPartials.ref, worstPartialsCase.c_str());
+  tally.printWorst();
   if (!covered) {
     std::printf("the subset misses axis values on some chip\n");
-    ++failed;
+    ++tally.failed;
   }
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  std::printf("%d passed, %d failed\n", tally.passed, tally.failed);
+  return tally.failed == 0 ? 0 : 1;
 }

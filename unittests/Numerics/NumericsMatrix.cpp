@@ -51,9 +51,7 @@ int main(int argc, char **argv) {
   if (programs.size() > programLimit)
     programs.resize(programLimit);
 
-  int passed = 0, failed = 0;
-  Deviation worstOutput, worstPartials;
-  std::string worstOutputCase, worstPartialsCase;
+  MatrixTally tally;
   double compileSeconds = 0, runSeconds = 0, oracleSeconds = 0;
   auto total = std::chrono::steady_clock::now();
   std::mt19937_64 random(7);
@@ -72,7 +70,7 @@ int main(int argc, char **argv) {
     compileSeconds += compiled;
     std::vector<std::vector<int32_t>> sets = lengthSets(spec, random);
     if (mlir::failed(program)) {
-      failed += int(sets.size());
+      tally.failed += int(sets.size());
       std::printf("FAIL %s: compile: %s\n", description.c_str(),
                   error.c_str());
       continue;
@@ -85,37 +83,18 @@ int main(int argc, char **argv) {
           caseConfigFor(spec, index, set, sets[set], random);
       oracle::DecodeCase c;
       if (!oracle::generateCase(config, c, error)) {
-        ++failed;
+        tally.recordFailure(description, "case generation: " + error);
         ++programFailures;
-        std::printf("FAIL %s: case generation: %s\n", description.c_str(),
-                    error.c_str());
         continue;
       }
       CaseResult result = runAndCompare(**program, c);
       runSeconds += result.runSeconds;
       oracleSeconds += result.oracleSeconds;
-      std::string lengths;
-      for (int32_t length : sets[set])
-        lengths += (lengths.empty() ? "" : ",") + std::to_string(length);
-      std::string caseName = description + " lengths=" + lengths;
-      if (result.output.ratio > worstOutput.ratio) {
-        worstOutput = result.output;
-        worstOutputCase = caseName;
-      }
-      if (result.partials.ratio > worstPartials.ratio) {
-        worstPartials = result.partials;
-        worstPartialsCase = caseName;
-      }
+      std::string lengths = lengthsText(sets[set]);
       programWorst = std::max(
           {programWorst, result.output.ratio, result.partials.ratio});
-      if (result.passed) {
-        ++passed;
-      } else {
-        ++failed;
+      if (!tally.record(result, description + " lengths=" + lengths))
         ++programFailures;
-        std::printf("FAIL %s lengths=%s: %s\n", description.c_str(),
-                    lengths.c_str(), result.failure.c_str());
-      }
       if (verbose)
         std::printf("  lengths=%s slots=%lld/%lld run %.3fs oracle %.3fs "
                     "output ratio %.3g partial ratio %.3g\n",
@@ -133,20 +112,13 @@ int main(int argc, char **argv) {
 
   std::printf("\n%d configurations (%zu programs); compile %.1fs, run %.1fs, "
               "oracle %.1fs, total %.1fs\n",
-              passed + failed, programs.size(), compileSeconds, runSeconds,
-              oracleSeconds, secondsSince(total));
-  std::printf("worst output error: |out - ref| = %.3g (%.3f of tolerance; "
-              "got %.6g, ref %.6g) in %s\n",
-              worstOutput.absolute, worstOutput.ratio, worstOutput.got,
-              worstOutput.ref, worstOutputCase.c_str());
-  std::printf("worst partial error: |got - ref| = %.3g (%.3f of tolerance; "
-              "got %.6g, ref %.6g) in %s\n",
-              worstPartials.absolute, worstPartials.ratio, worstPartials.got,
-              worstPartials.ref, worstPartialsCase.c_str());
+              tally.passed + tally.failed, programs.size(), compileSeconds,
+              runSeconds, oracleSeconds, secondsSince(total));
+  tally.printWorst();
   if (!covered) {
     std::printf("the matrix misses values the issue requires\n");
-    ++failed;
+    ++tally.failed;
   }
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  std::printf("%d passed, %d failed\n", tally.passed, tally.failed);
+  return tally.failed == 0 ? 0 : 1;
 }

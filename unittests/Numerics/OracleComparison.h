@@ -58,6 +58,26 @@ struct ComparisonOptions {
   std::optional<oracle::ScalarType> queryQuantizedPerRow;
 };
 
+/// The results of a matrix run's cases: counts, the worst output and partial
+/// deviations and the cases they came from. Shared by the host and emulator
+/// numerics matrices.
+struct MatrixTally {
+  int passed = 0, failed = 0;
+  Deviation worstOutput, worstPartials;
+  std::string worstOutputCase, worstPartialsCase;
+
+  /// Records the result of case `caseName` and prints "FAIL caseName: why"
+  /// when it failed; whether it passed.
+  bool record(const CaseResult &result, const std::string &caseName);
+  /// Records a case that failed before it ran (e.g. case generation).
+  void recordFailure(const std::string &caseName, const std::string &why);
+  /// The "worst output error" and "worst partial error" lines.
+  void printWorst() const;
+};
+
+/// "l0,l1,...": a length set as the matrices name it.
+std::string lengthsText(const std::vector<int32_t> &lengths);
+
 /// runAndCompare for a program of `config` that `run` executes.
 CaseResult runAndCompare(const mlir::pa::DecodeConfig &config,
                          const DecodeRunner &run, const oracle::DecodeCase &c,
