@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NVIDIA.h"
+#include "Output.h"
 
 #include "pa/Target/Chip.h"
 #include "pa/Target/NVIDIA/PTX.h"
@@ -34,50 +35,30 @@ bool mlir::pa::isNVIDIAChipName(StringRef chip) {
 
 namespace {
 
-LogicalResult writeFile(StringRef path, StringRef contents) {
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
-  if (!file) {
-    llvm::errs() << "pa-compile: " << error << "\n";
-    return failure();
-  }
-  file->os() << contents;
-  file->keep();
-  return success();
-}
-
 /// One line per kernel of the metadata JSON.
 void printResourceTable(StringRef metadataJson) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(metadataJson);
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return;
-  }
-  const llvm::json::Object *root = parsed->getAsObject();
-  const llvm::json::Array *kernels = root ? root->getArray("kernels") : nullptr;
-  if (!kernels)
-    return;
-  llvm::outs() << root->getString("target").value_or("") << " (PTX "
-               << root->getString("ptx_version").value_or("") << ")\n";
-  auto number = [](const llvm::json::Object &kernel, StringRef key) {
-    return kernel.getInteger(key).value_or(-1);
-  };
-  for (const llvm::json::Value &value : *kernels) {
-    const llvm::json::Object *kernel = value.getAsObject();
-    if (!kernel)
-      continue;
-    llvm::outs() << llvm::formatv(
-        "  {0,-12} grid [{1}] block {2} | shared {3} B, registers {4}, "
-        "stack {5} B, spills {6}/{7} B, params {8} B\n",
-        kernel->getString("name").value_or(""),
-        kernel->getString("grid").value_or(""),
-        kernel->getArray("block_size") && !kernel->getArray("block_size")->empty()
-            ? (*kernel->getArray("block_size"))[0].getAsInteger().value_or(-1)
-            : -1,
-        number(*kernel, "shared_bytes"), number(*kernel, "registers"),
-        number(*kernel, "stack_bytes"), number(*kernel, "spill_store_bytes"),
-        number(*kernel, "spill_load_bytes"), number(*kernel, "param_bytes"));
-  }
+  forEachMetadataKernel(
+      metadataJson,
+      [](const llvm::json::Object &root) {
+        llvm::outs() << root.getString("target").value_or("") << " (PTX "
+                     << root.getString("ptx_version").value_or("") << ")\n";
+      },
+      [](const llvm::json::Object &kernel) {
+        const llvm::json::Array *block = kernel.getArray("block_size");
+        llvm::outs() << llvm::formatv(
+            "  {0,-12} grid [{1}] block {2} | shared {3} B, registers {4}, "
+            "stack {5} B, spills {6}/{7} B, params {8} B\n",
+            kernel.getString("name").value_or(""),
+            kernel.getString("grid").value_or(""),
+            block && !block->empty() ? (*block)[0].getAsInteger().value_or(-1)
+                                     : -1,
+            metadataNumber(kernel, "shared_bytes"),
+            metadataNumber(kernel, "registers"),
+            metadataNumber(kernel, "stack_bytes"),
+            metadataNumber(kernel, "spill_store_bytes"),
+            metadataNumber(kernel, "spill_load_bytes"),
+            metadataNumber(kernel, "param_bytes"));
+      });
 }
 
 LogicalResult writeBinary(const NVIDIAModule &compiled,
@@ -91,12 +72,12 @@ LogicalResult writeBinary(const NVIDIAModule &compiled,
   if (request.printResources)
     printResourceTable(compiled.metadataJson);
   if (request.emit == NVIDIARequest::Emit::PTX)
-    return writeFile(request.output, compiled.ptx);
+    return writeOutput(request.output, compiled.ptx);
   StringRef binary =
       request.format == "cubin" ? StringRef(compiled.cubin) : compiled.ptx;
-  if (failed(writeFile(request.output, binary)))
+  if (failed(writeOutput(request.output, binary)))
     return failure();
-  return writeFile(request.output + ".json", compiled.metadataJson);
+  return writeOutput(request.output + ".json", compiled.metadataJson);
 }
 
 } // namespace
@@ -143,7 +124,7 @@ LogicalResult mlir::pa::compileForNVIDIA(MLIRContext &context,
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os);
-    return writeFile(request.output, text);
+    return writeOutput(request.output, text);
   }
   llvm::LLVMContext llvmContext;
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
@@ -154,7 +135,7 @@ LogicalResult mlir::pa::compileForNVIDIA(MLIRContext &context,
     std::string text;
     llvm::raw_string_ostream os(text);
     (*llvmModule)->print(os, nullptr);
-    return writeFile(request.output, text);
+    return writeOutput(request.output, text);
   }
   FailureOr<NVIDIAModule> compiled = emitPTX(*module, **llvmModule, options);
   if (failed(compiled))

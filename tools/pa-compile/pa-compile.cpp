@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NVIDIA.h"
+#include "Output.h"
 #include "pa/IR/NestingDepth.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/CodeObject.h"
@@ -89,49 +90,28 @@ cl::opt<bool> throughAPI(
              "entry point; errors come back as text) instead of stage by "
              "stage; --emit=hsaco only"));
 
-LogicalResult writeOutput(StringRef path, StringRef contents) {
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
-  if (!file) {
-    llvm::errs() << "pa-compile: " << error << "\n";
-    return failure();
-  }
-  file->os() << contents;
-  file->keep();
-  return success();
-}
-
 /// One line per kernel of the metadata JSON: what `make demo` shows.
 void printResourceTable(StringRef metadataJson) {
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(metadataJson);
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return;
-  }
-  const llvm::json::Object *root = parsed->getAsObject();
-  const llvm::json::Array *kernels = root ? root->getArray("kernels") : nullptr;
-  if (!kernels)
-    return;
-  auto number = [](const llvm::json::Object &kernel, StringRef key) {
-    return kernel.getInteger(key).value_or(-1);
-  };
-  if (std::optional<StringRef> target = root->getString("target"))
-    llvm::outs() << *target << "\n";
-  for (const llvm::json::Value &value : *kernels) {
-    const llvm::json::Object *kernel = value.getAsObject();
-    if (!kernel)
-      continue;
-    llvm::outs() << llvm::formatv(
-        "  {0,-12} grid [{1}] workgroup {2} | LDS {3} B, VGPR {4}, AGPR "
-        "{5}, SGPR {6}, scratch {7} B, kernarg {8} B\n",
-        kernel->getString("name").value_or(""),
-        kernel->getString("grid").value_or(""),
-        number(*kernel, "max_flat_workgroup_size"),
-        number(*kernel, "lds_bytes"), number(*kernel, "vgpr_count"),
-        number(*kernel, "agpr_count"), number(*kernel, "sgpr_count"),
-        number(*kernel, "scratch_bytes"),
-        number(*kernel, "kernarg_segment_size"));
-  }
+  pa::forEachMetadataKernel(
+      metadataJson,
+      [](const llvm::json::Object &root) {
+        if (std::optional<StringRef> target = root.getString("target"))
+          llvm::outs() << *target << "\n";
+      },
+      [](const llvm::json::Object &kernel) {
+        llvm::outs() << llvm::formatv(
+            "  {0,-12} grid [{1}] workgroup {2} | LDS {3} B, VGPR {4}, AGPR "
+            "{5}, SGPR {6}, scratch {7} B, kernarg {8} B\n",
+            kernel.getString("name").value_or(""),
+            kernel.getString("grid").value_or(""),
+            pa::metadataNumber(kernel, "max_flat_workgroup_size"),
+            pa::metadataNumber(kernel, "lds_bytes"),
+            pa::metadataNumber(kernel, "vgpr_count"),
+            pa::metadataNumber(kernel, "agpr_count"),
+            pa::metadataNumber(kernel, "sgpr_count"),
+            pa::metadataNumber(kernel, "scratch_bytes"),
+            pa::metadataNumber(kernel, "kernarg_segment_size"));
+      });
 }
 
 /// The command line, copied out of the cl::opts: lld's driver resets every
@@ -155,10 +135,10 @@ LogicalResult writeCodeObject(const pa::AMDCodeObject &codeObject,
   if (request.printResources)
     printResourceTable(codeObject.metadataJson);
   if (request.emit == EmitKind::Isa)
-    return writeOutput(request.output, codeObject.isa);
-  if (failed(writeOutput(request.output, codeObject.hsaco)))
+    return pa::writeOutput(request.output, codeObject.isa);
+  if (failed(pa::writeOutput(request.output, codeObject.hsaco)))
     return failure();
-  return writeOutput(request.output + ".json", codeObject.metadataJson);
+  return pa::writeOutput(request.output + ".json", codeObject.metadataJson);
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -200,7 +180,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os);
-    return writeOutput(outputFilename, text);
+    return pa::writeOutput(outputFilename, text);
   }
 
   llvm::LLVMContext llvmContext;
@@ -212,7 +192,7 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     std::string text;
     llvm::raw_string_ostream os(text);
     (*llvmModule)->print(os, nullptr);
-    return writeOutput(outputFilename, text);
+    return pa::writeOutput(outputFilename, text);
   }
 
   FailureOr<pa::AMDCodeObject> codeObject =
