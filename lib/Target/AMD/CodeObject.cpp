@@ -8,6 +8,7 @@
 #include "pa/Target/AMD/CodeObject.h"
 #include "AMDTarget.h"
 #include "pa/Target/AMD/Pipeline.h"
+#include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -104,66 +105,12 @@ LogicalResult checkNoExternalFunctions(llvm::Module &module, Location loc) {
   return failure();
 }
 
-/// Collects the errors LLVM reports through `context` while alive (by
-/// default an error diagnostic there exits the process, e.g. the backend's
-/// "local memory exceeds limit").
-class LLVMDiagnosticCollector {
-public:
-  explicit LLVMDiagnosticCollector(llvm::LLVMContext &context)
-      : context(context), previous(context.getDiagnosticHandler()) {
-    context.setDiagnosticHandler(std::make_unique<Handler>(errors));
-  }
-  ~LLVMDiagnosticCollector() {
-    context.setDiagnosticHandler(std::move(previous));
-  }
-
-  /// Fails with the collected errors as one diagnostic at `loc`.
-  LogicalResult check(Location loc, StringRef stage) const {
-    if (errors.empty())
-      return success();
-    return emitError(loc) << stage << " failed: " << llvm::join(errors, "; ");
-  }
-
-private:
-  struct Handler : llvm::DiagnosticHandler {
-    explicit Handler(SmallVectorImpl<std::string> &errors) : errors(errors) {}
-    bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
-      if (info.getSeverity() != llvm::DS_Error)
-        return true;
-      std::string message;
-      llvm::raw_string_ostream os(message);
-      llvm::DiagnosticPrinterRawOStream printer(os);
-      info.print(printer);
-      errors.push_back(std::move(message));
-      return true;
-    }
-    SmallVectorImpl<std::string> &errors;
-  };
-
-  llvm::LLVMContext &context;
-  std::unique_ptr<llvm::DiagnosticHandler> previous;
-  SmallVector<std::string> errors;
-};
-
-/// A temporary file removed when this object dies.
-struct TempFile {
-  SmallString<128> path;
-  ~TempFile() {
-    if (!path.empty())
-      llvm::sys::fs::remove(path);
-  }
-};
-
 /// Links the relocatable `object` into a shared-object code object with
 /// lld's ELF driver in this process.
 FailureOr<std::string> linkCodeObject(ArrayRef<char> object, Location loc) {
   TempFile input, output;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("pa-kernels", "o", input.path))
-    return emitError(loc) << "cannot create a temporary file: " << ec.message();
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "pa-kernels", "hsaco", output.path))
-    return emitError(loc) << "cannot create a temporary file: " << ec.message();
+  if (failed(input.create("o", loc)) || failed(output.create("hsaco", loc)))
+    return failure();
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(input.path, ec);

@@ -9,6 +9,7 @@
 #include "pa/Target/NVIDIA/PTX.h"
 #include "NVIDIATarget.h"
 #include "PTXMetadata.h"
+#include "pa/Target/LLVMSupport.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
 #include "pa/Transforms/KernelBuilder.h"
 
@@ -65,59 +66,6 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(module, modules);
 }
-
-/// Collects the errors LLVM reports through `context` while alive (by
-/// default an error diagnostic there exits the process).
-class LLVMErrorCollector {
-public:
-  explicit LLVMErrorCollector(llvm::LLVMContext &context)
-      : context(context), previous(context.getDiagnosticHandler()) {
-    context.setDiagnosticHandler(std::make_unique<Handler>(errors));
-  }
-  ~LLVMErrorCollector() { context.setDiagnosticHandler(std::move(previous)); }
-
-  LogicalResult check(Location loc, StringRef stage) const {
-    if (errors.empty())
-      return success();
-    return emitError(loc) << stage << " failed: " << llvm::join(errors, "; ");
-  }
-
-private:
-  struct Handler : llvm::DiagnosticHandler {
-    explicit Handler(SmallVectorImpl<std::string> &errors) : errors(errors) {}
-    bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
-      if (info.getSeverity() != llvm::DS_Error)
-        return true;
-      std::string message;
-      llvm::raw_string_ostream os(message);
-      llvm::DiagnosticPrinterRawOStream printer(os);
-      info.print(printer);
-      errors.push_back(std::move(message));
-      return true;
-    }
-    SmallVectorImpl<std::string> &errors;
-  };
-
-  llvm::LLVMContext &context;
-  std::unique_ptr<llvm::DiagnosticHandler> previous;
-  SmallVector<std::string> errors;
-};
-
-/// A temporary file removed when this object dies.
-struct TempFile {
-  SmallString<128> path;
-  ~TempFile() {
-    if (!path.empty())
-      llvm::sys::fs::remove(path);
-  }
-  LogicalResult create(StringRef suffix, Location loc) {
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("pa-kernels", suffix, path))
-      return emitError(loc) << "cannot create a temporary file: "
-                            << ec.message();
-    return success();
-  }
-};
 
 /// ptxas: the explicit path, else PATH, else the toolkit's default place.
 std::optional<std::string> findPtxas(StringRef explicitPath) {
@@ -210,7 +158,7 @@ mlir::pa::translateKernelsToNVPTX(ModuleOp module,
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
   {
-    LLVMErrorCollector errors(llvmContext);
+    LLVMDiagnosticCollector errors(llvmContext);
     optimizeModule(*llvmModule, *machine);
     if (failed(errors.check(kernels.getLoc(), "LLVM optimization")))
       return failure();
@@ -239,7 +187,7 @@ FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
 
   NVIDIAModule result;
   {
-    LLVMErrorCollector errors(llvmModule.getContext());
+    LLVMDiagnosticCollector errors(llvmModule.getContext());
     llvm::raw_string_ostream ptx(result.ptx);
     llvm::buffer_ostream buffered(ptx);
     llvm::legacy::PassManager codegen;
