@@ -45,20 +45,7 @@ PaDecodeConfig paDecodeConfigGetDefault(void) {
 }
 
 PaHostProgram paHostProgramCreate(const PaDecodeConfig *c, PaString *error) {
-  clear(error);
-  DecodeConfig config;
-  std::string message;
-  if (!unwrapConfig(c, config, message)) {
-    report(error, message);
-    return {nullptr};
-  }
-  FailureOr<std::unique_ptr<HostProgram>> program =
-      HostProgram::compile(config, message);
-  if (failed(program)) {
-    report(error, message);
-    return {nullptr};
-  }
-  return {program->release()};
+  return createProgram<PaHostProgram, HostProgram>(c, error);
 }
 
 void paHostProgramDestroy(PaHostProgram program) { delete unwrap(program); }
@@ -69,18 +56,7 @@ int64_t paHostProgramPlanCapacity(PaHostProgram program, int64_t batch) {
 
 bool paHostProgramRun(PaHostProgram program, const PaHostBuffers *b,
                       PaString *error) {
-  clear(error);
-  if (!program.ptr || !b) {
-    report(error, "paHostProgramRun needs a program and buffers");
-    return false;
-  }
-  HostBuffers buffers = unwrapBuffers(*b);
-  std::string message;
-  if (failed(unwrap(program)->run(buffers, message))) {
-    report(error, message);
-    return false;
-  }
-  return true;
+  return runProgram(unwrap(program), b, error, "paHostProgramRun");
 }
 
 bool paVerifyText(const char *mlirText, PaString *error) {

@@ -16,20 +16,7 @@ EmulatedProgram *unwrap(PaEmulatedProgram program) {
 
 PaEmulatedProgram paEmulatedProgramCreate(const PaDecodeConfig *c,
                                           PaString *error) {
-  clear(error);
-  DecodeConfig config;
-  std::string message;
-  if (!unwrapConfig(c, config, message)) {
-    report(error, message);
-    return {nullptr};
-  }
-  FailureOr<std::unique_ptr<EmulatedProgram>> program =
-      EmulatedProgram::compile(config, message);
-  if (failed(program)) {
-    report(error, message);
-    return {nullptr};
-  }
-  return {program->release()};
+  return createProgram<PaEmulatedProgram, EmulatedProgram>(c, error);
 }
 
 void paEmulatedProgramDestroy(PaEmulatedProgram program) {
@@ -43,15 +30,5 @@ int64_t paEmulatedProgramPlanCapacity(PaEmulatedProgram program,
 
 bool paEmulatedProgramRun(PaEmulatedProgram program,
                           const PaHostBuffers *buffers, PaString *error) {
-  clear(error);
-  if (!program.ptr || !buffers) {
-    report(error, "paEmulatedProgramRun needs a program and buffers");
-    return false;
-  }
-  std::string message;
-  if (failed(unwrap(program)->run(unwrapBuffers(*buffers), message))) {
-    report(error, message);
-    return false;
-  }
-  return true;
+  return runProgram(unwrap(program), buffers, error, "paEmulatedProgramRun");
 }

@@ -34,6 +34,44 @@ CompileOptions unwrapOptions(const PaCompileOptions *options);
 PaArtifact wrapArtifact(FailureOr<CompiledKernels> compiled,
                         const std::string &message, PaString *error);
 
+/// `Program::compile` of the configuration `c` (HostProgram,
+/// EmulatedProgram) as a C handle, or null with the reason in `error`.
+template <typename Handle, typename Program>
+Handle createProgram(const PaDecodeConfig *c, PaString *error) {
+  clear(error);
+  DecodeConfig config;
+  std::string message;
+  if (!unwrapConfig(c, config, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  FailureOr<std::unique_ptr<Program>> program =
+      Program::compile(config, message);
+  if (failed(program)) {
+    report(error, message);
+    return {nullptr};
+  }
+  return {program->release()};
+}
+
+/// `program->run` on the caller's `buffers`; false with the reason in
+/// `error` (`entryPoint` names the C function for a null argument).
+template <typename Program>
+bool runProgram(const Program *program, const PaHostBuffers *buffers,
+                PaString *error, const char *entryPoint) {
+  clear(error);
+  if (!program || !buffers) {
+    report(error, std::string(entryPoint) + " needs a program and buffers");
+    return false;
+  }
+  std::string message;
+  if (failed(program->run(unwrapBuffers(*buffers), message))) {
+    report(error, message);
+    return false;
+  }
+  return true;
+}
+
 } // namespace mlir::pa::capi
 
 #endif // PA_LIB_CAPI_WRAP_H
