@@ -1,8 +1,9 @@
 //===- LLVMSupport.h - pieces both GPU targets use around LLVM --*- C++ -*-===//
 //
 // Shared by the AMD (CodeObject.cpp) and NVIDIA (PTX.cpp) code generators:
-// collecting LLVM's error diagnostics instead of letting them exit the
-// process, and temporary files for the linker / assembler runs.
+// the O3 optimization of the kernels' LLVM IR, collecting LLVM's error
+// diagnostics instead of letting them exit the process, and temporary files
+// for the linker / assembler runs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_TARGET_LLVMSUPPORT_H
@@ -20,7 +21,17 @@
 #include <memory>
 #include <string>
 
+namespace llvm {
+class Module;
+class TargetMachine;
+class PipelineTuningOptions;
+} // namespace llvm
+
 namespace mlir::pa {
+
+/// LLVM's default O3 module pipeline for `machine`, with `tuning`.
+void optimizeModuleO3(llvm::Module &module, llvm::TargetMachine &machine,
+                      const llvm::PipelineTuningOptions &tuning);
 
 /// Collects the errors LLVM reports through `context` while alive (by
 /// default an error diagnostic there exits the process, e.g. the AMDGPU

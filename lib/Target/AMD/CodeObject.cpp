@@ -64,10 +64,6 @@ LogicalResult mlir::pa::lowerToROCDL(ModuleOp module,
 namespace {
 
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager cgsccs;
-  llvm::ModuleAnalysisManager modules;
   // No loop unrolling: the kernels' loops over LDS tiles have constant trip
   // counts, and the AMDGPU unroll thresholds for LDS loops unroll them into
   // blocks of thousands of stores, on which the post-RA scheduler spends
@@ -75,14 +71,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   // from it; pa-to-mfma emits its own unrolled MFMA code.
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = false;
-  llvm::PassBuilder builder(&machine, tuning);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(cgsccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, cgsccs, modules);
-  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
-      .run(module, modules);
+  optimizeModuleO3(module, machine, tuning);
 }
 
 /// Names every function `module` declares without defining (intrinsics

@@ -52,21 +52,6 @@ LogicalResult mlir::pa::lowerToNVVM(ModuleOp module,
 
 namespace {
 
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
-  llvm::LoopAnalysisManager loops;
-  llvm::FunctionAnalysisManager functions;
-  llvm::CGSCCAnalysisManager cgsccs;
-  llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder(&machine);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(cgsccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, cgsccs, modules);
-  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
-      .run(module, modules);
-}
-
 /// ptxas: the explicit path, else PATH, else the toolkit's default place.
 std::optional<std::string> findPtxas(StringRef explicitPath) {
   if (!explicitPath.empty())
@@ -159,7 +144,7 @@ mlir::pa::translateKernelsToNVPTX(ModuleOp module,
   llvmModule->setDataLayout(machine->createDataLayout());
   {
     LLVMDiagnosticCollector errors(llvmContext);
-    optimizeModule(*llvmModule, *machine);
+    optimizeModuleO3(*llvmModule, *machine, llvm::PipelineTuningOptions());
     if (failed(errors.check(kernels.getLoc(), "LLVM optimization")))
       return failure();
   }
