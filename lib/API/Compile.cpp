@@ -101,8 +101,9 @@ FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
   amd.chip = chip.str();
   amd.codeObjectVersion = options.codeObjectVersion;
   amd.fp8Residual = options.fp8Residual;
+  amd.cacheOffsets = options.cacheOffsets;
   auto buildPipeline = [&](OpPassManager &pm) {
-    buildROCDLPipeline(pm, amd.chip, amd.fp8Residual);
+    buildROCDLPipeline(pm, amd.chip, {amd.fp8Residual, amd.cacheOffsets});
   };
   if (failed(verifyAMDCompileOptions(module.getLoc(), amd)) ||
       failed(runPipeline(module, buildPipeline, stages)))

@@ -67,6 +67,11 @@ cl::opt<pa::Fp8Residual> fp8Residual(
     cl::desc("AMD chips, fp8 compute: the products whose operand's fp8 "
              "residual is multiplied too (pa-to-mfma)"),
     cl::init(pa::kDefaultFp8Residual), pa::fp8ResidualValues());
+cl::opt<pa::CacheOffsets> cacheOffsets(
+    "cache-offsets",
+    cl::desc("AMD chips: how the decode kernel addresses K, V and per-token "
+             "scales (pa-to-mfma)"),
+    cl::init(pa::CacheOffsets::automatic), pa::cacheOffsetsValues());
 cl::opt<EmitKind> emit(
     "emit", cl::desc("what to write"), cl::init(EmitKind::Hsaco),
     cl::values(clEnumValN(EmitKind::Hsaco, "hsaco",
@@ -213,6 +218,7 @@ int main(int argc, char **argv) {
   request.options.chip = chip;
   request.options.codeObjectVersion = codeObjectVersion;
   request.options.fp8Residual = fp8Residual;
+  request.options.cacheOffsets = cacheOffsets;
   request.emit = emit;
   request.output = outputFilename;
   request.printResources = printResources;

@@ -10,6 +10,7 @@
 //
 //   PAEmulatorMatrix [--subset ci|full] [--kernels rocdl|lane0]
 //                    [--fp8-residual none|p|query-and-p]
+//                    [--cache-offsets auto|64]
 //                    [--chips gfx942,gfx950] [--shard I/N] [--programs N]
 //                    [--dump-failing FILE] [--verbose]
 //
@@ -181,6 +182,14 @@ int main(int argc, char **argv) {
         return 2;
       }
       emulation.fp8Residual = *residual;
+    } else if (!std::strcmp(argv[i], "--cache-offsets") && i + 1 < argc) {
+      std::optional<mlir::pa::CacheOffsets> offsets =
+          mlir::pa::parseCacheOffsets(argv[++i]);
+      if (!offsets) {
+        std::printf("--cache-offsets takes auto or 64\n");
+        return 2;
+      }
+      emulation.cacheOffsets = *offsets;
     } else if (!std::strcmp(argv[i], "--chips") && i + 1 < argc) {
       chips = split(argv[++i]);
     } else if (!std::strcmp(argv[i], "--shard") && i + 1 < argc) {

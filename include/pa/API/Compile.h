@@ -31,6 +31,8 @@ struct CompileOptions {
   bool keepStages = false;
   /// AMD chips: pa-to-mfma's fp8-residual option.
   Fp8Residual fp8Residual = kDefaultFp8Residual;
+  /// AMD chips: pa-to-mfma's cache-offsets option.
+  CacheOffsets cacheOffsets = CacheOffsets::automatic;
 };
 
 /// The program at one point of the compilation.

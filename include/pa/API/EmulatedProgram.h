@@ -41,6 +41,8 @@ struct EmulationOptions {
   bool strictBufferBounds = true;
   /// pa-to-mfma's fp8-residual option (rocdlPipeline).
   Fp8Residual fp8Residual = kDefaultFp8Residual;
+  /// pa-to-mfma's cache-offsets option (rocdlPipeline).
+  CacheOffsets cacheOffsets = CacheOffsets::automatic;
 };
 
 class EmulatedProgram {

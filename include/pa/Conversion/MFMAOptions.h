@@ -40,11 +40,35 @@ enum class Fp8Residual {
 inline constexpr Fp8Residual kDefaultFp8Residual =
     Fp8Residual::queryAndProbabilities;
 
+/// How the decode kernel addresses the paged buffers (K, V, per-token
+/// scales).
+enum class CacheOffsets {
+  /// 16-byte buffer loads with 32-bit offsets (bounds-checked) when every
+  /// paged buffer is below 2^31 bytes, 64-bit global addresses otherwise:
+  /// decided at compile time for a static pool, else by a run-time check
+  /// of the pool size, with both tile loops in the kernel.
+  automatic,
+  /// 64-bit global addresses only (one tile loop, run once per M-tile):
+  /// pools known to be large, and the tests of that loop on small pools.
+  only64Bit,
+};
+
+/// The pa-to-mfma options that shape the decode kernel, as the pipeline
+/// passes them on.
+struct MFMAOptions {
+  Fp8Residual fp8Residual = kDefaultFp8Residual;
+  CacheOffsets cacheOffsets = CacheOffsets::automatic;
+};
+
 /// "none", "p", "query-and-p".
 llvm::StringRef stringifyFp8Residual(Fp8Residual residual);
 std::optional<Fp8Residual> parseFp8Residual(llvm::StringRef text);
 /// The values of an `fp8-residual` command-line or pass option.
 llvm::cl::ValuesClass fp8ResidualValues();
+/// "auto", "64".
+std::optional<CacheOffsets> parseCacheOffsets(llvm::StringRef text);
+/// The values of a `cache-offsets` command-line or pass option.
+llvm::cl::ValuesClass cacheOffsetsValues();
 
 } // namespace mlir::pa
 

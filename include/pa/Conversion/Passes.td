@@ -35,7 +35,13 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
            "fp8 products whose operand's fp8 residual is multiplied too, by "
            "a second MFMA per step (2^-8 instead of 2^-4 relative "
            "quantization error): none, p, query-and-p (default)",
-           "::mlir::pa::fp8ResidualValues()">
+           "::mlir::pa::fp8ResidualValues()">,
+    Option<"cacheOffsets", "cache-offsets", "::mlir::pa::CacheOffsets",
+           /*default=*/"::mlir::pa::CacheOffsets::automatic",
+           "how K, V and per-token scales are addressed: auto (32-bit "
+           "buffer offsets when every paged buffer is below 2^31 bytes, "
+           "64-bit global addresses otherwise; default) or 64",
+           "::mlir::pa::cacheOffsetsValues()">
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

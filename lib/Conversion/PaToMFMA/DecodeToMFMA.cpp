@@ -64,10 +64,22 @@ struct CacheViews {
   Value keys, values, kScale, vScale;
 };
 
+/// One M-tile's loop-invariant lane values. The M-tile is a constant for
+/// the loops over all M-tiles, a run-time value for the 64-bit loop that
+/// runs them one after the other (DecodeLowering::emitTileLoops).
+struct MTileLanes {
+  OpFoldResult firstRow; // index: 16 t
+  Value rowScale;        // f32: the row's score scale
+  // Row r = q * G + g sees [max(0, C - Q + 1 + q - W), C - Q + 1 + q): the
+  // bounds are a scalar base (i64) plus the lane's MTP position q.
+  Value rowPosition; // i32 q
+  Value isQueryRow;  // i1 (r < Q * G)
+};
+
 /// Per-lane state carried through one tile loop, for the M-tiles `mTiles`
-/// (indices into the row group's M-tiles) that loop computes.
+/// that loop computes.
 struct LaneState {
-  SmallVector<int64_t> mTiles; // not carried
+  SmallVector<MTileLanes> mTiles; // not carried
   /// Word offset of the query in LDS: always 0, but carried through the
   /// loop from an LDS word LLVM cannot see is 0, so that the query reads
   /// stay in the loop instead of being hoisted into registers for all of
@@ -206,11 +218,13 @@ bool queryNeedsResidual(DecodeKernel &d, Fp8Residual fp8Residual) {
 class DecodeLowering {
 public:
   DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
-                 Fp8Residual fp8Residual)
+                 const MFMAOptions &options)
       : d(d), s(d.shape), chip(chip), ctx(d.kernel.getContext()),
         instr(s.fp8Compute() ? kFp8Instr : kBf16Instr),
-        probResidual(fp8Residual != Fp8Residual::none && s.fp8Compute()),
-        queryResidual(queryNeedsResidual(d, fp8Residual)),
+        probResidual(options.fp8Residual != Fp8Residual::none &&
+                     s.fp8Compute()),
+        queryResidual(queryNeedsResidual(d, options.fp8Residual)),
+        only64BitOffsets(options.cacheOffsets == CacheOffsets::only64Bit),
         // QK with 16x16x128 where the chip has it and the head dim is a
         // whole number of its K (two 64-element load chunks), unless it
         // costs occupancy: with two M-tiles at D = 256 (and the query's
@@ -254,13 +268,20 @@ private:
   CacheViews globalViews();
   Value viewsFit32BitOffsets(ImplicitLocOpBuilder &b, bool &staticFits);
   // -- tile loop --
-  LaneState initialState(ImplicitLocOpBuilder &b, ArrayRef<int64_t> mTiles);
+  LaneState initialState(ImplicitLocOpBuilder &b,
+                         ArrayRef<MTileLanes> mTiles);
   LaneState emitTileLoop(ImplicitLocOpBuilder &b, const CacheViews &views,
                          const LaneState &init);
   /// The tile loops over `views`: one loop for all M-tiles (each K/V load
-  /// serves both), or one per M-tile (half the accumulators live at once).
+  /// serves both), or one M-tile at a time (half the accumulators live at
+  /// once).
   WaveResult emitTileLoops(ImplicitLocOpBuilder &b, const CacheViews &views,
                            bool loopPerMTile);
+  /// One tile loop that runs once per M-tile in a run-time loop over the
+  /// M-tiles: a copy of the tile loop per M-tile would double its code and
+  /// the kernel's compile time.
+  WaveResult emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
+                                  const CacheViews &views);
   LaneState emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
                          const CacheViews &views, const LaneState &state);
   // -- epilogue --
@@ -279,6 +300,12 @@ private:
   Value mfmaOp(ImplicitLocOpBuilder &b, Value a, Value bOperand, Value acc) {
     return amdgpu::MFMAOp::create(b, vec4, kBlock, kBlock, instr.k,
                                   /*blocks=*/1, a, bOperand, acc);
+  }
+  /// The M-tile's first row (a constant where the M-tile is one).
+  static IndexExpr firstRowOf(LaneBuilder &l, const MTileLanes &m) {
+    if (auto attr = dyn_cast<Attribute>(m.firstRow))
+      return l.idx(cast<IntegerAttr>(attr).getInt());
+    return l.idx(cast<Value>(m.firstRow));
   }
   /// `first` followed by `second` (vectors of one type).
   Value concat(LaneBuilder &l, Value first, Value second) {
@@ -335,6 +362,8 @@ private:
   /// carry ~8 significant bits instead of 4).
   bool probResidual;
   bool queryResidual;
+  /// cache-offsets=64: only the 64-bit tile loop.
+  bool only64BitOffsets;
   /// QK products as v_mfma_f32_16x16x128_f8f6f4 (gfx950).
   bool wideQK;
   Type f32;
@@ -359,12 +388,8 @@ private:
   Value tid, wave, lane, rowLane, group;
 
   // Loop-invariant lane constants (computeLaneConstants).
-  SmallVector<Value> rowScale;          // f32 per M-tile
-  // Row r = q * G + g sees [max(0, C - Q + 1 + q - W), C - Q + 1 + q): the
-  // bounds are a scalar base (i64) plus the lane's MTP position q.
+  SmallVector<MTileLanes> mTileLanes; // per M-tile, constant t
   Value visibleEndBase, visibleBeginBase; // i64; begin only with a window
-  SmallVector<Value> rowPosition;         // i32 q per M-tile
-  SmallVector<Value> isQueryRow;          // i1 per M-tile (r < Q * G)
   Value kPageIndex, kSlot0, vPageIndex, vSlot0; // index
   Value laneTokenOffset;                // i32: 64 w + 16 j
   Value vScaleTensor;                   // per_tensor V scale
@@ -589,12 +614,12 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
       scale = l.mulF(scale, memref::LoadOp::create(
                                 b, stats,
                                 ValueRange{(rowIndex + statsQueryScale()).get()}));
-    rowScale.push_back(scale);
     IndexExpr row = l.idx(softmax.getRowBase()) + rowIndex;
-    isQueryRow.push_back(
-        l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows)));
-    rowPosition.push_back(arith::IndexCastOp::create(
-        b, b.getI32Type(), (row / s.groupSize).get()));
+    mTileLanes.push_back(
+        {b.getIndexAttr(t * kBlock), scale,
+         arith::IndexCastOp::create(b, b.getI32Type(),
+                                    (row / s.groupSize).get()),
+         l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows))});
   }
   visibleEndBase = l.subI(context, l.i64(s.queryLength - 1));
   if (s.window > 0)
@@ -669,7 +694,7 @@ Value DecodeLowering::viewsFit32BitOffsets(ImplicitLocOpBuilder &b,
 //===----------------------------------------------------------------------===//
 
 LaneState DecodeLowering::initialState(ImplicitLocOpBuilder &b,
-                                       ArrayRef<int64_t> mTiles) {
+                                       ArrayRef<MTileLanes> mTiles) {
   LaneBuilder l(b);
   LaneState state;
   state.mTiles.assign(mTiles.begin(), mTiles.end());
@@ -738,14 +763,60 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
 WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,
                                          const CacheViews &views,
                                          bool loopPerMTile) {
+  if (loopPerMTile && s.mTiles > 1)
+    return emitMTileAtATimeLoop(b, views);
   WaveResult result;
-  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, s.mTiles));
-  if (!loopPerMTile || s.mTiles == 1) {
-    result.append(emitTileLoop(b, views, initialState(b, all)));
-    return result;
+  result.append(emitTileLoop(b, views, initialState(b, mTileLanes)));
+  return result;
+}
+
+WaveResult DecodeLowering::emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
+                                                const CacheViews &views) {
+  LaneBuilder l(b);
+  // Carried: the finished states of M-tiles 0 .. n-2 and the newest one
+  // (the last M-tile's after the loop). The newest is not used in the
+  // body, so it is not live across the tile loop.
+  LaneState like = initialState(b, {mTileLanes[0]});
+  SmallVector<Value> init;
+  for (int64_t t = 0; t < s.mTiles; ++t)
+    init.append(like.flatten());
+  auto loop = scf::ForOp::create(b, l.index(0), l.index(s.mTiles),
+                                 l.index(1), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value t = loop.getInductionVar();
+  SmallVector<Value> isTile;
+  for (int64_t k = 0; k < s.mTiles; ++k)
+    isTile.push_back(l.cmpI(arith::CmpIPredicate::eq, t, l.index(k)));
+  auto pick = [&](auto field) {
+    Value value = field(mTileLanes[0]);
+    for (int64_t k = 1; k < s.mTiles; ++k)
+      value = l.select(isTile[k], field(mTileLanes[k]), value);
+    return value;
+  };
+  MTileLanes lanes;
+  lanes.firstRow = (l.idx(t) * kBlock).get();
+  lanes.rowScale = pick([](const MTileLanes &m) { return m.rowScale; });
+  lanes.rowPosition = pick([](const MTileLanes &m) { return m.rowPosition; });
+  lanes.isQueryRow = pick([](const MTileLanes &m) { return m.isQueryRow; });
+  SmallVector<Value> newest =
+      emitTileLoop(b, views, initialState(b, {lanes})).flatten();
+  const size_t width = newest.size();
+  ValueRange carried = loop.getRegionIterArgs();
+  SmallVector<Value> next;
+  for (int64_t k = 0; k + 1 < s.mTiles; ++k)
+    for (size_t v = 0; v < width; ++v)
+      next.push_back(l.select(isTile[k], newest[v], carried[k * width + v]));
+  next.append(newest);
+  scf::YieldOp::create(b, next);
+
+  WaveResult result;
+  for (int64_t k = 0; k < s.mTiles; ++k) {
+    LaneState done = LaneState::unflatten(
+        loop.getResults().slice(k * width, width), like);
+    done.mTiles = {mTileLanes[k]};
+    result.append(done);
   }
-  for (int64_t t : all)
-    result.append(emitTileLoop(b, views, initialState(b, {t})));
   return result;
 }
 
@@ -782,12 +853,12 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // The query chunk(s) from `c` of M-tile k: the value and, with its
   // residual, the residual.
   auto loadQuery = [&](size_t k, int64_t c) {
-    int64_t t = state.mTiles[k];
+    const MTileLanes &m = state.mTiles[k];
     IndexExpr element = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0));
     IndexExpr rowWord = element * computeBytes / 4;
     if (wideQK)
       rowWord = wideQueryWord(rowWord);
-    IndexExpr word = (i + t * kBlock) * queryRowWords + rowWord +
+    IndexExpr word = (i + firstRowOf(l, m)) * queryRowWords + rowWord +
                      l.idx(state.queryOffset);
     SmallVector<Value> terms;
     for (int64_t base : queryResidual
@@ -867,7 +938,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   for (size_t k = 0; k < tiles; ++k)
     for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
       Value &score = scores[k][blk];
-      score = l.mulF(score, l.broadcast(vec4, rowScale[state.mTiles[k]]));
+      score = l.mulF(score, l.broadcast(vec4, state.mTiles[k].rowScale));
       if (kScales)
         score = l.mulF(score, blockOf(kScales, blk));
     }
@@ -910,15 +981,15 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // probOperands[k][step]: P, and with its residual P's fp8 residual.
   SmallVector<SmallVector<SmallVector<Value>>> probOperands(tiles);
   for (size_t k = 0; k < tiles; ++k) {
-    int64_t t = state.mTiles[k];
+    const MTileLanes &m = state.mTiles[k];
     // Without a window a row sees from token 0 (max(0, .) of the window's
     // begin only ever clamps what groupBound clamps anyway); padding rows
     // see nothing (hi = 0).
     Value lo = visibleBeginBase
-                   ? groupBound(l, visibleBeginBase, tileStart, rowPosition[t])
+                   ? groupBound(l, visibleBeginBase, tileStart, m.rowPosition)
                    : l.i32(0);
-    Value hi = l.select(isQueryRow[t],
-                        groupBound(l, visibleEndBase, tileStart, rowPosition[t]),
+    Value hi = l.select(m.isQueryRow,
+                        groupBound(l, visibleEndBase, tileStart, m.rowPosition),
                         l.i32(0));
     SmallVector<Value> masked;
     for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
@@ -1291,8 +1362,10 @@ LogicalResult DecodeLowering::run() {
   // Page ids and query rows are in LDS for every wave.
   gpu::BarrierOp::create(b);
   computeLaneConstants(b);
-  bool staticFits;
-  Value fits = viewsFit32BitOffsets(b, staticFits);
+  // cache-offsets=64 takes the 64-bit loop whatever the pool size.
+  bool staticFits = false;
+  Value fits =
+      only64BitOffsets ? Value() : viewsFit32BitOffsets(b, staticFits);
   WaveResult final;
   if (!fits) {
     final = staticFits ? emitTileLoops(b, fatRawBufferViews(b), false)
@@ -1352,6 +1425,6 @@ LogicalResult DecodeLowering::run() {
 
 LogicalResult mfma::lowerDecodeKernel(DecodeKernel &decode,
                                       const ChipInfo &chip,
-                                      Fp8Residual fp8Residual) {
-  return DecodeLowering(decode, chip, fp8Residual).run();
+                                      const MFMAOptions &options) {
+  return DecodeLowering(decode, chip, options).run();
 }

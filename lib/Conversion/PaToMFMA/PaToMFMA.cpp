@@ -51,7 +51,8 @@ struct PaToMFMAPass : pa::impl::PaToMFMABase<PaToMFMAPass> {
     if (!valid)
       return signalPassFailure();
     for (mfma::DecodeKernel &decode : decodes)
-      if (failed(mfma::lowerDecodeKernel(decode, *target, fp8Residual)))
+      if (failed(mfma::lowerDecodeKernel(decode, *target,
+                                         {fp8Residual, cacheOffsets})))
         return signalPassFailure();
     for (gpu::GPUFuncOp kernel : others)
       mfma::distributeParallelLoops(kernel, target->workgroupSize);
@@ -88,4 +89,19 @@ llvm::cl::ValuesClass mlir::pa::fp8ResidualValues() {
                  "P's residual in the PV product"),
       clEnumValN(Fp8Residual::queryAndProbabilities, "query-and-p",
                  "the query's residual in QK too"));
+}
+
+std::optional<CacheOffsets> mlir::pa::parseCacheOffsets(llvm::StringRef text) {
+  if (text == "auto")
+    return CacheOffsets::automatic;
+  if (text == "64")
+    return CacheOffsets::only64Bit;
+  return std::nullopt;
+}
+
+llvm::cl::ValuesClass mlir::pa::cacheOffsetsValues() {
+  return llvm::cl::values(
+      clEnumValN(CacheOffsets::automatic, "auto",
+                 "32-bit buffer offsets below 2^31 bytes, else 64-bit"),
+      clEnumValN(CacheOffsets::only64Bit, "64", "64-bit global addresses"));
 }

@@ -56,11 +56,10 @@ bool isDecodeKernel(gpu::GPUFuncOp kernel);
 FailureOr<DecodeKernel> analyzeDecodeKernel(gpu::GPUFuncOp kernel,
                                             const ChipInfo &chip);
 
-/// Rewrites the analyzed kernel into per-lane MFMA code for 4 waves.
-/// `fp8Residual`: which fp8 products also multiply their operand's fp8
-/// residual (pa-to-mfma's fp8-residual option).
+/// Rewrites the analyzed kernel into per-lane MFMA code for 4 waves, with
+/// pa-to-mfma's options.
 LogicalResult lowerDecodeKernel(DecodeKernel &decode, const ChipInfo &chip,
-                                Fp8Residual fp8Residual);
+                                const MFMAOptions &options);
 
 /// Spreads the iterations of every 1-D scf.parallel of `kernel` over the
 /// workgroup's lanes (lane-strided scf.for); returns whether it found any.

@@ -57,7 +57,8 @@ LogicalResult mlir::pa::lowerToROCDL(ModuleOp module,
   if (failed(verifyAMDCompileOptions(module.getLoc(), options)))
     return failure();
   PassManager pm(module.getContext());
-  buildROCDLPipeline(pm, options.chip, options.fp8Residual);
+  buildROCDLPipeline(pm, options.chip,
+                     {options.fp8Residual, options.cacheOffsets});
   return pm.run(module);
 }
 

@@ -28,6 +28,11 @@ struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
       llvm::cl::desc("fp8 products whose operand's fp8 residual is "
                      "multiplied too (pa-to-mfma): none, p, query-and-p"),
       llvm::cl::init(kDefaultFp8Residual), fp8ResidualValues()};
+  Option<CacheOffsets> cacheOffsets{
+      *this, "cache-offsets",
+      llvm::cl::desc("how the decode kernel addresses K, V and per-token "
+                     "scales (pa-to-mfma): auto, 64"),
+      llvm::cl::init(CacheOffsets::automatic), cacheOffsetsValues()};
 };
 } // namespace
 
@@ -50,7 +55,7 @@ int64_t maxStagedPageIds(StringRef chipName) {
 } // namespace
 
 void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
-                                  Fp8Residual fp8Residual) {
+                                  const MFMAOptions &mfma) {
   // pa ops -> tiled IR (the same passes as the host path).
   pm.addPass(createPaLowerPlan({chip.str()}));
   pm.addPass(createPaTile({chip.str()}));
@@ -63,7 +68,8 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   kernels.addPass(arith::createArithExpandOpsPass());
   // Decode on 4 waves with MFMA, reduce spread over the lanes; the plan
   // kernel (tiny, no lane code) runs its workgroup program on lane 0.
-  kernels.addPass(createPaToMFMA({chip.str(), fp8Residual}));
+  kernels.addPass(
+      createPaToMFMA({chip.str(), mfma.fp8Residual, mfma.cacheOffsets}));
   kernels.addPass(createPaWorkgroupToLane0());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -88,6 +94,7 @@ void mlir::pa::registerAMDPipelines() {
       "dialects for an AMD chip (decode with MFMA on 4 waves, reduce spread "
       "over the lanes, plan on lane 0)",
       [](OpPassManager &pm, const ROCDLPipelineOptions &options) {
-        buildROCDLPipeline(pm, options.chip, options.fp8Residual);
+        buildROCDLPipeline(pm, options.chip,
+                           {options.fp8Residual, options.cacheOffsets});
       });
 }

@@ -174,8 +174,9 @@
 // BF16C-NOT:     amdgpu.mfma
 
 // A dynamic pool: 32-bit buffer offsets when every paged buffer is below
-// 2 GiB, else 64-bit global addresses with one loop per M-tile (two
-// M-tiles: the 32-row group of MTP 4 at GQA 8).
+// 2 GiB, else 64-bit global addresses in one tile loop that a run-time
+// loop runs once per M-tile (two M-tiles: the 32-row group of MTP 4 at
+// GQA 8), its first row and lane constants chosen by the M-tile.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=DYN
 // DYN-LABEL:     gpu.func @pa_decode(
@@ -190,9 +191,39 @@
 // DYN-COUNT-64:      amdgpu.mfma 16x16x32
 // DYN-NOT:           amdgpu.mfma
 // DYN:           } else {
-// DYN-COUNT-2:     scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
-// DYN-NOT:         fat_raw_buffer
+// DYN:             scf.for %[[MTILE:.*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args(
+// DYN:               %[[SECOND:.*]] = arith.cmpi eq, %[[MTILE]], %c1
+// DYN:               arith.muli %[[MTILE]], %c16
+// DYN:               arith.select %[[SECOND]], %{{.*}}, %{{.*}} : f32
+// DYN:               scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
+// DYN-COUNT-32:        amdgpu.mfma 16x16x32
+// DYN-NOT:             amdgpu.mfma
+// DYN-NOT:             fat_raw_buffer
+// DYN:               scf.yield
+// DYN-NOT:         scf.for {{.*}} iter_args
 // DYN:           }
+
+// cache-offsets=64: only the 64-bit loop (no pool-size check, no buffer
+// views), still run once per M-tile; with one M-tile, a plain tile loop.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none --cache-offsets=64 \
+// RUN:   | FileCheck %s --check-prefix=OFF64
+// OFF64-LABEL:    gpu.func @pa_decode(
+// OFF64-NOT:      fat_raw_buffer_cast
+// OFF64-NOT:      arith.cmpi sle
+// OFF64:          scf.for %[[MTILE:.*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args(
+// OFF64:            scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
+// OFF64-COUNT-32:     amdgpu.mfma 16x16x32
+// OFF64-NOT:        amdgpu.mfma
+// OFF64-NOT:        fat_raw_buffer
+// OFF64:          gpu.return
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-none-w0-q1g8 --chip gfx950 --fp8-residual=none --cache-offsets=64 \
+// RUN:   | FileCheck %s --check-prefix=OFF64ONE
+// OFF64ONE-LABEL:   gpu.func @pa_decode(
+// OFF64ONE-NOT:     fat_raw_buffer
+// OFF64ONE:         scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, vector<4xf32>
+// OFF64ONE:           amdgpu.mfma
+// OFF64ONE-NOT:     fat_raw_buffer
+// OFF64ONE:         gpu.return
 
 // Per-token scales: 16 per lane and tile (the lane group's tokens), K's
 // applied to the scores, V's folded into P relative to the wave's largest

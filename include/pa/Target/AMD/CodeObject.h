@@ -34,6 +34,8 @@ struct AMDCompileOptions {
   int codeObjectVersion = 5;
   /// pa-to-mfma's fp8-residual option.
   Fp8Residual fp8Residual = kDefaultFp8Residual;
+  /// pa-to-mfma's cache-offsets option.
+  CacheOffsets cacheOffsets = CacheOffsets::automatic;
 };
 
 struct AMDCodeObject {

@@ -25,11 +25,10 @@ void registerAMDPipelines();
 /// gpu.module @pa_kernels in the LLVM and ROCDL dialects for `chip` (gfx942
 /// or gfx950): decode on 4 waves with MFMA and reduce spread over the lanes
 /// (pa-to-mfma), the plan kernel on lane 0 (pa-workgroup-to-lane0). The
-/// host function keeps its gpu.launch_func. `fp8Residual` is pa-to-mfma's
-/// fp8-residual option.
-void buildROCDLPipeline(
-    OpPassManager &pm, llvm::StringRef chip,
-    Fp8Residual fp8Residual = kDefaultFp8Residual);
+/// host function keeps its gpu.launch_func. `mfma` holds pa-to-mfma's
+/// options.
+void buildROCDLPipeline(OpPassManager &pm, llvm::StringRef chip,
+                        const MFMAOptions &mfma = {});
 
 /// `pa-convert-kernels-to-rocdl`: the dialect conversion of a gpu.module
 /// whose kernels are loops over memrefs (gpu, arith, cf, memref, vector,

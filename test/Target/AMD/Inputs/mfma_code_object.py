@@ -3,12 +3,13 @@
 configuration, what the decode kernel's disassembly and metadata hold.
 
 usage: mfma_code_object.py PA_COMPILE OBJDUMP READELF --chip CHIP
-                           [--fp8-residual=none|p|query-and-p] CONFIG...
+                           [--fp8-residual=none|p|query-and-p]
+                           [--cache-offsets=auto|64] CONFIG...
 
 One line per configuration:
   CONFIG CHIP: mfma=<instruction>x<count> buffer_load_dwordx4=<n>
     ds_read_b128=<n> ds_write_b128=<n> s_barrier=<n> scratch_insts=<n>
-    private_segment=<bytes> lds=<bytes> vgprs=<n>
+    private_segment=<bytes> lds=<bytes> vgprs=<n> global_load_dwordx4=<n>
 (counts over the whole decode kernel; scratch_insts counts scratch_* and
 buffer_store instructions, i.e. spills).
 """
@@ -63,7 +64,8 @@ def summarize(args, config, tmp):
     with open(source, "w") as f:
         f.write(mfma_decode.module(config, args.chip))
     subprocess.run([args.pa_compile, source, f"--chip={args.chip}",
-                    f"--fp8-residual={args.fp8_residual}", "-o", hsaco],
+                    f"--fp8-residual={args.fp8_residual}",
+                    f"--cache-offsets={args.cache_offsets}", "-o", hsaco],
                    check=True)
     mnemonics = []
     for line in decode_disassembly(args.objdump, args.chip, hsaco):
@@ -83,7 +85,8 @@ def summarize(args, config, tmp):
             f" s_barrier={count('s_barrier')} scratch_insts={spills}"
             f" private_segment={notes.get('private_segment_fixed_size')}"
             f" lds={notes.get('group_segment_fixed_size')}"
-            f" vgprs={notes.get('vgpr_count')}")
+            f" vgprs={notes.get('vgpr_count')}"
+            f" global_load_dwordx4={count('global_load_dwordx4')}")
 
 
 def main():
@@ -94,6 +97,8 @@ def main():
     parser.add_argument("--chip", required=True, choices=["gfx942", "gfx950"])
     parser.add_argument("--fp8-residual", default="query-and-p",
                         choices=["none", "p", "query-and-p"])
+    parser.add_argument("--cache-offsets", default="auto",
+                        choices=["auto", "64"])
     parser.add_argument("configs", nargs="+")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

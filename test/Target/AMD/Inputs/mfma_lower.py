@@ -3,6 +3,7 @@
 
 usage: mfma_lower.py PA_OPT CONFIG --chip gfx942|gfx950 [--stage=mfma|tiled]
                      [--fp8-residual=none|p|query-and-p]
+                     [--cache-offsets=auto|64]
 
 Runs the tiling passes of pa-lower-to-rocdl (plan, decode, reduce, page-id
 staging with the pipeline's bound) and then pa-to-mfma (or stops before it
@@ -28,12 +29,15 @@ def main():
     parser.add_argument("--stage", default="mfma", choices=["mfma", "tiled"])
     parser.add_argument("--fp8-residual", default="query-and-p",
                         choices=["none", "p", "query-and-p"])
+    parser.add_argument("--cache-offsets", default="auto",
+                        choices=["auto", "64"])
     args = parser.parse_args()
     chip = args.chip
     kernels = f"pa-stage-page-ids{{max-staged={MAX_STAGED[chip]}}}"
     if args.stage == "mfma":
         kernels += (f",pa-to-mfma{{chip={chip} "
-                    f"fp8-residual={args.fp8_residual}}}")
+                    f"fp8-residual={args.fp8_residual} "
+                    f"cache-offsets={args.cache_offsets}}}")
     pipeline = (f"builtin.module(pa-lower-plan{{chip={chip}}},"
                 f"pa-tile{{chip={chip}}},pa-lower-reduce{{chip={chip}}},"
                 f"gpu.module({kernels}))")
