@@ -102,6 +102,7 @@ FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
   amd.codeObjectVersion = options.codeObjectVersion;
   amd.fp8Residual = options.fp8Residual;
   amd.cacheOffsets = options.cacheOffsets;
+  amd.keepIsa = options.keepStages;
   auto buildPipeline = [&](OpPassManager &pm) {
     buildROCDLPipeline(pm, amd.chip, {amd.fp8Residual, amd.cacheOffsets});
   };

@@ -219,6 +219,7 @@ int main(int argc, char **argv) {
   request.options.codeObjectVersion = codeObjectVersion;
   request.options.fp8Residual = fp8Residual;
   request.options.cacheOffsets = cacheOffsets;
+  request.options.keepIsa = emit == EmitKind::Isa;
   request.emit = emit;
   request.output = outputFilename;
   request.printResources = printResources;

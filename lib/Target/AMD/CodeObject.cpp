@@ -1,8 +1,8 @@
 //===- CodeObject.cpp - pa ops to an AMDHSA code object, in process -------===//
 //
-// translateModuleToLLVMIR -> O3 -> AMDGPU ISA -> MC assembler -> lld (ELF
-// driver, linked in as a library) -> .hsaco. Nothing here runs a process or
-// needs ROCm.
+// translateModuleToLLVMIR -> O3 -> AMDGPU object (the backend's MC object
+// streamer) -> lld (ELF driver, linked in as a library) -> .hsaco; the
+// AMDGPU assembly on request. Nothing here runs a process or needs ROCm.
 //
 //===----------------------------------------------------------------------===//
 #include "pa/Target/AMD/CodeObject.h"
@@ -14,7 +14,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVM/ROCDL/Utils.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -27,6 +26,8 @@
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -191,24 +192,45 @@ namespace {
 /// The occupancy request pa-to-mfma puts on the decode kernel.
 constexpr llvm::StringLiteral kWavesPerEu = "amdgpu-waves-per-eu";
 
-/// `.amdhsa_private_segment_fixed_size` of kernel `name` in AMDGPU assembly
-/// (its scratch bytes per lane); 0 when the kernel is not there.
-int64_t privateSegmentBytes(llvm::StringRef isa, llvm::StringRef name) {
-  size_t start = isa.find((".amdhsa_kernel " + name + "\n").str());
-  if (start == llvm::StringRef::npos)
+/// The scratch bytes per lane of kernel `name` in the relocatable `object`:
+/// private_segment_fixed_size, the second 32-bit word of its kernel
+/// descriptor (symbol `name.kd`); 0 when the kernel is not there.
+int64_t privateSegmentBytes(ArrayRef<char> object, llvm::StringRef name) {
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
+      llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(
+          llvm::StringRef(object.data(), object.size()), "decode"));
+  if (!file) {
+    llvm::consumeError(file.takeError());
     return 0;
-  llvm::StringRef descriptor = isa.drop_front(start);
-  descriptor = descriptor.take_front(descriptor.find(".end_amdhsa_kernel"));
-  constexpr llvm::StringLiteral key = ".amdhsa_private_segment_fixed_size ";
-  size_t at = descriptor.find(key);
-  int64_t bytes = 0;
-  if (at == llvm::StringRef::npos ||
-      descriptor.drop_front(at + key.size())
-          .take_until([](char c) { return c == '\n'; })
-          .trim()
-          .getAsInteger(10, bytes))
-    return 0;
-  return bytes;
+  }
+  std::string descriptor = (name + ".kd").str();
+  for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
+    llvm::Expected<llvm::StringRef> symbolName = symbol.getName();
+    llvm::Expected<uint64_t> offset = symbol.getValue();
+    llvm::Expected<llvm::object::section_iterator> section =
+        symbol.getSection();
+    if (!symbolName || !offset || !section || *symbolName != descriptor ||
+        *section == (*file)->section_end()) {
+      if (!symbolName)
+        llvm::consumeError(symbolName.takeError());
+      if (!offset)
+        llvm::consumeError(offset.takeError());
+      if (!section)
+        llvm::consumeError(section.takeError());
+      continue;
+    }
+    llvm::Expected<llvm::StringRef> contents = (*section)->getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      return 0;
+    }
+    constexpr uint64_t kPrivateSegmentWord = 4;
+    if (*offset + kPrivateSegmentWord + 4 > contents->size())
+      return 0;
+    return llvm::support::endian::read32le(contents->data() + *offset +
+                                           kPrivateSegmentWord);
+  }
+  return 0;
 }
 } // namespace
 
@@ -222,16 +244,19 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
   if (!machine)
     return emitError(loc) << error;
 
-  AMDCodeObject result;
-  auto generate = [&](llvm::Module &input) -> LogicalResult {
-    result.isa.clear();
+  // Code generation straight to an object (no assembly text to print and
+  // parse again); the assembly only when asked for, from the same module.
+  auto generate = [&](llvm::Module &input, llvm::CodeGenFileType type,
+                      SmallVectorImpl<char> &output) -> LogicalResult {
+    output.clear();
     LLVMDiagnosticCollector diagnostics(input.getContext());
-    llvm::raw_string_ostream isa(result.isa);
-    llvm::buffer_ostream buffered(isa);
+    llvm::raw_svector_ostream stream(output);
     llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, buffered, nullptr,
-                                     llvm::CodeGenFileType::AssemblyFile))
-      return emitError(loc) << "the AMDGPU backend cannot emit assembly";
+    if (machine->addPassesToEmitFile(codegen, stream, nullptr, type))
+      return emitError(loc) << "the AMDGPU backend cannot emit "
+                            << (type == llvm::CodeGenFileType::ObjectFile
+                                    ? "an object"
+                                    : "assembly");
     codegen.run(input);
     return diagnostics.check(loc, "AMDGPU code generation");
   };
@@ -239,31 +264,37 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
   // generated again without it if meeting it made them spill: the request
   // is a register budget, never worth scratch. Code generation may rewrite
   // the module, hence the copy taken before.
-  std::unique_ptr<llvm::Module> unhinted;
-  if (llvm::any_of(llvmModule, [](const llvm::Function &function) {
+  bool requestsOccupancy =
+      llvm::any_of(llvmModule, [](const llvm::Function &function) {
         return function.hasFnAttribute(kWavesPerEu);
-      }))
-    unhinted = llvm::CloneModule(llvmModule);
-  if (failed(generate(llvmModule)))
+      });
+  std::unique_ptr<llvm::Module> pristine;
+  if (requestsOccupancy || options.keepIsa)
+    pristine = llvm::CloneModule(llvmModule);
+  SmallVector<char, 0> object;
+  if (failed(generate(llvmModule, llvm::CodeGenFileType::ObjectFile, object)))
     return failure();
-  if (unhinted) {
+  if (requestsOccupancy) {
     bool retry = false;
-    for (llvm::Function &function : *unhinted)
+    for (llvm::Function &function : *pristine)
       if (function.hasFnAttribute(kWavesPerEu) &&
-          privateSegmentBytes(result.isa, function.getName()) > 0) {
+          privateSegmentBytes(object, function.getName()) > 0) {
         function.removeFnAttr(kWavesPerEu);
         retry = true;
       }
-    if (retry && failed(generate(*unhinted)))
+    if (retry && failed(generate(*llvm::CloneModule(*pristine),
+                                 llvm::CodeGenFileType::ObjectFile, object)))
       return failure();
   }
 
-  FailureOr<SmallVector<char, 0>> object =
-      ROCDL::assembleIsa(result.isa, amd::kTriple, options.chip,
-                         /*features=*/"", [&] { return emitError(loc); });
-  if (failed(object))
-    return failure();
-  FailureOr<std::string> hsaco = linkCodeObject(*object, loc);
+  AMDCodeObject result;
+  if (options.keepIsa) {
+    SmallVector<char, 0> isa;
+    if (failed(generate(*pristine, llvm::CodeGenFileType::AssemblyFile, isa)))
+      return failure();
+    result.isa.assign(isa.begin(), isa.end());
+  }
+  FailureOr<std::string> hsaco = linkCodeObject(object, loc);
   if (failed(hsaco))
     return failure();
   result.hsaco = std::move(*hsaco);

@@ -5,7 +5,7 @@
 //
 //   lowerToROCDL           pa ops -> gpu.module @pa_kernels in LLVM/ROCDL
 //   translateKernelsToLLVM that gpu.module -> an O3-optimized llvm::Module
-//   emitCodeObject         llvm::Module -> ISA text, .hsaco, metadata JSON
+//   emitCodeObject         llvm::Module -> .hsaco, metadata JSON (+ ISA text)
 //   compileToCodeObject    all three, errors as text (for the C API)
 //
 //===----------------------------------------------------------------------===//
@@ -36,12 +36,15 @@ struct AMDCompileOptions {
   Fp8Residual fp8Residual = kDefaultFp8Residual;
   /// pa-to-mfma's cache-offsets option.
   CacheOffsets cacheOffsets = CacheOffsets::automatic;
+  /// Also produce the AMDGPU assembly (AMDCodeObject::isa): one more code
+  /// generation of the module.
+  bool keepIsa = false;
 };
 
 struct AMDCodeObject {
   /// The linked shared-object code object (ELF, amdgcn-amd-amdhsa).
   std::string hsaco;
-  /// The AMDGPU assembly the backend produced.
+  /// The AMDGPU assembly of the same code (with keepIsa; else empty).
   std::string isa;
   /// Per-kernel metadata read back from the code object (see
   /// readCodeObjectMetadata).
@@ -64,8 +67,9 @@ FailureOr<std::unique_ptr<llvm::Module>>
 translateKernelsToLLVM(ModuleOp module, const AMDCompileOptions &options,
                        llvm::LLVMContext &llvmContext);
 
-/// Generates the ISA of `llvmModule`, assembles it and links the object
-/// into a code object with lld, then reads the metadata back; the kernel
+/// Generates the object code of `llvmModule` (and with options.keepIsa its
+/// assembly) and links the object into a code object with lld, then reads
+/// the metadata back; the kernel
 /// argument meanings and grids come from the kernels in `module`.
 FailureOr<AMDCodeObject> emitCodeObject(ModuleOp module,
                                         llvm::Module &llvmModule,
