@@ -38,12 +38,31 @@ typedef struct {
   size_t length;
 } PaStringRef;
 
+/* AMD chips, fp8 compute: the products whose operand's fp8 residual is
+ * multiplied too (pa-to-mfma's fp8-residual option). 0 is the default. */
+typedef enum {
+  PA_FP8_RESIDUAL_QUERY_AND_P = 0, /* Q and P: meets the tolerance */
+  PA_FP8_RESIDUAL_P = 1,           /* P only */
+  PA_FP8_RESIDUAL_NONE = 2,        /* neither: the fewest MFMAs */
+} PaFp8Residual;
+
+/* AMD chips: how the decode kernel addresses K, V and per-token scales
+ * (pa-to-mfma's cache-offsets option). 0 is the default. */
+typedef enum {
+  /* 32-bit buffer offsets below 2^31 bytes per paged buffer, else 64-bit */
+  PA_CACHE_OFFSETS_AUTO = 0,
+  PA_CACHE_OFFSETS_64 = 1, /* 64-bit global addresses only */
+} PaCacheOffsets;
+
 typedef struct {
   int32_t codeObjectVersion; /* AMD chips: 5 or 6; 0: 5 */
   bool keepStages;           /* keep the text of every stage */
+  int32_t fp8Residual;       /* a PaFp8Residual */
+  int32_t cacheOffsets;      /* a PaCacheOffsets */
 } PaCompileOptions;
 
-/* Code object version 5, no stages. */
+/* Code object version 5, no stages, fp8 residuals of Q and P, automatic
+ * cache offsets (a zero-filled struct means the same). */
 PA_CAPI_EXPORTED PaCompileOptions paCompileOptionsGetDefault(void);
 
 /* A compiled program (pa::CompiledKernels). */

@@ -29,20 +29,23 @@ const CompileStage *stageAt(PaArtifact artifact, intptr_t index) {
 
 PaCompileOptions paCompileOptionsGetDefault(void) {
   CompileOptions defaults;
-  return {defaults.codeObjectVersion, defaults.keepStages};
+  return {defaults.codeObjectVersion, defaults.keepStages,
+          PA_FP8_RESIDUAL_QUERY_AND_P, PA_CACHE_OFFSETS_AUTO};
 }
 
 PaArtifact paCompileConfig(const PaDecodeConfig *c,
                            const PaCompileOptions *options, PaString *error) {
   clear(error);
   DecodeConfig config;
+  CompileOptions compileOptions;
   std::string message;
-  if (!unwrapConfig(c, config, message)) {
+  if (!unwrapConfig(c, config, message) ||
+      !unwrapOptions(options, compileOptions, message)) {
     report(error, message);
     return {nullptr};
   }
-  return wrapArtifact(compileDecode(config, unwrapOptions(options), message),
-                    message, error);
+  return wrapArtifact(compileDecode(config, compileOptions, message), message,
+                      error);
 }
 
 PaArtifact paCompileText(const char *mlirText, const char *chip,
@@ -53,8 +56,13 @@ PaArtifact paCompileText(const char *mlirText, const char *chip,
     report(error, "paCompileText needs module text and a chip");
     return {nullptr};
   }
+  CompileOptions compileOptions;
   std::string message;
-  return wrapArtifact(compileModuleText(mlirText, chip, unwrapOptions(options),
+  if (!unwrapOptions(options, compileOptions, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  return wrapArtifact(compileModuleText(mlirText, chip, compileOptions,
                                       message,
                                       bufferName ? bufferName : "input"),
                     message, error);

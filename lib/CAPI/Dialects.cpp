@@ -49,8 +49,13 @@ PaArtifact paCompileModule(MlirModule module, const char *chip,
     report(error, "paCompileModule needs a module and a chip");
     return {nullptr};
   }
+  mlir::pa::CompileOptions compileOptions;
   std::string message;
-  return wrapArtifact(mlir::pa::compileModule(unwrap(module), chip,
-                                              unwrapOptions(options), message),
-                      message, error);
+  if (!unwrapOptions(options, compileOptions, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  return wrapArtifact(
+      mlir::pa::compileModule(unwrap(module), chip, compileOptions, message),
+      message, error);
 }

@@ -90,14 +90,44 @@ HostBuffers capi::unwrapBuffers(const PaHostBuffers &c) {
   return buffers;
 }
 
-CompileOptions capi::unwrapOptions(const PaCompileOptions *options) {
-  CompileOptions result;
-  if (options) {
-    if (options->codeObjectVersion != 0)
-      result.codeObjectVersion = options->codeObjectVersion;
-    result.keepStages = options->keepStages;
+bool capi::unwrapOptions(const PaCompileOptions *options,
+                         CompileOptions &result, std::string &message) {
+  result = CompileOptions();
+  if (!options)
+    return true;
+  if (options->codeObjectVersion != 0)
+    result.codeObjectVersion = options->codeObjectVersion;
+  result.keepStages = options->keepStages;
+  switch (options->fp8Residual) {
+  case PA_FP8_RESIDUAL_QUERY_AND_P:
+    result.fp8Residual = Fp8Residual::queryAndProbabilities;
+    break;
+  case PA_FP8_RESIDUAL_P:
+    result.fp8Residual = Fp8Residual::probabilities;
+    break;
+  case PA_FP8_RESIDUAL_NONE:
+    result.fp8Residual = Fp8Residual::none;
+    break;
+  default:
+    message = "PaCompileOptions.fp8Residual " +
+              std::to_string(options->fp8Residual) +
+              " is not a PaFp8Residual (0, 1 or 2)";
+    return false;
   }
-  return result;
+  switch (options->cacheOffsets) {
+  case PA_CACHE_OFFSETS_AUTO:
+    result.cacheOffsets = CacheOffsets::automatic;
+    break;
+  case PA_CACHE_OFFSETS_64:
+    result.cacheOffsets = CacheOffsets::only64Bit;
+    break;
+  default:
+    message = "PaCompileOptions.cacheOffsets " +
+              std::to_string(options->cacheOffsets) +
+              " is not a PaCacheOffsets (0 or 1)";
+    return false;
+  }
+  return true;
 }
 
 PaArtifact capi::wrapArtifact(FailureOr<CompiledKernels> compiled,

@@ -27,8 +27,10 @@ bool unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
 /// The C++ view of the caller's buffers (the same pointers).
 HostBuffers unwrapBuffers(const PaHostBuffers &buffers);
 
-/// The C++ options of `options` (the defaults for NULL).
-CompileOptions unwrapOptions(const PaCompileOptions *options);
+/// The C++ options of `options` (the defaults for NULL); false with the
+/// reason in `message` for a value outside its enum.
+bool unwrapOptions(const PaCompileOptions *options, CompileOptions &result,
+                   std::string &message);
 
 /// The artifact of a compile, or null with `message` reported in `error`.
 PaArtifact wrapArtifact(FailureOr<CompiledKernels> compiled,

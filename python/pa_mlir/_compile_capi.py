@@ -19,7 +19,14 @@ class PaStringRef(ctypes.Structure):
 
 class PaCompileOptions(ctypes.Structure):
     _fields_ = [("codeObjectVersion", ctypes.c_int32),
-                ("keepStages", ctypes.c_bool)]
+                ("keepStages", ctypes.c_bool),
+                ("fp8Residual", ctypes.c_int32),
+                ("cacheOffsets", ctypes.c_int32)]
+
+
+# PaFp8Residual and PaCacheOffsets by their pa-compile spellings.
+FP8_RESIDUAL = {"query-and-p": 0, "p": 1, "none": 2}
+CACHE_OFFSETS = {"auto": 0, "64": 1}
 
 
 class PaArtifact(_ffi.Handle):
@@ -69,7 +76,8 @@ def ref_text(ref):
 
 
 def compile_artifact(config=None, text=None, chip=None, buffer_name=None,
-                     code_object_version=5, keep_stages=False):
+                     code_object_version=5, keep_stages=False,
+                     fp8_residual="query-and-p", cache_offsets="auto"):
     """Compiles a PaDecodeConfig or module text; returns (chip, format,
     code object bytes, metadata JSON, [(stage, text)]) or raises ValueError
     with the diagnostics."""
@@ -77,6 +85,8 @@ def compile_artifact(config=None, text=None, chip=None, buffer_name=None,
     options = lib.paCompileOptionsGetDefault()
     options.codeObjectVersion = code_object_version
     options.keepStages = keep_stages
+    options.fp8Residual = FP8_RESIDUAL[fp8_residual]
+    options.cacheOffsets = CACHE_OFFSETS[cache_offsets]
     if config is not None:
         arguments = ("paCompileConfig", ctypes.byref(config),
                      ctypes.byref(options))

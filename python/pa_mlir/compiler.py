@@ -90,13 +90,16 @@ class Artifact:
 
 
 def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
-            stages=False, **fields):
+            stages=False, fp8_residual="query-and-p", cache_offsets="auto",
+            **fields):
     """Compiles a decode program to a GPU code object.
 
     Give either a DecodeConfig (or its fields as keywords:
     compile(num_query_heads=16, head_dim=256, chip="gfx942")), or module
     text with pa ops as `mlir` and its `chip`. code_object_version: 5 or 6
     (AMD). stages: keep the IR of every stage in Artifact.stages.
+    fp8_residual ("query-and-p", "p", "none") and cache_offsets ("auto",
+    "64"): pa-compile's --fp8-residual and --cache-offsets (AMD chips).
 
     Raises ValueError for bad arguments and CompileError (a ValueError)
     with the compiler's diagnostics when the compiler rejects the input.
@@ -106,6 +109,14 @@ def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
     if code_object_version not in (5, 6):
         raise ValueError(f"code_object_version must be 5 or 6, got "
                          f"{code_object_version!r}")
+    for name, value, allowed in (
+            ("fp8_residual", fp8_residual, _compile_capi.FP8_RESIDUAL),
+            ("cache_offsets", cache_offsets, _compile_capi.CACHE_OFFSETS)):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of "
+                             f"{', '.join(map(repr, allowed))}, got {value!r}")
+    options = {"code_object_version": code_object_version,
+               "fp8_residual": fp8_residual, "cache_offsets": cache_offsets}
     if mlir is not None:
         if config is not None or fields:
             raise ValueError("give either mlir text or a configuration, not "
@@ -116,13 +127,13 @@ def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
         if not isinstance(chip, str) or not chip or "\0" in chip:
             raise ValueError(f"compiling module text needs chip= (e.g. "
                              f"'gfx950'), got {chip!r}")
-        key = ("text", mlir, chip, code_object_version, stages)
+        key = ("text", mlir, chip, stages, *options.values())
         inputs = {"mlir": mlir, "chip": chip}
     else:
         config = _configuration(config, chip, fields)
-        key = ("config", config, code_object_version, stages)
+        key = ("config", config, stages, *options.values())
         inputs = {"config": dataclasses.asdict(config)}
-    inputs.update(code_object_version=code_object_version, stages=stages)
+    inputs.update(stages=stages, **options)
 
     with _cache_lock:
         cached = _cache.get(key)
@@ -138,14 +149,13 @@ def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
     try:
         if mlir is not None:
             result = _compile_capi.compile_artifact(
-                text=mlir, chip=chip, buffer_name="input",
-                code_object_version=code_object_version, keep_stages=stages)
+                text=mlir, chip=chip, buffer_name="input", keep_stages=stages,
+                **options)
             plan_limits = None
         else:
             c_config = config.to_c()
             result = _compile_capi.compile_artifact(
-                config=c_config, code_object_version=code_object_version,
-                keep_stages=stages)
+                config=c_config, keep_stages=stages, **options)
             plan_limits = _compile_capi.plan_limits(c_config)
     except ValueError as error:
         raise CompileError(str(error)) from None

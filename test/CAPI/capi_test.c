@@ -54,7 +54,10 @@ static PaDecodeConfig smallConfig(void) {
 static void testCompileConfigWithStages(void) {
   PaDecodeConfig config = smallConfig();
   PaCompileOptions options = paCompileOptionsGetDefault();
-  CHECK(options.codeObjectVersion == 5 && !options.keepStages, "defaults");
+  CHECK(options.codeObjectVersion == 5 && !options.keepStages &&
+            options.fp8Residual == PA_FP8_RESIDUAL_QUERY_AND_P &&
+            options.cacheOffsets == PA_CACHE_OFFSETS_AUTO,
+        "defaults");
   options.keepStages = true;
   PaString error;
   PaArtifact artifact = paCompileConfig(&config, &options, &error);
@@ -95,6 +98,75 @@ static void testCompileConfigWithStages(void) {
   CHECK(paArtifactGetStageName(artifact, 5).data == NULL, "past the end");
   paArtifactDestroy(artifact);
   printf("ok compile a configuration, with stages\n");
+}
+
+/* Occurrences of `needle` in `ref`. */
+static int occurrences(PaStringRef ref, const char *needle) {
+  size_t n = strlen(needle);
+  int count = 0;
+  for (size_t i = 0; ref.data && i + n <= ref.length; ++i)
+    if (memcmp(ref.data + i, needle, n) == 0)
+      ++count;
+  return count;
+}
+
+/* The AMDGPU assembly (the "isa" stage) of smallConfig() compiled with
+ * `options` (stages kept). */
+static PaArtifact compileWithStages(PaCompileOptions options,
+                                    PaStringRef *isa) {
+  PaDecodeConfig config = smallConfig();
+  options.keepStages = true;
+  PaString error;
+  PaArtifact artifact = paCompileConfig(&config, &options, &error);
+  CHECK(!paArtifactIsNull(artifact), "%s", error.data);
+  intptr_t last = paArtifactGetNumStages(artifact) - 1;
+  *isa = paArtifactGetStageText(artifact, last);
+  return artifact;
+}
+
+/* fp8Residual and cacheOffsets reach pa-to-mfma: fewer MFMAs without the
+ * residual products, no buffer loads with 64-bit offsets only. */
+static void testCompileMFMAOptions(void) {
+  PaCompileOptions options = paCompileOptionsGetDefault();
+  PaStringRef isa;
+  PaArtifact defaults = compileWithStages(options, &isa);
+  int defaultMFMAs = occurrences(isa, "v_mfma_");
+  CHECK(defaultMFMAs > 0 && occurrences(isa, "buffer_load_dwordx4") > 0,
+        "the default kernel has MFMAs and buffer loads");
+
+  options.fp8Residual = PA_FP8_RESIDUAL_NONE;
+  PaArtifact none = compileWithStages(options, &isa);
+  CHECK(occurrences(isa, "v_mfma_") < defaultMFMAs,
+        "fp8Residual none: %d MFMAs, default %d", occurrences(isa, "v_mfma_"),
+        defaultMFMAs);
+
+  options = paCompileOptionsGetDefault();
+  options.cacheOffsets = PA_CACHE_OFFSETS_64;
+  PaArtifact wide = compileWithStages(options, &isa);
+  CHECK(occurrences(isa, "buffer_load_dwordx4") == 0 &&
+            occurrences(isa, "global_load_dwordx4") > 0,
+        "cacheOffsets 64: global loads only");
+  paArtifactDestroy(defaults);
+  paArtifactDestroy(none);
+  paArtifactDestroy(wide);
+
+  PaDecodeConfig config = smallConfig();
+  PaString error;
+  options = paCompileOptionsGetDefault();
+  options.fp8Residual = 3;
+  PaArtifact bad = paCompileConfig(&config, &options, &error);
+  CHECK(paArtifactIsNull(bad) &&
+            stringContains(error, "PaCompileOptions.fp8Residual 3"),
+        "%s", error.data);
+  paStringDestroy(error);
+  options = paCompileOptionsGetDefault();
+  options.cacheOffsets = -1;
+  bad = paCompileText("module {}", "gfx950", &options, NULL, &error);
+  CHECK(paArtifactIsNull(bad) &&
+            stringContains(error, "PaCompileOptions.cacheOffsets -1"),
+        "%s", error.data);
+  paStringDestroy(error);
+  printf("ok compile options of the MFMA lowering\n");
 }
 
 static void testCompileText(const char *examplePath) {
@@ -398,6 +470,7 @@ int main(int argc, char **argv) {
   }
   setvbuf(stdout, NULL, _IONBF, 0); /* progress lines before a failure */
   testCompileConfigWithStages();
+  testCompileMFMAOptions();
   testCompileText(argv[1]);
   testCompileErrors();
   testPlanCapacity();

@@ -90,6 +90,18 @@ def test_compile_cache_is_keyed_by_the_configuration():
     assert other is not first
 
 
+def test_mfma_options_reach_the_kernel():
+    default = pa_mlir.compile(SMALL, stages=True).stage("isa")
+    none = pa_mlir.compile(SMALL, stages=True, fp8_residual="none")
+    assert none is not pa_mlir.compile(SMALL, stages=True)
+    assert (none.stage("isa").count("v_mfma_") <
+            default.count("v_mfma_"))
+    wide = pa_mlir.compile(SMALL, stages=True, cache_offsets="64")
+    assert "buffer_load_dwordx4" in default
+    assert "buffer_load_dwordx4" not in wide.stage("isa")
+    assert "global_load_dwordx4" in wide.stage("isa")
+
+
 def test_compile_module_text():
     artifact = pa_mlir.compile(mlir=EXAMPLE.read_text(), chip="gfx950")
     assert artifact.config is None
@@ -159,6 +171,10 @@ def test_bad_compile_arguments_are_named():
         pa_mlir.compile(SMALL, mlir="module {}", chip="gfx950")
     with pytest.raises(ValueError, match="code_object_version must be 5 or 6"):
         pa_mlir.compile(SMALL, code_object_version=4)
+    with pytest.raises(ValueError, match="fp8_residual must be one of"):
+        pa_mlir.compile(SMALL, fp8_residual="q")
+    with pytest.raises(ValueError, match="cache_offsets must be one of"):
+        pa_mlir.compile(SMALL, cache_offsets=64)
 
 
 def test_compiler_diagnostics_are_compile_errors():
