@@ -90,6 +90,24 @@ HostBuffers capi::unwrapBuffers(const PaHostBuffers &c) {
   return buffers;
 }
 
+namespace {
+/// The C enum value `value` of PaCompileOptions.`field` (C type `type`) as
+/// `values[value]`; false with a message when it is none of them.
+template <typename Enum>
+bool unwrapEnum(int32_t value, ArrayRef<Enum> values, llvm::StringRef field,
+                llvm::StringRef type, Enum &result, std::string &message) {
+  if (value < 0 || value >= static_cast<int32_t>(values.size())) {
+    message = ("PaCompileOptions." + field + " " + llvm::Twine(value) +
+               " is not a " + type + " (0 to " +
+               llvm::Twine(values.size() - 1) + ")")
+                  .str();
+    return false;
+  }
+  result = values[value];
+  return true;
+}
+} // namespace
+
 bool capi::unwrapOptions(const PaCompileOptions *options,
                          CompileOptions &result, std::string &message) {
   result = CompileOptions();
@@ -98,36 +116,18 @@ bool capi::unwrapOptions(const PaCompileOptions *options,
   if (options->codeObjectVersion != 0)
     result.codeObjectVersion = options->codeObjectVersion;
   result.keepStages = options->keepStages;
-  switch (options->fp8Residual) {
-  case PA_FP8_RESIDUAL_QUERY_AND_P:
-    result.fp8Residual = Fp8Residual::queryAndProbabilities;
-    break;
-  case PA_FP8_RESIDUAL_P:
-    result.fp8Residual = Fp8Residual::probabilities;
-    break;
-  case PA_FP8_RESIDUAL_NONE:
-    result.fp8Residual = Fp8Residual::none;
-    break;
-  default:
-    message = "PaCompileOptions.fp8Residual " +
-              std::to_string(options->fp8Residual) +
-              " is not a PaFp8Residual (0, 1 or 2)";
-    return false;
-  }
-  switch (options->cacheOffsets) {
-  case PA_CACHE_OFFSETS_AUTO:
-    result.cacheOffsets = CacheOffsets::automatic;
-    break;
-  case PA_CACHE_OFFSETS_64:
-    result.cacheOffsets = CacheOffsets::only64Bit;
-    break;
-  default:
-    message = "PaCompileOptions.cacheOffsets " +
-              std::to_string(options->cacheOffsets) +
-              " is not a PaCacheOffsets (0 or 1)";
-    return false;
-  }
-  return true;
+  // Indexed by PA_FP8_RESIDUAL_* and PA_CACHE_OFFSETS_*.
+  const Fp8Residual residuals[] = {Fp8Residual::queryAndProbabilities,
+                                   Fp8Residual::probabilities,
+                                   Fp8Residual::none};
+  const CacheOffsets offsets[] = {CacheOffsets::automatic,
+                                  CacheOffsets::only64Bit};
+  return unwrapEnum<Fp8Residual>(options->fp8Residual, residuals,
+                                 "fp8Residual", "PaFp8Residual",
+                                 result.fp8Residual, message) &&
+         unwrapEnum<CacheOffsets>(options->cacheOffsets, offsets,
+                                  "cacheOffsets", "PaCacheOffsets",
+                                  result.cacheOffsets, message);
 }
 
 PaArtifact capi::wrapArtifact(FailureOr<CompiledKernels> compiled,

@@ -160,6 +160,19 @@ std::vector<std::string> split(const std::string &text) {
 }
 } // namespace
 
+/// `parse(text)` into `value`; prints `usage` and returns false when
+/// `text` is no value of the option.
+template <typename T, typename Parse>
+bool parseInto(const char *text, Parse parse, T &value, const char *usage) {
+  std::optional<T> parsed = parse(text);
+  if (!parsed) {
+    std::printf("%s\n", usage);
+    return false;
+  }
+  value = *parsed;
+  return true;
+}
+
 int main(int argc, char **argv) {
   bool full = false, verbose = false;
   mlir::pa::EmulationOptions emulation;
@@ -175,21 +188,14 @@ int main(int argc, char **argv) {
                               ? mlir::pa::EmulatedKernels::lane0Baseline
                               : mlir::pa::EmulatedKernels::rocdlPipeline;
     } else if (!std::strcmp(argv[i], "--fp8-residual") && i + 1 < argc) {
-      std::optional<mlir::pa::Fp8Residual> residual =
-          mlir::pa::parseFp8Residual(argv[++i]);
-      if (!residual) {
-        std::printf("--fp8-residual takes none, p or query-and-p\n");
+      if (!parseInto(argv[++i], mlir::pa::parseFp8Residual,
+                     emulation.fp8Residual,
+                     "--fp8-residual takes none, p or query-and-p"))
         return 2;
-      }
-      emulation.fp8Residual = *residual;
     } else if (!std::strcmp(argv[i], "--cache-offsets") && i + 1 < argc) {
-      std::optional<mlir::pa::CacheOffsets> offsets =
-          mlir::pa::parseCacheOffsets(argv[++i]);
-      if (!offsets) {
-        std::printf("--cache-offsets takes auto or 64\n");
+      if (!parseInto(argv[++i], mlir::pa::parseCacheOffsets,
+                     emulation.cacheOffsets, "--cache-offsets takes auto or 64"))
         return 2;
-      }
-      emulation.cacheOffsets = *offsets;
     } else if (!std::strcmp(argv[i], "--chips") && i + 1 < argc) {
       chips = split(argv[++i]);
     } else if (!std::strcmp(argv[i], "--shard") && i + 1 < argc) {
