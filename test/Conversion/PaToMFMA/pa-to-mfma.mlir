@@ -203,6 +203,24 @@
 // DYN-NOT:         scf.for {{.*}} iter_args
 // DYN:           }
 
+// Query staging at D = 256, 32 rows: 8 rounds of 4 rows (a row per wave,
+// 64 lanes of 4 values), as a run-time loop: each round's row maximum
+// (6-step butterfly), fp8 quantization and residual, stored to LDS.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-plain-none-w0-q4g8-n64 --chip gfx942 \
+// RUN:   | FileCheck %s --check-prefix=STAGEQ
+// STAGEQ-LABEL:  gpu.func @pa_decode(
+// STAGEQ:          scf.for %[[ROUND:.*]] = %{{.*}} to %c8 step %{{.*}} {
+// STAGEQ:            arith.muli %[[ROUND]], %c4
+// STAGEQ-COUNT-6:    gpu.shuffle xor
+// STAGEQ:            arith.divf
+// STAGEQ-COUNT-2:    amdgpu.packed_trunc_2xfp8
+// STAGEQ:            vector.store
+// STAGEQ-COUNT-2:    amdgpu.packed_trunc_2xfp8
+// STAGEQ:            vector.store
+// STAGEQ:            memref.store
+// STAGEQ:          }
+// STAGEQ:          gpu.barrier
+
 // cache-offsets=64: only the 64-bit loop (no pool-size check, no buffer
 // views), still run once per M-tile; with one M-tile, a plain tile loop.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none --cache-offsets=64 \
