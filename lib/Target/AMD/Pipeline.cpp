@@ -71,6 +71,10 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   kernels.addPass(
       createPaToMFMA({chip.str(), mfma.fp8Residual, mfma.cacheOffsets}));
   kernels.addPass(createPaWorkgroupToLane0());
+  // CSE first: the lane code repeats its constants and index math
+  // thousands of times, and the canonicalizer is twice as fast on the
+  // deduplicated IR (same code objects).
+  kernels.addPass(createCSEPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 
