@@ -87,7 +87,6 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createConvertKernelsToROCDLPass(chip));
   kernels.addPass(createReconcileUnrealizedCastsPass());
-  kernels.addPass(createCanonicalizerPass());
 }
 
 void mlir::pa::registerAMDPipelines() {
