@@ -28,6 +28,16 @@ def parse(pa_log, peers_log):
             name = m.group(1)
             q, p, b, l, w = map(int, m.groups()[1:6])
             peers[(name, q, p, w, b, l)] = float(m.group(7))
+            continue
+        # A peer that did not run: "PEER flex Q=.. P=.. B=.. L=.. W=..
+        # failed: WHY" / "skipped: WHY"; sdpa lines have no P.
+        m = re.match(r"PEER (\w+)\s+Q=(\d)(?: P=(\d+))?\s+B=(\d+)\s+L=(\d+)\s+"
+                     r"W=(\d+)\s+(failed|skipped): (.*)", line)
+        if m:
+            name = m.group(1)
+            q, b, l, w = (int(m.group(i)) for i in (2, 4, 5, 6))
+            p = int(m.group(3)) if m.group(3) else 0
+            peers[(name, q, p, w, b, l)] = f"{m.group(7)}: {m.group(8).strip()}"
     return ours, peers, ceiling
 
 
@@ -36,8 +46,9 @@ def main():
     print(f"Copy ceiling (cuMemcpyDtoD of 2 GiB, read + write): {ceiling:.2f} TB/s.\n")
     print("| Q | P | W | B | L | fp8 us | fp8 TB/s | fp8 % copy | bf16 us | "
           "bf16 TB/s | bf16 % copy | SDPA dense us | gather+SDPA us | flex us | "
-          "bf16 vs SDPA | bf16 vs gather | fp8 vs SDPA | fp8 vs gather |")
-    print("|" + "---|" * 19)
+          "bf16 vs SDPA | bf16 vs gather | bf16 vs flex | fp8 vs SDPA | "
+          "fp8 vs gather | fp8 vs flex |")
+    print("|" + "---|" * 20)
     for q in (1, 4):
         for p in (16, 64):
             for w in (0, 4096):
@@ -47,16 +58,24 @@ def main():
                     sdpa = peers.get(("sdpa", q, 0, w, b, l))
                     gather = peers.get(("gather", q, p, w, b, l))
                     flex = peers.get(("flex", q, p, w, b, l))
-                    cell = lambda v, fmt: fmt.format(v) if v is not None else "n/a"
-                    ratio = lambda peer, mine: (f"{peer / mine[0]:.2f}x"
-                                                if peer and mine else "n/a")
+                    def cell(v, fmt):
+                        if v is None:
+                            return "n/a"
+                        # A peer's reason for not running, in the table.
+                        return v.replace("|", "/") if isinstance(v, str) else fmt.format(v)
+
+                    def ratio(peer, mine):
+                        if isinstance(peer, float) and mine:
+                            return f"{peer / mine[0]:.2f}x"
+                        return "n/a"
                     print(f"| {q} | {p} | {w} | {b} | {l} | "
                           f"{cell(f and f[0], '{:.1f}')} | {cell(f and f[1], '{:.2f}')} | "
-                          f"{cell(f and f[2], '{:.0f}%')} | {cell(h and h[0], '{:.1f}')} | "
-                          f"{cell(h and h[1], '{:.2f}')} | {cell(h and h[2], '{:.0f}%')} | "
+                          f"{cell(f and f[2], '{:.1f}%')} | {cell(h and h[0], '{:.1f}')} | "
+                          f"{cell(h and h[1], '{:.2f}')} | {cell(h and h[2], '{:.1f}%')} | "
                           f"{cell(sdpa, '{:.1f}')} | {cell(gather, '{:.1f}')} | "
                           f"{cell(flex, '{:.1f}')} | {ratio(sdpa, h)} | {ratio(gather, h)} | "
-                          f"{ratio(sdpa, f)} | {ratio(gather, f)} |")
+                          f"{ratio(flex, h)} | {ratio(sdpa, f)} | {ratio(gather, f)} | "
+                          f"{ratio(flex, f)} |")
 
 
 if __name__ == "__main__":

@@ -7,9 +7,10 @@
 // times of many partitions (~100 us for 16 partitions of 8 rows), so the
 // kernel (recognized by its operands, pa.arg_names) gets this body instead,
 // with the same arithmetic (LowerReduce.cpp):
-//   1. warp w takes rows w, w + 4, ...; its lanes take the partitions
-//      (lane l: l, l + 32, ...) for M = max(max_p max_logits_p, z) and
-//      den = sum_p w_p + e_z (warp shuffles), kept in shared memory;
+//   1. warp w takes rows w, w + 4, ... (two of them in each loop); its
+//      lanes take the partitions (lane l: l, l + 32, ...) for
+//      M = max(max_p max_logits_p, z) and den = sum_p w_p + e_z (warp
+//      shuffles), kept in shared memory;
 //   2. thread i takes the output items i, i + 128, ... (an item: 4
 //      head-dim columns of one row, one 16-byte load of tmp_out per
 //      partition) for out = sum_p (w_p / den) tmp_out_p, partitions in
@@ -41,6 +42,9 @@ constexpr int64_t kColumnsPerItem = 4;
 constexpr int64_t kItemsPerPass = 4;
 constexpr int64_t kMaxLoadedFloats = 128;
 constexpr int64_t kMaxUnroll = 8;
+/// Rows of a warp whose maximum and denominator loops run together (all
+/// 2 rows of a warp at Q = 1, G = 8).
+constexpr int64_t kRowsPerBatch = 2;
 
 struct ReduceOperands {
   Value expSums, maxLogits, tmpOut, reduceInfo, sinks, output;
@@ -147,47 +151,73 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel) {
   };
 
   // 1. Per row (warp w: rows w, w + 4, ...; lanes over the partitions):
-  // M = max(max_p max_logits_p, z) and den = sum_p w_p + e_z.
-  e.forLoop(warp, e.idx(rows), e.idx(kWarps), [&](Value row) {
-    Value g = e.rem(row, group);
-    Value queryHead = e.add(e.mul(kvHead, group), g);
-    Value sink;
-    if (ops.sinks)
-      sink = [&] {
-        Value z = e.load(ops.sinks, {queryHead});
-        return z.getType().isF32()
-                   ? z
-                   : arith::ExtFOp::create(b, b.getF32Type(), z).getResult();
-      }();
-    auto laneLoop = [&](Value init, function_ref<Value(Value, Value)> step) {
-      return scf::ForOp::create(
-                 b, lane, count, e.idx(32), ValueRange{init},
-                 [&](OpBuilder &, Location, Value part, ValueRange carried) {
-                   scf::YieldOp::create(b, step(part, carried.front()));
-                 })
-          .getResult(0);
-    };
-    Value rowMax = laneLoop(sink ? sink : negInf, [&](Value part, Value max) {
-      return e.maxF(max, partial(ops.maxLogits, part, row));
-    });
-    for (int64_t offset = 16; offset >= 1; offset /= 2)
-      rowMax = e.maxF(rowMax, e.shuffleXor(rowMax, offset));
-    // z = -inf contributes 0 even when M = -inf.
-    Value den = laneLoop(zero, [&](Value part, Value sum) {
-      return e.addF(sum, weight(partial(ops.maxLogits, part, row),
-                                partial(ops.expSums, part, row), rowMax));
-    });
-    for (int64_t offset = 16; offset >= 1; offset /= 2)
-      den = e.addF(den, e.shuffleXor(den, offset));
-    if (sink) {
-      Value term =
-          e.select(e.eqF(sink, rowMax), e.f32(1.0), expShifted(sink, rowMax));
-      den = e.addF(den, e.select(e.eqF(sink, negInf), zero, term));
+  // M = max(max_p max_logits_p, z) and den = sum_p w_p + e_z. Rows b and
+  // b + 4 (a batch) go through each loop together: one round trip to
+  // memory for both per loop, where a loop per row took one per row (4
+  // instead of 2 at 8 rows, the reduce's latency chain). Larger batches, or
+  // the batches unrolled, left the output loop below short of registers
+  // (spills at 32 rows).
+  const int64_t batch =
+      std::min<int64_t>(kRowsPerBatch, llvm::divideCeil(rows, kWarps));
+  e.forLoop(warp, e.idx(rows), e.idx(kWarps * batch), [&](Value first) {
+    SmallVector<Value> batchRows, isRow, sinks;
+    for (int64_t r = 0; r < batch; ++r) {
+      Value row = e.add(first, r * kWarps);
+      isRow.push_back(e.cmp(CmpIPredicate::ult, row, e.idx(rows)));
+      batchRows.push_back(arith::MinUIOp::create(b, row, e.idx(rows - 1)));
+      if (!ops.sinks)
+        continue;
+      Value queryHead =
+          e.add(e.mul(kvHead, group), e.rem(batchRows.back(), group));
+      Value z = e.load(ops.sinks, {queryHead});
+      sinks.push_back(
+          z.getType().isF32()
+              ? z
+              : arith::ExtFOp::create(b, b.getF32Type(), z).getResult());
     }
-    e.ifThen(e.cmp(CmpIPredicate::eq, lane, e.idx(0)), [&] {
-      e.store(rowMax, rowMaxes, {row});
-      e.store(den, denominators, {row});
-    });
+    using Step = function_ref<Value(Value, int64_t, Value)>;
+    // Per row r of the batch: carried[r] = step(part, r, carried[r]).
+    auto laneLoop = [&](SmallVector<Value> init, Step step) {
+      auto loop = scf::ForOp::create(
+          b, lane, count, e.idx(32), init,
+          [&](OpBuilder &, Location, Value part, ValueRange carried) {
+            SmallVector<Value> next;
+            for (int64_t r = 0; r < batch; ++r)
+              next.push_back(step(part, r, carried[r]));
+            scf::YieldOp::create(b, next);
+          });
+      return SmallVector<Value>(loop.getResults());
+    };
+    SmallVector<Value> rowMax = laneLoop(
+        ops.sinks ? sinks : SmallVector<Value>(batch, negInf),
+        [&](Value part, int64_t r, Value max) {
+          return e.maxF(max, partial(ops.maxLogits, part, batchRows[r]));
+        });
+    for (Value &max : rowMax)
+      for (int64_t offset = 16; offset >= 1; offset /= 2)
+        max = e.maxF(max, e.shuffleXor(max, offset));
+    // z = -inf contributes 0 even when M = -inf.
+    SmallVector<Value> den = laneLoop(
+        SmallVector<Value>(batch, zero), [&](Value part, int64_t r, Value sum) {
+          return e.addF(sum, weight(partial(ops.maxLogits, part, batchRows[r]),
+                                    partial(ops.expSums, part, batchRows[r]),
+                                    rowMax[r]));
+        });
+    for (int64_t r = 0; r < batch; ++r) {
+      for (int64_t offset = 16; offset >= 1; offset /= 2)
+        den[r] = e.addF(den[r], e.shuffleXor(den[r], offset));
+      if (ops.sinks) {
+        Value term = e.select(e.eqF(sinks[r], rowMax[r]), e.f32(1.0),
+                              expShifted(sinks[r], rowMax[r]));
+        den[r] =
+            e.addF(den[r], e.select(e.eqF(sinks[r], negInf), zero, term));
+      }
+      e.ifThen(e.both(isRow[r], e.cmp(CmpIPredicate::eq, lane, e.idx(0))),
+               [&] {
+                 e.store(rowMax[r], rowMaxes, {batchRows[r]});
+                 e.store(den[r], denominators, {batchRows[r]});
+               });
+    }
   });
   e.barrier();
 
