@@ -22,8 +22,10 @@ bool distributeDecodeKernel(gpu::GPUFuncOp kernel, bool e4m3Products,
 /// Replaces the body of the split-K reduce kernel of pa-lower-reduce
 /// (recognized by its pa.arg_names and operand types) with one that spreads
 /// rows over warps and partitions / head-dim columns over lanes
-/// (ReduceToWarps.cpp). False, leaving the kernel untouched, for any other.
-bool distributeReduceKernel(gpu::GPUFuncOp kernel);
+/// (ReduceToWarps.cpp), in slices of rows on grid z whose number depends on
+/// the workgroups per SM (`computeUnits` SMs). False, leaving the kernel
+/// untouched, for any other.
+bool distributeReduceKernel(gpu::GPUFuncOp kernel, int64_t computeUnits);
 
 } // namespace mlir::pa::nvvm
 

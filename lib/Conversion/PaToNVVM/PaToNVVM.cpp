@@ -158,7 +158,7 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
           distribution = "warps";
         else
           kernel->setAttr("pa.thread0_reason", builder.getStringAttr(reason));
-      } else if (nvvm::distributeReduceKernel(kernel)) {
+      } else if (nvvm::distributeReduceKernel(kernel, target->computeUnits)) {
         distribution = "warps";
       } else if (canSplitParallelLoops(kernel, loops)) {
         splitParallelLoops(kernel, loops);

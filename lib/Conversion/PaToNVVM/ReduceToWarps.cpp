@@ -19,10 +19,24 @@
 //      issued before their products: with one partition per round trip
 //      (lanes on columns, 2 rows per warp) the reduce of 16 partitions
 //      took 32 us on the H200, as long as 10% of the decode.
+// The rows of a (sequence, KV head) are split into slices of rows on grid
+// z (pa.nvvm.grid_z = S, applied to the launch by pa-nvvm-launch-grids;
+// workgroup z takes slice z). The slices' rows are disjoint and each
+// output's arithmetic is the same for any slicing. How many slices depends
+// on the batch, known only at run time, so the kernel holds two bodies:
+//   - few workgroups (B * Hkv * S at most 2 per SM): S slices, e.g. S = 4 at 8
+//     rows of D = 256: B = 8 sequences of 2 KV heads run 64 workgroups
+//     instead of 16, one output item per thread, all partitions' loads in
+//     flight (16 at P <= 16);
+//   - otherwise the fewest slices that leave each thread one pass of items
+//     (1 at 8 rows of D = 256, 4 at 32 rows), workgroups z beyond them
+//     returning at once: 4 slices at B = 128 (1024 workgroups in 2.6 waves
+//     at 3 per SM) took the H200's (128, 2048) graphs 3-4 us longer than 1.
 //===----------------------------------------------------------------------===//
 #include "DecodeToWarps.h"
 #include "WarpEmitter.h"
 
+#include "pa/Conversion/PaToNVVM.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -42,6 +56,13 @@ constexpr int64_t kColumnsPerItem = 4;
 constexpr int64_t kItemsPerPass = 4;
 constexpr int64_t kMaxLoadedFloats = 128;
 constexpr int64_t kMaxUnroll = 8;
+/// Partitions per round where a thread has a single item: all 16 of the
+/// default plan at long context in one round trip.
+constexpr int64_t kMaxUnrollOneItem = 16;
+/// At most this many slices of a (sequence, KV head)'s rows on grid z: the
+/// batch is not known when compiling, and at B = 8, Hkv = 2 (16 workgroups
+/// on 132 SMs) 4 slices give 64 workgroups; at B = 128, 1024.
+constexpr int64_t kMaxSlices = 4;
 /// Rows of a warp whose maximum and denominator loops run together (all
 /// 2 rows of a warp at Q = 1, G = 8).
 constexpr int64_t kRowsPerBatch = 2;
@@ -88,9 +109,31 @@ bool matchReduce(gpu::GPUFuncOp kernel, ReduceOperands &ops) {
          type(ops.tmpOut).getElementType().isF32();
 }
 
+/// Slices of `rows` rows (of `itemsPerRow` items each) on grid z where
+/// workgroups are few: the most, up to kMaxSlices, that divide the rows and
+/// still give every thread of a workgroup an item.
+int64_t maxSlices(int64_t rows, int64_t itemsPerRow) {
+  int64_t slices = 1;
+  for (int64_t s = 2; s <= kMaxSlices; s *= 2)
+    if (rows % s == 0 && (rows / s) * itemsPerRow >= kWorkgroupThreads)
+      slices = s;
+  return slices;
+}
+
+/// Slices where workgroups are many: the fewest (of those dividing `most`)
+/// that leave each thread at most one pass of kItemsPerPass items.
+int64_t minSlices(int64_t rows, int64_t itemsPerRow, int64_t most) {
+  for (int64_t s = 1; s < most; s *= 2)
+    if (llvm::divideCeil((rows / s) * itemsPerRow, kWorkgroupThreads) <=
+        kItemsPerPass)
+      return s;
+  return most;
+}
+
 } // namespace
 
-bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel) {
+bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
+                                            int64_t computeUnits) {
   ReduceOperands ops;
   if (!matchReduce(kernel, ops))
     return false;
@@ -105,10 +148,11 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel) {
   const int64_t group = queryHeads / kvHeads;
   const int64_t queryLength = rows / group;
   Type outType = type(ops.output).getElementType();
-  // Output items: kColumnsPerItem head-dim columns of one row.
+  // Output items: kColumnsPerItem head-dim columns of one row. A slice:
+  // rows / slices consecutive rows.
   const int64_t itemsPerRow = headDim / kColumnsPerItem;
-  const int64_t items = rows * itemsPerRow;
-  const int64_t itemsPerThread = llvm::divideCeil(items, kWorkgroupThreads);
+  const int64_t fewSlices = maxSlices(rows, itemsPerRow);
+  const int64_t manySlices = minSlices(rows, itemsPerRow, fewSlices);
 
   // A fresh body; the workgroup buffer of the old one goes with it.
   Block &body = kernel.getBody().front();
@@ -150,162 +194,201 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel) {
                     e.mulF(expSum, expShifted(logit, rowMax)));
   };
 
-  // 1. Per row (warp w: rows w, w + 4, ...; lanes over the partitions):
-  // M = max(max_p max_logits_p, z) and den = sum_p w_p + e_z. Rows b and
-  // b + 4 (a batch) go through each loop together: one round trip to
-  // memory for both per loop, where a loop per row took one per row (4
-  // instead of 2 at 8 rows, the reduce's latency chain). Larger batches, or
-  // the batches unrolled, left the output loop below short of registers
-  // (spills at 32 rows).
-  const int64_t batch =
-      std::min<int64_t>(kRowsPerBatch, llvm::divideCeil(rows, kWarps));
-  e.forLoop(warp, e.idx(rows), e.idx(kWarps * batch), [&](Value first) {
-    SmallVector<Value> batchRows, isRow, sinks;
-    for (int64_t r = 0; r < batch; ++r) {
-      Value row = e.add(first, r * kWarps);
-      isRow.push_back(e.cmp(CmpIPredicate::ult, row, e.idx(rows)));
-      batchRows.push_back(arith::MinUIOp::create(b, row, e.idx(rows - 1)));
-      if (!ops.sinks)
-        continue;
-      Value queryHead =
-          e.add(e.mul(kvHead, group), e.rem(batchRows.back(), group));
-      Value z = e.load(ops.sinks, {queryHead});
-      sinks.push_back(
-          z.getType().isF32()
-              ? z
-              : arith::ExtFOp::create(b, b.getF32Type(), z).getResult());
-    }
-    using Step = function_ref<Value(Value, int64_t, Value)>;
-    // Per row r of the batch: carried[r] = step(part, r, carried[r]).
-    auto laneLoop = [&](SmallVector<Value> init, Step step) {
-      auto loop = scf::ForOp::create(
-          b, lane, count, e.idx(32), init,
-          [&](OpBuilder &, Location, Value part, ValueRange carried) {
-            SmallVector<Value> next;
-            for (int64_t r = 0; r < batch; ++r)
-              next.push_back(step(part, r, carried[r]));
-            scf::YieldOp::create(b, next);
-          });
-      return SmallVector<Value>(loop.getResults());
-    };
-    SmallVector<Value> rowMax = laneLoop(
-        ops.sinks ? sinks : SmallVector<Value>(batch, negInf),
-        [&](Value part, int64_t r, Value max) {
-          return e.maxF(max, partial(ops.maxLogits, part, batchRows[r]));
-        });
-    for (Value &max : rowMax)
-      for (int64_t offset = 16; offset >= 1; offset /= 2)
-        max = e.maxF(max, e.shuffleXor(max, offset));
-    // z = -inf contributes 0 even when M = -inf.
-    SmallVector<Value> den = laneLoop(
-        SmallVector<Value>(batch, zero), [&](Value part, int64_t r, Value sum) {
-          return e.addF(sum, weight(partial(ops.maxLogits, part, batchRows[r]),
-                                    partial(ops.expSums, part, batchRows[r]),
-                                    rowMax[r]));
-        });
-    for (int64_t r = 0; r < batch; ++r) {
-      for (int64_t offset = 16; offset >= 1; offset /= 2)
-        den[r] = e.addF(den[r], e.shuffleXor(den[r], offset));
-      if (ops.sinks) {
-        Value term = e.select(e.eqF(sinks[r], rowMax[r]), e.f32(1.0),
-                              expShifted(sinks[r], rowMax[r]));
-        den[r] =
-            e.addF(den[r], e.select(e.eqF(sinks[r], negInf), zero, term));
+  // The slice of rows firstRow, ..., firstRow + sliceRows - 1.
+  auto emitSlice = [&](Value firstRow, int64_t sliceRows) {
+    const int64_t items = sliceRows * itemsPerRow;
+    const int64_t itemsPerThread = llvm::divideCeil(items, kWorkgroupThreads);
+    // 1. Per row (warp w: the slice's rows w, w + 4, ...; lanes over the
+    // partitions):
+    // M = max(max_p max_logits_p, z) and den = sum_p w_p + e_z. Rows b and
+    // b + 4 (a batch) go through each loop together: one round trip to
+    // memory for both per loop, where a loop per row took one per row (4
+    // instead of 2 at 8 rows, the reduce's latency chain). Larger batches, or
+    // the batches unrolled, left the output loop below short of registers
+    // (spills at 32 rows).
+    const int64_t batch =
+        std::min<int64_t>(kRowsPerBatch, llvm::divideCeil(sliceRows, kWarps));
+    e.forLoop(warp, e.idx(sliceRows), e.idx(kWarps * batch), [&](Value first) {
+      SmallVector<Value> batchRows, isRow, sinks;
+      for (int64_t r = 0; r < batch; ++r) {
+        Value row = e.add(first, r * kWarps);
+        isRow.push_back(e.cmp(CmpIPredicate::ult, row, e.idx(sliceRows)));
+        batchRows.push_back(e.add(
+            firstRow, arith::MinUIOp::create(b, row, e.idx(sliceRows - 1))));
+        if (!ops.sinks)
+          continue;
+        Value queryHead =
+            e.add(e.mul(kvHead, group), e.rem(batchRows.back(), group));
+        Value z = e.load(ops.sinks, {queryHead});
+        sinks.push_back(
+            z.getType().isF32()
+                ? z
+                : arith::ExtFOp::create(b, b.getF32Type(), z).getResult());
       }
-      e.ifThen(e.both(isRow[r], e.cmp(CmpIPredicate::eq, lane, e.idx(0))),
-               [&] {
-                 e.store(rowMax[r], rowMaxes, {batchRows[r]});
-                 e.store(den[r], denominators, {batchRows[r]});
-               });
-    }
-  });
-  e.barrier();
+      using Step = function_ref<Value(Value, int64_t, Value)>;
+      // Per row r of the batch: carried[r] = step(part, r, carried[r]).
+      auto laneLoop = [&](SmallVector<Value> init, Step step) {
+        auto loop = scf::ForOp::create(
+            b, lane, count, e.idx(32), init,
+            [&](OpBuilder &, Location, Value part, ValueRange carried) {
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < batch; ++r)
+                next.push_back(step(part, r, carried[r]));
+              scf::YieldOp::create(b, next);
+            });
+        return SmallVector<Value>(loop.getResults());
+      };
+      SmallVector<Value> rowMax = laneLoop(
+          ops.sinks ? sinks : SmallVector<Value>(batch, negInf),
+          [&](Value part, int64_t r, Value max) {
+            return e.maxF(max, partial(ops.maxLogits, part, batchRows[r]));
+          });
+      for (Value &max : rowMax)
+        for (int64_t offset = 16; offset >= 1; offset /= 2)
+          max = e.maxF(max, e.shuffleXor(max, offset));
+      // z = -inf contributes 0 even when M = -inf.
+      SmallVector<Value> den =
+          laneLoop(SmallVector<Value>(batch, zero),
+                   [&](Value part, int64_t r, Value sum) {
+                     return e.addF(
+                         sum, weight(partial(ops.maxLogits, part, batchRows[r]),
+                                     partial(ops.expSums, part, batchRows[r]),
+                                     rowMax[r]));
+                   });
+      for (int64_t r = 0; r < batch; ++r) {
+        for (int64_t offset = 16; offset >= 1; offset /= 2)
+          den[r] = e.addF(den[r], e.shuffleXor(den[r], offset));
+        if (ops.sinks) {
+          Value term = e.select(e.eqF(sinks[r], rowMax[r]), e.f32(1.0),
+                                expShifted(sinks[r], rowMax[r]));
+          den[r] =
+              e.addF(den[r], e.select(e.eqF(sinks[r], negInf), zero, term));
+        }
+        e.ifThen(e.both(isRow[r], e.cmp(CmpIPredicate::eq, lane, e.idx(0))),
+                 [&] {
+                   e.store(rowMax[r], rowMaxes, {batchRows[r]});
+                   e.store(den[r], denominators, {batchRows[r]});
+                 });
+      }
+    });
+    e.barrier();
 
-  // 2. out = sum_p (w_p / den) tmp_out_p, partitions in order, over the
-  // thread's items (item i: row i / itemsPerRow, columns 4 (i %
-  // itemsPerRow) + [0, 4)), kItemsPerPass at a time; `unroll` partitions'
-  // loads are issued before their products.
-  struct Item {
-    Value valid, row, column, rowMax, den;
-  };
-  auto outVector = VectorType::get({kColumnsPerItem}, outType);
-  for (int64_t pass = 0; pass < itemsPerThread; pass += kItemsPerPass) {
-    const int64_t passItems = std::min(kItemsPerPass, itemsPerThread - pass);
-    const int64_t unroll = std::clamp<int64_t>(
-        kMaxLoadedFloats / (kColumnsPerItem * passItems), 1, kMaxUnroll);
-    SmallVector<Item> mine;
-    for (int64_t i = pass; i < pass + passItems; ++i) {
-      Value index = e.add(tid, i * kWorkgroupThreads);
-      Item item;
-      item.valid = e.cmp(CmpIPredicate::ult, index, e.idx(items));
-      index = arith::MinUIOp::create(b, index, e.idx(items - 1));
-      item.row = e.div(index, itemsPerRow);
-      item.column = e.mul(e.rem(index, itemsPerRow), kColumnsPerItem);
-      item.rowMax = e.load(rowMaxes, {item.row});
-      item.den = e.load(denominators, {item.row});
-      mine.push_back(item);
-    }
-    SmallVector<Value> init(passItems * kColumnsPerItem, zero);
-    auto loop = scf::ForOp::create(
-        b, e.idx(0), count, e.idx(unroll), init,
-        [&](OpBuilder &, Location, Value base, ValueRange carried) {
-          SmallVector<Value> acc(carried);
-          Value lastPart = e.sub(count, e.idx(1));
-          struct Loaded {
-            Value used;
-            SmallVector<Value> logits, expSums, values;
-          };
-          SmallVector<Loaded> loaded(unroll);
-          for (int64_t u = 0; u < unroll; ++u) {
-            Value part = e.add(base, u);
-            loaded[u].used = e.cmp(CmpIPredicate::ult, part, count);
-            part = arith::MinUIOp::create(b, part, lastPart);
-            for (const Item &item : mine) {
-              loaded[u].logits.push_back(
-                  partial(ops.maxLogits, part, item.row));
-              loaded[u].expSums.push_back(
-                  partial(ops.expSums, part, item.row));
-              loaded[u].values.push_back(e.loadVector(
-                  ops.tmpOut,
-                  {kvHead, e.add(firstSlot, part), item.row, item.column},
-                  kColumnsPerItem));
-            }
-          }
-          for (int64_t u = 0; u < unroll; ++u)
-            for (int64_t i = 0; i < passItems; ++i) {
-              Value w = weight(loaded[u].logits[i], loaded[u].expSums[i],
-                               mine[i].rowMax);
-              // UNE: a NaN weight (a broken partial) is not skipped.
-              Value used = e.both(loaded[u].used,
-                                  arith::CmpFOp::create(
-                                      b, arith::CmpFPredicate::UNE, w, zero));
-              Value scale = e.divF(w, mine[i].den);
-              for (int64_t k = 0; k < kColumnsPerItem; ++k) {
-                Value &sum = acc[i * kColumnsPerItem + k];
-                Value value = e.extract(loaded[u].values[i], k);
-                sum = e.select(used, e.addF(sum, e.mulF(scale, value)), sum);
+    // 2. out = sum_p (w_p / den) tmp_out_p, partitions in order, over the
+    // thread's items of the slice (item i: row firstRow + i / itemsPerRow,
+    // columns 4 (i % itemsPerRow) + [0, 4)), kItemsPerPass at a time;
+    // `unroll` partitions' loads are issued before their products. The rows
+    // of different slices are disjoint: no barrier between slices.
+    struct Item {
+      Value valid, row, column, rowMax, den;
+    };
+    auto outVector = VectorType::get({kColumnsPerItem}, outType);
+    for (int64_t pass = 0; pass < itemsPerThread; pass += kItemsPerPass) {
+      const int64_t passItems = std::min(kItemsPerPass, itemsPerThread - pass);
+      const int64_t unroll = std::clamp<int64_t>(
+          kMaxLoadedFloats / (kColumnsPerItem * passItems), 1,
+          passItems == 1 ? kMaxUnrollOneItem : kMaxUnroll);
+      SmallVector<Item> mine;
+      for (int64_t i = pass; i < pass + passItems; ++i) {
+        Value index = e.add(tid, i * kWorkgroupThreads);
+        Item item;
+        item.valid = e.cmp(CmpIPredicate::ult, index, e.idx(items));
+        index = arith::MinUIOp::create(b, index, e.idx(items - 1));
+        item.row = e.add(firstRow, e.div(index, itemsPerRow));
+        item.column = e.mul(e.rem(index, itemsPerRow), kColumnsPerItem);
+        item.rowMax = e.load(rowMaxes, {item.row});
+        item.den = e.load(denominators, {item.row});
+        mine.push_back(item);
+      }
+      SmallVector<Value> init(passItems * kColumnsPerItem, zero);
+      auto loop = scf::ForOp::create(
+          b, e.idx(0), count, e.idx(unroll), init,
+          [&](OpBuilder &, Location, Value base, ValueRange carried) {
+            SmallVector<Value> acc(carried);
+            Value lastPart = e.sub(count, e.idx(1));
+            struct Loaded {
+              Value used;
+              SmallVector<Value> logits, expSums, values;
+            };
+            SmallVector<Loaded> loaded(unroll);
+            for (int64_t u = 0; u < unroll; ++u) {
+              Value part = e.add(base, u);
+              loaded[u].used = e.cmp(CmpIPredicate::ult, part, count);
+              part = arith::MinUIOp::create(b, part, lastPart);
+              for (const Item &item : mine) {
+                loaded[u].logits.push_back(
+                    partial(ops.maxLogits, part, item.row));
+                loaded[u].expSums.push_back(
+                    partial(ops.expSums, part, item.row));
+                loaded[u].values.push_back(e.loadVector(
+                    ops.tmpOut,
+                    {kvHead, e.add(firstSlot, part), item.row, item.column},
+                    kColumnsPerItem));
               }
             }
-          scf::YieldOp::create(b, acc);
-        });
-    for (int64_t i = 0; i < passItems; ++i) {
-      const Item &item = mine[i];
-      SmallVector<Value> values;
-      for (int64_t k = 0; k < kColumnsPerItem; ++k)
-        values.push_back(arith::TruncFOp::create(
-            b, outType, loop.getResult(i * kColumnsPerItem + k)));
-      Value q = e.div(item.row, group), g = e.rem(item.row, group);
-      Value outputRow = e.add(e.mul(sequence, queryLength), q);
-      Value queryHead = e.add(e.mul(kvHead, group), g);
-      auto store = [&] {
-        e.storeVector(vector::FromElementsOp::create(b, outVector, values),
-                      ops.output, {outputRow, queryHead, item.column});
-      };
-      if ((pass + i + 1) * kWorkgroupThreads <= items)
-        store();
-      else
-        e.ifThen(item.valid, store);
+            for (int64_t u = 0; u < unroll; ++u)
+              for (int64_t i = 0; i < passItems; ++i) {
+                Value w = weight(loaded[u].logits[i], loaded[u].expSums[i],
+                                 mine[i].rowMax);
+                // UNE: a NaN weight (a broken partial) is not skipped.
+                Value used = e.both(loaded[u].used,
+                                    arith::CmpFOp::create(
+                                        b, arith::CmpFPredicate::UNE, w, zero));
+                Value scale = e.divF(w, mine[i].den);
+                for (int64_t k = 0; k < kColumnsPerItem; ++k) {
+                  Value &sum = acc[i * kColumnsPerItem + k];
+                  Value value = e.extract(loaded[u].values[i], k);
+                  sum = e.select(used, e.addF(sum, e.mulF(scale, value)), sum);
+                }
+              }
+            scf::YieldOp::create(b, acc);
+          });
+      for (int64_t i = 0; i < passItems; ++i) {
+        const Item &item = mine[i];
+        SmallVector<Value> values;
+        for (int64_t k = 0; k < kColumnsPerItem; ++k)
+          values.push_back(arith::TruncFOp::create(
+              b, outType, loop.getResult(i * kColumnsPerItem + k)));
+        Value q = e.div(item.row, group), g = e.rem(item.row, group);
+        Value outputRow = e.add(e.mul(sequence, queryLength), q);
+        Value queryHead = e.add(e.mul(kvHead, group), g);
+        auto store = [&] {
+          e.storeVector(vector::FromElementsOp::create(b, outVector, values),
+                        ops.output, {outputRow, queryHead, item.column});
+        };
+        if ((pass + i + 1) * kWorkgroupThreads <= items)
+          store();
+        else
+          e.ifThen(item.valid, store);
+      }
     }
+  };
+  // Workgroup z takes slice z: the launch must have z = fewSlices
+  // (pa-nvvm-launch-grids). A loop over the slices a workgroup is given
+  // (block_id z, step grid_dim z), correct under any z, cost registers:
+  // 88-byte spills at 48 rows of D = 256, 8 bytes at 16 rows of D = 64.
+  auto emitSlices = [&](int64_t slices) {
+    if (slices == 1)
+      return emitSlice(e.idx(0), rows);
+    Value slice = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+    emitSlice(e.mul(slice, rows / slices), rows / slices);
+  };
+  if (fewSlices > 1)
+    kernel->setAttr(kGridZAttrName, b.getI64IntegerAttr(fewSlices));
+  if (fewSlices == manySlices) {
+    emitSlices(fewSlices);
+  } else {
+    // B * Hkv * fewSlices workgroups at most 2 per SM: fewSlices.
+    Value groups = e.mul(gpu::GridDimOp::create(b, gpu::Dimension::x),
+                         gpu::GridDimOp::create(b, gpu::Dimension::y));
+    Value few = e.cmp(CmpIPredicate::ule, groups,
+                      e.idx(2 * computeUnits / fewSlices));
+    e.ifThenElse(few, [&] { emitSlices(fewSlices); },
+                 [&] {
+                   Value slice = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+                   e.ifThen(e.cmp(CmpIPredicate::ult, slice,
+                                  e.idx(manySlices)),
+                            [&] { emitSlices(manySlices); });
+                 });
   }
   gpu::ReturnOp::create(b);
   return true;

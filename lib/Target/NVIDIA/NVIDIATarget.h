@@ -35,6 +35,11 @@ void registerConvertKernelsToNVVMPass();
 std::unique_ptr<Pass> createLowerPlanToThreadsPass(llvm::StringRef chip);
 void registerLowerPlanToThreadsPass();
 
+/// `pa-nvvm-launch-grids` (LaunchGrids.cpp): a kernel's pa.nvvm.grid_z
+/// (set by pa-to-nvvm) onto its gpu.launch_func ops and its pa.grid.
+std::unique_ptr<Pass> createLaunchGridsPass();
+void registerLaunchGridsPass();
+
 /// An NVPTX target machine for `chip` at O3 with kPTXFeatures (the NVPTX
 /// backend is initialized on first use); null with `error` set otherwise.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(llvm::StringRef chip,

@@ -35,9 +35,14 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
   pm.addPass(nvidia::createLowerPlanToThreadsPass(chip));
   pm.addPass(createPaTile({chip.str()}));
   pm.addPass(createPaLowerReduce({chip.str()}));
+  {
+    OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+    kernels.addPass(createPaStagePageIds({kMaxStagedPageIds}));
+    kernels.addPass(createPaToNVVM({chip.str()}));
+  }
+  // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
+  pm.addPass(nvidia::createLaunchGridsPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  kernels.addPass(createPaStagePageIds({kMaxStagedPageIds}));
-  kernels.addPass(createPaToNVVM({chip.str()}));
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 
@@ -57,6 +62,7 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
 void mlir::pa::registerNVIDIAPipelines() {
   nvidia::registerConvertKernelsToNVVMPass();
   nvidia::registerLowerPlanToThreadsPass();
+  nvidia::registerLaunchGridsPass();
   PassPipelineRegistration<NVVMPipelineOptions>(
       "pa-lower-to-nvvm",
       "lower pa ops to kernels of gpu.module @pa_kernels in the LLVM/NVVM "

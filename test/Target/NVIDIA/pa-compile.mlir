@@ -40,7 +40,8 @@
 // JSON:      "meaning": "tmp_out.stride[3]"
 // JSON:      "param_bytes": 808
 // JSON:      "name": "pa_reduce",
-// JSON:      "grid": "x = reduce_info dim 0, y = 2, z = 1",
+// The reduce in 4 slices of its 16 rows (ReduceToWarps.cpp) on grid z.
+// JSON:      "grid": "x = reduce_info dim 0, y = 2, z = 4",
 // JSON:      "distribution": "warps",
 
 // LLVM: target triple = "nvptx64-nvidia-cuda"

@@ -1,0 +1,96 @@
+//===- LaunchGrids.cpp - kernels' own grid requests on their launches -----===//
+//
+// pa-nvvm-launch-grids: pa-to-nvvm works inside gpu.module @pa_kernels and
+// cannot touch the host function; a kernel whose new body wants more
+// workgroups on grid z (the reduce kernel's row slices, ReduceToWarps.cpp)
+// carries pa.nvvm.grid_z = S. This pass sets grid z of every gpu.launch_func
+// of such a kernel (z = 1 until then) to S, writes "z = S" into the kernel's
+// pa.grid formula (which the sidecar reports and the CUDA launcher
+// evaluates), and drops the attribute.
+//
+//===----------------------------------------------------------------------===//
+#include "NVIDIATarget.h"
+#include "pa/Conversion/PaToNVVM.h"
+#include "pa/Transforms/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+
+namespace {
+
+struct LaunchGridsPass
+    : PassWrapper<LaunchGridsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LaunchGridsPass)
+
+  StringRef getArgument() const override { return "pa-nvvm-launch-grids"; }
+  StringRef getDescription() const override {
+    return "apply the grid z that pa-to-nvvm kernels ask for "
+           "(pa.nvvm.grid_z) to their gpu.launch_func ops and pa.grid";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, gpu::GPUDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::SetVector<Operation *> kernels;
+    WalkResult result = module.walk([&](gpu::LaunchFuncOp launch) {
+      Operation *kernel =
+          SymbolTable::lookupNearestSymbolFrom(launch, launch.getKernel());
+      if (!kernel)
+        return WalkResult::advance();
+      auto slices = kernel->getAttrOfType<IntegerAttr>(nvvm::kGridZAttrName);
+      if (!slices)
+        return WalkResult::advance();
+      if (slices.getInt() < 1 || !isConstantIntValue(launch.getGridSizeZ(), 1)) {
+        launch.emitError() << "pa-nvvm-launch-grids: kernel '"
+                           << launch.getKernelName().getValue()
+                           << "' asks for grid z = " << slices.getInt()
+                           << ", but its launch's grid z is not 1";
+        return WalkResult::interrupt();
+      }
+      OpBuilder builder(launch);
+      Value z = arith::ConstantIndexOp::create(builder, launch.getLoc(),
+                                               slices.getInt());
+      launch.getGridSizeZMutable().assign(z);
+      kernels.insert(kernel);
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+
+    constexpr StringRef kUnitZ = ", z = 1";
+    for (Operation *kernel : kernels) {
+      auto slices = kernel->getAttrOfType<IntegerAttr>(nvvm::kGridZAttrName);
+      auto grid = kernel->getAttrOfType<StringAttr>(kGridAttrName);
+      if (!grid || !grid.getValue().ends_with(kUnitZ)) {
+        kernel->emitError() << "pa-nvvm-launch-grids: the kernel's "
+                            << kGridAttrName << " does not end in 'z = 1'";
+        return signalPassFailure();
+      }
+      std::string formula =
+          (grid.getValue().drop_back(kUnitZ.size()) + ", z = " +
+           std::to_string(slices.getInt()))
+              .str();
+      kernel->setAttr(kGridAttrName,
+                      StringAttr::get(kernel->getContext(), formula));
+      kernel->removeAttr(nvvm::kGridZAttrName);
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> mlir::pa::nvidia::createLaunchGridsPass() {
+  return std::make_unique<LaunchGridsPass>();
+}
+
+void mlir::pa::nvidia::registerLaunchGridsPass() {
+  PassRegistration<LaunchGridsPass>();
+}
