@@ -227,12 +227,14 @@ public:
         only64BitOffsets(options.cacheOffsets == CacheOffsets::only64Bit),
         // QK with 16x16x128 where the chip has it and the head dim is a
         // whole number of its K (two 64-element load chunks), unless it
-        // costs occupancy: with two M-tiles at D = 256 (and the query's
-        // residual, per-token scales) it needs more than the 256 VGPRs of
-        // 2 waves per SIMD (measured: 272, 1 wave).
+        // costs occupancy: two M-tiles at D = 256 with per-token scales
+        // need more than the 256 VGPRs of 2 waves per SIMD (measured on
+        // gfx950 with the query's residual: 264-268, 1 wave; without
+        // per-token scales 245-256, 2 waves), and at D = 512 more still.
         wideQK(chip.hasF8F6F4Mfma && s.fp8Compute() &&
                s.headDim % kWideFp8K == 0 &&
-               (s.mTiles == 1 || s.headDim <= 128)) {
+               (s.mTiles == 1 || s.headDim <= 128 ||
+                (s.headDim <= 256 && s.scale != ScaleMode::per_token))) {
     f32 = Float32Type::get(ctx);
     vec4 = VectorType::get({kResultElements}, f32);
     computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;

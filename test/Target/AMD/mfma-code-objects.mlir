@@ -68,10 +68,15 @@
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 
 // 32 rows (two M-tiles sharing each K/V load in the 32-bit loop; the
-// 64-bit loop holds one M-tile's products, run once per M-tile): 256 + 128.
-// CHECK:       d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x384 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
-// GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
-// GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
+// 64-bit loop holds one M-tile's products, run once per M-tile): 256 + 128
+// on gfx942; gfx950's QK on 16x16x128 (two M-tiles at D = 256 without
+// per-token scales), within the 256 VGPRs of 2 waves per SIMD.
+// CHECK:       d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x384 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x48,v_mfma_f32_16x16x32_fp8_fp8x192 
+// CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{([1-9][0-9]?|1[0-9][0-9]|2[0-4][0-9]|25[0-6])}} global_load_dwordx4={{[0-9]+}}{{$}}
+// GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{([1-9][0-9]?|1[0-9][0-9]|2[0-4][0-9]|25[0-6])}} global_load_dwordx4={{[0-9]+}}{{$}}
 
 // 24 rows at GQA 12 (two M-tiles: 3/4 of twice the one-M-tile count).
 // CHECK:       d128-fp8-p16-plain-none-w0-q2g12 [[CHIP]]: mfma=
@@ -110,22 +115,29 @@
 // No spill in either; a kernel that would spill to meet its 2-waves-per-SIMD
 // request is generated again without it (emitCodeObject).
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=none \
-// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=NONE -DCHIP=gfx942
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefixes=NONE,NONE-GFX942 -DCHIP=gfx942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=none \
-// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=NONE -DCHIP=gfx950
-// NONE: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x192 {{.*}} scratch_insts=0 private_segment=0
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefixes=NONE,NONE-GFX950 -DCHIP=gfx950
+// NONE: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=
+// NONE-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x192 {{.*}} scratch_insts=0 private_segment=0
+// NONE-GFX950-SAME: v_mfma_f32_16x16x128_f8f6f4x24,v_mfma_f32_16x16x32_fp8_fp8x96 {{.*}} scratch_insts=0 private_segment=0
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=p \
-// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=P -DCHIP=gfx942
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefixes=P,P-GFX942 -DCHIP=gfx942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=p \
-// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefix=P -DCHIP=gfx950
-// P: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x288 {{.*}} scratch_insts=0 private_segment=0
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefixes=P,P-GFX950 -DCHIP=gfx950
+// P: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=
+// P-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x288 {{.*}} scratch_insts=0 private_segment=0
+// P-GFX950-SAME: v_mfma_f32_16x16x128_f8f6f4x24,v_mfma_f32_16x16x32_fp8_fp8x192 {{.*}} scratch_insts=0 private_segment=0
 
 // cache-offsets=64: only the 64-bit loop, one M-tile's products run once
 // per M-tile; K and V through 16-byte global loads, no buffer loads; no
 // spill at the largest footprint, both chips.
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --cache-offsets=64 \
-// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 d256-fp8-p64-transposed-per_token-w257-q1g8 | FileCheck %s --check-prefix=OFF64 -DCHIP=gfx942
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 d256-fp8-p64-transposed-per_token-w257-q1g8 | FileCheck %s --check-prefixes=OFF64,OFF64-GFX942 -DCHIP=gfx942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --cache-offsets=64 \
-// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 d256-fp8-p64-transposed-per_token-w257-q1g8 | FileCheck %s --check-prefix=OFF64 -DCHIP=gfx950
-// OFF64: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x128 buffer_load_dwordx4=0 {{.*}} scratch_insts=0 private_segment=0 {{.*}} global_load_dwordx4={{[1-9][0-9]*}}{{$}}
+// RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 d256-fp8-p64-transposed-per_token-w257-q1g8 | FileCheck %s --check-prefixes=OFF64,OFF64-GFX950 -DCHIP=gfx950
+// OFF64: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=
+// OFF64-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x128 buffer_load_dwordx4=0
+// OFF64-GFX950-SAME: v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x64 buffer_load_dwordx4=0
+// OFF64-SAME: {{.*}} scratch_insts=0 private_segment=0 {{.*}} global_load_dwordx4={{[1-9][0-9]*}}{{$}}
 // OFF64: d256-fp8-p64-transposed-per_token-w257-q1g8 [[CHIP]]: mfma={{.*}} buffer_load_dwordx4=0 {{.*}} scratch_insts=0 private_segment=0 {{.*}} global_load_dwordx4={{[1-9][0-9]*}}{{$}}
