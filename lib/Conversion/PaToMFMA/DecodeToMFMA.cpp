@@ -521,10 +521,10 @@ void DecodeLowering::stageQuery() {
   // D = 256 and 32 rows were 10% of the decode kernel's code (compile
   // time), for work done once per workgroup.
   const int64_t rounds = s.rows / rowsPerRound;
-  scf::ForOp roundLoop;
   Value round = l.index(0);
   if (rounds > 1) {
-    roundLoop = scf::ForOp::create(b, l.index(0), l.index(rounds), l.index(1));
+    auto roundLoop =
+        scf::ForOp::create(b, l.index(0), l.index(rounds), l.index(1));
     b.setInsertionPointToStart(roundLoop.getBody());
     round = roundLoop.getInductionVar();
   }

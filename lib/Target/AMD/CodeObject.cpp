@@ -196,36 +196,28 @@ constexpr llvm::StringLiteral kWavesPerEu = "amdgpu-waves-per-eu";
 /// private_segment_fixed_size, the second 32-bit word of its kernel
 /// descriptor (symbol `name.kd`); 0 when the kernel is not there.
 int64_t privateSegmentBytes(ArrayRef<char> object, llvm::StringRef name) {
-  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
-      llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(
-          llvm::StringRef(object.data(), object.size()), "decode"));
-  if (!file) {
-    llvm::consumeError(file.takeError());
+  std::optional<std::unique_ptr<llvm::object::ObjectFile>> file =
+      llvm::expectedToOptional(llvm::object::ObjectFile::createObjectFile(
+          llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()),
+                                "decode")));
+  if (!file)
     return 0;
-  }
   std::string descriptor = (name + ".kd").str();
-  for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
-    llvm::Expected<llvm::StringRef> symbolName = symbol.getName();
-    llvm::Expected<uint64_t> offset = symbol.getValue();
-    llvm::Expected<llvm::object::section_iterator> section =
-        symbol.getSection();
-    if (!symbolName || !offset || !section || *symbolName != descriptor ||
-        *section == (*file)->section_end()) {
-      if (!symbolName)
-        llvm::consumeError(symbolName.takeError());
-      if (!offset)
-        llvm::consumeError(offset.takeError());
-      if (!section)
-        llvm::consumeError(section.takeError());
+  for (const llvm::object::SymbolRef &symbol : (**file).symbols()) {
+    std::optional<llvm::StringRef> symbolName =
+        llvm::expectedToOptional(symbol.getName());
+    if (!symbolName || *symbolName != descriptor)
       continue;
-    }
-    llvm::Expected<llvm::StringRef> contents = (*section)->getContents();
-    if (!contents) {
-      llvm::consumeError(contents.takeError());
+    std::optional<uint64_t> offset =
+        llvm::expectedToOptional(symbol.getValue());
+    std::optional<llvm::object::section_iterator> section =
+        llvm::expectedToOptional(symbol.getSection());
+    if (!offset || !section || *section == (**file).section_end())
       return 0;
-    }
+    std::optional<llvm::StringRef> contents =
+        llvm::expectedToOptional((*section)->getContents());
     constexpr uint64_t kPrivateSegmentWord = 4;
-    if (*offset + kPrivateSegmentWord + 4 > contents->size())
+    if (!contents || *offset + kPrivateSegmentWord + 4 > contents->size())
       return 0;
     return llvm::support::endian::read32le(contents->data() + *offset +
                                            kPrivateSegmentWord);
