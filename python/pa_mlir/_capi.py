@@ -25,7 +25,7 @@ _i32 = ctypes.c_int32
 _ptr = ctypes.c_void_p
 
 
-class PaDecodeConfig(ctypes.Structure):
+class PaDecodeConfig(_ffi.CheckedStructure):
     _fields_ = [
         ("numQueryHeads", _i64),
         ("numKVHeads", _i64),
@@ -48,7 +48,7 @@ class PaDecodeConfig(ctypes.Structure):
     ]
 
 
-class PaHostBuffers(ctypes.Structure):
+class PaHostBuffers(_ffi.CheckedStructure):
     _fields_ = [
         ("batch", _i64),
         ("numPages", _i64),

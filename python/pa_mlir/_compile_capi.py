@@ -13,11 +13,11 @@ from ._ffi import PaString
 _i64 = ctypes.c_int64
 
 
-class PaStringRef(ctypes.Structure):
+class PaStringRef(_ffi.CheckedStructure):
     _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
 
 
-class PaCompileOptions(ctypes.Structure):
+class PaCompileOptions(_ffi.CheckedStructure):
     _fields_ = [("codeObjectVersion", ctypes.c_int32),
                 ("keepStages", ctypes.c_bool),
                 ("fp8Residual", ctypes.c_int32),

@@ -18,13 +18,13 @@ _i64 = ctypes.c_int64
 _i32 = ctypes.c_int32
 
 
-class PaHostOperand(ctypes.Structure):
+class PaHostOperand(_ffi.CheckedStructure):
     _fields_ = [("name", ctypes.c_char_p), ("data", ctypes.c_void_p),
                 ("rank", _i32), ("sizes", ctypes.POINTER(_i64)),
                 ("elementBytes", _i64), ("readOnly", ctypes.c_bool)]
 
 
-class PaDeviceOperand(ctypes.Structure):
+class PaDeviceOperand(_ffi.CheckedStructure):
     _fields_ = [("name", ctypes.c_char_p), ("address", ctypes.c_uint64),
                 ("rank", _i32), ("sizes", ctypes.POINTER(_i64))]
 
@@ -95,7 +95,7 @@ def check_sequences(page_size, query_length, sliding_window, num_pages,
 
 
 def _sizes(shape):
-    return (_i64 * max(len(shape), 1))(*shape)
+    return _ffi.checked_array(_i64, shape, "an operand size")
 
 
 class CudaProgram(_ffi.OwnedHandle):

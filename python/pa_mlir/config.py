@@ -7,11 +7,12 @@ supports a combination (head dims, page sizes, GQA ratios, the chip's fp8
 flavour) is the verifier's to say, at compile time.
 """
 
+import ctypes
 import dataclasses
 import math
 from typing import Optional
 
-from . import _capi, _compile_capi
+from . import _capi, _compile_capi, _ffi
 
 SCALES = tuple(_capi.SCALE_MODES)
 COMPUTE_TYPES = {"fp8": 0, "bf16": 1}
@@ -56,18 +57,20 @@ class DecodeConfig:
     max_partitions: Optional[int] = None
 
     def __post_init__(self):
-        def integer(value):
-            return isinstance(value, int) and not isinstance(value, bool)
-
+        # Python ints of the int64 fields of PaDecodeConfig (the key of the
+        # compile caches must be what the compiler sees).
         for name in _INTEGER_FIELDS:
-            if not integer(getattr(self, name)):
-                raise ValueError(f"{name} must be an integer, got "
-                                 f"{getattr(self, name)!r}")
+            object.__setattr__(self, name, _ffi.checked_int(
+                getattr(self, name), ctypes.c_int64, name))
         for name in ("budget", "max_partitions"):
             value = getattr(self, name)
-            if value is not None and (not integer(value) or value < 1):
+            if value is None:
+                continue
+            value = _ffi.checked_int(value, ctypes.c_int64, name)
+            if value < 1:
                 raise ValueError(f"{name} must be None or an integer >= 1, "
                                  f"got {value!r}")
+            object.__setattr__(self, name, value)
         for name, allowed in _CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:

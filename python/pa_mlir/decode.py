@@ -12,7 +12,7 @@ import ctypes
 
 import numpy as np
 
-from . import _capi, _operands, _tensors, targets as _targets
+from . import _capi, _ffi, _operands, _tensors, targets as _targets
 from .config import DecodeConfig
 from .dtypes import NAN_BITS, QUERY_DTYPES, bits_to_float32, float32_to_bits
 
@@ -157,11 +157,17 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
         raise ValueError(f"chip must be a string, got {chip!r}")
     if "\0" in chip:  # the C string would silently end there
         raise ValueError(f"chip must not contain NUL, got {chip!r}")
-    for name, value in (("query_length", query_length),
-                        ("sliding_window", sliding_window),
-                        ("budget", budget), ("max_partitions", max_partitions)):
-        if value is not None and not isinstance(value, (int, np.integer)):
-            raise ValueError(f"{name} must be an integer, got {value!r}")
+    # int64 fields of PaDecodeConfig: checked before they cross (ctypes
+    # would wrap 2**64 + 5 to 5).
+    query_length = _ffi.checked_int(query_length, ctypes.c_int64,
+                                    "query_length")
+    sliding_window = _ffi.checked_int(sliding_window, ctypes.c_int64,
+                                      "sliding_window")
+    if budget is not None:
+        budget = _ffi.checked_int(budget, ctypes.c_int64, "budget")
+    if max_partitions is not None:
+        max_partitions = _ffi.checked_int(max_partitions, ctypes.c_int64,
+                                          "max_partitions")
     for name, value in (("budget", budget), ("max_partitions", max_partitions)):
         if value is not None and value < 1:
             raise ValueError(f"{name} must be >= 1, got {value}")

@@ -47,6 +47,96 @@ def test_bad_options_are_named(change, message):
         pa_mlir.decode(**case, **options)
 
 
+# Integers ctypes would wrap silently (2**64 + 5 stored as 5).
+WRAPS = 2**64
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(sliding_window=WRAPS + 5),
+     r"sliding_window = 18446744073709551621 does not fit in int64"),
+    (dict(sliding_window=-2**63 - 1), r"sliding_window = -\d+ does not fit"),
+    (dict(query_length=WRAPS + 1), r"query_length = \d+ does not fit"),
+    (dict(budget=WRAPS + 4), r"budget = \d+ does not fit in int64"),
+    (dict(max_partitions=WRAPS + 2), r"max_partitions = \d+ does not fit"),
+])
+def test_integers_that_would_wrap_at_the_c_boundary_are_refused(change,
+                                                                 message):
+    case, options = small_case()
+    options.update(change)
+    before = pa_mlir.compiled_program_count()
+    with pytest.raises(ValueError, match=message):
+        pa_mlir.decode(**case, **options)
+    assert pa_mlir.compiled_program_count() == before
+
+
+def test_a_wrapping_config_field_is_refused_and_never_cached():
+    before = pa_mlir.compile_cache_size()
+    with pytest.raises(ValueError,
+                       match=r"head_dim = 18446744073709551680 does not fit"):
+        pa_mlir.compile(head_dim=WRAPS + 64)
+    with pytest.raises(ValueError, match=r"budget = \d+ does not fit"):
+        pa_mlir.DecodeConfig(budget=WRAPS + 1)
+    assert pa_mlir.compile_cache_size() == before
+    with pytest.raises(ValueError, match=r"does not fit in int64"):
+        pa_mlir.DecodeConfig(head_dim=64).plan_capacity(WRAPS + 3)
+
+
+def _binding_structures():
+    """Every ctypes structure class the bindings define."""
+    import ctypes
+    from pa_mlir import _capi, _compile_capi, _emulator_capi, _ffi, \
+        _runtime_capi
+    found = set()
+    for module in (_ffi, _capi, _compile_capi, _emulator_capi,
+                   _runtime_capi):
+        for value in vars(module).values():
+            if (isinstance(value, type) and issubclass(value, ctypes.Structure)
+                    and value.__module__ == module.__name__
+                    and "_fields_" in vars(value)):
+                found.add(value)
+    return sorted(found, key=lambda cls: cls.__qualname__)
+
+
+def test_every_binding_structure_range_checks_its_integer_fields():
+    import ctypes
+    from pa_mlir import _ffi
+    structures = _binding_structures()
+    assert len(structures) >= 8
+    checked_fields = 0
+    for structure in structures:
+        assert issubclass(structure, _ffi.CheckedStructure), structure
+        for name, ctype, *_ in structure._fields_:
+            if ctype not in (ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64):
+                continue
+            instance = structure()
+            low = -2**63 if ctype is ctypes.c_int64 else (
+                -2**31 if ctype is ctypes.c_int32 else 0)
+            high = {ctypes.c_int64: 2**63 - 1, ctypes.c_int32: 2**31 - 1,
+                    ctypes.c_uint64: 2**64 - 1}[ctype]
+            setattr(instance, name, high)
+            assert getattr(instance, name) == high
+            for bad in (high + 1, low - 1, high + WRAPS):
+                with pytest.raises(ValueError, match=f"{name} = "):
+                    setattr(instance, name, bad)
+                with pytest.raises(ValueError, match=f"{name} = "):
+                    structure(**{name: bad})
+            with pytest.raises(ValueError, match=f"{name} must be an integer"):
+                setattr(instance, name, True)
+            checked_fields += 1
+    assert checked_fields >= 25
+
+
+def test_integer_function_arguments_are_range_checked():
+    import ctypes
+    from pa_mlir import _compile_capi, _runtime_capi
+    config = pa_mlir.DecodeConfig(head_dim=64).to_c()
+    assert _compile_capi.plan_capacity(config, 3) > 0
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        _compile_capi.plan_capacity(config, WRAPS + 3)
+    with pytest.raises(ValueError, match=r"an operand size = \d+ does not fit"):
+        _runtime_capi._sizes((4, WRAPS + 4))
+
+
 def test_bad_shapes_ranks_and_types_are_named():
     case, options = small_case()
     n, hkv, dx, p, x = case["key_cache"].shape
