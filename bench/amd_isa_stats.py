@@ -4,11 +4,21 @@
 usage: amd_isa_stats.py DISASSEMBLY KERNEL [--json]
 
 The main loop is the innermost loop (a backward branch with no other loop
-holding MFMAs inside it) that holds the most MFMAs; with pa-to-mfma's run-time choice between 32-bit buffer offsets and
-64-bit addresses there are two such loops of the same shape, and the one
-with buffer loads is reported (the other is the >= 2 GiB pool fallback).
-Classes: MFMA (v_mfma*), VMEM (buffer_/global_/flat_), LDS (ds_), VALU
-(other v_), SALU (other s_, branches included), waitcnt (s_waitcnt*).
+holding MFMAs inside it) that holds the most MFMAs per tile; with
+pa-to-mfma's run-time choice between 32-bit buffer offsets and 64-bit
+addresses there are two such loops of the same shape, and the one with
+buffer loads is reported (the other is the >= 2 GiB pool fallback).
+Classes (`classify`): MFMA (v_mfma*), VMEM (buffer_/global_/flat_), LDS
+(ds_), VALU (other v_), SALU (other s_, scalar memory and branches
+included), waitcnt (s_waitcnt*). `fine_classes` splits SMEM (s_load*,
+s_buffer_load*, s_store*, s_dcache*, s_memtime/realtime) and branches
+(s_branch, s_cbranch*, s_setpc/swappc/getpc) out of SALU and counts the
+transcendental VALU ops (`TRANSCENDENTAL`) and the 16x16x128 MFMAs.
+
+A hand-written code object (bench/amd_vs_aiter.sh) names its local labels
+`label_XXXX` and may unroll several 256-token tiles into one loop
+iteration; `tiles_per_iteration` counts its tile-counter steps
+(`s_addk_i32 sN, 0x100`).
 """
 import json
 import re
@@ -17,9 +27,23 @@ import sys
 LINE = re.compile(r"^\s+([a-z_0-9]+)\b.*//\s*([0-9A-Fa-f]+):")
 BRANCH = re.compile(r"^\s+s_c?branch\w*\s+(\S+)")
 LABEL = re.compile(r"^([0-9a-fA-F]+) <(.*)>:")
+TILE_STEP = re.compile(r"^\s+s_addk_i32\s+s\d+,\s*0x100\b")
+# v_exp/log/rcp/rsq/sqrt/sin/cos run at a quarter rate (16 clocks a wave).
+TRANSCENDENTAL = re.compile(r"^v_(exp|log|rcp|rsq|sqrt|sin|cos)_")
+SMEM = ("s_load", "s_buffer_load", "s_store", "s_buffer_store", "s_dcache",
+        "s_memtime", "s_memrealtime", "s_scratch")
+BRANCHES = ("s_branch", "s_cbranch", "s_setpc", "s_swappc", "s_getpc")
 
 
-def kernel_instructions(path, kernel):
+def compiler_local(name):
+    return name.startswith("L")
+
+
+def handwritten_local(name):
+    return name.startswith("label_")
+
+
+def kernel_instructions(path, kernel, is_local=compiler_local):
     """[(address, mnemonic, text)] of `kernel`, and its labels by name."""
     insts, labels, inside = [], {}, False
     for line in open(path):
@@ -27,7 +51,7 @@ def kernel_instructions(path, kernel):
         if m:
             name = m.group(2)
             if inside and not name.startswith(kernel + "+") and \
-                    not name.startswith("L"):
+                    not is_local(name):
                 break
             if name == kernel:
                 inside = True
@@ -58,25 +82,40 @@ def classify(mnemonic):
     return "other"
 
 
+def fine_classes(mnemonic):
+    """The class of `classify` with SMEM and branch split out of SALU, plus
+    the sub-counts this instruction adds to (transcendental, MFMA16x16x128)."""
+    cls = classify(mnemonic)
+    if cls == "SALU" and mnemonic.startswith(SMEM):
+        cls = "SMEM"
+    elif cls == "SALU" and mnemonic.startswith(BRANCHES):
+        cls = "branch"
+    extra = []
+    if cls == "VALU" and TRANSCENDENTAL.match(mnemonic):
+        extra.append("transcendental")
+    if cls == "MFMA" and "x128" in mnemonic:
+        extra.append("MFMA16x16x128")
+    return [cls] + extra
+
+
 def loops(insts, labels):
-    """(start, end) address ranges of backward branches; objdump prints a
-    branch target as <symbol+0xoffset>."""
+    """(start, end) address ranges of backward branches."""
     found = []
-    for address, mnemonic, text in insts:
-        if not BRANCH.match(text):
-            continue
-        m = re.search(r"<([^>+]+)(?:\+0x([0-9a-fA-F]+))?>\s*$", text)
-        if not m or m.group(1) not in labels:
-            continue
-        target = labels[m.group(1)] + int(m.group(2) or "0", 16)
-        if target <= address:
+    for address, _, text in insts:
+        target = branch_target(text, labels)
+        if target is not None and target <= address:
             found.append((target, address))
     return found
 
 
-def stats(path, kernel):
-    insts, labels = kernel_instructions(path, kernel)
-    best = None
+def tiles_per_iteration(body_texts):
+    return max(1, sum(1 for text in body_texts if TILE_STEP.match(text)))
+
+
+def main_loop(path, kernel, is_local=compiler_local):
+    """The main loop's body [(address, mnemonic, text)] (or []) and the
+    kernel's labels."""
+    insts, labels = kernel_instructions(path, kernel, is_local)
     def has_mfma(start, end):
         return any(start <= a <= end and m.startswith("v_mfma")
                    for a, m, _ in insts)
@@ -86,18 +125,82 @@ def stats(path, kernel):
     innermost = [(s, e) for s, e in found
                  if not any((s2, e2) != (s, e) and s <= s2 and e2 <= e
                             for s2, e2 in found)]
+    best = None
     for start, end in innermost:
-        body = [(a, m) for a, m, _ in insts if start <= a <= end]
-        counts = {}
-        for _, m in body:
-            c = classify(m)
-            counts[c] = counts.get(c, 0) + 1
-        counts["total"] = len(body)
-        buffer_loads = sum(1 for _, m in body if m.startswith("buffer_load"))
-        key = (counts.get("MFMA", 0), buffer_loads, -len(body))
+        body = [(a, m, t) for a, m, t in insts if start <= a <= end]
+        tiles = tiles_per_iteration([t for _, _, t in body])
+        mfma = sum(1 for _, m, _ in body if m.startswith("v_mfma"))
+        buffer_loads = sum(1 for _, m, _ in body
+                           if m.startswith("buffer_load"))
+        key = (mfma / tiles, buffer_loads, -len(body) / tiles)
         if best is None or key > best[0]:
-            best = (key, counts)
-    return best[1] if best else {}
+            best = (key, body)
+    return (best[1] if best else []), labels
+
+
+SCALAR_CONDITION = re.compile(r"^s_cbranch_(scc[01]|vccz|vccnz)$")
+
+
+def branch_target(text, labels):
+    """The address a branch goes to: objdump prints it as
+    <symbol+0xoffset> (compiled code) or as the label (hand-written)."""
+    b = BRANCH.match(text)
+    if not b:
+        return None
+    m = re.search(r"<([^>+]+)(?:\+0x([0-9a-fA-F]+))?>\s*$", text)
+    if m and m.group(1) in labels:
+        return labels[m.group(1)] + int(m.group(2) or "0", 16)
+    return labels.get(b.group(1))
+
+
+def fast_path(body, labels):
+    """The shortest way through one loop iteration `body` [(address,
+    mnemonic, text)]: at every branch on a uniform condition
+    (s_cbranch_scc*/vcc*) to a later address of the body, the side with
+    fewer instructions (a full-tile path that jumps over the edge tiles'
+    masking, or the shorter of two bodies). Branches on exec (divergent
+    code) fall through: all lanes run it. Returns [(address, mnemonic,
+    text)] in order."""
+    index = {a: k for k, (a, _, _) in enumerate(body)}
+    n = len(body)
+    best = [None] * (n + 1)  # (instructions so far, predecessor)
+    best[0] = (0, -1)
+    for k in range(n):
+        if best[k] is None:
+            continue
+        _, m, text = body[k]
+        target = index.get(branch_target(text, labels))
+        unconditional = m == "s_branch"
+        successors = []
+        if target is not None and target > k and \
+                (unconditional or SCALAR_CONDITION.match(m)):
+            successors.append(target)
+        if not (unconditional and target is not None and target > k):
+            successors.append(k + 1)
+        for s in successors:
+            cost = best[k][0] + 1
+            if best[s] is None or cost < best[s][0]:
+                best[s] = (cost, k)
+    path, k = [], best[n][1]
+    while k >= 0:
+        path.append(body[k])
+        k = best[k][1]
+    return path[::-1]
+
+
+def counts_of(body, fine=False):
+    counts = {}
+    for _, m, _ in body:
+        for c in (fine_classes(m) if fine else [classify(m)]):
+            counts[c] = counts.get(c, 0) + 1
+    counts["total"] = len(body)
+    return counts
+
+
+def stats(path, kernel):
+    """Counts by class of the main loop (one iteration)."""
+    body, _ = main_loop(path, kernel)
+    return counts_of(body) if body else {}
 
 
 def main():
