@@ -334,6 +334,9 @@ COMPILE = """
         except RuntimeError as error:
             result = dict(error=str(error))
     result["warnings"] = [str(w.message) for w in caught]
+    import resource
+    result["peak_rss_mb"] = resource.getrusage(
+        resource.RUSAGE_SELF).ru_maxrss // 1024
     print(json.dumps(result))
 """
 
@@ -396,6 +399,76 @@ def test_a_corrupt_cache_entry_is_recompiled_not_trusted(tmp_path, damage):
     assert again["sha"] == first["sha"]
     assert json.loads(entry.read_text()) == original
     assert compile_in_process(tmp_path, PA_MLIR_LIB="/nonexistent")[
+        "sha"] == first["sha"]
+
+
+def rewrite_entry(entry, **changes):
+    """The entry with `changes`, checksum made to match again (a whole,
+    self-consistent entry that is still wrong)."""
+    data = dict(json.loads(entry.read_text()), **changes)
+    data["sha256"] = _diskcache._checksum(data)
+    entry.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("damage", [
+    "nested json", "nested metadata", "negative plan limits",
+    "boolean plan limits", "stages not pairs", "metadata not an object",
+    "unknown format", "huge"])
+def test_a_hostile_cache_entry_is_a_warning_and_a_recompile(tmp_path, damage):
+    first = compile_in_process(tmp_path)
+    entry = next(tmp_path.glob("*.json"))
+    original = json.loads(entry.read_text())
+    if damage == "nested json":
+        entry.write_text("[" * 200000 + "]" * 200000)
+    elif damage == "nested metadata":
+        rewrite_entry(entry, metadata_json="[" * 200000 + "]" * 200000)
+    elif damage == "negative plan limits":
+        rewrite_entry(entry, plan_limits=[-5, 2])
+    elif damage == "boolean plan limits":
+        rewrite_entry(entry, plan_limits=[True, 2])
+    elif damage == "stages not pairs":
+        rewrite_entry(entry, stages=[["pa"]])
+    elif damage == "metadata not an object":
+        rewrite_entry(entry, metadata_json="[1, 2]")
+    elif damage == "unknown format":
+        rewrite_entry(entry, code_format="exe")
+    else:
+        # A sparse 3 GB file: refused by its size, never read.
+        with open(entry, "r+b") as handle:
+            handle.truncate(3 << 30)
+    refused = compile_in_process(tmp_path, PA_MLIR_LIB="/nonexistent")
+    assert "/nonexistent does not exist" in refused.get("error", ""), refused
+    assert refused["peak_rss_mb"] < 1024, refused
+    assert any("ignoring the corrupt compile cache entry" in warning
+               for warning in refused["warnings"]), refused
+    again = compile_in_process(tmp_path)
+    assert again["sha"] == first["sha"] and again["compiler_loaded"]
+    assert again["capacity"] == first["capacity"] > 0
+    assert json.loads(entry.read_text()) == original
+
+
+def test_a_rebuilt_compiler_does_not_serve_old_code_objects(tmp_path):
+    cache = tmp_path / "cache"
+    first = compile_in_process(cache)
+    assert first["compiler_loaded"]
+    hit = compile_in_process(cache)
+    assert not hit["compiler_loaded"] and hit["sha"] == first["sha"]
+    # Another build of the compiler: the same library with one byte more
+    # (it still loads; any rebuild changes the file).
+    rebuilt = tmp_path / "rebuilt" / "libPACAPI.so"
+    rebuilt.parent.mkdir()
+    rebuilt.write_bytes(pa_mlir._capi.library_path().read_bytes() + b"\0")
+    entry = next(cache.glob("*.json"))
+    before = json.loads(entry.read_text())["compiler"]
+    recompiled = compile_in_process(cache, PA_MLIR_LIB=str(rebuilt))
+    assert recompiled["compiler_loaded"], "the old entry was not served"
+    assert recompiled["warnings"] == []
+    after = json.loads(entry.read_text())["compiler"]
+    assert after != before
+    assert compile_in_process(cache, PA_MLIR_LIB=str(rebuilt))[
+        "compiler_loaded"] is False
+    # Without any compiler (a GPU machine), the entry serves.
+    assert compile_in_process(cache, PA_MLIR_LIB="/nonexistent")[
         "sha"] == first["sha"]
 
 
