@@ -26,6 +26,7 @@
 #define PA_C_COMPILE_H
 
 #include "pa-c/Decode.h"
+#include "pa-c/Hip.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -126,6 +127,33 @@ PA_CAPI_EXPORTED int64_t paDecodeConfigPlanCapacity(
 PA_CAPI_EXPORTED bool paDecodeConfigGetPlanLimits(const PaDecodeConfig *config,
                                                   int64_t *budget,
                                                   int64_t *maxPartitions);
+
+/* Writes the artifact as an AOT program, the directory `path` (what
+ * paProgramWrite of pa-c/Runtime.h writes; configJson may be NULL): the
+ * runtime library loads it without the compiler (paHipProgramLoadFile,
+ * paCudaProgramLoadFile). False with `error`. */
+PA_CAPI_EXPORTED bool paArtifactWriteProgram(PaArtifact artifact,
+                                             const char *path,
+                                             const char *configJson,
+                                             PaString *error);
+
+/* Compiles `config` for its chip (gfx942 or gfx950) and loads the code
+ * object through libPARuntimeCAPI.so's paHipProgramLoad (pa-c/Hip.h): the
+ * program is a runtime program (paHipProgramEnqueue, paHipProgramRun,
+ * paHipProgramDestroy). Null with `error` when the configuration does not
+ * compile or there is no HIP runtime or device (checked first). */
+PA_CAPI_EXPORTED PaHipProgram paHipProgramCreate(const PaDecodeConfig *config,
+                                                 PaString *error);
+
+/* Checks `buffers` (host memory, as for paHostProgramRun) against `config`
+ * (the one `program` was created from), then runs `program` on them with
+ * paHipProgramRun: copied to the device, run, waited for, the outputs
+ * (work_info, reduce_info, exp_sums, max_logits, tmp_out, output) copied
+ * back. */
+PA_CAPI_EXPORTED bool paHipProgramRunBuffers(PaHipProgram program,
+                                             const PaDecodeConfig *config,
+                                             const PaHostBuffers *buffers,
+                                             PaString *error);
 
 #ifdef __cplusplus
 }

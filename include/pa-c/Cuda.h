@@ -53,6 +53,13 @@ PA_CAPI_EXPORTED PaCudaProgram paCudaProgramLoad(const void *image,
                                                  const char *metadataJson,
                                                  PaString *error);
 
+/* Loads the AOT program at `path` (pa-compile --emit=program, or
+ * paArtifactWriteProgram; format in docs/user-guide.md): it must hold PTX or
+ * a cubin. Null with `error` naming the file and the problem (not a
+ * program, an unknown format version, a program for another vendor). */
+PA_CAPI_EXPORTED PaCudaProgram paCudaProgramLoadFile(const char *path,
+                                                     PaString *error);
+
 PA_CAPI_EXPORTED void paCudaProgramDestroy(PaCudaProgram program);
 
 /* Launches plan -> decode -> reduce over `operands` (device addresses, by pa

@@ -1,29 +1,38 @@
 /*===- pa-c/Hip.h - C API: decode programs on AMD GPUs via HIP ---*- C -*-===*\
 |*                                                                            *|
-|* The HIP launcher (pa/Runtime/HipLauncher.h) in C. The HIP runtime         *|
-|* (libamdhip64) is opened with dlopen on first use (PA_HIP_LIBRARY names   *|
-|* another library); without it every call fails with the reason, nothing   *|
-|* aborts.                                                                    *|
+|* The HIP launcher (pa/Runtime/HipLauncher.h) in C, in                      *|
+|* libPARuntimeCAPI.so (no MLIR, no LLVM, no ROCm needed to build or load).  *|
+|* The HIP runtime (libamdhip64.so; the environment variable PA_HIP_LIBRARY *|
+|* names another library) is opened with dlopen on first use; without it,   *|
+|* or without a GPU, every call fails with the reason, nothing aborts. The  *|
+|* same calls as pa-c/Cuda.h:                                               *|
 |*                                                                            *|
-|*   PaHipProgram program = paHipProgramCreate(&config, &error);              *|
+|*   // code object + metadata: pa-compile --chip=gfx942 -o k.hsaco          *|
+|*   // (k.hsaco, k.hsaco.json), paArtifactGetCodeObject / GetMetadata, or  *|
+|*   // an AOT program: paHipProgramLoadFile("k.paprog", &error)             *|
+|*   PaHipProgram program = paHipProgramLoad(hsaco, size, json, &error);     *|
 |*   // a serving engine, on device buffers (graph-capturable):              *|
 |*   paHipProgramEnqueue(program, operands, count, stream, &error);           *|
 |*   // or host buffers, copied in and out (synchronous):                    *|
-|*   paHipProgramRun(program, &hostBuffers, &error);                          *|
+|*   paHipProgramRun(program, hostOperands, count, &error);                   *|
 |*   paHipProgramDestroy(program);                                            *|
+|*                                                                            *|
+|* libPACAPI.so adds paHipProgramCreate (compile a configuration, then load *|
+|* it with these calls; pa-c/Compile.h).                                    *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #ifndef PA_C_HIP_H
 #define PA_C_HIP_H
 
-#include "pa-c/Decode.h"
+#include "pa-c/Runtime.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* True when a HIP runtime with at least one GPU is there; otherwise false
- * and, when `reason` is not NULL, why (no library, no device). */
+ * and, when `reason` is not NULL, why ("no HIP runtime: cannot load the HIP
+ * runtime libamdhip64.so: ...", "... sees no GPU"). */
 PA_CAPI_EXPORTED bool paHipRuntimeAvailable(PaString *reason);
 
 typedef struct {
@@ -34,41 +43,46 @@ static inline bool paHipProgramIsNull(PaHipProgram program) {
   return program.ptr == NULL;
 }
 
-/* Compiles `config` for its chip (gfx942 or gfx950) and loads the code object
- * on the current HIP device. Null with `error` when the configuration does
- * not compile or there is no HIP runtime or device. */
-PA_CAPI_EXPORTED PaHipProgram paHipProgramCreate(const PaDecodeConfig *config,
-                                                 PaString *error);
-
-/* Loads a code object compiled earlier (paArtifactGetCodeObject and
- * paArtifactGetMetadata of pa-c/Compile.h, or pa-compile's OUT.hsaco and
- * OUT.hsaco.json). Such a program has no configuration: it can be enqueued,
- * not run on host buffers. */
+/* Loads a decode program on the current HIP device: `codeObject` is an AMD
+ * code object (.hsaco) of `codeObjectSize` bytes, `metadataJson` its
+ * sidecar (kernels in launch order, grids, argument layout). The kernels
+ * pa_plan, pa_decode and pa_reduce must all be there (checked before
+ * anything is loaded). Null with `error` when there is no HIP runtime or
+ * GPU, the sidecar is malformed or the runtime refuses the code object. */
 PA_CAPI_EXPORTED PaHipProgram paHipProgramLoad(const void *codeObject,
                                                size_t codeObjectSize,
                                                const char *metadataJson,
                                                PaString *error);
 
+/* Loads the AOT program at `path` (pa-compile --emit=program, or
+ * paArtifactWriteProgram; format in docs/user-guide.md): it must hold an
+ * AMD code object. Null with `error` naming the file and the problem (not a
+ * program, an unknown format version, a program for another vendor). */
+PA_CAPI_EXPORTED PaHipProgram paHipProgramLoadFile(const char *path,
+                                                   PaString *error);
+
 PA_CAPI_EXPORTED void paHipProgramDestroy(PaHipProgram program);
 
-/* Launches plan -> decode -> reduce over `operands` (PaDeviceOperand of
- * pa-c/Support.h) on `stream` (a hipStream_t; NULL: the default stream).
- * Asynchronous and free of host readback, so it may be captured in a HIP
- * graph. False with `error` when an operand is missing or
- * does not fit, or a launch is refused; nothing is launched when an operand
- * is wrong. */
+/* Launches plan -> decode -> reduce over `operands` (device addresses, by pa
+ * operand name) on `stream` (a hipStream_t; NULL: the default stream).
+ * Asynchronous: no copy, no allocation, no synchronization, so it may be
+ * captured in a HIP graph (hipStreamBeginCapture) and replayed after new
+ * inputs were written to the same buffers. False with `error` when an
+ * operand is missing or does not fit, or a launch is refused; nothing is
+ * launched when an operand is wrong. The operands' contents are not
+ * checked (see paDecodeCheckSequences). */
 PA_CAPI_EXPORTED bool paHipProgramEnqueue(PaHipProgram program,
                                           const PaDeviceOperand *operands,
                                           size_t count, void *stream,
                                           PaString *error);
 
-/* Checks `buffers` (host memory, as for paHostProgramRun), copies them to
- * the device, runs, waits and copies the outputs (work_info, reduce_info,
- * exp_sums, max_logits, tmp_out, output) back. For programs made by
- * paHipProgramCreate. */
+/* Copies `operands` (host memory) to fresh device buffers, enqueues on the
+ * default stream, waits, copies the operands that are not read-only back
+ * and frees the device buffers (also on failure). False with `error` naming
+ * the operand or the call that failed. */
 PA_CAPI_EXPORTED bool paHipProgramRun(PaHipProgram program,
-                                      const PaHostBuffers *buffers,
-                                      PaString *error);
+                                      const PaHostOperand *operands,
+                                      size_t count, PaString *error);
 
 #ifdef __cplusplus
 }

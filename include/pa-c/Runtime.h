@@ -1,10 +1,11 @@
 /*===- pa-c/Runtime.h - C API of the MLIR-free runtime library ---*- C -*-===*\
 |*                                                                            *|
-|* libPARuntimeCAPI.so runs decode programs compiled elsewhere (PTX or cubin *|
-|* + the sidecar JSON of pa-compile --chip=sm_90a or paArtifactGetMetadata):  *|
-|* it links neither MLIR nor LLVM, so it runs on a GPU machine where only    *|
-|* the driver is installed. This header has what is not tied to a driver;   *|
-|* pa-c/Cuda.h the CUDA programs. No call aborts or prints; errors are      *|
+|* libPARuntimeCAPI.so runs decode programs compiled elsewhere (an AMD code *|
+|* object, PTX or a cubin + the sidecar JSON of pa-compile or                *|
+|* paArtifactGetMetadata, or an AOT program directory): it links neither     *|
+|* MLIR nor LLVM, so it runs on a GPU machine where only the driver is       *|
+|* installed. This header has what is not tied to a driver; pa-c/Hip.h and  *|
+|* pa-c/Cuda.h the programs of each. No call aborts or prints; errors are   *|
 |* caller-freed strings (paStringDestroy, exported by this library too).    *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -42,12 +43,39 @@ typedef struct {
  * `blockTables` batch * maxPagesPerSequence. False with `error` naming the
  * first bad entry ("block_tables[0][1] = -1 is not a page of the pool
  * [0, 4)"). The checks every executor of pa-mlir makes; the device-operand
- * entry points (paCudaProgramEnqueue) trust their operands. */
+ * entry points (paHipProgramEnqueue, paCudaProgramEnqueue) trust their
+ * operands. */
 PA_CAPI_EXPORTED bool paDecodeCheckSequences(
     int64_t pageSize, int64_t queryLength, int64_t slidingWindow,
     int64_t batch, int64_t numPages, int64_t maxPagesPerSequence,
     const int32_t *contextLengths, const int32_t *blockTables,
     PaString *error);
+
+/* The version of the AOT program format this library writes and reads. */
+#define PA_PROGRAM_FORMAT_VERSION 1
+
+/* Writes an AOT program, the directory `path` (created when missing; a
+ * program there is replaced): `codeObject` (`codeObjectSize` bytes) in
+ * `codeFormat` ("hsaco" for AMD chips, "ptx" or "cubin" for NVIDIA ones)
+ * for `chip`, its sidecar `metadataJson`, and `configJson` (a JSON object
+ * describing the configuration compiled, kept for the program's users;
+ * NULL: none). False with `error` for a bad argument or a file that cannot
+ * be written. paHipProgramLoadFile / paCudaProgramLoadFile load it. */
+PA_CAPI_EXPORTED bool paProgramWrite(const char *path, const char *chip,
+                                     const char *codeFormat,
+                                     const void *codeObject,
+                                     size_t codeObjectSize,
+                                     const char *metadataJson,
+                                     const char *configJson, PaString *error);
+
+/* Reads the AOT program at `path` and describes it: its chip, code format
+ * and recorded configuration (an empty string when none), each returned
+ * when not NULL (caller-freed). False with `error` as the loaders report
+ * it (not a program, another format version, a truncated code object). */
+PA_CAPI_EXPORTED bool paProgramDescribe(const char *path, PaString *chip,
+                                        PaString *codeFormat,
+                                        PaString *configJson,
+                                        PaString *error);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 
 #include "Wrap.h"
 #include "pa/API/Compile.h"
+#include "pa/Runtime/ProgramArtifact.h"
 
 using namespace mlir;
 using namespace mlir::pa;
@@ -103,6 +104,27 @@ PaStringRef paArtifactGetStageName(PaArtifact artifact, intptr_t index) {
 PaStringRef paArtifactGetStageText(PaArtifact artifact, intptr_t index) {
   const CompileStage *stage = stageAt(artifact, index);
   return stage ? borrow(stage->text) : PaStringRef{nullptr, 0};
+}
+
+bool paArtifactWriteProgram(PaArtifact artifact, const char *path,
+                            const char *configJson, PaString *error) {
+  clear(error);
+  if (!artifact.ptr || !path) {
+    report(error, "paArtifactWriteProgram needs an artifact and a path");
+    return false;
+  }
+  const CompiledKernels &compiled = *unwrap(artifact);
+  ::pa::runtime::ProgramArtifact program;
+  program.chip = compiled.chip;
+  program.codeFormat = compiled.format;
+  program.codeObject = compiled.codeObject;
+  program.metadataJson = compiled.metadataJson;
+  program.configJson = configJson ? configJson : "";
+  std::string message;
+  if (::pa::runtime::writeProgram(path, program, message))
+    return true;
+  report(error, message);
+  return false;
 }
 
 int64_t paDecodeConfigPlanCapacity(const PaDecodeConfig *c, int64_t batch) {

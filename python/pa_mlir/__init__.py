@@ -11,7 +11,9 @@ project's build/lib or through the environment variable PA_MLIR_LIB; it is
 loaded on first use). target="cuda" runs through libPARuntimeCAPI.so (beside
 it, or PA_MLIR_RUNTIME_LIB) and needs libPACAPI.so only to compile: with
 PA_MLIR_CACHE_DIR set, compiles are cached on disk and a cache hit loads no
-compiler. Semantics: shared/spec/paged-attention-decode.md.
+compiler. Artifact.save writes an ahead-of-time program directory that
+load_program launches (HIP or CUDA) through libPARuntimeCAPI.so alone.
+Semantics: docs/user-guide.md.
 """
 
 from ._version import __version__
@@ -22,6 +24,7 @@ from .dtypes import QUERY_DTYPES, bits_to_float32, float32_to_bits, round_to
 from . import targets
 from .compiler import Artifact, clear_compile_cache, compile, compile_cache_size
 from .config import DecodeConfig
+from .programs import Program, load_program
 from .errors import CompileError, PaError, TargetUnavailableError
 
 __all__ = [
@@ -30,5 +33,5 @@ __all__ = [
     "round_to", "TARGETS", "KV_DTYPES", "QUERY_DTYPES", "V_LAYOUTS",
     "compile", "Artifact", "DecodeConfig", "compile_cache_size",
     "clear_compile_cache", "targets", "PaError", "CompileError",
-    "TargetUnavailableError",
+    "TargetUnavailableError", "Program", "load_program",
 ]

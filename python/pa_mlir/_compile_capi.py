@@ -1,4 +1,4 @@
-"""ctypes bindings of include/pa-c/Compile.h and include/pa-c/Hip.h.
+"""ctypes bindings of include/pa-c/Compile.h (with its HIP entry points).
 
 They live on the same libPACAPI.so as _capi (Decode.h); the argument and
 result types are declared on first use.
@@ -58,11 +58,11 @@ library = _capi.with_signatures({
     "paDecodeConfigPlanCapacity": ([_config, _i64], _i64),
     "paDecodeConfigGetPlanLimits": ([_config, ctypes.POINTER(_i64),
                                      ctypes.POINTER(_i64)], ctypes.c_bool),
-    "paHipRuntimeAvailable": ([_error], ctypes.c_bool),
     "paHipProgramCreate": ([_config, _error], PaHipProgram),
     "paHipProgramDestroy": ([PaHipProgram], None),
-    "paHipProgramRun": ([PaHipProgram, ctypes.POINTER(PaHostBuffers), _error],
-                        ctypes.c_bool),
+    "paHipProgramRunBuffers": ([PaHipProgram, _config,
+                                ctypes.POINTER(PaHostBuffers), _error],
+                               ctypes.c_bool),
 })
 
 
@@ -128,17 +128,10 @@ def plan_limits(config):
     return budget.value, max_partitions.value
 
 
-def hip_unavailable_reason():
-    """None when HIP can run programs here, else why not."""
-    lib = library()
-    reason = PaString()
-    if lib.paHipRuntimeAvailable(ctypes.byref(reason)):
-        return None
-    return _ffi.take_string(reason, lib) or "no HIP runtime"
-
-
 class HipProgram(_ffi.OwnedHandle):
-    """A decode program compiled and loaded with HIP (owns its handle)."""
+    """A decode program compiled by paHipProgramCreate and loaded by the
+    runtime library's HIP launcher (owns its handle; paHipProgramDestroy
+    and the runs resolve through libPACAPI.so to libPARuntimeCAPI.so)."""
 
     _destroy = "paHipProgramDestroy"
 
@@ -151,4 +144,5 @@ class HipProgram(_ffi.OwnedHandle):
         return plan_capacity(self._config, batch)
 
     def run(self, buffers):
-        self._checked_call("paHipProgramRun", ctypes.byref(buffers))
+        self._checked_call("paHipProgramRunBuffers", ctypes.byref(self._config),
+                           ctypes.byref(buffers))

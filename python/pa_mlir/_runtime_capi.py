@@ -1,10 +1,21 @@
-"""ctypes bindings of include/pa-c/Runtime.h and Cuda.h: libPARuntimeCAPI.so,
-the runtime library without MLIR or LLVM.
+"""ctypes bindings of include/pa-c/Runtime.h, Hip.h and Cuda.h:
+libPARuntimeCAPI.so, the runtime library without MLIR or LLVM.
 
 The library is the environment variable PA_MLIR_RUNTIME_LIB, else the
 libPARuntimeCAPI.so beside libPACAPI.so (_capi.library_path(), which is
 not loaded for that). Nothing here loads libPACAPI.so, so programs compiled
-elsewhere (the on-disk compile cache) run on a machine without MLIR.
+elsewhere (the on-disk compile cache, AOT program directories) run on a
+machine without MLIR.
+
+    program = HipProgram(code_object, metadata_json)   # or CudaProgram
+    program = HipProgram.from_file("decode.paprog")     # an AOT program
+    program.enqueue([(name, device_address, shape), ...], stream)
+    program.run([(name, host_address, shape, element_bytes, read_only)])
+
+HipProgram and CudaProgram are the same class over the two drivers: the HIP
+runtime (libamdhip64.so, or PA_HIP_LIBRARY) or the CUDA driver
+(libcuda.so.1, or PA_CUDA_LIBRARY), each opened by the runtime library on
+first use.
 """
 
 import ctypes
@@ -33,22 +44,37 @@ class PaCudaProgram(_ffi.Handle):
     """A PaCudaProgram handle."""
 
 
+class PaHipProgram(_ffi.Handle):
+    """A PaHipProgram handle."""
+
+
 _error = _ffi.PaStringPtr
 _i32p = ctypes.POINTER(_i32)
 _SIGNATURES = {
     "paDecodeCheckSequences": (
         [_i64, _i64, _i64, _i64, _i64, _i64, _i32p, _i32p, _error],
         ctypes.c_bool),
-    "paCudaRuntimeAvailable": ([_error], ctypes.c_bool),
-    "paCudaProgramLoad": ([ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
-                           _error], PaCudaProgram),
-    "paCudaProgramDestroy": ([PaCudaProgram], None),
-    "paCudaProgramEnqueue": ([PaCudaProgram, ctypes.POINTER(PaDeviceOperand),
-                              ctypes.c_size_t, ctypes.c_void_p, _error],
-                             ctypes.c_bool),
-    "paCudaProgramRun": ([PaCudaProgram, ctypes.POINTER(PaHostOperand),
-                          ctypes.c_size_t, _error], ctypes.c_bool),
+    "paProgramWrite": ([ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                        ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p,
+                        ctypes.c_char_p, _error], ctypes.c_bool),
+    "paProgramDescribe": ([ctypes.c_char_p, _error, _error, _error, _error],
+                          ctypes.c_bool),
 }
+# The same entry points for each driver: paHip* and paCuda*.
+for _driver, _handle in (("Hip", PaHipProgram), ("Cuda", PaCudaProgram)):
+    _SIGNATURES.update({
+        f"pa{_driver}RuntimeAvailable": ([_error], ctypes.c_bool),
+        f"pa{_driver}ProgramLoad": ([ctypes.c_void_p, ctypes.c_size_t,
+                                     ctypes.c_char_p, _error], _handle),
+        f"pa{_driver}ProgramLoadFile": ([ctypes.c_char_p, _error], _handle),
+        f"pa{_driver}ProgramDestroy": ([_handle], None),
+        f"pa{_driver}ProgramEnqueue": ([_handle,
+                                        ctypes.POINTER(PaDeviceOperand),
+                                        ctypes.c_size_t, ctypes.c_void_p,
+                                        _error], ctypes.c_bool),
+        f"pa{_driver}ProgramRun": ([_handle, ctypes.POINTER(PaHostOperand),
+                                    ctypes.c_size_t, _error], ctypes.c_bool),
+    })
 
 
 def library_path():
@@ -68,18 +94,30 @@ _MISSING = ("pa_mlir: the runtime library {path} does not exist; build the "
 library = _ffi.Once(lambda: _ffi.load(library_path(), _MISSING, _SIGNATURES))
 
 
-def cuda_unavailable_reason():
-    """None when CUDA programs can run here, else why not (no runtime
-    library, no driver, no GPU)."""
+def _unavailable_reason(driver):
+    """None when `driver` ("Hip", "Cuda") can run programs here, else why
+    not (no runtime library, no driver, no GPU)."""
     try:
         lib = library()
     except (RuntimeError, OSError) as error:
         return str(error)
     reason = PaString()
-    if lib.paCudaRuntimeAvailable(ctypes.byref(reason)):
+    if getattr(lib, f"pa{driver}RuntimeAvailable")(ctypes.byref(reason)):
         return None
     # Freed by this library: libPACAPI.so may not be there.
-    return _ffi.take_string(reason, lib) or "no CUDA driver"
+    return (_ffi.take_string(reason, lib)
+            or f"no {'HIP runtime' if driver == 'Hip' else 'CUDA driver'}")
+
+
+def cuda_unavailable_reason():
+    """None when CUDA programs can run here, else why not."""
+    return _unavailable_reason("Cuda")
+
+
+def hip_unavailable_reason():
+    """None when HIP programs can run here (libamdhip64 and an AMD GPU, or
+    the library PA_HIP_LIBRARY names), else why not."""
+    return _unavailable_reason("Hip")
 
 
 def check_sequences(page_size, query_length, sliding_window, num_pages,
@@ -98,34 +136,121 @@ def _sizes(shape):
     return _ffi.checked_array(_i64, shape, "an operand size")
 
 
-class CudaProgram(_ffi.OwnedHandle):
-    """A decode program loaded by the CUDA driver (owns its handle)."""
+class _Program(_ffi.OwnedHandle):
+    """A decode program loaded by a GPU driver (owns its handle); the
+    subclasses name the driver."""
 
-    _destroy = "paCudaProgramDestroy"
+    _driver = None
 
-    def __init__(self, image, metadata_json):
-        super().__init__(library(), "paCudaProgramLoad", image, len(image),
-                         metadata_json.encode("utf-8"), exception=RuntimeError,
-                         failure="pa_mlir: loading the CUDA program failed")
+    def __init__(self, code_object, metadata_json, *, _path=None):
+        """Loads `code_object` (bytes) described by `metadata_json` (the
+        sidecar text); RuntimeError with the runtime's message (no driver,
+        no GPU, a malformed sidecar, an image the driver refuses)."""
+        failure = f"pa_mlir: loading the {self._driver.upper()} program failed"
+        if _path is not None:
+            super().__init__(library(), f"pa{self._driver}ProgramLoadFile",
+                             os.fsencode(_path), exception=RuntimeError,
+                             failure=failure)
+        else:
+            super().__init__(library(), f"pa{self._driver}ProgramLoad",
+                             code_object, len(code_object),
+                             metadata_json.encode("utf-8"),
+                             exception=RuntimeError, failure=failure)
+        self._run = f"pa{self._driver}ProgramRun"
+        self._enqueue = getattr(self._lib, f"pa{self._driver}ProgramEnqueue")
+
+    @classmethod
+    def from_file(cls, path):
+        """Loads the AOT program directory `path` (write_program,
+        pa-compile --emit=program); RuntimeError naming the file and the
+        problem (not a program, another format version, a program for the
+        other driver, truncated)."""
+        return cls(None, None, _path=path)
 
     def run(self, operands):
-        """Host-buffer run: `operands` are (name, address, shape,
-        element_bytes, read_only) of host memory; ValueError with the
-        runtime's message."""
+        """Host-buffer run (synchronous): `operands` are (name, address,
+        shape, element_bytes, read_only) of host memory; the runtime copies
+        them to the device, launches, waits, copies the ones not read-only
+        back. ValueError with the runtime's message."""
         keep = [_sizes(shape) for _, _, shape, _, _ in operands]
         array = (PaHostOperand * max(len(operands), 1))(*[
             PaHostOperand(name.encode("utf-8"), address, len(shape), sizes,
                           element_bytes, read_only)
             for (name, address, shape, element_bytes, read_only), sizes
             in zip(operands, keep)])
-        self._checked_call("paCudaProgramRun", array, len(operands))
+        self._checked_call(self._run, array, len(operands))
 
     def enqueue(self, operands, stream):
-        """Launches on `stream` (a CUstream as an integer; 0: the default
-        stream) over `operands`: (name, device address, shape)."""
-        keep = [_sizes(shape) for _, _, shape in operands]
-        array = (PaDeviceOperand * max(len(operands), 1))(*[
-            PaDeviceOperand(name.encode("utf-8"), address, len(shape), sizes)
-            for (name, address, shape), sizes in zip(operands, keep)])
-        self._checked_call("paCudaProgramEnqueue", array, len(operands),
-                           stream or None)
+        """Launches plan -> decode -> reduce on `stream` (a hipStream_t /
+        CUstream as an integer; 0 or None: the default stream) over
+        `operands`: (name, device address, shape) in the spec's operand
+        names and row-major shapes. Asynchronous: no copy, allocation or
+        synchronization, so it may be captured in a HIP / CUDA graph.
+        ValueError with the runtime's message when an operand is missing or
+        does not fit (nothing is launched then) or a launch is refused.
+
+        For a hot path, build the operand array once with
+        device_operands() and pass it to enqueue_prepared()."""
+        self.enqueue_prepared(device_operands(operands), stream)
+
+    def enqueue_prepared(self, prepared, stream):
+        """enqueue() of an operand array made by device_operands() (its
+        addresses and sizes may be changed in place between calls)."""
+        array, count, _ = prepared
+        error = PaString()
+        if not self._enqueue(self._handle, array, count, stream or None,
+                             ctypes.byref(error)):
+            raise ValueError(_ffi.take_string(error, self._lib)
+                             or "pa_mlir: the launch failed")
+
+
+def device_operands(operands):
+    """A reusable PaDeviceOperand array for enqueue_prepared():
+    (array, count, keep-alive) of `operands` [(name, device address,
+    shape)]; array[i].address and array[i].sizes[d] may be updated in place
+    for the next call."""
+    keep = [(name.encode("utf-8"), _sizes(shape))
+            for name, _, shape in operands]
+    array = (PaDeviceOperand * max(len(operands), 1))(*[
+        PaDeviceOperand(name, address, len(shape), sizes)
+        for (_, address, shape), (name, sizes) in zip(operands, keep)])
+    return array, len(operands), keep
+
+
+class HipProgram(_Program):
+    """A decode program loaded by the HIP runtime (AMD code object)."""
+    _driver = "Hip"
+    _destroy = "paHipProgramDestroy"
+
+
+class CudaProgram(_Program):
+    """A decode program loaded by the CUDA driver (PTX or cubin)."""
+    _driver = "Cuda"
+    _destroy = "paCudaProgramDestroy"
+
+
+def write_program(path, chip, code_format, code_object, metadata_json,
+                  config_json=None):
+    """Writes the AOT program directory `path` (docs/user-guide.md,
+    "Deployment"); ValueError with the runtime's message."""
+    _ffi.checked_call(
+        library(), "paProgramWrite", os.fsencode(path), chip.encode("utf-8"),
+        code_format.encode("utf-8"), code_object, len(code_object),
+        metadata_json.encode("utf-8"),
+        None if config_json is None else config_json.encode("utf-8"))
+
+
+def describe_program(path):
+    """(chip, code_format, config_json or None) of the AOT program at
+    `path`; ValueError naming the problem when it is not a readable
+    program."""
+    lib = library()
+    chip, code_format, config = PaString(), PaString(), PaString()
+    try:
+        _ffi.checked_call(lib, "paProgramDescribe", os.fsencode(path),
+                          ctypes.byref(chip), ctypes.byref(code_format),
+                          ctypes.byref(config))
+    finally:
+        texts = [_ffi.take_string(text, lib)
+                 for text in (chip, code_format, config)]
+    return texts[0], texts[1], texts[2] or None

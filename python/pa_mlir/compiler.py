@@ -56,11 +56,7 @@ class Artifact:
         if self.plan_limits is None or self.config is None:
             raise ValueError("plan_capacity needs an artifact compiled from "
                              "a DecodeConfig")
-        if not isinstance(batch, int) or batch < 0:
-            raise ValueError(f"batch must be an integer >= 0, got {batch!r}")
-        budget, max_partitions = self.plan_limits
-        hkv = self.config.num_kv_heads
-        return min(batch * max_partitions, max(batch, -(-budget // hkv)))
+        return plan_capacity(self.config, self.plan_limits, batch)
 
     @property
     def kernels(self):
@@ -82,6 +78,21 @@ class Artifact:
         path.write_bytes(self.code_object)
         sidecar.write_text(self.metadata_json)
         return path, sidecar
+
+    def save(self, path):
+        """Writes the AOT program directory `path` (pa_mlir.load_program and
+        the runtime library's paHipProgramLoadFile / paCudaProgramLoadFile
+        load it without the compiler); the configuration and plan limits
+        are recorded when the artifact was compiled from a DecodeConfig.
+        Returns `path`. ValueError with the runtime library's message."""
+        from . import _runtime_capi, programs
+        recorded = None
+        if self.config is not None and self.plan_limits is not None:
+            recorded = programs.config_json(self.config, self.plan_limits)
+        _runtime_capi.write_program(path, self.chip, self.format,
+                                    self.code_object, self.metadata_json,
+                                    recorded)
+        return path
 
     def __repr__(self):
         return (f"Artifact(chip={self.chip!r}, format={self.format!r}, "
@@ -163,6 +174,17 @@ def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
     artifact = Artifact(config, *result, plan_limits)
     with _cache_lock:
         return _cache.setdefault(key, artifact)
+
+
+def plan_capacity(config, plan_limits, batch):
+    """Plan slots for `batch` sequences of a program of `config` with
+    `plan_limits` (budget, max_partitions), computed here (no compiler
+    needed): min(B * max_partitions, max(B, ceil(budget / Hkv)))."""
+    if not isinstance(batch, int) or batch < 0:
+        raise ValueError(f"batch must be an integer >= 0, got {batch!r}")
+    budget, max_partitions = plan_limits
+    return min(batch * max_partitions,
+               max(batch, -(-budget // config.num_kv_heads)))
 
 
 def _configuration(config, chip, fields):

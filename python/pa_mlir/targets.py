@@ -21,7 +21,7 @@ Other targets add themselves with register_target(name, make_program).
 
 import threading
 
-from . import _capi, _compile_capi, _cuda, _emulator_capi
+from . import _capi, _compile_capi, _cuda, _emulator_capi, _runtime_capi
 from .errors import TargetUnavailableError
 
 _factories = {}
@@ -80,7 +80,7 @@ def program_count():
 
 
 def _hip_program(config):
-    reason = _compile_capi.hip_unavailable_reason()
+    reason = _runtime_capi.hip_unavailable_reason()
     if reason is not None:
         raise TargetUnavailableError(
             f"target 'hip' needs the HIP runtime (libamdhip64) and an AMD "

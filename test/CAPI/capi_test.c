@@ -457,7 +457,8 @@ static void testHip(void) {
   CHECK(!paHipProgramIsNull(program), "%s", error.data);
   static ExactCase c;
   makeExactCase(&c, paDecodeConfigPlanCapacity(&config, kBatch));
-  CHECK(paHipProgramRun(program, &c.buffers, &error), "%s", error.data);
+  CHECK(paHipProgramRunBuffers(program, &config, &c.buffers, &error), "%s",
+        error.data);
   checkExactOutput(&c, "hip");
   paHipProgramDestroy(program);
   printf("ok HIP execution, exact output\n");

@@ -220,7 +220,7 @@ def test_target_registry_is_extensible():
 
 
 def hip_reason():
-    return pa_mlir._compile_capi.hip_unavailable_reason()
+    return pa_mlir._runtime_capi.hip_unavailable_reason()
 
 
 @pytest.mark.skipif(hip_reason() is not None,

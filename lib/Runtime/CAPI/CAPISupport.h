@@ -9,10 +9,13 @@
 #ifndef PA_LIB_RUNTIME_CAPI_CAPISUPPORT_H
 #define PA_LIB_RUNTIME_CAPI_CAPISUPPORT_H
 
-#include "pa-c/Support.h"
+#include "pa-c/Runtime.h"
+#include "pa/Runtime/DeviceMemory.h"
 #include "pa/Runtime/KernelManifest.h"
+#include "pa/Runtime/ProgramArtifact.h"
 
 #include <string>
+#include <vector>
 
 namespace pa::capi {
 
@@ -29,6 +32,19 @@ void clear(PaString *out);
 /// first one without a name, with a negative rank or without sizes.
 bool unwrapDeviceOperands(const PaDeviceOperand *operands, size_t count,
                           runtime::OperandViews &views, std::string &error);
+
+/// The C++ view of `count` host operands (the same pointers); false with
+/// `error` naming the first one without a name, with a negative rank or
+/// without sizes.
+bool unwrapHostOperands(const PaHostOperand *operands, size_t count,
+                        std::vector<runtime::HostOperand> &out,
+                        std::string &error);
+
+/// Reads the AOT program at `path` for the HIP runtime (`amd`) or CUDA:
+/// false with `error` when it cannot be read or holds an image for the
+/// other vendor (naming the entry point that loads it).
+bool readProgramFor(const char *path, bool amd, runtime::ProgramArtifact &out,
+                    std::string &error);
 
 } // namespace pa::capi
 

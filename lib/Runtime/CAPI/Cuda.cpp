@@ -44,27 +44,10 @@ bool enterContext(const CudaDecodeProgram &p, std::string &error) {
   return true;
 }
 
-/// The C++ view of the caller's host operands (the same pointers).
-bool unwrapHostOperands(const PaHostOperand *operands, size_t count,
-                        std::vector<HostOperand> &out, std::string &error) {
-  if (count && !operands) {
-    error = "no operands (NULL) for a count of " + std::to_string(count);
-    return false;
-  }
-  for (size_t i = 0; i < count; ++i) {
-    const PaHostOperand &operand = operands[i];
-    if (!operand.name || operand.rank < 0 ||
-        (operand.rank > 0 && !operand.sizes)) {
-      error = "operand " + std::to_string(i) + " needs a name and rank sizes";
-      return false;
-    }
-    out.push_back({operand.name, operand.data,
-                   std::vector<int64_t>(operand.sizes,
-                                        operand.sizes + operand.rank),
-                   operand.elementBytes, operand.readOnly});
-  }
-  return true;
-}
+/// CudaProgram::load in the current (or device 0's primary) context, as a
+/// handle; null with `error` reported.
+PaCudaProgram load(const std::string &image, const std::string &metadataJson,
+                   PaString *error);
 
 } // namespace
 
@@ -90,6 +73,24 @@ PaCudaProgram paCudaProgramLoad(const void *image, size_t imageSize,
                   "metadata");
     return {nullptr};
   }
+  return load(std::string(static_cast<const char *>(image), imageSize),
+              metadataJson, error);
+}
+
+PaCudaProgram paCudaProgramLoadFile(const char *path, PaString *error) {
+  clear(error);
+  ProgramArtifact artifact;
+  std::string message;
+  if (!readProgramFor(path, /*amd=*/false, artifact, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  return load(artifact.codeObject, artifact.metadataJson, error);
+}
+
+namespace {
+PaCudaProgram load(const std::string &image, const std::string &metadataJson,
+                   PaString *error) {
   std::string message;
   // The sidecar first: a malformed one or a module that is not a decode
   // program is refused before the driver compiles anything.
@@ -110,16 +111,15 @@ PaCudaProgram paCudaProgramLoad(const void *image, size_t imageSize,
     report(error, describe(*loaded->api, r, "cuCtxGetCurrent"));
     return {nullptr};
   }
-  loaded->program = CudaProgram::load(
-      *loaded->api,
-      std::string(static_cast<const char *>(image), imageSize), metadataJson,
-      message);
+  loaded->program =
+      CudaProgram::load(*loaded->api, image, metadataJson, message);
   if (!loaded->program) {
     report(error, message);
     return {nullptr};
   }
   return {loaded.release()};
 }
+} // namespace
 
 void paCudaProgramDestroy(PaCudaProgram program) {
   CudaDecodeProgram *p = unwrap(program);

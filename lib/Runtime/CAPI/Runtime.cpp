@@ -1,8 +1,9 @@
-//===- Runtime.cpp - C API of the runtime library: driver-free checks -----===//
+//===- Runtime.cpp - C API of the runtime library: what needs no driver ---===//
 #include "pa-c/Runtime.h"
 
 #include "CAPISupport.h"
 #include "pa/Runtime/DecodeOperands.h"
+#include "pa/Runtime/ProgramArtifact.h"
 
 using namespace pa::capi;
 
@@ -30,4 +31,51 @@ bool paDecodeCheckSequences(int64_t pageSize, int64_t queryLength,
     return true;
   report(error, message);
   return false;
+}
+
+bool paProgramWrite(const char *path, const char *chip, const char *codeFormat,
+                    const void *codeObject, size_t codeObjectSize,
+                    const char *metadataJson, const char *configJson,
+                    PaString *error) {
+  clear(error);
+  if (!path || !chip || !codeFormat || (!codeObject && codeObjectSize) ||
+      !metadataJson) {
+    report(error, "paProgramWrite needs a path, a chip, a code format, the "
+                  "code object and its metadata");
+    return false;
+  }
+  pa::runtime::ProgramArtifact program;
+  program.chip = chip;
+  program.codeFormat = codeFormat;
+  program.codeObject.assign(static_cast<const char *>(codeObject),
+                            codeObjectSize);
+  program.metadataJson = metadataJson;
+  program.configJson = configJson ? configJson : "";
+  std::string message;
+  if (pa::runtime::writeProgram(path, program, message))
+    return true;
+  report(error, message);
+  return false;
+}
+
+bool paProgramDescribe(const char *path, PaString *chip, PaString *codeFormat,
+                       PaString *configJson, PaString *error) {
+  clear(chip);
+  clear(codeFormat);
+  clear(configJson);
+  clear(error);
+  pa::runtime::ProgramArtifact program;
+  std::string message;
+  if (!path) {
+    report(error, "paProgramDescribe needs a path");
+    return false;
+  }
+  if (!pa::runtime::readProgram(path, program, message)) {
+    report(error, message);
+    return false;
+  }
+  report(chip, program.chip);
+  report(codeFormat, program.codeFormat);
+  report(configJson, program.configJson);
+  return true;
 }

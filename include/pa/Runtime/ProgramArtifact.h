@@ -1,0 +1,62 @@
+//===- ProgramArtifact.h - ahead-of-time decode programs on disk -*- C++ -*-===//
+//
+// An AOT program is what a serving machine needs to launch a compiled
+// decode without the compiler: a directory holding
+//
+//   program.json    {"format": "pa-mlir-program", "version": 1,
+//                    "chip": "gfx942", "code_format": "hsaco",
+//                    "code_object": "kernels.hsaco",
+//                    "code_object_bytes": 123456,
+//                    "metadata": "kernels.json",
+//                    "config": {...}}            (optional)
+//   kernels.hsaco   the code object (or kernels.ptx / kernels.cubin)
+//   kernels.json    its metadata sidecar (kernels, grids, argument layout)
+//
+// pa-compile --emit=program, paArtifactWriteProgram (libPACAPI) and
+// paProgramWrite (libPARuntimeCAPI, what Python's Artifact.save calls)
+// write it; the HIP and CUDA runtimes load it (paHipProgramLoadFile,
+// paCudaProgramLoadFile). "config" is the configuration the program was
+// compiled from, as the writer described it (opaque to the runtime).
+// Plain C++ (no MLIR, no LLVM); docs/user-guide.md has the format.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_RUNTIME_PROGRAMARTIFACT_H
+#define PA_RUNTIME_PROGRAMARTIFACT_H
+
+#include <string>
+
+namespace pa::runtime {
+
+/// The version of program.json this runtime writes and reads.
+inline constexpr int kProgramFormatVersion = 1;
+
+struct ProgramArtifact {
+  std::string chip;         // "gfx942", "gfx950", "sm_90a"
+  std::string codeFormat;   // "hsaco" (AMD), "ptx" or "cubin" (NVIDIA)
+  std::string codeObject;   // the image's bytes
+  std::string metadataJson; // the sidecar
+  std::string configJson;   // a JSON object, or empty when not recorded
+
+  /// True for the formats the HIP runtime loads (hsaco).
+  bool isAMD() const { return codeFormat == "hsaco"; }
+};
+
+/// Writes `program` as the directory `path` (created when missing; the
+/// files of a program already there are replaced, program.json last).
+/// False with `error` for an unknown code format, a chip name that is not
+/// [A-Za-z0-9_-]+, a config that is not a JSON object, a sidecar that does
+/// not parse, or a file that cannot be written.
+bool writeProgram(const std::string &path, const ProgramArtifact &program,
+                  std::string &error);
+
+/// Reads the program directory `path`. False with `error` naming the file
+/// and the problem: no program.json, not a pa-mlir program, a version other
+/// than kProgramFormatVersion, a missing or malformed field, a file name
+/// that leaves the directory, a code object whose size is not the one
+/// recorded (truncated), or a sidecar whose "format" disagrees.
+bool readProgram(const std::string &path, ProgramArtifact &program,
+                 std::string &error);
+
+} // namespace pa::runtime
+
+#endif // PA_RUNTIME_PROGRAMARTIFACT_H

@@ -1,0 +1,112 @@
+//===- Hip.cpp - C API: decode programs on AMD GPUs through HIP -----------===//
+//
+// Part of libPARuntimeCAPI.so: the HIP launcher of lib/Runtime and the HIP
+// runtime loaded at run time, nothing of MLIR or LLVM. libPACAPI.so's
+// paHipProgramCreate compiles, then loads through paHipProgramLoad.
+//
+//===----------------------------------------------------------------------===//
+#include "pa-c/Hip.h"
+
+#include "CAPISupport.h"
+#include "pa/Runtime/HipLauncher.h"
+
+using namespace pa::capi;
+using namespace pa::runtime;
+
+namespace {
+
+HipProgram *unwrap(PaHipProgram program) {
+  return static_cast<HipProgram *>(program.ptr);
+}
+
+/// HipProgram::load on the process's HIP runtime, as a handle; null with
+/// `error` reported.
+PaHipProgram load(const std::string &codeObject,
+                  const std::string &metadataJson, PaString *error) {
+  std::string message;
+  const HipRuntime *hip = HipRuntime::get(message);
+  std::unique_ptr<HipProgram> program =
+      hip ? HipProgram::load(*hip, codeObject, metadataJson, message)
+          : nullptr;
+  if (!program) {
+    report(error, message);
+    return {nullptr};
+  }
+  return {program.release()};
+}
+
+} // namespace
+
+bool paHipRuntimeAvailable(PaString *reason) {
+  clear(reason);
+  std::string message;
+  if (HipRuntime::get(message))
+    return true;
+  report(reason, message);
+  return false;
+}
+
+PaHipProgram paHipProgramLoad(const void *codeObject, size_t codeObjectSize,
+                              const char *metadataJson, PaString *error) {
+  clear(error);
+  if (!codeObject || !codeObjectSize || !metadataJson) {
+    report(error, "paHipProgramLoad needs a code object and its metadata");
+    return {nullptr};
+  }
+  return load(std::string(static_cast<const char *>(codeObject),
+                          codeObjectSize),
+              metadataJson, error);
+}
+
+PaHipProgram paHipProgramLoadFile(const char *path, PaString *error) {
+  clear(error);
+  ProgramArtifact artifact;
+  std::string message;
+  if (!readProgramFor(path, /*amd=*/true, artifact, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  return load(artifact.codeObject, artifact.metadataJson, error);
+}
+
+void paHipProgramDestroy(PaHipProgram program) { delete unwrap(program); }
+
+bool paHipProgramEnqueue(PaHipProgram program, const PaDeviceOperand *operands,
+                         size_t count, void *stream, PaString *error) {
+  clear(error);
+  if (!program.ptr) {
+    report(error, "paHipProgramEnqueue needs a program (this one is NULL)");
+    return false;
+  }
+  OperandViews views;
+  std::string message;
+  if (!unwrapDeviceOperands(operands, count, views, message) ||
+      !unwrap(program)->enqueue(stream, views, message)) {
+    report(error, message);
+    return false;
+  }
+  return true;
+}
+
+bool paHipProgramRun(PaHipProgram program, const PaHostOperand *operands,
+                     size_t count, PaString *error) {
+  clear(error);
+  if (!program.ptr) {
+    report(error, "paHipProgramRun needs a program (this one is NULL)");
+    return false;
+  }
+  const HipProgram &hip = *unwrap(program);
+  std::vector<HostOperand> host;
+  std::string message;
+  if (!unwrapHostOperands(operands, count, host, message) ||
+      !runOnHostOperands(
+          hip.runtime(), host,
+          [&](void *stream, const OperandViews &views, std::string &e) {
+            return hip.enqueue(stream, views, e);
+          },
+          message)) {
+    report(error, message);
+    return false;
+  }
+  return true;
+}

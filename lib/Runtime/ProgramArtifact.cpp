@@ -1,0 +1,285 @@
+//===- ProgramArtifact.cpp - ahead-of-time decode programs on disk --------===//
+#include "pa/Runtime/ProgramArtifact.h"
+
+#include "Json.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace pa::runtime {
+namespace {
+
+constexpr const char *kFormatName = "pa-mlir-program";
+constexpr const char *kManifestName = "program.json";
+constexpr const char *kMetadataName = "kernels.json";
+
+/// The file name of the image of `codeFormat`, or null for an unknown one.
+const char *imageName(const std::string &codeFormat) {
+  if (codeFormat == "hsaco")
+    return "kernels.hsaco";
+  if (codeFormat == "ptx")
+    return "kernels.ptx";
+  if (codeFormat == "cubin")
+    return "kernels.cubin";
+  return nullptr;
+}
+
+std::string join(const std::string &directory, const std::string &name) {
+  return directory.empty() || directory.back() == '/' ? directory + name
+                                                      : directory + "/" + name;
+}
+
+bool readFile(const std::string &path, std::string &contents,
+              std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  contents = buffer.str();
+  return true;
+}
+
+/// Writes `contents` to `path` through a temporary file renamed into place,
+/// so a reader never sees half a file.
+bool writeFile(const std::string &path, const std::string &contents,
+               std::string &error) {
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(contents.data(), contents.size()) || !out.flush()) {
+      error = "cannot write " + temporary + ": " + std::strerror(errno);
+      std::remove(temporary.c_str());
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    error = "cannot write " + path + ": " + std::strerror(errno);
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool isPlainName(const std::string &text) {
+  if (text.empty())
+    return false;
+  for (char c : text)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
+          c == '.'))
+      return false;
+  return text != "." && text != "..";
+}
+
+/// A string member of the manifest; false with `error` naming it.
+bool stringMember(const json::Value &root, const char *key, std::string &out,
+                  const std::string &where, std::string &error) {
+  const json::Value *value = root.get(key);
+  if (!value || !value->string()) {
+    error = where + ": \"" + key + "\" must be a string";
+    return false;
+  }
+  out = *value->string();
+  return true;
+}
+
+/// `value` as JSON text (compact); numbers as they were written.
+std::string print(const json::Value &value) {
+  auto quote = [](const std::string &text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += c;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        char escaped[8];
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+        out += escaped;
+      } else {
+        out += c;
+      }
+    }
+    return out + "\"";
+  };
+  switch (value.kind) {
+  case json::Value::Kind::Null:
+    return "null";
+  case json::Value::Kind::Bool:
+    return value.boolean ? "true" : "false";
+  case json::Value::Kind::Number:
+    return value.text;
+  case json::Value::Kind::String:
+    return quote(value.text);
+  case json::Value::Kind::Array: {
+    std::string out = "[";
+    for (size_t i = 0; i < value.items.size(); ++i)
+      out += (i ? ", " : "") + print(value.items[i]);
+    return out + "]";
+  }
+  case json::Value::Kind::Object: {
+    std::string out = "{";
+    for (size_t i = 0; i < value.members.size(); ++i)
+      out += (i ? ", " : "") + quote(value.members[i].first) + ": " +
+             print(value.members[i].second);
+    return out + "}";
+  }
+  }
+  return "null";
+}
+
+} // namespace
+
+bool writeProgram(const std::string &path, const ProgramArtifact &program,
+                  std::string &error) {
+  const char *image = imageName(program.codeFormat);
+  if (!image) {
+    error = "unknown code format '" + program.codeFormat +
+            "' (hsaco, ptx or cubin)";
+    return false;
+  }
+  bool plainChip = !program.chip.empty();
+  for (char c : program.chip)
+    plainChip &= std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                 c == '-';
+  if (!plainChip) {
+    error = "the chip name '" + program.chip + "' is not [A-Za-z0-9_-]+";
+    return false;
+  }
+  json::Value parsed;
+  if (!json::parse(program.metadataJson, parsed, error)) {
+    error = "the metadata is not JSON: " + error;
+    return false;
+  }
+  if (!program.configJson.empty() &&
+      (!json::parse(program.configJson, parsed, error) ||
+       parsed.kind != json::Value::Kind::Object)) {
+    error = "the config is not a JSON object" +
+            (error.empty() ? std::string() : ": " + error);
+    return false;
+  }
+  if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST) {
+    error = "cannot create the directory " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream manifest;
+  manifest << "{\n  \"format\": \"" << kFormatName << "\",\n"
+           << "  \"version\": " << kProgramFormatVersion << ",\n"
+           << "  \"chip\": \"" << program.chip << "\",\n"
+           << "  \"code_format\": \"" << program.codeFormat << "\",\n"
+           << "  \"code_object\": \"" << image << "\",\n"
+           << "  \"code_object_bytes\": " << program.codeObject.size() << ",\n"
+           << "  \"metadata\": \"" << kMetadataName << "\"";
+  if (!program.configJson.empty())
+    manifest << ",\n  \"config\": " << program.configJson;
+  manifest << "\n}\n";
+  // The manifest last: until it is replaced, a reader sees the old one
+  // (and refuses the new image by its recorded size).
+  return writeFile(join(path, image), program.codeObject, error) &&
+         writeFile(join(path, kMetadataName), program.metadataJson, error) &&
+         writeFile(join(path, kManifestName), manifest.str(), error);
+}
+
+bool readProgram(const std::string &path, ProgramArtifact &program,
+                 std::string &error) {
+  const std::string manifestPath = join(path, kManifestName);
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    error = path + " is not a pa-mlir program (a directory with " +
+            kManifestName + ")";
+    return false;
+  }
+  std::string text;
+  if (!readFile(manifestPath, text, error))
+    return false;
+  json::Value root;
+  if (!json::parse(text, root, error)) {
+    error = manifestPath + ": " + error;
+    return false;
+  }
+  const json::Value *format = root.get("format");
+  if (root.kind != json::Value::Kind::Object || !format || !format->string() ||
+      *format->string() != kFormatName) {
+    error = manifestPath + " is not a pa-mlir program (\"format\" must be \"" +
+            kFormatName + "\")";
+    return false;
+  }
+  const json::Value *version = root.get("version");
+  std::optional<int64_t> number = version ? version->integer() : std::nullopt;
+  if (!number || *number != kProgramFormatVersion) {
+    error = manifestPath + " has format version " +
+            (version ? version->text : std::string("(none)")) +
+            "; this runtime reads version " +
+            std::to_string(kProgramFormatVersion);
+    return false;
+  }
+  std::string imageFile, metadataFile;
+  if (!stringMember(root, "chip", program.chip, manifestPath, error) ||
+      !stringMember(root, "code_format", program.codeFormat, manifestPath,
+                    error) ||
+      !stringMember(root, "code_object", imageFile, manifestPath, error) ||
+      !stringMember(root, "metadata", metadataFile, manifestPath, error))
+    return false;
+  if (!imageName(program.codeFormat)) {
+    error = manifestPath + ": unknown code format '" + program.codeFormat +
+            "' (hsaco, ptx or cubin)";
+    return false;
+  }
+  for (const std::string *name : {&imageFile, &metadataFile})
+    if (!isPlainName(*name)) {
+      error = manifestPath + ": '" + *name +
+              "' is not a file name inside the program";
+      return false;
+    }
+  const json::Value *bytes = root.get("code_object_bytes");
+  std::optional<int64_t> size = bytes ? bytes->integer() : std::nullopt;
+  if (!size || *size < 0) {
+    error = manifestPath + ": \"code_object_bytes\" must be an integer >= 0";
+    return false;
+  }
+  if (!readFile(join(path, imageFile), program.codeObject, error) ||
+      !readFile(join(path, metadataFile), program.metadataJson, error))
+    return false;
+  if (static_cast<int64_t>(program.codeObject.size()) != *size) {
+    error = join(path, imageFile) + " has " +
+            std::to_string(program.codeObject.size()) + " bytes, " +
+            manifestPath + " records " + std::to_string(*size) +
+            " (truncated or replaced)";
+    return false;
+  }
+  json::Value metadata;
+  if (!json::parse(program.metadataJson, metadata, error)) {
+    error = join(path, metadataFile) + ": " + error;
+    return false;
+  }
+  // NVIDIA sidecars name their format; AMD ones their amdgcn target.
+  std::string described;
+  if (const json::Value *value = metadata.get("format");
+      value && value->string())
+    described = *value->string();
+  else if (const json::Value *target = metadata.get("target");
+           target && target->string() &&
+           target->string()->rfind("amdgcn", 0) == 0)
+    described = "hsaco";
+  if (!described.empty() && described != program.codeFormat) {
+    error = join(path, metadataFile) + " describes a " + described +
+            " image, " + manifestPath + " a " + program.codeFormat + " one";
+    return false;
+  }
+  program.configJson.clear();
+  if (const json::Value *config = root.get("config")) {
+    if (config->kind != json::Value::Kind::Object) {
+      error = manifestPath + ": \"config\" must be an object";
+      return false;
+    }
+    program.configJson = print(*config);
+  }
+  return true;
+}
+
+} // namespace pa::runtime

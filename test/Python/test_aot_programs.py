@@ -1,0 +1,267 @@
+"""AOT programs (Artifact.save, pa_mlir.load_program) and the HIP half of
+the runtime library (_runtime_capi.HipProgram), without libPACAPI.so.
+
+Programs are compiled here (libPACAPI.so), saved as program directories,
+then loaded and launched in a fresh process where PA_MLIR_LIB points at a
+file that does not exist and the HIP runtime is libpa-fake-hip.so
+(PA_FAKE_HIP_LIB, set by CTest), which records instead of running: the
+launches (kernel, grid, stream), copies and synchronizations are checked,
+and the process must not have mapped libPACAPI.so.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import pa_mlir
+from pa_mlir import _runtime_capi
+
+HERE = Path(__file__).resolve().parent
+PACKAGE = str(Path(pa_mlir.__file__).resolve().parents[1])
+FAKE_HIP = os.environ.get("PA_FAKE_HIP_LIB")
+CONFIG = pa_mlir.DecodeConfig(num_query_heads=8, num_kv_heads=2, head_dim=64,
+                              kv_dtype="e4m3fnuz", scale="per_tensor",
+                              budget=6, max_partitions=2, chip="gfx942")
+needs_fake_hip = pytest.mark.skipif(
+    not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest sets it)")
+
+
+def run_without_compiler(script, *args):
+    """Runs `script` in a fresh process that cannot load libPACAPI.so and
+    whose HIP runtime is the recording fake; returns its JSON output."""
+    env = dict(os.environ, PA_MLIR_LIB="/nonexistent/libPACAPI.so",
+               PA_MLIR_RUNTIME_LIB=str(_runtime_capi.library_path()),
+               PA_HIP_LIBRARY=FAKE_HIP or "", PYTHONPATH=os.pathsep.join(
+                   [PACKAGE, str(HERE)]))
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script),
+                           *map(str, args)], env=env, cwd=HERE,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def amd_program(tmp_path_factory):
+    path = tmp_path_factory.mktemp("aot") / "decode.paprog"
+    artifact = pa_mlir.compile(CONFIG)
+    assert artifact.save(path) == path
+    return path, artifact
+
+
+def test_a_saved_program_is_a_described_directory(amd_program):
+    path, artifact = amd_program
+    manifest = json.loads((path / "program.json").read_text())
+    assert manifest["format"] == "pa-mlir-program"
+    assert manifest["version"] == 1
+    assert manifest["chip"] == "gfx942" and manifest["code_format"] == "hsaco"
+    code = (path / manifest["code_object"]).read_bytes()
+    assert code == artifact.code_object
+    assert manifest["code_object_bytes"] == len(code)
+    assert (path / manifest["metadata"]).read_text() == artifact.metadata_json
+    assert manifest["config"]["decode_config"]["head_dim"] == 64
+    assert manifest["config"]["plan_limits"] == list(artifact.plan_limits)
+    chip, code_format, config = _runtime_capi.describe_program(path)
+    assert (chip, code_format) == ("gfx942", "hsaco")
+    assert json.loads(config) == manifest["config"]
+
+
+LAUNCH = """
+    import ctypes, json, sys
+    import numpy as np
+    import pa_mlir
+    from pa_mlir._operands import operand_table
+
+    fake = ctypes.CDLL(sys.argv[1])
+    fake.fakeHipLaunch.restype = ctypes.c_char_p
+
+    def record():
+        grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
+        stream, params = ctypes.c_void_p(), ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        launches = []
+        for i in range(fake.fakeHipLaunchCount()):
+            name = fake.fakeHipLaunch(i, grid, block, ctypes.byref(stream),
+                                      ctypes.byref(params),
+                                      ctypes.byref(size))
+            launches.append([name.decode(), list(grid), stream.value or 0])
+        counts = [ctypes.c_int() for _ in range(4)]
+        fake.fakeHipCounters(*[ctypes.byref(c) for c in counts])
+        fake.fakeHipReset()
+        return {"launches": launches, "counts": [c.value for c in counts]}
+
+    program = pa_mlir.load_program(sys.argv[2])
+    batch, pages, capacity = 3, 5, program.plan_capacity(3)
+    table = operand_table(program.config, batch, pages, 2, capacity)
+    buffers = {op.name: np.zeros(int(np.prod(op.shape)) * op.element_bytes,
+                                 dtype=np.uint8) for op in table}
+    # "Device" operands: the fake never dereferences them on enqueue.
+    program.enqueue([(op.name, buffers[op.name].ctypes.data, op.shape)
+                     for op in table], stream=0x5A5A0)
+    enqueued = record()
+    program.run([(op.name, buffers[op.name].ctypes.data, op.shape,
+                  op.element_bytes, op.read_only) for op in table])
+    ran = record()
+    try:
+        program.enqueue([(op.name, buffers[op.name].ctypes.data, op.shape)
+                         for op in table if op.name != "output"], 0)
+        missing = None
+    except ValueError as error:
+        missing = str(error)
+    maps = open("/proc/self/maps").read()
+    print(json.dumps({
+        "driver": program.driver, "chip": program.chip,
+        "capacity": capacity, "enqueued": enqueued, "ran": ran,
+        "missing": missing, "operands": len(table),
+        "failed_after_missing": record()["launches"],
+        "compiler_mapped": "libPACAPI" in maps,
+        "runtime_mapped": "libPARuntimeCAPI" in maps,
+    }))
+"""
+
+
+@needs_fake_hip
+def test_an_aot_program_launches_without_the_compiler(amd_program):
+    path, _ = amd_program
+    got = run_without_compiler(LAUNCH, FAKE_HIP, path)
+    assert not got["compiler_mapped"] and got["runtime_mapped"]
+    assert (got["driver"], got["chip"]) == ("hip", "gfx942")
+    capacity = got["capacity"]
+    assert capacity == CONFIG.plan_capacity(3)
+    stream = 0x5A5A0
+    # Graph-capture-shaped: the three launches on the caller's stream, no
+    # copy, no allocation-backed copy, no synchronization.
+    assert got["enqueued"]["launches"] == [
+        ["pa_plan", [1, 1, 1], stream],
+        ["pa_decode", [capacity, 2, 1], stream],
+        ["pa_reduce", [3, 2, 1], stream],
+    ]
+    loads, unloads, copies, syncs = got["enqueued"]["counts"]
+    assert (copies, syncs) == (0, 0)
+    # The host-buffer run: every operand in, the 6 outputs back, one wait,
+    # on the default stream.
+    assert [launch[2] for launch in got["ran"]["launches"]] == [0, 0, 0]
+    assert got["ran"]["counts"][2:] == [got["operands"] + 6, 1]
+    # A missing operand is named and nothing is launched.
+    assert "output" in got["missing"]
+    assert got["failed_after_missing"] == []
+
+
+def corrupt(program, tmp_path, name, edit):
+    """A copy of the program directory with program.json edited by
+    `edit(manifest)` (a dict) or, for a str `edit`, that file replaced."""
+    target = tmp_path / name
+    target.mkdir()
+    for file in program.iterdir():
+        (target / file.name).write_bytes(file.read_bytes())
+    if callable(edit):
+        manifest = json.loads((target / "program.json").read_text())
+        edit(manifest)
+        (target / "program.json").write_text(json.dumps(manifest))
+    return target
+
+
+def test_bad_programs_are_named(amd_program, tmp_path):
+    path, _ = amd_program
+    cases = {
+        "not-a-directory": (path / "program.json",
+                            "is not a pa-mlir program"),
+        "missing": (tmp_path / "nothing", "is not a pa-mlir program"),
+    }
+    cases["version"] = (corrupt(path, tmp_path, "version", lambda m: m.update(
+        version=2)), "has format version 2; this runtime reads version 1")
+    cases["format"] = (corrupt(path, tmp_path, "format", lambda m: m.update(
+        format="zip")), 'is not a pa-mlir program ("format" must be')
+    cases["escape"] = (corrupt(path, tmp_path, "escape", lambda m: m.update(
+        code_object="../decode.hsaco")), "is not a file name inside")
+    cases["truncated"] = (corrupt(path, tmp_path, "truncated", lambda m:
+                                  m.update(code_object_bytes=12)),
+                          "(truncated or replaced)")
+    cases["no chip"] = (corrupt(path, tmp_path, "chip", lambda m: m.pop(
+        "chip")), '"chip" must be a string')
+    cases["vendor"] = (corrupt(path, tmp_path, "vendor", lambda m: m.update(
+        code_format="ptx")), "describes a")
+    for name, (where, message) in cases.items():
+        with pytest.raises(ValueError) as raised:
+            _runtime_capi.describe_program(where)
+        assert message in str(raised.value), name
+
+
+def test_writing_refuses_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="unknown code format 'elf'"):
+        _runtime_capi.write_program(tmp_path / "a", "gfx942", "elf", b"x",
+                                    "{}")
+    with pytest.raises(ValueError, match="is not .A-Za-z0-9_-.+"):
+        _runtime_capi.write_program(tmp_path / "b", 'gfx"942', "hsaco",
+                                    b"x", "{}")
+    with pytest.raises(ValueError, match="the config is not a JSON object"):
+        _runtime_capi.write_program(tmp_path / "c", "gfx942", "hsaco", b"x",
+                                    "{}", "[1]")
+    with pytest.raises(ValueError, match="the metadata is not JSON"):
+        _runtime_capi.write_program(tmp_path / "d", "gfx942", "hsaco", b"x",
+                                    "{")
+
+
+@needs_fake_hip
+def test_a_program_for_the_other_vendor_is_refused(tmp_path):
+    cuda = pa_mlir.compile(CONFIG.replace(chip="sm_90a", kv_dtype="e4m3fn"))
+    path = cuda.save(tmp_path / "cuda.paprog")
+    got = run_without_compiler("""
+        import json, sys
+        from pa_mlir import _runtime_capi
+        try:
+            _runtime_capi.HipProgram.from_file(sys.argv[1])
+        except RuntimeError as error:
+            print(json.dumps(str(error)))
+    """, path)
+    assert "is a program for sm_90a (ptx); load it with " \
+           "paCudaProgramLoadFile" in got
+
+
+@needs_fake_hip
+def test_hip_program_from_bytes_enqueues_on_the_given_stream(amd_program):
+    _, artifact = amd_program
+    got = run_without_compiler("""
+        import ctypes, json, sys
+        from pa_mlir import _runtime_capi
+        from pa_mlir._operands import operand_table
+        import pa_mlir
+        fake = ctypes.CDLL(sys.argv[1])
+        assert _runtime_capi.hip_unavailable_reason() is None
+        with open(sys.argv[2] + "/kernels.hsaco", "rb") as f:
+            code = f.read()
+        with open(sys.argv[2] + "/kernels.json") as f:
+            metadata = f.read()
+        program = _runtime_capi.HipProgram(code, metadata)
+        loaded = pa_mlir.load_program(sys.argv[2])
+        config = loaded.config
+        table = operand_table(config, 2, 4, 2, 4)
+        prepared = _runtime_capi.device_operands(
+            [(op.name, 0x1000 * (i + 1), op.shape)
+             for i, op in enumerate(table)])
+        for stream in (0x100, 0x200):
+            program.enqueue_prepared(prepared, stream)
+        counts = [ctypes.c_int() for _ in range(4)]
+        fake.fakeHipCounters(*[ctypes.byref(c) for c in counts])
+        print(json.dumps({"launches": fake.fakeHipLaunchCount(),
+                          "counts": [c.value for c in counts]}))
+    """, FAKE_HIP, amd_program[0])
+    # Loaded twice (load_program, HipProgram), 6 launches, no copies or
+    # synchronizations.
+    assert got["launches"] == 6
+    assert got["counts"] == [2, 0, 0, 0]
+
+
+def test_hip_without_a_runtime_is_a_reason():
+    done = subprocess.run(
+        [sys.executable, "-c", "from pa_mlir import _runtime_capi; "
+         "print(_runtime_capi.hip_unavailable_reason())"],
+        env=dict(os.environ, PA_HIP_LIBRARY="/nonexistent/libamdhip64.so",
+                 PYTHONPATH=PACKAGE), capture_output=True, text=True,
+        timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "/nonexistent/libamdhip64.so" in done.stdout
