@@ -1,0 +1,2396 @@
+//===- Executor.cpp - wave64 semantics of the decoded instructions --------===//
+//
+// A launch runs its grid one workgroup after the other; the waves of a
+// workgroup take turns, each running until s_barrier or s_endpgm. Loads
+// write their destination at issue; wait-count hazards are found by
+// tracking, per register, the outstanding load that writes it and the
+// vmcnt / lgkmcnt completion rules (docs/emulator.md).
+//
+//===----------------------------------------------------------------------===//
+#include "pa/ISAEmulator/Instruction.h"
+#include "pa/Emulator/FloatFormats.h"
+#include "pa/Emulator/MFMALayout.h"
+#include "pa/ISAEmulator/ISAEmulator.h"
+
+#include <algorithm>
+#include "llvm/ADT/bit.h"
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <sstream>
+
+namespace pa::isa {
+
+using mlir::pa::emulator::ScalarKind;
+
+Stats &Stats::operator+=(const Stats &o) {
+  waveInstructions += o.waveInstructions;
+  salu += o.salu;
+  smem += o.smem;
+  valu += o.valu;
+  mfma += o.mfma;
+  lds += o.lds;
+  vmemLoad += o.vmemLoad;
+  vmemStore += o.vmemStore;
+  branch += o.branch;
+  waitcnt += o.waitcnt;
+  barrier += o.barrier;
+  other += o.other;
+  mfmaPasses += o.mfmaPasses;
+  vmemBytesLoaded += o.vmemBytesLoaded;
+  vmemBytesStored += o.vmemBytesStored;
+  ldsBytes += o.ldsBytes;
+  smemBytes += o.smemBytes;
+  workgroups += o.workgroups;
+  waves += o.waves;
+  seconds += o.seconds;
+  return *this;
+}
+
+uint64_t Memory::allocate(uint64_t bytes) {
+  bytes = std::max<uint64_t>(bytes, 1);
+  uint64_t base = next;
+  allocations[base].data.assign(bytes, 0);
+  // 64 KiB guard gap, 256-byte alignment.
+  next = (base + bytes + 0x10000 + 255) & ~uint64_t(255);
+  return base;
+}
+
+void Memory::release(uint64_t address) {
+  allocations.erase(address);
+  lastData = nullptr;
+  lastSize = 0;
+}
+
+uint8_t *Memory::find(uint64_t address, uint64_t bytes) {
+  if (lastData && address >= lastBase && address + bytes <= lastBase + lastSize)
+    return lastData + (address - lastBase);
+  auto it = allocations.upper_bound(address);
+  if (it == allocations.begin())
+    return nullptr;
+  --it;
+  uint64_t size = it->second.data.size();
+  if (address + bytes > it->first + size || address < it->first)
+    return nullptr;
+  lastBase = it->first;
+  lastSize = size;
+  lastData = it->second.data.data();
+  return lastData + (address - lastBase);
+}
+
+namespace {
+
+constexpr int kLanes = 64;
+constexpr int kVgprs = 512; // 256 VGPRs, then 256 AGPRs
+constexpr uint32_t kPoison = 0x7fbadbad;
+
+float asFloat(uint32_t b) { return llvm::bit_cast<float>(b); }
+uint32_t asBits(float f) { return llvm::bit_cast<uint32_t>(f); }
+double asDouble(uint64_t b) { return llvm::bit_cast<double>(b); }
+
+/// An outstanding memory operation for the wait-count model.
+struct Pending {
+  uint64_t seq;
+  bool outOfOrder; // SMEM: completes in any order
+  bool done;
+  uint32_t pc;
+};
+
+/// One counter (vmcnt or lgkmcnt) of a wave.
+struct Counter {
+  std::deque<Pending> ops;
+  uint64_t nextSeq = 1;
+
+  uint64_t issue(bool outOfOrder, uint32_t pc) {
+    ops.push_back({nextSeq, outOfOrder, false, pc});
+    return nextSeq++;
+  }
+  /// s_waitcnt CNT(n): at most n operations remain. In-order operations
+  /// older than the n youngest in-order ones are complete; out-of-order
+  /// ones only when n is 0.
+  void wait(unsigned n) {
+    unsigned younger = 0;
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+      if (n == 0) {
+        it->done = true;
+        continue;
+      }
+      ++younger;
+      if (!it->outOfOrder && younger > n)
+        it->done = true;
+    }
+    while (!ops.empty() && ops.front().done)
+      ops.pop_front();
+  }
+  /// The outstanding operation `seq`, or null when it is complete.
+  const Pending *outstanding(uint64_t seq) const {
+    if (ops.empty() || seq < ops.front().seq)
+      return nullptr;
+    size_t i = seq - ops.front().seq;
+    if (i >= ops.size() || ops[i].done)
+      return nullptr;
+    return &ops[i];
+  }
+};
+
+struct Wave {
+  int id = 0;
+  uint32_t sgpr[kSgprFileSize] = {};
+  bool scc = false;
+  std::vector<uint32_t> vgpr;    // [reg * 64 + lane]
+  std::vector<uint64_t> written; // per VGPR: lanes written
+  uint64_t sgprWritten[2] = {};
+  size_t pc = 0;
+  bool done = false, atBarrier = false;
+  bool gprIdxOn = false;
+  uint8_t gprIdxMode = 0;
+  Counter vm, lgkm;
+  // Per register: the outstanding load writing it (0: none); the high bit
+  // says which counter.
+  std::vector<uint64_t> vgprPending;
+  uint64_t sgprPending[kSgprFileSize] = {};
+
+  uint64_t exec() const {
+    return uint64_t(sgpr[kExec]) | (uint64_t(sgpr[kExec + 1]) << 32);
+  }
+  uint64_t vcc() const {
+    return uint64_t(sgpr[kVcc]) | (uint64_t(sgpr[kVcc + 1]) << 32);
+  }
+};
+
+constexpr uint64_t kLgkmBit = uint64_t(1) << 63;
+
+class Executor {
+public:
+  Executor(const Kernel &kernel, Memory &memory, const LaunchConfig &config,
+           Stats &stats)
+      : kernel(kernel), memory(memory), config(config), stats(stats) {
+    chipFp8 = kernel.chip == "gfx942" ? ScalarKind::F8E4M3FNUZ
+                                      : ScalarKind::F8E4M3FN;
+    chipBf8 = kernel.chip == "gfx942" ? ScalarKind::F8E5M2FNUZ
+                                      : ScalarKind::F8E5M2;
+  }
+
+  bool run(std::string &error);
+
+private:
+  const Kernel &kernel;
+  Memory &memory;
+  const LaunchConfig &config;
+  Stats &stats;
+  ScalarKind chipFp8, chipBf8;
+
+  std::vector<Wave> waves;
+  std::vector<uint8_t> lds;
+  uint64_t kernargAddress = 0;
+  std::array<uint32_t, 3> groupId = {0, 0, 0};
+  std::string failure;
+
+  // Current instruction context for messages.
+  const Instruction *current = nullptr;
+  Wave *wave = nullptr;
+
+  bool fail(const std::string &message) {
+    if (failure.empty()) {
+      std::ostringstream os;
+      os << kernel.name << " +0x" << std::hex
+         << (current ? current->offset : 0) << std::dec << " '"
+         << (current ? current->text : "") << "' workgroup (" << groupId[0]
+         << ", " << groupId[1] << ", " << groupId[2] << ") wave "
+         << (wave ? wave->id : -1) << ": " << message;
+      failure = os.str();
+    }
+    return false;
+  }
+  bool failLane(int lane, const std::string &message) {
+    return fail("lane " + std::to_string(lane) + ": " + message);
+  }
+
+  bool runWorkgroup();
+  bool step(Wave &w);
+  bool execute(const Instruction &inst, Wave &w);
+
+  // --- registers ---------------------------------------------------------
+  unsigned vgprIndex(const Operand &op, unsigned slot, unsigned dword) const {
+    unsigned r = op.reg + dword;
+    if (wave->gprIdxOn && (wave->gprIdxMode >> slot) & 1)
+      r += wave->sgpr[kM0] & 0xff;
+    return op.kind == Operand::Agpr ? 256 + r : r;
+  }
+
+  bool checkSgprRead(unsigned reg) {
+    if (!config.checkHazards)
+      return true;
+    if (!((wave->sgprWritten[reg / 64] >> (reg % 64)) & 1))
+      return fail("reads s" + std::to_string(reg) +
+                  ", which was never written");
+    return checkPendingSgpr(reg, "reads");
+  }
+  bool checkPendingSgpr(unsigned reg, const char *what) {
+    uint64_t p = wave->sgprPending[reg];
+    if (!p)
+      return true;
+    const Pending *op = wave->lgkm.outstanding(p & ~kLgkmBit);
+    if (!op) {
+      wave->sgprPending[reg] = 0;
+      return true;
+    }
+    return hazard("s" + std::to_string(reg), what, *op, true);
+  }
+  bool checkPendingVgpr(unsigned reg, const char *what) {
+    uint64_t p = wave->vgprPending[reg];
+    if (!p)
+      return true;
+    bool lgkm = p & kLgkmBit;
+    const Pending *op = (lgkm ? wave->lgkm : wave->vm).outstanding(p & ~kLgkmBit);
+    if (!op) {
+      wave->vgprPending[reg] = 0;
+      return true;
+    }
+    return hazard(vgprName(reg), what, *op, lgkm);
+  }
+  static std::string vgprName(unsigned reg) {
+    return reg >= 256 ? "a" + std::to_string(reg - 256)
+                      : "v" + std::to_string(reg);
+  }
+  bool hazard(const std::string &reg, const char *what, const Pending &op,
+              bool lgkm) {
+    std::ostringstream os;
+    os << "wait-count hazard: " << what << " " << reg
+       << " while the load at +0x" << std::hex << op.pc << std::dec << " ('"
+       << instructionAt(op.pc) << "') writing it may still be outstanding ("
+       << (lgkm ? "lgkmcnt" : "vmcnt") << ")";
+    return fail(os.str());
+  }
+  std::string instructionAt(uint32_t offset) const {
+    for (const Instruction &i : kernel.code)
+      if (i.offset == offset)
+        return i.text;
+    return "?";
+  }
+
+  /// Reads dword `d` of a scalar operand (SGPR or constant).
+  bool readScalar(const Operand &op, unsigned d, uint32_t &value) {
+    switch (op.kind) {
+    case Operand::Sgpr: {
+      unsigned reg = op.reg + d;
+      if (reg == kNull) {
+        value = 0;
+        return true;
+      }
+      if (!checkSgprRead(reg))
+        return false;
+      value = wave->sgpr[reg];
+      return true;
+    }
+    case Operand::Const:
+      value = d == 0 ? uint32_t(op.bits64 & 0xffffffff)
+                     : uint32_t(op.bits64 >> 32);
+      if (op.dwords == 1 && d == 0)
+        value = op.bits32;
+      return true;
+    case Operand::Scc:
+      value = wave->scc;
+      return true;
+    case Operand::Execz:
+      value = wave->exec() == 0;
+      return true;
+    case Operand::Vccz:
+      value = wave->vcc() == 0;
+      return true;
+    default:
+      return fail("operand is not scalar");
+    }
+  }
+  bool readScalar32(const Operand &op, uint32_t &value) {
+    if (op.kind == Operand::Const) {
+      value = op.bits32;
+      return true;
+    }
+    return readScalar(op, 0, value);
+  }
+  bool readScalar64(const Operand &op, uint64_t &value) {
+    if (op.kind == Operand::Const) {
+      value = op.bits64;
+      return true;
+    }
+    uint32_t lo, hi;
+    if (!readScalar(op, 0, lo) || !readScalar(op, 1, hi))
+      return false;
+    value = lo | (uint64_t(hi) << 32);
+    return true;
+  }
+  bool writeSgpr(unsigned reg, uint32_t value) {
+    if (reg >= kSgprFileSize)
+      return fail("SGPR out of range");
+    if (reg == kNull)
+      return true;
+    if (config.checkHazards && !checkPendingSgpr(reg, "overwrites"))
+      return false;
+    wave->sgpr[reg] = value;
+    wave->sgprWritten[reg / 64] |= uint64_t(1) << (reg % 64);
+    return true;
+  }
+  bool writeScalar(const Operand &op, unsigned d, uint32_t value) {
+    if (op.kind != Operand::Sgpr)
+      return fail("destination is not scalar");
+    return writeSgpr(op.reg + d, value);
+  }
+  bool writeScalar64(const Operand &op, uint64_t value) {
+    return writeScalar(op, 0, uint32_t(value)) &&
+           writeScalar(op, 1, uint32_t(value >> 32));
+  }
+
+  /// Dword `d` of source `slot` in `lane` (vector, scalar or constant).
+  bool readLane(const Instruction &inst, unsigned slot, unsigned d, int lane,
+                uint32_t &value) {
+    const Operand &op = inst.src[slot];
+    if (op.isVector()) {
+      unsigned reg = vgprIndex(op, slot, d);
+      if (reg >= kVgprs)
+        return fail("VGPR index out of range");
+      if (config.checkHazards) {
+        if (!((wave->written[reg] >> lane) & 1))
+          return failLane(lane, "reads " + vgprName(reg) +
+                                    ", which this lane never wrote");
+        if (!checkPendingVgpr(reg, "reads"))
+          return false;
+      }
+      value = wave->vgpr[reg * kLanes + lane];
+      return true;
+    }
+    if (op.kind == Operand::Const) {
+      value = d == 0 ? (op.dwords == 2 ? uint32_t(op.bits64) : op.bits32)
+                     : uint32_t(op.bits64 >> 32);
+      return true;
+    }
+    return readScalar(op, d, value);
+  }
+  bool read32(const Instruction &inst, unsigned slot, int lane,
+              uint32_t &value) {
+    const Operand &op = inst.src[slot];
+    if (op.kind == Operand::Const) {
+      value = op.bits32;
+      return true;
+    }
+    return readLane(inst, slot, 0, lane, value);
+  }
+  bool read64(const Instruction &inst, unsigned slot, int lane,
+              uint64_t &value) {
+    const Operand &op = inst.src[slot];
+    if (op.kind == Operand::Const) {
+      value = op.bits64;
+      return true;
+    }
+    uint32_t lo, hi;
+    if (!readLane(inst, slot, 0, lane, lo) ||
+        !readLane(inst, slot, 1, lane, hi))
+      return false;
+    value = lo | (uint64_t(hi) << 32);
+    return true;
+  }
+  /// An f32 source with its abs / neg modifiers.
+  bool readF32(const Instruction &inst, unsigned slot, int lane, float &v) {
+    uint32_t b;
+    if (!read32(inst, slot, lane, b))
+      return false;
+    const Operand &op = inst.src[slot];
+    if (op.abs)
+      b &= 0x7fffffff;
+    if (op.neg)
+      b ^= 0x80000000;
+    v = asFloat(b);
+    return true;
+  }
+  bool readF64(const Instruction &inst, unsigned slot, int lane, double &v) {
+    uint64_t b;
+    if (!read64(inst, slot, lane, b))
+      return false;
+    const Operand &op = inst.src[slot];
+    if (op.abs)
+      b &= ~(uint64_t(1) << 63);
+    if (op.neg)
+      b ^= uint64_t(1) << 63;
+    v = asDouble(b);
+    return true;
+  }
+  bool writeVgprLane(unsigned reg, int lane, uint32_t value) {
+    if (reg >= kVgprs)
+      return fail("VGPR index out of range");
+    if (config.checkHazards && wave->vgprPending[reg] &&
+        !checkPendingVgpr(reg, "overwrites"))
+      return false;
+    wave->vgpr[reg * kLanes + lane] = value;
+    wave->written[reg] |= uint64_t(1) << lane;
+    return true;
+  }
+  bool writeLane(const Instruction &inst, unsigned d, int lane,
+                 uint32_t value, unsigned which = 0) {
+    const Operand &op = inst.dst[which];
+    if (!op.isVector())
+      return fail("destination is not a vector register");
+    return writeVgprLane(vgprIndex(op, 3, d), lane, value);
+  }
+  bool writeLane64(const Instruction &inst, int lane, uint64_t value) {
+    return writeLane(inst, 0, lane, uint32_t(value)) &&
+           writeLane(inst, 1, lane, uint32_t(value >> 32));
+  }
+  /// Marks the destination registers of a load as written by an
+  /// outstanding operation of `counter`.
+  void markPending(const Operand &op, unsigned dwords, uint64_t seq,
+                   bool lgkm) {
+    if (!config.checkHazards)
+      return;
+    for (unsigned d = 0; d < dwords; ++d) {
+      uint64_t tag = seq | (lgkm ? kLgkmBit : 0);
+      if (op.kind == Operand::Sgpr)
+        wave->sgprPending[op.reg + d] = tag;
+      else
+        wave->vgprPending[vgprIndex(op, 3, d)] = tag;
+    }
+  }
+
+  /// Lane mask writes (VOPC, carry-out): active lanes' bits, others 0.
+  bool writeMask(const Operand &op, uint64_t mask) {
+    if (op.kind != Operand::Sgpr)
+      return fail("mask destination is not scalar");
+    if (op.dwords == 1)
+      return writeSgpr(op.reg, uint32_t(mask));
+    return writeScalar64(op, mask);
+  }
+  bool readMask(const Operand &op, uint64_t &mask) {
+    return readScalar64(op, mask);
+  }
+
+  // --- semantics groups ---------------------------------------------------
+  bool salu(const Instruction &inst);
+  bool branch(const Instruction &inst, bool &taken);
+  bool smem(const Instruction &inst);
+  bool valu(const Instruction &inst);
+  bool valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
+                uint64_t maskIn, bool &handled);
+  bool vcmp(const Instruction &inst);
+  bool mfma(const Instruction &inst);
+  bool dsOp(const Instruction &inst);
+  bool vmem(const Instruction &inst);
+  bool dppRead(const Instruction &inst, int lane, uint32_t &value, bool &ok);
+  bool sdwaSource(const Instruction &inst, unsigned slot, int lane,
+                  uint32_t &value);
+};
+
+// ---------------------------------------------------------------------------
+// Launch and scheduling.
+
+bool Executor::run(std::string &error) {
+  auto start = std::chrono::steady_clock::now();
+  const KernelDescriptor &kd = kernel.descriptor;
+  if (kd.userSgpr(10)) {
+    error = kernel.name + ": wave32 kernels are not modelled";
+    return false;
+  }
+  if (config.kernarg.size() < kd.kernargBytes) {
+    error = kernel.name + ": kernarg segment of " +
+            std::to_string(config.kernarg.size()) + " bytes, the kernel takes " +
+            std::to_string(kd.kernargBytes);
+    return false;
+  }
+  if (kd.privateSegmentBytes) {
+    error = kernel.name + ": scratch (private segment) is not modelled";
+    return false;
+  }
+  kernargAddress = memory.allocate(std::max<size_t>(config.kernarg.size(), 1));
+  std::memcpy(memory.find(kernargAddress, 1), config.kernarg.data(),
+              config.kernarg.size());
+  bool ok = true;
+  for (uint32_t z = 0; ok && z < config.grid[2]; ++z)
+    for (uint32_t y = 0; ok && y < config.grid[1]; ++y)
+      for (uint32_t x = 0; ok && x < config.grid[0]; ++x) {
+        groupId = {x, y, z};
+        ok = runWorkgroup();
+      }
+  memory.release(kernargAddress);
+  stats.seconds += std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  if (!ok)
+    error = failure;
+  return ok;
+}
+
+bool Executor::runWorkgroup() {
+  const KernelDescriptor &kd = kernel.descriptor;
+  uint32_t items = config.block[0] * config.block[1] * config.block[2];
+  int count = int((items + kLanes - 1) / kLanes);
+  waves.resize(count);
+  lds.assign(kd.groupSegmentBytes, 0);
+  ++stats.workgroups;
+  for (int i = 0; i < count; ++i) {
+    Wave &w = waves[i];
+    w.id = i;
+    std::fill(std::begin(w.sgpr), std::end(w.sgpr), 0);
+    w.scc = false;
+    w.vgpr.assign(size_t(kVgprs) * kLanes, kPoison);
+    w.written.assign(kVgprs, 0);
+    w.vgprPending.assign(kVgprs, 0);
+    std::fill(std::begin(w.sgprPending), std::end(w.sgprPending), 0);
+    w.sgprWritten[0] = w.sgprWritten[1] = 0;
+    w.pc = 0;
+    w.done = w.atBarrier = w.gprIdxOn = false;
+    w.vm = Counter();
+    w.lgkm = Counter();
+    wave = &w;
+    // User SGPRs in the order of kernel_code_properties' enable bits.
+    unsigned s = 0;
+    auto put = [&](uint32_t v) { writeSgpr(s++, v); };
+    static const unsigned widths[] = {4, 2, 2, 2, 2, 2, 1};
+    for (int bit = 0; bit < 7; ++bit) {
+      if (!kd.userSgpr(bit))
+        continue;
+      if (bit == 3) { // kernarg segment pointer
+        put(uint32_t(kernargAddress));
+        put(uint32_t(kernargAddress >> 32));
+        continue;
+      }
+      if (bit == 0 || bit == 5 || bit == 6) {
+        failure = kernel.name + ": the kernel asks for user SGPR " +
+                  std::to_string(bit) +
+                  " (private segment / flat scratch), which is not modelled";
+        return false;
+      }
+      for (unsigned k = 0; k < widths[bit]; ++k)
+        put(0); // dispatch / queue pointers, dispatch id: not modelled
+    }
+    if (s != kd.userSgprCount()) {
+      // Preloaded kernel arguments or other user SGPRs: not modelled.
+      failure = kernel.name + ": " + std::to_string(kd.userSgprCount()) +
+                " user SGPRs, the modelled enable bits give " +
+                std::to_string(s);
+      return false;
+    }
+    for (int dim = 0; dim < 3; ++dim)
+      if (kd.workgroupId(dim))
+        put(groupId[dim]);
+    if (kd.workgroupInfo())
+      put(0);
+    if (kd.privateSegmentWaveOffset())
+      put(0);
+    // exec: the wave's work items.
+    uint32_t first = uint32_t(i) * kLanes;
+    uint32_t live = std::min<uint32_t>(kLanes, items - first);
+    uint64_t exec = live == 64 ? ~uint64_t(0) : (uint64_t(1) << live) - 1;
+    writeSgpr(kExec, uint32_t(exec));
+    writeSgpr(kExec + 1, uint32_t(exec >> 32));
+    // v0: work-item ids packed x | y << 10 | z << 20 (gfx90a and later).
+    for (int lane = 0; lane < kLanes; ++lane) {
+      uint32_t flat = first + uint32_t(lane);
+      uint32_t x = flat % config.block[0];
+      uint32_t y = (flat / config.block[0]) % config.block[1];
+      uint32_t z = flat / (config.block[0] * config.block[1]);
+      uint32_t packed = x;
+      if (kd.workitemIdDims() > 1)
+        packed |= y << 10;
+      if (kd.workitemIdDims() > 2)
+        packed |= z << 20;
+      w.vgpr[lane] = packed;
+    }
+    w.written[0] = exec;
+  }
+  stats.waves += count;
+  // Waves take turns, each until a barrier or the end.
+  for (;;) {
+    bool progress = false;
+    for (Wave &w : waves) {
+      if (w.done || w.atBarrier)
+        continue;
+      progress = true;
+      wave = &w;
+      while (!w.done && !w.atBarrier)
+        if (!step(w))
+          return false;
+    }
+    bool allDone = true, anyBarrier = false;
+    for (Wave &w : waves) {
+      allDone &= w.done;
+      anyBarrier |= w.atBarrier;
+    }
+    if (allDone)
+      return true;
+    if (anyBarrier) {
+      // Every wave still running waits at the barrier (ended waves do not
+      // count, as on the hardware): release them.
+      for (Wave &w : waves)
+        w.atBarrier = false;
+      continue;
+    }
+    if (!progress) {
+      failure = kernel.name + ": workgroup made no progress";
+      return false;
+    }
+  }
+}
+
+bool Executor::step(Wave &w) {
+  if (w.pc >= kernel.code.size()) {
+    current = nullptr;
+    return fail("ran past the end of the kernel");
+  }
+  const Instruction &inst = kernel.code[w.pc];
+  current = &inst;
+  ++stats.waveInstructions;
+  size_t next = w.pc + 1;
+  bool taken = false;
+  switch (inst.op) {
+  case Op::s_branch:
+  case Op::s_cbranch_scc0:
+  case Op::s_cbranch_scc1:
+  case Op::s_cbranch_vccz:
+  case Op::s_cbranch_vccnz:
+  case Op::s_cbranch_execz:
+  case Op::s_cbranch_execnz:
+    ++stats.branch;
+    if (!branch(inst, taken))
+      return false;
+    if (taken)
+      next = size_t(inst.target);
+    break;
+  case Op::s_endpgm:
+    ++stats.other;
+    w.done = true;
+    break;
+  case Op::s_barrier:
+    ++stats.barrier;
+    w.atBarrier = true;
+    break;
+  case Op::s_waitcnt: {
+    ++stats.waitcnt;
+    unsigned vmcnt = (inst.simm16 & 0xf) | ((inst.simm16 >> 14) & 3) << 4;
+    unsigned lgkmcnt = (inst.simm16 >> 8) & 0xf;
+    w.vm.wait(vmcnt);
+    w.lgkm.wait(lgkmcnt);
+    break;
+  }
+  default:
+    if (!execute(inst, w))
+      return false;
+  }
+  w.pc = next;
+  return true;
+}
+
+bool Executor::branch(const Instruction &inst, bool &taken) {
+  switch (inst.op) {
+  case Op::s_branch:
+    taken = true;
+    break;
+  case Op::s_cbranch_scc0:
+    taken = !wave->scc;
+    break;
+  case Op::s_cbranch_scc1:
+    taken = wave->scc;
+    break;
+  case Op::s_cbranch_vccz:
+    if (!checkSgprRead(kVcc) || !checkSgprRead(kVcc + 1))
+      return false;
+    taken = wave->vcc() == 0;
+    break;
+  case Op::s_cbranch_vccnz:
+    if (!checkSgprRead(kVcc) || !checkSgprRead(kVcc + 1))
+      return false;
+    taken = wave->vcc() != 0;
+    break;
+  case Op::s_cbranch_execz:
+    taken = wave->exec() == 0;
+    break;
+  case Op::s_cbranch_execnz:
+    taken = wave->exec() != 0;
+    break;
+  default:
+    break;
+  }
+  return true;
+}
+
+bool Executor::execute(const Instruction &inst, Wave &w) {
+  const char *name = inst.text.c_str();
+  (void)name;
+  switch (inst.op) {
+  case Op::s_nop:
+  case Op::s_setprio:
+  case Op::s_sleep:
+  case Op::s_setreg_imm32_b32:
+    ++stats.other;
+    return true;
+  case Op::s_set_gpr_idx_on: {
+    ++stats.salu;
+    uint32_t index;
+    if (!readScalar32(inst.src[0], index))
+      return false;
+    w.gprIdxOn = true;
+    w.gprIdxMode = inst.gprIdxMode;
+    return writeSgpr(kM0, (w.sgpr[kM0] & ~0xffu) | (index & 0xff));
+  }
+  case Op::s_set_gpr_idx_off:
+    ++stats.salu;
+    w.gprIdxOn = false;
+    return true;
+  case Op::s_load_dword:
+  case Op::s_load_dwordx2:
+  case Op::s_load_dwordx4:
+  case Op::s_load_dwordx8:
+  case Op::s_load_dwordx16:
+  case Op::s_buffer_load_dword:
+  case Op::s_buffer_load_dwordx2:
+  case Op::s_buffer_load_dwordx4:
+  case Op::s_buffer_load_dwordx8:
+  case Op::s_buffer_load_dwordx16:
+    ++stats.smem;
+    return smem(inst);
+  default:
+    break;
+  }
+  if (inst.text[0] == 's' && inst.text[1] == '_') {
+    ++stats.salu;
+    return salu(inst);
+  }
+  if (inst.op == Op::v_mfma) {
+    ++stats.mfma;
+    return mfma(inst);
+  }
+  if (inst.text.compare(0, 3, "ds_") == 0) {
+    ++stats.lds;
+    return dsOp(inst);
+  }
+  if (inst.text.compare(0, 7, "buffer_") == 0 ||
+      inst.text.compare(0, 7, "global_") == 0)
+    return vmem(inst);
+  ++stats.valu;
+  if (inst.op == Op::v_cmp || inst.op == Op::v_cmpx)
+    return vcmp(inst);
+  return valu(inst);
+}
+
+// ---------------------------------------------------------------------------
+// Scalar ALU.
+
+bool Executor::salu(const Instruction &inst) {
+  Wave &w = *wave;
+  uint32_t a = 0, b = 0;
+  uint64_t a64 = 0, b64 = 0;
+  auto src32 = [&](unsigned n) {
+    return (n < 1 || readScalar32(inst.src[0], a)) &&
+           (n < 2 || readScalar32(inst.src[1], b));
+  };
+  auto src64 = [&](unsigned n) {
+    return (n < 1 || readScalar64(inst.src[0], a64)) &&
+           (n < 2 || readScalar64(inst.src[1], b64));
+  };
+  auto put32 = [&](uint32_t v) { return writeScalar(inst.dst[0], 0, v); };
+  auto put64 = [&](uint64_t v) { return writeScalar64(inst.dst[0], v); };
+  auto logic32 = [&](uint32_t v) {
+    w.scc = v != 0;
+    return put32(v);
+  };
+  auto logic64 = [&](uint64_t v) {
+    w.scc = v != 0;
+    return put64(v);
+  };
+  switch (inst.op) {
+  case Op::s_mov_b32:
+    return src32(1) && put32(a);
+  case Op::s_mov_b64:
+    return src64(1) && put64(a64);
+  case Op::s_movk_i32:
+    return put32(uint32_t(int32_t(int16_t(inst.src[0].bits32))));
+  case Op::s_cmovk_i32:
+    return !w.scc || put32(uint32_t(int32_t(int16_t(inst.src[0].bits32))));
+  case Op::s_cmov_b32:
+    return src32(1) && (!w.scc || put32(a));
+  case Op::s_cmov_b64:
+    return src64(1) && (!w.scc || put64(a64));
+  case Op::s_not_b32:
+    return src32(1) && logic32(~a);
+  case Op::s_not_b64:
+    return src64(1) && logic64(~a64);
+  case Op::s_brev_b32:
+    return src32(1) && put32(__builtin_bitreverse32(a));
+  case Op::s_add_u32: {
+    if (!src32(2))
+      return false;
+    uint64_t r = uint64_t(a) + b;
+    w.scc = r >> 32;
+    return put32(uint32_t(r));
+  }
+  case Op::s_addc_u32: {
+    if (!src32(2))
+      return false;
+    uint64_t r = uint64_t(a) + b + w.scc;
+    w.scc = r >> 32;
+    return put32(uint32_t(r));
+  }
+  case Op::s_sub_u32: {
+    if (!src32(2))
+      return false;
+    w.scc = b > a;
+    return put32(a - b);
+  }
+  case Op::s_subb_u32: {
+    if (!src32(2))
+      return false;
+    uint64_t sub = uint64_t(b) + w.scc;
+    w.scc = sub > a;
+    return put32(uint32_t(a - sub));
+  }
+  case Op::s_add_i32:
+  case Op::s_sub_i32: {
+    if (!src32(2))
+      return false;
+    int64_t r = inst.op == Op::s_add_i32 ? int64_t(int32_t(a)) + int32_t(b)
+                                         : int64_t(int32_t(a)) - int32_t(b);
+    w.scc = r != int64_t(int32_t(r));
+    return put32(uint32_t(r));
+  }
+  case Op::s_addk_i32: {
+    uint32_t d;
+    if (!readScalar(inst.dst[0], 0, d))
+      return false;
+    int64_t r = int64_t(int32_t(d)) + int16_t(inst.src[0].bits32);
+    w.scc = r != int64_t(int32_t(r));
+    return put32(uint32_t(r));
+  }
+  case Op::s_mulk_i32: {
+    uint32_t d;
+    if (!readScalar(inst.dst[0], 0, d))
+      return false;
+    return put32(uint32_t(int32_t(d) * int32_t(int16_t(inst.src[0].bits32))));
+  }
+  case Op::s_mul_i32:
+    return src32(2) && put32(a * b);
+  case Op::s_mul_hi_u32:
+    return src32(2) && put32(uint32_t((uint64_t(a) * b) >> 32));
+  case Op::s_mul_hi_i32:
+    return src32(2) &&
+           put32(uint32_t((int64_t(int32_t(a)) * int32_t(b)) >> 32));
+  case Op::s_and_b32:
+    return src32(2) && logic32(a & b);
+  case Op::s_or_b32:
+    return src32(2) && logic32(a | b);
+  case Op::s_xor_b32:
+    return src32(2) && logic32(a ^ b);
+  case Op::s_andn2_b32:
+    return src32(2) && logic32(a & ~b);
+  case Op::s_orn2_b32:
+    return src32(2) && logic32(a | ~b);
+  case Op::s_and_b64:
+    return src64(2) && logic64(a64 & b64);
+  case Op::s_or_b64:
+    return src64(2) && logic64(a64 | b64);
+  case Op::s_xor_b64:
+    return src64(2) && logic64(a64 ^ b64);
+  case Op::s_andn2_b64:
+    return src64(2) && logic64(a64 & ~b64);
+  case Op::s_orn2_b64:
+    return src64(2) && logic64(a64 | ~b64);
+  case Op::s_nand_b64:
+    return src64(2) && logic64(~(a64 & b64));
+  case Op::s_nor_b64:
+    return src64(2) && logic64(~(a64 | b64));
+  case Op::s_xnor_b64:
+    return src64(2) && logic64(~(a64 ^ b64));
+  case Op::s_lshl_b32:
+    return src32(2) && logic32(a << (b & 31));
+  case Op::s_lshr_b32:
+    return src32(2) && logic32(a >> (b & 31));
+  case Op::s_ashr_i32:
+    return src32(2) && logic32(uint32_t(int32_t(a) >> (b & 31)));
+  case Op::s_lshl_b64:
+    return src64(1) && readScalar32(inst.src[1], b) && logic64(a64 << (b & 63));
+  case Op::s_lshr_b64:
+    return src64(1) && readScalar32(inst.src[1], b) && logic64(a64 >> (b & 63));
+  case Op::s_ashr_i64:
+    return src64(1) && readScalar32(inst.src[1], b) &&
+           logic64(uint64_t(int64_t(a64) >> (b & 63)));
+  case Op::s_lshl1_add_u32:
+  case Op::s_lshl2_add_u32:
+  case Op::s_lshl3_add_u32:
+  case Op::s_lshl4_add_u32: {
+    if (!src32(2))
+      return false;
+    unsigned shift = 1 + unsigned(inst.op) - unsigned(Op::s_lshl1_add_u32);
+    uint64_t r = (uint64_t(a) << shift) + b;
+    w.scc = r >> 32;
+    return put32(uint32_t(r));
+  }
+  case Op::s_cselect_b32:
+    return src32(2) && put32(w.scc ? a : b);
+  case Op::s_cselect_b64:
+    return src64(2) && put64(w.scc ? a64 : b64);
+  case Op::s_min_i32:
+    return src32(2) && (w.scc = int32_t(a) < int32_t(b), true) &&
+           put32(w.scc ? a : b);
+  case Op::s_min_u32:
+    return src32(2) && (w.scc = a < b, true) && put32(w.scc ? a : b);
+  case Op::s_max_i32:
+    return src32(2) && (w.scc = int32_t(a) > int32_t(b), true) &&
+           put32(w.scc ? a : b);
+  case Op::s_max_u32:
+    return src32(2) && (w.scc = a > b, true) && put32(w.scc ? a : b);
+  case Op::s_abs_i32: {
+    if (!src32(1))
+      return false;
+    uint32_t r = int32_t(a) < 0 ? uint32_t(0) - a : a;
+    return logic32(r);
+  }
+  case Op::s_bfe_u32:
+  case Op::s_bfe_i32: {
+    if (!src32(2))
+      return false;
+    unsigned off = b & 31, width = (b >> 16) & 0x7f;
+    uint32_t r = 0;
+    if (width) {
+      uint64_t field = (uint64_t(a) >> off) & ((uint64_t(1) << width) - 1);
+      if (inst.op == Op::s_bfe_i32 && width < 32 && (field >> (width - 1)) & 1)
+        field |= ~((uint64_t(1) << width) - 1);
+      r = uint32_t(field);
+    }
+    return logic32(r);
+  }
+  case Op::s_bfm_b32:
+    return src32(2) &&
+           put32(uint32_t(((uint64_t(1) << (a & 31)) - 1) << (b & 31)));
+  case Op::s_ff1_i32_b32:
+    return src32(1) && put32(a ? uint32_t(__builtin_ctz(a)) : ~0u);
+  case Op::s_ff1_i32_b64:
+    return src64(1) && put32(a64 ? uint32_t(__builtin_ctzll(a64)) : ~0u);
+  case Op::s_bcnt1_i32_b32:
+    return src32(1) && logic32(uint32_t(__builtin_popcount(a)));
+  case Op::s_bcnt1_i32_b64:
+    return src64(1) && logic32(uint32_t(__builtin_popcountll(a64)));
+  case Op::s_sext_i32_i8:
+    return src32(1) && put32(uint32_t(int32_t(int8_t(a))));
+  case Op::s_sext_i32_i16:
+    return src32(1) && put32(uint32_t(int32_t(int16_t(a))));
+  case Op::s_pack_ll_b32_b16:
+    return src32(2) && put32((a & 0xffff) | (b << 16));
+  case Op::s_pack_lh_b32_b16:
+    return src32(2) && put32((a & 0xffff) | (b & 0xffff0000));
+  case Op::s_pack_hh_b32_b16:
+    return src32(2) && put32((a >> 16) | (b & 0xffff0000));
+  case Op::s_and_saveexec_b64:
+  case Op::s_or_saveexec_b64:
+  case Op::s_xor_saveexec_b64:
+  case Op::s_andn2_saveexec_b64: {
+    if (!src64(1))
+      return false;
+    uint64_t exec = w.exec(), r;
+    switch (inst.op) {
+    case Op::s_and_saveexec_b64:
+      r = a64 & exec;
+      break;
+    case Op::s_or_saveexec_b64:
+      r = a64 | exec;
+      break;
+    case Op::s_xor_saveexec_b64:
+      r = a64 ^ exec;
+      break;
+    default:
+      r = a64 & ~exec;
+      break;
+    }
+    if (!put64(exec))
+      return false;
+    w.scc = r != 0;
+    return writeSgpr(kExec, uint32_t(r)) && writeSgpr(kExec + 1, uint32_t(r >> 32));
+  }
+  case Op::s_cmp:
+  case Op::s_cmpk: {
+    bool wide = inst.cmpType == uint8_t(CmpType::I64) ||
+                inst.cmpType == uint8_t(CmpType::U64);
+    int64_t x, y;
+    if (wide) {
+      if (!src64(2))
+        return false;
+      x = int64_t(a64);
+      y = int64_t(b64);
+    } else {
+      if (inst.op == Op::s_cmpk) {
+        if (!readScalar32(inst.src[0], a))
+          return false;
+        b = inst.cmpType == uint8_t(CmpType::I32)
+                ? uint32_t(int32_t(int16_t(inst.src[1].bits32)))
+                : (inst.src[1].bits32 & 0xffff);
+      } else if (!src32(2)) {
+        return false;
+      }
+      bool isSigned = inst.cmpType == uint8_t(CmpType::I32);
+      x = isSigned ? int64_t(int32_t(a)) : int64_t(a);
+      y = isSigned ? int64_t(int32_t(b)) : int64_t(b);
+    }
+    bool unsignedWide = inst.cmpType == uint8_t(CmpType::U64);
+    auto less = [&](int64_t p, int64_t q) {
+      return unsignedWide ? uint64_t(p) < uint64_t(q) : p < q;
+    };
+    bool r;
+    switch (CmpCond(inst.cond)) {
+    case CmpCond::Eq:
+      r = x == y;
+      break;
+    case CmpCond::Lg:
+    case CmpCond::Ne:
+      r = x != y;
+      break;
+    case CmpCond::Lt:
+      r = less(x, y);
+      break;
+    case CmpCond::Le:
+      r = !less(y, x);
+      break;
+    case CmpCond::Gt:
+      r = less(y, x);
+      break;
+    case CmpCond::Ge:
+      r = !less(x, y);
+      break;
+    default:
+      return fail("unsupported scalar comparison");
+    }
+    w.scc = r;
+    return true;
+  }
+  case Op::s_getpc_b64:
+    return put64(inst.offset + inst.size);
+  default:
+    return fail("no semantics for this instruction");
+  }
+}
+
+bool Executor::smem(const Instruction &inst) {
+  unsigned dwords = inst.dst[0].dwords;
+  uint64_t address;
+  bool buffer = inst.text.compare(0, 8, "s_buffer") == 0;
+  uint64_t limit = ~uint64_t(0);
+  if (buffer) {
+    uint32_t rsrc[4];
+    for (unsigned d = 0; d < 4; ++d)
+      if (!readScalar(inst.src[0], d, rsrc[d]))
+        return false;
+    address = rsrc[0] | (uint64_t(rsrc[1] & 0xffff) << 32);
+    limit = rsrc[2];
+  } else if (!readScalar64(inst.src[0], address)) {
+    return false;
+  }
+  uint32_t offset = 0;
+  if (inst.numSrc > 1 && !readScalar32(inst.src[1], offset))
+    return false;
+  uint64_t byteOffset = uint64_t(offset) + uint64_t(int64_t(inst.memOffset));
+  (void)limit;
+  uint64_t at = address + byteOffset;
+  stats.smemBytes += 4 * dwords;
+  for (unsigned d = 0; d < dwords; ++d) {
+    const uint8_t *p = memory.find(at + 4 * d, 4);
+    if (!p) {
+      std::ostringstream os;
+      os << "scalar load of 0x" << std::hex << at + 4 * d
+         << " outside every allocation";
+      return fail(os.str());
+    }
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    if (!writeScalar(inst.dst[0], d, v))
+      return false;
+  }
+  markPending(inst.dst[0], dwords, wave->lgkm.issue(true, inst.offset), true);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Vector ALU.
+
+float fminIeee(float a, float b) { return std::fmin(a, b); }
+float fmaxIeee(float a, float b) { return std::fmax(a, b); }
+float maximumF(float a, float b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<float>::quiet_NaN();
+  if (a == 0 && b == 0)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+float minimumF(float a, float b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<float>::quiet_NaN();
+  if (a == 0 && b == 0)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+float med3F(float a, float b, float c) {
+  if (std::isnan(a) || std::isnan(b) || std::isnan(c))
+    return fminIeee(fminIeee(a, b), c);
+  float mx = std::max({a, b, c});
+  if (mx == a)
+    return std::max(b, c);
+  if (mx == b)
+    return std::max(a, c);
+  return std::max(a, b);
+}
+uint16_t bf16Rne(float f) {
+  uint32_t b = asBits(f);
+  if (std::isnan(f))
+    return uint16_t((b >> 16) | 0x40);
+  b += 0x7fff + ((b >> 16) & 1);
+  return uint16_t(b >> 16);
+}
+
+/// SDWA: the selected part of a 32-bit value, zero- or sign-extended.
+uint32_t sdwaSelect(uint32_t v, uint8_t sel, bool sext) {
+  switch (sel) {
+  case kByte0:
+  case kByte1:
+  case kByte2:
+  case kByte3: {
+    uint32_t byte = (v >> (8 * (sel - kByte0))) & 0xff;
+    return sext ? uint32_t(int32_t(int8_t(byte))) : byte;
+  }
+  case kWord0:
+  case kWord1: {
+    uint32_t word = (v >> (16 * (sel - kWord0))) & 0xffff;
+    return sext ? uint32_t(int32_t(int16_t(word))) : word;
+  }
+  default:
+    return v;
+  }
+}
+
+bool Executor::sdwaSource(const Instruction &inst, unsigned slot, int lane,
+                          uint32_t &value) {
+  if (!read32(inst, slot, lane, value))
+    return false;
+  if (inst.encoding == Encoding::Sdwa && slot < 2)
+    value = sdwaSelect(value, inst.srcSel[slot], inst.src[slot].sext);
+  return true;
+}
+
+/// The lane a DPP source reads for `lane`, or -1 (bound_ctrl / out of the
+/// row: the source is 0 or the old value).
+int dppSourceLane(const Instruction &inst, int lane) {
+  int row = lane & ~15, inRow = lane & 15;
+  switch (inst.dpp) {
+  case DppKind::QuadPerm:
+    return (lane & ~3) + ((inst.dppValue >> (2 * (lane & 3))) & 3);
+  case DppKind::RowShl:
+    return inRow + inst.dppValue < 16 ? lane + inst.dppValue : -1;
+  case DppKind::RowShr:
+    return inRow - inst.dppValue >= 0 ? lane - inst.dppValue : -1;
+  case DppKind::RowRor:
+    return row + ((inRow - inst.dppValue) & 15);
+  case DppKind::WaveShl:
+    return lane + 1 < 64 ? lane + 1 : -1;
+  case DppKind::WaveRol:
+    return (lane + 1) & 63;
+  case DppKind::WaveShr:
+    return lane >= 1 ? lane - 1 : -1;
+  case DppKind::WaveRor:
+    return (lane - 1) & 63;
+  case DppKind::RowMirror:
+    return row + 15 - inRow;
+  case DppKind::RowHalfMirror:
+    return (lane & ~7) + 7 - (lane & 7);
+  case DppKind::RowBcast15:
+    return row >= 16 ? row - 1 : -1;
+  case DppKind::RowBcast31:
+    return lane >= 32 ? 31 : -1;
+  case DppKind::RowNewBcast:
+    return row + inst.dppValue;
+  default:
+    return lane;
+  }
+}
+
+bool Executor::dppRead(const Instruction &inst, int lane, uint32_t &value,
+                       bool &ok) {
+  // Row / bank masks disable the write of this lane.
+  if (!((inst.rowMask >> (lane / 16)) & 1) ||
+      !((inst.bankMask >> ((lane & 15) / 4)) & 1)) {
+    ok = false;
+    return true;
+  }
+  int source = dppSourceLane(inst, lane);
+  bool sourceActive =
+      source >= 0 && ((wave->exec() >> source) & 1);
+  if (!sourceActive) {
+    if (inst.boundCtrl) {
+      value = 0;
+      ok = true;
+    } else {
+      ok = false; // the lane keeps its old value
+    }
+    return true;
+  }
+  ok = true;
+  return readLane(inst, 0, 0, source, value);
+}
+
+bool Executor::valu(const Instruction &inst) {
+  Wave &w = *wave;
+  uint64_t exec = w.exec();
+  // Lane-crossing and scalar-result instructions first.
+  switch (inst.op) {
+  case Op::v_nop:
+    return true;
+  case Op::v_readfirstlane_b32: {
+    int lane = exec ? __builtin_ctzll(exec) : 0;
+    uint32_t v;
+    return readLane(inst, 0, 0, lane, v) && writeScalar(inst.dst[0], 0, v);
+  }
+  case Op::v_readlane_b32: {
+    uint32_t lane;
+    if (!readScalar32(inst.src[1], lane))
+      return false;
+    uint32_t v;
+    return readLane(inst, 0, 0, int(lane & 63), v) &&
+           writeScalar(inst.dst[0], 0, v);
+  }
+  case Op::v_writelane_b32: {
+    uint32_t v, lane;
+    if (!readScalar32(inst.src[0], v) || !readScalar32(inst.src[1], lane))
+      return false;
+    return writeLane(inst, 0, int(lane & 63), v);
+  }
+  default:
+    break;
+  }
+  uint64_t maskIn = 0, maskOut = 0;
+  bool wantsMaskIn = inst.op == Op::v_cndmask_b32 ||
+                     inst.op == Op::v_addc_co_u32 ||
+                     inst.op == Op::v_subb_co_u32 ||
+                     inst.op == Op::v_subbrev_co_u32;
+  if (wantsMaskIn) {
+    const Operand &m = inst.src[inst.numSrc - 1];
+    if (!readMask(m, maskIn))
+      return false;
+  }
+  if (inst.op == Op::v_div_fmas_f32) {
+    if (!checkSgprRead(kVcc))
+      return false;
+    maskIn = w.vcc();
+  }
+  bool handled = true;
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!((exec >> lane) & 1))
+      continue;
+    if (!valuLane(inst, lane, maskOut, maskIn, handled))
+      return false;
+    if (!handled)
+      return fail("no semantics for this instruction");
+  }
+  // Carry-out / VCC results: bits of inactive lanes are 0.
+  bool writesMask = inst.numDst == 2 && inst.dst[1].kind == Operand::Sgpr;
+  if (writesMask)
+    return writeMask(inst.dst[1], maskOut & exec);
+  return true;
+}
+
+bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
+                        uint64_t maskIn, bool &handled) {
+  uint32_t a = 0, b = 0, c = 0;
+  float fa = 0, fb = 0, fc = 0;
+  auto u = [&](unsigned n) {
+    if (inst.encoding == Encoding::Dpp) {
+      bool ok;
+      if (!dppRead(inst, lane, a, ok))
+        return false;
+      if (!ok)
+        return false; // handled by the caller through dppSkip
+    } else if (n >= 1 && !sdwaSource(inst, 0, lane, a)) {
+      return false;
+    }
+    return (n < 2 || sdwaSource(inst, 1, lane, b)) &&
+           (n < 3 || read32(inst, 2, lane, c));
+  };
+  auto f = [&](unsigned n) {
+    if (inst.encoding == Encoding::Dpp || inst.encoding == Encoding::Sdwa) {
+      if (!u(n))
+        return false;
+      auto mod = [&](uint32_t v, const Operand &op) {
+        if (op.abs)
+          v &= 0x7fffffff;
+        if (op.neg)
+          v ^= 0x80000000;
+        return asFloat(v);
+      };
+      fa = mod(a, inst.src[0]);
+      if (n >= 2)
+        fb = mod(b, inst.src[1]);
+      if (n >= 3)
+        fc = mod(c, inst.src[2]);
+      return true;
+    }
+    return (n < 1 || readF32(inst, 0, lane, fa)) &&
+           (n < 2 || readF32(inst, 1, lane, fb)) &&
+           (n < 3 || readF32(inst, 2, lane, fc));
+  };
+  // DPP lanes whose source is masked keep their value.
+  if (inst.encoding == Encoding::Dpp) {
+    bool ok;
+    uint32_t probe;
+    if (!dppRead(inst, lane, probe, ok))
+      return false;
+    if (!ok)
+      return true;
+  }
+  auto put = [&](uint32_t v) {
+    if (inst.encoding == Encoding::Sdwa && inst.dstSel != kDword) {
+      uint32_t old = 0;
+      unsigned reg = vgprIndex(inst.dst[0], 3, 0);
+      if (inst.dstUnused == kUnusedPreserve)
+        old = wave->vgpr[reg * kLanes + lane];
+      unsigned shift, width;
+      if (inst.dstSel <= kByte3) {
+        shift = 8 * (inst.dstSel - kByte0);
+        width = 8;
+      } else {
+        shift = 16 * (inst.dstSel - kWord0);
+        width = 16;
+      }
+      uint32_t fieldMask = ((1u << width) - 1) << shift;
+      uint32_t r = ((v << shift) & fieldMask) | (old & ~fieldMask);
+      if (inst.dstUnused == kUnusedSext && shift + width < 32 &&
+          ((v >> (width - 1)) & 1))
+        r |= ~((fieldMask << 1) | ((1u << shift) - 1)) & ~fieldMask &
+             ~((1u << shift) - 1);
+      v = r;
+    }
+    return writeLane(inst, 0, lane, v);
+  };
+  auto putF = [&](float v) {
+    if (inst.clamp)
+      v = std::isnan(v) ? 0.0f : std::min(1.0f, std::max(0.0f, v));
+    return put(asBits(v));
+  };
+  auto put64 = [&](uint64_t v) { return writeLane64(inst, lane, v); };
+  uint64_t bit = uint64_t(1) << lane;
+  switch (inst.op) {
+  case Op::v_mov_b32:
+    return u(1) && put(a);
+  case Op::v_mov_b64: {
+    uint64_t v;
+    return read64(inst, 0, lane, v) && put64(v);
+  }
+  case Op::v_pk_mov_b32: {
+    uint64_t x, y;
+    if (!read64(inst, 0, lane, x) || !read64(inst, 1, lane, y))
+      return false;
+    uint32_t lo = (inst.opSel & 1) ? uint32_t(x >> 32) : uint32_t(x);
+    uint32_t hi = (inst.opSel & 2) ? uint32_t(y >> 32) : uint32_t(y);
+    return put64(lo | (uint64_t(hi) << 32));
+  }
+  case Op::v_cndmask_b32:
+    if (inst.encoding == Encoding::E64) {
+      if (!f(2))
+        return false;
+      a = asBits(fa);
+      b = asBits(fb);
+    } else if (!u(2)) {
+      return false;
+    }
+    return put((maskIn >> lane) & 1 ? b : a);
+  case Op::v_add_u32:
+  case Op::v_add_i32:
+    return u(2) && put(a + b);
+  case Op::v_sub_u32:
+  case Op::v_sub_i32:
+    return u(2) && put(a - b);
+  case Op::v_subrev_u32:
+    return u(2) && put(b - a);
+  case Op::v_add_co_u32: {
+    if (!u(2))
+      return false;
+    uint64_t r = uint64_t(a) + b;
+    if (r >> 32)
+      maskOut |= bit;
+    return put(uint32_t(r));
+  }
+  case Op::v_addc_co_u32: {
+    if (!u(2))
+      return false;
+    uint64_t r = uint64_t(a) + b + ((maskIn >> lane) & 1);
+    if (r >> 32)
+      maskOut |= bit;
+    return put(uint32_t(r));
+  }
+  case Op::v_sub_co_u32:
+  case Op::v_subrev_co_u32: {
+    if (!u(2))
+      return false;
+    if (inst.op == Op::v_subrev_co_u32)
+      std::swap(a, b);
+    if (b > a)
+      maskOut |= bit;
+    return put(a - b);
+  }
+  case Op::v_subb_co_u32:
+  case Op::v_subbrev_co_u32: {
+    if (!u(2))
+      return false;
+    if (inst.op == Op::v_subbrev_co_u32)
+      std::swap(a, b);
+    uint64_t sub = uint64_t(b) + ((maskIn >> lane) & 1);
+    if (sub > a)
+      maskOut |= bit;
+    return put(uint32_t(a - sub));
+  }
+  case Op::v_and_b32:
+    return u(2) && put(a & b);
+  case Op::v_or_b32:
+    return u(2) && put(a | b);
+  case Op::v_xor_b32:
+    return u(2) && put(a ^ b);
+  case Op::v_not_b32:
+    return u(1) && put(~a);
+  case Op::v_bfrev_b32:
+    return u(1) && put(__builtin_bitreverse32(a));
+  case Op::v_lshlrev_b32:
+    return u(2) && put(b << (a & 31));
+  case Op::v_lshrrev_b32:
+    return u(2) && put(b >> (a & 31));
+  case Op::v_ashrrev_i32:
+    return u(2) && put(uint32_t(int32_t(b) >> (a & 31)));
+  // 16-bit operations (VOP2 / VOP3 without op_sel): the result in the low
+  // half, the high half zeroed (gfx9).
+  case Op::v_lshlrev_b16:
+    return u(2) && put(uint16_t(b << (a & 15)));
+  case Op::v_lshrrev_b16:
+    return u(2) && put(uint16_t((b & 0xffff) >> (a & 15)));
+  case Op::v_ashrrev_i16:
+    return u(2) && put(uint16_t(int16_t(b) >> (a & 15)));
+  case Op::v_add_u16:
+    return u(2) && put(uint16_t(a + b));
+  case Op::v_sub_u16:
+    return u(2) && put(uint16_t(a - b));
+  case Op::v_mul_lo_u16:
+    return u(2) && put(uint16_t(a * b));
+  case Op::v_lshlrev_b64: {
+    uint64_t x;
+    return u(1) && read64(inst, 1, lane, x) && put64(x << (a & 63));
+  }
+  case Op::v_lshrrev_b64: {
+    uint64_t x;
+    return u(1) && read64(inst, 1, lane, x) && put64(x >> (a & 63));
+  }
+  case Op::v_ashrrev_i64: {
+    uint64_t x;
+    return u(1) && read64(inst, 1, lane, x) &&
+           put64(uint64_t(int64_t(x) >> (a & 63)));
+  }
+  case Op::v_lshl_add_u64: {
+    uint64_t x, y;
+    return read64(inst, 0, lane, x) && read32(inst, 1, lane, b) &&
+           read64(inst, 2, lane, y) && put64((x << (b & 7)) + y);
+  }
+  case Op::v_mul_lo_u32:
+    return u(2) && put(a * b);
+  case Op::v_mul_hi_u32:
+    return u(2) && put(uint32_t((uint64_t(a) * b) >> 32));
+  case Op::v_mul_hi_i32:
+    return u(2) && put(uint32_t((int64_t(int32_t(a)) * int32_t(b)) >> 32));
+  case Op::v_mul_u32_u24:
+    return u(2) && put((a & 0xffffff) * (b & 0xffffff));
+  case Op::v_mul_hi_u32_u24:
+    return u(2) &&
+           put(uint32_t((uint64_t(a & 0xffffff) * (b & 0xffffff)) >> 32));
+  case Op::v_mul_i32_i24: {
+    if (!u(2))
+      return false;
+    int32_t x = int32_t(a << 8) >> 8, y = int32_t(b << 8) >> 8;
+    return put(uint32_t(x * y));
+  }
+  case Op::v_mad_u32_u24:
+    return u(3) && put((a & 0xffffff) * (b & 0xffffff) + c);
+  case Op::v_mad_i32_i24: {
+    if (!u(3))
+      return false;
+    int32_t x = int32_t(a << 8) >> 8, y = int32_t(b << 8) >> 8;
+    return put(uint32_t(x * y) + c);
+  }
+  case Op::v_mad_u64_u32:
+  case Op::v_mad_i64_i32: {
+    uint64_t acc;
+    if (!u(2) || !read64(inst, 2, lane, acc))
+      return false;
+    uint64_t r = inst.op == Op::v_mad_u64_u32
+                     ? uint64_t(a) * b + acc
+                     : uint64_t(int64_t(int32_t(a)) * int32_t(b)) + acc;
+    return put64(r);
+  }
+  case Op::v_lshl_add_u32:
+    return u(3) && put((a << (b & 31)) + c);
+  case Op::v_add_lshl_u32:
+    return u(3) && put((a + b) << (c & 31));
+  case Op::v_lshl_or_b32:
+    return u(3) && put((a << (b & 31)) | c);
+  case Op::v_and_or_b32:
+    return u(3) && put((a & b) | c);
+  case Op::v_or3_b32:
+    return u(3) && put(a | b | c);
+  case Op::v_xor3_b32:
+    return u(3) && put(a ^ b ^ c);
+  case Op::v_add3_u32:
+    return u(3) && put(a + b + c);
+  case Op::v_xad_u32:
+    return u(3) && put((a ^ b) + c);
+  case Op::v_bfe_u32:
+  case Op::v_bfe_i32: {
+    if (!u(3))
+      return false;
+    unsigned off = b & 31, width = c & 31;
+    uint32_t r = 0;
+    if (width) {
+      uint64_t field = (uint64_t(a) >> off) & ((uint64_t(1) << width) - 1);
+      if (inst.op == Op::v_bfe_i32 && (field >> (width - 1)) & 1)
+        field |= ~((uint64_t(1) << width) - 1);
+      r = uint32_t(field);
+    }
+    return put(r);
+  }
+  case Op::v_bfi_b32:
+    return u(3) && put((a & b) | (~a & c));
+  case Op::v_alignbit_b32:
+    return u(3) &&
+           put(uint32_t(((uint64_t(a) << 32) | b) >> (c & 31)));
+  case Op::v_alignbyte_b32:
+    return u(3) &&
+           put(uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3))));
+  case Op::v_perm_b32: {
+    if (!u(3))
+      return false;
+    uint64_t bytes = (uint64_t(a) << 32) | b;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) {
+      unsigned sel = (c >> (8 * i)) & 0xff;
+      uint32_t byte;
+      if (sel < 8)
+        byte = (bytes >> (8 * sel)) & 0xff;
+      else if (sel == 12)
+        byte = 0;
+      else if (sel > 12)
+        byte = 0xff;
+      else {
+        unsigned signByte = sel == 8 ? 1 : sel == 9 ? 3 : sel == 10 ? 5 : 7;
+        byte = ((bytes >> (8 * signByte + 7)) & 1) ? 0xff : 0;
+      }
+      r |= byte << (8 * i);
+    }
+    return put(r);
+  }
+  case Op::v_bitop3_b32:
+  case Op::v_bitop3_b16: {
+    if (!u(3))
+      return false;
+    uint32_t r = 0;
+    for (int i = 0; i < 32; ++i) {
+      unsigned index = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) |
+                       ((c >> i) & 1);
+      r |= uint32_t((inst.bitop3 >> index) & 1) << i;
+    }
+    if (inst.op == Op::v_bitop3_b16) {
+      if (inst.opSel) {
+        handled = false;
+        return true;
+      }
+      r &= 0xffff;
+    }
+    return put(r);
+  }
+  case Op::v_min_i32:
+    return u(2) && put(int32_t(a) < int32_t(b) ? a : b);
+  case Op::v_max_i32:
+    return u(2) && put(int32_t(a) > int32_t(b) ? a : b);
+  case Op::v_min_u32:
+    return u(2) && put(std::min(a, b));
+  case Op::v_max_u32:
+    return u(2) && put(std::max(a, b));
+  case Op::v_min3_i32:
+    return u(3) && put(uint32_t(std::min({int32_t(a), int32_t(b), int32_t(c)})));
+  case Op::v_max3_i32:
+    return u(3) && put(uint32_t(std::max({int32_t(a), int32_t(b), int32_t(c)})));
+  case Op::v_min3_u32:
+    return u(3) && put(std::min({a, b, c}));
+  case Op::v_max3_u32:
+    return u(3) && put(std::max({a, b, c}));
+  case Op::v_med3_i32: {
+    if (!u(3))
+      return false;
+    int32_t x = int32_t(a), y = int32_t(b), z = int32_t(c);
+    return put(uint32_t(std::max(std::min(x, y), std::min(std::max(x, y), z))));
+  }
+  case Op::v_med3_u32:
+    return u(3) && put(std::max(std::min(a, b), std::min(std::max(a, b), c)));
+  case Op::v_ffbh_u32:
+    return u(1) && put(a ? uint32_t(__builtin_clz(a)) : ~0u);
+  case Op::v_ffbl_b32:
+    return u(1) && put(a ? uint32_t(__builtin_ctz(a)) : ~0u);
+  case Op::v_bcnt_u32_b32:
+    return u(2) && put(uint32_t(__builtin_popcount(a)) + b);
+  case Op::v_mbcnt_lo_u32_b32:
+    return u(2) &&
+           put(uint32_t(__builtin_popcount(a & ((uint64_t(1) << std::min(lane, 32)) - 1))) + b);
+  case Op::v_mbcnt_hi_u32_b32:
+    return u(2) &&
+           put(uint32_t(__builtin_popcount(
+                   a & (lane > 32 ? ((uint64_t(1) << (lane - 32)) - 1) : 0))) +
+               b);
+  // f32.
+  case Op::v_add_f32:
+    return f(2) && putF(fa + fb);
+  case Op::v_sub_f32:
+    return f(2) && putF(fa - fb);
+  case Op::v_subrev_f32:
+    return f(2) && putF(fb - fa);
+  case Op::v_mul_f32:
+    return f(2) && putF(fa * fb);
+  case Op::v_fma_f32:
+  case Op::v_mad_f32:
+    return f(3) && putF(std::fma(fa, fb, fc));
+  case Op::v_fmac_f32:
+  case Op::v_mac_f32: {
+    uint32_t d;
+    if (!f(2) || !readLane(inst, 0, 0, lane, a))
+      return false;
+    unsigned reg = vgprIndex(inst.dst[0], 3, 0);
+    if (config.checkHazards && !((wave->written[reg] >> lane) & 1))
+      return failLane(lane, "accumulates into " + vgprName(reg) +
+                                ", which this lane never wrote");
+    d = wave->vgpr[reg * kLanes + lane];
+    return putF(std::fma(fa, fb, asFloat(d)));
+  }
+  case Op::v_max_f32:
+    return f(2) && putF(fmaxIeee(fa, fb));
+  case Op::v_min_f32:
+    return f(2) && putF(fminIeee(fa, fb));
+  case Op::v_max3_f32:
+    return f(3) && putF(fmaxIeee(fmaxIeee(fa, fb), fc));
+  case Op::v_min3_f32:
+    return f(3) && putF(fminIeee(fminIeee(fa, fb), fc));
+  case Op::v_med3_f32:
+    return f(3) && putF(med3F(fa, fb, fc));
+  case Op::v_maximum3_f32:
+    return f(3) && putF(maximumF(maximumF(fa, fb), fc));
+  case Op::v_minimum3_f32:
+    return f(3) && putF(minimumF(minimumF(fa, fb), fc));
+  case Op::v_rcp_f32:
+  case Op::v_rcp_iflag_f32:
+    return f(1) && putF(1.0f / fa);
+  case Op::v_rsq_f32:
+    return f(1) && putF(1.0f / std::sqrt(fa));
+  case Op::v_sqrt_f32:
+    return f(1) && putF(std::sqrt(fa));
+  case Op::v_exp_f32:
+    return f(1) && putF(std::exp2(fa));
+  case Op::v_log_f32:
+    return f(1) && putF(std::log2(fa));
+  case Op::v_trunc_f32:
+    return f(1) && putF(std::trunc(fa));
+  case Op::v_floor_f32:
+    return f(1) && putF(std::floor(fa));
+  case Op::v_ceil_f32:
+    return f(1) && putF(std::ceil(fa));
+  case Op::v_rndne_f32:
+    return f(1) && putF(std::nearbyint(fa));
+  case Op::v_fract_f32:
+    return f(1) && putF(std::isinf(fa) ? std::numeric_limits<float>::quiet_NaN()
+                                       : std::min(fa - std::floor(fa), 0x1.fffffep-1f));
+  case Op::v_ldexp_f32:
+    return f(1) && read32(inst, 1, lane, b) &&
+           putF(std::ldexp(fa, int32_t(b)));
+  case Op::v_frexp_mant_f32: {
+    int e;
+    return f(1) && putF(std::isfinite(fa) ? std::frexp(fa, &e) : fa);
+  }
+  case Op::v_frexp_exp_i32_f32: {
+    int e = 0;
+    if (!f(1))
+      return false;
+    if (std::isfinite(fa))
+      std::frexp(fa, &e);
+    return put(uint32_t(e));
+  }
+  case Op::v_cvt_u32_f32: {
+    if (!f(1))
+      return false;
+    float t = std::trunc(fa);
+    uint32_t r = std::isnan(t) || t <= 0 ? 0u
+                 : t >= 4294967296.0f    ? ~0u
+                                         : uint32_t(t);
+    return put(r);
+  }
+  case Op::v_cvt_i32_f32: {
+    if (!f(1))
+      return false;
+    float t = std::trunc(fa);
+    int32_t r = std::isnan(t)            ? 0
+                : t <= -2147483648.0f    ? std::numeric_limits<int32_t>::min()
+                : t >= 2147483648.0f     ? std::numeric_limits<int32_t>::max()
+                                         : int32_t(t);
+    return put(uint32_t(r));
+  }
+  case Op::v_cvt_f32_u32:
+    return u(1) && putF(float(a));
+  case Op::v_cvt_f32_i32:
+    return u(1) && putF(float(int32_t(a)));
+  case Op::v_cvt_f32_ubyte0:
+  case Op::v_cvt_f32_ubyte1:
+  case Op::v_cvt_f32_ubyte2:
+  case Op::v_cvt_f32_ubyte3:
+    return u(1) &&
+           putF(float((a >> (8 * (unsigned(inst.op) -
+                                  unsigned(Op::v_cvt_f32_ubyte0)))) &
+                      0xff));
+  case Op::v_cvt_f32_f16: {
+    if (!u(1))
+      return false;
+    uint32_t h = (inst.opSel & 1) ? a >> 16 : a & 0xffff;
+    float v = mlir::pa::emulator::smallFloatToF32(ScalarKind::F16, h);
+    if (inst.src[0].abs)
+      v = std::fabs(v);
+    if (inst.src[0].neg)
+      v = -v;
+    return putF(v);
+  }
+  case Op::v_cvt_f16_f32:
+    return f(1) && put(mlir::pa::emulator::f32ToSmallFloatUnsaturated(
+                       ScalarKind::F16, fa));
+  case Op::v_cvt_pkrtz_f16_f32: {
+    if (!f(2))
+      return false;
+    // Round toward zero.
+    auto rtz = [](float v) {
+      uint32_t r = mlir::pa::emulator::f32ToSmallFloatUnsaturated(
+          ScalarKind::F16, v);
+      float back = mlir::pa::emulator::smallFloatToF32(ScalarKind::F16, r);
+      if (std::isfinite(v) && std::fabs(back) > std::fabs(v))
+        r -= 1;
+      return r & 0xffff;
+    };
+    return put(rtz(fa) | (rtz(fb) << 16));
+  }
+  case Op::v_cvt_pk_bf16_f32:
+    return f(2) && put(bf16Rne(fa) | (uint32_t(bf16Rne(fb)) << 16));
+  case Op::v_cvt_pk_f32_fp8:
+  case Op::v_cvt_pk_f32_bf8: {
+    if (!read32(inst, 0, lane, a))
+      return false;
+    bool high = inst.encoding == Encoding::Sdwa ? inst.srcSel[0] == kWord1
+                                                : (inst.opSel & 1);
+    uint32_t word = high ? a >> 16 : a & 0xffff;
+    ScalarKind kind = inst.op == Op::v_cvt_pk_f32_fp8 ? chipFp8 : chipBf8;
+    float lo = mlir::pa::emulator::smallFloatToF32(kind, word & 0xff);
+    float hi = mlir::pa::emulator::smallFloatToF32(kind, word >> 8);
+    return writeLane(inst, 0, lane, asBits(lo)) &&
+           writeLane(inst, 1, lane, asBits(hi));
+  }
+  case Op::v_cvt_f32_fp8:
+  case Op::v_cvt_f32_bf8: {
+    if (!read32(inst, 0, lane, a))
+      return false;
+    unsigned byte = inst.encoding == Encoding::Sdwa
+                        ? (inst.srcSel[0] <= kByte3 ? inst.srcSel[0] - kByte0 : 0)
+                        : (inst.opSel & 3);
+    ScalarKind kind = inst.op == Op::v_cvt_f32_fp8 ? chipFp8 : chipBf8;
+    return putF(mlir::pa::emulator::smallFloatToF32(kind, (a >> (8 * byte)) & 0xff));
+  }
+  case Op::v_cvt_pk_fp8_f32:
+  case Op::v_cvt_pk_bf8_f32: {
+    if (!readF32(inst, 0, lane, fa) || !readF32(inst, 1, lane, fb))
+      return false;
+    ScalarKind kind = inst.op == Op::v_cvt_pk_fp8_f32 ? chipFp8 : chipBf8;
+    auto cvt = [&](float v) {
+      return inst.clamp ? mlir::pa::emulator::f32ToSmallFloat(kind, v)
+                        : mlir::pa::emulator::f32ToSmallFloatUnsaturated(kind, v);
+    };
+    uint32_t packed = cvt(fa) | (cvt(fb) << 8);
+    // op_sel[3] (the destination) picks the word written; the other keeps
+    // its value.
+    bool high = (inst.opSel >> 3) & 1;
+    unsigned reg = vgprIndex(inst.dst[0], 3, 0);
+    uint32_t old = wave->vgpr[reg * kLanes + lane];
+    uint32_t r = high ? (old & 0xffff) | (packed << 16)
+                      : (old & 0xffff0000) | packed;
+    return writeLane(inst, 0, lane, r);
+  }
+  case Op::v_pack_b32_f16: {
+    if (!u(2))
+      return false;
+    uint32_t lo = (inst.opSel & 1) ? a >> 16 : a & 0xffff;
+    uint32_t hi = (inst.opSel & 2) ? b >> 16 : b & 0xffff;
+    return put(lo | (hi << 16));
+  }
+  case Op::v_div_scale_f32: {
+    // No scaling is modelled: the quotient of operands in the normal range
+    // needs none (VCC = 0); v_div_fixup_f32 handles the special values.
+    if (!f(3))
+      return false;
+    return putF(fa);
+  }
+  case Op::v_div_fmas_f32: {
+    if (!f(3))
+      return false;
+    float r = std::fma(fa, fb, fc);
+    if ((maskIn >> lane) & 1)
+      r = std::ldexp(r, fa != 0 && std::fabs(fa) > 1 ? 64 : -64);
+    return putF(r);
+  }
+  case Op::v_div_fixup_f32: {
+    if (!f(3))
+      return false;
+    // fa: the quotient estimate, fb: the denominator, fc: the numerator.
+    float q = fa, den = fb, num = fc;
+    float r;
+    if (std::isnan(num) || std::isnan(den))
+      r = std::numeric_limits<float>::quiet_NaN();
+    else if (den == 0 && num == 0)
+      r = std::numeric_limits<float>::quiet_NaN();
+    else if (std::isinf(den) && std::isinf(num))
+      r = std::numeric_limits<float>::quiet_NaN();
+    else if (den == 0 || std::isinf(num))
+      r = std::copysign(std::numeric_limits<float>::infinity(),
+                        std::signbit(num) != std::signbit(den) ? -1.0f : 1.0f);
+    else if (std::isinf(den))
+      r = std::copysign(0.0f, std::signbit(num) != std::signbit(den) ? -1.0f : 1.0f);
+    else
+      r = q;
+    return putF(r);
+  }
+  case Op::v_pk_mul_f32:
+  case Op::v_pk_add_f32:
+  case Op::v_pk_fma_f32: {
+    unsigned n = inst.op == Op::v_pk_fma_f32 ? 3 : 2;
+    uint8_t selHi = inst.opSelHiGiven ? inst.opSelHi : 0x7;
+    float lo[3], hi[3];
+    for (unsigned s = 0; s < n; ++s) {
+      uint32_t x0, x1;
+      const Operand &op = inst.src[s];
+      if (op.kind == Operand::Const) {
+        x0 = x1 = op.bits32;
+      } else if (!readLane(inst, s, 0, lane, x0) ||
+                 !readLane(inst, s, 1, lane, x1)) {
+        return false;
+      }
+      uint32_t l = (inst.opSel >> s) & 1 ? x1 : x0;
+      uint32_t h = (selHi >> s) & 1 ? x1 : x0;
+      if ((inst.negLo >> s) & 1)
+        l ^= 0x80000000;
+      if ((inst.negHi >> s) & 1)
+        h ^= 0x80000000;
+      lo[s] = asFloat(l);
+      hi[s] = asFloat(h);
+    }
+    auto op = [&](const float *v) {
+      switch (inst.op) {
+      case Op::v_pk_mul_f32:
+        return v[0] * v[1];
+      case Op::v_pk_add_f32:
+        return v[0] + v[1];
+      default:
+        return std::fma(v[0], v[1], v[2]);
+      }
+    };
+    return put64(asBits(op(lo)) | (uint64_t(asBits(op(hi))) << 32));
+  }
+  default:
+    handled = false;
+    return true;
+  }
+}
+
+bool Executor::vcmp(const Instruction &inst) {
+  Wave &w = *wave;
+  uint64_t exec = w.exec(), result = 0;
+  CmpType type = CmpType(inst.cmpType);
+  CmpCond cond = CmpCond(inst.cond);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!((exec >> lane) & 1))
+      continue;
+    bool r = false;
+    if (type == CmpType::F32 || type == CmpType::F64) {
+      double x, y;
+      if (type == CmpType::F32) {
+        float fx, fy;
+        if (!readF32(inst, 0, lane, fx) || !readF32(inst, 1, lane, fy))
+          return false;
+        x = fx;
+        y = fy;
+      } else if (!readF64(inst, 0, lane, x) || !readF64(inst, 1, lane, y)) {
+        return false;
+      }
+      bool unordered = std::isnan(x) || std::isnan(y);
+      switch (cond) {
+      case CmpCond::F: r = false; break;
+      case CmpCond::Lt: r = x < y; break;
+      case CmpCond::Eq: r = x == y; break;
+      case CmpCond::Le: r = x <= y; break;
+      case CmpCond::Gt: r = x > y; break;
+      case CmpCond::Lg: r = !unordered && x != y; break;
+      case CmpCond::Ge: r = x >= y; break;
+      case CmpCond::O: r = !unordered; break;
+      case CmpCond::U: r = unordered; break;
+      case CmpCond::Nge: r = !(x >= y); break;
+      case CmpCond::Nlg: r = unordered || x == y; break;
+      case CmpCond::Ngt: r = !(x > y); break;
+      case CmpCond::Nle: r = !(x <= y); break;
+      case CmpCond::Neq: r = !(x == y); break;
+      case CmpCond::Nlt: r = !(x < y); break;
+      case CmpCond::Tru: r = true; break;
+      default: return fail("unsupported float comparison");
+      }
+    } else {
+      bool wide = type == CmpType::I64 || type == CmpType::U64;
+      bool isSigned = type == CmpType::I32 || type == CmpType::I64 ||
+                      type == CmpType::I16;
+      int64_t sx, sy;
+      uint64_t ux, uy;
+      if (wide) {
+        if (!read64(inst, 0, lane, ux) || !read64(inst, 1, lane, uy))
+          return false;
+        sx = int64_t(ux);
+        sy = int64_t(uy);
+      } else {
+        uint32_t a, b;
+        if (!sdwaSource(inst, 0, lane, a) || !sdwaSource(inst, 1, lane, b))
+          return false;
+        if (type == CmpType::I16 || type == CmpType::U16) {
+          a &= 0xffff;
+          b &= 0xffff;
+          sx = int16_t(a);
+          sy = int16_t(b);
+        } else {
+          sx = int32_t(a);
+          sy = int32_t(b);
+        }
+        ux = a;
+        uy = b;
+      }
+      auto lt = [&](bool swap) {
+        if (isSigned)
+          return swap ? sy < sx : sx < sy;
+        return swap ? uy < ux : ux < uy;
+      };
+      bool eq = ux == uy;
+      switch (cond) {
+      case CmpCond::F: r = false; break;
+      case CmpCond::Lt: r = lt(false); break;
+      case CmpCond::Eq: r = eq; break;
+      case CmpCond::Le: r = lt(false) || eq; break;
+      case CmpCond::Gt: r = lt(true); break;
+      case CmpCond::Ne:
+      case CmpCond::Lg: r = !eq; break;
+      case CmpCond::Ge: r = lt(true) || eq; break;
+      case CmpCond::Tru: r = true; break;
+      default: return fail("unsupported integer comparison");
+      }
+    }
+    if (r)
+      result |= uint64_t(1) << lane;
+  }
+  if (inst.numDst && !writeMask(inst.dst[0], result))
+    return false;
+  if (inst.op == Op::v_cmpx)
+    return writeSgpr(kExec, uint32_t(result)) &&
+           writeSgpr(kExec + 1, uint32_t(result >> 32));
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// MFMA.
+
+bool Executor::mfma(const Instruction &inst) {
+  using namespace mlir::pa::emulator;
+  // v_mfma_f32_MxNxK_TYPE
+  const std::string &t = inst.text;
+  int m = 0, n = 0, k = 0;
+  char type[32] = {};
+  if (std::sscanf(t.c_str(), "v_mfma_f32_%dx%dx%d%*[_]%31[a-z0-9_]", &m, &n,
+                  &k, type) != 4)
+    return fail("unsupported matrix instruction");
+  std::string ty = type;
+  ScalarKind input;
+  if (ty == "fp8_fp8")
+    input = chipFp8;
+  else if (ty == "f8f6f4") {
+    if (inst.cbsz != 0 || inst.blgp != 0)
+      return fail("f8f6f4 with non-fp8 (E4M3) operand formats (cbsz/blgp) "
+                  "is not modelled");
+    input = chipFp8;
+  } else if (ty == "bf16" || ty == "bf16_1k")
+    input = ScalarKind::BF16;
+  else if (ty == "f16")
+    input = ScalarKind::F16;
+  else
+    return fail("unsupported matrix instruction type '" + ty + "'");
+  if (ty != "f8f6f4" && (inst.cbsz || inst.abid || inst.blgp))
+    return fail("cbsz / abid / blgp broadcasts are not modelled");
+  std::optional<MFMAInstruction> shape = lookupMFMA(m, n, k, 1, input);
+  if (!shape)
+    return fail("matrix instruction shape not in the layout tables");
+  if (wave->exec() != ~uint64_t(0))
+    return fail("MFMA with inactive lanes");
+  // Passes: 4 cycles each. CDNA3 detail tables: 16x16x32 fp8 16 cycles,
+  // 32x32x16 fp8 32, 16x16x16 bf16/f16 8 (gfx942: 16x16x16 bf16 8
+  // cycles), 32x32x8 16; CDNA4 f8f6f4 fp8: 16x16x128 16, 32x32x64 32.
+  int cycles = m == 16 ? (k == 16 ? 8 : 16) : (k == 8 ? 16 : 32);
+  if (kernel.chip == "gfx950" && ty == "f8f6f4")
+    cycles = m == 16 ? 16 : 32;
+  stats.mfmaPasses += cycles / 4;
+  unsigned bits = (input == ScalarKind::BF16 || input == ScalarKind::F16) ? 16 : 8;
+  unsigned operandDwords = shape->operandElements() * bits / 32;
+  unsigned accDwords = shape->accumulatorElements();
+  const Operand &A = inst.src[0], &B = inst.src[1], &C = inst.src[2];
+  const Operand &D = inst.dst[0];
+  if (A.dwords != operandDwords || B.dwords != operandDwords ||
+      D.dwords != accDwords ||
+      (C.kind != Operand::Const && C.dwords != accDwords))
+    return fail("operand sizes do not match the instruction");
+  // Gather the operand bytes per lane.
+  auto gather = [&](unsigned slot, unsigned dwords,
+                    std::vector<uint32_t> &out) {
+    out.assign(size_t(dwords) * kLanes, 0);
+    for (int lane = 0; lane < kLanes; ++lane)
+      for (unsigned d = 0; d < dwords; ++d)
+        if (!readLane(inst, slot, d, lane, out[lane * dwords + d]))
+          return false;
+    return true;
+  };
+  std::vector<uint32_t> a, b, c;
+  if (!gather(0, operandDwords, a) || !gather(1, operandDwords, b))
+    return false;
+  if (C.kind == Operand::Const) {
+    c.assign(size_t(accDwords) * kLanes, C.bits32);
+  } else if (!gather(2, accDwords, c)) {
+    return false;
+  }
+  auto element = [&](const std::vector<uint32_t> &v, LaneElement at) {
+    unsigned bit = at.element * bits;
+    uint32_t word = v[at.lane * operandDwords + bit / 32];
+    uint32_t raw = (word >> (bit % 32)) & ((1u << bits) - 1);
+    return double(smallFloatToF32(input, raw));
+  };
+  // Operand values, unpacked once: A[i][k], B[k][j].
+  std::vector<double> av(size_t(m) * k), bv(size_t(k) * n);
+  for (int i = 0; i < m; ++i)
+    for (int kk = 0; kk < k; ++kk)
+      av[i * k + kk] = element(a, mfmaOperandPosition(*shape, i, kk));
+  for (int j = 0; j < n; ++j)
+    for (int kk = 0; kk < k; ++kk)
+      bv[kk * n + j] = element(b, mfmaOperandPosition(*shape, j, kk));
+  std::vector<uint32_t> d(size_t(accDwords) * kLanes);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      LaneElement at = mfmaAccumulatorPosition(*shape, i, j);
+      double sum = asFloat(c[at.lane * accDwords + at.element]);
+      for (int kk = 0; kk < k; ++kk)
+        sum += av[i * k + kk] * bv[kk * n + j];
+      d[at.lane * accDwords + at.element] = asBits(float(sum));
+    }
+  for (int lane = 0; lane < kLanes; ++lane)
+    for (unsigned e = 0; e < accDwords; ++e)
+      if (!writeLane(inst, e, lane, d[lane * accDwords + e]))
+        return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// LDS.
+
+bool Executor::dsOp(const Instruction &inst) {
+  Wave &w = *wave;
+  uint64_t exec = w.exec();
+  const std::string &name = inst.text;
+  auto ldsAt = [&](int lane, uint64_t address, unsigned bytes,
+                   uint8_t *&p) {
+    if (address + bytes > lds.size()) {
+      std::ostringstream os;
+      os << "LDS access of " << bytes << " bytes at " << address
+         << " outside the workgroup's " << lds.size() << " bytes";
+      return failLane(lane, os.str());
+    }
+    p = lds.data() + address;
+    return true;
+  };
+  if (inst.op == Op::ds_bpermute_b32 || inst.op == Op::ds_permute_b32) {
+    std::vector<uint32_t> addr(kLanes), data(kLanes);
+    for (int lane = 0; lane < kLanes; ++lane) {
+      if (!((exec >> lane) & 1))
+        continue;
+      if (!read32(inst, 0, lane, addr[lane]) ||
+          !read32(inst, 1, lane, data[lane]))
+        return false;
+    }
+    std::vector<uint32_t> out(kLanes, 0);
+    std::vector<bool> set(kLanes, false);
+    for (int lane = 0; lane < kLanes; ++lane) {
+      if (!((exec >> lane) & 1))
+        continue;
+      int other = int(((addr[lane] + uint32_t(inst.memOffset)) >> 2) & 63);
+      if (inst.op == Op::ds_bpermute_b32) {
+        if (!((exec >> other) & 1))
+          return failLane(lane, "ds_bpermute_b32 reads inactive lane " +
+                                    std::to_string(other));
+        out[lane] = data[other];
+      } else {
+        out[other] = data[lane];
+        set[other] = true;
+      }
+    }
+    for (int lane = 0; lane < kLanes; ++lane)
+      if ((exec >> lane) & 1)
+        if (!writeLane(inst, 0, lane,
+                       inst.op == Op::ds_permute_b32 && !set[lane] ? 0
+                                                                   : out[lane]))
+          return false;
+    markPending(inst.dst[0], 1, w.lgkm.issue(false, inst.offset), true);
+    return true;
+  }
+  bool isRead = name.compare(0, 7, "ds_read") == 0;
+  bool isWrite = name.compare(0, 8, "ds_write") == 0;
+  if (!isRead && !isWrite)
+    return fail("no semantics for this LDS instruction");
+  bool two = name.compare(isRead ? 7 : 8, 1, "2") == 0;
+  bool st64 = name.find("st64") != std::string::npos;
+  unsigned bytes;
+  if (name.find("b128") != std::string::npos)
+    bytes = 16;
+  else if (name.find("b96") != std::string::npos)
+    bytes = 12;
+  else if (name.find("b64") != std::string::npos)
+    bytes = 8;
+  else if (name.find("b32") != std::string::npos)
+    bytes = 4;
+  else if (name.find("16") != std::string::npos)
+    bytes = 2;
+  else
+    bytes = 1;
+  if (name.find("d16") != std::string::npos)
+    return fail("d16 LDS forms are not modelled");
+  bool sext = name.find("_i8") != std::string::npos ||
+              name.find("_i16") != std::string::npos;
+  unsigned dwords = std::max(1u, bytes / 4);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!((exec >> lane) & 1))
+      continue;
+    uint32_t base;
+    if (!read32(inst, 0, lane, base))
+      return false;
+    uint64_t first, second = 0;
+    if (two) {
+      unsigned unit = bytes * (st64 ? 64 : 1);
+      first = uint64_t(base) + uint64_t(inst.memOffset & 0xff) * unit;
+      second = uint64_t(base) + uint64_t(inst.memOffset1 & 0xff) * unit;
+    } else {
+      first = uint64_t(base) + uint64_t(uint16_t(inst.memOffset));
+    }
+    for (unsigned part = 0; part < (two ? 2u : 1u); ++part) {
+      uint64_t address = part ? second : first;
+      uint8_t *p;
+      if (!ldsAt(lane, address, bytes, p))
+        return false;
+      stats.ldsBytes += bytes;
+      if (isRead) {
+        for (unsigned d = 0; d < dwords; ++d) {
+          uint32_t v = 0;
+          std::memcpy(&v, p + 4 * d, std::min(4u, bytes));
+          if (bytes == 1 && sext)
+            v = uint32_t(int32_t(int8_t(v)));
+          if (bytes == 2 && sext)
+            v = uint32_t(int32_t(int16_t(v)));
+          if (!writeLane(inst, part * dwords + d, lane, v))
+            return false;
+        }
+      } else {
+        // Data operand(s) follow the address.
+        unsigned slot = 1 + part;
+        for (unsigned d = 0; d < dwords; ++d) {
+          uint32_t v;
+          if (!readLane(inst, slot, d, lane, v))
+            return false;
+          std::memcpy(p + 4 * d, &v, std::min(4u, bytes));
+        }
+      }
+    }
+  }
+  if (isRead)
+    markPending(inst.dst[0], dwords * (two ? 2 : 1),
+                w.lgkm.issue(false, inst.offset), true);
+  else
+    w.lgkm.issue(false, inst.offset);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Buffer and global memory.
+
+bool Executor::vmem(const Instruction &inst) {
+  Wave &w = *wave;
+  uint64_t exec = w.exec();
+  const std::string &name = inst.text;
+  bool buffer = name.compare(0, 7, "buffer_") == 0;
+  bool isLoad = name.find("_load_") != std::string::npos;
+  bool isStore = name.find("_store_") != std::string::npos;
+  if (!isLoad && !isStore)
+    return fail("no semantics for this memory instruction (atomics are not "
+                "modelled)");
+  if (name.find("d16") != std::string::npos && isLoad)
+    return fail("d16 loads are not modelled");
+  unsigned bytes;
+  if (name.find("dwordx4") != std::string::npos)
+    bytes = 16;
+  else if (name.find("dwordx3") != std::string::npos)
+    bytes = 12;
+  else if (name.find("dwordx2") != std::string::npos)
+    bytes = 8;
+  else if (name.find("dword") != std::string::npos)
+    bytes = 4;
+  else if (name.find("short") != std::string::npos)
+    bytes = 2;
+  else
+    bytes = 1;
+  bool sext = name.find("_sbyte") != std::string::npos ||
+              name.find("_sshort") != std::string::npos;
+  bool hiHalf = name.find("_d16_hi") != std::string::npos; // stores only
+  unsigned dwords = std::max(1u, bytes / 4);
+  if (isLoad)
+    ++stats.vmemLoad;
+  else
+    ++stats.vmemStore;
+  // Operands: loads vdst, vaddr, (srsrc, soffset | saddr); stores vaddr,
+  // vdata, ... for global and vdata, vaddr, srsrc, soffset for buffer.
+  const Operand *vdata = isLoad ? &inst.dst[0]
+                                : (buffer ? &inst.src[0] : &inst.src[1]);
+  unsigned vdataSlot = buffer ? 0 : 1;
+  unsigned addrSlot = isLoad ? 0 : (buffer ? 1 : 0);
+  unsigned nextSlot = isLoad ? 1 : 2;
+  uint64_t base = 0, numRecords = ~uint64_t(0), stride = 0;
+  uint32_t soffset = 0;
+  uint64_t saddr = 0;
+  bool haveSaddr = false;
+  if (buffer) {
+    uint32_t rsrc[4];
+    for (unsigned d = 0; d < 4; ++d)
+      if (!readScalar(inst.src[nextSlot], d, rsrc[d]))
+        return false;
+    base = rsrc[0] | (uint64_t(rsrc[1] & 0xffff) << 32);
+    stride = (rsrc[1] >> 16) & 0x3fff;
+    numRecords = rsrc[2];
+    if (!readScalar32(inst.src[nextSlot + 1], soffset))
+      return false;
+    if (inst.idxen && stride == 0)
+      ; // index * 0
+  } else if (inst.src[nextSlot].kind != Operand::Off &&
+             inst.src[nextSlot].kind != Operand::None) {
+    if (!readScalar64(inst.src[nextSlot], saddr))
+      return false;
+    haveSaddr = true;
+  }
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!((exec >> lane) & 1))
+      continue;
+    uint64_t address;
+    bool inRange = true;
+    if (buffer) {
+      uint64_t voffset = 0, index = 0;
+      const Operand &va = inst.src[addrSlot];
+      if (inst.offen || inst.idxen) {
+        uint32_t v0 = 0, v1 = 0;
+        if (!readLane(inst, addrSlot, 0, lane, v0))
+          return false;
+        if (inst.offen && inst.idxen) {
+          if (!readLane(inst, addrSlot, 1, lane, v1))
+            return false;
+          index = v0;
+          voffset = v1;
+        } else if (inst.idxen) {
+          index = v0;
+        } else {
+          voffset = v0;
+        }
+      }
+      (void)va;
+      uint64_t offset = voffset + uint64_t(uint32_t(inst.memOffset));
+      address = base + soffset + offset + index * stride;
+      // Raw buffers (stride 0): bytes at offset + soffset must lie below
+      // num_records; structured: the index below num_records.
+      if (stride == 0)
+        inRange = offset + soffset + bytes <= numRecords;
+      else
+        inRange = index < numRecords && offset + bytes <= stride;
+    } else {
+      if (haveSaddr) {
+        uint32_t v;
+        if (!readLane(inst, addrSlot, 0, lane, v))
+          return false;
+        address = saddr + v + int64_t(inst.memOffset);
+      } else {
+        uint64_t v;
+        uint32_t lo, hi;
+        if (!readLane(inst, addrSlot, 0, lane, lo) ||
+            !readLane(inst, addrSlot, 1, lane, hi))
+          return false;
+        v = lo | (uint64_t(hi) << 32);
+        address = v + int64_t(inst.memOffset);
+      }
+    }
+    uint8_t *p = inRange ? memory.find(address, bytes) : nullptr;
+    if (!p) {
+      if (!inRange && !config.strictBufferBounds) {
+        if (isLoad)
+          for (unsigned d = 0; d < dwords; ++d)
+            if (!writeLane(inst, d, lane, 0))
+              return false;
+        continue;
+      }
+      std::ostringstream os;
+      os << (isLoad ? "load" : "store") << " of " << bytes << " bytes at 0x"
+         << std::hex << address << std::dec
+         << (inRange ? " outside every allocation"
+                     : " outside the buffer resource's range (num_records " +
+                           std::to_string(numRecords) + ")");
+      return failLane(lane, os.str());
+    }
+    if (isLoad) {
+      stats.vmemBytesLoaded += bytes;
+      for (unsigned d = 0; d < dwords; ++d) {
+        uint32_t v = 0;
+        std::memcpy(&v, p + 4 * d, std::min(4u, bytes));
+        if (bytes == 1 && sext)
+          v = uint32_t(int32_t(int8_t(v)));
+        if (bytes == 2 && sext)
+          v = uint32_t(int32_t(int16_t(v)));
+        if (!writeLane(inst, d, lane, v))
+          return false;
+      }
+    } else {
+      stats.vmemBytesStored += bytes;
+      for (unsigned d = 0; d < dwords; ++d) {
+        uint32_t v;
+        if (!readLane(inst, vdataSlot, d, lane, v))
+          return false;
+        if (hiHalf)
+          v >>= bytes == 2 ? 16 : 16;
+        std::memcpy(p + 4 * d, &v, std::min(4u, bytes));
+      }
+    }
+  }
+  (void)vdata;
+  uint64_t seq = w.vm.issue(false, inst.offset);
+  if (isLoad)
+    markPending(inst.dst[0], dwords, seq, false);
+  return true;
+}
+
+} // namespace
+
+bool launch(const Kernel &kernel, Memory &memory, const LaunchConfig &config,
+            Stats &stats, std::string &error) {
+  Executor executor(kernel, memory, config, stats);
+  return executor.run(error);
+}
+
+} // namespace pa::isa
