@@ -16,6 +16,8 @@
 #include "llvm/ADT/bit.h"
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -191,6 +193,9 @@ private:
   // Current instruction context for messages.
   const Instruction *current = nullptr;
   Wave *wave = nullptr;
+  // PA_ISA_TRACE=1: every instruction of wave 0 of workgroup (0, 0) on
+  // stderr (debugging).
+  bool trace = std::getenv("PA_ISA_TRACE") != nullptr;
 
   bool fail(const std::string &message) {
     if (failure.empty()) {
@@ -674,6 +679,20 @@ bool Executor::step(Wave &w) {
   default:
     if (!execute(inst, w))
       return false;
+  }
+  if (trace && w.id == 0 && groupId[0] == 0 && groupId[1] == 0) {
+    std::fprintf(stderr, "%s +%x %-60s", kernel.name.c_str(), inst.offset,
+                 inst.text.c_str());
+    if (inst.numDst && inst.dst[0].isVector()) {
+      unsigned reg = vgprIndex(inst.dst[0], 3, 0);
+      for (int l : {0, 1, 16, 63})
+        std::fprintf(stderr, " L%d=%08x(%g)", l, w.vgpr[reg * kLanes + l],
+                     asFloat(w.vgpr[reg * kLanes + l]));
+    } else if (inst.numDst && inst.dst[0].kind == Operand::Sgpr) {
+      std::fprintf(stderr, " =%08x", w.sgpr[inst.dst[0].reg]);
+    }
+    std::fprintf(stderr, " scc=%d exec=%016llx\n", int(w.scc),
+                 (unsigned long long)w.exec());
   }
   w.pc = next;
   return true;
@@ -1808,9 +1827,9 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
                         : mlir::pa::emulator::f32ToSmallFloatUnsaturated(kind, v);
     };
     uint32_t packed = cvt(fa) | (cvt(fb) << 8);
-    // op_sel[3] (the destination) picks the word written; the other keeps
-    // its value.
-    bool high = (inst.opSel >> 3) & 1;
+    // op_sel's last entry (the destination, after the two sources) picks
+    // the word written; the other keeps its value.
+    bool high = (inst.opSel >> inst.numSrc) & 1;
     unsigned reg = vgprIndex(inst.dst[0], 3, 0);
     uint32_t old = wave->vgpr[reg * kLanes + lane];
     uint32_t r = high ? (old & 0xffff) | (packed << 16)

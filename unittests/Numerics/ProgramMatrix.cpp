@@ -1,9 +1,11 @@
 //===- ProgramMatrix.cpp - the decode configurations of the numerics matrix ===//
 #include "ProgramMatrix.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace pa::numerics {
@@ -238,6 +240,47 @@ oracle::CaseConfig caseConfigFor(const ProgramSpec &spec, size_t index,
                             ? oracle::ValueDistribution::Normal
                             : oracle::ValueDistribution::Uniform;
   return config;
+}
+
+/// `spec` for `chip`: an fp8 cache takes the chip's flavour.
+ProgramSpec forChip(ProgramSpec spec, const std::string &chip) {
+  spec.chip = chip;
+  ScalarType &kv = spec.shape.kvType;
+  if (kv == ScalarType::F8E4M3FN || kv == ScalarType::F8E4M3FNUZ)
+    kv = chip == "gfx942" ? ScalarType::F8E4M3FNUZ : ScalarType::F8E4M3FN;
+  return spec;
+}
+
+/// Total tokens of a length set (what a case costs to emulate).
+static int64_t tokens(const std::vector<int32_t> &lengths) {
+  return std::accumulate(lengths.begin(), lengths.end(), int64_t(0));
+}
+
+/// The length sets the CI subset runs: the two cheapest of the program's
+/// standard sets (fewest tokens; they include empty, one-token and page /
+/// tile boundary sequences), the program's own extra sets, which exist
+/// for a feature (staging fallback past the staged ids, long windows, many
+/// partitions), and for every 16th program its normal-distribution set
+/// (caseConfigFor): long rows of N(0, 1) values, whose peaked softmaxes
+/// are where fp8 quantization errors show (fp8-residual).
+std::vector<size_t> ciSets(const ProgramSpec &spec, size_t index,
+                           const std::vector<std::vector<int32_t>> &sets) {
+  size_t standard = sets.size() - spec.extraLengths.size();
+  std::vector<size_t> order(standard);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::make_pair(tokens(sets[a]), a) <
+           std::make_pair(tokens(sets[b]), b);
+  });
+  order.resize(std::min<size_t>(2, order.size()));
+  constexpr size_t kNormalSet = 3;
+  if (index % 16 == 0 && kNormalSet < standard &&
+      std::find(order.begin(), order.end(), kNormalSet) == order.end())
+    order.push_back(kNormalSet);
+  for (size_t extra = standard; extra < sets.size(); ++extra)
+    order.push_back(extra);
+  std::sort(order.begin(), order.end());
+  return order;
 }
 
 } // namespace pa::numerics

@@ -55,6 +55,16 @@ oracle::CaseConfig caseConfigFor(const ProgramSpec &spec, size_t index,
                                  const std::vector<int32_t> &lengths,
                                  std::mt19937_64 &random);
 
+/// `spec` for `chip`: an fp8 cache takes the chip's flavour (e4m3fn on
+/// gfx950, e4m3fnuz on gfx942).
+ProgramSpec forChip(ProgramSpec spec, const std::string &chip);
+
+/// The length sets of program `index` (of `sets`) that the CI subsets of
+/// the emulators run: the two cheapest standard sets, the program's extra
+/// sets and, for every 16th program, the normal-distribution set.
+std::vector<size_t> ciSets(const ProgramSpec &spec, size_t index,
+                           const std::vector<std::vector<int32_t>> &sets);
+
 } // namespace pa::numerics
 
 #endif // PA_UNITTESTS_NUMERICS_PROGRAMMATRIX_H
