@@ -1,9 +1,11 @@
 /*===- cuda_capi_test.c - the runtime C API (pa-c/Cuda.h), from C ---------===*\
 |*                                                                            *|
 |*   pa-cuda-capi-test none|fake|no-device KERNELS.ptx KERNELS.ptx.json       *|
+|*                     PROGRAM.paprog AMD-PROGRAM.paprog                      *|
 |*                                                                            *|
 |* Linked against libPARuntimeCAPI.so only (no MLIR). KERNELS is            *|
-|* Inputs/decode-small.mlir compiled by pa-compile --chip=sm_90a.           *|
+|* Inputs/decode-small.mlir compiled by pa-compile --chip=sm_90a; PROGRAM  *|
+|* the same as an AOT program, AMD-PROGRAM one for gfx950.                  *|
 |*   none       no CUDA driver here: every call fails cleanly with the      *|
 |*              reason (on a machine with a GPU these checks are skipped).   *|
 |*   fake       PA_CUDA_LIBRARY names libpa-fake-cuda.so: loading, the      *|
@@ -20,86 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "SmallDecode.h"
 #include "TestHarness.h"
 
 static bool contains(PaString string, const char *needle) {
   return string.data && strstr(string.data, needle) != NULL;
-}
-
-/*===----------------------------------------------------------------------===*/
-/* The operands of Inputs/decode-small.mlir for B = 2, N = 2, one page per   */
-/* sequence: Hq = 8, Hkv = 1, D = 64, P = 16, Q = 1, x = 16; capacity        */
-/* min(B * 2, max(B, ceil(4 / 1))) = 4 plan slots, R = 8 rows per KV head.   */
-/*===----------------------------------------------------------------------===*/
-
-enum { kBatch = 2, kPages = 2, kCapacity = 4, kOperands = 13 };
-
-typedef struct {
-  uint16_t query[kBatch * 8 * 64];
-  uint8_t keyCache[kPages * 64 * 16];
-  uint8_t valueCache[kPages * 64 * 16];
-  int32_t blockTables[kBatch];
-  int32_t contextLengths[kBatch];
-  float kScale, vScale;
-  int32_t workInfo[kCapacity * 4];
-  int32_t reduceInfo[kBatch * 2];
-  float expSums[kCapacity * 8];
-  float maxLogits[kCapacity * 8];
-  float tmpOut[kCapacity * 8 * 64];
-  uint16_t output[kBatch * 8 * 64];
-} Buffers;
-
-static const int64_t kQueryShape[] = {kBatch, 8, 64};
-static const int64_t kKeyShape[] = {kPages, 1, 4, 16, 16};
-static const int64_t kValueShape[] = {kPages, 1, 64, 16};
-static const int64_t kTableShape[] = {kBatch, 1};
-static const int64_t kLengthShape[] = {kBatch};
-static const int64_t kScaleShape[] = {1};
-static const int64_t kWorkShape[] = {kCapacity, 4};
-static const int64_t kReduceShape[] = {kBatch, 2};
-static const int64_t kPartialShape[] = {1, kCapacity, 8};
-static const int64_t kTmpShape[] = {1, kCapacity, 8, 64};
-
-static void fillBuffers(Buffers *b) {
-  for (size_t i = 0; i < sizeof b->query / 2; ++i)
-    b->query[i] = (uint16_t)(0x3F80 + i % 7);
-  for (size_t i = 0; i < sizeof b->keyCache; ++i) {
-    b->keyCache[i] = (uint8_t)(0x30 + i % 5);
-    b->valueCache[i] = (uint8_t)(0x38 + i % 3);
-  }
-  b->blockTables[0] = 1;
-  b->blockTables[1] = 0;
-  b->contextLengths[0] = 9;
-  b->contextLengths[1] = 16;
-  b->kScale = 0.5f;
-  b->vScale = 0.25f;
-  /* Outputs: 0xA5 bytes, which the fake's kernels never change. */
-  memset(b->workInfo, 0xA5, sizeof b->workInfo);
-  memset(b->reduceInfo, 0xA5, sizeof b->reduceInfo);
-  memset(b->expSums, 0xA5, sizeof b->expSums);
-  memset(b->maxLogits, 0xA5, sizeof b->maxLogits);
-  memset(b->tmpOut, 0xA5, sizeof b->tmpOut);
-  memset(b->output, 0xA5, sizeof b->output);
-}
-
-static size_t hostOperands(Buffers *b, PaHostOperand out[kOperands]) {
-  PaHostOperand operands[kOperands] = {
-      {"query", b->query, 3, kQueryShape, 2, true},
-      {"key_cache", b->keyCache, 5, kKeyShape, 1, true},
-      {"value_cache", b->valueCache, 4, kValueShape, 1, true},
-      {"block_tables", b->blockTables, 2, kTableShape, 4, true},
-      {"context_lengths", b->contextLengths, 1, kLengthShape, 4, true},
-      {"k_scale", &b->kScale, 1, kScaleShape, 4, true},
-      {"v_scale", &b->vScale, 1, kScaleShape, 4, true},
-      {"work_info", b->workInfo, 2, kWorkShape, 4, false},
-      {"reduce_info", b->reduceInfo, 2, kReduceShape, 4, false},
-      {"exp_sums", b->expSums, 3, kPartialShape, 4, false},
-      {"max_logits", b->maxLogits, 3, kPartialShape, 4, false},
-      {"tmp_out", b->tmpOut, 4, kTmpShape, 4, false},
-      {"output", b->output, 3, kQueryShape, 2, false},
-  };
-  memcpy(out, operands, sizeof operands);
-  return kOperands;
 }
 
 /*===----------------------------------------------------------------------===*/
@@ -397,15 +324,7 @@ static void testHostRun(PaCudaProgram program, const char *json) {
 static void testEnqueue(PaCudaProgram program) {
   /* Device addresses are not touched by an enqueue. */
   PaDeviceOperand operands[kOperands];
-  static Buffers b;
-  PaHostOperand host[kOperands];
-  hostOperands(&b, host);
-  for (int i = 0; i < kOperands; ++i) {
-    operands[i].name = host[i].name;
-    operands[i].address = 0x10000u * (uint64_t)(i + 1);
-    operands[i].rank = host[i].rank;
-    operands[i].sizes = host[i].sizes;
-  }
+  deviceOperands(operands);
   void *stream = (void *)(uintptr_t)0x5000;
   fake.reset();
   PaString error;
@@ -485,7 +404,8 @@ static void testCheckSequences(void) {
   printf("ok sequence checks (lengths, page ids, window)\n");
 }
 
-static void testFake(const char *ptx, size_t ptxSize, const char *json) {
+static void testFake(const char *ptx, size_t ptxSize, const char *json,
+                     const char *programPath, const char *amdProgram) {
   bindFake();
   PaString reason;
   CHECK(paCudaRuntimeAvailable(&reason), "the fake has a device: %s",
@@ -503,11 +423,30 @@ static void testFake(const char *ptx, size_t ptxSize, const char *json) {
   paCudaProgramDestroy(program);
   CHECK(counter(Unloads) == 1, "the module is unloaded");
   printf("ok load, run, enqueue and destroy through the fake driver\n");
+
+  /* The same kernels as an AOT program directory; one for gfx950 is
+   * refused by name before the driver sees it. */
+  program = paCudaProgramLoadFile(programPath, &error);
+  CHECK(!paCudaProgramIsNull(program), "%s", error.data);
+  CHECK(counter(Loads) == 1, "the program's module is loaded");
+  testEnqueue(program);
+  paCudaProgramDestroy(program);
+  fake.reset();
+  program = paCudaProgramLoadFile(amdProgram, &error);
+  CHECK(paCudaProgramIsNull(program) &&
+            contains(error, "is a program for gfx950 (hsaco); load it with "
+                            "paHipProgramLoadFile"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(counter(Loads) == 0, "nothing loaded for an AMD program");
+  printf("ok AOT program directories: loaded, enqueued, vendor checked\n");
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s none|fake|no-device KERNELS.ptx KERNELS.json\n",
+  if (argc != 6) {
+    fprintf(stderr,
+            "usage: %s none|fake|no-device KERNELS.ptx KERNELS.json "
+            "PROGRAM.paprog AMD-PROGRAM.paprog\n",
             argv[0]);
     return 2;
   }
@@ -523,7 +462,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "no-device") == 0)
     testWithoutDriver(ptx, ptxSize, json, "no CUDA-capable device");
   else if (strcmp(mode, "fake") == 0)
-    testFake(ptx, ptxSize, json);
+    testFake(ptx, ptxSize, json, argv[4], argv[5]);
   else
     CHECK(false, "unknown mode %s", mode);
   free(ptx);

@@ -75,9 +75,8 @@ LogicalResult writeBinary(const NVIDIAModule &compiled,
     return writeOutput(request.output, compiled.ptx);
   StringRef binary =
       request.format == "cubin" ? StringRef(compiled.cubin) : compiled.ptx;
-  if (failed(writeOutput(request.output, binary)))
-    return failure();
-  return writeOutput(request.output + ".json", compiled.metadataJson);
+  return writeImage(request.output, request.program, request.chip,
+                    request.format, binary, compiled.metadataJson);
 }
 
 } // namespace
@@ -92,9 +91,13 @@ LogicalResult mlir::pa::compileForNVIDIA(MLIRContext &context,
     return failure();
   }
   if (request.emit == NVIDIARequest::Emit::Binary && request.output == "-") {
-    llvm::errs() << "pa-compile: the " << request.format
-                 << " needs an output file (-o OUT." << request.format
-                 << ")\n";
+    if (request.program)
+      llvm::errs() << "pa-compile: --emit=program needs an output directory "
+                      "(-o OUT.paprog)\n";
+    else
+      llvm::errs() << "pa-compile: the " << request.format
+                   << " needs an output file (-o OUT." << request.format
+                   << ")\n";
     return failure();
   }
   if (request.throughAPI && request.emit != NVIDIARequest::Emit::Binary) {

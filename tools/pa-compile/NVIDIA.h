@@ -19,6 +19,9 @@ struct NVIDIARequest {
   /// The binary's format: "ptx" (default) or "cubin" (runs ptxas).
   std::string format = "ptx";
   std::string output;
+  /// With Emit::Binary: write the AOT program directory OUT instead of OUT
+  /// and OUT.json.
+  bool program = false;
   bool printResources = false;
   bool printTime = false;
   /// One call of compileToPTX (the C API's path) instead of stage by stage.

@@ -1,6 +1,8 @@
 //===- Output.cpp - what pa-compile writes and prints ---------------------===//
 #include "Output.h"
 
+#include "pa/Runtime/ProgramArtifact.h"
+
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -17,6 +19,25 @@ LogicalResult mlir::pa::writeOutput(StringRef path, StringRef contents) {
   file->os() << contents;
   file->keep();
   return success();
+}
+
+LogicalResult mlir::pa::writeImage(StringRef output, bool asProgram,
+                                   StringRef chip, StringRef format,
+                                   StringRef image, StringRef metadataJson) {
+  if (!asProgram)
+    return success(succeeded(writeOutput(output, image)) &&
+                   succeeded(writeOutput(output.str() + ".json",
+                                         metadataJson)));
+  ::pa::runtime::ProgramArtifact program;
+  program.chip = chip.str();
+  program.codeFormat = format.str();
+  program.codeObject = image.str();
+  program.metadataJson = metadataJson.str();
+  std::string error;
+  if (::pa::runtime::writeProgram(output.str(), program, error))
+    return success();
+  llvm::errs() << "pa-compile: " << error << "\n";
+  return failure();
 }
 
 void mlir::pa::forEachMetadataKernel(

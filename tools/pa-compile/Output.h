@@ -17,6 +17,14 @@ namespace mlir::pa {
 /// Writes `contents` to `path` ("-": stdout); the error goes to stderr.
 LogicalResult writeOutput(llvm::StringRef path, llvm::StringRef contents);
 
+/// Writes a compiled image `image` of `format` ("hsaco", "ptx", "cubin")
+/// for `chip` and its sidecar: as OUT and OUT.json, or with `asProgram` as
+/// the AOT program directory OUT (pa/Runtime/ProgramArtifact.h) that the
+/// runtime library loads. Errors go to stderr.
+LogicalResult writeImage(llvm::StringRef output, bool asProgram,
+                         llvm::StringRef chip, llvm::StringRef format,
+                         llvm::StringRef image, llvm::StringRef metadataJson);
+
 /// Calls `onRoot` with the sidecar's top-level object and then `onKernel`
 /// with each entry of its "kernels" array; nothing when `metadataJson` is
 /// not such a sidecar.

@@ -1,10 +1,13 @@
 //===- pa-compile.cpp - pa ops to an AMD code object ----------------------===//
 //
 //   pa-compile INPUT --chip=gfx942|gfx950 -o OUT.hsaco
-//              [--code-object-version=5|6] [--emit=hsaco|isa|llvm|mlir]
+//              [--code-object-version=5|6]
+//              [--emit=hsaco|program|isa|llvm|mlir]
 //
 // Writes OUT.hsaco (the plan, decode and reduce kernels of INPUT) and
-// OUT.hsaco.json (their metadata). No ROCm, no GPU: everything runs in this
+// OUT.hsaco.json (their metadata), or with --emit=program the AOT program
+// directory OUT (program.json, code object, metadata) that the runtime
+// library loads. No ROCm, no GPU: everything runs in this
 // process. Every failure is a diagnostic and a non-zero exit status.
 // --chip=sm_90a writes PTX (or, with --format=cubin, a cubin) instead: see
 // NVIDIA.cpp.
@@ -50,7 +53,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class EmitKind { Hsaco, Isa, LLVM, MLIR };
+enum class EmitKind { Hsaco, Program, Isa, LLVM, MLIR };
 
 cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"),
                                    cl::init("-"));
@@ -76,6 +79,11 @@ cl::opt<EmitKind> emit(
     "emit", cl::desc("what to write"), cl::init(EmitKind::Hsaco),
     cl::values(clEnumValN(EmitKind::Hsaco, "hsaco",
                           "the code object, and its metadata as OUTPUT.json"),
+               clEnumValN(EmitKind::Program, "program",
+                          "an AOT program: the directory OUTPUT with "
+                          "program.json, the code object (or PTX / cubin) "
+                          "and its metadata, which libPARuntimeCAPI.so "
+                          "loads"),
                clEnumValN(EmitKind::Isa, "isa", "AMDGPU assembly"),
                clEnumValN(EmitKind::LLVM, "llvm",
                           "the kernels' optimized LLVM IR"),
@@ -141,9 +149,9 @@ LogicalResult writeCodeObject(const pa::AMDCodeObject &codeObject,
     printResourceTable(codeObject.metadataJson);
   if (request.emit == EmitKind::Isa)
     return pa::writeOutput(request.output, codeObject.isa);
-  if (failed(pa::writeOutput(request.output, codeObject.hsaco)))
-    return failure();
-  return pa::writeOutput(request.output + ".json", codeObject.metadataJson);
+  return pa::writeImage(request.output, request.emit == EmitKind::Program,
+                        request.options.chip, "hsaco", codeObject.hsaco,
+                        codeObject.metadataJson);
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
@@ -172,6 +180,11 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (request.emit == EmitKind::Hsaco && outputFilename == "-") {
     llvm::errs() << "pa-compile: --emit=hsaco needs an output file (-o "
                     "OUT.hsaco)\n";
+    return failure();
+  }
+  if (request.emit == EmitKind::Program && outputFilename == "-") {
+    llvm::errs() << "pa-compile: --emit=program needs an output directory "
+                    "(-o OUT.paprog)\n";
     return failure();
   }
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
@@ -225,9 +238,9 @@ int main(int argc, char **argv) {
   request.printResources = printResources;
   request.printTime = printTime;
   request.throughAPI = throughAPI;
-  if (throughAPI && emit != EmitKind::Hsaco) {
+  if (throughAPI && emit != EmitKind::Hsaco && emit != EmitKind::Program) {
     llvm::errs() << "pa-compile: --through-api writes code objects only "
-                    "(--emit=hsaco)\n";
+                    "(--emit=hsaco or program)\n";
     return 1;
   }
 
@@ -265,6 +278,7 @@ int main(int argc, char **argv) {
                   : emit == EmitKind::MLIR ? pa::NVIDIARequest::Emit::MLIR
                                            : pa::NVIDIARequest::Emit::Binary;
     nvidia.format = nvidiaFormat;
+    nvidia.program = emit == EmitKind::Program;
     nvidia.output = outputFilename;
     nvidia.printResources = printResources;
     nvidia.printTime = printTime;

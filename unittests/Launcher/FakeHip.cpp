@@ -37,6 +37,7 @@ struct Record {
   std::vector<Launch> launches;
   std::vector<std::string> functions; // looked up, in order
   int loads = 0, unloads = 0, copies = 0, synchronizations = 0;
+  int allocations = 0, frees = 0;
 };
 
 Record &record() {
@@ -129,11 +130,17 @@ hipError_t hipModuleLaunchKernel(hipFunction_t function, unsigned gridX,
 
 hipError_t hipMalloc(void **pointer, size_t size) {
   *pointer = std::malloc(size);
-  return *pointer ? hipSuccess : hipErrorOutOfMemory;
+  if (!*pointer)
+    return hipErrorOutOfMemory;
+  std::lock_guard<std::mutex> lock(record().mutex);
+  ++record().allocations;
+  return hipSuccess;
 }
 
 hipError_t hipFree(void *pointer) {
   std::free(pointer);
+  std::lock_guard<std::mutex> lock(record().mutex);
+  ++record().frees;
   return hipSuccess;
 }
 
@@ -168,7 +175,7 @@ __attribute__((visibility("default"))) void fakeHipReset(void) {
   std::lock_guard<std::mutex> lock(record().mutex);
   record().launches.clear();
   record().loads = record().unloads = record().copies =
-      record().synchronizations = 0;
+      record().synchronizations = record().allocations = record().frees = 0;
 }
 
 __attribute__((visibility("default"))) int fakeHipLaunchCount(void) {
@@ -203,6 +210,14 @@ fakeHipCounters(int *loads, int *unloads, int *copies, int *synchronizations) {
   *unloads = record().unloads;
   *copies = record().copies;
   *synchronizations = record().synchronizations;
+}
+
+/// Device allocations and frees so far (hipMalloc, hipFree).
+__attribute__((visibility("default"))) void
+fakeHipMemoryCounters(int *allocations, int *frees) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  *allocations = record().allocations;
+  *frees = record().frees;
 }
 
 } // extern "C"

@@ -26,6 +26,13 @@
 //
 // RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 2>&1 | FileCheck %s --check-prefix=NO-OUTPUT
 // NO-OUTPUT: pa-compile: --emit=hsaco needs an output file (-o OUT.hsaco)
+// RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 --emit=program 2>&1 | FileCheck %s --check-prefix=NO-PROGRAM-OUTPUT
+// RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=program 2>&1 | FileCheck %s --check-prefix=NO-PROGRAM-OUTPUT
+// NO-PROGRAM-OUTPUT: pa-compile: --emit=program needs an output directory (-o OUT.paprog)
+//
+// A program directory that cannot be created is a message, not a crash.
+// RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 --emit=program -o /nonexistent/dir/x.paprog 2>&1 | FileCheck %s --check-prefix=PROGRAM-DIR
+// PROGRAM-DIR: pa-compile: cannot create the directory /nonexistent/dir/x.paprog: No such file or directory
 func.func @nothing_to_compile() {
   return
 }

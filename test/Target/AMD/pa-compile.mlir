@@ -28,9 +28,28 @@
 // RUN: cmp %t-api.hsaco %t-gfx950.hsaco
 // RUN: cmp %t-api.hsaco.json %t-gfx950.hsaco.json
 //
+// --emit=program: the AOT program directory the runtime library loads, the
+// same code object and sidecar under a program.json manifest.
+// RUN: rm -rf %t-gfx942.paprog
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8-gfx942.mlir --chip=gfx942 --emit=program -o %t-gfx942.paprog
+// RUN: cmp %t-gfx942.paprog/kernels.hsaco %t-gfx942.hsaco
+// RUN: cmp %t-gfx942.paprog/kernels.json %t-gfx942.hsaco.json
+// RUN: FileCheck %s --check-prefix=PROGRAM --input-file=%t-gfx942.paprog/program.json
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 --through-api --emit=program -o %t-api.paprog
+// RUN: cmp %t-api.paprog/kernels.hsaco %t-gfx950.hsaco
+//
 // Code object v6 on request.
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 --code-object-version=6 -o %t-v6.hsaco
 // RUN: llvm-readelf -h %t-v6.hsaco | FileCheck %s --check-prefix=COV6
+
+// PROGRAM:      "format": "pa-mlir-program",
+// PROGRAM-NEXT: "version": 1,
+// PROGRAM-NEXT: "chip": "gfx942",
+// PROGRAM-NEXT: "code_format": "hsaco",
+// PROGRAM-NEXT: "code_object": "kernels.hsaco",
+// PROGRAM-NEXT: "code_object_bytes": {{[1-9][0-9]+}},
+// PROGRAM-NEXT: "metadata": "kernels.json"
+// PROGRAM-NEXT: }
 
 // Per kernel: no scratch; LDS within the chip (<= 65536 bytes on gfx942,
 // <= 163840 on gfx950); wave64; the known workgroup size.

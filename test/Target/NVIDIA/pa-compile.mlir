@@ -7,6 +7,18 @@
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=llvm -o - | FileCheck %s --check-prefix=LLVM
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=mlir -o - | FileCheck %s --check-prefix=MLIR
 // RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --format=sass -o %t.x 2>&1 | FileCheck %s --check-prefix=FORMAT
+// The AOT program directory: the same PTX and sidecar under program.json.
+// RUN: rm -rf %t.paprog
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=program -o %t.paprog
+// RUN: cmp %t.paprog/kernels.ptx %t.ptx
+// RUN: cmp %t.paprog/kernels.json %t.ptx.json
+// RUN: FileCheck %s --check-prefix=PROGRAM < %t.paprog/program.json
+
+// PROGRAM:      "format": "pa-mlir-program",
+// PROGRAM-NEXT: "version": 1,
+// PROGRAM-NEXT: "chip": "sm_90a",
+// PROGRAM-NEXT: "code_format": "ptx",
+// PROGRAM-NEXT: "code_object": "kernels.ptx",
 
 // PTX:      .version 8.5
 // PTX:      .target sm_90a

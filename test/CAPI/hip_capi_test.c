@@ -1,0 +1,291 @@
+/*===- hip_capi_test.c - the runtime C API's HIP half (pa-c/Hip.h) -------===*\
+|*                                                                            *|
+|*   pa-hip-capi-test none|fake|no-device KERNELS.hsaco KERNELS.hsaco.json    *|
+|*                    PROGRAM.paprog CUDA-PROGRAM.paprog                      *|
+|*                                                                            *|
+|* Linked against libPARuntimeCAPI.so only (no MLIR). KERNELS is            *|
+|* Inputs/decode-small.mlir compiled by pa-compile --chip=gfx950, PROGRAM   *|
+|* the same as an AOT program (--emit=program), CUDA-PROGRAM one for sm_90a.*|
+|*   none       PA_HIP_LIBRARY names a library that does not exist: every   *|
+|*              call fails cleanly with the reason.                         *|
+|*   fake       PA_HIP_LIBRARY names libpa-fake-hip.so (records instead of  *|
+|*              running): loads (bytes and program files), the host-buffer  *|
+|*              run, enqueue on a caller's stream without copies or waits   *|
+|*              (what a HIP graph capture sees), bad operands.              *|
+|*   no-device  the fake with FAKE_HIP_DEVICES=0: a runtime without a GPU.  *|
+|* Prints one line per check group; exits non-zero on the first failure.   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#include "pa-c/Hip.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "SmallDecode.h"
+#include "TestHarness.h"
+
+static bool contains(PaString string, const char *needle) {
+  return string.data && strstr(string.data, needle) != NULL;
+}
+
+/* Every call without a usable runtime: false or null with `expected` in the
+ * reason; NULL arguments are errors, not crashes. */
+static void testWithoutRuntime(const char *hsaco, size_t size,
+                               const char *json, const char *program,
+                               const char *expected) {
+  PaString reason;
+  CHECK(!paHipRuntimeAvailable(&reason) && contains(reason, expected),
+        "the reason names the runtime: %s", reason.data);
+  printf("ok unavailable: %s\n", reason.data);
+  paStringDestroy(reason);
+
+  PaString error;
+  PaHipProgram loaded = paHipProgramLoad(hsaco, size, json, &error);
+  CHECK(paHipProgramIsNull(loaded) && contains(error, expected),
+        "load fails with the reason: %s", error.data);
+  paStringDestroy(error);
+  loaded = paHipProgramLoadFile(program, &error);
+  CHECK(paHipProgramIsNull(loaded) && contains(error, expected),
+        "loading a program file fails with the reason: %s", error.data);
+  paStringDestroy(error);
+
+  CHECK(!paHipRuntimeAvailable(NULL), "NULL reason");
+  CHECK(paHipProgramIsNull(paHipProgramLoad(NULL, 0, NULL, NULL)), "NULLs");
+  loaded = paHipProgramLoad(NULL, 0, json, &error);
+  CHECK(paHipProgramIsNull(loaded) &&
+            contains(error, "needs a code object and its metadata"),
+        "%s", error.data);
+  paStringDestroy(error);
+  loaded = paHipProgramLoadFile(NULL, &error);
+  CHECK(paHipProgramIsNull(loaded) && contains(error, "no program path"),
+        "%s", error.data);
+  paStringDestroy(error);
+  PaHipProgram none = {NULL};
+  CHECK(!paHipProgramEnqueue(none, NULL, 0, NULL, &error) &&
+            contains(error, "needs a program"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paHipProgramRun(none, NULL, 0, &error) &&
+            contains(error, "needs a program"),
+        "%s", error.data);
+  paStringDestroy(error);
+  paHipProgramDestroy(none);
+  printf("ok every call fails cleanly without a runtime\n");
+}
+
+/* Program files are checked before any runtime is asked. */
+static void testProgramFiles(const char *program, const char *cudaProgram) {
+  PaString error;
+  PaHipProgram loaded = paHipProgramLoadFile(cudaProgram, &error);
+  CHECK(paHipProgramIsNull(loaded) &&
+            contains(error, "is a program for sm_90a (ptx); load it with "
+                            "paCudaProgramLoadFile"),
+        "%s", error.data);
+  paStringDestroy(error);
+  loaded = paHipProgramLoadFile("/nonexistent.paprog", &error);
+  CHECK(paHipProgramIsNull(loaded) &&
+            contains(error, "/nonexistent.paprog is not a pa-mlir program"),
+        "%s", error.data);
+  paStringDestroy(error);
+
+  PaString chip, format, config;
+  CHECK(paProgramDescribe(program, &chip, &format, &config, &error), "%s",
+        error.data);
+  CHECK(strcmp(chip.data, "gfx950") == 0 && strcmp(format.data, "hsaco") == 0 &&
+            config.length == 0,
+        "described: %s %s '%s'", chip.data, format.data, config.data);
+  paStringDestroy(chip);
+  paStringDestroy(format);
+  paStringDestroy(config);
+  printf("ok program files: vendor and existence checked first\n");
+}
+
+static struct {
+  int (*launchCount)(void);
+  const char *(*launch)(int, unsigned *, unsigned *, void **,
+                        const unsigned char **, size_t *);
+  void (*counters)(int *, int *, int *, int *);
+  void (*memory)(int *, int *);
+  void (*reset)(void);
+} fake;
+
+enum { Loads, Unloads, Copies, Syncs };
+
+static int counter(int which) {
+  int counts[4];
+  fake.counters(&counts[0], &counts[1], &counts[2], &counts[3]);
+  return counts[which];
+}
+
+static void bindFake(void) {
+  const char *path = getenv("PA_HIP_LIBRARY");
+  CHECK(path != NULL, "fake mode needs PA_HIP_LIBRARY");
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  CHECK(library != NULL, "%s", dlerror());
+  *(void **)&fake.launchCount = dlsym(library, "fakeHipLaunchCount");
+  *(void **)&fake.launch = dlsym(library, "fakeHipLaunch");
+  *(void **)&fake.counters = dlsym(library, "fakeHipCounters");
+  *(void **)&fake.memory = dlsym(library, "fakeHipMemoryCounters");
+  *(void **)&fake.reset = dlsym(library, "fakeHipReset");
+  CHECK(fake.launchCount && fake.launch && fake.counters && fake.memory &&
+            fake.reset,
+        "the fake's record functions");
+}
+
+/* The launches so far are plan, decode, reduce over the small decode's
+ * grids on `stream`, 256 threads each (wave64, 4 waves). */
+static void checkLaunches(void *stream) {
+  const char *names[] = {"pa_plan", "pa_decode", "pa_reduce"};
+  unsigned grids[3][3] = {{1, 1, 1}, {kCapacity, 1, 1}, {kBatch, 1, 1}};
+  CHECK(fake.launchCount() == 3, "%d launches", fake.launchCount());
+  for (int i = 0; i < 3; ++i) {
+    unsigned grid[3], block[3];
+    void *on;
+    const unsigned char *params;
+    size_t bytes;
+    const char *name = fake.launch(i, grid, block, &on, &params, &bytes);
+    CHECK(name && strcmp(name, names[i]) == 0, "launch %d is %s", i, name);
+    CHECK(memcmp(grid, grids[i], sizeof grid) == 0, "%s grid (%u, %u, %u)",
+          name, grid[0], grid[1], grid[2]);
+    CHECK(block[0] == 256 && block[1] == 1 && block[2] == 1, "%s block %u",
+          name, block[0]);
+    CHECK(on == stream, "%s on stream %p, not %p", name, on, stream);
+    CHECK(bytes > 0, "%s has parameters", name);
+  }
+}
+
+static void testHostRun(PaHipProgram program) {
+  static Buffers b;
+  PaHostOperand operands[kOperands];
+  fillBuffers(&b);
+  size_t count = hostOperands(&b, operands);
+  /* The fake's device memory is host memory that the kernels never write:
+   * the outputs come back as the 0xA5 bytes copied in. */
+  b.output[3] = 0x1234;
+  fake.reset();
+  PaString error;
+  CHECK(paHipProgramRun(program, operands, count, &error), "%s", error.data);
+  checkLaunches(NULL);
+  int allocations, frees;
+  fake.memory(&allocations, &frees);
+  CHECK(allocations == kOperands && frees == kOperands,
+        "one buffer per operand, all freed: %d, %d", allocations, frees);
+  CHECK(counter(Copies) == kOperands + 6, "every operand in, 6 outputs back");
+  CHECK(counter(Syncs) == 1, "one wait");
+  CHECK(b.output[3] == 0x1234 && b.output[0] == 0xA5A5,
+        "the outputs came back");
+
+  fake.reset();
+  CHECK(!paHipProgramRun(program, operands, count - 1, &error) &&
+            contains(error, "needs operand 'output', which was not given"),
+        "%s", error.data);
+  paStringDestroy(error);
+  fake.memory(&allocations, &frees);
+  CHECK(fake.launchCount() == 0 && allocations == frees,
+        "a missing operand: no launch, nothing leaked");
+  PaHostOperand bad[kOperands];
+  memcpy(bad, operands, sizeof bad);
+  bad[3].name = "query";
+  CHECK(!paHipProgramRun(program, bad, count, &error) &&
+            contains(error, "operand 'query' is given twice"),
+        "%s", error.data);
+  paStringDestroy(error);
+  printf("ok host-buffer run: copies in and back, 3 launches, all freed\n");
+}
+
+static void testEnqueue(PaHipProgram program) {
+  PaDeviceOperand operands[kOperands];
+  deviceOperands(operands);
+  void *stream = (void *)(uintptr_t)0x5000;
+  fake.reset();
+  PaString error;
+  /* Twice, as a replayed capture would see it: the same launches again. */
+  for (int round = 0; round < 2; ++round) {
+    CHECK(paHipProgramEnqueue(program, operands, kOperands, stream, &error),
+          "%s", error.data);
+    checkLaunches(stream);
+    int allocations, frees;
+    fake.memory(&allocations, &frees);
+    CHECK(counter(Copies) == 0 && counter(Syncs) == 0 && allocations == 0,
+          "no copy, allocation or wait: capturable");
+    fake.reset();
+  }
+  CHECK(!paHipProgramEnqueue(program, operands, kOperands - 1, stream,
+                             &error) &&
+            contains(error, "needs operand 'output'"),
+        "%s", error.data);
+  paStringDestroy(error);
+  operands[0].name = NULL;
+  CHECK(!paHipProgramEnqueue(program, operands, kOperands, stream, &error) &&
+            contains(error, "operand 0 needs a name"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched for bad operands");
+  printf("ok enqueue on the caller's stream, without copies or waits\n");
+}
+
+static void testFake(const char *hsaco, size_t size, const char *json,
+                     const char *programPath) {
+  bindFake();
+  PaString reason;
+  CHECK(paHipRuntimeAvailable(&reason), "the fake is a runtime: %s",
+        reason.data);
+  PaString error;
+  /* Refused before the runtime loads anything. */
+  CHECK(paHipProgramIsNull(
+            paHipProgramLoad(hsaco, size, "{\"kernels\": 3}", &error)) &&
+            contains(error, "kernels"),
+        "%s", error.data);
+  paStringDestroy(error);
+  const char garbage[] = "not an ELF file";
+  CHECK(paHipProgramIsNull(
+            paHipProgramLoad(garbage, sizeof garbage, json, &error)) &&
+            contains(error, "hipModuleLoadData: hipErrorInvalidImage"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(counter(Loads) == 0, "nothing loaded");
+
+  PaHipProgram fromBytes = paHipProgramLoad(hsaco, size, json, &error);
+  CHECK(!paHipProgramIsNull(fromBytes), "%s", error.data);
+  PaHipProgram fromFile = paHipProgramLoadFile(programPath, &error);
+  CHECK(!paHipProgramIsNull(fromFile), "%s", error.data);
+  CHECK(counter(Loads) == 2, "two modules loaded");
+  printf("ok loads: code object bytes and an AOT program directory\n");
+
+  testHostRun(fromBytes);
+  testEnqueue(fromFile);
+  paHipProgramDestroy(fromBytes);
+  paHipProgramDestroy(fromFile);
+  CHECK(counter(Unloads) == 2, "both modules unloaded");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 6) {
+    fprintf(stderr,
+            "usage: %s none|fake|no-device KERNELS.hsaco KERNELS.hsaco.json "
+            "PROGRAM.paprog CUDA-PROGRAM.paprog\n",
+            argv[0]);
+    return 2;
+  }
+  setvbuf(stdout, NULL, _IONBF, 0);
+  size_t size = 0;
+  char *hsaco = readFile(argv[2], &size);
+  char *json = readFile(argv[3], NULL);
+  CHECK(hsaco && json, "cannot read %s or %s", argv[2], argv[3]);
+  const char *mode = argv[1];
+  testProgramFiles(argv[4], argv[5]);
+  if (strcmp(mode, "none") == 0)
+    testWithoutRuntime(hsaco, size, json, argv[4], "/nonexistent");
+  else if (strcmp(mode, "no-device") == 0)
+    testWithoutRuntime(hsaco, size, json, argv[4], "sees no GPU");
+  else if (strcmp(mode, "fake") == 0)
+    testFake(hsaco, size, json, argv[4]);
+  else
+    CHECK(false, "unknown mode %s", mode);
+  free(hsaco);
+  free(json);
+  printf("all %d checks passed\n", checks);
+  return 0;
+}
