@@ -1,7 +1,8 @@
 """ctypes bindings of include/pa-c/Decode.h (libPACAPI.so).
 
-The library is found relative to the package (<repo>/build/lib/libPACAPI.so)
-unless the environment variable PA_MLIR_LIB names it.
+The library is found relative to the package (<repo>/build/lib/libPACAPI.so,
+or the install tree's lib/ for an installed package) unless the environment
+variable PA_MLIR_LIB names it.
 """
 
 import ctypes
@@ -90,11 +91,18 @@ _SIGNATURES = {
 
 
 def library_path():
-    """The libPACAPI.so this package loads."""
+    """The libPACAPI.so this package loads: PA_MLIR_LIB, else the one of
+    the install tree the package was installed into (cmake --install
+    writes _location.py), else the source tree's build/lib."""
     override = os.environ.get("PA_MLIR_LIB")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "build" / "lib" / "libPACAPI.so"
+    package = Path(__file__).resolve().parent
+    try:
+        from . import _location
+    except ImportError:
+        return package.parents[1] / "build" / "lib" / "libPACAPI.so"
+    return (package / _location.LIBRARY_DIR / "libPACAPI.so").resolve()
 
 
 _MISSING = ("pa_mlir: {path} does not exist; build the project (make build) "
