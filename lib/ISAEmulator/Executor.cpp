@@ -1249,6 +1249,31 @@ bool Executor::dppRead(const Instruction &inst, int lane, uint32_t &value,
   return readLane(inst, 0, 0, source, value);
 }
 
+/// Integer VALU instructions whose clamp (saturation) the executor does not
+/// apply; the add / sub family and the float instructions do.
+bool clampUnmodelled(Op op) {
+  switch (op) {
+  case Op::v_addc_co_u32:
+  case Op::v_subb_co_u32:
+  case Op::v_subbrev_co_u32:
+  case Op::v_add3_u32:
+  case Op::v_mad_u32_u24:
+  case Op::v_mad_i32_i24:
+  case Op::v_mad_u64_u32:
+  case Op::v_mad_i64_i32:
+  case Op::v_add_u16:
+  case Op::v_sub_u16:
+  case Op::v_mul_lo_u16:
+  case Op::v_lshl_add_u64:
+  case Op::v_lshl_add_u32:
+  case Op::v_add_lshl_u32:
+  case Op::v_xad_u32:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool Executor::valu(const Instruction &inst) {
   Wave &w = *wave;
   uint64_t exec = w.exec();
@@ -1293,6 +1318,8 @@ bool Executor::valu(const Instruction &inst) {
       return false;
     maskIn = w.vcc();
   }
+  if (inst.clamp && clampUnmodelled(inst.op))
+    return fail("clamp on this integer instruction is not modelled");
   bool handled = true;
   for (int lane = 0; lane < kLanes; ++lane) {
     if (!((exec >> lane) & 1))
@@ -1387,6 +1414,17 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
     return put(asBits(v));
   };
   auto put64 = [&](uint64_t v) { return writeLane64(inst, lane, v); };
+  // An exact integer result, saturated under clamp, else wrapped.
+  auto putUnsigned = [&](int64_t v) {
+    if (inst.clamp)
+      v = std::min<int64_t>(std::max<int64_t>(v, 0), 0xffffffff);
+    return put(uint32_t(v));
+  };
+  auto putSigned = [&](int64_t v) {
+    if (inst.clamp)
+      v = std::min<int64_t>(std::max<int64_t>(v, INT32_MIN), INT32_MAX);
+    return put(uint32_t(v));
+  };
   uint64_t bit = uint64_t(1) << lane;
   switch (inst.op) {
   case Op::v_mov_b32:
@@ -1413,21 +1451,24 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
       return false;
     }
     return put((maskIn >> lane) & 1 ? b : a);
+  // Integer add / sub: clamp saturates (unsigned, or signed for _i32).
   case Op::v_add_u32:
-  case Op::v_add_i32:
-    return u(2) && put(a + b);
+    return u(2) && putUnsigned(int64_t(a) + int64_t(b));
   case Op::v_sub_u32:
-  case Op::v_sub_i32:
-    return u(2) && put(a - b);
+    return u(2) && putUnsigned(int64_t(a) - int64_t(b));
   case Op::v_subrev_u32:
-    return u(2) && put(b - a);
+    return u(2) && putUnsigned(int64_t(b) - int64_t(a));
+  case Op::v_add_i32:
+    return u(2) && putSigned(int64_t(int32_t(a)) + int32_t(b));
+  case Op::v_sub_i32:
+    return u(2) && putSigned(int64_t(int32_t(a)) - int32_t(b));
   case Op::v_add_co_u32: {
     if (!u(2))
       return false;
     uint64_t r = uint64_t(a) + b;
     if (r >> 32)
       maskOut |= bit;
-    return put(uint32_t(r));
+    return putUnsigned(int64_t(r));
   }
   case Op::v_addc_co_u32: {
     if (!u(2))
@@ -1445,7 +1486,7 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
       std::swap(a, b);
     if (b > a)
       maskOut |= bit;
-    return put(a - b);
+    return putUnsigned(int64_t(a) - int64_t(b));
   }
   case Op::v_subb_co_u32:
   case Op::v_subbrev_co_u32: {
@@ -1886,12 +1927,14 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
     uint8_t selHi = inst.opSelHiGiven ? inst.opSelHi : 0x7;
     float lo[3], hi[3];
     for (unsigned s = 0; s < n; ++s) {
-      uint32_t x0, x1;
+      // Only the dwords op_sel / op_sel_hi select are read.
+      bool loHigh = (inst.opSel >> s) & 1, hiHigh = (selHi >> s) & 1;
+      uint32_t x0 = 0, x1 = 0;
       const Operand &op = inst.src[s];
       if (op.kind == Operand::Const) {
         x0 = x1 = op.bits32;
-      } else if (!readLane(inst, s, 0, lane, x0) ||
-                 !readLane(inst, s, 1, lane, x1)) {
+      } else if (((!loHigh || !hiHigh) && !readLane(inst, s, 0, lane, x0)) ||
+                 ((loHigh || hiHigh) && !readLane(inst, s, 1, lane, x1))) {
         return false;
       }
       uint32_t l = (inst.opSel >> s) & 1 ? x1 : x0;
