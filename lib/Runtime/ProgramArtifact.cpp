@@ -33,8 +33,39 @@ std::string join(const std::string &directory, const std::string &name) {
                                                       : directory + "/" + name;
 }
 
-bool readFile(const std::string &path, std::string &contents,
+/// The most bytes program.json and the sidecar (real ones have kilobytes)
+/// and the image (megabytes) may have: a larger file is refused before it
+/// is read.
+constexpr int64_t kMaxTextBytes = int64_t(64) << 20;
+constexpr int64_t kMaxImageBytes = int64_t(1) << 30;
+
+/// The size of the regular file `path`; false with `error` when there is
+/// none.
+bool fileSize(const std::string &path, int64_t &size, std::string &error) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    error = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    error = path + " is not a file";
+    return false;
+  }
+  size = static_cast<int64_t>(info.st_size);
+  return true;
+}
+
+/// Reads `path` whole when it has at most `limit` bytes.
+bool readFile(const std::string &path, int64_t limit, std::string &contents,
               std::string &error) {
+  int64_t size = 0;
+  if (!fileSize(path, size, error))
+    return false;
+  if (size > limit) {
+    error = path + " has " + std::to_string(size) + " bytes, more than the " +
+            std::to_string(limit) + " it may have";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read " + path + ": " + std::strerror(errno);
@@ -195,7 +226,7 @@ bool readProgram(const std::string &path, ProgramArtifact &program,
     return false;
   }
   std::string text;
-  if (!readFile(manifestPath, text, error))
+  if (!readFile(manifestPath, kMaxTextBytes, text, error))
     return false;
   json::Value root;
   if (!json::parse(text, root, error)) {
@@ -242,16 +273,21 @@ bool readProgram(const std::string &path, ProgramArtifact &program,
     error = manifestPath + ": \"code_object_bytes\" must be an integer >= 0";
     return false;
   }
-  if (!readFile(join(path, imageFile), program.codeObject, error) ||
-      !readFile(join(path, metadataFile), program.metadataJson, error))
+  // The image's size is checked before it is read.
+  int64_t imageBytes = 0;
+  if (!fileSize(join(path, imageFile), imageBytes, error))
     return false;
-  if (static_cast<int64_t>(program.codeObject.size()) != *size) {
-    error = join(path, imageFile) + " has " +
-            std::to_string(program.codeObject.size()) + " bytes, " +
-            manifestPath + " records " + std::to_string(*size) +
+  if (imageBytes != *size) {
+    error = join(path, imageFile) + " has " + std::to_string(imageBytes) +
+            " bytes, " + manifestPath + " records " + std::to_string(*size) +
             " (truncated or replaced)";
     return false;
   }
+  if (!readFile(join(path, imageFile), kMaxImageBytes, program.codeObject,
+                error) ||
+      !readFile(join(path, metadataFile), kMaxTextBytes, program.metadataJson,
+                error))
+    return false;
   json::Value metadata;
   if (!json::parse(program.metadataJson, metadata, error)) {
     error = join(path, metadataFile) + ": " + error;

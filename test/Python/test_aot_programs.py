@@ -185,6 +185,18 @@ def test_bad_programs_are_named(amd_program, tmp_path):
         "chip")), '"chip" must be a string')
     cases["vendor"] = (corrupt(path, tmp_path, "vendor", lambda m: m.update(
         code_format="ptx")), "describes a")
+    # A huge (sparse) sidecar or image is refused before it is read.
+    huge = corrupt(path, tmp_path, "huge-metadata", lambda m: None)
+    os.truncate(huge / "kernels.json", 1 << 40)
+    cases["huge metadata"] = (huge, "more than the 67108864 it may have")
+    huge = corrupt(path, tmp_path, "huge-image", lambda m: m.update(
+        code_object_bytes=1 << 40))
+    os.truncate(huge / "kernels.hsaco", 1 << 40)
+    cases["huge image"] = (huge, "more than the 1073741824 it may have")
+    directory = corrupt(path, tmp_path, "directory", lambda m: None)
+    (directory / "kernels.json").unlink()
+    (directory / "kernels.json").mkdir()
+    cases["directory"] = (directory, "kernels.json is not a file")
     for name, (where, message) in cases.items():
         with pytest.raises(ValueError) as raised:
             _runtime_capi.describe_program(where)
