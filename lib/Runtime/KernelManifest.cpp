@@ -4,40 +4,34 @@
 #include "Json.h"
 
 #include <cstring>
+#include <functional>
 #include <regex>
 
 namespace pa::runtime {
 namespace {
 
-/// A parameter meaning, split: operand name, field and dim index.
-struct ParamField {
-  enum class Kind { Pointer, Offset, Size, Stride };
-  std::string operand;
-  Kind kind = Kind::Pointer;
-  int64_t dim = 0;
-};
-
-bool parseMeaning(const std::string &meaning, ParamField &field) {
+/// Splits `param.meaning` into its operand, field and dim index.
+bool parseMeaning(KernelParam &param) {
   static const std::regex pattern(
       R"(([A-Za-z_][A-Za-z0-9_]*)\.(allocated_ptr|aligned_ptr|offset|size|stride)(?:\[([0-9]+)\])?)");
   std::smatch match;
-  if (!std::regex_match(meaning, match, pattern))
+  if (!std::regex_match(param.meaning, match, pattern))
     return false;
-  field.operand = match[1];
+  param.operand = match[1];
   std::string kind = match[2];
   bool indexed = match[3].matched;
   if (kind == "size" || kind == "stride") {
     if (!indexed)
       return false;
-    field.kind = kind == "size" ? ParamField::Kind::Size
-                                : ParamField::Kind::Stride;
-    field.dim = std::stoll(match[3]);
+    param.field = kind == "size" ? KernelParam::Field::Size
+                                 : KernelParam::Field::Stride;
+    param.dim = std::stoll(match[3]);
     return true;
   }
   if (indexed)
     return false;
-  field.kind = kind == "offset" ? ParamField::Kind::Offset
-                                : ParamField::Kind::Pointer;
+  param.field = kind == "offset" ? KernelParam::Field::Offset
+                                 : KernelParam::Field::Pointer;
   return true;
 }
 
@@ -127,8 +121,7 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
         !integerField(arg, "size", param.size, error, where))
       return false;
     param.meaning = stringField(arg, "meaning");
-    ParamField field;
-    if (!parseMeaning(param.meaning, field)) {
+    if (!parseMeaning(param)) {
       error = where + ": unknown parameter meaning '" + param.meaning + "'";
       return false;
     }
@@ -144,11 +137,12 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
 }
 
 const MemRefView *findView(const OperandViews &views, const std::string &name,
-                           std::string &error, const std::string &where) {
+                           std::string &error,
+                           const std::function<std::string()> &where) {
   auto it = views.find(name);
   if (it != views.end())
     return &it->second;
-  error = where + " needs operand '" + name + "', which was not given";
+  error = where() + " needs operand '" + name + "', which was not given";
   return nullptr;
 }
 
@@ -196,36 +190,38 @@ bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
   buffer.assign(static_cast<size_t>(kernel.paramBytes), 0);
   pointers.clear();
   for (const KernelParam &param : kernel.params) {
-    std::string where = "kernel '" + kernel.name + "' parameter '" +
-                        param.meaning + "'";
-    ParamField field;
-    parseMeaning(param.meaning, field); // checked by parseManifest
+    // Built only for a message: this loop runs for every parameter of
+    // every launch.
+    auto where = [&] {
+      return "kernel '" + kernel.name + "' parameter '" + param.meaning + "'";
+    };
     if (param.size != 8) {
-      error = where + " has " + std::to_string(param.size) +
+      error = where() + " has " + std::to_string(param.size) +
               " bytes; descriptor fields are 8";
       return false;
     }
-    const MemRefView *view = findView(views, field.operand, error, where);
+    const MemRefView *view = findView(views, param.operand, error, where);
     if (!view)
       return false;
     int64_t value = 0;
-    switch (field.kind) {
-    case ParamField::Kind::Pointer:
+    switch (param.field) {
+    case KernelParam::Field::Pointer:
       value = static_cast<int64_t>(view->data);
       break;
-    case ParamField::Kind::Offset:
+    case KernelParam::Field::Offset:
       value = view->offset;
       break;
-    case ParamField::Kind::Size:
-    case ParamField::Kind::Stride: {
+    case KernelParam::Field::Size:
+    case KernelParam::Field::Stride: {
       const std::vector<int64_t> &values =
-          field.kind == ParamField::Kind::Size ? view->sizes : view->strides;
-      if (field.dim >= static_cast<int64_t>(values.size())) {
-        error = where + ": operand '" + field.operand + "' has rank " +
+          param.field == KernelParam::Field::Size ? view->sizes
+                                                  : view->strides;
+      if (param.dim >= static_cast<int64_t>(values.size())) {
+        error = where() + ": operand '" + param.operand + "' has rank " +
                 std::to_string(values.size());
         return false;
       }
-      value = values[static_cast<size_t>(field.dim)];
+      value = values[static_cast<size_t>(param.dim)];
       break;
     }
     }
@@ -244,12 +240,12 @@ bool evaluateGrid(const KernelInfo &kernel, const OperandViews &views,
       grid[axis] = extent.constant;
       continue;
     }
-    std::string where = "the grid of kernel '" + kernel.name + "'";
+    auto where = [&] { return "the grid of kernel '" + kernel.name + "'"; };
     const MemRefView *view = findView(views, extent.operand, error, where);
     if (!view)
       return false;
     if (extent.dim >= static_cast<int64_t>(view->sizes.size())) {
-      error = where + ": operand '" + extent.operand + "' has rank " +
+      error = where() + ": operand '" + extent.operand + "' has rank " +
               std::to_string(view->sizes.size());
       return false;
     }

@@ -40,6 +40,12 @@ struct KernelParam {
   int64_t offset = 0;
   int64_t size = 0;
   std::string meaning;
+  /// `meaning` split by parseManifest, once (a launch packs from these:
+  /// parsing per launch cost ~200 us for a decode program's 3 kernels).
+  enum class Field { Pointer, Offset, Size, Stride };
+  std::string operand;
+  Field field = Field::Pointer;
+  int64_t dim = 0;
 };
 
 /// One grid dimension: a constant, or dim `dim` of operand `operand`.
