@@ -24,6 +24,8 @@ from .dtypes import QUERY_DTYPES, bits_to_float32, float32_to_bits, round_to
 from . import targets
 from .compiler import Artifact, clear_compile_cache, compile, compile_cache_size
 from .config import DecodeConfig
+from ._plans import plan, workspace_bytes
+from ._tensors import Plan
 from .programs import Program, load_program
 from .errors import CompileError, PaError, TargetUnavailableError
 
@@ -33,5 +35,6 @@ __all__ = [
     "round_to", "TARGETS", "KV_DTYPES", "QUERY_DTYPES", "V_LAYOUTS",
     "compile", "Artifact", "DecodeConfig", "compile_cache_size",
     "clear_compile_cache", "targets", "PaError", "CompileError",
-    "TargetUnavailableError", "Program", "load_program",
+    "TargetUnavailableError", "Program", "load_program", "plan", "Plan",
+    "workspace_bytes",
 ]

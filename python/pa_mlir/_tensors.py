@@ -1,34 +1,87 @@
-"""decode() on PyTorch CUDA tensors (target="cuda"), without copies.
+"""decode() and plans on PyTorch GPU tensors (targets "cuda" and "hip"),
+without copies: one tensor path for both drivers.
 
 torch is never imported here: a caller passing tensors has imported it, so
-it is looked up in sys.modules. When every array argument is a CUDA tensor
-on the current device, decode() checks them like numpy arrays (dtypes,
-ranks, shapes, contiguity), allocates the outputs and partials on that
-device, and the program's kernels are launched on
+it is looked up in sys.modules. ROCm builds of torch report their tensors
+as CUDA tensors (torch.version.hip is set): such tensors belong to target
+"hip", those of CUDA builds to target "cuda". The kernels are launched on
 torch.cuda.current_stream() with the tensors' addresses: asynchronous,
-nothing copied or read back, so the call may be captured in a CUDA graph
-(torch.cuda.graph) after a first call outside the capture has loaded the
-program. The index inputs (lengths, page ids) are not read on the host,
-and so not checked: they are the caller's device data.
+nothing copied or read back, so a call may be captured in a CUDA (HIP)
+graph after a first call outside the capture has loaded the program. The
+index inputs (lengths, page ids) are not read on the host, and so not
+checked: they are the caller's device data.
+
+A Plan (pa_mlir.plan) fixes what stays the same over the layers of a
+decode step: the program, the block tables and context lengths, and the
+workspace of the split-K partials. Its run() checks the per-layer tensors
+and patches their addresses into a descriptor array built once, then
+enqueues: no allocation (with out= given), no ctypes structures built, no
+dict or JSON work per call. Poison fills of the outputs and the workspace
+happen on every run only in debug mode (PA_MLIR_DEBUG=1, or debug=True).
 """
 
+import ctypes
+import os
 import sys
+
+from . import _ffi, _runtime_capi
 
 # Poison of the int32 plan buffers (as decode.py's numpy path).
 PLAN_POISON = -0x21524111  # 0xDEADBEEF
 
+# Operands a plan owns (its workspace), in the order they are laid out.
+WORKSPACE = ("work_info", "reduce_info", "exp_sums", "max_logits", "tmp_out")
+_ALIGNMENT = 256
+
+# kv_dtype of torch's float8 types (the caches' elements, not raw bits).
+FLOAT8_KV_DTYPES = {"float8_e4m3fn": "e4m3fn", "float8_e4m3fnuz": "e4m3fnuz"}
+
 _ARRAYS = ("query", "key_cache", "value_cache", "block_tables",
            "context_lengths")
-_OPTIONAL = ("k_scale", "v_scale", "sinks")
 
 
-def _torch():
+def debug_default():
+    """Whether plans poison their outputs before every run unless told
+    (the environment variable PA_MLIR_DEBUG=1)."""
+    return os.environ.get("PA_MLIR_DEBUG", "") not in ("", "0")
+
+
+def torch_module():
     return sys.modules.get("torch")
 
 
+def current_device():
+    """torch's current GPU index when torch is imported and sees a GPU,
+    else None."""
+    torch = torch_module()
+    if torch is None or not torch.cuda.is_available():
+        return None
+    return torch.cuda.current_device()
+
+
 def is_tensor(value):
-    torch = _torch()
+    torch = torch_module()
     return torch is not None and isinstance(value, torch.Tensor)
+
+
+def is_rocm(torch):
+    """True for a ROCm build of torch (its "cuda" tensors are AMD's)."""
+    return bool(getattr(getattr(torch, "version", None), "hip", None))
+
+
+def tensor_target(torch):
+    """The target of torch's GPU tensors: "hip" on ROCm, else "cuda"."""
+    return "hip" if is_rocm(torch) else "cuda"
+
+
+def check_target(torch, target):
+    """ValueError when `target` cannot take this torch's GPU tensors."""
+    expected = tensor_target(torch)
+    if target != expected:
+        build = "ROCm" if expected == "hip" else "CUDA"
+        raise ValueError(
+            f"target {target!r} cannot take these tensors: this is a {build} "
+            f"build of torch, whose GPU tensors need target={expected!r}")
 
 
 def _is_number(value):
@@ -37,6 +90,55 @@ def _is_number(value):
         return False
     return isinstance(value, (int, float)) or (
         type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0)
+
+
+def dtype_name(dtype):
+    return str(dtype).rpartition(".")[2]
+
+
+def kv_dtype_of(cache, given):
+    """The kv_dtype of a cache tensor: `given`, inferred from torch's
+    float8 and bfloat16 types when None; ValueError when they disagree (an
+    fnuz cache read as e4m3fn gives wrong numbers silently) or nothing
+    says (raw uint8 bits)."""
+    inferred = FLOAT8_KV_DTYPES.get(dtype_name(cache.dtype))
+    if inferred is None and dtype_name(cache.dtype) == "bfloat16":
+        inferred = "bf16"
+    if given is None:
+        if inferred is None:
+            raise ValueError(
+                f"kv_dtype is needed for caches of {cache.dtype} (raw bits): "
+                f"give kv_dtype= or pass torch.float8_e4m3fn / "
+                f"float8_e4m3fnuz / bfloat16 caches")
+        return inferred
+    if inferred is not None and inferred != given:
+        raise ValueError(f"kv_dtype={given!r} disagrees with the caches' "
+                         f"dtype {cache.dtype} (kv_dtype {inferred!r})")
+    return given
+
+
+def kv_torch_dtypes(torch, kv_dtype):
+    """torch dtypes a cache of `kv_dtype` may have: the raw bits, or
+    torch's own type of that kind."""
+    names = (("bfloat16", "int16", "uint16") if kv_dtype == "bf16" else
+             ("uint8", "int8") + tuple(
+                 name for name, kind in FLOAT8_KV_DTYPES.items()
+                 if kind == kv_dtype))
+    return tuple(getattr(torch, name) for name in names
+                 if hasattr(torch, name))
+
+
+def query_torch_dtype(torch, query_dtype):
+    return torch.bfloat16 if query_dtype == "bf16" else torch.float16
+
+
+def current_stream(torch, device):
+    """The raw stream handle of torch's current stream on `device`."""
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream",
+                  None)
+    if raw is not None:
+        return raw(device)
+    return torch.cuda.current_stream(device).cuda_stream
 
 
 def tensor_call(arrays, out):
@@ -48,9 +150,9 @@ def tensor_call(arrays, out):
         tensors.append("out")
     if not tensors:
         if out is not None:
-            raise ValueError("out= takes a CUDA tensor (with CUDA tensor "
-                             "arguments and target='cuda'); the numpy path "
-                             "returns a new array")
+            raise ValueError("out= takes a GPU tensor (with GPU tensor "
+                             "arguments and target='cuda' or 'hip'); the "
+                             "numpy path returns a new array")
         return None
     others = [name for name, value in arrays.items()
               if value is not None and not is_tensor(value)
@@ -60,31 +162,56 @@ def tensor_call(arrays, out):
     if others:
         raise ValueError(
             f"decode() got torch tensors ({', '.join(tensors)}) and other "
-            f"arrays ({', '.join(others)}): pass every array as a CUDA "
-            f"tensor (target='cuda') or every one as a numpy array")
-    torch = _torch()
+            f"arrays ({', '.join(others)}): pass every array as a GPU "
+            f"tensor (target='cuda' or 'hip') or every one as a numpy array")
+    torch = torch_module()
     if not torch.cuda.is_available():
-        raise ValueError("decode() takes torch tensors on a CUDA device, but "
-                         "torch sees no CUDA device")
+        raise ValueError("decode() takes torch tensors on a GPU, but torch "
+                         "sees no CUDA (or ROCm) device")
     current = torch.cuda.current_device()
     named = dict(arrays, out=out)
     for name in tensors:
-        tensor = named[name]
-        if not tensor.is_cuda:
-            raise ValueError(
-                f"{name} is a torch tensor on {tensor.device}; decode() takes "
-                f"CUDA tensors (target='cuda') or numpy arrays "
-                f"({name}.numpy())")
-        if tensor.device.index != current:
-            raise ValueError(
-                f"{name} is on {tensor.device}, but the current CUDA device "
-                f"is cuda:{current}; every tensor must be on the current "
-                f"device (torch.cuda.set_device)")
-        if not tensor.is_contiguous():
-            raise ValueError(
-                f"{name} is not contiguous (shape {tuple(tensor.shape)}, "
-                f"strides {tensor.stride()}); pass {name}.contiguous()")
+        check_device(named[name], name, current)
     return TensorCall(torch, current)
+
+
+def check_device(tensor, name, current):
+    """ValueError unless `tensor` is a contiguous GPU tensor on device
+    `current`."""
+    if not tensor.is_cuda:
+        raise ValueError(
+            f"{name} is a torch tensor on {tensor.device}; decode() takes "
+            f"GPU tensors (target='cuda' or 'hip') or numpy arrays "
+            f"({name}.numpy())")
+    if tensor.device.index != current:
+        raise ValueError(
+            f"{name} is on {tensor.device}, but the current CUDA device "
+            f"is cuda:{current}; every tensor must be on the current "
+            f"device (torch.cuda.set_device)")
+    if not tensor.is_contiguous():
+        raise ValueError(
+            f"{name} is not contiguous (shape {tuple(tensor.shape)}, "
+            f"strides {tensor.stride()}); pass {name}.contiguous()")
+
+
+def _typed(name, value, dtypes):
+    """ValueError unless `value` is a tensor of one of `dtypes`."""
+    if not is_tensor(value):
+        raise ValueError(f"{name} must be a GPU tensor, got "
+                         f"{type(value).__name__}")
+    if value.dtype not in dtypes:
+        raise ValueError(f"{name} must have dtype "
+                         f"{' or '.join(str(d) for d in dtypes)}, got "
+                         f"{value.dtype}")
+
+
+def _tensor(name, value, ndims, dtypes):
+    _typed(name, value, dtypes)
+    if value.dim() not in ndims:
+        expected = " or ".join(str(n) for n in ndims)
+        raise ValueError(f"{name} must be {expected}-D, got shape "
+                         f"{tuple(value.shape)}")
+    return value
 
 
 class TensorCall:
@@ -94,23 +221,9 @@ class TensorCall:
         self.torch = torch
         self.device = device
 
-    def _tensor(self, name, value, ndims, dtypes):
-        if not is_tensor(value):
-            raise ValueError(f"{name} must be a CUDA tensor, got "
-                             f"{type(value).__name__}")
-        if value.dtype not in dtypes:
-            raise ValueError(f"{name} must have dtype "
-                             f"{' or '.join(str(d) for d in dtypes)}, got "
-                             f"{value.dtype}")
-        if value.dim() not in ndims:
-            expected = " or ".join(str(n) for n in ndims)
-            raise ValueError(f"{name} must be {expected}-D, got shape "
-                             f"{tuple(value.shape)}")
-        return value
-
-    def query_dtype(self, query_dtype):
-        t = self.torch
-        return t.bfloat16 if query_dtype == "bf16" else t.float16
+    def kv_dtype(self, key_cache, kv_dtype):
+        return kv_dtype_of(key_cache, kv_dtype) if is_tensor(key_cache) \
+            else kv_dtype
 
     def inputs(self, query, key_cache, value_cache, block_tables,
                context_lengths, k_scale, v_scale, sinks, kv_dtype,
@@ -120,26 +233,24 @@ class TensorCall:
         v_scale, sinks, out). float32 queries are rounded to the query dtype
         on the device (round to nearest even), as numpy ones are."""
         t = self.torch
-        qdtype = self.query_dtype(query_dtype)
-        query = self._tensor("query", query, (3,), (t.float32, qdtype))
+        qdtype = query_torch_dtype(t, query_dtype)
+        query = _tensor("query", query, (3,), (t.float32, qdtype))
         if query.dtype == t.float32:
             query = query.to(qdtype)
-        # The raw bits of the KV type, or torch's own type of that width.
-        names = (("bfloat16", "int16", "uint16") if kv_dtype == "bf16" else
-                 ("uint8", "int8", "float8_e4m3fn", "float8_e4m3fnuz"))
-        kv = tuple(getattr(t, name) for name in names if hasattr(t, name))
-        key_cache = self._tensor("key_cache", key_cache, (4, 5), kv)
-        value_cache = self._tensor("value_cache", value_cache,
-                                   (4 if v_layout == "plain" else 5,), kv)
-        block_tables = self._tensor("block_tables", block_tables, (2,),
-                                    (t.int32,))
-        context_lengths = self._tensor("context_lengths", context_lengths,
-                                       (1,), (t.int32,))
+        kv = kv_torch_dtypes(t, kv_dtype)
+        key_cache = _tensor("key_cache", key_cache, (4, 5), kv)
+        value_cache = _tensor("value_cache", value_cache,
+                              (4 if v_layout == "plain" else 5,), kv)
+        kv_dtype_of(value_cache, kv_dtype)
+        block_tables = _tensor("block_tables", block_tables, (2,),
+                               (t.int32,))
+        context_lengths = _tensor("context_lengths", context_lengths, (1,),
+                                  (t.int32,))
         scale, k_scale, v_scale = self._scales(k_scale, v_scale)
         if sinks is not None:
-            sinks = self._tensor("sinks", sinks, (1,), (t.float32,))
+            sinks = _tensor("sinks", sinks, (1,), (t.float32,))
         if out is not None:
-            out = self._tensor("out", out, (3,), (qdtype,))
+            out = _tensor("out", out, (3,), (qdtype,))
         return (query, key_cache, value_cache, block_tables, context_lengths,
                 scale, k_scale, v_scale, sinks, out)
 
@@ -167,39 +278,214 @@ class TensorCall:
                 # A fill kernel, not a host copy: capturable.
                 return t.full((1,), float(scale), dtype=t.float32,
                               device=f"cuda:{self.device}")
-            scale = self._tensor(name, scale, (0, 1, 3), (t.float32,))
+            scale = _tensor(name, scale, (0, 1, 3), (t.float32,))
             return scale.reshape(1) if mode == "per_tensor" else scale
 
         return (mode, device_scale("k_scale", k_scale),
                 device_scale("v_scale", v_scale))
 
-    def run(self, program, table, named, query_dtype, out):
-        """Allocates the poisoned outputs and partials, enqueues `program` on
-        the current stream over `named` inputs and them; returns
-        {name: tensor} of every operand."""
-        t = self.torch
-        device = f"cuda:{self.device}"
-        outputs = {}
-        for op in table:
-            if op.read_only:
-                continue
-            if op.name == "output":
-                if out is not None:
-                    out.fill_(float("nan"))
-                    outputs["output"] = out
-                else:
-                    outputs["output"] = t.full(
-                        op.shape, float("nan"),
-                        dtype=self.query_dtype(query_dtype), device=device)
-            elif op.name in ("work_info", "reduce_info"):
-                outputs[op.name] = t.full(op.shape, PLAN_POISON,
-                                          dtype=t.int32, device=device)
-            else:
-                outputs[op.name] = t.full(op.shape, float("nan"),
-                                          dtype=t.float32, device=device)
-        tensors = dict(named, **outputs)
-        stream = t.cuda.current_stream(self.device).cuda_stream
-        program.enqueue([(op.name, tensors[op.name].data_ptr(), op.shape)
-                         for op in table], stream, self.device)
-        return tensors
 
+def workspace_layout(table):
+    """[(name, byte offset, shape, element bytes)] of the workspace
+    operands of an operand table, each aligned to 256 bytes; and the total
+    bytes."""
+    layout, offset = [], 0
+    for op in table:
+        if op.name not in WORKSPACE:
+            continue
+        count = 1
+        for extent in op.shape:
+            count *= extent
+        layout.append((op.name, offset, op.shape, op.element_bytes))
+        offset += -(-count * op.element_bytes // _ALIGNMENT) * _ALIGNMENT
+    return layout, max(offset, _ALIGNMENT)
+
+
+class DeviceOperands:
+    """The PaDeviceOperand array of one operand table, built once
+    (_runtime_capi.device_operands): run() sets addresses through
+    `slot(name)` and the pool size N through set_pool()."""
+
+    def __init__(self, table, num_pages):
+        self.names = [op.name for op in table]
+        self.prepared = _runtime_capi.device_operands(
+            [(op.name, 0, op.shape) for op in table])
+        array, _, keep = self.prepared
+        # The sizes of the operands whose dim 0 is the pool's page count N.
+        self._pooled = [sizes for op, (_, sizes) in zip(table, keep)
+                        if op.pattern.startswith("[N,")]
+        self.num_pages = num_pages
+
+    def slot(self, name):
+        """The array element of operand `name` (None when absent)."""
+        if name not in self.names:
+            return None
+        return self.prepared[0][self.names.index(name)]
+
+    def set_pool(self, num_pages):
+        value = _ffi.checked_int(num_pages, ctypes.c_int64, "num_pages")
+        for sizes in self._pooled:
+            sizes[0] = value
+        self.num_pages = value
+
+
+class Plan:
+    """One decode step's plan on GPU tensors: the program, the sequences
+    (block tables and context lengths, read by the device on every run,
+    so their contents may change between runs and graph replays) and the
+    workspace of the partial results. run() once per layer.
+
+    Made by pa_mlir.plan(); decode() makes one per call.
+    """
+
+    def __init__(self, torch, target, program, config, device, block_tables,
+                 context_lengths, workspace=None, debug=None,
+                 separate_buffers=False):
+        self._torch = torch
+        self.target = target
+        self.program = program
+        self.config = config
+        self.device = device
+        self.debug = debug_default() if debug is None else bool(debug)
+        t = torch
+        c = config
+        self.batch = context_lengths.shape[0]
+        if block_tables.shape[0] != self.batch:
+            raise ValueError(
+                f"block_tables has {block_tables.shape[0]} rows but "
+                f"context_lengths has {self.batch} sequences")
+        self.capacity = program.plan_capacity(self.batch)
+        table = program.operands(self.batch, 0, block_tables.shape[1],
+                                 self.capacity)
+        self._shapes = {op.name: op.shape for op in table}
+        self._patterns = {op.name: op.pattern for op in table}
+        self.block_tables, self.context_lengths = block_tables, context_lengths
+        layout, self.workspace_bytes = workspace_layout(table)
+        self.buffers = self._workspace_buffers(layout, workspace,
+                                               separate_buffers)
+        self._operands = DeviceOperands(table, 0)
+        for name, tensor in dict(self.buffers, block_tables=block_tables,
+                                 context_lengths=context_lengths).items():
+            self._operands.slot(name).address = tensor.data_ptr()
+        self._query = self._operands.slot("query")
+        self._key = self._operands.slot("key_cache")
+        self._value = self._operands.slot("value_cache")
+        self._output = self._operands.slot("output")
+        self._k_scale = self._operands.slot("k_scale")
+        self._v_scale = self._operands.slot("v_scale")
+        self._sinks = self._operands.slot("sinks")
+        self._query_dtype = query_torch_dtype(t, c.query_dtype)
+        self._kv_dtypes = kv_torch_dtypes(t, c.kv_dtype)
+        self._rows_shape = self._shapes["output"]
+        self._key_tail = self._shapes["key_cache"][1:]
+        self._value_tail = self._shapes["value_cache"][1:]
+        self._launch = program.device_program(device).enqueue_prepared
+
+    def _workspace_buffers(self, layout, workspace, separate):
+        """{name: tensor} of the workspace operands: views into the
+        caller's `workspace` (a contiguous uint8 GPU tensor of at least
+        workspace_bytes), else one workspace of the plan's own (or one
+        tensor each when `separate`, as decode() returns them)."""
+        t = self._torch
+        where = f"cuda:{self.device}"
+
+        def dtype(name):  # the plan's indices, else partial results
+            return t.int32 if name in ("work_info", "reduce_info") \
+                else t.float32
+
+        if separate:
+            return {name: t.empty(shape, dtype=dtype(name), device=where)
+                    for name, _, shape, _ in layout}
+        if workspace is None:
+            workspace = t.empty((self.workspace_bytes,), dtype=t.uint8,
+                                device=where)
+        else:
+            _tensor("workspace", workspace, (1,), (t.uint8,))
+            check_device(workspace, "workspace", self.device)
+            if workspace.numel() < self.workspace_bytes:
+                raise ValueError(
+                    f"workspace has {workspace.numel()} bytes; this plan "
+                    f"needs {self.workspace_bytes} (batch {self.batch}, "
+                    f"capacity {self.capacity})")
+        self.workspace = workspace
+        buffers = {}
+        for name, offset, shape, element_bytes in layout:
+            count = 1
+            for extent in shape:
+                count *= extent
+            buffers[name] = workspace[
+                offset:offset + count * element_bytes].view(
+                    dtype(name)).view(shape)
+        return buffers
+
+    def _poison(self, out):
+        out.fill_(float("nan"))
+        for name, tensor in self.buffers.items():
+            tensor.fill_(PLAN_POISON if name in ("work_info", "reduce_info")
+                         else float("nan"))
+
+    def _expect(self, name, tensor, dtypes, shape):
+        """ValueError unless `tensor` is a contiguous GPU tensor of
+        `dtypes` and `shape` on the plan's device."""
+        _typed(name, tensor, dtypes)
+        if tuple(tensor.shape) != shape:
+            raise ValueError(f"{name} must have shape "
+                             f"{self._patterns.get(name, '')} = {shape}, "
+                             f"got {tuple(tensor.shape)}")
+        check_device(tensor, name, self.device)
+
+    def run(self, query, key_cache, value_cache, k_scale=None, v_scale=None,
+            sinks=None, out=None):
+        """Enqueues the decode of `query` over the caches on the current
+        stream; returns `out` (allocated when None). query: [B*Q, Hq, D] of
+        the query dtype; the caches and scales as for decode() (per-tensor
+        scales as float32 tensors [1]), on the plan's device."""
+        num_pages = key_cache.shape[0]
+        if num_pages != self._operands.num_pages:
+            self._operands.set_pool(num_pages)
+        query_dtype = (self._query_dtype,)
+        self._expect("query", query, query_dtype, self._rows_shape)
+        self._expect("key_cache", key_cache, self._kv_dtypes,
+                     (num_pages,) + self._key_tail)
+        self._expect("value_cache", value_cache, self._kv_dtypes,
+                     (num_pages,) + self._value_tail)
+        self._query.address = query.data_ptr()
+        self._key.address = key_cache.data_ptr()
+        self._value.address = value_cache.data_ptr()
+        if self._k_scale is not None:
+            shape = self._pooled_shape("k_scale", num_pages)
+            if k_scale is None or v_scale is None:
+                raise ValueError(f"this plan reads k_scale and v_scale "
+                                 f"{self._patterns['k_scale']}")
+            self._expect("k_scale", k_scale, (self._torch.float32,), shape)
+            self._expect("v_scale", v_scale, (self._torch.float32,), shape)
+            self._k_scale.address = k_scale.data_ptr()
+            self._v_scale.address = v_scale.data_ptr()
+        elif k_scale is not None or v_scale is not None:
+            raise ValueError("this plan has no scales (planned with "
+                             "scale='none')")
+        if self._sinks is not None:
+            if sinks is None:
+                raise ValueError("this plan reads sinks [Hq]")
+            self._expect("sinks", sinks, (self._torch.float32,),
+                         self._shapes["sinks"])
+            self._sinks.address = sinks.data_ptr()
+        elif sinks is not None:
+            raise ValueError("this plan has no sinks (planned with "
+                             "sinks=False)")
+        if out is None:
+            out = self._torch.empty(self._rows_shape, dtype=self._query_dtype,
+                                    device=f"cuda:{self.device}")
+        else:
+            self._expect("out", out, query_dtype, self._rows_shape)
+        self._output.address = out.data_ptr()
+        if self.debug:
+            self._poison(out)
+        self._launch(self._operands.prepared,
+                     current_stream(self._torch, self.device))
+        return out
+
+    def _pooled_shape(self, name, num_pages):
+        shape = self._shapes[name]
+        return (num_pages,) + shape[1:] if self._patterns[name].startswith(
+            "[N,") else shape

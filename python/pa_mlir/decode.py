@@ -109,7 +109,7 @@ def _address(array):
 
 
 def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
-           query_length, kv_dtype, query_dtype="bf16", k_scale=None,
+           query_length, kv_dtype=None, query_dtype="bf16", k_scale=None,
            v_scale=None, sliding_window=0, sinks=None, softmax_scale=None,
            v_layout="plain", chip="gfx950", target="host", budget=None,
            max_partitions=None, return_partials=False, out=None):
@@ -131,25 +131,36 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     `return_partials`. Invalid arguments (including everything the dialect
     verifier rejects) raise ValueError.
 
-    With target="cuda" the arrays may instead all be PyTorch CUDA tensors
-    on the current device (contiguous; query float32 or of the query
-    dtype, caches the raw bits as uint8 / int8 / float8 or bfloat16 /
-    int16, block_tables and context_lengths int32, scales floats or
-    float32 tensors): the kernels then run on torch.cuda.current_stream()
-    on the tensors themselves, nothing is copied or waited for, and the
-    output (and partials) are CUDA tensors, the output of the query dtype,
-    written into `out` when given. Lengths and page ids in tensors are not
-    checked. Such a call may be captured in a CUDA graph once a first call
-    has loaded the program.
+    With target="cuda" (CUDA builds of torch) or target="hip" (ROCm
+    builds, whose tensors torch also calls CUDA tensors) the arrays may
+    instead all be PyTorch GPU tensors on the current device (contiguous;
+    query float32 or of the query dtype, caches the raw bits as uint8 /
+    int8, torch.float8_e4m3fn / float8_e4m3fnuz, or bfloat16 / int16,
+    block_tables and context_lengths int32, scales floats or float32
+    tensors): the kernels then run on torch.cuda.current_stream() on the
+    tensors themselves, nothing is copied or waited for, and the output
+    (and partials) are GPU tensors, the output of the query dtype, written
+    into `out` when given. kv_dtype may then be left out for float8 and
+    bfloat16 caches (inferred); a kv_dtype that disagrees with a float8
+    cache is an error. Lengths and page ids in tensors are not checked.
+    Such a call may be captured in a CUDA (HIP) graph once a first call
+    has loaded the program. Outputs and partials are poisoned (NaN) before
+    the launch only in debug mode (PA_MLIR_DEBUG=1). For a decode step
+    of many layers, pa_mlir.plan() and Plan.run() cost less per call.
     """
     factory = _targets.lookup(target)
     device = _tensors.tensor_call(
         dict(query=query, key_cache=key_cache, value_cache=value_cache,
              block_tables=block_tables, context_lengths=context_lengths,
              k_scale=k_scale, v_scale=v_scale, sinks=sinks), out)
-    if device is not None and not getattr(factory, "takes_tensors", False):
-        raise ValueError(f"target {target!r} takes numpy arrays; CUDA "
-                         f"tensors need target='cuda'")
+    if device is not None:
+        expected = _tensors.tensor_target(device.torch)
+        if not getattr(factory, "takes_tensors", False):
+            build = "ROCm" if expected == "hip" else "CUDA"
+            raise ValueError(f"target {target!r} takes numpy arrays; {build} "
+                             f"tensors need target={expected!r}")
+        _tensors.check_target(device.torch, target)
+        kv_dtype = device.kv_dtype(key_cache, kv_dtype)
     _choice("kv_dtype", kv_dtype, KV_DTYPES)
     _choice("query_dtype", query_dtype, QUERY_DTYPES)
     _choice("v_layout", v_layout, V_LAYOUTS)
@@ -157,6 +168,9 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
         raise ValueError(f"chip must be a string, got {chip!r}")
     if "\0" in chip:  # the C string would silently end there
         raise ValueError(f"chip must not contain NUL, got {chip!r}")
+    if not chip:
+        raise ValueError("unknown chip '': give a chip name such as "
+                         "'gfx950'")
     # int64 fields of PaDecodeConfig: checked before they cross (ctypes
     # would wrap 2**64 + 5 to 5).
     query_length = _ffi.checked_int(query_length, ctypes.c_int64,
@@ -222,11 +236,7 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     config.chip = chip.encode("utf-8")
     config.budget = int(budget) if budget is not None else 0
     config.maxPartitions = int(max_partitions) if max_partitions is not None else 0
-    key = (num_query_heads, num_kv_heads, head_dim, page_size,
-           int(query_length), kv_dtype, query_dtype, packed_key, v_layout,
-           scale_mode, int(sliding_window), softmax_scale, sinks is not None,
-           chip, config.budget, config.maxPartitions)
-    program = _targets.program(target, key, config)
+    program = _targets.program(target, config)
 
     # The configuration compiled, so the static sizes are valid; now every
     # array must match them (the operand table of the program's
@@ -249,10 +259,15 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
             _expect_shape(op.name, named[op.name], op.shape, op.pattern)
 
     if device is not None:
-        tensors = device.run(program, table, named, query_dtype, out)
+        plan = _tensors.Plan(device.torch, target, program, program.config,
+                             device.device, block_tables, context_lengths,
+                             separate_buffers=return_partials)
+        output = plan.run(query, key_cache, value_cache, k_scale, v_scale,
+                          sinks, out)
         if not return_partials:
-            return tensors["output"]
-        return DecodeResult(*(tensors[name] for name in DecodeResult._fields))
+            return output
+        return DecodeResult(output, *(plan.buffers[name] for name in
+                                      DecodeResult._fields[1:]))
 
     query_bits = np.ascontiguousarray(float32_to_bits(query, query_dtype))
     rows_per_kv_head = int(query_length) * (num_query_heads // num_kv_heads)

@@ -8,7 +8,8 @@ compiled once per (target, configuration) and cached.
 
     host  the CPU executor (always there)
     hip   AMD GPUs through the HIP runtime, loaded at run time; raises
-          TargetUnavailableError without libamdhip64 or an AMD GPU
+          TargetUnavailableError without libamdhip64 or an AMD GPU. Also
+          takes PyTorch tensors of ROCm builds (_tensors)
     cuda  NVIDIA GPUs (sm_90a) through the CUDA driver, loaded at run time
           by libPARuntimeCAPI.so; raises TargetUnavailableError without
           libcuda.so.1 or a GPU. Also takes PyTorch CUDA tensors (_tensors)
@@ -21,7 +22,7 @@ Other targets add themselves with register_target(name, make_program).
 
 import threading
 
-from . import _capi, _compile_capi, _cuda, _emulator_capi, _runtime_capi
+from . import _capi, _cuda, _emulator_capi, _gpu, _runtime_capi
 from .errors import TargetUnavailableError
 
 _factories = {}
@@ -62,14 +63,17 @@ def lookup(name):
     return factory
 
 
-def program(target, key, config):
-    """The compiled program of `config` (keyed by `key`) for `target`."""
+def program(target, config):
+    """The compiled program of `config` (a _capi.PaDecodeConfig) for
+    `target`, keyed by every field of it."""
     factory = lookup(target)
+    key = (target, tuple(getattr(config, name)
+                         for name, *_ in config._fields_))
     with _lock:
-        cached = _programs.get((target, key))
+        cached = _programs.get(key)
         if cached is None:
             cached = factory(config)
-            _programs[(target, key)] = cached
+            _programs[key] = cached
         return cached
 
 
@@ -79,16 +83,18 @@ def program_count():
         return len(_programs)
 
 
-def _hip_program(config):
-    reason = _runtime_capi.hip_unavailable_reason()
-    if reason is not None:
-        raise TargetUnavailableError(
-            f"target 'hip' needs the HIP runtime (libamdhip64) and an AMD "
-            f"GPU: {reason}; target='host' runs on any machine")
-    return _compile_capi.HipProgram(config)
+class HipDecodeProgram(_gpu.GpuDecodeProgram):
+    """A decode program compiled for its AMD chip (gfx942, gfx950) and
+    loaded by the HIP runtime of libPARuntimeCAPI.so (once per device):
+    host buffers, and torch tensors of ROCm builds."""
+
+    target = "hip"
+    needs = "the HIP runtime (libamdhip64) and an AMD GPU"
+    runtime = _runtime_capi.HipProgram
+    unavailable_reason = staticmethod(_runtime_capi.hip_unavailable_reason)
 
 
 register_target("host", _capi.HostProgram)
-register_target("hip", _hip_program)
+register_target("hip", HipDecodeProgram)
 register_target("emulate", _emulator_capi.EmulatedProgram)
 register_target("cuda", _cuda.CudaDecodeProgram)

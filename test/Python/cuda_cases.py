@@ -110,6 +110,19 @@ class _CompileOnly:
         pass
 
 
+# Programs the GPU tests compile through pa_mlir.plan and the drop-in entry
+# points rather than decode(): vLLM's call gives the softmax scale, aiter's
+# reads the transposed V.
+EXTRA_CONFIGS = [
+    pa_mlir.DecodeConfig(num_query_heads=8, num_kv_heads=1, head_dim=128,
+                         scale="per_tensor", softmax_scale=128 ** -0.5,
+                         chip="sm_90a"),
+    pa_mlir.DecodeConfig(num_query_heads=8, num_kv_heads=1, head_dim=128,
+                         scale="per_tensor", v_layout="transposed",
+                         chip="sm_90a"),
+]
+
+
 def fill_cache():
     """Compiles every program of the GPU test into PA_MLIR_CACHE_DIR;
     returns the number of programs."""
@@ -120,6 +133,8 @@ def fill_cache():
         calls = [case(name) for name in sorted(CASES)] + [graph_case()]
         for arrays, options in calls:
             pa_mlir.decode(**arrays, **options, target="cuda-compile-only")
+        for config in EXTRA_CONFIGS:
+            pa_mlir.compile(config)
         return pa_mlir.compile_cache_size()
     finally:
         pa_mlir.targets.unregister_target("cuda-compile-only")

@@ -95,6 +95,17 @@ class Tensor:
     def transpose(self, a, b):
         return Tensor(self.array.swapaxes(a, b), self.dtype, str(self.device))
 
+    def __getitem__(self, index):
+        return Tensor(self.array[index], self.dtype, str(self.device))
+
+    def view(self, *what):
+        """view(dtype) reinterprets the bytes; view(*shape) reshapes."""
+        if len(what) == 1 and isinstance(what[0], dtype):
+            return Tensor(self.array.view(what[0].storage), what[0],
+                          str(self.device))
+        return Tensor(self.array.view().reshape(*what), self.dtype,
+                      str(self.device))
+
 
 def _value(value, kind):
     if kind is bfloat16:
@@ -105,6 +116,20 @@ def _value(value, kind):
 def full(shape, value, dtype, device="cpu"):
     return Tensor(np.full(shape, _value(value, dtype), dtype=dtype.storage),
                   dtype, device)
+
+
+def empty(shape, dtype, device="cpu"):
+    # Garbage, as torch's: whatever the caller must overwrite shows.
+    array = np.frombuffer(np.random.default_rng().bytes(
+        int(np.prod(shape)) * dtype.storage.itemsize),
+        dtype=dtype.storage).reshape(shape).copy()
+    return Tensor(array, dtype, device)
+
+
+class version:
+    # A CUDA build; tests set version.hip to act as a ROCm build.
+    cuda = "12.4"
+    hip = None
 
 
 def tensor_of(array, where="cuda:0"):

@@ -307,7 +307,7 @@ def test_cuda_tensors_through_a_recording_driver():
     assert errors["shape"].startswith("query must have shape [B*Q, Hq, D]")
     assert errors["host"] == ("target 'host' takes numpy arrays; CUDA "
                               "tensors need target='cuda'")
-    assert "out= takes a CUDA tensor" in errors["numpy out"]
+    assert "out= takes a GPU tensor" in errors["numpy out"]
     assert errors["tensor out"].startswith(
         "decode() got torch tensors (out) and other arrays (query, ")
     assert out["leftover"]["launches"] == [], "refused calls launch nothing"

@@ -127,3 +127,175 @@ def test_cuda_graph_replays_with_new_lengths_and_queries(torch):
         assert_close(got, reference(new, new_options), kv_dtype)
         if not any(lengths):
             assert not got.any(), "empty sequences give zeros"
+
+
+# ---------------------------------------------------------------------------
+# Plans, the torch custom op and the drop-in entry points (issue 18)
+# ---------------------------------------------------------------------------
+
+# Layers of one decode step: the plan case's configuration, each layer with
+# its own caches, queries and scales over the same sequences.
+PLAN_CASE = "fp8-plain-per-tensor-q1"
+LAYERS = 4
+
+
+def layer_cases(step, lengths=None):
+    """[(arrays, options)] of the LAYERS layers of step `step`: the same
+    sequences and cache contents (make_case's garbage pages follow its
+    block tables), another query and other scales per layer."""
+    first, first_options = case(PLAN_CASE, seed=100 * step, lengths=lengths)
+    layers = [(first, first_options)]
+    for layer in range(1, LAYERS):
+        other, other_options = case(PLAN_CASE, seed=100 * step + layer,
+                                    lengths=lengths)
+        layers.append((dict(first, query=other["query"]),
+                       dict(first_options, k_scale=0.75 + 0.125 * layer,
+                            v_scale=0.5 + 0.25 * layer)))
+    return layers
+
+
+def float8_cache(torch, array):
+    """The raw e4m3fn bits of `array` as a torch.float8_e4m3fn tensor."""
+    return torch.from_numpy(array).cuda().view(torch.float8_e4m3fn)
+
+
+def scale_tensor(torch, value):
+    return torch.tensor([value], dtype=torch.float32, device="cuda")
+
+
+def bf16_query(torch, query):
+    return torch.from_numpy(query).cuda().to(torch.bfloat16)
+
+
+def test_a_plan_runs_every_layer_against_the_reference(torch):
+    layers = layer_cases(0)
+    first = layers[0][0]
+    tables = torch.from_numpy(first["block_tables"]).cuda()
+    lengths = torch.from_numpy(first["context_lengths"]).cuda()
+    hq, d = first["query"].shape[1:]
+    plan = pa_mlir.plan(tables, lengths, num_query_heads=hq,
+                        num_kv_heads=first["key_cache"].shape[1],
+                        head_dim=d, page_size=16,
+                        kv_dtype=torch.float8_e4m3fn, scale="per_tensor")
+    outs = []
+    for arrays, options in layers:
+        out = torch.full(arrays["query"].shape, float("nan"),
+                         dtype=torch.bfloat16, device="cuda")
+        plan.run(bf16_query(torch, arrays["query"]),
+                 float8_cache(torch, arrays["key_cache"]),
+                 float8_cache(torch, arrays["value_cache"]),
+                 k_scale=scale_tensor(torch, options["k_scale"]),
+                 v_scale=scale_tensor(torch, options["v_scale"]), out=out)
+        outs.append(out)
+    torch.cuda.synchronize()
+    for (arrays, options), out in zip(layers, outs):
+        assert_close(output_of(out), reference(arrays, options), "e4m3fn")
+
+
+def test_the_custom_op_under_torch_compile_and_graph_replay(torch):
+    """A LAYERS-layer decode step through torch.ops.pa_mlir.paged_decode,
+    compiled with fullgraph=True, captured in a CUDA graph and replayed
+    with new lengths, queries, caches and scales in the same tensors."""
+    import pa_mlir.torch_ops  # noqa: F401  (registers the op)
+
+    layers = layer_cases(0)
+    first = layers[0][0]
+    static = dict(
+        tables=torch.from_numpy(first["block_tables"]).cuda(),
+        lengths=torch.from_numpy(first["context_lengths"]).cuda(),
+        queries=[bf16_query(torch, a["query"]) for a, _ in layers],
+        keys=[float8_cache(torch, a["key_cache"]) for a, _ in layers],
+        values=[float8_cache(torch, a["value_cache"]) for a, _ in layers],
+        k_scales=[scale_tensor(torch, o["k_scale"]) for _, o in layers],
+        v_scales=[scale_tensor(torch, o["v_scale"]) for _, o in layers])
+    outs = [torch.full(a["query"].shape, float("nan"), dtype=torch.bfloat16,
+                       device="cuda") for a, _ in layers]
+    config = pa_mlir.DecodeConfig(
+        num_query_heads=first["query"].shape[1],
+        num_kv_heads=first["key_cache"].shape[1],
+        head_dim=first["query"].shape[2], scale="per_tensor", chip="sm_90a")
+    workspace = torch.empty(
+        pa_mlir.workspace_bytes(len(first["context_lengths"]), config),
+        dtype=torch.uint8, device="cuda")
+
+    def step(tables, lengths, queries, keys, values, k_scales, v_scales):
+        for layer in range(LAYERS):
+            torch.ops.pa_mlir.paged_decode(
+                outs[layer], queries[layer], keys[layer], values[layer],
+                tables, lengths, workspace, k_scales[layer], v_scales[layer],
+                None, "", 1, 0, None, "plain", "", 0, 0)
+
+    compiled = torch.compile(step, fullgraph=True)
+    compiled(**static)
+    torch.cuda.synchronize()
+    for (arrays, options), out in zip(layers, outs):
+        assert_close(output_of(out), reference(arrays, options), "e4m3fn")
+
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        compiled(**static)
+    # New sequences in the same tensors: the lengths permuted (the same
+    # pool size and table width), new tables, caches, queries and scales.
+    for step_number, lengths in enumerate(([1000, 300, 0, 37, 1],
+                                           [37, 1000, 1, 0, 300]), start=1):
+        new = layer_cases(step_number, lengths=lengths)
+        static["tables"].copy_(torch.from_numpy(new[0][0]["block_tables"]))
+        static["lengths"].copy_(torch.from_numpy(
+            new[0][0]["context_lengths"]))
+        for layer, (arrays, options) in enumerate(new):
+            static["queries"][layer].copy_(bf16_query(torch, arrays["query"]))
+            for name, where in (("key_cache", "keys"),
+                                ("value_cache", "values")):
+                static[where][layer].view(torch.uint8).copy_(
+                    torch.from_numpy(arrays[name]))
+            static["k_scales"][layer].fill_(options["k_scale"])
+            static["v_scales"][layer].fill_(options["v_scale"])
+            outs[layer].fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        for (arrays, options), out in zip(new, outs):
+            assert_close(output_of(out), reference(arrays, options),
+                         "e4m3fn")
+
+
+def test_the_vllm_and_aiter_signatures_match_the_reference(torch):
+    import pa_mlir.torch_ops as ops
+
+    arrays, options = case(PLAN_CASE, seed=7)
+    hq, d = arrays["query"].shape[1:]
+    query = bf16_query(torch, arrays["query"])
+    key = torch.from_numpy(arrays["key_cache"]).cuda()  # uint8, as vLLM's
+    value = torch.from_numpy(arrays["value_cache"]).cuda()
+    tables = torch.from_numpy(arrays["block_tables"]).cuda()
+    lengths = torch.from_numpy(arrays["context_lengths"]).cuda()
+    k_scale = scale_tensor(torch, options["k_scale"])
+    v_scale = scale_tensor(torch, options["v_scale"])
+    expected = reference(arrays, dict(options, softmax_scale=d ** -0.5))
+    out = torch.full(query.shape, float("nan"), dtype=torch.bfloat16,
+                     device="cuda")
+    ops.vllm_paged_attention(out, None, None, None, query, key, value,
+                             key.shape[1], d ** -0.5, tables, lengths, None,
+                             16, int(arrays["context_lengths"].max()), None,
+                             "fp8", k_scale, v_scale, chip="sm_90a")
+    torch.cuda.synchronize()
+    assert_close(output_of(out), expected, "e4m3fn")
+    with pytest.raises(ValueError, match="alibi_slopes is not supported"):
+        ops.vllm_paged_attention(out, None, None, None, query, key, value,
+                                 key.shape[1], d ** -0.5, tables, lengths,
+                                 None, 16, 1, k_scale, "fp8", k_scale,
+                                 v_scale, chip="sm_90a")
+    # aiter's V is pa-mlir's transposed layout [N, Hkv, P/x, D, x].
+    n, hkv, _, p = arrays["value_cache"].shape
+    transposed = np.ascontiguousarray(arrays["value_cache"].reshape(
+        n, hkv, d, p // 16, 16).transpose(0, 1, 3, 2, 4))
+    got = ops.aiter_pa_fwd(query, key, torch.from_numpy(transposed).cuda(),
+                           tables, lengths, tables.stride(0),
+                           K_QScale=k_scale, V_QScale=v_scale,
+                           chip="sm_90a")
+    torch.cuda.synchronize()
+    assert_close(output_of(got), reference(
+        dict(arrays, value_cache=transposed),
+        dict(options, v_layout="transposed")), "e4m3fn")
+    with pytest.raises(ValueError, match="qo_indptr is not supported"):
+        ops.aiter_pa_fwd(query, key, value, tables, lengths,
+                         tables.stride(0), qo_indptr=lengths)

@@ -1,0 +1,179 @@
+"""pa_mlir.plan: one plan per decode step, one run() per layer (the
+convention of FlashInfer's plan/run), on PyTorch GPU tensors.
+
+    plan = pa_mlir.plan(block_tables, context_lengths, num_query_heads=16,
+                        num_kv_heads=2, head_dim=256, page_size=16,
+                        kv_dtype=torch.float8_e4m3fn, scale="per_tensor")
+    for layer in layers:
+        plan.run(q[layer], k_cache[layer], v_cache[layer], k_scale=ks,
+                 v_scale=vs, out=o[layer])
+
+The plan compiles (or finds in the caches) the program, loads it on the
+current device and lays the split-K partials out in a workspace (the
+caller's `workspace=`, a uint8 GPU tensor of workspace_bytes(), or its
+own). The block tables and context lengths are read on the device by
+every run, so a serving engine writes the next step's into the same
+tensors and keeps the plan (and a captured graph).
+"""
+
+import collections
+import threading
+
+from . import _tensors, targets as _targets
+from ._operands import operand_table
+from .compiler import compile as _compile
+from .config import DecodeConfig
+
+
+def _torch_for(*tensors):
+    torch = _tensors.torch_module()
+    if torch is None or not all(_tensors.is_tensor(t) for t in tensors):
+        raise ValueError("pa_mlir.plan() takes torch GPU tensors (numpy "
+                         "arrays: pa_mlir.decode)")
+    return torch
+
+
+def _kv_dtype_name(kv_dtype):
+    """A kv_dtype string of a string or a torch dtype."""
+    if isinstance(kv_dtype, str) or kv_dtype is None:
+        return kv_dtype
+    name = _tensors.dtype_name(kv_dtype)
+    if name in _tensors.FLOAT8_KV_DTYPES:
+        return _tensors.FLOAT8_KV_DTYPES[name]
+    if name == "bfloat16":
+        return "bf16"
+    raise ValueError(f"kv_dtype must be e4m3fn, e4m3fnuz, bf16 or a torch "
+                     f"float8/bfloat16 dtype, got {kv_dtype!r}")
+
+
+def default_chip(torch, target, device):
+    """sm_90a for CUDA; the GPU's own gfx name on ROCm."""
+    if target != "hip":
+        return "sm_90a"
+    name = getattr(torch.cuda.get_device_properties(device), "gcnArchName",
+                   "")
+    chip = name.split(":")[0]
+    if not chip:
+        raise ValueError("cannot tell the AMD chip of this GPU: give chip=")
+    return chip
+
+
+def decode_config(torch, target, device, *, num_query_heads, num_kv_heads,
+                  head_dim, page_size, kv_dtype, query_dtype="bf16",
+                  query_length=1, scale="none", sliding_window=0,
+                  softmax_scale=None, sinks=False, key_layout="packed",
+                  v_layout="plain", chip=None, budget=None,
+                  max_partitions=None):
+    """The DecodeConfig of plan()'s keywords."""
+    if chip is None:
+        chip = default_chip(torch, target, device)
+    return DecodeConfig(
+        num_query_heads=num_query_heads, num_kv_heads=num_kv_heads,
+        head_dim=head_dim, page_size=page_size, query_length=query_length,
+        kv_dtype=_kv_dtype_name(kv_dtype), query_dtype=query_dtype,
+        key_layout=key_layout, v_layout=v_layout, scale=scale,
+        sliding_window=sliding_window, softmax_scale=softmax_scale,
+        sinks=sinks, chip=chip, budget=budget, max_partitions=max_partitions)
+
+
+def plan(block_tables, context_lengths, *, target=None, workspace=None,
+         debug=None, **config):
+    """A Plan for the sequences of one decode step on the current GPU.
+
+    block_tables int32 [B, max_pages], context_lengths int32 [B]: GPU
+    tensors, read by the device on every run. The keywords are those of
+    pa_mlir.DecodeConfig (num_query_heads, num_kv_heads, head_dim,
+    page_size, kv_dtype (a string or torch.float8_e4m3fn / float8_e4m3fnuz
+    / bfloat16), query_dtype, query_length, scale, sliding_window,
+    softmax_scale, sinks, key_layout, v_layout, chip (None: sm_90a on CUDA,
+    the GPU's own on ROCm), budget, max_partitions). target: None (the
+    torch build's: "hip" on ROCm, else "cuda"). workspace: a contiguous
+    uint8 GPU tensor of at least workspace_bytes() bytes for the partials,
+    or None (the plan allocates one). debug: poison the output and the
+    workspace before every run (None: PA_MLIR_DEBUG).
+    """
+    torch = _torch_for(block_tables, context_lengths)
+    device = torch.cuda.current_device()
+    # The same arguments (a serving engine's persistent sequence tensors,
+    # step after step) give the same plan: a lookup, not a rebuild.
+    key = (target, device, tuple(sorted(config.items())),
+           block_tables.data_ptr(), tuple(block_tables.shape),
+           context_lengths.data_ptr(), tuple(context_lengths.shape),
+           None if workspace is None else (workspace.data_ptr(),
+                                           workspace.numel()), debug)
+    found = plans.lookup(key)
+    if found is not None:
+        return found
+    target = target or _tensors.tensor_target(torch)
+    _tensors.check_target(torch, target)
+    _tensors._tensor("block_tables", block_tables, (2,), (torch.int32,))
+    _tensors._tensor("context_lengths", context_lengths, (1,),
+                     (torch.int32,))
+    _tensors.check_device(block_tables, "block_tables", device)
+    _tensors.check_device(context_lengths, "context_lengths", device)
+    config = decode_config(torch, target, device, **config)
+    program = _targets.program(target, config.to_c())
+    return plans.store(key, _tensors.Plan(
+        torch, target, program, program.config, device, block_tables,
+        context_lengths, workspace=workspace, debug=debug))
+
+
+def workspace_bytes(batch, config):
+    """The workspace bytes a plan of `config` (a DecodeConfig; for CUDA,
+    chip="sm_90a") for `batch` sequences needs; through compile(), so the
+    on-disk cache serves it without the compiler."""
+    capacity = _compile(config).plan_capacity(batch)
+    table = operand_table(config, batch, 0, 1, capacity)
+    return _tensors.workspace_layout(table)[1]
+
+
+class PlanCache:
+    """Plans by what makes them (configuration, sequences' and workspace's
+    addresses and shapes, device), for entry points that get tensors
+    rather than a plan (the torch custom op, the vLLM and aiter
+    signatures); the oldest dropped past `size`."""
+
+    def __init__(self, size=64):
+        self._plans = collections.OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def lookup(self, key):
+        with self._lock:
+            found = self._plans.get(key)
+            if found is not None:
+                self._plans.move_to_end(key)
+            return found
+
+    def store(self, key, plan):
+        with self._lock:
+            self._plans[key] = plan
+            while len(self._plans) > self._size:
+                self._plans.popitem(last=False)
+        return plan
+
+    def clear(self):
+        with self._lock:
+            self._plans.clear()
+
+    def get(self, torch, target, config, block_tables, context_lengths,
+            workspace):
+        """The plan of a DecodeConfig on these tensors (the custom op's
+        and the drop-in entry points')."""
+        device = torch.cuda.current_device()
+        key = (target, config, device, block_tables.data_ptr(),
+               tuple(block_tables.shape), context_lengths.data_ptr(),
+               tuple(context_lengths.shape),
+               None if workspace is None else (workspace.data_ptr(),
+                                               workspace.numel()))
+        found = self.lookup(key)
+        if found is not None:
+            return found
+        _tensors.check_target(torch, target)
+        program = _targets.program(target, config.to_c())
+        return self.store(key, _tensors.Plan(
+            torch, target, program, program.config, device, block_tables,
+            context_lengths, workspace=workspace))
+
+
+plans = PlanCache()

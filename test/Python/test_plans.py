@@ -1,0 +1,321 @@
+"""Plans (pa_mlir.plan / Plan.run) and the one tensor path of both GPU
+drivers, on any machine: fake_torch tensors over the recording drivers
+(libpa-fake-cuda.so, libpa-fake-hip.so), whose device memory is host
+memory. What is checked: the launches (kernels, stream, the addresses and
+pool size each run patches in), that a run allocates, copies and waits for
+nothing, the workspace layout, debug-mode poison, ROCm tensors on target
+"hip", fp8 dtypes inferred from float8 tensors, and the refusals. Numerics
+on a real GPU: test_cuda_gpu.py.
+"""
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from test_cuda import FAKE_CUDA, FAKE_RUN, run_python
+
+FAKE_HIP = os.environ.get("PA_FAKE_HIP_LIB")
+
+# A fake torch whose allocations are counted.
+COUNTING_TORCH = textwrap.dedent("""
+    import fake_torch
+    sys.modules["torch"] = fake_torch
+    torch = fake_torch
+    allocations = [0]
+    def counted(make):
+        def allocate(*args, **kwargs):
+            allocations[0] += 1
+            return make(*args, **kwargs)
+        return allocate
+    torch.empty, torch.full = counted(torch.empty), counted(torch.full)
+
+    def tensors_of(case):
+        return {name: torch.tensor_of(array) for name, array in case.items()}
+""")
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
+                                          "(CTest sets it)")
+def test_a_plan_serves_every_layer_without_allocating():
+    done = run_python(FAKE_RUN + COUNTING_TORCH + textwrap.dedent("""
+        rng = np.random.default_rng(8)
+        layers = []
+        for pages_extra in (0, 5):
+            case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
+                                      query_length=1, kv_dtype="e4m3fn",
+                                      v_layout="plain", lengths=[40, 3, 17],
+                                      scales="per_tensor")
+            layers.append(case)
+        # The second layer's pool is larger: the plan patches N.
+        big = layers[1]
+        grow = np.zeros((5,) + big["key_cache"].shape[1:], np.uint8)
+        big["key_cache"] = np.concatenate([big["key_cache"], grow])
+        big["value_cache"] = np.concatenate(
+            [big["value_cache"], np.zeros((5,) + big["value_cache"].shape[1:],
+                                          np.uint8)])
+        first = tensors_of(layers[0])
+        sequences = dict(num_query_heads=8, num_kv_heads=2, head_dim=64,
+                         page_size=16, kv_dtype="e4m3fn", scale="per_tensor",
+                         budget=6)
+        config = pa_mlir.DecodeConfig(chip="sm_90a", **sequences)
+        size = pa_mlir.workspace_bytes(3, config)
+        workspace = torch.empty((size,), torch.uint8, "cuda:0")
+        plan = pa_mlir.plan(first["block_tables"], first["context_lengths"],
+                            workspace=workspace, debug=False, **sequences)
+        # The same arguments again: the same plan (a lookup); other
+        # sequence tensors: another.
+        again = pa_mlir.plan(first["block_tables"], first["context_lengths"],
+                             workspace=workspace, debug=False, **sequences)
+        other_tables = torch.tensor_of(layers[0]["block_tables"].copy())
+        other = pa_mlir.plan(other_tables, first["context_lengths"],
+                             workspace=workspace, debug=False, **sequences)
+        reused = [again is plan, other is plan]
+        scales = [torch.tensor_of(np.array([0.5], np.float32)),
+                  torch.tensor_of(np.array([2.0], np.float32))]
+        outs = [torch.full((3, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+                for _ in layers]
+        queries = [torch.tensor_of(pa_mlir.float32_to_bits(c["query"],
+                                                           "bf16"))
+                   for c in layers]
+        caches = [(torch.tensor_of(c["key_cache"]),
+                   torch.tensor_of(c["value_cache"])) for c in layers]
+        fake.fakeCudaReset()
+        allocations[0] = 0
+        returned = []
+        for layer in range(2):
+            returned.append(plan.run(queries[layer], *caches[layer],
+                                     k_scale=scales[0], v_scale=scales[1],
+                                     out=outs[layer]))
+        made = allocations[0]
+        run = record()
+        a = cuda_artifact()
+        decodes = [l for l in run["launches"] if l["name"] == "pa_decode"]
+        reduces = [l for l in run["launches"] if l["name"] == "pa_reduce"]
+
+        debug = pa_mlir.plan(first["block_tables"], first["context_lengths"],
+                             debug=True, **sequences)
+        debug_out = torch.full((3, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        debug.run(queries[0], *caches[0], k_scale=scales[0],
+                  v_scale=scales[1], out=debug_out)
+        record()
+
+        errors = {}
+        def refuse(label, call):
+            try:
+                call()
+            except ValueError as error:
+                errors[label] = str(error)
+        q, (k, v) = queries[0], caches[0]
+        refuse("small workspace", lambda: pa_mlir.plan(
+            first["block_tables"], first["context_lengths"],
+            workspace=torch.empty((size - 1,), torch.uint8, "cuda:0"),
+            **sequences))
+        refuse("float32 query", lambda: plan.run(
+            first["query"], k, v, k_scale=scales[0], v_scale=scales[1]))
+        refuse("query shape", lambda: plan.run(
+            q[:2], k, v, k_scale=scales[0], v_scale=scales[1]))
+        refuse("no scales", lambda: plan.run(q, k, v))
+        refuse("value pool", lambda: plan.run(
+            q, k, caches[1][1], k_scale=scales[0], v_scale=scales[1]))
+        refuse("hip on cuda", lambda: pa_mlir.plan(
+            first["block_tables"], first["context_lengths"], target="hip",
+            **sequences))
+        refuse("numpy", lambda: pa_mlir.plan(
+            layers[0]["block_tables"], layers[0]["context_lengths"],
+            **sequences))
+        refuse("fnuz for float8", lambda: pa_mlir.plan(
+            first["block_tables"], first["context_lengths"],
+            **dict(sequences, kv_dtype=torch.float32)))
+        print(json.dumps(dict(
+            made=made, counters=run["counters"], reused=reused,
+            names=[l["name"] for l in run["launches"]],
+            streams=sorted({l["stream"] for l in run["launches"]}),
+            queries=[param(l, a, "query.aligned_ptr") for l in decodes],
+            expected_queries=[t.data_ptr() for t in queries],
+            pools=[param(l, a, "key_cache.size[0]") for l in decodes],
+            expected_pools=[c[0].shape[0] for c in caches],
+            outputs=[param(l, a, "output.aligned_ptr") for l in reduces],
+            expected_outputs=[t.data_ptr() for t in outs],
+            same_out=[r is o for r, o in zip(returned, outs)],
+            work_info=param(decodes[0], a, "work_info.aligned_ptr"),
+            tmp_out=param(decodes[0], a, "tmp_out.aligned_ptr"),
+            workspace=[workspace.data_ptr(), size],
+            untouched=bool((outs[0].array == 0).all()),
+            debug_poison=bool((debug_out.array == 0x7FC0).all()),
+            debug_plan=bool((debug.buffers["work_info"].array
+                             == -0x21524111).all()),
+            errors=errors)))
+    """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["made"] == 0, "a run with out= allocates nothing"
+    assert out["reused"] == [True, False]
+    loads, unloads, allocations, frees, live, to_device, to_host, syncs = (
+        out["counters"])
+    assert (allocations, to_device, to_host, syncs) == (0, 0, 0, 0)
+    assert out["names"] == ["pa_plan", "pa_decode", "pa_reduce"] * 2
+    assert out["streams"] == [0x7700]
+    assert out["queries"] == out["expected_queries"]
+    assert out["pools"] == out["expected_pools"]
+    assert out["expected_pools"][1] == out["expected_pools"][0] + 5
+    assert out["outputs"] == out["expected_outputs"]
+    assert out["same_out"] == [True, True]
+    start, size = out["workspace"]
+    assert out["work_info"] == start
+    assert start < out["tmp_out"] < start + size
+    assert out["untouched"], "no poison fill outside debug mode"
+    assert out["debug_poison"] and out["debug_plan"]
+    errors = out["errors"]
+    assert errors["small workspace"].startswith(
+        f"workspace has {size - 1} bytes; this plan needs {size}")
+    assert errors["float32 query"] == (
+        "query must have dtype torch.bfloat16, got torch.float32")
+    assert errors["query shape"].startswith(
+        "query must have shape [B*Q, Hq, D] = (3, 8, 64), got (2, 8, 64)")
+    assert errors["no scales"].startswith("this plan reads k_scale")
+    assert errors["value pool"].startswith("value_cache must have shape")
+    assert errors["hip on cuda"] == (
+        "target 'hip' cannot take these tensors: this is a CUDA build of "
+        "torch, whose GPU tensors need target='cuda'")
+    assert errors["numpy"].startswith("pa_mlir.plan() takes torch GPU")
+    assert errors["fnuz for float8"].startswith("kv_dtype must be e4m3fn")
+
+
+@pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
+                                         "sets it)")
+def test_rocm_tensors_run_on_target_hip_zero_copy():
+    done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + textwrap.dedent("""
+        # A ROCm build of torch: its GPU tensors are "cuda" tensors.
+        torch.version.hip = "6.2.41133"
+        class properties:
+            gcnArchName = "gfx942:sramecc+:xnack-"
+        torch.cuda.get_device_properties = staticmethod(
+            lambda device=None: properties)
+        torch.float8_e4m3fnuz = torch.dtype("float8_e4m3fnuz", np.uint8)
+        torch.float8_e4m3fn = torch.dtype("float8_e4m3fn", np.uint8)
+
+        rng = np.random.default_rng(9)
+        case, options = make_case(rng, hq=8, hkv=1, d=64, p=16,
+                                  query_length=1, kv_dtype="e4m3fnuz",
+                                  v_layout="plain", lengths=[20, 70],
+                                  scales="per_tensor")
+        options.pop("kv_dtype")
+        tensors = tensors_of(case)
+        for name in ("key_cache", "value_cache"):
+            tensors[name] = torch.Tensor(case[name], torch.float8_e4m3fnuz)
+        out = torch.full(case["query"].shape, 0.0, torch.bfloat16, "cuda:0")
+        fake.fakeHipReset()
+        got = pa_mlir.decode(**tensors, **options, target="hip",
+                             chip="gfx942", out=out)
+        launches = hip_launches()
+        counts = hip_counts()
+        [key] = [k for k in pa_mlir.targets._programs if k[0] == "hip"]
+        program = pa_mlir.targets._programs[key]
+        inferred = program.config.kv_dtype
+        artifact = pa_mlir.compile(program.config)
+        decode = [l for l in launches if l["name"] == "pa_decode"][0]
+        reduce = [l for l in launches if l["name"] == "pa_reduce"][0]
+
+        # A plan: target and chip from the torch build and the GPU.
+        plan = pa_mlir.plan(tensors["block_tables"],
+                            tensors["context_lengths"], num_query_heads=8,
+                            num_kv_heads=1, head_dim=64, page_size=16,
+                            kv_dtype=torch.float8_e4m3fnuz,
+                            scale="per_tensor")
+        fake.fakeHipReset()
+        scale = torch.tensor_of(np.array([1.5], np.float32))
+        plan.run(torch.tensor_of(pa_mlir.float32_to_bits(case["query"],
+                                                         "bf16")),
+                 tensors["key_cache"], tensors["value_cache"], k_scale=scale,
+                 v_scale=scale, out=out)
+        planned = dict(target=plan.target, chip=plan.config.chip,
+                       launches=len(hip_launches()), counts=hip_counts())
+
+        errors = {}
+        def refuse(label, **change):
+            try:
+                pa_mlir.decode(**dict(tensors, **change.pop("arrays", {})),
+                               **dict(options, **change))
+            except ValueError as error:
+                errors[label] = str(error)
+        refuse("cuda on rocm", target="cuda")
+        refuse("disagreeing kv_dtype", target="hip", chip="gfx942",
+               kv_dtype="e4m3fn")
+        refuse("raw bits need kv_dtype", target="hip", chip="gfx942",
+               arrays=dict(key_cache=torch.tensor_of(case["key_cache"]),
+                           value_cache=torch.tensor_of(case["value_cache"])))
+        refuse("host", target="host")
+        print(json.dumps(dict(
+            launches=[[l["name"], l["stream"]] for l in launches],
+            counts=counts, same_out=got is out,
+            out_is_poison=bool((out.array == 0x7FC0).all()),
+            inferred=inferred,
+            key=param(decode, artifact, "key_cache.aligned_ptr")
+                == tensors["key_cache"].data_ptr(),
+            output=param(reduce, artifact, "output.aligned_ptr")
+                == out.data_ptr(),
+            planned=planned, errors=errors)))
+    """), FAKE_HIP, PA_HIP_LIBRARY=FAKE_HIP)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["launches"] == [["pa_plan", 0x7700], ["pa_decode", 0x7700],
+                               ["pa_reduce", 0x7700]], (
+        "on torch.cuda.current_stream()")
+    loads, unloads, copies, synchronizations = out["counts"]
+    assert (copies, synchronizations) == (0, 0), "zero-copy, no wait"
+    assert out["same_out"] and out["output"] and out["key"]
+    assert out["out_is_poison"], "debug mode (the tests') poisons out"
+    assert out["inferred"] == "e4m3fnuz"
+    assert out["planned"] == dict(target="hip", chip="gfx942", launches=3,
+                                  counts=[0, 0, 0, 0])
+    errors = out["errors"]
+    assert errors["cuda on rocm"] == (
+        "target 'cuda' cannot take these tensors: this is a ROCm build of "
+        "torch, whose GPU tensors need target='hip'")
+    assert errors["disagreeing kv_dtype"] == (
+        "kv_dtype='e4m3fn' disagrees with the caches' dtype "
+        "torch.float8_e4m3fnuz (kv_dtype 'e4m3fnuz')")
+    assert errors["raw bits need kv_dtype"].startswith(
+        "kv_dtype is needed for caches of torch.uint8")
+    assert errors["host"] == ("target 'host' takes numpy arrays; ROCm "
+                              "tensors need target='hip'")
+
+
+# The recording HIP driver's launches and counters (as FAKE_RUN's record()
+# for CUDA), with a param() reading AMD kernel arguments.
+COUNTING_TORCH_PRELUDE = textwrap.dedent("""
+    import ctypes, json, sys
+    import numpy as np
+    import pa_mlir
+    from test_decode import make_case
+
+    fake = ctypes.CDLL(sys.argv[1])
+    fake.fakeHipLaunch.restype = ctypes.c_char_p
+
+    def hip_launches():
+        grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
+        stream = ctypes.c_void_p()
+        params, size = ctypes.POINTER(ctypes.c_ubyte)(), ctypes.c_size_t()
+        launches = []
+        for i in range(fake.fakeHipLaunchCount()):
+            name = fake.fakeHipLaunch(i, grid, block, ctypes.byref(stream),
+                                      ctypes.byref(params),
+                                      ctypes.byref(size))
+            launches.append(dict(name=name.decode(), stream=stream.value,
+                                 raw=ctypes.string_at(params, size.value)))
+        return launches
+
+    def hip_counts():
+        counts = [ctypes.c_int() for _ in range(4)]
+        fake.fakeHipCounters(*[ctypes.byref(c) for c in counts])
+        return [c.value for c in counts]
+
+    def param(launch, artifact, meaning):
+        kernel = [k for k in artifact.metadata["kernels"]
+                  if k["name"] == launch["name"]][0]
+        arg = [a for a in kernel["args"] if a.get("meaning") == meaning][0]
+        return int.from_bytes(launch["raw"][arg["offset"]:
+                                            arg["offset"] + 8], "little")
+""")
