@@ -47,6 +47,9 @@ Stats &Stats::operator+=(const Stats &o) {
   smemBytes += o.smemBytes;
   workgroups += o.workgroups;
   waves += o.waves;
+  if (!hazards && o.hazards)
+    firstHazard = o.firstHazard;
+  hazards += o.hazards;
   seconds += o.seconds;
   return *this;
 }
@@ -267,7 +270,15 @@ private:
        << " while the load at +0x" << std::hex << op.pc << std::dec << " ('"
        << instructionAt(op.pc) << "') writing it may still be outstanding ("
        << (lgkm ? "lgkmcnt" : "vmcnt") << ")";
-    return fail(os.str());
+    if (config.hazardsFatal)
+      return fail(os.str());
+    if (!stats.hazards++) {
+      std::string saved = failure;
+      fail(os.str());
+      stats.firstHazard = failure;
+      failure = saved;
+    }
+    return true;
   }
   std::string instructionAt(uint32_t offset) const {
     for (const Instruction &i : kernel.code)
@@ -1428,6 +1439,9 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
   uint64_t bit = uint64_t(1) << lane;
   switch (inst.op) {
   case Op::v_mov_b32:
+  case Op::v_accvgpr_write_b32:
+  case Op::v_accvgpr_read_b32:
+  case Op::v_accvgpr_mov_b32:
     return u(1) && put(a);
   case Op::v_mov_b64: {
     uint64_t v;
@@ -2324,12 +2338,14 @@ bool Executor::vmem(const Instruction &inst) {
     ++stats.vmemStore;
   // Operands: loads vdst, vaddr, (srsrc, soffset | saddr); stores vaddr,
   // vdata, ... for global and vdata, vaddr, srsrc, soffset for buffer.
-  const Operand *vdata = isLoad ? &inst.dst[0]
-                                : (buffer ? &inst.src[0] : &inst.src[1]);
+  if (inst.lds && (!buffer || !isLoad || bytes != 4))
+    return fail("only buffer_load_dword ... lds is modelled among loads to "
+                "LDS");
   unsigned vdataSlot = buffer ? 0 : 1;
   unsigned addrSlot = isLoad ? 0 : (buffer ? 1 : 0);
   unsigned nextSlot = isLoad ? 1 : 2;
   uint64_t base = 0, numRecords = ~uint64_t(0), stride = 0;
+  uint32_t rsrc1Word = 0;
   uint32_t soffset = 0;
   uint64_t saddr = 0;
   bool haveSaddr = false;
@@ -2341,6 +2357,7 @@ bool Executor::vmem(const Instruction &inst) {
     base = rsrc[0] | (uint64_t(rsrc[1] & 0xffff) << 32);
     stride = (rsrc[1] >> 16) & 0x3fff;
     numRecords = rsrc[2];
+    rsrc1Word = rsrc[1];
     if (!readScalar32(inst.src[nextSlot + 1], soffset))
       return false;
     if (inst.idxen && stride == 0)
@@ -2377,12 +2394,11 @@ bool Executor::vmem(const Instruction &inst) {
       (void)va;
       uint64_t offset = voffset + uint64_t(uint32_t(inst.memOffset));
       address = base + soffset + offset + index * stride;
-      // Raw buffers (stride 0): bytes at offset + soffset must lie below
-      // num_records; structured: the index below num_records.
-      if (stride == 0)
-        inRange = offset + soffset + bytes <= numRecords;
-      else
-        inRange = index < numRecords && offset + bytes <= stride;
+      // Linear (unswizzled) addressing, the only kind modelled: the bytes
+      // at index * stride + offset + soffset must lie below num_records.
+      if ((rsrc1Word >> 31) & 1)
+        return fail("swizzled buffer resources are not modelled");
+      inRange = index * stride + offset + soffset + bytes <= numRecords;
     } else {
       if (haveSaddr) {
         uint32_t v;
@@ -2402,21 +2418,38 @@ bool Executor::vmem(const Instruction &inst) {
     uint8_t *p = inRange ? memory.find(address, bytes) : nullptr;
     if (!p) {
       if (!inRange && !config.strictBufferBounds) {
-        if (isLoad)
+        static const uint8_t zeros[16] = {};
+        if (isLoad && !inst.lds)
           for (unsigned d = 0; d < dwords; ++d)
             if (!writeLane(inst, d, lane, 0))
               return false;
-        continue;
+        if (!isLoad || !inst.lds)
+          continue;
+        p = const_cast<uint8_t *>(zeros); // the LDS gets the 0 loaded
+      } else {
+        std::ostringstream os;
+        os << (isLoad ? "load" : "store") << " of " << bytes
+           << " bytes at 0x" << std::hex << address << std::dec
+           << (inRange ? " outside every allocation"
+                       : " outside the buffer resource's range (num_records " +
+                             std::to_string(numRecords) + ")");
+        return failLane(lane, os.str());
       }
-      std::ostringstream os;
-      os << (isLoad ? "load" : "store") << " of " << bytes << " bytes at 0x"
-         << std::hex << address << std::dec
-         << (inRange ? " outside every allocation"
-                     : " outside the buffer resource's range (num_records " +
-                           std::to_string(numRecords) + ")");
-      return failLane(lane, os.str());
     }
-    if (isLoad) {
+    if (isLoad && inst.lds) {
+      // LDS address: M0 + instruction offset + 4 * lane (the dword of each
+      // lane, in lane order).
+      stats.vmemBytesLoaded += bytes;
+      uint64_t ldsAddress = uint64_t(w.sgpr[kM0]) +
+                            uint64_t(uint32_t(inst.memOffset)) + 4 * lane;
+      if (ldsAddress + 4 > lds.size()) {
+        std::ostringstream os;
+        os << "load to LDS at " << ldsAddress << " outside the workgroup's "
+           << lds.size() << " bytes";
+        return failLane(lane, os.str());
+      }
+      std::memcpy(lds.data() + ldsAddress, p, 4);
+    } else if (isLoad) {
       stats.vmemBytesLoaded += bytes;
       for (unsigned d = 0; d < dwords; ++d) {
         uint32_t v = 0;
@@ -2440,9 +2473,8 @@ bool Executor::vmem(const Instruction &inst) {
       }
     }
   }
-  (void)vdata;
   uint64_t seq = w.vm.issue(false, inst.offset);
-  if (isLoad)
+  if (isLoad && !inst.lds)
     markPending(inst.dst[0], dwords, seq, false);
   return true;
 }

@@ -265,6 +265,8 @@ bool parseModifier(StringRef token, Instruction &inst, std::string &error) {
     inst.offen = true;
   else if (key == "idxen")
     inst.idxen = true;
+  else if (key == "lds")
+    inst.lds = true;
   else if (key == "glc" || key == "sc0")
     inst.glc = true;
   else if (key == "slc" || key == "sc1" || key == "nt")
@@ -532,6 +534,7 @@ bool parseInstruction(StringRef text, uint32_t offset, uint32_t word0,
   unsigned dsts = 1;
   StringRef name = mnemonic;
   if (name.starts_with("buffer_store") || name.starts_with("global_store") ||
+      inst.lds ||
       name.starts_with("ds_write") || inst.op == Op::s_cmp ||
       inst.op == Op::s_cmpk || inst.op == Op::s_setpc_b64 ||
       (name.starts_with("ds_") && !name.starts_with("ds_read") &&

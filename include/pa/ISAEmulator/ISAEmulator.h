@@ -110,6 +110,10 @@ struct Stats {
   uint64_t vmemBytesLoaded = 0, vmemBytesStored = 0, ldsBytes = 0,
            smemBytes = 0;
   uint64_t workgroups = 0, waves = 0;
+  /// Wait-count hazards seen with LaunchConfig::hazardsFatal off, and the
+  /// first one's message.
+  uint64_t hazards = 0;
+  std::string firstHazard;
   double seconds = 0;
   Stats &operator+=(const Stats &other);
 };
@@ -123,6 +127,10 @@ struct LaunchConfig {
   bool strictBufferBounds = true;
   /// Check wait-count hazards and reads of never-written registers.
   bool checkHazards = true;
+  /// A wait-count hazard fails the launch (true) or is counted in
+  /// Stats::hazards and execution goes on (false: foreign kernels that
+  /// rely on latencies).
+  bool hazardsFatal = true;
 };
 
 /// Runs `kernel` over the grid on `memory`. False with `error` naming the

@@ -112,6 +112,8 @@ struct Instruction {
   // Memory modifiers.
   int32_t memOffset = 0, memOffset1 = 0;
   bool offen = false, idxen = false, glc = false, slc = false;
+  /// Buffer load to LDS (`lds`): no VGPR destination.
+  bool lds = false;
 
   // VOP3 / VOP3P modifiers.
   bool clamp = false;
