@@ -289,6 +289,18 @@ private:
   // -- epilogue --
   void mergeAndStore(ImplicitLocOpBuilder &b, const WaveResult &state);
 
+  /// Element `position` (index, per lane) of the tile's page-id vector
+  /// `vec`, computed for that element alone: the staged ids are one LDS
+  /// word per lane instead of 16 ids held and extracted by a dynamic
+  /// position (a compare/select chain over all 16 per id).
+  /// `known` holds the elements made so far for this position (a value
+  /// reached twice, as the page-id guard's operand and its result, is
+  /// made once).
+  Value laneElement(ImplicitLocOpBuilder &b, Value vec, Value position,
+                    DenseMap<Value, Value> &known);
+  Value elementOf(ImplicitLocOpBuilder &b, Value vec, Value position,
+                  DenseMap<Value, Value> &known);
+
   /// clamp(bound + shift - (tileStart + 64 w + 16 j), 0, 16) as i32: how
   /// many of the lane group's 16 tokens lie below the token `bound` (i64,
   /// the same for every lane) moved by `shift` (i32 in [0, Q), per lane;
@@ -770,6 +782,12 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   LaneState state = LaneState::unflatten(loop.getRegionIterArgs(), init);
   LaneState next = emitTileStep(body, map, views, state);
   scf::YieldOp::create(body, next.flatten());
+  // The tiled IR's values the lane code does not use (the page-id vector
+  // that laneElement reads per lane instead), users before their operands.
+  for (Operation &op :
+       llvm::make_early_inc_range(llvm::reverse(*loop.getBody())))
+    if (isOpTriviallyDead(&op))
+      op.erase();
   return LaneState::unflatten(loop.getResults(), init);
 }
 
@@ -845,8 +863,8 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   Value kvHead = d.qk.getKvHead();
   Value ids = map.lookupOrDefault(d.qk.getPageIds());
   auto pageAt = [&](Value position) {
-    Value id = vector::ExtractOp::create(b, ids, OpFoldResult(position));
-    return l.toIndex(id);
+    DenseMap<Value, Value> known;
+    return l.toIndex(laneElement(b, ids, position, known));
   };
   Value kPage = pageAt(kPageIndex);
   Value vPage = pageAt(vPageIndex);
@@ -1166,6 +1184,72 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     }
   }
   return next;
+}
+
+Value DecodeLowering::laneElement(ImplicitLocOpBuilder &b, Value vec,
+                                  Value position,
+                                  DenseMap<Value, Value> &known) {
+  if (Value done = known.lookup(vec))
+    return done;
+  Value element = elementOf(b, vec, position, known);
+  known[vec] = element;
+  return element;
+}
+
+Value DecodeLowering::elementOf(ImplicitLocOpBuilder &b, Value vec,
+                                Value position, DenseMap<Value, Value> &known) {
+  LaneBuilder l(b);
+  Operation *def = vec.getDefiningOp();
+  if (auto select = dyn_cast_or_null<arith::SelectOp>(def)) {
+    Value cond = select.getCondition();
+    if (isa<VectorType>(cond.getType()))
+      cond = laneElement(b, cond, position, known);
+    return l.select(cond,
+                    laneElement(b, select.getTrueValue(), position, known),
+                    laneElement(b, select.getFalseValue(), position, known));
+  }
+  if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(def))
+    return l.cmpI(cmp.getPredicate(),
+                  laneElement(b, cmp.getLhs(), position, known),
+                  laneElement(b, cmp.getRhs(), position, known));
+  if (auto splat = dyn_cast_or_null<vector::BroadcastOp>(def))
+    if (!isa<VectorType>(splat.getSource().getType()))
+      return splat.getSource();
+  if (auto constant = dyn_cast_or_null<arith::ConstantOp>(def))
+    if (auto dense = dyn_cast<SplatElementsAttr>(constant.getValue()))
+      return arith::ConstantOp::create(b, dense.getSplatValue<TypedAttr>());
+  if (auto load = dyn_cast_or_null<vector::LoadOp>(def))
+    if (load.getIndices().size() == 1)
+      return memref::LoadOp::create(
+          b, load.getBase(),
+          ValueRange{l.addI(load.getIndices().front(), position)});
+  if (auto branch = dyn_cast_or_null<scf::IfOp>(def)) {
+    // The same branch, yielding the element: each side's ops are cloned
+    // and the yielded vector is reduced to the element there.
+    unsigned result = cast<OpResult>(vec).getResultNumber();
+    Type element = cast<VectorType>(vec.getType()).getElementType();
+    auto scalar =
+        scf::IfOp::create(b, TypeRange{element}, branch.getCondition(), true);
+    for (auto [from, to] :
+         llvm::zip(branch->getRegions(), scalar->getRegions())) {
+      OpBuilder::InsertionGuard guard(b);
+      Block &block = to.front();
+      if (!block.empty())
+        block.getTerminator()->erase();
+      b.setInsertionPointToEnd(&block);
+      IRMapping inner;
+      for (Operation &op : from.front().without_terminator())
+        b.clone(op, inner);
+      Value yielded = inner.lookupOrDefault(
+          from.front().getTerminator()->getOperand(result));
+      scf::YieldOp::create(b, laneElement(b, yielded, position, known));
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+        if (isOpTriviallyDead(&op))
+          op.erase();
+    }
+    return scalar.getResult(0);
+  }
+  return vector::ExtractOp::create(b, vec, OpFoldResult(position));
 }
 
 //===----------------------------------------------------------------------===//
