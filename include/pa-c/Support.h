@@ -2,9 +2,9 @@
 |*                                                                            *|
 |* The export macro, caller-owned strings and device operand descriptors,    *|
 |* used by both C libraries: libPACAPI.so (the compiler, pa-c/Decode.h,      *|
-|* Compile.h, Hip.h, ...) and libPARuntimeCAPI.so (the MLIR-free runtime,    *|
-|* pa-c/Runtime.h, Cuda.h). Both export paStringDestroy, so a program may    *|
-|* link either or both.                                                       *|
+|* Compile.h, ...) and libPARuntimeCAPI.so (the MLIR-free runtime,           *|
+|* pa-c/Runtime.h, Hip.h, Cuda.h). Both export paStringDestroy, so a program *|
+|* may link either or both.                                                   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #ifndef PA_C_SUPPORT_H

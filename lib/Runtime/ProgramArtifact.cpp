@@ -3,6 +3,7 @@
 
 #include "Json.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

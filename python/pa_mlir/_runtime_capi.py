@@ -183,8 +183,9 @@ class _Program(_ffi.OwnedHandle):
     def enqueue(self, operands, stream):
         """Launches plan -> decode -> reduce on `stream` (a hipStream_t /
         CUstream as an integer; 0 or None: the default stream) over
-        `operands`: (name, device address, shape) in the spec's operand
-        names and row-major shapes. Asynchronous: no copy, allocation or
+        `operands`: (name, device address, shape) with the pa operand
+        names ("query", "key_cache", ..., "output"; _operands.operand_table
+        has them and their shapes for a configuration), row-major shapes. Asynchronous: no copy, allocation or
         synchronization, so it may be captured in a HIP / CUDA graph.
         ValueError with the runtime's message when an operand is missing or
         does not fit (nothing is launched then) or a launch is refused.

@@ -51,8 +51,14 @@ class Program:
         if recorded:
             described = json.loads(recorded)
             if "decode_config" in described:
-                self.config = DecodeConfig(**described["decode_config"])
-                self.plan_limits = tuple(described["plan_limits"])
+                try:
+                    self.config = DecodeConfig(**described["decode_config"])
+                    budget, max_partitions = described["plan_limits"]
+                except (TypeError, ValueError, KeyError) as error:
+                    raise ValueError(
+                        f"the program {path} records a configuration this "
+                        f"package cannot read ({error})") from None
+                self.plan_limits = (budget, max_partitions)
         self.driver = "hip" if self.code_format == "hsaco" else "cuda"
         loader = (_runtime_capi.HipProgram if self.driver == "hip"
                   else _runtime_capi.CudaProgram)

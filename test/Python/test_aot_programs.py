@@ -203,6 +203,16 @@ def test_bad_programs_are_named(amd_program, tmp_path):
         assert message in str(raised.value), name
 
 
+def test_an_unreadable_recorded_configuration_is_named(amd_program,
+                                                      tmp_path):
+    path, _ = amd_program
+    bad = corrupt(path, tmp_path, "config", lambda m: m["config"][
+        "decode_config"].update(head_dims=64))
+    with pytest.raises(ValueError, match="records a configuration this "
+                                         "package cannot read"):
+        pa_mlir.load_program(bad)
+
+
 def test_writing_refuses_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="unknown code format 'elf'"):
         _runtime_capi.write_program(tmp_path / "a", "gfx942", "elf", b"x",

@@ -47,7 +47,35 @@ bool enterContext(const CudaDecodeProgram &p, std::string &error) {
 /// CudaProgram::load in the current (or device 0's primary) context, as a
 /// handle; null with `error` reported.
 PaCudaProgram load(const std::string &image, const std::string &metadataJson,
-                   PaString *error);
+                   PaString *error) {
+  std::string message;
+  // The sidecar first: a malformed one or a module that is not a decode
+  // program is refused before the driver compiles anything.
+  ModuleManifest manifest;
+  if (!parseManifest(metadataJson, manifest, message) ||
+      !checkDecodeSequence(manifest, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  auto loaded = std::make_unique<CudaDecodeProgram>();
+  loaded->api = makeContextCurrent(0, message);
+  if (!loaded->api) {
+    report(error, message);
+    return {nullptr};
+  }
+  if (CUresult r = loaded->api->cuCtxGetCurrent(&loaded->context);
+      r != CUDA_SUCCESS) {
+    report(error, describe(*loaded->api, r, "cuCtxGetCurrent"));
+    return {nullptr};
+  }
+  loaded->program =
+      CudaProgram::load(*loaded->api, image, metadataJson, message);
+  if (!loaded->program) {
+    report(error, message);
+    return {nullptr};
+  }
+  return {loaded.release()};
+}
 
 } // namespace
 
@@ -87,39 +115,6 @@ PaCudaProgram paCudaProgramLoadFile(const char *path, PaString *error) {
   }
   return load(artifact.codeObject, artifact.metadataJson, error);
 }
-
-namespace {
-PaCudaProgram load(const std::string &image, const std::string &metadataJson,
-                   PaString *error) {
-  std::string message;
-  // The sidecar first: a malformed one or a module that is not a decode
-  // program is refused before the driver compiles anything.
-  ModuleManifest manifest;
-  if (!parseManifest(metadataJson, manifest, message) ||
-      !checkDecodeSequence(manifest, message)) {
-    report(error, message);
-    return {nullptr};
-  }
-  auto loaded = std::make_unique<CudaDecodeProgram>();
-  loaded->api = makeContextCurrent(0, message);
-  if (!loaded->api) {
-    report(error, message);
-    return {nullptr};
-  }
-  if (CUresult r = loaded->api->cuCtxGetCurrent(&loaded->context);
-      r != CUDA_SUCCESS) {
-    report(error, describe(*loaded->api, r, "cuCtxGetCurrent"));
-    return {nullptr};
-  }
-  loaded->program =
-      CudaProgram::load(*loaded->api, image, metadataJson, message);
-  if (!loaded->program) {
-    report(error, message);
-    return {nullptr};
-  }
-  return {loaded.release()};
-}
-} // namespace
 
 void paCudaProgramDestroy(PaCudaProgram program) {
   CudaDecodeProgram *p = unwrap(program);
