@@ -116,6 +116,121 @@ bool parseDistribution(const std::string &name,
                        distributionName, distribution);
 }
 
+const char *nonFiniteInputName(NonFiniteInput input) {
+  switch (input) {
+  case NonFiniteInput::None:
+    return "none";
+  case NonFiniteInput::KeyScale:
+    return "key_scale";
+  case NonFiniteInput::ValueScale:
+    return "value_scale";
+  case NonFiniteInput::QueryNaN:
+    return "query_nan";
+  case NonFiniteInput::QueryInfinity:
+    return "query_inf";
+  case NonFiniteInput::QueryF16Overflow:
+    return "query_f16_overflow";
+  case NonFiniteInput::KeyNaN:
+    return "key_nan";
+  case NonFiniteInput::ValueNaN:
+    return "value_nan";
+  }
+  return "?";
+}
+
+bool parseNonFiniteInput(const std::string &name, NonFiniteInput &input) {
+  return parseEnumName(
+      name,
+      {NonFiniteInput::None, NonFiniteInput::KeyScale,
+       NonFiniteInput::ValueScale, NonFiniteInput::QueryNaN,
+       NonFiniteInput::QueryInfinity, NonFiniteInput::QueryF16Overflow,
+       NonFiniteInput::KeyNaN, NonFiniteInput::ValueNaN},
+      nonFiniteInputName, input);
+}
+
+namespace {
+
+// Places config.nonFinite (see NonFiniteInput) in a generated case, drawing
+// from its own stream so that every other value stays as without it.
+bool placeNonFinite(const CaseConfig &config, DecodeCase &c,
+                    std::string &error) {
+  const NonFiniteInput input = config.nonFinite;
+  if (input == NonFiniteInput::None)
+    return true;
+  Random place(splitMix64(config.seed ^ 0x6E6F6E66696E6974ull));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double sign = place.below(2) ? -1.0 : 1.0;
+  switch (input) {
+  case NonFiniteInput::QueryNaN:
+  case NonFiniteInput::QueryInfinity:
+  case NonFiniteInput::QueryF16Overflow: {
+    if (input == NonFiniteInput::QueryF16Overflow &&
+        c.queryType != ScalarType::F16)
+      return fail(error, "query_f16_overflow needs an f16 query");
+    const double value =
+        input == NonFiniteInput::QueryNaN ? nan
+        : input == NonFiniteInput::QueryInfinity
+            ? sign * std::numeric_limits<double>::infinity()
+            // Past f16's largest finite value (65504): rounds to infinity.
+            : roundToScalar(ScalarType::F16, sign * 70000.0);
+    c.query[size_t(place.below(int64_t(c.query.size())))] = float(value);
+    return true;
+  }
+  default:
+    break;
+  }
+  const bool isKey =
+      input == NonFiniteInput::KeyScale || input == NonFiniteInput::KeyNaN;
+  const bool isScale = input == NonFiniteInput::KeyScale ||
+                       input == NonFiniteInput::ValueScale;
+  std::vector<float> &scales = isKey ? c.keyScales : c.valueScales;
+  if (isScale && c.scaleMode == ScaleMode::None)
+    return fail(error, "a non-finite scale needs a scale mode");
+  if (isScale && c.scaleMode == ScaleMode::PerTensor) {
+    scales[0] = float(nan);
+    return true;
+  }
+  // A token some query row sees, of a random sequence that has one. Values
+  // go to a token every row of the sequence sees: the kernels' PV products
+  // may carry a NaN value to rows of the group that do not see its token
+  // (docs/reliability.md), which is not what these cases test.
+  const bool everyRow = !isKey;
+  auto tokensFor = [&](int64_t b) {
+    const int64_t length = c.contextLengths[size_t(b)];
+    if (!everyRow)
+      return visibleToAnyRow(length, c.queryLen, c.window);
+    return intersect(visibleTokenRange(length, c.queryLen, 0, c.window),
+                     visibleTokenRange(length, c.queryLen, c.queryLen - 1,
+                                       c.window));
+  };
+  std::vector<int64_t> candidates;
+  for (int64_t b = 0; b < c.batch; ++b)
+    if (!tokensFor(b).empty())
+      candidates.push_back(b);
+  if (candidates.empty())
+    return fail(error, "no visible token to place a non-finite value at");
+  const int64_t sequence =
+      candidates[size_t(place.below(int64_t(candidates.size())))];
+  const IndexRange seen = tokensFor(sequence);
+  const int64_t token = seen.begin + place.below(seen.end - seen.begin);
+  const int64_t kvHead = place.below(c.numKvHeads);
+  const TokenLocation at = locateToken(c, sequence, token);
+  if (isScale) {
+    scales[size_t(perTokenScaleIndex(cacheGeometry(c), at.page, kvHead,
+                                     at.slot))] = float(nan);
+    return true;
+  }
+  const CacheOperand operand = isKey ? CacheOperand::Key : CacheOperand::Value;
+  writeElementBits(isKey ? c.keyCache : c.valueCache,
+                   scalarByteSize(c.kvType),
+                   cacheElementIndex(c, operand, at, kvHead,
+                                     place.below(c.headDim)),
+                   encodeScalar(c.kvType, nan, Overflow::NonFinite));
+  return true;
+}
+
+} // namespace
+
 bool generateCase(const CaseConfig &config, DecodeCase &c,
                   std::string &error) {
   if (!checkConfig(config, error))
@@ -263,7 +378,7 @@ bool generateCase(const CaseConfig &config, DecodeCase &c,
       }
     }
   }
-  return validateCase(c, error);
+  return placeNonFinite(config, c, error) && validateCase(c, error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -276,6 +391,7 @@ const char *enumName(ScalarType value) { return scalarTypeName(value); }
 const char *enumName(VLayout value) { return vLayoutName(value); }
 const char *enumName(ScaleMode value) { return scaleModeName(value); }
 const char *enumName(ValueDistribution value) { return distributionName(value); }
+const char *enumName(NonFiniteInput value) { return nonFiniteInputName(value); }
 bool parseEnum(const std::string &name, ScalarType &value) {
   return parseScalarType(name, value);
 }
@@ -287,6 +403,9 @@ bool parseEnum(const std::string &name, ScaleMode &value) {
 }
 bool parseEnum(const std::string &name, ValueDistribution &value) {
   return parseDistribution(name, value);
+}
+bool parseEnum(const std::string &name, NonFiniteInput &value) {
+  return parseNonFiniteInput(name, value);
 }
 
 // The single list of serialized fields; the writer and the reader both visit
@@ -314,6 +433,7 @@ void forEachField(Config &config, Visitor &visit) {
   visit("spare_table_columns", config.spareTableColumns);
   visit("distribution", config.distribution);
   visit("poison_invisible", config.poisonInvisible);
+  visit("non_finite", config.nonFinite);
   visit("seed", config.seed);
   visit("garbage_seed", config.garbageSeed);
 }

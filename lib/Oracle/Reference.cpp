@@ -32,6 +32,12 @@ double expRelativeTo(double x, double max) {
   return std::exp(x - max);
 }
 
+// max that propagates NaN (std::max keeps its first argument against a NaN
+// second one): a NaN score or partial maximum makes the row's maximum NaN.
+double maxOrNaN(double x, double y) {
+  return std::isnan(x) || std::isnan(y) ? kNaN : std::max(x, y);
+}
+
 double sinkLogit(const DecodeCase &c, int64_t queryHead) {
   return c.sinks.empty() ? -kInf : double(c.sinks[size_t(queryHead)]);
 }
@@ -81,7 +87,11 @@ void forEachVisibleScore(const DecodeCase &c, int64_t sequence,
         double dot = 0.0;
         for (int64_t d = 0; d < D; ++d)
           dot += query[size_t(d)] * key[size_t(d)];
-        visit(q * G + g, softmaxScale * dot, value.data());
+        // A non-finite score comes only from a non-finite input (query,
+        // key, scale): it makes the row NaN (spec, "Non-finite inputs"),
+        // also a -inf one, which would otherwise weigh 0.
+        const double score = softmaxScale * dot;
+        visit(q * G + g, std::isfinite(score) ? score : kNaN, value.data());
       }
     }
   }
@@ -131,7 +141,7 @@ bool referenceDecodeDirect(const DecodeCase &c, std::vector<double> &output,
         max[size_t(r)] = sinkLogit(c, h * G + r % G);
       forEachVisibleScore(c, b, h, everything, false,
                           [&](int64_t r, double score, const double *) {
-                            max[size_t(r)] = std::max(max[size_t(r)], score);
+                            max[size_t(r)] = maxOrNaN(max[size_t(r)], score);
                           });
       for (int64_t r = 0; r < R; ++r)
         denominator[size_t(r)] =
@@ -188,7 +198,7 @@ bool computePartials(const DecodeCase &c, const WorkPlan &plan,
         std::fill(tmpOut, tmpOut + R * D, 0.0);
         forEachVisibleScore(c, b, h, slotTokens, false,
                             [&](int64_t r, double score, const double *) {
-                              max[r] = std::max(max[r], score);
+                              max[r] = maxOrNaN(max[r], score);
                             });
         forEachVisibleScore(c, b, h, slotTokens, true,
                             [&](int64_t r, double score, const double *value) {
@@ -231,7 +241,7 @@ bool reducePartials(const DecodeCase &c, const WorkPlan &plan,
           const double sink = sinkLogit(c, queryHead);
           double max = sink;
           for (int64_t slot = first; slot < end; ++slot)
-            max = std::max(
+            max = maxOrNaN(
                 max, partials.maxLogits[size_t(partials.rowIndex(h, slot, row))]);
           double denominator = expRelativeTo(sink, max);
           std::vector<double> weights;
@@ -307,6 +317,10 @@ bool Deviation::note(double gotValue, double refValue, double tolerance,
 
 double toleranceRatio(double got, double ref, double tolerance,
                       double slack) {
+  // A NaN reference (a non-finite input reached the element) is matched by
+  // NaN only.
+  if (std::isnan(ref))
+    return std::isnan(got) ? 0.0 : std::numeric_limits<double>::infinity();
   if (std::isinf(ref))
     return got == ref ? 0.0 : std::numeric_limits<double>::infinity();
   if (!std::isfinite(got))

@@ -366,7 +366,8 @@ LogicalResult lowerPageIds(TilePageIdsOp op, LoopEmitter &e) {
 }
 
 /// query_tile[m][d] = query[seq * Q + r / G][kv_head * G + r % G][d] for rows
-/// r = row_base + m < Q * G, and 0 for padding rows.
+/// r = row_base + m < Q * G, and 0 for padding rows; a row holding a NaN or
+/// infinity becomes NaN as a whole (plus sum_d 0 * q_d).
 LogicalResult lowerLoadQuery(TileLoadQueryOp op, LoopEmitter &e) {
   Value query = op.getQuery();
   if (failed(checkFloatOperand(op, "query", query, 3, "[B*Q, Hq, D]")))
@@ -388,6 +389,13 @@ LogicalResult lowerLoadQuery(TileLoadQueryOp op, LoopEmitter &e) {
           Value head = e.addI(e.mulI(op.getKvHead(), group), e.remU(row, group));
           e.forEach(headDim, [&](Value d) {
             e.store(e.loadF32(query, {queryRow, head, d}), tile, {m, d});
+          });
+          Value zero = e.f32(0.0f);
+          Value poison = e.fold(headDim, zero, [&](Value d, Value sum) {
+            return e.addF(sum, e.mulF(e.load(tile, {m, d}), zero));
+          });
+          e.forEach(headDim, [&](Value d) {
+            e.store(e.addF(e.load(tile, {m, d}), poison), tile, {m, d});
           });
         },
         [&] {
@@ -561,7 +569,8 @@ LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
 
 /// For rows r = row_base + m < rows: max_logits = row_max * ln(2) (natural-log
 /// units), exp_sums = row_sum, tmp_out = acc / row_sum; a row with row_sum =
-/// 0 writes -inf, 0, 0 (by selection, the division's NaN never escapes).
+/// 0 writes -inf, 0, 0 (by selection, the division's NaN never escapes); a
+/// NaN row_sum writes max_logits = NaN.
 LogicalResult lowerStorePartials(TileStorePartialsOp op, LoopEmitter &e) {
   auto isF32 = [](Type type) { return type.isF32(); };
   if (failed(checkOperand(op, "exp_sums", op.getExpSums(), 3, "[Hkv, slots, R]",
@@ -588,6 +597,9 @@ LogicalResult lowerStorePartials(TileStorePartialsOp op, LoopEmitter &e) {
       Value empty = e.isEqF(sum, zero);
       Value maxLogit =
           e.select(empty, negInf, e.mulF(e.load(op.getRowMax(), {m}), ln2));
+      Value reachedByNaN = arith::CmpFOp::create(
+          e.b, arith::CmpFPredicate::UNO, sum, sum);
+      maxLogit = e.select(reachedByNaN, sum, maxLogit);
       e.store(maxLogit, op.getMaxLogits(), {kvHead, slot, row});
       e.store(e.select(empty, zero, sum), op.getExpSums(), {kvHead, slot, row});
       e.forEach(headDim, [&](Value d) {

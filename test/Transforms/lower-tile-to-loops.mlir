@@ -45,6 +45,8 @@ gpu.module @pa_kernels {
 
 // pa.tile.load_query: query rows r = row_base + m < Q*G = 8 gather
 // query[seq*2 + r/4][h*4 + r%4][d] widened with extf; padding rows get 0.
+// Then every element of the row plus sum_d 0 * q_d: NaN for all of a row
+// holding a NaN or infinity, unchanged otherwise.
 
 !q_tile = memref<16x64xf32, #gpu.address_space<workgroup>>
 // CHECK-LABEL: gpu.func @load_query
@@ -64,6 +66,15 @@ gpu.module @pa_kernels {
 // CHECK:             %[[RAW:.*]] = memref.load %[[QUERY]][%[[QROW]], %[[QHEAD]], %[[D]]] : memref<?x8x64xbf16>
 // CHECK:             %[[WIDE:.*]] = arith.extf %[[RAW]] : bf16 to f32
 // CHECK:             memref.store %[[WIDE]], %[[TILE]][%[[M]], %[[D]]]
+// CHECK:           %[[POISON:.*]] = scf.for %[[D3:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK:             %[[Q:.*]] = memref.load %[[TILE]][%[[M]], %[[D3]]]
+// CHECK:             %[[TIMES0:.*]] = arith.mulf %[[Q]], %[[ZERO]] : f32
+// CHECK:             %[[NEXT:.*]] = arith.addf %[[ACC]], %[[TIMES0]] : f32
+// CHECK:             scf.yield %[[NEXT]]
+// CHECK:           scf.for %[[D4:.*]] =
+// CHECK:             %[[Q2:.*]] = memref.load %[[TILE]][%[[M]], %[[D4]]]
+// CHECK:             %[[POISONED:.*]] = arith.addf %[[Q2]], %[[POISON]] : f32
+// CHECK:             memref.store %[[POISONED]], %[[TILE]][%[[M]], %[[D4]]]
 // CHECK:         } else {
 // CHECK:           scf.for %[[D2:.*]] =
 // CHECK:             memref.store %[[ZERO]], %[[TILE]][%[[M]], %[[D2]]]
@@ -356,7 +367,8 @@ gpu.module @pa_kernels {
 // -----
 
 // pa.tile.store_partials: rows r = base + m < 8 only; max_logits gets
-// row_max * ln(2); row_sum == 0 selects -inf / 0 / 0.
+// row_max * ln(2); row_sum == 0 selects -inf / 0 / 0; a NaN row_sum is
+// max_logits too (a non-finite input reached the row).
 
 !rows = memref<16xf32, #gpu.address_space<workgroup>>
 !acc = memref<16x64xf32, #gpu.address_space<workgroup>>
@@ -374,7 +386,9 @@ gpu.module @pa_kernels {
 // CHECK:           %[[MX:.*]] = memref.load %[[MAX]][%[[M]]]
 // CHECK:           %[[NAT:.*]] = arith.mulf %[[MX]], %[[LN2]] : f32
 // CHECK:           %[[LOGIT:.*]] = arith.select %[[EMPTY]], %[[NEG_INF]], %[[NAT]] : f32
-// CHECK:           memref.store %[[LOGIT]], %[[ML]][%[[HEAD]], %[[SLOT]], %[[ROW]]]
+// CHECK:           %[[NAN_SUM:.*]] = arith.cmpf uno, %[[S]], %[[S]] : f32
+// CHECK:           %[[LOGIT_OR_NAN:.*]] = arith.select %[[NAN_SUM]], %[[S]], %[[LOGIT]] : f32
+// CHECK:           memref.store %[[LOGIT_OR_NAN]], %[[ML]][%[[HEAD]], %[[SLOT]], %[[ROW]]]
 // CHECK:           %[[ES_VAL:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %[[S]] : f32
 // CHECK:           memref.store %[[ES_VAL]], %[[ES]][%[[HEAD]], %[[SLOT]], %[[ROW]]]
 // CHECK:           scf.for %[[D:.*]] =

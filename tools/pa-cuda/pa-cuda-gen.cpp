@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OracleComparison.h"
+#include "ProgramMatrix.h"
 
 #include "pa/API/DecodeConfig.h"
 #include "pa/Oracle/CaseGen.h"
@@ -50,6 +51,7 @@ struct Program {
   bool sinks = false;
   std::vector<double> sinkValues;
   std::optional<int64_t> budget, maxPartitions;
+  oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
   std::vector<oracle::CaseConfig> cases;
   /// Benchmark (batch, context length) pairs; empty for matrix programs.
   std::vector<std::pair<int64_t, int64_t>> benchShapes;
@@ -94,6 +96,7 @@ void addCases(Program &p, size_t index, std::mt19937_64 &random,
     config.garbageSeed = random();
     config.spareTableColumns = int64_t(set % 3);
     config.poisonInvisible = p.shape.window > 0;
+    config.nonFinite = p.nonFinite;
     config.distribution = set == 3 && index % 4 == 0
                               ? oracle::ValueDistribution::Normal
                               : oracle::ValueDistribution::Uniform;
@@ -106,7 +109,7 @@ void addCases(Program &p, size_t index, std::mt19937_64 &random,
 /// dtypes, windows, sinks, budgets) over e4m3fn and bf16 KV, plus the
 /// special programs (D = 512 / P = 128, the staging fallback past 4096
 /// page ids, MTP 8, long windows, W = 2^31 - 1, a softmax scale, +-inf
-/// sinks, D = 192, many partitions).
+/// sinks, D = 192, many partitions, non-finite inputs).
 std::vector<Program> matrixPrograms() {
   std::vector<Program> programs;
   std::mt19937_64 random(20240604);
@@ -217,6 +220,15 @@ std::vector<Program> matrixPrograms() {
         p.shape.numQueryHeads = 8;
       },
       {{9000, 1, 0, 3000}});
+  // Non-finite inputs (the host and emulator matrices' programs): NaN rows
+  // where the oracle's are, never 0 or dropped by the reducer.
+  for (const numerics::ProgramSpec &spec : numerics::nonFinitePrograms())
+    special(spec.label.c_str(), [&](Program &p) {
+      p.shape = spec.shape;
+      p.sinks = spec.sinks;
+      p.budget = spec.budget;
+      p.nonFinite = spec.nonFinite;
+    });
 
   std::mt19937_64 lengths(7);
   for (size_t i = 0; i < programs.size(); ++i)

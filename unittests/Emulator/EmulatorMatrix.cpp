@@ -12,13 +12,15 @@
 //                    [--fp8-residual none|p|query-and-p]
 //                    [--cache-offsets auto|64]
 //                    [--chips gfx942,gfx950] [--shard I/N] [--programs N]
+//                    [--filter TEXT]
 //                    [--dump-failing FILE] [--verbose]
 //
 // `full` is the whole matrix (make test-emulator-full); `ci` is the subset
 // CTest runs: every program of the matrix with its two cheapest standard
 // length sets and its own extra sets, which covers every axis value of the
 // matrix on each chip (checked) at a size that fits CI. Exits non-zero on
-// any failure.
+// any failure. --filter runs only the programs whose description contains
+// TEXT.
 //
 //===----------------------------------------------------------------------===//
 #include "../Numerics/OracleComparison.h"
@@ -139,6 +141,7 @@ int main(int argc, char **argv) {
   size_t shard = 0, shards = 1, programLimit = SIZE_MAX;
   // The emulated module of every program with a failing case goes here.
   std::string dumpFile;
+  std::string filter;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--subset") && i + 1 < argc) {
       full = !std::strcmp(argv[++i], "full");
@@ -165,6 +168,8 @@ int main(int argc, char **argv) {
       }
     } else if (!std::strcmp(argv[i], "--programs") && i + 1 < argc) {
       programLimit = std::strtoull(argv[++i], nullptr, 10);
+    } else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) {
+      filter = argv[++i];
     } else if (!std::strcmp(argv[i], "--dump-failing") && i + 1 < argc) {
       dumpFile = argv[++i];
     } else if (!std::strcmp(argv[i], "--verbose")) {
@@ -204,10 +209,11 @@ int main(int argc, char **argv) {
     if (!full)
       chosen = ciSets(spec, jobs[j].index, sets);
     coverage[spec.chip].note(spec);
-    if (j % shards != shard)
+    std::string description = describe(spec);
+    if (j % shards != shard ||
+        description.find(filter) == std::string::npos)
       continue;
 
-    std::string description = describe(spec);
     auto compileStart = std::chrono::steady_clock::now();
     std::string error;
     auto program = mlir::pa::EmulatedProgram::compile(

@@ -153,6 +153,58 @@ std::vector<ProgramSpec> programMatrix() {
     p.shape.numQueryHeads = 8;
     p.extraLengths = {{9000, 1, 0, 3000}};
   });
+
+  std::vector<ProgramSpec> nonFinite = nonFinitePrograms();
+  programs.insert(programs.end(), nonFinite.begin(), nonFinite.end());
+  return programs;
+}
+
+std::vector<ProgramSpec> nonFinitePrograms() {
+  // One partition per sequence behind a window (the tokens left of it
+  // poisoned), and split-K with sinks, where the reducer must keep a NaN
+  // partition; fp8 and bf16 caches (fp8 compute or not).
+  using oracle::NonFiniteInput;
+  using oracle::ScaleMode;
+  struct Family {
+    NonFiniteInput input;
+    ScalarType kv;
+    ScaleMode scales;
+  } families[] = {
+      {NonFiniteInput::KeyScale, ScalarType::F8E4M3FN, ScaleMode::PerTensor},
+      {NonFiniteInput::KeyScale, ScalarType::F8E4M3FN, ScaleMode::PerToken},
+      {NonFiniteInput::ValueScale, ScalarType::F8E4M3FN, ScaleMode::PerTensor},
+      {NonFiniteInput::ValueScale, ScalarType::F8E4M3FN, ScaleMode::PerToken},
+      {NonFiniteInput::QueryNaN, ScalarType::F8E4M3FN, ScaleMode::PerTensor},
+      {NonFiniteInput::QueryInfinity, ScalarType::F8E4M3FN, ScaleMode::PerToken},
+      {NonFiniteInput::QueryF16Overflow, ScalarType::F8E4M3FN, ScaleMode::PerTensor},
+      {NonFiniteInput::KeyNaN, ScalarType::F8E4M3FN, ScaleMode::PerTensor},
+      {NonFiniteInput::ValueNaN, ScalarType::F8E4M3FN, ScaleMode::PerToken},
+      {NonFiniteInput::QueryInfinity, ScalarType::BF16, ScaleMode::None},
+      {NonFiniteInput::KeyNaN, ScalarType::BF16, ScaleMode::PerToken},
+      {NonFiniteInput::ValueNaN, ScalarType::BF16, ScaleMode::None},
+  };
+  std::vector<ProgramSpec> programs;
+  for (const Family &f : families) {
+    for (bool split : {false, true}) {
+      ProgramSpec p;
+      p.label = std::string("nonfinite-") + oracle::nonFiniteInputName(f.input) +
+                (split ? "-split" : "-one");
+      p.nonFinite = f.input;
+      p.shape.kvType = f.kv;
+      p.shape.scaleMode = f.scales;
+      p.shape.queryType = f.input == NonFiniteInput::QueryF16Overflow
+                              ? ScalarType::F16
+                              : ScalarType::BF16;
+      p.shape.numKvHeads = 2;
+      p.shape.numQueryHeads = 16;
+      p.shape.queryLen = split ? 2 : 1;
+      p.shape.window = split ? 0 : 300;
+      p.sinks = split;
+      if (!split)
+        p.budget = 1;
+      programs.push_back(p);
+    }
+  }
   return programs;
 }
 
@@ -236,6 +288,7 @@ oracle::CaseConfig caseConfigFor(const ProgramSpec &spec, size_t index,
   config.garbageSeed = random();
   config.spareTableColumns = int64_t(set % 3);
   config.poisonInvisible = spec.shape.window > 0;
+  config.nonFinite = spec.nonFinite;
   config.distribution = set == 3 && index % 4 == 0
                             ? oracle::ValueDistribution::Normal
                             : oracle::ValueDistribution::Uniform;

@@ -29,6 +29,9 @@ struct ProgramSpec {
   std::vector<std::vector<int32_t>> extraLengths;
   /// Sink logits (+-inf allowed); empty: random.
   std::vector<double> sinkValues;
+  /// Every case gets this non-finite input (spec, "Non-finite inputs"):
+  /// the oracle's NaN rows must be NaN, the others within tolerance.
+  oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
   std::string label;
 };
 
@@ -36,8 +39,15 @@ struct ProgramSpec {
 std::string describe(const ProgramSpec &p);
 
 /// A fixed-seed sweep over the axes of the matrix, plus the special
-/// programs the sweep cannot be relied on to produce.
+/// programs the sweep cannot be relied on to produce, plus one program per
+/// family of non-finite input, unsplit and split.
 std::vector<ProgramSpec> programMatrix();
+
+/// One program per family of non-finite input (oracle::NonFiniteInput,
+/// spec "Non-finite inputs"), one partition per sequence behind a window
+/// and split-K with sinks; fp8 KV is e4m3fn. Part of programMatrix(), and
+/// of the NVIDIA check set (pa-cuda-gen).
+std::vector<ProgramSpec> nonFinitePrograms();
 
 /// The context-length sets each program runs: boundaries of pages and
 /// tiles, empty and one-token sequences, and random ones.

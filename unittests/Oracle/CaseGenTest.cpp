@@ -40,6 +40,7 @@ CaseConfig everyFieldChanged() {
   config.spareTableColumns = 3;
   config.distribution = ValueDistribution::Normal;
   config.poisonInvisible = true;
+  config.nonFinite = NonFiniteInput::QueryF16Overflow;
   config.seed = 18446744073709551615ull;
   config.garbageSeed = 9007199254740993ull; // 2^53 + 1: not a double
   return config;
@@ -110,6 +111,7 @@ TEST(CaseJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(parsed.scaleMode, original.scaleMode);
   EXPECT_EQ(parsed.distribution, original.distribution);
   EXPECT_EQ(parsed.poisonInvisible, original.poisonInvisible);
+  EXPECT_EQ(parsed.nonFinite, original.nonFinite);
   EXPECT_EQ(parsed.spareTableColumns, original.spareTableColumns);
   EXPECT_NE(text.find("-Infinity"), std::string::npos);
   // Every field differs from its default, so each one is really written.
@@ -346,4 +348,75 @@ TEST(CaseGen, RejectsBadConfigs) {
   rejects([](CaseConfig &c) { c.sinkValues = {1.0}; }, "sink_values");
   rejects([](CaseConfig &c) { c.queryType = ScalarType::F8E4M3FN; }, "query dtype");
   rejects([](CaseConfig &c) { c.spareTableColumns = -1; }, "spare_table_columns");
+  rejects([](CaseConfig &c) { c.nonFinite = NonFiniteInput::QueryF16Overflow; },
+          "f16 query");
+  rejects([](CaseConfig &c) {
+    c.scaleMode = ScaleMode::None;
+    c.nonFinite = NonFiniteInput::KeyScale;
+  }, "scale mode");
+  rejects([](CaseConfig &c) {
+    c.contextLengths = {0};
+    c.nonFinite = NonFiniteInput::KeyNaN;
+  }, "no visible token");
+}
+
+// The non-finite value lands where the family says: a V-side one on a token
+// every row of its sequence sees, a K-side one on a token some row sees;
+// nothing else changes.
+TEST(CaseGen, NonFiniteValuesLandOnVisibleTokens) {
+  for (NonFiniteInput input :
+       {NonFiniteInput::KeyScale, NonFiniteInput::ValueScale,
+        NonFiniteInput::KeyNaN, NonFiniteInput::ValueNaN}) {
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      CaseConfig config;
+      config.queryLen = 2;
+      config.batch = 3;
+      config.numKvHeads = 2;
+      config.numQueryHeads = 4;
+      config.headDim = 16;
+      config.scaleMode = ScaleMode::PerToken;
+      config.contextLengths = {0, 1, 17};
+      config.seed = seed;
+      CaseConfig clean = config;
+      config.nonFinite = input;
+      SCOPED_TRACE(toJson(config));
+      const DecodeCase with = generated(config), without = generated(clean);
+      const bool valueSide = input == NonFiniteInput::ValueScale ||
+                             input == NonFiniteInput::ValueNaN;
+      const bool scale = input == NonFiniteInput::KeyScale ||
+                         input == NonFiniteInput::ValueScale;
+      int changed = 0;
+      for (int64_t b = 0; b < with.batch; ++b) {
+        const int64_t length = with.contextLengths[size_t(b)];
+        for (int64_t t = 0; t < length; ++t) {
+          const TokenLocation at = locateToken(with, b, t);
+          for (int64_t h = 0; h < with.numKvHeads; ++h) {
+            bool here = false;
+            if (scale) {
+              const size_t i = size_t(
+                  perTokenScaleIndex(cacheGeometry(with), at.page, h, at.slot));
+              const auto &a = valueSide ? with.valueScales : with.keyScales;
+              const auto &c = valueSide ? without.valueScales : without.keyScales;
+              here = std::isnan(a[i]) && !std::isnan(c[i]);
+            } else {
+              const CacheOperand operand =
+                  valueSide ? CacheOperand::Value : CacheOperand::Key;
+              for (int64_t d = 0; d < with.headDim; ++d)
+                here = here ||
+                       std::isnan(dequantizedElement(with, operand, at, h, d));
+            }
+            if (!here)
+              continue;
+            ++changed;
+            const IndexRange all = visibleToAnyRow(length, 2, 0);
+            EXPECT_TRUE(t >= all.begin && t < all.end) << "token " << t;
+            if (valueSide)
+              EXPECT_GT(length - 2 + 1, t) << "row 0 does not see token " << t
+                                          << " of sequence " << b;
+          }
+        }
+      }
+      EXPECT_EQ(changed, 1);
+    }
+  }
 }

@@ -535,3 +535,82 @@ TEST(Reference, ToleranceAllowsTheOutputDtypesRounding) {
   EXPECT_GT(toleranceRatio(0.0, -inf, 5e-3), 1.0);
   EXPECT_GT(toleranceRatio(std::nan(""), 0.5, 5e-3), 1.0);
 }
+
+// Spec, "Non-finite inputs": each family of non-finite input makes the rows
+// it reaches NaN (direct and split alike, so the reducer does not drop a
+// NaN partition), and leaves every other element exactly as without it.
+TEST(Reference, NonFiniteInputsMakeExactlyTheReachedRowsNaN) {
+  const NonFiniteInput families[] = {
+      NonFiniteInput::KeyScale,      NonFiniteInput::ValueScale,
+      NonFiniteInput::QueryNaN,      NonFiniteInput::QueryInfinity,
+      NonFiniteInput::QueryF16Overflow, NonFiniteInput::KeyNaN,
+      NonFiniteInput::ValueNaN};
+  for (ScaleMode scales : {ScaleMode::PerTensor, ScaleMode::PerToken}) {
+    for (NonFiniteInput family : families) {
+      CaseConfig config;
+      config.batch = 3;
+      config.queryLen = 2;
+      config.numQueryHeads = 4;
+      config.numKvHeads = 2;
+      config.headDim = 16;
+      config.window = 300;
+      config.scaleMode = scales;
+      config.queryType = ScalarType::F16;
+      config.poisonInvisible = true;
+      config.contextLengths = {700, 5, 1100};
+      config.seed = 11 + uint64_t(family);
+      CaseConfig clean = config;
+      config.nonFinite = family;
+      SCOPED_TRACE(toJson(config));
+      const DecodeCase c = generated(config);
+      const std::vector<double> with = direct(c), without = direct(generated(clean));
+      const int64_t D = c.headDim;
+      int64_t nanElements = 0, nanRows = 0;
+      for (size_t row = 0; row * D < with.size(); ++row) {
+        int64_t inRow = 0;
+        for (int64_t d = 0; d < D; ++d) {
+          const size_t i = row * size_t(D) + size_t(d);
+          if (std::isnan(with[i])) {
+            ++inRow;
+            continue;
+          }
+          ASSERT_TRUE(sameBits(std::vector<double>{with[i]},
+                               std::vector<double>{without[i]}))
+              << "element " << i << " changed without becoming NaN";
+        }
+        nanElements += inRow;
+        nanRows += inRow > 0;
+        // A value element reaches one head-dim column; anything else the
+        // whole row.
+        if (inRow > 0 && family != NonFiniteInput::ValueNaN)
+          EXPECT_EQ(inRow, D) << "row " << row;
+        if (family == NonFiniteInput::ValueNaN)
+          EXPECT_LE(inRow, 1) << "row " << row;
+      }
+      EXPECT_GT(nanElements, 0);
+      const bool queryFamily = family == NonFiniteInput::QueryNaN ||
+                               family == NonFiniteInput::QueryInfinity ||
+                               family == NonFiniteInput::QueryF16Overflow;
+      if (queryFamily)
+        EXPECT_EQ(nanRows, 1);
+      // Split-K: the same elements are NaN, with every plan shape.
+      for (int64_t budget : {int64_t(1), int64_t(64)}) {
+        const std::vector<double> splitOut =
+            split(c, plan(planRequestFor(c, budget, 16)));
+        ASSERT_EQ(splitOut.size(), with.size());
+        for (size_t i = 0; i < with.size(); ++i)
+          ASSERT_EQ(std::isnan(splitOut[i]), std::isnan(with[i]))
+              << "element " << i << " budget " << budget;
+      }
+    }
+  }
+}
+
+TEST(Reference, NaNIsMatchedOnlyByNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(toleranceRatio(nan, nan, 5e-3), 0.0);
+  EXPECT_TRUE(std::isinf(toleranceRatio(0.0, nan, 5e-3)));
+  EXPECT_TRUE(std::isinf(toleranceRatio(nan, 0.0, 5e-3)));
+  EXPECT_TRUE(std::isinf(
+      toleranceRatio(std::numeric_limits<double>::infinity(), nan, 5e-3)));
+}

@@ -54,7 +54,11 @@ def Pa_TileLoadQueryOp : Pa_TileOp<"load_query"> {
   let description = [{
     `query_tile[m][d] = query[sequence * Q + r / G][kv_head * G + r % G][d]`
     for rows `r = row_base + m < Q * G` (as f32), and 0 for padding rows.
-    Rows are ordered MTP position major (`r = q * G + g`).
+    Rows are ordered MTP position major (`r = q * G + g`). A row holding a
+    NaN or infinity is NaN as a whole (every element plus `0 * q`, summed
+    over the row), so that all its scores are NaN: an infinite element
+    would otherwise give `-inf` scores, which weigh 0 (spec, non-finite
+    inputs).
 
     ```mlir
     pa.tile.load_query %query[%seq, %kv_head, %row_base] into %q_tile
@@ -215,7 +219,10 @@ def Pa_TileStorePartialsOp : Pa_TileOp<"store_partials"> {
     `max_logits[kv_head][slot][r] = row_max[m] * ln(2)` (back to natural-log
     units), `exp_sums[...][r] = row_sum[m]`,
     `tmp_out[...][r][d] = acc[m][d] / row_sum[m]`; a row that saw nothing
-    (`row_sum = 0`) writes `-inf`, 0 and 0.
+    (`row_sum = 0`) writes `-inf`, 0 and 0. A row whose `row_sum` is NaN (a
+    non-finite input reached it) writes `max_logits = NaN` whatever its
+    `row_max` (a maximum may have dropped the NaN), so that the reducer
+    keeps the partition and the row comes out NaN.
 
     ```mlir
     pa.tile.store_partials %row_max, %row_sum, %acc into %exp_sums,

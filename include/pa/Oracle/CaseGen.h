@@ -33,6 +33,25 @@ enum class ValueDistribution {
 const char *distributionName(ValueDistribution distribution);
 bool parseDistribution(const std::string &name, ValueDistribution &distribution);
 
+// One non-finite value placed where it takes part in the function (spec,
+// "Non-finite inputs"): the rows it reaches are NaN in the reference and
+// must be NaN on every target. A scale or cache value goes to a token that
+// some query row sees (a V-side one: that every row of the sequence sees),
+// of a random sequence holding one; a query value to a random element of a
+// random query row.
+enum class NonFiniteInput {
+  None,
+  KeyScale,        // NaN k_scale (per tensor, or the token's per-token one)
+  ValueScale,      // NaN v_scale (likewise)
+  QueryNaN,        // NaN query element
+  QueryInfinity,   // +-inf query element
+  QueryF16Overflow, // a value past f16's range rounded to f16 (+-inf)
+  KeyNaN,          // NaN bit pattern of the kv dtype in a K element
+  ValueNaN,        // NaN bit pattern of the kv dtype in a V element
+};
+const char *nonFiniteInputName(NonFiniteInput input);
+bool parseNonFiniteInput(const std::string &name, NonFiniteInput &input);
+
 // The shape of the case plus how to fill its data.
 struct CaseConfig : DecodeShape {
   bool sinks = false;
@@ -48,6 +67,7 @@ struct CaseConfig : DecodeShape {
   // Also overwrite written tokens that no query row sees (left of every
   // window) with garbage: a kernel must not let them leak either.
   bool poisonInvisible = false;
+  NonFiniteInput nonFinite = NonFiniteInput::None;
   uint64_t seed = 0;
   uint64_t garbageSeed = 0;
 };

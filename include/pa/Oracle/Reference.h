@@ -34,6 +34,10 @@ struct PartialResults {
   }
 };
 
+// Non-finite inputs (spec): a visible score that is not finite is NaN, and
+// maxima propagate NaN, so every row a NaN or infinite query, key or scale
+// value reaches is NaN in the output and in its partition's partials.
+//
 // Unsplit answer: out = sum_t e^(s_t-M) V_t / (sum_t e^(s_t-M) + e^(z-M)).
 // `output` is [B*Q, Hq, D].
 bool referenceDecodeDirect(const DecodeCase &c, std::vector<double> &output,
@@ -59,7 +63,8 @@ std::vector<double> productQueryRow(const DecodeCase &c, const float *row);
 // near 2.3 is up to 0.0078 from any real value, more than 2e-3 (1 + 2.3)):
 // `slack` below. toleranceRatio is the deviation in units of the allowed
 // error (<= 1 passes; NaN and wrong infinities are +inf); a -inf reference
-// (an empty partition's row maximum) must be matched exactly.
+// (an empty partition's row maximum) must be matched exactly, and a NaN
+// reference (a row a non-finite input reaches) by NaN.
 double specTolerance(ScalarType kvType);
 double outputRoundingSlack(ScalarType outputType, double ref);
 double toleranceRatio(double got, double ref, double tolerance,

@@ -566,7 +566,16 @@ void DecodeLowering::stageQuery() {
           ImplicitLocOpBuilder nb(loc, nested);
           scf::YieldOp::create(nb, LaneBuilder(nb).splatConstant(wideType, 0));
         });
+    // A row holding a NaN or infinity becomes NaN as a whole
+    // (pa.tile.load_query): 0 * q is NaN exactly for those elements.
     Value q = read.getResult(0);
+    Value poisoned = l.mulF(q, l.splatConstant(wideType, 0.0));
+    Value poison = l.extract(poisoned, 0);
+    for (int64_t e = 1; e < values; ++e)
+      poison = l.addF(poison, l.extract(poisoned, e));
+    poison = l.butterfly(poison, rowLanes,
+                         [&](Value x, Value y) { return l.addF(x, y); });
+    q = l.addF(q, l.broadcast(wideType, poison));
     Value rowWord = m * queryRowWords;
     auto storeWords = [&](Value packed, int64_t words, int64_t base) {
       auto wordType = VectorType::get({words}, b.getI32Type());
@@ -1030,8 +1039,9 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       masked.push_back(l.select(visible, scaled,
                                 l.broadcast(vec4, l.negInf())));
     }
-    // NaN-ignoring maxima: a NaN score still makes its row's sum and
-    // output NaN through exp2, as in the reference.
+    // NaN-ignoring maxima (one v_max_f32 each): a NaN score still makes
+    // its row's sum NaN through exp2, and a NaN sum makes the row's
+    // partials NaN (mergeAndStore).
     Value blockMax = masked[0];
     for (size_t blk = 1; blk < masked.size(); ++blk)
       blockMax = l.maxNumF(blockMax, masked[blk]);
@@ -1337,7 +1347,13 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
     // exp_sums is the exact sum; the output is normalized by the weights
     // its product used (fp8: the quantized P), 0 if none survived.
     Value total = merged(sums);
-    Value normalizer = used.empty() ? total : merged(used);
+    // A NaN sum (a non-finite input reached the row, whatever the NaN-
+    // dropping maxima kept) makes the row's partials NaN: normalizer and
+    // max_logits take it, so the reducer cannot drop the partition.
+    Value reachedByNaN = l.cmpF(arith::CmpFPredicate::UNO, total, total);
+    Value normalizer =
+        used.empty() ? total
+                     : l.select(reachedByNaN, total, merged(used));
     Value empty = l.cmpF(arith::CmpFPredicate::OEQ, total, zero);
     Value noWeight = l.cmpF(arith::CmpFPredicate::OEQ, normalizer, zero);
     empties.push_back(noWeight);
@@ -1352,7 +1368,9 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
           ImplicitLocOpBuilder nb(loc, nested);
           LaneBuilder nl(nb);
           Value maxLogit = nl.select(
-              empty, negInf, nl.mulF(rowMax, nl.f32(llvm::numbers::ln2)));
+              reachedByNaN, total,
+              nl.select(empty, negInf,
+                        nl.mulF(rowMax, nl.f32(llvm::numbers::ln2))));
           SmallVector<Value> indices = {store.getKvHead(), store.getSlot(),
                                         row.get()};
           memref::StoreOp::create(nb, maxLogit, store.getMaxLogits(), indices);
@@ -1438,7 +1456,8 @@ LogicalResult DecodeLowering::run() {
   kernel->setAttr("denormal_fp_math_f32",
                   StringAttr::get(ctx, "preserve-sign"));
   // IEEE mode off: maxnum is then one v_max_f32 (no NaN quieting of its
-  // inputs); NaN scores still reach the sums through exp2.
+  // inputs), which drops NaN; NaN scores still reach the sums through
+  // exp2, and a NaN sum decides the partials (mergeAndStore).
   Builder attrs(ctx);
   SmallVector<Attribute> passthrough = {
       attrs.getStrArrayAttr({"amdgpu-ieee", "false"})};

@@ -376,6 +376,16 @@ private:
               values.push_back(x.getType().isF32() ? x : toF32(e, x));
               columns.push_back(d);
             }
+            // A row holding a NaN or infinity becomes NaN as a whole
+            // (pa.tile.load_query): 0 * x is NaN exactly for those.
+            Value zero = e.f32(0.0);
+            Value poison = zero;
+            for (Value x : values)
+              poison = e.addF(poison, e.mulF(x, zero));
+            for (int64_t offset = 16; offset >= 1; offset /= 2)
+              poison = e.addF(poison, e.shuffleXor(poison, offset));
+            for (Value &x : values)
+              x = e.addF(x, poison);
             storeQueryRow(e, m, values, columns);
           },
           [&] {
@@ -1042,6 +1052,11 @@ private:
         Value maxLogit = e.select(
             empty, e.negInf(),
             e.mulF(e.load(buffers.rowMax, {ids.tid}), e.f32(llvm::numbers::ln2)));
+        // A NaN sum (a non-finite input reached the row): max_logits NaN
+        // too, so the reducer keeps the partition (pa.tile.store_partials).
+        Value reachedByNaN = arith::CmpFOp::create(
+            b, arith::CmpFPredicate::UNO, sum, sum);
+        maxLogit = e.select(reachedByNaN, sum, maxLogit);
         e.store(maxLogit, op.getMaxLogits(), {kvHead, slot, row});
         e.store(e.select(empty, zero, sum), op.getExpSums(), {kvHead, slot, row});
       });

@@ -27,13 +27,23 @@
 // CHECK-NOT:     pa.tile
 
 // The query, quantized per row: 16 lanes per row (4 values each), the
-// row's max |q| over them by a butterfly, 4 rows per wave.
+// row's max |q| over them by a butterfly, 4 rows per wave. First a row
+// holding a NaN or infinity becomes NaN as a whole: q + sum(0 * q) over
+// the row's lanes.
 // CHECK:         scf.if
+// CHECK:         %[[Q:.*]] = scf.if %{{.*}} -> (vector<4xf32>)
 // CHECK:           vector.load %{{.*}} : memref<?x16x64xbf16>, vector<4xbf16>
+// CHECK:         %[[TIMES0:.*]] = arith.mulf %[[Q]], %{{.*}} : vector<4xf32>
+// CHECK:         vector.extract %[[TIMES0]][0]
 // CHECK:         gpu.shuffle xor %{{.*}}, %c1_i32, %c64_i32 : f32
-// CHECK:         gpu.shuffle xor %{{.*}}, %c2_i32,
-// CHECK:         gpu.shuffle xor %{{.*}}, %c4_i32,
-// CHECK:         gpu.shuffle xor %{{.*}}, %c8_i32,
+// CHECK:         gpu.shuffle xor %{{.*}}, %c8_i32
+// CHECK:         %[[POISON:.*]] = arith.addf
+// CHECK:         %[[SPREAD:.*]] = vector.broadcast %[[POISON]] : f32 to vector<4xf32>
+// CHECK:         arith.addf %[[Q]], %[[SPREAD]] : vector<4xf32>
+// CHECK:         gpu.shuffle xor %{{.*}}, %c1_i32
+// CHECK:         gpu.shuffle xor %{{.*}}, %c2_i32{{.*}},
+// CHECK:         gpu.shuffle xor %{{.*}}, %c4_i32{{.*}},
+// CHECK:         gpu.shuffle xor %{{.*}}, %c8_i32{{.*}},
 // CHECK:         amdgpu.packed_trunc_2xfp8 {{.*}} : f32 to vector<4x[[FP8]]>
 // CHECK:         vector.store %{{.*}}, %[[SCRATCH]][%{{.*}}] {alignment = 4 : i64} : memref<2049xi32, #gpu.address_space<workgroup>>, vector<1xi32>
 // The row's scale, from its first lane.
@@ -98,8 +108,14 @@
 // CHECK:         gpu.shuffle xor %{{.*}}, %c32_i32
 // CHECK:         memref.store %{{.*}}, %[[STATS]]
 // CHECK:         gpu.barrier
-// CHECK:         memref.store %{{.*}}, %{{.*}} : memref<2x?x8xf32>
-// CHECK:         memref.store %{{.*}}, %{{.*}} : memref<2x?x8xf32>
+// A NaN merged sum (a non-finite input reached the row) is also the
+// normalizer and max_logits, so the reducer keeps the partition.
+// CHECK:         %[[NAN_SUM:.*]] = arith.cmpf uno, %[[TOTAL:.*]], %[[TOTAL]] : f32
+// CHECK:         %[[NORMALIZER:.*]] = arith.select %[[NAN_SUM]], %[[TOTAL]], %{{.*}} : f32
+// CHECK:         arith.divf %{{.*}}, %[[NORMALIZER]] : f32
+// CHECK:         %[[LOGIT:.*]] = arith.select %[[NAN_SUM]], %[[TOTAL]], %{{.*}} : f32
+// CHECK:         memref.store %[[LOGIT]], %{{.*}} : memref<2x?x8xf32>
+// CHECK:         memref.store %[[TOTAL]], %{{.*}} : memref<2x?x8xf32>
 // CHECK-COUNT-2: vector.store %{{.*}}, %[[SCRATCH]]
 // CHECK:         gpu.barrier
 // CHECK-COUNT-4: vector.load %[[SCRATCH]]

@@ -17,6 +17,14 @@
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      workgroup(
 // CHECK-SAME:      pa.distribution = "warps"
+// A query row holding a NaN or infinity becomes NaN as a whole: each of the
+// lane's 4 values (bf16 widened by bits) plus sum(0 * q) over the warp.
+// CHECK:         %[[Q0:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK:         arith.mulf %[[Q0]], %[[ZERO:.*]] : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c16_i32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK:         %[[POISON:.*]] = arith.addf
+// CHECK:         arith.addf %[[Q0]], %[[POISON]] : f32
 // The page ids go through shared memory (thread 0 stores a tile's vector).
 // CHECK:         vector.store %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, vector<16xi32>
 // The K chunks: 16-byte loads of 16 fp8 values, converted exactly to f16.
@@ -31,6 +39,10 @@
 // Tiles with invalid tokens take the masked branch.
 // CHECK:         scf.if
 // CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x1x128x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// A NaN row sum (a non-finite input reached the row) is max_logits too.
+// CHECK:         %[[NAN_SUM:.*]] = arith.cmpf uno, %[[SUM:.*]], %[[SUM]] : f32
+// CHECK:         %[[LOGIT:.*]] = arith.select %[[NAN_SUM]], %[[SUM]], %{{.*}} : f32
+// CHECK:         memref.store %[[LOGIT]], %{{.*}} : memref<1x?x8xf32>
 // CHECK:       gpu.func @pa_reduce(
 // CHECK-SAME:      pa.distribution = "warps"
 // CHECK:         gpu.shuffle  xor
