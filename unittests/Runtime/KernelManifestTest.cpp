@@ -63,6 +63,16 @@ TEST(KernelManifest, ParsesTheSidecar) {
   EXPECT_EQ(decode.params.size(), 7u);
   EXPECT_EQ(decode.grid[0].operand, "work_info");
   EXPECT_EQ(decode.grid[1].constant, 2);
+  // Each meaning split once, here: launches pack from these fields.
+  const KernelParam &size1 = decode.params[4];
+  EXPECT_EQ(size1.operand, "work_info");
+  EXPECT_EQ(size1.field, KernelParam::Field::Size);
+  EXPECT_EQ(size1.dim, 1);
+  EXPECT_EQ(decode.params[6].field, KernelParam::Field::Stride);
+  EXPECT_EQ(decode.params[6].dim, 1);
+  EXPECT_EQ(decode.params[2].field, KernelParam::Field::Offset);
+  EXPECT_EQ(manifest.kernels[0].params[1].field, KernelParam::Field::Pointer);
+  EXPECT_EQ(manifest.kernels[0].params[1].operand, "context_lengths");
 }
 
 TEST(KernelManifest, PacksDescriptorsAndEvaluatesGrids) {
@@ -106,6 +116,9 @@ TEST(KernelManifest, ReportsMissingOperandsAndBadDims) {
   views["work_info"] = rowMajorView(0x7000, {132}); // rank 1, not 2
   EXPECT_FALSE(params.pack(manifest.kernels[1], views, error));
   EXPECT_NE(error.find("has rank 1"), std::string::npos) << error;
+  EXPECT_NE(error.find("kernel 'pa_decode' parameter 'work_info.size[1]'"),
+            std::string::npos)
+      << error;
 }
 
 TEST(KernelManifest, RejectsMalformedSidecars) {
