@@ -74,6 +74,16 @@ PA_CAPI_EXPORTED bool paCudaProgramEnqueue(PaCudaProgram program,
                                            size_t count, void *stream,
                                            PaString *error);
 
+/* paCudaProgramEnqueue of the kernels `kernels` selects (a mask of
+ * PA_KERNEL_PLAN, PA_KERNEL_DECODE, PA_KERNEL_REDUCE; pa-c/Runtime.h), in
+ * launch order: e.g. PA_KERNEL_PLAN once per decode step, then
+ * PA_KERNEL_DECODE | PA_KERNEL_REDUCE per layer on the same workspace and
+ * stream. Only the selected kernels' operands are needed. False with
+ * `error` (nothing launched) when the mask is empty or has other bits. */
+PA_CAPI_EXPORTED bool paCudaProgramEnqueueKernels(
+    PaCudaProgram program, const PaDeviceOperand *operands, size_t count,
+    uint32_t kernels, void *stream, PaString *error);
+
 /* Copies `operands` (host memory) to fresh device buffers, enqueues on the
  * default stream, waits, copies the operands that are not read-only back
  * and frees the device buffers (also on failure). False with `error` naming

@@ -51,6 +51,16 @@ PA_CAPI_EXPORTED bool paDecodeCheckSequences(
     const int32_t *contextLengths, const int32_t *blockTables,
     PaString *error);
 
+/* The kernels of a decode program, for paCudaProgramEnqueueKernels and
+ * paHipProgramEnqueueKernels: a mask of them. The plan kernel reads the
+ * block tables and context lengths into the work lists of the workspace
+ * (work_info, reduce_info); decode and reduce read those lists, so a step
+ * launches the plan once and decode + reduce once per layer. */
+#define PA_KERNEL_PLAN 1u
+#define PA_KERNEL_DECODE 2u
+#define PA_KERNEL_REDUCE 4u
+#define PA_KERNELS_ALL (PA_KERNEL_PLAN | PA_KERNEL_DECODE | PA_KERNEL_REDUCE)
+
 /* The version of the AOT program format this library writes and reads. */
 #define PA_PROGRAM_FORMAT_VERSION 1
 

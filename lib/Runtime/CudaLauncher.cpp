@@ -190,9 +190,9 @@ private:
 } // namespace
 
 bool CudaProgram::enqueue(CUstream stream, const OperandViews &views,
-                          std::string &error) const {
+                          std::string &error, KernelMask kernels) const {
   CudaLaunchDriver driver(api, functions);
-  return enqueueKernels(moduleManifest, views, driver, stream, error);
+  return enqueueKernels(moduleManifest, views, driver, stream, error, kernels);
 }
 
 std::unique_ptr<CudaGraph> CudaGraph::capture(

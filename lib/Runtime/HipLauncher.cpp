@@ -290,9 +290,9 @@ HipProgram::~HipProgram() {
 }
 
 bool HipProgram::enqueue(void *stream, const OperandViews &views,
-                         std::string &error) const {
+                         std::string &error, KernelMask kernels) const {
   HipDriver driver(hip.api(), functions);
-  return enqueueKernels(moduleManifest, views, driver, stream, error);
+  return enqueueKernels(moduleManifest, views, driver, stream, error, kernels);
 }
 
 } // namespace pa::runtime

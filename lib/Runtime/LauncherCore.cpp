@@ -184,9 +184,11 @@ bool parseAMDManifest(const std::string &text, ModuleManifest &manifest,
 
 bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
                      std::vector<PreparedLaunch> &launches,
-                     std::string &error) {
+                     std::string &error, KernelMask kernels) {
   launches.clear();
   for (size_t i = 0; i < manifest.kernels.size(); ++i) {
+    if (i >= 32 || !(kernels >> i & 1))
+      continue;
     const KernelInfo &kernel = manifest.kernels[i];
     PreparedLaunch launch;
     launch.kernelIndex = i;
@@ -216,9 +218,19 @@ bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
 }
 
 bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
-                    LaunchDriver &driver, void *stream, std::string &error) {
+                    LaunchDriver &driver, void *stream, std::string &error,
+                    KernelMask kernels) {
+  size_t count = manifest.kernels.size();
+  KernelMask present = count >= 32 ? kAllKernels : (KernelMask(1) << count) - 1;
+  if (kernels != kAllKernels && (!kernels || (kernels & ~present))) {
+    error = "the kernel mask " + std::to_string(kernels) +
+            " selects no kernel or one the program does not have (it has " +
+            std::to_string(count) + ": bits 0.." + std::to_string(count - 1) +
+            ")";
+    return false;
+  }
   std::vector<PreparedLaunch> launches;
-  if (!prepareLaunches(manifest, views, launches, error))
+  if (!prepareLaunches(manifest, views, launches, error, kernels))
     return false;
   for (PreparedLaunch &launch : launches)
     if (!driver.launch(launch.kernelIndex,

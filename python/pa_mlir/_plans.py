@@ -76,6 +76,20 @@ def decode_config(torch, target, device, *, num_query_heads, num_kv_heads,
         sinks=sinks, chip=chip, budget=budget, max_partitions=max_partitions)
 
 
+# (target, device, plan() keywords) -> the program: a plan of new sequence
+# tensors neither validates a DecodeConfig nor hashes one again.
+_programs = {}
+
+
+def _program_of_keywords(torch, target, device, keywords):
+    key = (target, device, tuple(sorted(keywords.items())))
+    found = _programs.get(key)
+    if found is None:
+        config = decode_config(torch, target, device, **keywords)
+        found = _programs[key] = _targets.program(target, config.to_c())
+    return found
+
+
 def plan(block_tables, context_lengths, *, target=None, workspace=None,
          debug=None, **config):
     """A Plan for the sequences of one decode step on the current GPU.
@@ -103,6 +117,7 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
                                            workspace.numel()), debug)
     found = plans.lookup(key)
     if found is not None:
+        found.replan()
         return found
     target = target or _tensors.tensor_target(torch)
     _tensors.check_target(torch, target)
@@ -111,11 +126,12 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
                      (torch.int32,))
     _tensors.check_device(block_tables, "block_tables", device)
     _tensors.check_device(context_lengths, "context_lengths", device)
-    config = decode_config(torch, target, device, **config)
-    program = _targets.program(target, config.to_c())
-    return plans.store(key, _tensors.Plan(
+    program = _program_of_keywords(torch, target, device, config)
+    made = plans.store(key, _tensors.Plan(
         torch, target, program, program.config, device, block_tables,
         context_lengths, workspace=workspace, debug=debug))
+    made.replan()
+    return made
 
 
 def workspace_bytes(batch, config):

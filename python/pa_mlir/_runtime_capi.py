@@ -48,6 +48,10 @@ class PaHipProgram(_ffi.Handle):
     """A PaHipProgram handle."""
 
 
+# The kernel masks of pa-c/Runtime.h (PA_KERNEL_*).
+KERNEL_PLAN, KERNEL_DECODE, KERNEL_REDUCE = 1, 2, 4
+KERNELS_ALL = KERNEL_PLAN | KERNEL_DECODE | KERNEL_REDUCE
+
 _error = _ffi.PaStringPtr
 _i32p = ctypes.POINTER(_i32)
 _SIGNATURES = {
@@ -72,6 +76,9 @@ for _driver, _handle in (("Hip", PaHipProgram), ("Cuda", PaCudaProgram)):
                                         ctypes.POINTER(PaDeviceOperand),
                                         ctypes.c_size_t, ctypes.c_void_p,
                                         _error], ctypes.c_bool),
+        f"pa{_driver}ProgramEnqueueKernels": (
+            [_handle, ctypes.POINTER(PaDeviceOperand), ctypes.c_size_t,
+             ctypes.c_uint32, ctypes.c_void_p, _error], ctypes.c_bool),
         f"pa{_driver}ProgramRun": ([_handle, ctypes.POINTER(PaHostOperand),
                                     ctypes.c_size_t, _error], ctypes.c_bool),
     })
@@ -157,7 +164,8 @@ class _Program(_ffi.OwnedHandle):
                              metadata_json.encode("utf-8"),
                              exception=RuntimeError, failure=failure)
         self._run = f"pa{self._driver}ProgramRun"
-        self._enqueue = getattr(self._lib, f"pa{self._driver}ProgramEnqueue")
+        self._enqueue = getattr(self._lib,
+                                f"pa{self._driver}ProgramEnqueueKernels")
 
     @classmethod
     def from_file(cls, path):
@@ -194,15 +202,35 @@ class _Program(_ffi.OwnedHandle):
         device_operands() and pass it to enqueue_prepared()."""
         self.enqueue_prepared(device_operands(operands), stream)
 
-    def enqueue_prepared(self, prepared, stream):
+    def enqueue_prepared(self, prepared, stream, kernels=KERNELS_ALL):
         """enqueue() of an operand array made by device_operands() (its
-        addresses and sizes may be changed in place between calls)."""
+        addresses and sizes may be changed in place between calls), of
+        the kernels `kernels` selects (a mask of KERNEL_PLAN,
+        KERNEL_DECODE, KERNEL_REDUCE)."""
         array, count, _ = prepared
         error = PaString()
-        if not self._enqueue(self._handle, array, count, stream or None,
-                             ctypes.byref(error)):
-            raise ValueError(_ffi.take_string(error, self._lib)
-                             or "pa_mlir: the launch failed")
+        if not self._enqueue(self._handle, array, count, kernels,
+                             stream or None, ctypes.byref(error)):
+            self.raise_launch_error(error)
+
+    def launcher(self, prepared, kernels):
+        """A function of one argument, the stream, that enqueues the
+        `kernels` of `prepared` (device_operands()): the ctypes objects
+        are bound once, for a hot path (Plan.run)."""
+        enqueue, handle = self._enqueue, self._handle
+        array, count, _ = prepared
+        error = PaString()
+        error_ref = ctypes.byref(error)
+
+        def launch(stream):
+            if not enqueue(handle, array, count, kernels, stream, error_ref):
+                self.raise_launch_error(error)
+        return launch
+
+    def raise_launch_error(self, error):
+        """ValueError of a failed enqueue's message (freed here)."""
+        raise ValueError(_ffi.take_string(error, self._lib)
+                         or "pa_mlir: the launch failed")
 
 
 def device_operands(operands):

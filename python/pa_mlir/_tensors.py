@@ -13,11 +13,14 @@ checked: they are the caller's device data.
 
 A Plan (pa_mlir.plan) fixes what stays the same over the layers of a
 decode step: the program, the block tables and context lengths, and the
-workspace of the split-K partials. Its run() checks the per-layer tensors
-and patches their addresses into a descriptor array built once, then
-enqueues: no allocation (with out= given), no ctypes structures built, no
-dict or JSON work per call. Poison fills of the outputs and the workspace
-happen on every run only in debug mode (PA_MLIR_DEBUG=1, or debug=True).
+workspace of the split-K partials. Its replan() launches the plan kernel
+(pa_mlir.plan() does, once per step); its run() checks the per-layer
+tensors and patches their addresses into a descriptor array built once,
+then launches decode and reduce only: no allocation (with out= given), no
+ctypes structures built, no dict or JSON work per call. Poison fills of the
+outputs and the workspace happen only in debug mode (PA_MLIR_DEBUG=1, or
+debug=True): the partials before every run, the plan's work lists before
+every replan.
 """
 
 import ctypes
@@ -31,6 +34,8 @@ PLAN_POISON = -0x21524111  # 0xDEADBEEF
 
 # Operands a plan owns (its workspace), in the order they are laid out.
 WORKSPACE = ("work_info", "reduce_info", "exp_sums", "max_logits", "tmp_out")
+# The workspace operands the plan kernel writes.
+_PLAN_LISTS = ("work_info", "reduce_info")
 _ALIGNMENT = 256
 
 # kv_dtype of torch's float8 types (the caches' elements, not raw bits).
@@ -132,13 +137,14 @@ def query_torch_dtype(torch, query_dtype):
     return torch.bfloat16 if query_dtype == "bf16" else torch.float16
 
 
-def current_stream(torch, device):
-    """The raw stream handle of torch's current stream on `device`."""
+def stream_function(torch):
+    """A function of a device index giving the raw handle of torch's
+    current stream on it (torch's own accessor when it has one)."""
     raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream",
                   None)
     if raw is not None:
-        return raw(device)
-    return torch.cuda.current_stream(device).cuda_stream
+        return raw
+    return lambda device: torch.cuda.current_stream(device).cuda_stream
 
 
 def tensor_call(arrays, out):
@@ -379,7 +385,17 @@ class Plan:
         self._rows_shape = self._shapes["output"]
         self._key_tail = self._shapes["key_cache"][1:]
         self._value_tail = self._shapes["value_cache"][1:]
-        self._launch = program.device_program(device).enqueue_prepared
+        # The launches, their ctypes arguments bound once: the plan kernel
+        # (once per step: replan()), decode + reduce (per layer: run()),
+        # or all three (run(replan=True)).
+        self._device_program = program.device_program(device)
+        launcher = self._device_program.launcher
+        prepared = self._operands.prepared
+        self._launch_plan = launcher(prepared, _runtime_capi.KERNEL_PLAN)
+        self._launch_layer = launcher(
+            prepared, _runtime_capi.KERNEL_DECODE | _runtime_capi.KERNEL_REDUCE)
+        self._launch_all = launcher(prepared, _runtime_capi.KERNELS_ALL)
+        self._stream = stream_function(torch)
 
     def _workspace_buffers(self, layout, workspace, separate):
         """{name: tensor} of the workspace operands: views into the
@@ -418,15 +434,46 @@ class Plan:
                     dtype(name)).view(shape)
         return buffers
 
-    def _poison(self, out):
-        out.fill_(float("nan"))
+    def _poison(self, out, plan_lists):
+        """NaN into `out` and the partials; PLAN_POISON into the plan's
+        work lists too when `plan_lists` (they are the plan kernel's
+        output, which a run without it reads)."""
+        if out is not None:
+            out.fill_(float("nan"))
         for name, tensor in self.buffers.items():
-            tensor.fill_(PLAN_POISON if name in ("work_info", "reduce_info")
-                         else float("nan"))
+            if name in _PLAN_LISTS:
+                if plan_lists:
+                    tensor.fill_(PLAN_POISON)
+            else:
+                tensor.fill_(float("nan"))
+
+    def replan(self):
+        """Enqueues the plan kernel on the current stream: it reads the
+        block tables and context lengths (as they are when it runs) into
+        the workspace's work lists, which every run() after it reads.
+        pa_mlir.plan() calls it; call it again (or pa_mlir.plan() with the
+        same arguments) after writing the next step's sequences into the
+        same tensors, inside a captured graph too."""
+        if self.debug:
+            self._poison(None, True)
+        self._launch_plan(self._stream(self.device))
 
     def _expect(self, name, tensor, dtypes, shape):
         """ValueError unless `tensor` is a contiguous GPU tensor of
-        `dtypes` and `shape` on the plan's device."""
+        `dtypes` and `shape` on the plan's device: the cheap checks of a
+        hot path, then (only when they fail) the ones that explain."""
+        try:
+            if (tensor.dtype in dtypes and tensor.shape == shape
+                    and tensor.get_device() == self.device
+                    and tensor.is_contiguous()
+                    and isinstance(tensor, self._torch.Tensor)):
+                return
+        except AttributeError:
+            pass
+        self._explain(name, tensor, dtypes, shape)
+
+    def _explain(self, name, tensor, dtypes, shape):
+        """The ValueError of _expect (the slow path)."""
         _typed(name, tensor, dtypes)
         if tuple(tensor.shape) != shape:
             raise ValueError(f"{name} must have shape "
@@ -435,11 +482,14 @@ class Plan:
         check_device(tensor, name, self.device)
 
     def run(self, query, key_cache, value_cache, k_scale=None, v_scale=None,
-            sinks=None, out=None):
+            sinks=None, out=None, replan=False):
         """Enqueues the decode of `query` over the caches on the current
-        stream; returns `out` (allocated when None). query: [B*Q, Hq, D] of
-        the query dtype; the caches and scales as for decode() (per-tensor
-        scales as float32 tensors [1]), on the plan's device."""
+        stream (the decode and reduce kernels, over the work lists of the
+        last replan()); returns `out` (allocated when None). query:
+        [B*Q, Hq, D] of the query dtype; the caches and scales as for
+        decode() (per-tensor scales as float32 tensors [1]), on the plan's
+        device. replan: launch the plan kernel first (for a caller without
+        a step, as the custom op: plan, decode, reduce in one call)."""
         num_pages = key_cache.shape[0]
         if num_pages != self._operands.num_pages:
             self._operands.set_pool(num_pages)
@@ -480,9 +530,9 @@ class Plan:
             self._expect("out", out, query_dtype, self._rows_shape)
         self._output.address = out.data_ptr()
         if self.debug:
-            self._poison(out)
-        self._launch(self._operands.prepared,
-                     current_stream(self._torch, self.device))
+            self._poison(out, replan)
+        launch = self._launch_all if replan else self._launch_layer
+        launch(self._stream(self.device))
         return out
 
     def _pooled_shape(self, name, num_pages):

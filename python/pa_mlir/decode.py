@@ -263,7 +263,7 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
                              device.device, block_tables, context_lengths,
                              separate_buffers=return_partials)
         output = plan.run(query, key_cache, value_cache, k_scale, v_scale,
-                          sinks, out)
+                          sinks, out, replan=True)
         if not return_partials:
             return output
         return DecodeResult(output, *(plan.buffers[name] for name in

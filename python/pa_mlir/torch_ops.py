@@ -32,9 +32,33 @@ from . import _plans, _tensors
 from .config import DecodeConfig
 
 
+# The op's static key (shapes, dtypes, arguments) -> its DecodeConfig: a
+# call validates no configuration it has seen.
+_configs = {}
+
+
 def _config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
             query_length, sliding_window, softmax_scale, v_layout, chip,
             budget, max_partitions, target):
+    """The DecodeConfig of the op's tensors and arguments (cached by what
+    decides it)."""
+    key = (query.shape[1:], query.dtype, key_cache.shape[1:],
+           key_cache.dtype, None if k_scale is None else
+           (k_scale.numel(), k_scale.dim()), sinks is None, kv_dtype,
+           query_length, sliding_window, softmax_scale, v_layout, chip,
+           budget, max_partitions, target, torch.cuda.current_device())
+    found = _configs.get(key)
+    if found is None:
+        found = _configs[key] = _make_config(
+            query, key_cache, value_cache, k_scale, sinks, kv_dtype,
+            query_length, sliding_window, softmax_scale, v_layout, chip,
+            budget, max_partitions, target)
+    return found
+
+
+def _make_config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
+                 query_length, sliding_window, softmax_scale, v_layout, chip,
+                 budget, max_partitions, target):
     """The DecodeConfig of the op's tensors and arguments."""
     packed = key_cache.dim() == 5
     kv = _tensors.kv_dtype_of(key_cache, kv_dtype or None)
@@ -74,7 +98,7 @@ def run_decode(out, query, key_cache, value_cache, block_tables,
     if k_scale is not None and k_scale.dim() == 0:
         k_scale, v_scale = k_scale.reshape(1), v_scale.reshape(1)
     return plan.run(query, key_cache, value_cache, k_scale, v_scale, sinks,
-                    out)
+                    out, replan=True)
 
 
 @torch.library.custom_op("pa_mlir::paged_decode",

@@ -64,6 +64,10 @@ class Tensor:
     def dim(self):
         return self.array.ndim
 
+    def get_device(self):
+        """torch's: the GPU index, -1 on the CPU."""
+        return self.device.index if self.is_cuda else -1
+
     def numel(self):
         return self.array.size
 

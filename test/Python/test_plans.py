@@ -94,6 +94,19 @@ def test_a_plan_serves_every_layer_without_allocating():
         decodes = [l for l in run["launches"] if l["name"] == "pa_decode"]
         reduces = [l for l in run["launches"] if l["name"] == "pa_reduce"]
 
+        # The next step: plan() of the same tensors launches the plan
+        # kernel alone (on the workspace the runs read), nothing else.
+        fake.fakeCudaReset()
+        allocations[0] = 0
+        stepped = pa_mlir.plan(first["block_tables"],
+                               first["context_lengths"],
+                               workspace=workspace, debug=False, **sequences)
+        replanned = record()
+        replans = [dict(name=l["name"], stream=l["stream"],
+                        work_info=param(l, a, "work_info.aligned_ptr"))
+                   for l in replanned["launches"]]
+        replan_made = allocations[0]
+
         debug = pa_mlir.plan(first["block_tables"], first["context_lengths"],
                              debug=True, **sequences)
         debug_out = torch.full((3, 8, 64), 0.0, torch.bfloat16, "cuda:0")
@@ -119,6 +132,11 @@ def test_a_plan_serves_every_layer_without_allocating():
         refuse("no scales", lambda: plan.run(q, k, v))
         refuse("value pool", lambda: plan.run(
             q, k, caches[1][1], k_scale=scales[0], v_scale=scales[1]))
+        refuse("empty mask", lambda: plan._device_program.enqueue_prepared(
+            plan._operands.prepared, 0, kernels=0))
+        refuse("unknown kernel", lambda:
+               plan._device_program.enqueue_prepared(
+                   plan._operands.prepared, 0, kernels=8))
         refuse("hip on cuda", lambda: pa_mlir.plan(
             first["block_tables"], first["context_lengths"], target="hip",
             **sequences))
@@ -130,6 +148,8 @@ def test_a_plan_serves_every_layer_without_allocating():
             **dict(sequences, kv_dtype=torch.float32)))
         print(json.dumps(dict(
             made=made, counters=run["counters"], reused=reused,
+            stepped=stepped is plan, replans=replans, replan_made=replan_made,
+            replan_counters=replanned["counters"],
             names=[l["name"] for l in run["launches"]],
             streams=sorted({l["stream"] for l in run["launches"]}),
             queries=[param(l, a, "query.aligned_ptr") for l in decodes],
@@ -155,7 +175,16 @@ def test_a_plan_serves_every_layer_without_allocating():
     loads, unloads, allocations, frees, live, to_device, to_host, syncs = (
         out["counters"])
     assert (allocations, to_device, to_host, syncs) == (0, 0, 0, 0)
-    assert out["names"] == ["pa_plan", "pa_decode", "pa_reduce"] * 2
+    # A reused plan's runs launch decode + reduce only; the plan kernel
+    # runs once per step, in plan().
+    assert out["names"] == ["pa_decode", "pa_reduce"] * 2
+    assert out["stepped"]
+    assert out["replans"] == [dict(name="pa_plan", stream=0x7700,
+                                   work_info=out["workspace"][0])]
+    assert out["replan_made"] == 0
+    counters = out["replan_counters"]
+    assert [counters[i] for i in (2, 5, 6, 7)] == [0, 0, 0, 0], (
+        "allocations, copies, syncs")
     assert out["streams"] == [0x7700]
     assert out["queries"] == out["expected_queries"]
     assert out["pools"] == out["expected_pools"]
@@ -176,6 +205,10 @@ def test_a_plan_serves_every_layer_without_allocating():
         "query must have shape [B*Q, Hq, D] = (3, 8, 64), got (2, 8, 64)")
     assert errors["no scales"].startswith("this plan reads k_scale")
     assert errors["value pool"].startswith("value_cache must have shape")
+    for label, mask in (("empty mask", 0), ("unknown kernel", 8)):
+        assert errors[label] == (
+            f"the kernel mask {mask} selects no kernel or one the program "
+            f"does not have (it has 3: bits 0..2)")
     assert errors["hip on cuda"] == (
         "target 'hip' cannot take these tensors: this is a CUDA build of "
         "torch, whose GPU tensors need target='cuda'")
@@ -231,7 +264,8 @@ def test_rocm_tensors_run_on_target_hip_zero_copy():
                  tensors["key_cache"], tensors["value_cache"], k_scale=scale,
                  v_scale=scale, out=out)
         planned = dict(target=plan.target, chip=plan.config.chip,
-                       launches=len(hip_launches()), counts=hip_counts())
+                       launches=[l["name"] for l in hip_launches()],
+                       counts=hip_counts())
 
         errors = {}
         def refuse(label, **change):
@@ -268,7 +302,9 @@ def test_rocm_tensors_run_on_target_hip_zero_copy():
     assert out["same_out"] and out["output"] and out["key"]
     assert out["out_is_poison"], "debug mode (the tests') poisons out"
     assert out["inferred"] == "e4m3fnuz"
-    assert out["planned"] == dict(target="hip", chip="gfx942", launches=3,
+    # A plan's run on HIP, too, launches decode + reduce only.
+    assert out["planned"] == dict(target="hip", chip="gfx942",
+                                  launches=["pa_decode", "pa_reduce"],
                                   counts=[0, 0, 0, 0])
     errors = out["errors"]
     assert errors["cuda on rocm"] == (

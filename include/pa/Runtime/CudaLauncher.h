@@ -16,6 +16,7 @@
 #include "pa/Runtime/CudaDriver.h"
 #include "pa/Runtime/DeviceMemory.h"
 #include "pa/Runtime/KernelManifest.h"
+#include "pa/Runtime/LauncherCore.h"
 
 #include <functional>
 #include <memory>
@@ -67,8 +68,9 @@ public:
 
   /// Launches the kernels in launch order on `stream`; kernels whose grid
   /// is empty (batch 0) are skipped. Asynchronous: checks only the launches.
+  /// `kernels` selects a subset (LauncherCore.h, KernelMask).
   bool enqueue(cuda::CUstream stream, const OperandViews &views,
-               std::string &error) const;
+               std::string &error, KernelMask kernels = kAllKernels) const;
 
   const ModuleManifest &manifest() const { return moduleManifest; }
 

@@ -21,6 +21,7 @@
 
 #include "pa/Runtime/DeviceMemory.h"
 #include "pa/Runtime/KernelManifest.h"
+#include "pa/Runtime/LauncherCore.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -100,8 +101,9 @@ public:
   /// operand name); kernels with an empty grid are skipped. Asynchronous:
   /// false with `error` only when an operand does not fit or a launch is
   /// refused, and then nothing after it is launched.
-  bool enqueue(void *stream, const OperandViews &views,
-               std::string &error) const;
+  /// `kernels` selects a subset (LauncherCore.h, KernelMask).
+  bool enqueue(void *stream, const OperandViews &views, std::string &error,
+               KernelMask kernels = kAllKernels) const;
 
   const ModuleManifest &manifest() const { return moduleManifest; }
   const HipRuntime &runtime() const { return hip; }

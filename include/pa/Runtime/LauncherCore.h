@@ -53,12 +53,20 @@ struct PreparedLaunch {
   std::unique_ptr<PackedParams> params;
 };
 
+/// A subset of a module's kernels: bit i selects manifest kernel i (launch
+/// order; for a decode program bit 0 is pa_plan, 1 pa_decode, 2 pa_reduce),
+/// so a plan can be launched once per step and decode + reduce per layer.
+using KernelMask = uint32_t;
+constexpr KernelMask kAllKernels = ~KernelMask(0);
+
 /// Evaluates the grid and packs the parameters of every kernel of
-/// `manifest` for `views`, in launch order; kernels with an empty grid are
-/// left out. False with `error` (and nothing prepared) when an operand is
-/// missing or does not fit, or a grid exceeds 2^31-1 workgroups per axis.
+/// `manifest` selected by `kernels` for `views`, in launch order; kernels
+/// with an empty grid are left out. False with `error` (and nothing
+/// prepared) when an operand is missing or does not fit, or a grid exceeds
+/// 2^31-1 workgroups per axis.
 bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
-                     std::vector<PreparedLaunch> &launches, std::string &error);
+                     std::vector<PreparedLaunch> &launches, std::string &error,
+                     KernelMask kernels = kAllKernels);
 
 /// The backend-specific half: a loaded module's kernel functions and an
 /// asynchronous launch on a stream of the backend (hipStream_t, CUstream).
@@ -100,9 +108,12 @@ bool lookUpKernelFunctions(const ModuleManifest &manifest,
   return true;
 }
 
-/// prepareLaunches, then every launch through `driver` in order.
+/// prepareLaunches of the `kernels` subset, then every launch through
+/// `driver` in order. False with `error` (nothing launched) when `kernels`
+/// selects no kernel of the manifest or one it does not have.
 bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
-                    LaunchDriver &driver, void *stream, std::string &error);
+                    LaunchDriver &driver, void *stream, std::string &error,
+                    KernelMask kernels = kAllKernels);
 
 /// Checks that `manifest` holds exactly one kernel of each role of a decode
 /// program (pa_plan, pa_decode, pa_reduce), in that order; false with

@@ -129,6 +129,14 @@ void paCudaProgramDestroy(PaCudaProgram program) {
 bool paCudaProgramEnqueue(PaCudaProgram program,
                           const PaDeviceOperand *operands, size_t count,
                           void *stream, PaString *error) {
+  return paCudaProgramEnqueueKernels(program, operands, count, PA_KERNELS_ALL,
+                                     stream, error);
+}
+
+bool paCudaProgramEnqueueKernels(PaCudaProgram program,
+                                 const PaDeviceOperand *operands, size_t count,
+                                 uint32_t kernels, void *stream,
+                                 PaString *error) {
   clear(error);
   if (!program.ptr) {
     report(error, "paCudaProgramEnqueue needs a program (this one is NULL)");
@@ -139,7 +147,8 @@ bool paCudaProgramEnqueue(PaCudaProgram program,
   std::string message;
   if (!unwrapDeviceOperands(operands, count, views, message) ||
       !enterContext(p, message) ||
-      !p.program->enqueue(static_cast<CUstream>(stream), views, message)) {
+      !p.program->enqueue(static_cast<CUstream>(stream), views, message,
+                          kernels)) {
     report(error, message);
     return false;
   }

@@ -73,6 +73,14 @@ void paHipProgramDestroy(PaHipProgram program) { delete unwrap(program); }
 
 bool paHipProgramEnqueue(PaHipProgram program, const PaDeviceOperand *operands,
                          size_t count, void *stream, PaString *error) {
+  return paHipProgramEnqueueKernels(program, operands, count, PA_KERNELS_ALL,
+                                    stream, error);
+}
+
+bool paHipProgramEnqueueKernels(PaHipProgram program,
+                                const PaDeviceOperand *operands, size_t count,
+                                uint32_t kernels, void *stream,
+                                PaString *error) {
   clear(error);
   if (!program.ptr) {
     report(error, "paHipProgramEnqueue needs a program (this one is NULL)");
@@ -81,7 +89,7 @@ bool paHipProgramEnqueue(PaHipProgram program, const PaDeviceOperand *operands,
   OperandViews views;
   std::string message;
   if (!unwrapDeviceOperands(operands, count, views, message) ||
-      !unwrap(program)->enqueue(stream, views, message)) {
+      !unwrap(program)->enqueue(stream, views, message, kernels)) {
     report(error, message);
     return false;
   }
