@@ -6,20 +6,21 @@
 Shapes: D 256, Hq 16, Hkv 2, fp8 (e4m3fn, per-tensor scales), page 16,
 (B, L) in (32, 8192), (1, 1024), (128, 2048). For each it prints, per call
 (CUDA events and wall clock, after warm-up):
-  graph    one call captured in a CUDA graph, replayed N times: the kernels
-           alone (plan, decode, reduce) with nothing of the host between
+  graph    one Plan.run captured in a CUDA graph, replayed N times: the
+           kernels alone (decode, reduce) with nothing of the host between
   eager    Plan.run back to back N times, synchronised at the end: the
            time a step spends per call when attention runs outside graphs
   host     the host side of one Plan.run (wall clock of the call itself,
-           median over N; the GPU runs behind it)
+           median over N; the GPU runs behind it): decode + reduce
   host+plan  pa_mlir.plan(...) (with the caller's workspace) + run, median:
-           plan() of the same tensors again finds the plan it made
+           plan() of the same tensors again finds the plan it made and
+           launches the plan kernel
   +new plan  the same with the plan cache cleared first: a plan built
   op       torch.ops.pa_mlir.paged_decode, the custom op (dispatcher
            included), median host time
   decode   pa_mlir.decode(...) on tensors with out= (plans per call)
-and, for a 32-layer decode step (each layer its own caches and query,
-one plan), the step's graph replay per layer against the kernels alone
+and, for a 32-layer decode step (plan() once: the plan kernel, then each
+layer its own caches and query), the step's graph replay per layer against the kernels alone
 (the sum of the kernel durations torch.profiler records for one eager
 step, per layer).
 
@@ -196,8 +197,9 @@ def run(calls):
         decode_us = host_time(torch, convenience, min(calls, 50))
 
         def layers():
+            step_plan = step.plan()  # the plan kernel, once per step
             for layer in range(LAYERS):
-                step.run(plan, layer)
+                step.run(step_plan, layer)
         step_graph = graph_of(torch, layers)
         gpu_time(torch, step_graph.replay, 3)
         per_layer = gpu_time(torch, step_graph.replay, 20) * 1e3 / LAYERS
@@ -224,17 +226,16 @@ def breakdown(calls):
     plan = step.plan()
     one = lambda: step.run(plan)  # noqa: E731
     one()
-    launch = plan._launch
-    arguments = (plan._operands.prepared,
-                 torch._C._cuda_getCurrentRawStream(0))
-    plan._launch = lambda *a: None
+    launch = plan._launch_layer
+    stream = torch._C._cuda_getCurrentRawStream(0)
+    plan._launch_layer = lambda *a: None
     python_us = host_time(torch, one, calls)
-    plan._launch = launch
-    enqueue_us = host_time(torch, lambda: launch(*arguments), calls)
+    plan._launch_layer = launch
+    enqueue_us = host_time(torch, lambda: launch(stream), calls)
     small = torch.zeros(16, device="cuda")
     torch_us = host_time(torch, lambda: small.add_(1.0), calls)
     print(f"B 1 L 1024: Plan.run Python side {python_us:.1f} us, runtime "
-          f"enqueue (3 launches) {enqueue_us:.1f} us, one torch kernel "
+          f"enqueue (decode + reduce) {enqueue_us:.1f} us, one torch kernel "
           f"launch {torch_us:.1f} us (medians of {calls})")
     profiler = cProfile.Profile()
     profiler.enable()

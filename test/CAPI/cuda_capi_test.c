@@ -359,6 +359,46 @@ static void testEnqueue(PaCudaProgram program) {
   paStringDestroy(error);
   CHECK(fake.launchCount() == 0, "nothing launched for bad operands");
   printf("ok enqueue on the caller's stream, without copies or waits\n");
+
+  /* A subset: the plan once per step, decode + reduce per layer. */
+  deviceOperands(operands);
+  struct {
+    uint32_t mask;
+    int count;
+    const char *names[2];
+  } subsets[] = {{PA_KERNEL_PLAN, 1, {"pa_plan", NULL}},
+                 {PA_KERNEL_DECODE | PA_KERNEL_REDUCE, 2,
+                  {"pa_decode", "pa_reduce"}}};
+  for (int s = 0; s < 2; ++s) {
+    fake.reset();
+    CHECK(paCudaProgramEnqueueKernels(program, operands, kOperands,
+                                      subsets[s].mask, stream, &error),
+          "%s", error.data);
+    CHECK(fake.launchCount() == subsets[s].count, "mask %u: %d launches",
+          subsets[s].mask, fake.launchCount());
+    for (int i = 0; i < subsets[s].count; ++i) {
+      unsigned grid[3], block[3], shared;
+      void *on;
+      const unsigned char *params;
+      size_t bytes;
+      const char *name =
+          fake.launch(i, grid, block, &shared, &on, &params, &bytes);
+      CHECK(name && strcmp(name, subsets[s].names[i]) == 0 && on == stream,
+            "mask %u launch %d is %s", subsets[s].mask, i, name);
+    }
+  }
+  uint32_t bad[] = {0, 8};
+  for (int b = 0; b < 2; ++b) {
+    fake.reset();
+    CHECK(!paCudaProgramEnqueueKernels(program, operands, kOperands, bad[b],
+                                       stream, &error) &&
+              contains(error, "selects no kernel or one the program does "
+                              "not have"),
+          "%s", error.data);
+    paStringDestroy(error);
+    CHECK(fake.launchCount() == 0, "nothing launched for mask %u", bad[b]);
+  }
+  printf("ok enqueue a subset of the kernels\n");
 }
 
 static void testCheckSequences(void) {
