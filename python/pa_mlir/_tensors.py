@@ -328,6 +328,18 @@ class DeviceOperands:
             return None
         return self.prepared[0][self.names.index(name)]
 
+    def address_cell(self, name):
+        """A c_uint64 over the address field of operand `name` (None when
+        absent), for the per-call addresses of Plan.run: a tensor's
+        data_ptr() is always an address, so the range check of the
+        structure's field assignment is not needed there."""
+        if name not in self.names:
+            return None
+        array = self.prepared[0]
+        offset = (self.names.index(name) * ctypes.sizeof(array._type_)
+                  + array._type_.address.offset)
+        return ctypes.c_uint64.from_buffer(array, offset)
+
     def set_pool(self, num_pages):
         value = _ffi.checked_int(num_pages, ctypes.c_int64, "num_pages")
         for sizes in self._pooled:
@@ -373,13 +385,13 @@ class Plan:
         for name, tensor in dict(self.buffers, block_tables=block_tables,
                                  context_lengths=context_lengths).items():
             self._operands.slot(name).address = tensor.data_ptr()
-        self._query = self._operands.slot("query")
-        self._key = self._operands.slot("key_cache")
-        self._value = self._operands.slot("value_cache")
-        self._output = self._operands.slot("output")
-        self._k_scale = self._operands.slot("k_scale")
-        self._v_scale = self._operands.slot("v_scale")
-        self._sinks = self._operands.slot("sinks")
+        self._query = self._operands.address_cell("query")
+        self._key = self._operands.address_cell("key_cache")
+        self._value = self._operands.address_cell("value_cache")
+        self._output = self._operands.address_cell("output")
+        self._k_scale = self._operands.address_cell("k_scale")
+        self._v_scale = self._operands.address_cell("v_scale")
+        self._sinks = self._operands.address_cell("sinks")
         self._query_dtype = query_torch_dtype(t, c.query_dtype)
         self._kv_dtypes = kv_torch_dtypes(t, c.kv_dtype)
         self._rows_shape = self._shapes["output"]
@@ -499,9 +511,9 @@ class Plan:
                      (num_pages,) + self._key_tail)
         self._expect("value_cache", value_cache, self._kv_dtypes,
                      (num_pages,) + self._value_tail)
-        self._query.address = query.data_ptr()
-        self._key.address = key_cache.data_ptr()
-        self._value.address = value_cache.data_ptr()
+        self._query.value = query.data_ptr()
+        self._key.value = key_cache.data_ptr()
+        self._value.value = value_cache.data_ptr()
         if self._k_scale is not None:
             shape = self._pooled_shape("k_scale", num_pages)
             if k_scale is None or v_scale is None:
@@ -509,8 +521,8 @@ class Plan:
                                  f"{self._patterns['k_scale']}")
             self._expect("k_scale", k_scale, (self._torch.float32,), shape)
             self._expect("v_scale", v_scale, (self._torch.float32,), shape)
-            self._k_scale.address = k_scale.data_ptr()
-            self._v_scale.address = v_scale.data_ptr()
+            self._k_scale.value = k_scale.data_ptr()
+            self._v_scale.value = v_scale.data_ptr()
         elif k_scale is not None or v_scale is not None:
             raise ValueError("this plan has no scales (planned with "
                              "scale='none')")
@@ -519,7 +531,7 @@ class Plan:
                 raise ValueError("this plan reads sinks [Hq]")
             self._expect("sinks", sinks, (self._torch.float32,),
                          self._shapes["sinks"])
-            self._sinks.address = sinks.data_ptr()
+            self._sinks.value = sinks.data_ptr()
         elif sinks is not None:
             raise ValueError("this plan has no sinks (planned with "
                              "sinks=False)")
@@ -528,7 +540,7 @@ class Plan:
                                     device=f"cuda:{self.device}")
         else:
             self._expect("out", out, query_dtype, self._rows_shape)
-        self._output.address = out.data_ptr()
+        self._output.value = out.data_ptr()
         if self.debug:
             self._poison(out, replan)
         launch = self._launch_all if replan else self._launch_layer
