@@ -234,7 +234,8 @@ public:
         wideQK(chip.hasF8F6F4Mfma && s.fp8Compute() &&
                s.headDim % kWideFp8K == 0 &&
                (s.mTiles == 1 || s.headDim <= 128 ||
-                (s.headDim <= 256 && s.scale != ScaleMode::per_token))) {
+                (s.headDim <= 256 && s.scale != ScaleMode::per_token))),
+        edgeTileBranch(s.mTiles == 1 || s.headDim <= 128) {
     f32 = Float32Type::get(ctx);
     vec4 = VectorType::get({kResultElements}, f32);
     computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;
@@ -286,6 +287,17 @@ private:
                                   const CacheViews &views);
   LaneState emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
                          const CacheViews &views, const LaneState &state);
+  /// Whether every row sees every token of the tile and every token is in
+  /// the op's valid range (uniform): then the step masks nothing.
+  Value tileIsFull(LaneBuilder &l, IRMapping &map, Value tileStart);
+  /// An edge tile's masking: the scores (flattened by M-tile) with tokens
+  /// a row does not see at -inf, `vScales` (null without per-token scales)
+  /// 0 outside the valid range, and per 16-byte V load the i32 words that
+  /// keep the valid tokens' bytes.
+  SmallVector<Value> maskEdgeTile(LaneBuilder &l, IRMapping &map,
+                                  const LaneState &state,
+                                  ArrayRef<SmallVector<Value>> scores,
+                                  Value vScales, Value tileStart);
   // -- epilogue --
   void mergeAndStore(ImplicitLocOpBuilder &b, const WaveResult &state);
 
@@ -380,6 +392,11 @@ private:
   bool only64BitOffsets;
   /// QK products as v_mfma_f32_16x16x128_f8f6f4 (gfx950).
   bool wideQK;
+  /// Edge-tile masking in a uniform branch that full tiles skip: not for
+  /// two M-tiles at D >= 256, whose registers are at the 256 of 2 waves
+  /// per SIMD (the branch's results raised gfx950's 16x16x128 kernel at
+  /// D = 256, 32 rows from 256 to 280 VGPRs: 1 wave); those mask every tile.
+  bool edgeTileBranch;
   Type f32;
   VectorType vec4;
   int64_t computeBytes, queryRowWords, chunkDims, scratchWords;
@@ -860,6 +877,73 @@ WaveResult DecodeLowering::emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
   return result;
 }
 
+Value DecodeLowering::tileIsFull(LaneBuilder &l, IRMapping &map,
+                                 Value tileStart) {
+  Value tileEnd = l.addI(tileStart, l.i64(kTileTokens));
+  auto atMost = [&](Value x, Value y) {
+    return l.cmpI(arith::CmpIPredicate::sle, x, y);
+  };
+  // The op's valid tokens, and the rows' visible ranges: row q of the
+  // query sees [begin + q, end + q) (end = visibleEndBase), so the tile is
+  // whole for every row inside [begin + Q - 1, end).
+  Value full =
+      l.andI(atMost(map.lookupOrDefault(d.pv.getValidBegin()), tileStart),
+             atMost(tileEnd, map.lookupOrDefault(d.pv.getValidEnd())));
+  full = l.andI(full, atMost(tileEnd, visibleEndBase));
+  if (visibleBeginBase)
+    full = l.andI(full,
+                  atMost(l.addI(visibleBeginBase, l.i64(s.queryLength - 1)),
+                         tileStart));
+  return full;
+}
+
+SmallVector<Value> DecodeLowering::maskEdgeTile(LaneBuilder &l, IRMapping &map,
+                                                const LaneState &state,
+                                                ArrayRef<SmallVector<Value>> scores,
+                                                Value vScales,
+                                                Value tileStart) {
+  SmallVector<Value> masked;
+  for (size_t k = 0; k < scores.size(); ++k) {
+    const MTileLanes &m = state.mTiles[k];
+    // Without a window a row sees from token 0 (max(0, .) of the window's
+    // begin only ever clamps what groupBound clamps anyway); padding rows
+    // see nothing (hi = 0).
+    Value lo = visibleBeginBase
+                   ? groupBound(l, visibleBeginBase, tileStart, m.rowPosition)
+                   : l.i32(0);
+    Value hi = l.select(m.isQueryRow,
+                        groupBound(l, visibleEndBase, tileStart, m.rowPosition),
+                        l.i32(0));
+    for (size_t blk = 0; blk < scores[k].size(); ++blk) {
+      Value visible = positionsIn(l, blk * kResultElements, kResultElements,
+                                  lo, hi);
+      masked.push_back(
+          l.select(visible, scores[k][blk], l.broadcast(vec4, l.negInf())));
+    }
+  }
+  Value validLo =
+      groupBound(l, map.lookupOrDefault(d.pv.getValidBegin()), tileStart);
+  Value validHi =
+      groupBound(l, map.lookupOrDefault(d.pv.getValidEnd()), tileStart);
+  if (vScales)
+    masked.push_back(l.select(
+        positionsIn(l, 0, kGroupTokens, validLo, validHi), vScales,
+        l.splatConstant(VectorType::get({kGroupTokens}, f32), 0.0)));
+  const int64_t loadsPerGroup = s.kvBytes();
+  const int64_t tokensPerLoad = kGroupTokens / loadsPerGroup;
+  auto wordsType = VectorType::get({4}, l.b.getI32Type());
+  auto bitsType =
+      VectorType::get({tokensPerLoad}, l.b.getIntegerType(8 * s.kvBytes()));
+  for (int64_t u = 0; u < loadsPerGroup; ++u) {
+    Value valid =
+        positionsIn(l, u * tokensPerLoad, tokensPerLoad, validLo, validHi);
+    masked.push_back(l.bitcast(
+        wordsType, l.select(valid, l.splatConstant(bitsType, -1),
+                            l.splatConstant(bitsType, 0))));
+  }
+  return masked;
+}
+
 LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
                                        const CacheViews &views,
                                        const LaneState &state) {
@@ -982,10 +1066,53 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       if (kScales)
         score = l.mulF(score, blockOf(kScales, blk));
     }
-  Value validLo =
-      groupBound(l, map.lookupOrDefault(d.pv.getValidBegin()), tileStart);
-  Value validHi =
-      groupBound(l, map.lookupOrDefault(d.pv.getValidEnd()), tileStart);
+  // Edge tiles: scores outside each row's visible range become -inf, and
+  // per-token V scales and V bytes of tokens outside the op's valid range
+  // 0. A tile that every row sees whole (all but a long row's edge tiles)
+  // needs none of it, so the masking is one uniform branch taken for edge
+  // tiles only; full tiles keep the scores and scales and AND V with ones.
+  const int64_t loadsPerGroup = s.kvBytes();
+  const int64_t tokensPerLoad = kGroupTokens / loadsPerGroup;
+  auto wordsType = VectorType::get({4}, b.getI32Type());
+  Value vScales =
+      s.scale == ScaleMode::per_token ? tokenScales(views.vScale) : Value();
+  SmallVector<Value> validWords;
+  {
+    SmallVector<Value> masked;
+    if (!edgeTileBranch) {
+      masked = maskEdgeTile(l, map, state, scores, vScales, tileStart);
+    } else {
+      SmallVector<Value> whole;
+      for (const SmallVector<Value> &blocks : scores)
+        whole.append(blocks);
+      if (vScales)
+        whole.push_back(vScales);
+      for (int64_t u = 0; u < loadsPerGroup; ++u)
+        whole.push_back(l.splatConstant(wordsType, -1));
+      SmallVector<Type> types = llvm::to_vector(
+          llvm::map_range(whole, [](Value v) { return v.getType(); }));
+      auto edge = scf::IfOp::create(b, types, tileIsFull(l, map, tileStart),
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&edge.getThenRegion().front());
+      scf::YieldOp::create(b, whole);
+      b.setInsertionPointToStart(&edge.getElseRegion().front());
+      scf::YieldOp::create(
+          b, maskEdgeTile(l, map, state, scores, vScales, tileStart));
+      masked.assign(edge.getResults().begin(), edge.getResults().end());
+    }
+    ArrayRef<Value> results = masked;
+    for (SmallVector<Value> &blocks : scores)
+      for (Value &block : blocks) {
+        block = results.front();
+        results = results.drop_front();
+      }
+    if (vScales) {
+      vScales = results.front();
+      results = results.drop_front();
+    }
+    validWords.assign(results.begin(), results.end());
+  }
 
   LaneState next;
   next.mTiles = state.mTiles;
@@ -999,10 +1126,6 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   Value pFactors; // vector<16xf32> or null for a constant factor
   auto tokenVector = VectorType::get({kGroupTokens}, f32);
   if (s.scale == ScaleMode::per_token) {
-    Value valid = positionsIn(l, 0, kGroupTokens, validLo, validHi);
-    Value vScales = l.select(
-        valid, tokenScales(views.vScale),
-        l.splatConstant(VectorType::get({kGroupTokens}, f32), 0.0));
     Value laneMax = l.absF(l.extract(vScales, 0));
     for (int64_t e = 1; e < kGroupTokens; ++e)
       laneMax = l.maxNumF(laneMax, l.absF(l.extract(vScales, e)));
@@ -1011,8 +1134,16 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
         [&](Value p, Value q) { return l.maxNumF(p, q); });
     Value positive = l.cmpF(arith::CmpFPredicate::OGT, waveMax, l.f32(0.0));
     next.valueUnit = l.select(positive, waveMax, state.valueUnit);
-    unitRatio = l.divF(state.valueUnit, next.valueUnit);
-    Value factor = l.divF(l.f32(pScale), next.valueUnit);
+    // One reciprocal (v_rcp_f32, 1 ulp) instead of two IEEE divides; the
+    // ratio is exactly 1 while the unit stays, so that it does not drift.
+    Value inverseUnit = arith::DivFOp::create(
+        b, l.f32(1.0), next.valueUnit,
+        arith::FastMathFlagsAttr::get(
+            ctx, arith::FastMathFlags::arcp | arith::FastMathFlags::afn));
+    unitRatio = l.select(
+        l.cmpF(arith::CmpFPredicate::OEQ, next.valueUnit, state.valueUnit),
+        l.f32(1.0), l.mulF(state.valueUnit, inverseUnit));
+    Value factor = l.mulF(l.f32(pScale), inverseUnit);
     pFactors = l.mulF(vScales, l.broadcast(tokenVector, factor));
   }
 
@@ -1021,24 +1152,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // probOperands[k][step]: P, and with its residual P's fp8 residual.
   SmallVector<SmallVector<SmallVector<Value>>> probOperands(tiles);
   for (size_t k = 0; k < tiles; ++k) {
-    const MTileLanes &m = state.mTiles[k];
-    // Without a window a row sees from token 0 (max(0, .) of the window's
-    // begin only ever clamps what groupBound clamps anyway); padding rows
-    // see nothing (hi = 0).
-    Value lo = visibleBeginBase
-                   ? groupBound(l, visibleBeginBase, tileStart, m.rowPosition)
-                   : l.i32(0);
-    Value hi = l.select(m.isQueryRow,
-                        groupBound(l, visibleEndBase, tileStart, m.rowPosition),
-                        l.i32(0));
-    SmallVector<Value> masked;
-    for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
-      // Masked scores become -inf by selection.
-      Value scaled = scores[k][blk];
-      Value visible = positionsIn(l, blk * kResultElements, kResultElements, lo, hi);
-      masked.push_back(l.select(visible, scaled,
-                                l.broadcast(vec4, l.negInf())));
-    }
+    ArrayRef<Value> masked = scores[k];
     // NaN-ignoring maxima (one v_max_f32 each): a NaN score still makes
     // its row's sum NaN through exp2, and a NaN sum makes the row's
     // partials NaN (mergeAndStore).
@@ -1148,19 +1262,8 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
 
   // V^T: for head-dim block blk, lane (d = 16 blk + i, group j) loads the
   // group's 16 tokens of d (one or two 16-byte loads); values of tokens
-  // outside [valid_begin, valid_end) are zeroed (0 * NaN would poison O).
-  const int64_t loadsPerGroup = s.kvBytes();
-  const int64_t tokensPerLoad = kGroupTokens / loadsPerGroup;
-  auto wordsType = VectorType::get({4}, b.getI32Type());
-  auto elementBits = b.getIntegerType(8 * s.kvBytes());
-  SmallVector<Value> validWords;
-  for (int64_t u = 0; u < loadsPerGroup; ++u) {
-    auto bitsType = VectorType::get({tokensPerLoad}, elementBits);
-    Value valid = positionsIn(l, u * tokensPerLoad, tokensPerLoad, validLo, validHi);
-    Value ones = l.splatConstant(bitsType, -1);
-    Value none = l.splatConstant(bitsType, 0);
-    validWords.push_back(l.bitcast(wordsType, l.select(valid, ones, none)));
-  }
+  // outside [valid_begin, valid_end) are zeroed by validWords (0 * NaN
+  // would poison O).
   for (int64_t blk = 0; blk < dBlocks; ++blk) {
     IndexExpr dIndex = i + blk * kBlock;
     SmallVector<Value> loads;
@@ -1258,6 +1361,16 @@ Value DecodeLowering::elementOf(ImplicitLocOpBuilder &b, Value vec,
           op.erase();
     }
     return scalar.getResult(0);
+  }
+  if (auto direct = dyn_cast_or_null<TilePageIdsOp>(def)) {
+    // Past the staged tiles: the one block-table entry, by the op's rule.
+    auto constant = [&](TypedAttr value) -> Value {
+      return arith::ConstantOp::create(b, value);
+    };
+    TilePageRange range =
+        buildTilePageRange(b, b.getLoc(), direct, direct.getTile(), constant);
+    return buildVisiblePageId(b, b.getLoc(), direct, range, position,
+                              constant);
   }
   return vector::ExtractOp::create(b, vec, OpFoldResult(position));
 }

@@ -84,8 +84,25 @@
 // CHECK:           vector.load %[[SCRATCH]][%{{.*}}] {alignment = 16 : i64} : memref<2049xi32, #gpu.address_space<workgroup>>, vector<4xi32>
 // CHECK:           vector.load %[[K]][{{.*}}] : memref<64x2x4x16x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
 // CHECK-COUNT-8:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
-// Softmax: scale, mask by selection, the row max across lane groups.
-// CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// Edge tiles only: one uniform branch on whether every row sees the whole
+// tile, all of it in the op's valid range (tile start and end against the
+// valid begin and end and the rows' visible end). A full tile keeps its
+// scores and ANDs V with ones; an edge tile masks scores by selection and
+// builds the V byte masks.
+// CHECK:           arith.cmpi sle, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:      arith.cmpi sle, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:      arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT:      arith.cmpi sle, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:      %[[FULL:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT:      %[[EDGE:.*]]:5 = scf.if %[[FULL]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xi32>) {
+// CHECK-NEXT:        scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xi32>
+// CHECK-NEXT:      } else {
+// CHECK-COUNT-4:     arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK:             arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xi8>
+// CHECK:             scf.yield
+// CHECK-NEXT:      }
+// Softmax on the branch's scores: the row max across lane groups.
+// CHECK-NOT:       arith.select %{{.*}} : vector<4xi1>, vector<4xf32>
 // CHECK:           gpu.shuffle xor %{{.*}}, %c16_i32{{.*}}, %c64_i32{{.*}} : f32
 // CHECK:           gpu.shuffle xor %{{.*}}, %c32_i32{{.*}}, %c64_i32{{.*}} : f32
 // CHECK:           math.exp2 %{{.*}} : vector<4xf32>
@@ -94,7 +111,7 @@
 // PV: V in 16-byte loads, zeroed outside the valid range; 4 head-dim
 // blocks x 2 K-steps.
 // CHECK:           vector.load %[[V]][{{.*}}] : memref<64x2x64x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
-// CHECK:           arith.andi %{{.*}} : vector<4xi32>
+// CHECK:           arith.andi %{{.*}}, %[[EDGE]]#4 : vector<4xi32>
 // CHECK-COUNT-8:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
 // CHECK-NOT:       amdgpu.mfma
 // CHECK-NOT:       gpu.barrier
