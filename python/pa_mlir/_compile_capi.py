@@ -1,4 +1,4 @@
-"""ctypes bindings of include/pa-c/Compile.h (with its HIP entry points).
+"""ctypes bindings of include/pa-c/Compile.h.
 
 They live on the same libPACAPI.so as _capi (Decode.h); the argument and
 result types are declared on first use.
@@ -7,8 +7,7 @@ result types are declared on first use.
 import ctypes
 
 from . import _capi, _ffi
-from ._capi import PaDecodeConfig, PaHostBuffers
-from ._ffi import PaString
+from ._capi import PaDecodeConfig
 
 _i64 = ctypes.c_int64
 
@@ -33,15 +32,11 @@ class PaArtifact(_ffi.Handle):
     """A PaArtifact handle."""
 
 
-class PaHipProgram(_ffi.Handle):
-    """A PaHipProgram handle."""
-
-
 _config = ctypes.POINTER(PaDecodeConfig)
 _error = _ffi.PaStringPtr
 _options = ctypes.POINTER(PaCompileOptions)
 
-# libPACAPI.so with the Compile.h and Hip.h entry points declared.
+# libPACAPI.so with the Compile.h entry points declared.
 library = _capi.with_signatures({
     "paCompileOptionsGetDefault": ([], PaCompileOptions),
     "paCompileConfig": ([_config, _options, _error], PaArtifact),
@@ -58,11 +53,6 @@ library = _capi.with_signatures({
     "paDecodeConfigPlanCapacity": ([_config, _i64], _i64),
     "paDecodeConfigGetPlanLimits": ([_config, ctypes.POINTER(_i64),
                                      ctypes.POINTER(_i64)], ctypes.c_bool),
-    "paHipProgramCreate": ([_config, _error], PaHipProgram),
-    "paHipProgramDestroy": ([PaHipProgram], None),
-    "paHipProgramRunBuffers": ([PaHipProgram, _config,
-                                ctypes.POINTER(PaHostBuffers), _error],
-                               ctypes.c_bool),
 })
 
 
@@ -126,23 +116,3 @@ def plan_limits(config):
             ctypes.byref(max_partitions)):
         raise ValueError("the configuration is invalid (see compile())")
     return budget.value, max_partitions.value
-
-
-class HipProgram(_ffi.OwnedHandle):
-    """A decode program compiled by paHipProgramCreate and loaded by the
-    runtime library's HIP launcher (owns its handle; paHipProgramDestroy
-    and the runs resolve through libPACAPI.so to libPARuntimeCAPI.so)."""
-
-    _destroy = "paHipProgramDestroy"
-
-    def __init__(self, config):
-        super().__init__(library(), "paHipProgramCreate", ctypes.byref(config),
-                         failure="pa_mlir: HIP program creation failed")
-        self._config = config
-
-    def plan_capacity(self, batch):
-        return plan_capacity(self._config, batch)
-
-    def run(self, buffers):
-        self._checked_call("paHipProgramRunBuffers", ctypes.byref(self._config),
-                           ctypes.byref(buffers))

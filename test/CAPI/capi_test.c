@@ -1,11 +1,14 @@
 /*===- capi_test.c - the C API, from C ------------------------------------===*\
 |*                                                                            *|
 |*   pa-capi-test EXAMPLE.mlir                                                *|
+|*   pa-capi-test --hip-fake    (PA_HIP_LIBRARY names libpa-fake-hip.so)      *|
 |*                                                                            *|
 |* Compiles a configuration and module text to code objects (with stages),   *|
 |* checks the errors of bad input, runs a decode on the host with an exact   *|
 |* expected output, drives the dialect through MLIR's own C API, and runs    *|
 |* the same decode through HIP when a HIP runtime and GPU are there.         *|
+|* --hip-fake: paHipProgramCreate / paHipProgramRunBuffers (compile, then   *|
+|* the runtime library) through the recording fake HIP runtime.             *|
 |* Prints one line per check; exits non-zero on the first failure.          *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -14,6 +17,7 @@
 #include "pa-c/Dialects.h"
 #include "pa-c/Hip.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,9 +468,71 @@ static void testHip(void) {
   printf("ok HIP execution, exact output\n");
 }
 
+/* libPACAPI.so's HIP entry points hand the compiled code object to the
+ * runtime library: through the fake (kernels do not run), the three
+ * launches, every operand copied in and the outputs back, the checks of a
+ * configuration's buffers before anything is copied. */
+static void testHipThroughFake(void) {
+  const char *path = getenv("PA_HIP_LIBRARY");
+  CHECK(path != NULL, "--hip-fake needs PA_HIP_LIBRARY");
+  void *fake = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  CHECK(fake != NULL, "%s", dlerror());
+  int (*launchCount)(void);
+  void (*counters)(int *, int *, int *, int *);
+  void (*reset)(void);
+  *(void **)&launchCount = dlsym(fake, "fakeHipLaunchCount");
+  *(void **)&counters = dlsym(fake, "fakeHipCounters");
+  *(void **)&reset = dlsym(fake, "fakeHipReset");
+  CHECK(launchCount && counters && reset, "the fake's record functions");
+
+  PaDecodeConfig config = smallConfig();
+  PaString error;
+  PaHipProgram program = paHipProgramCreate(&config, &error);
+  CHECK(!paHipProgramIsNull(program), "%s", error.data);
+  static ExactCase c;
+  makeExactCase(&c, paDecodeConfigPlanCapacity(&config, kBatch));
+  reset();
+  CHECK(paHipProgramRunBuffers(program, &config, &c.buffers, &error), "%s",
+        error.data);
+  int loads, unloads, copies, syncs;
+  counters(&loads, &unloads, &copies, &syncs);
+  CHECK(launchCount() == 3, "%d launches", launchCount());
+  CHECK(copies == 13 + 6 && syncs == 1, "%d copies, %d waits", copies, syncs);
+  CHECK(c.output[0] == 0x7FC0, "the output came back as copied in (the "
+                               "fake runs no kernel): 0x%04x",
+        c.output[0]);
+
+  reset();
+  c.buffers.query = NULL;
+  CHECK(!paHipProgramRunBuffers(program, &config, &c.buffers, &error) &&
+            stringContains(error, "query"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paHipProgramRunBuffers(program, NULL, &c.buffers, &error) &&
+            stringContains(error, "needs a program, its configuration and "
+                                  "buffers"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(launchCount() == 0, "nothing launched for bad buffers");
+  paHipProgramDestroy(program);
+
+  config.chip = "sm_90a";
+  program = paHipProgramCreate(&config, &error);
+  CHECK(paHipProgramIsNull(program) &&
+            stringContains(error, "is not an AMD chip"),
+        "%s", error.data);
+  paStringDestroy(error);
+  printf("ok paHipProgramCreate / RunBuffers through the runtime library\n");
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--hip-fake") == 0) {
+    testHipThroughFake();
+    printf("all %d checks passed\n", checks);
+    return 0;
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: %s EXAMPLE.mlir\n", argv[0]);
+    fprintf(stderr, "usage: %s EXAMPLE.mlir | --hip-fake\n", argv[0]);
     return 2;
   }
   setvbuf(stdout, NULL, _IONBF, 0); /* progress lines before a failure */
