@@ -71,28 +71,20 @@ def test_a_saved_program_is_a_described_directory(amd_program):
 
 
 LAUNCH = """
-    import ctypes, json, sys
+    import json, sys
     import numpy as np
     import pa_mlir
+    from fake_hip import FakeHip
     from pa_mlir._operands import operand_table
 
-    fake = ctypes.CDLL(sys.argv[1])
-    fake.fakeHipLaunch.restype = ctypes.c_char_p
+    fake = FakeHip(sys.argv[1])
 
     def record():
-        grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
-        stream, params = ctypes.c_void_p(), ctypes.c_void_p()
-        size = ctypes.c_size_t()
-        launches = []
-        for i in range(fake.fakeHipLaunchCount()):
-            name = fake.fakeHipLaunch(i, grid, block, ctypes.byref(stream),
-                                      ctypes.byref(params),
-                                      ctypes.byref(size))
-            launches.append([name.decode(), list(grid), stream.value or 0])
-        counts = [ctypes.c_int() for _ in range(4)]
-        fake.fakeHipCounters(*[ctypes.byref(c) for c in counts])
-        fake.fakeHipReset()
-        return {"launches": launches, "counts": [c.value for c in counts]}
+        launches = [[name, grid, stream]
+                    for name, grid, _, stream in fake.launches()]
+        counts = fake.counts()
+        fake.reset()
+        return {"launches": launches, "counts": counts}
 
     program = pa_mlir.load_program(sys.argv[2])
     batch, pages, capacity = 3, 5, program.plan_capacity(3)
@@ -248,11 +240,12 @@ def test_a_program_for_the_other_vendor_is_refused(tmp_path):
 def test_hip_program_from_bytes_enqueues_on_the_given_stream(amd_program):
     _, artifact = amd_program
     got = run_without_compiler("""
-        import ctypes, json, sys
+        import json, sys
+        from fake_hip import FakeHip
         from pa_mlir import _runtime_capi
         from pa_mlir._operands import operand_table
         import pa_mlir
-        fake = ctypes.CDLL(sys.argv[1])
+        fake = FakeHip(sys.argv[1])
         assert _runtime_capi.hip_unavailable_reason() is None
         with open(sys.argv[2] + "/kernels.hsaco", "rb") as f:
             code = f.read()
@@ -267,10 +260,8 @@ def test_hip_program_from_bytes_enqueues_on_the_given_stream(amd_program):
              for i, op in enumerate(table)])
         for stream in (0x100, 0x200):
             program.enqueue_prepared(prepared, stream)
-        counts = [ctypes.c_int() for _ in range(4)]
-        fake.fakeHipCounters(*[ctypes.byref(c) for c in counts])
-        print(json.dumps({"launches": fake.fakeHipLaunchCount(),
-                          "counts": [c.value for c in counts]}))
+        print(json.dumps({"launches": len(fake.launches()),
+                          "counts": fake.counts()}))
     """, FAKE_HIP, amd_program[0])
     # Loaded twice (load_program, HipProgram), 6 launches, no copies or
     # synchronizations.

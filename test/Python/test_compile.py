@@ -254,9 +254,10 @@ FAKE_HIP = os.environ.get("PA_FAKE_HIP_LIB")
 def test_hip_target_through_a_recording_runtime():
     # A fresh process: the HIP runtime is chosen once per process.
     script = textwrap.dedent("""
-        import ctypes, json, sys
+        import json, sys
         import numpy as np
         import pa_mlir
+        from fake_hip import FakeHip
         from test_decode import make_case
 
         rng = np.random.default_rng(5)
@@ -266,22 +267,10 @@ def test_hip_target_through_a_recording_runtime():
                                   scales="per_token", sinks=True)
         result = pa_mlir.decode(**case, **options, target="hip", budget=6,
                                 return_partials=True)
-        fake = ctypes.CDLL(sys.argv[1])
-        fake.fakeHipLaunch.restype = ctypes.c_char_p
-        grid, block = (ctypes.c_uint * 3)(), (ctypes.c_uint * 3)()
-        stream, params = ctypes.c_void_p(), ctypes.c_void_p()
-        size = ctypes.c_size_t()
-        launches = []
-        for i in range(fake.fakeHipLaunchCount()):
-            name = fake.fakeHipLaunch(i, grid, block, ctypes.byref(stream),
-                                      ctypes.byref(params),
-                                      ctypes.byref(size))
-            launches.append([name.decode(), list(grid), list(block)])
-        counts = [ctypes.c_int() for _ in range(4)]
-        fake.fakeHipCounters(*[ctypes.byref(c) for c in counts])
+        fake = FakeHip(sys.argv[1])
         print(json.dumps({
-            "launches": launches,
-            "counts": [c.value for c in counts],
+            "launches": [launch[:3] for launch in fake.launches()],
+            "counts": fake.counts(),
             "capacity": result.work_info.shape[0],
             "output_is_poison": bool(np.isnan(result.output).all()),
         }))
