@@ -189,6 +189,10 @@ bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
                         std::string &error) {
   buffer.assign(static_cast<size_t>(kernel.paramBytes), 0);
   pointers.clear();
+  // The parameters of one operand's descriptor are adjacent: its view is
+  // looked up once per run of them, not once per parameter.
+  const std::string *viewOperand = nullptr;
+  const MemRefView *view = nullptr;
   for (const KernelParam &param : kernel.params) {
     // Built only for a message: this loop runs for every parameter of
     // every launch.
@@ -200,9 +204,12 @@ bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
               " bytes; descriptor fields are 8";
       return false;
     }
-    const MemRefView *view = findView(views, param.operand, error, where);
-    if (!view)
-      return false;
+    if (!viewOperand || *viewOperand != param.operand) {
+      view = findView(views, param.operand, error, where);
+      if (!view)
+        return false;
+      viewOperand = &param.operand;
+    }
     int64_t value = 0;
     switch (param.field) {
     case KernelParam::Field::Pointer:
