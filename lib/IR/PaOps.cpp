@@ -8,6 +8,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -46,6 +48,16 @@ public:
   LogicalResult shape(StringRef operand, Value value, StringRef pattern,
                       ArrayRef<int64_t> expected) {
     auto type = cast<MemRefType>(value.getType());
+    // Every operand of plan, decode and reduce is a buffer the caller hands
+    // in: global memory on a GPU, host memory on the host. The lowerings
+    // give it its target's address space; any other space (LDS, a private
+    // or target-specific one) would be read as that space.
+    if (Attribute space = type.getMemorySpace())
+      return op->emitOpError()
+             << "'" << operand
+             << "' must be in the default memory space (the caller's global "
+                "memory), got memory space "
+             << space << " in " << type;
     if (type.getRank() != static_cast<int64_t>(expected.size()))
       return op->emitOpError() << "'" << operand << "' must be "
                                << expected.size() << "-D " << pattern
@@ -196,6 +208,34 @@ int64_t dimOf(Value v, unsigned index) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
+// Attributes of every pa op
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::pa::verifyKnownAttributes(Operation *op) {
+  // The op's own (inherent) attributes live in its properties; whatever is
+  // left in the dictionary is discardable, which MLIR allows only with a
+  // dialect prefix.
+  for (NamedAttribute attribute : op->getDiscardableAttrs()) {
+    if (attribute.getName().getValue().contains('.'))
+      continue;
+    SmallVector<StringRef> own;
+    for (StringAttr name : op->getName().getAttributeNames())
+      if (name.getValue() != "operandSegmentSizes")
+        own.push_back(name.getValue());
+    llvm::sort(own);
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "has no attribute '"
+                              << attribute.getName().getValue()
+                              << "'; its attributes are: ";
+    if (own.empty())
+      diag << "(none)";
+    llvm::interleaveComma(own, diag);
+    return diag << " (other attributes need a dialect prefix, as 'pa.note')";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // pa.plan
 //===----------------------------------------------------------------------===//
 
@@ -258,6 +298,79 @@ LogicalResult PlanOp::verify() {
 //===----------------------------------------------------------------------===//
 // pa.decode
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// The buffer that `value` views (through memref.cast, subview,
+/// reinterpret_cast and other view-like ops), or `value` itself.
+Value viewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// The pa.plan ops that write `buffer` or a view of it as their work_info.
+SmallVector<PlanOp> plansWriting(Value buffer) {
+  SmallVector<PlanOp> plans;
+  SmallVector<Value> views = {buffer};
+  llvm::DenseSet<Value> seen;
+  while (!views.empty()) {
+    Value view = views.pop_back_val();
+    if (!seen.insert(view).second)
+      continue;
+    for (OpOperand &use : view.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto plan = dyn_cast<PlanOp>(user)) {
+        if (&use == &plan.getWorkInfoMutable())
+          plans.push_back(plan);
+      } else if (auto viewOp = dyn_cast<ViewLikeOpInterface>(user)) {
+        if (viewOp.getViewSource() == view)
+          llvm::append_range(views, user->getResults());
+      }
+    }
+  }
+  return plans;
+}
+
+/// 0 and -1 both mean no window.
+int64_t normalizedWindow(int64_t window) { return window > 0 ? window : 0; }
+
+/// The spec's "plan and decode must agree": a decode reading the work plan of
+/// a pa.plan in the IR must have the plan's num_kv_heads, query_length and
+/// sliding_window. A plan with other parameters assigns other tiles (a
+/// window-100 plan skips tiles a no-window decode must read): wrong output,
+/// nothing out of bounds, so only the verifier can catch it.
+LogicalResult verifyAgreesWithPlans(DecodeOp decode) {
+  for (PlanOp plan : plansWriting(viewedBuffer(decode.getWorkInfo()))) {
+    // The plan may not have been verified yet: read what it holds.
+    IntegerAttr planKVHeads = plan.getNumKvHeadsAttr();
+    if (!planKVHeads)
+      continue;
+    struct Parameter {
+      StringRef name;
+      int64_t plan, decode;
+    };
+    for (Parameter p :
+         {Parameter{"num_kv_heads", planKVHeads.getInt(),
+                    decode.getNumKVHeads()},
+          Parameter{"query_length", plan.getQueryLength(),
+                    decode.getQueryLength()},
+          Parameter{"sliding_window", normalizedWindow(plan.getSlidingWindow()),
+                    normalizedWindow(decode.getSlidingWindow())}}) {
+      if (p.plan == p.decode)
+        continue;
+      InFlightDiagnostic diag =
+          decode.emitOpError()
+          << "reads the work plan of a pa.plan with " << p.name << " = "
+          << p.plan << ", but the decode has " << p.name << " = " << p.decode
+          << " (plan and decode must agree on num_kv_heads, query_length "
+             "and sliding_window)";
+      diag.attachNote(plan.getLoc()) << "the pa.plan writing work_info";
+      return diag;
+    }
+  }
+  return success();
+}
+} // namespace
 
 int64_t DecodeOp::getNumQueryHeads() { return dimOf(getQuery(), 1); }
 int64_t DecodeOp::getNumKVHeads() { return dimOf(getKeyCache(), 1); }
@@ -448,7 +561,7 @@ LogicalResult DecodeOp::verify() {
       failed(check.sharedDim("batch size B", "query", getQuery(), 0,
                              queryLength)))
     return failure();
-  return success();
+  return verifyAgreesWithPlans(*this);
 }
 
 //===----------------------------------------------------------------------===//

@@ -45,6 +45,14 @@ def Pa_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
 }
 
+// Every pa op: an attribute the op does not define is an error (naming the
+// ones it does), unless it is a dialect-prefixed discardable one (`pa.foo`).
+// Without it a misspelt or not yet supported attribute (`logits_soft_cap`)
+// would be dropped silently by the lowering.
+def Pa_KnownAttributesOnly : NativeOpTrait<"KnownAttributesOnly"> {
+  let cppNamespace = "::mlir::pa";
+}
+
 //===----------------------------------------------------------------------===//
 // Enums
 //===----------------------------------------------------------------------===//

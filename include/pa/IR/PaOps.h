@@ -16,6 +16,20 @@ inline constexpr int64_t kTileTokens = 256;
 /// min(B * max_partitions, max(B, ceil(budget / Hkv))).
 int64_t planCapacity(int64_t batch, int64_t kvHeads, int64_t budget,
                      int64_t maxPartitions);
+
+/// Fails, naming the op's own attributes, when `op` carries an attribute that
+/// its definition does not list and that has no dialect prefix.
+LogicalResult verifyKnownAttributes(Operation *op);
+
+/// Op trait of every pa op (PaBase.td, Pa_KnownAttributesOnly).
+template <typename ConcreteType>
+class KnownAttributesOnly
+    : public OpTrait::TraitBase<ConcreteType, KnownAttributesOnly> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyKnownAttributes(op);
+  }
+};
 } // namespace mlir::pa
 
 #define GET_OP_CLASSES

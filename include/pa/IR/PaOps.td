@@ -12,7 +12,7 @@ include "pa/IR/PaBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Pa_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Pa_Dialect, mnemonic, traits>;
+    : Op<Pa_Dialect, mnemonic, !listconcat([Pa_KnownAttributesOnly], traits)>;
 
 // Operand wrappers that state the memory effect of each operand.
 class Pa_In<string desc, TypeConstraint type = AnyMemRef>
@@ -114,6 +114,13 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     `sliding_window >= -1` (0 and -1 mean no window). Chip rules (gfx942 takes
     only `f8E4M3FNUZ`, gfx950 and sm_90a only `f8E4M3FN`) are diagnosed by
     the lowering passes.
+
+    When `work_info` is written by a `pa.plan` visible in the IR (the same
+    buffer or a view of it), the plan's `num_kv_heads`, `query_length` and
+    `sliding_window` must equal the decode's: a plan made for other
+    parameters covers other tiles. Every operand is in the default memory
+    space (the caller's global memory), and attributes other than the ones
+    below need a dialect prefix (for all pa ops).
 
     Example (gfx950, D = 256, fp8 KV with per-token scales, transposed V,
     GQA 8, two query tokens per sequence):

@@ -16,7 +16,8 @@ include "pa/IR/PaBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Pa_TileOp<string mnemonic, list<Trait> traits = []>
-    : Op<Pa_Dialect, "tile." # mnemonic, traits>;
+    : Op<Pa_Dialect, "tile." # mnemonic,
+         !listconcat([Pa_KnownAttributesOnly], traits)>;
 
 def Pa_TilePageIdsOp : Pa_TileOp<"page_ids"> {
   let summary = "page ids of one 256-token KV tile";
