@@ -2,8 +2,9 @@
 //
 // One input is the text of an MLIR module, as a front end would hand it to
 // pa-opt or pa-compile. Each input is
-//   0. refused when its brackets nest deeper than pa-compile and the C API
-//      accept (pa/IR/NestingDepth.h);
+//   0. refused when it nests deeper than pa-compile and the C API accept
+//      (pa/IR/NestingDepth.h); the rest runs, as there, on a thread with
+//      the compiler's large stack;
 //   1. parsed (which runs every verifier, the pa dialect's included);
 //   2. when it parsed and uses only the dialects a front end writes (builtin,
 //      func, arith, memref, pa), lowered by the host pipeline
@@ -95,9 +96,8 @@ void compileCodeObject(ModuleOp module, llvm::StringRef chip) {
   (void)pa::compileToCodeObject(module, options, error);
 }
 
-} // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+/// Parse, verify, lower and compile one input.
+void processInput(llvm::StringRef input) {
   static const DialectRegistry registry = makeRegistry();
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   // Diagnostics are the expected outcome of most inputs: swallow them.
@@ -107,19 +107,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   // NUL-terminated, like the files and C strings of the real entry points:
   // MLIR's lexer reads the terminator past the end of its buffer.
-  const std::string text(reinterpret_cast<const char *>(data), size);
-  // Refused before parsing by pa-compile and the C API: MLIR's parser would
-  // overflow its stack (docs/reliability.md).
-  if (!pa::checkNestingDepth(text).empty())
-    return 0;
+  const std::string text = input.str();
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, &context, "fuzz-input");
   if (!module || !usesFrontEndDialectsOnly(*module))
-    return 0;
+    return;
 
   OwningOpRef<ModuleOp> forHost = module->clone();
   runHostPipeline(*forHost);
-  bool fnuz = llvm::StringRef(text).contains("f8E4M3FNUZ");
+  bool fnuz = input.contains("f8E4M3FNUZ");
   compileCodeObject(*module, fnuz ? "gfx942" : "gfx950");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  llvm::StringRef input(reinterpret_cast<const char *>(data), size);
+  // As every entry point: text too deep is refused before parsing, the rest
+  // runs on the compiler's large stack (docs/reliability.md).
+  if (!pa::checkNestingDepth(input).empty())
+    return 0;
+  if (!pa::runOnCompilerStack([&] { processInput(input); }))
+    __builtin_trap(); // no thread: the run's environment, not an input
   return 0;
 }

@@ -19,9 +19,11 @@ fi
 # allow_user_poisoning=0: see fuzz/test-sanitize.sh (LLVM's allocator
 # poisoning across instrumented and uninstrumented copies of its code).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-allow_user_poisoning=0:symbolize=1}"
-exec "$fuzzer" "$corpus" \
+# fuzz/seeds (hand-written deep and hostile shapes) is read as a second
+# corpus directory every run; new units go to the first.
+exec "$fuzzer" "$corpus" "$root/fuzz/seeds" \
   -dict="$root/fuzz/pa-mlir.dict" \
   -artifact_prefix="$artifacts/" \
   -max_total_time="$seconds" \
-  -max_len=16384 -timeout=60 -rss_limit_mb=4096 \
+  -max_len=65536 -timeout=60 -rss_limit_mb=4096 \
   -print_final_stats=1

@@ -9,6 +9,7 @@
 
 #include "DiagnosticCapture.h"
 #include "pa/API/Builders.h"
+#include "pa/IR/NestingDepth.h"
 #include "pa/Target/AMD/CodeObject.h"
 #include "pa/Target/AMD/Pipeline.h"
 #include "pa/Target/Chip.h"
@@ -224,15 +225,31 @@ FailureOr<CompiledKernels>
 mlir::pa::compileModuleText(llvm::StringRef text, llvm::StringRef chip,
                             const CompileOptions &options, std::string &error,
                             llvm::StringRef bufferName) {
-  std::unique_ptr<MLIRContext> context = makeCompileContext();
-  OwningOpRef<ModuleOp> module;
-  {
-    DiagnosticCapture diagnostics(*context);
-    module = parseSourceString<ModuleOp>(text, context.get(), bufferName);
-    if (!module) {
-      error = diagnostics.textOr("the module could not be parsed");
-      return failure();
-    }
+  // Deeper text would overflow even the compiler's stack
+  // (docs/reliability.md).
+  if (std::string tooDeep = checkNestingDepth(text); !tooDeep.empty()) {
+    error = bufferName.str() + ":" + tooDeep;
+    return failure();
   }
-  return compileModule(*module, chip, options, error);
+  FailureOr<CompiledKernels> result = failure();
+  // Parsing, verifying and the pipelines recurse with the input's depth:
+  // not on the caller's stack.
+  if (!runOnCompilerStack([&] {
+        std::unique_ptr<MLIRContext> context = makeCompileContext();
+        OwningOpRef<ModuleOp> module;
+        {
+          DiagnosticCapture diagnostics(*context);
+          // A NUL-terminated copy: MLIR's lexer reads its terminator.
+          const std::string terminated = text.str();
+          module = parseSourceString<ModuleOp>(terminated, context.get(),
+                                               bufferName);
+          if (!module) {
+            error = diagnostics.textOr("the module could not be parsed");
+            return;
+          }
+        }
+        result = compileModule(*module, chip, options, error);
+      }))
+    error = compilerStackError();
+  return result;
 }

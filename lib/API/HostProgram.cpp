@@ -291,21 +291,28 @@ mlir::pa::lowerDecodeToHostText(const DecodeConfig &config,
 
 LogicalResult mlir::pa::verifyModuleText(llvm::StringRef text,
                                          std::string &error) {
-  // Deeper text would overflow the parser's stack (docs/reliability.md).
+  // Deeper text would overflow even the compiler's stack
+  // (docs/reliability.md).
   if (std::string tooDeep = checkNestingDepth(text); !tooDeep.empty()) {
     error = "input:" + tooDeep;
     return failure();
   }
-  std::unique_ptr<MLIRContext> context = makeContext();
-  DiagnosticCapture diagnostics(*context);
-  // Parsing verifies the module as well. MLIR's lexer reads one byte past
-  // the text (its NUL terminator), which a StringRef need not have: parse a
-  // NUL-terminated copy.
-  const std::string terminated = text.str();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(terminated, context.get(), "input");
-  if (module)
-    return success();
-  error = diagnostics.textOr("the module could not be parsed");
-  return failure();
+  LogicalResult result = failure();
+  // Parsing verifies the module as well; both recurse with the input's
+  // depth, so not on the caller's stack.
+  if (!runOnCompilerStack([&] {
+        std::unique_ptr<MLIRContext> context = makeContext();
+        DiagnosticCapture diagnostics(*context);
+        // MLIR's lexer reads one byte past the text (its NUL terminator),
+        // which a StringRef need not have: parse a NUL-terminated copy.
+        const std::string terminated = text.str();
+        OwningOpRef<ModuleOp> module =
+            parseSourceString<ModuleOp>(terminated, context.get(), "input");
+        if (module)
+          result = success();
+        else
+          error = diagnostics.textOr("the module could not be parsed");
+      }))
+    error = compilerStackError();
+  return result;
 }

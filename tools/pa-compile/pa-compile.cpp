@@ -48,6 +48,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
+#include <functional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -261,7 +262,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "pa-compile: " << error << "\n";
     return 1;
   }
-  // Deeper text would overflow the parser's stack (docs/reliability.md).
+  // Deeper text would overflow even the compiler's stack
+  // (docs/reliability.md).
   if (std::string tooDeep = pa::checkNestingDepth(input->getBuffer());
       !tooDeep.empty()) {
     llvm::errs() << input->getBufferIdentifier() << ":" << tooDeep << "\n";
@@ -270,6 +272,10 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  LogicalResult result = failure();
+  std::function<LogicalResult()> work = [&] {
+    return compile(context, sourceMgr, request);
+  };
   if (pa::isNVIDIAChipName(chip)) {
     pa::NVIDIARequest nvidia;
     nvidia.chip = chip;
@@ -283,7 +289,14 @@ int main(int argc, char **argv) {
     nvidia.printResources = printResources;
     nvidia.printTime = printTime;
     nvidia.throughAPI = throughAPI;
-    return failed(pa::compileForNVIDIA(context, sourceMgr, nvidia)) ? 1 : 0;
+    work = [&, nvidia] {
+      return pa::compileForNVIDIA(context, sourceMgr, nvidia);
+    };
   }
-  return failed(compile(context, sourceMgr, request)) ? 1 : 0;
+  // Parsing, verifying and the pipelines recurse with the input's depth.
+  if (!pa::runOnCompilerStack([&] { result = work(); })) {
+    llvm::errs() << "pa-compile: " << pa::compilerStackError() << "\n";
+    return 1;
+  }
+  return failed(result) ? 1 : 0;
 }
