@@ -32,13 +32,6 @@
 extern "C" {
 #endif
 
-/* A string borrowed from its owner (valid while the owner lives); `data` is
- * NUL-terminated, but code objects contain NUL bytes: use `length`. */
-typedef struct {
-  const char *data;
-  size_t length;
-} PaStringRef;
-
 /* AMD chips, fp8 compute: the products whose operand's fp8 residual is
  * multiplied too (pa-to-mfma's fp8-residual option). 0 is the default. */
 typedef enum {
@@ -82,10 +75,10 @@ PA_CAPI_EXPORTED PaArtifact paCompileConfig(const PaDecodeConfig *config,
                                             const PaCompileOptions *options,
                                             PaString *error);
 
-/* Parses `mlirText` (pa ops in functions over memrefs) and compiles it for
- * `chip`; parse errors name `bufferName` (NULL: "input") with line and
- * column. */
-PA_CAPI_EXPORTED PaArtifact paCompileText(const char *mlirText,
+/* Parses `mlirText` (pa ops in functions over memrefs; `length` bytes, a
+ * NUL byte among them an error) and compiles it for `chip`; parse errors
+ * name `bufferName` (NULL: "input") with line and column. */
+PA_CAPI_EXPORTED PaArtifact paCompileText(PaStringRef mlirText,
                                           const char *chip,
                                           const PaCompileOptions *options,
                                           const char *bufferName,

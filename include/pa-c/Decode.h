@@ -102,7 +102,7 @@ paHostProgramCreate(const PaDecodeConfig *config, PaString *error);
 PA_CAPI_EXPORTED void paHostProgramDestroy(PaHostProgram program);
 
 /* Plan slots (work_info rows, partial-buffer capacity) for `batch`
- * sequences. */
+ * sequences; -1 for a null program or batch < 0. */
 PA_CAPI_EXPORTED int64_t paHostProgramPlanCapacity(PaHostProgram program,
                                                    int64_t batch);
 
@@ -112,8 +112,10 @@ PA_CAPI_EXPORTED bool paHostProgramRun(PaHostProgram program,
                                        const PaHostBuffers *buffers,
                                        PaString *error);
 
-/* Parses and verifies a module in textual IR; false with the diagnostics. */
-PA_CAPI_EXPORTED bool paVerifyText(const char *mlirText, PaString *error);
+/* Parses and verifies a module in textual IR (`mlirText.length` bytes; a
+ * NUL byte among them is an error, not the end of the text); false with the
+ * diagnostics. */
+PA_CAPI_EXPORTED bool paVerifyText(PaStringRef mlirText, PaString *error);
 
 /* The module of `config` after the host pipeline, as text in `module`. */
 PA_CAPI_EXPORTED bool paCompileToHostText(const PaDecodeConfig *config,

@@ -33,6 +33,24 @@ typedef struct {
 
 PA_CAPI_EXPORTED void paStringDestroy(PaString string);
 
+/* A string borrowed from its owner (valid while the owner lives). Strings
+ * the libraries return have a NUL after `length` bytes, but code objects
+ * contain NUL bytes: use `length`. Text handed in is exactly `length`
+ * bytes. */
+typedef struct {
+  const char *data;
+  size_t length;
+} PaStringRef;
+
+/* The PaStringRef of a NUL-terminated string (NULL: {NULL, 0}). */
+static inline PaStringRef paStringRefFromCString(const char *string) {
+  PaStringRef ref = {string, 0};
+  if (string)
+    while (string[ref.length])
+      ++ref.length;
+  return ref;
+}
+
 /* One operand in device memory: a row-major array at `address` of `rank`
  * sizes, under its pa operand name ("query", "key_cache", "work_info", ...;
  * the argument names of pa-c/Decode.h's buffers in snake case). */

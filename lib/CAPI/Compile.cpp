@@ -49,21 +49,23 @@ PaArtifact paCompileConfig(const PaDecodeConfig *c,
                       error);
 }
 
-PaArtifact paCompileText(const char *mlirText, const char *chip,
+PaArtifact paCompileText(PaStringRef mlirText, const char *chip,
                          const PaCompileOptions *options,
                          const char *bufferName, PaString *error) {
   clear(error);
-  if (!mlirText || !chip) {
+  if (!mlirText.data || !chip) {
     report(error, "paCompileText needs module text and a chip");
     return {nullptr};
   }
   CompileOptions compileOptions;
   std::string message;
-  if (!unwrapOptions(options, compileOptions, message)) {
+  llvm::StringRef text;
+  if (!unwrapModuleText(mlirText, text, message) ||
+      !unwrapOptions(options, compileOptions, message)) {
     report(error, message);
     return {nullptr};
   }
-  return wrapArtifact(compileModuleText(mlirText, chip, compileOptions,
+  return wrapArtifact(compileModuleText(text, chip, compileOptions,
                                       message,
                                       bufferName ? bufferName : "input"),
                     message, error);

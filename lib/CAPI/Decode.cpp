@@ -51,7 +51,7 @@ PaHostProgram paHostProgramCreate(const PaDecodeConfig *c, PaString *error) {
 void paHostProgramDestroy(PaHostProgram program) { delete unwrap(program); }
 
 int64_t paHostProgramPlanCapacity(PaHostProgram program, int64_t batch) {
-  return program.ptr ? unwrap(program)->planCapacity(batch) : 0;
+  return programPlanCapacity(unwrap(program), batch);
 }
 
 bool paHostProgramRun(PaHostProgram program, const PaHostBuffers *b,
@@ -59,14 +59,12 @@ bool paHostProgramRun(PaHostProgram program, const PaHostBuffers *b,
   return runProgram(unwrap(program), b, error, "paHostProgramRun");
 }
 
-bool paVerifyText(const char *mlirText, PaString *error) {
+bool paVerifyText(PaStringRef mlirText, PaString *error) {
   clear(error);
   std::string message;
-  if (!mlirText) {
-    report(error, "no module text given");
-    return false;
-  }
-  if (failed(verifyModuleText(mlirText, message))) {
+  llvm::StringRef text;
+  if (!unwrapModuleText(mlirText, text, message) ||
+      failed(verifyModuleText(text, message))) {
     report(error, message);
     return false;
   }

@@ -25,7 +25,7 @@ void paEmulatedProgramDestroy(PaEmulatedProgram program) {
 
 int64_t paEmulatedProgramPlanCapacity(PaEmulatedProgram program,
                                       int64_t batch) {
-  return program.ptr ? unwrap(program)->planCapacity(batch) : 0;
+  return programPlanCapacity(unwrap(program), batch);
 }
 
 bool paEmulatedProgramRun(PaEmulatedProgram program,

@@ -20,6 +20,22 @@ bool enumFromInt(int32_t value, int32_t count, Enum &out) {
 }
 } // namespace
 
+bool capi::unwrapModuleText(PaStringRef text, llvm::StringRef &result,
+                            std::string &error) {
+  if (!text.data) {
+    error = "no module text given";
+    return false;
+  }
+  result = llvm::StringRef(text.data, text.length);
+  if (size_t nul = result.find('\0'); nul != llvm::StringRef::npos) {
+    error = "the module text holds a NUL byte at offset " +
+            std::to_string(nul) + " (of " + std::to_string(text.length) +
+            " bytes)";
+    return false;
+  }
+  return true;
+}
+
 bool capi::unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
                   std::string &error) {
   if (!c) {

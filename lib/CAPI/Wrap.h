@@ -24,6 +24,11 @@ using ::pa::capi::unwrapDeviceOperands;
 bool unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
                   std::string &error);
 
+/// The module text of `text`; false with `error` for a null pointer or a
+/// NUL byte inside it (a C string would have silently ended there).
+bool unwrapModuleText(PaStringRef text, llvm::StringRef &result,
+                      std::string &error);
+
 /// The C++ view of the caller's buffers (the same pointers).
 HostBuffers unwrapBuffers(const PaHostBuffers &buffers);
 
@@ -54,6 +59,13 @@ Handle createProgram(const PaDecodeConfig *c, PaString *error) {
     return {nullptr};
   }
   return {program->release()};
+}
+
+/// `program->planCapacity(batch)`, or -1 for a null program or a negative
+/// batch (as paDecodeConfigPlanCapacity), never a negative capacity.
+template <typename Program>
+int64_t programPlanCapacity(const Program *program, int64_t batch) {
+  return program && batch >= 0 ? program->planCapacity(batch) : -1;
 }
 
 /// `program->run` on the caller's `buffers`; false with the reason in

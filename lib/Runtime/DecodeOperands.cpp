@@ -49,10 +49,14 @@ std::string checkSequences(int64_t pageSize, int64_t queryLength,
                            int64_t numPages, int64_t maxPagesPerSequence,
                            const int32_t *contextLengths,
                            const int32_t *blockTables) {
+  // Any int64 page size, query length and window (pageSize, queryLength >=
+  // 1): nothing below may overflow, or a bad id could pass unchecked.
   for (int64_t seq = 0; seq < batch; ++seq) {
     int64_t length = contextLengths[seq];
-    // ceil(C / P) pages, compared without max_pages * P (which may overflow).
-    int64_t pagesUsed = (length + pageSize - 1) / pageSize;
+    // ceil(C / P) pages, without C + P - 1 or max_pages * P (either may
+    // overflow).
+    int64_t pagesUsed =
+        length < 0 ? 0 : length / pageSize + (length % pageSize != 0);
     if (length < 0 || pagesUsed > maxPagesPerSequence)
       return "context_lengths[" + std::to_string(seq) +
              "] = " + std::to_string(length) +
@@ -63,10 +67,12 @@ std::string checkSequences(int64_t pageSize, int64_t queryLength,
     // some row can see are read: with a window W > 0 the first visible
     // token is max(0, C - (Q - 1) - W), and the entries before its page may
     // hold anything (a serving engine may have freed those pages).
-    int64_t firstVisible =
-        slidingWindow > 0
-            ? std::max<int64_t>(0, length - (queryLength - 1) - slidingWindow)
-            : 0;
+    // The last row's position C - (Q - 1) stays within (-2^63, 2^31): C is
+    // an i32 >= 0 and Q - 1 >= 0.
+    int64_t lastRowEnd = length - (queryLength - 1);
+    int64_t firstVisible = slidingWindow > 0 && lastRowEnd > slidingWindow
+                               ? lastRowEnd - slidingWindow
+                               : 0;
     for (int64_t page = firstVisible / pageSize; page < pagesUsed; ++page) {
       int64_t id = blockTables[seq * maxPagesPerSequence + page];
       if (id < 0 || id >= numPages)

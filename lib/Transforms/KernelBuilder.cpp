@@ -109,6 +109,25 @@ FailureOr<ChipInfo> mlir::pa::resolveChip(ModuleOp module,
                             << "'; expected one of " << knownChipNames();
 }
 
+LogicalResult mlir::pa::checkPaOpsInTopLevelModule(ModuleOp module) {
+  bool nested = false;
+  module.walk([&](Operation *op) {
+    if (!isa<PlanOp, DecodeOp, ReduceOp>(op))
+      return;
+    auto parent = op->getParentOfType<ModuleOp>();
+    if (parent == module)
+      return;
+    nested = true;
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "is inside a nested module";
+    if (std::optional<StringRef> name = parent.getSymName())
+      diag << " (@" << *name << ")";
+    diag << "; pa ops are compiled from the functions of the top-level "
+            "module only";
+  });
+  return failure(nested);
+}
+
 gpu::GPUModuleOp mlir::pa::getOrCreateKernelModule(ModuleOp module) {
   if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
     return existing;

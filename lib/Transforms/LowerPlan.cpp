@@ -140,7 +140,7 @@ struct PaLowerPlanPass : pa::impl::PaLowerPlanBase<PaLowerPlanPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<ChipInfo> chip = resolveChip(module, this->chip);
-    if (failed(chip))
+    if (failed(chip) || failed(checkPaOpsInTopLevelModule(module)))
       return signalPassFailure();
 
     lowerPlanOps(module, *chip, /*attributions=*/{},

@@ -253,7 +253,7 @@ struct PaLowerReducePass : pa::impl::PaLowerReduceBase<PaLowerReducePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<ChipInfo> chip = resolveChip(module, this->chip);
-    if (failed(chip))
+    if (failed(chip) || failed(checkPaOpsInTopLevelModule(module)))
       return signalPassFailure();
 
     SmallVector<ReduceOp> reduces;

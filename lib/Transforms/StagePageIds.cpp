@@ -23,6 +23,8 @@ using namespace mlir::pa;
 
 namespace {
 
+constexpr int64_t kMaxStagedIds = 64 * 1024 / sizeof(int32_t);
+
 /// The tile loop a page-id read can be staged out of: the read's tile is the
 /// induction variable of a unit-step scf.for and everything else it reads is
 /// defined outside that loop.
@@ -42,6 +44,16 @@ struct PaStagePageIdsPass
   using Base::Base;
 
   void runOnOperation() override {
+    // The staged ids are one workgroup buffer of max-staged i32: at most
+    // all of a workgroup's 64 KiB (a larger or negative size made a buffer
+    // no launch can have).
+    const int64_t maxIds = maxStaged;
+    if (maxIds < 0 || maxIds > kMaxStagedIds) {
+      getOperation().emitError()
+          << "pa-stage-page-ids: max-staged must be in [0, " << kMaxStagedIds
+          << "] (page ids in 64 KiB of workgroup memory), got " << maxIds;
+      return signalPassFailure();
+    }
     SmallVector<TilePageIdsOp> reads;
     getOperation().walk([&](TilePageIdsOp read) {
       if (!read.getDirect())

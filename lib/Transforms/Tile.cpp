@@ -126,6 +126,8 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(checkPaOpsInTopLevelModule(module)))
+      return signalPassFailure();
     SmallVector<DecodeOp> decodes;
     module.walk([&](DecodeOp op) { decodes.push_back(op); });
     if (decodes.empty())

@@ -85,7 +85,7 @@ _SIGNATURES = {
     "paHostProgramPlanCapacity": ([PaHostProgram, _i64], _i64),
     "paHostProgramRun": ([PaHostProgram, ctypes.POINTER(PaHostBuffers),
                           _error], ctypes.c_bool),
-    "paVerifyText": ([ctypes.c_char_p, _error], ctypes.c_bool),
+    "paVerifyText": ([_ffi.PaStringRef, _error], ctypes.c_bool),
     "paCompileToHostText": ([_config, _error, _error], ctypes.c_bool),
 }
 
@@ -146,7 +146,8 @@ class HostProgram(_ffi.OwnedHandle):
 
 def verify_text(text):
     """Parses and verifies textual IR; raises ValueError with the diagnostics."""
-    _ffi.checked_call(library(), "paVerifyText", text.encode("utf-8"))
+    encoded = text.encode("utf-8")  # alive through the call
+    _ffi.checked_call(library(), "paVerifyText", _ffi.string_ref(encoded))
 
 
 def compile_to_host_text(config):

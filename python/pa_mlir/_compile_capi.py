@@ -8,12 +8,9 @@ import ctypes
 
 from . import _capi, _ffi
 from ._capi import PaDecodeConfig
+from ._ffi import PaStringRef
 
 _i64 = ctypes.c_int64
-
-
-class PaStringRef(_ffi.CheckedStructure):
-    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
 
 
 class PaCompileOptions(_ffi.CheckedStructure):
@@ -40,7 +37,7 @@ _options = ctypes.POINTER(PaCompileOptions)
 library = _capi.with_signatures({
     "paCompileOptionsGetDefault": ([], PaCompileOptions),
     "paCompileConfig": ([_config, _options, _error], PaArtifact),
-    "paCompileText": ([ctypes.c_char_p, ctypes.c_char_p, _options,
+    "paCompileText": ([PaStringRef, ctypes.c_char_p, _options,
                        ctypes.c_char_p, _error], PaArtifact),
     "paArtifactDestroy": ([PaArtifact], None),
     "paArtifactGetChip": ([PaArtifact], PaStringRef),
@@ -81,7 +78,8 @@ def compile_artifact(config=None, text=None, chip=None, buffer_name=None,
         arguments = ("paCompileConfig", ctypes.byref(config),
                      ctypes.byref(options))
     else:
-        arguments = ("paCompileText", text.encode("utf-8"),
+        encoded = text.encode("utf-8")  # alive through the call
+        arguments = ("paCompileText", _ffi.string_ref(encoded),
                      chip.encode("utf-8"), ctypes.byref(options),
                      buffer_name.encode("utf-8"))
     artifact = _ffi.checked_call(lib, *arguments,

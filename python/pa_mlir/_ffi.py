@@ -90,6 +90,19 @@ class PaString(CheckedStructure):
 PaStringPtr = ctypes.POINTER(PaString)
 
 
+class PaStringRef(CheckedStructure):
+    """Bytes borrowed from their owner: (data, length), NUL bytes included."""
+    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+def string_ref(data):
+    """The PaStringRef of the bytes `data` (which must outlive the call): the
+    library sees every byte, so a NUL inside is its error, not the end of
+    the text as with a C string."""
+    return PaStringRef(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p),
+                       len(data))
+
+
 class Handle(CheckedStructure):
     """An opaque C handle (struct { void *ptr; }); false when null."""
     _fields_ = [("ptr", ctypes.c_void_p)]

@@ -165,7 +165,8 @@ static void testCompileMFMAOptions(void) {
   paStringDestroy(error);
   options = paCompileOptionsGetDefault();
   options.cacheOffsets = -1;
-  bad = paCompileText("module {}", "gfx950", &options, NULL, &error);
+  bad = paCompileText(paStringRefFromCString("module {}"), "gfx950", &options,
+                      NULL, &error);
   CHECK(paArtifactIsNull(bad) &&
             stringContains(error, "PaCompileOptions.cacheOffsets -1"),
         "%s", error.data);
@@ -178,7 +179,8 @@ static void testCompileText(const char *examplePath) {
   CHECK(text != NULL, "cannot read %s", examplePath);
   PaString error;
   PaArtifact artifact =
-      paCompileText(text, "gfx950", NULL, examplePath, &error);
+      paCompileText(paStringRefFromCString(text), "gfx950", NULL, examplePath,
+                    &error);
   CHECK(!paArtifactIsNull(artifact), "%s", error.data);
   CHECK(paArtifactGetNumStages(artifact) == 0, "no stages unless asked");
   CHECK(contains(paArtifactGetMetadata(artifact), "amdgcn-amd-amdhsa--gfx950"),
@@ -187,7 +189,8 @@ static void testCompileText(const char *examplePath) {
 
   PaCompileOptions v6 = paCompileOptionsGetDefault();
   v6.codeObjectVersion = 6;
-  artifact = paCompileText(text, "gfx950", &v6, examplePath, &error);
+  artifact = paCompileText(paStringRefFromCString(text), "gfx950", &v6,
+                           examplePath, &error);
   CHECK(!paArtifactIsNull(artifact), "%s", error.data);
   paArtifactDestroy(artifact);
   free(text);
@@ -197,7 +200,8 @@ static void testCompileText(const char *examplePath) {
 static void testCompileErrors(void) {
   PaString error;
   PaArtifact artifact =
-      paCompileText("func.func @f( {", "gfx950", NULL, "broken.mlir", &error);
+      paCompileText(paStringRefFromCString("func.func @f( {"), "gfx950", NULL,
+                    "broken.mlir", &error);
   CHECK(paArtifactIsNull(artifact), "a parse error");
   CHECK(stringContains(error, "broken.mlir:1:"), "%s", error.data);
   paStringDestroy(error);
@@ -235,7 +239,8 @@ static void testCompileErrors(void) {
         "%s", error.data);
   paStringDestroy(error);
 
-  CHECK(paArtifactIsNull(paCompileText(NULL, "gfx950", NULL, NULL, NULL)),
+  CHECK(paArtifactIsNull(paCompileText(paStringRefFromCString(NULL), "gfx950",
+                                       NULL, NULL, NULL)),
         "NULL text, NULL error: no crash");
   printf("ok compile errors are reported, not printed\n");
 }
@@ -346,6 +351,10 @@ static void testHostRun(void) {
   int64_t capacity = paHostProgramPlanCapacity(program, kBatch);
   CHECK(capacity == paDecodeConfigPlanCapacity(&config, kBatch),
         "one capacity rule");
+  /* An error, never a negative capacity (it was -5 for B = -5). */
+  CHECK(paHostProgramPlanCapacity(program, -5) == -1, "B < 0");
+  CHECK(paHostProgramPlanCapacity((PaHostProgram){NULL}, 3) == -1,
+        "null program");
   static ExactCase c;
   makeExactCase(&c, capacity);
   CHECK(paHostProgramRun(program, &c.buffers, &error), "%s", error.data);

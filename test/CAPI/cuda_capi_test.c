@@ -431,6 +431,26 @@ static void testCheckSequences(void) {
    * entry is not read. */
   CHECK(paDecodeCheckSequences(16, 1, 16, 2, 4, 3, lengths, tables, &error),
         "%s", error.data);
+  /* Extreme sizes must not overflow the checks' arithmetic into skipping
+   * them: with P = 2^63-1 every sequence is on its first page, and with
+   * Q = W = 2^63-1 every row sees from token 0. */
+  tables[3] = 9;
+  CHECK(!paDecodeCheckSequences(INT64_MAX, 1, 0, 2, 4, 3, lengths, tables,
+                                &error) &&
+            contains(error, "block_tables[1][0] = 9 is not a page of the "
+                            "pool [0, 4)"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paDecodeCheckSequences(16, INT64_MAX, INT64_MAX, 2, 4, 3, lengths,
+                                tables, &error) &&
+            contains(error, "block_tables[1][0] = 9 is not a page of the "
+                            "pool [0, 4)"),
+        "%s", error.data);
+  paStringDestroy(error);
+  tables[3] = 0;
+  CHECK(paDecodeCheckSequences(INT64_MAX, INT64_MAX, INT64_MAX, 2, 4, 3,
+                               lengths, tables, &error),
+        "%s", error.data);
   CHECK(!paDecodeCheckSequences(0, 1, 0, 2, 4, 3, lengths, tables, &error) &&
             contains(error, "page size"),
         "%s", error.data);

@@ -240,6 +240,31 @@ def test_verify_text_survives_hostile_text():
         pa_mlir.verify_text(deep)
 
 
+def test_module_text_with_a_nul_is_refused():
+    # The C API takes the text with its length: a NUL is an error, not the
+    # end of the text (ctypes passed a C string before, and the text after
+    # the NUL was silently dropped).
+    text = "func.func @f() { return }\x00garbage {"
+    with pytest.raises(ValueError, match="NUL byte at offset 25"):
+        pa_mlir.verify_text(text)
+    with pytest.raises(ValueError, match="NUL byte at offset 25"):
+        pa_mlir.compile(mlir=text, chip="gfx950")
+
+
+def test_deep_text_is_a_diagnostic_not_a_crash():
+    # A 7.6 KB affine expression of unary minus signs crashed verify_text
+    # and compile(mlir=...) (SIGSEGV) before; 255 nested modules need more
+    # stack than a small thread has, the compiler runs on its own.
+    minus = ("#map = affine_map<(d0) -> (" + "- " * 3800 + "d0)>\n"
+             "func.func @f() { return }")
+    for call in (pa_mlir.verify_text,
+                 lambda text: pa_mlir.compile(mlir=text, chip="gfx950")):
+        with pytest.raises(ValueError, match="more than 256 minus signs"):
+            call(minus)
+    nested = "module {" * 255 + "}" * 255
+    pa_mlir.verify_text(nested)
+
+
 # ---------------------------------------------------------------------------
 # Garbage where no row looks; determinism
 # ---------------------------------------------------------------------------

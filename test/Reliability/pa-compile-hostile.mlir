@@ -9,6 +9,17 @@
 // RUN: not pa-compile %S/Inputs/does-not-exist.mlir --chip=gfx950 -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: pa-compile: {{.*}}does-not-exist.mlir
 //
+// pa ops inside a nested module: a pa diagnostic on each op, not the
+// internal errors of the passes that built kernels for the top-level module
+// ("'gpu.launch_func' op expected the closest surrounding module to have the
+// 'gpu.container_module' attribute", before).
+// RUN: not pa-compile %S/Inputs/nested-module.mlir --chip=gfx950 -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=NESTED
+// RUN: not pa-compile %S/Inputs/nested-module.mlir --chip=sm_90a -o %t.ptx 2>&1 | FileCheck %s --check-prefix=NESTED
+// NESTED: nested-module.mlir:19:3: error: 'pa.plan' op is inside a nested module (@inner); pa ops are compiled from the functions of the top-level module only
+// NESTED: nested-module.mlir:24:3: error: 'pa.decode' op is inside a nested module (@inner)
+// NESTED: nested-module.mlir:38:3: error: 'pa.reduce' op is inside a nested module (@inner)
+// NESTED-NOT: gpu.container_module
+//
 // An empty file is a module without kernels.
 // RUN: not pa-compile /dev/null --chip=gfx950 -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: error: no gpu.module @pa_kernels to compile

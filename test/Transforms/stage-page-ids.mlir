@@ -1,5 +1,11 @@
 // RUN: pa-opt %s -split-input-file -allow-unregistered-dialect -pa-stage-page-ids | FileCheck %s
 // RUN: pa-opt %s -split-input-file -allow-unregistered-dialect -pa-stage-page-ids="max-staged=64" | FileCheck %s --check-prefix=SMALL
+// A staging buffer larger than workgroup memory, or of negative size, is an
+// error (before, max-staged=2^40 was accepted and crashed the runner).
+// RUN: not pa-opt %s -split-input-file -allow-unregistered-dialect -pa-stage-page-ids="max-staged=1099511627776" 2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// RUN: not pa-opt %s -split-input-file -allow-unregistered-dialect -pa-stage-page-ids="max-staged=-1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// TOO-MANY: error: pa-stage-page-ids: max-staged must be in [0, 16384] (page ids in 64 KiB of workgroup memory), got 1099511627776
+// NEGATIVE: error: pa-stage-page-ids: max-staged must be in [0, 16384] (page ids in 64 KiB of workgroup memory), got -1
 
 // A tile loop over [%begin, %end): page ids of up to 4096 / 16 = 256 tiles
 // are staged in workgroup memory before the loop; each iteration loads its 16

@@ -33,3 +33,26 @@ func.func @bf16_anywhere(%q: memref<?x4x128xbf16>, %k: memref<?x1x16x64x8xbf16>,
             {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>}
   return
 }
+
+// -----
+
+// pa ops in a nested module: kernels go to the top-level module's
+// gpu.module and are launched from where the op is, so that must be the
+// top-level module (before: internal gpu.launch_func errors).
+module {
+  module @inner {
+    func.func @nested(%q: memref<?x4x128xbf16>, %k: memref<?x1x8x64x16xf8E4M3FN>,
+                      %v: memref<?x1x128x64xf8E4M3FN>, %bt: memref<?x?xi32>, %lens: memref<?xi32>,
+                      %work: memref<?x4xi32>, %es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                      %part: memref<1x?x4x128xf32>) {
+      // expected-error @+1 {{'pa.decode' op is inside a nested module (@inner); pa ops are compiled from the functions of the top-level module only}}
+      pa.decode query(%q : memref<?x4x128xbf16>) key_cache(%k : memref<?x1x8x64x16xf8E4M3FN>)
+          value_cache(%v : memref<?x1x128x64xf8E4M3FN>) block_tables(%bt : memref<?x?xi32>)
+          context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+          exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+          tmp_out(%part : memref<1x?x4x128xf32>)
+          {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 16, v_layout = plain>}
+      return
+    }
+  }
+}

@@ -14,7 +14,8 @@ namespace {
 
 TEST(CAPI, VerifyTextReportsLocationAndMessage) {
   PaString error;
-  EXPECT_TRUE(paVerifyText("func.func @f() { return }", &error));
+  EXPECT_TRUE(paVerifyText(paStringRefFromCString("func.func @f() { return }"),
+                           &error));
   EXPECT_EQ(error.data, nullptr);
   const char *bad =
       "func.func @f(%k: memref<?x2x16x128xf8E4M3FN>, %v: "
@@ -29,7 +30,7 @@ TEST(CAPI, VerifyTextReportsLocationAndMessage) {
       "tmp_out(%t : memref<2x?x4x128xf32>) {kv_layout = "
       "#pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}\n"
       "  return\n}\n";
-  EXPECT_FALSE(paVerifyText(bad, &error));
+  EXPECT_FALSE(paVerifyText(paStringRefFromCString(bad), &error));
   ASSERT_NE(error.data, nullptr);
   std::string text(error.data, error.length);
   paStringDestroy(error);

@@ -15,10 +15,12 @@
 //     outputs, partials and plans.
 //
 //===----------------------------------------------------------------------===//
+#include "pa-c/Compile.h"
 #include "pa-c/Decode.h"
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -366,7 +368,10 @@ TEST(HostileBuffers, AreRefusedWithAnErrorAndOutputsUntouched) {
   PaHostBuffers none = {};
   EXPECT_FALSE(paHostProgramRun(PaHostProgram{nullptr}, &none, &error));
   EXPECT_FALSE(take(error).empty());
-  EXPECT_EQ(paHostProgramPlanCapacity(PaHostProgram{nullptr}, 4), 0);
+  // An error is -1 (as paDecodeConfigPlanCapacity), never a capacity: a
+  // negative batch gave a negative one before.
+  EXPECT_EQ(paHostProgramPlanCapacity(PaHostProgram{nullptr}, 4), -1);
+  EXPECT_EQ(paHostProgramPlanCapacity(program->handle, -5), -1);
   // Any batch gives a defined capacity (saturated, never an overflow).
   EXPECT_GT(paHostProgramPlanCapacity(program->handle,
                                       std::numeric_limits<int64_t>::max()),
@@ -809,7 +814,7 @@ TEST(HostileText, VerifyTextReportsInsteadOfCrashing) {
   for (const auto &[text, message] : texts) {
     SCOPED_TRACE(text.substr(0, 80));
     PaString error;
-    bool ok = paVerifyText(text.c_str(), &error);
+    bool ok = paVerifyText({text.data(), text.size()}, &error);
     std::string diagnostics = take(error);
     if (!message) {
       EXPECT_TRUE(ok) << diagnostics;
@@ -819,8 +824,106 @@ TEST(HostileText, VerifyTextReportsInsteadOfCrashing) {
     EXPECT_NE(diagnostics.find(message), std::string::npos) << diagnostics;
   }
   PaString error;
-  EXPECT_FALSE(paVerifyText(nullptr, &error));
+  EXPECT_FALSE(paVerifyText({nullptr, 0}, &error));
   EXPECT_EQ(take(error), "no module text given");
+}
+
+/// Runs `work` on a thread with a `stackBytes` stack: a serving engine's
+/// thread may have far less than the main thread's 8 MiB.
+void runOnSmallStack(size_t stackBytes, const std::function<void()> &work) {
+  pthread_attr_t attributes;
+  ASSERT_EQ(pthread_attr_init(&attributes), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attributes, stackBytes), 0);
+  pthread_t thread;
+  auto trampoline = [](void *argument) -> void * {
+    (*static_cast<const std::function<void()> *>(argument))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attributes, trampoline,
+                           const_cast<std::function<void()> *>(&work)),
+            0);
+  pthread_attr_destroy(&attributes);
+  pthread_join(thread, nullptr);
+}
+
+std::string nestedModules(int levels) {
+  std::string text;
+  for (int i = 0; i < levels; ++i)
+    text += "module {\n";
+  text += "func.func @f() {\n  return\n}\n";
+  for (int i = 0; i < levels; ++i)
+    text += "}\n";
+  return text;
+}
+
+std::string unaryMinusMap(int signs) {
+  std::string text = "#map = affine_map<(d0) -> (";
+  for (int i = 0; i < signs; ++i)
+    text += "- ";
+  return text + "d0)>\nfunc.func @f() {\n  return\n}\n";
+}
+
+// Deep text from a caller's small stack: the C API parses, verifies and
+// compiles on a thread of its own with a large stack, and refuses text past
+// its depth limit. Before, 255 nested modules overflowed a 512 KiB caller
+// stack in paVerifyText, and a 7.6 KB affine expression of unary minus signs
+// overflowed any stack in paVerifyText and paCompileText (SIGSEGV).
+TEST(HostileText, DeepTextOnASmallCallerStack) {
+  struct Case {
+    std::string text;
+    const char *verifyError;  // nullptr: verifies
+    const char *compileError; // what paCompileText says
+  };
+  const Case cases[] = {
+      {nestedModules(255), nullptr, "no gpu.module @pa_kernels"},
+      {unaryMinusMap(256), nullptr, "no gpu.module @pa_kernels"},
+      {unaryMinusMap(3800),
+       "input:1:540: error: more than 256 minus signs in a row",
+       "deep.mlir:1:540: error: more than 256 minus signs in a row"},
+      {nestedModules(5000),
+       "input:257:8: error: brackets nested more than 256 levels deep",
+       "deep.mlir:257:8: error: brackets nested more than 256 levels deep"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.text.substr(0, 80));
+    runOnSmallStack(512 * 1024, [&] {
+      PaString error;
+      bool ok = paVerifyText({c.text.data(), c.text.size()}, &error);
+      std::string diagnostics = take(error);
+      EXPECT_EQ(ok, c.verifyError == nullptr) << diagnostics;
+      if (c.verifyError)
+        EXPECT_NE(diagnostics.find(c.verifyError), std::string::npos)
+            << diagnostics;
+
+      PaArtifact artifact =
+          paCompileText({c.text.data(), c.text.size()}, "gfx950", nullptr,
+                        "deep.mlir", &error);
+      diagnostics = take(error);
+      EXPECT_TRUE(paArtifactIsNull(artifact));
+      paArtifactDestroy(artifact);
+      EXPECT_NE(diagnostics.find(c.compileError), std::string::npos)
+          << diagnostics;
+    });
+  }
+}
+
+// Module text is exactly `length` bytes: a NUL byte inside it is an error,
+// not the end of the text. Before, the C API took a C string and silently
+// compiled the text before the NUL (what Python's ctypes passes for a str
+// holding "\0").
+TEST(HostileText, NulInsideModuleTextIsAnError) {
+  const std::string valid = "func.func @f() { return }";
+  const std::string text = valid + std::string(1, '\0') + "garbage {";
+  PaString error;
+  EXPECT_TRUE(paVerifyText({valid.data(), valid.size()}, &error));
+  EXPECT_FALSE(paVerifyText({text.data(), text.size()}, &error));
+  EXPECT_EQ(take(error),
+            "the module text holds a NUL byte at offset 25 (of 35 bytes)");
+  PaArtifact artifact = paCompileText({text.data(), text.size()}, "gfx950",
+                                      nullptr, nullptr, &error);
+  EXPECT_TRUE(paArtifactIsNull(artifact));
+  EXPECT_EQ(take(error),
+            "the module text holds a NUL byte at offset 25 (of 35 bytes)");
 }
 
 } // namespace

@@ -28,6 +28,13 @@ inline constexpr llvm::StringLiteral kGridAttrName = "pa.grid";
 /// chips.
 FailureOr<ChipInfo> resolveChip(ModuleOp module, llvm::StringRef chipName);
 
+/// Fails with an error on each pa.plan / pa.decode / pa.reduce that is
+/// inside a module nested in `module`: the lowerings put kernels in
+/// `module`'s gpu.module and launch them from where the ops are, which must
+/// be `module` itself (the C API and pa-compile compile the top-level
+/// module's functions).
+LogicalResult checkPaOpsInTopLevelModule(ModuleOp module);
+
 /// The module's `gpu.module @pa_kernels`, created (and the module marked
 /// `gpu.container_module`) on first use.
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);

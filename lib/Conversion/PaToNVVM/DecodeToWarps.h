@@ -24,7 +24,8 @@ bool distributeDecodeKernel(gpu::GPUFuncOp kernel, bool e4m3Products,
 /// rows over warps and partitions / head-dim columns over lanes
 /// (ReduceToWarps.cpp), in slices of rows on grid z whose number depends on
 /// the workgroups per SM (`computeUnits` SMs). False, leaving the kernel
-/// untouched, for any other.
+/// untouched, for any other, and for one of more rows than a thread's
+/// unrolled items cover (ReduceToWarps.cpp, kMaxItemsPerThread).
 bool distributeReduceKernel(gpu::GPUFuncOp kernel, int64_t computeUnits);
 
 } // namespace mlir::pa::nvvm

@@ -66,6 +66,14 @@ constexpr int64_t kMaxSlices = 4;
 /// Rows of a warp whose maximum and denominator loops run together (all
 /// 2 rows of a warp at Q = 1, G = 8).
 constexpr int64_t kRowsPerBatch = 2;
+/// Most output items per thread (all rows of a (sequence, KV head), no
+/// slices): 16 unrolled passes of kItemsPerPass, e.g. 64 rows at D = 512,
+/// 512 rows at D = 64. The passes are unrolled, so the kernel's code (and
+/// compile time and memory) grows with the rows; a kernel of more rows (a
+/// long MTP query: Q = 10^5 took 24 GB and then std::bad_alloc) keeps
+/// pa-lower-reduce's run-time loop over the rows instead (the
+/// parallel-loops distribution), whose code does not depend on them.
+constexpr int64_t kMaxItemsPerThread = 64;
 
 struct ReduceOperands {
   Value expSums, maxLogits, tmpOut, reduceInfo, sinks, output;
@@ -151,6 +159,9 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
   // Output items: kColumnsPerItem head-dim columns of one row. A slice:
   // rows / slices consecutive rows.
   const int64_t itemsPerRow = headDim / kColumnsPerItem;
+  if (llvm::divideCeil(rows * itemsPerRow, kWorkgroupThreads) >
+      kMaxItemsPerThread)
+    return false;
   const int64_t fewSlices = maxSlices(rows, itemsPerRow);
   const int64_t manySlices = minSlices(rows, itemsPerRow, fewSlices);
 

@@ -289,7 +289,7 @@ struct LowerPlanToThreadsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<ChipInfo> target = resolveChip(module, chip);
-    if (failed(target))
+    if (failed(target) || failed(checkPaOpsInTopLevelModule(module)))
       return signalPassFailure();
     if (target->workgroupSize != kThreads) {
       module.emitError() << "pa-lower-plan-to-threads plans on " << kThreads
