@@ -1,6 +1,6 @@
 """pa_mlir.decode: paged-attention decode on numpy arrays.
 
-Semantics: shared/spec/paged-attention-decode.md. The static configuration
+Semantics: docs/semantics.md. The static configuration
 (head counts, head dim, page size, query length, dtypes, layouts, scales
 mode, window, sinks, chip, budget) selects a compiled program, cached per
 process; batch size, context lengths, block-table width and page-pool size

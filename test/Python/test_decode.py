@@ -1,5 +1,5 @@
 """pa_mlir.decode against a float64 numpy reference written from the spec
-(shared/spec/paged-attention-decode.md), independent of the C++ oracle, and
+(docs/semantics.md), independent of the C++ oracle, and
 the package's argument checking.
 """
 

@@ -8,7 +8,7 @@
 // buildDecodeModule turns a configuration into the module the compiler
 // consumes: one public `func.func @pa_decode` whose body is
 // pa.plan -> pa.decode -> pa.reduce. Semantics:
-// shared/spec/paged-attention-decode.md.
+// docs/semantics.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_API_DECODECONFIG_H
