@@ -11,9 +11,12 @@ convention of FlashInfer's plan/run), on PyTorch GPU tensors.
 The plan compiles (or finds in the caches) the program, loads it on the
 current device and lays the split-K partials out in a workspace (the
 caller's `workspace=`, a uint8 GPU tensor of workspace_bytes(), or its
-own). The block tables and context lengths are read on the device by
-every run, so a serving engine writes the next step's into the same
-tensors and keeps the plan (and a captured graph).
+own), then launches the plan kernel, which reads the block tables and
+context lengths on the device into the workspace's work lists; each run
+launches decode and reduce over those lists. A serving engine writes the
+next step's sequences into the same tensors and calls plan() again (a
+lookup and the plan kernel; in a captured graph, the graph holds the
+plan() call and the runs).
 """
 
 import collections
@@ -95,7 +98,8 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     """A Plan for the sequences of one decode step on the current GPU.
 
     block_tables int32 [B, max_pages], context_lengths int32 [B]: GPU
-    tensors, read by the device on every run. The keywords are those of
+    tensors, read by the device in the plan kernel this call launches
+    (on every call, also when the plan is found). The keywords are those of
     pa_mlir.DecodeConfig (num_query_heads, num_kv_heads, head_dim,
     page_size, kv_dtype (a string or torch.float8_e4m3fn / float8_e4m3fnuz
     / bfloat16), query_dtype, query_length, scale, sliding_window,

@@ -349,9 +349,10 @@ class DeviceOperands:
 
 class Plan:
     """One decode step's plan on GPU tensors: the program, the sequences
-    (block tables and context lengths, read by the device on every run,
-    so their contents may change between runs and graph replays) and the
-    workspace of the partial results. run() once per layer.
+    (block tables and context lengths, read by the device in the plan
+    kernel replan() launches, so their contents may change between steps
+    and graph replays) and the workspace of the plan's work lists and the
+    partial results. replan() once per step, run() once per layer.
 
     Made by pa_mlir.plan(); decode() makes one per call.
     """
@@ -404,8 +405,8 @@ class Plan:
         launcher = self._device_program.launcher
         prepared = self._operands.prepared
         self._launch_plan = launcher(prepared, _runtime_capi.KERNEL_PLAN)
-        self._launch_layer = launcher(
-            prepared, _runtime_capi.KERNEL_DECODE | _runtime_capi.KERNEL_REDUCE)
+        self._launch_layer = launcher(prepared, _runtime_capi.KERNEL_DECODE
+                                      | _runtime_capi.KERNEL_REDUCE)
         self._launch_all = launcher(prepared, _runtime_capi.KERNELS_ALL)
         self._stream = stream_function(torch)
 
