@@ -5,6 +5,7 @@
 
 #include <array>
 #include <pthread.h>
+#include <signal.h>
 
 using namespace mlir::pa;
 
@@ -58,7 +59,15 @@ std::string mlir::pa::checkNestingDepth(llvm::StringRef text) {
 
 namespace {
 void *runWork(void *work) {
+  // LLVM installs an alternate signal stack of its own (allocated) in the
+  // thread that first registers its signal handlers, which may be this
+  // one; ASan unmaps the thread's alternate stack when it ends, which must
+  // then be the one ASan mapped. Restore the one the thread started with.
+  stack_t original;
+  bool saved = sigaltstack(nullptr, &original) == 0;
   (*static_cast<llvm::function_ref<void()> *>(work))();
+  if (saved)
+    sigaltstack(&original, nullptr);
   return nullptr;
 }
 } // namespace
