@@ -11,6 +11,7 @@
 #include "pa/Emulator/FloatFormats.h"
 #include "pa/Emulator/MFMALayout.h"
 #include "pa/ISAEmulator/ISAEmulator.h"
+#include "pa/ISAEmulator/IssueModel.h"
 
 #include <algorithm>
 #include "llvm/ADT/bit.h"
@@ -2109,13 +2110,7 @@ bool Executor::mfma(const Instruction &inst) {
     return fail("matrix instruction shape not in the layout tables");
   if (wave->exec() != ~uint64_t(0))
     return fail("MFMA with inactive lanes");
-  // Passes: 4 cycles each. CDNA3 detail tables: 16x16x32 fp8 16 cycles,
-  // 32x32x16 fp8 32, 16x16x16 bf16/f16 8 (gfx942: 16x16x16 bf16 8
-  // cycles), 32x32x8 16; CDNA4 f8f6f4 fp8: 16x16x128 16, 32x32x64 32.
-  int cycles = m == 16 ? (k == 16 ? 8 : 16) : (k == 8 ? 16 : 32);
-  if (kernel.chip == "gfx950" && ty == "f8f6f4")
-    cycles = m == 16 ? 16 : 32;
-  stats.mfmaPasses += cycles / 4;
+  stats.mfmaPasses += mfmaCycles(m, k, ty == "f8f6f4") / 4;
   unsigned bits = (input == ScalarKind::BF16 || input == ScalarKind::F16) ? 16 : 8;
   unsigned operandDwords = shape->operandElements() * bits / 32;
   unsigned accDwords = shape->accumulatorElements();

@@ -21,6 +21,7 @@
 #include "pa/API/Compile.h"
 #include "pa/API/HostProgram.h"
 #include "pa/ISAEmulator/ISAProgram.h"
+#include "ExecutorRunner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -54,20 +55,6 @@ std::vector<std::string> split(const std::string &text) {
     start = comma + 1;
   }
   return parts;
-}
-
-/// The host-buffer operands of a decode for the executor.
-std::vector<runtime::HostOperand>
-hostOperands(const mlir::pa::DecodeConfig &config,
-             const mlir::pa::HostBuffers &buffers) {
-  std::vector<runtime::HostOperand> operands;
-  for (const mlir::pa::DecodeOperand &operand :
-       mlir::pa::decodeOperands(config, buffers))
-    operands.push_back({operand.name, operand.data,
-                        std::vector<int64_t>(operand.sizes.begin(),
-                                             operand.sizes.end()),
-                        operand.elementBytes, operand.readOnly});
-  return operands;
 }
 
 void printCounts(const std::string &name, const isa::Stats &s) {
@@ -189,18 +176,7 @@ int main(int argc, char **argv) {
         continue;
       }
       CaseResult result = runAndCompare(
-          config,
-          [&](const mlir::pa::HostBuffers &buffers, std::string &message) {
-            if (std::string problem =
-                    mlir::pa::checkHostBuffers(config, buffers);
-                !problem.empty()) {
-              message = problem;
-              return mlir::failure();
-            }
-            isa::LaunchConfig options;
-            return mlir::success(program->run(hostOperands(config, buffers),
-                                              options, message, &perKernel));
-          },
+          config, executorRunner(*program, config, perKernel),
           c, /*outputBits=*/nullptr, comparison);
       runSeconds += result.runSeconds;
       programSeconds += result.runSeconds;
