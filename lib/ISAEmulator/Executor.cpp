@@ -1307,8 +1307,18 @@ bool Executor::valu(const Instruction &inst) {
            writeScalar(inst.dst[0], 0, v);
   }
   case Op::v_writelane_b32: {
+    // Register spills copy SGPRs that may hold undefined values (LLVM
+    // spills undef too): no never-written check on the copied SGPR.
     uint32_t v, lane;
-    if (!readScalar32(inst.src[0], v) || !readScalar32(inst.src[1], lane))
+    const Operand &from = inst.src[0];
+    if (from.kind == Operand::Sgpr && from.reg != kNull) {
+      if (config.checkHazards && !checkPendingSgpr(from.reg, "reads"))
+        return false;
+      v = w.sgpr[from.reg];
+    } else if (!readScalar32(from, v)) {
+      return false;
+    }
+    if (!readScalar32(inst.src[1], lane))
       return false;
     return writeLane(inst, 0, int(lane & 63), v);
   }
