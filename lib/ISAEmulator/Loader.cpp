@@ -669,6 +669,15 @@ bool decodeKernel(Disassembler &d, ArrayRef<uint8_t> text,
 
 } // namespace
 
+bool readCodeObjectFile(const std::string &path, std::string &bytes) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return false;
+  bytes.assign((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+  return true;
+}
+
 std::unique_ptr<CodeObject> CodeObject::load(const std::string &bytes,
                                              std::string &error) {
   auto buffer = MemoryBuffer::getMemBuffer(bytes, "code object", false);

@@ -17,23 +17,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
-
-bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  out = s.str();
-  return true;
-}
 
 bool parseTriple(const char *text, std::array<uint32_t, 3> &out) {
   out = {1, 1, 1};
@@ -61,7 +49,7 @@ int main(int argc, char **argv) {
   if (argc < 3)
     return usage();
   std::string bytes;
-  if (!readFile(argv[1], bytes)) {
+  if (!pa::isa::readCodeObjectFile(argv[1], bytes)) {
     std::fprintf(stderr, "error: cannot read %s\n", argv[1]);
     return 1;
   }

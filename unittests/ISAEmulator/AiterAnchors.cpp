@@ -49,24 +49,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 using namespace pa;
 
 namespace {
-
-bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  out = s.str();
-  return true;
-}
 
 struct KernelCase {
   const char *file;
@@ -244,7 +232,7 @@ int compare(const std::string &anchors) {
                          ".co";
       std::string bytes;
       std::unique_ptr<isa::CodeObject> object;
-      if (readFile(file, bytes))
+      if (isa::readCodeObjectFile(file, bytes))
         object = isa::CodeObject::load(bytes, error);
       std::vector<uint16_t> output;
       isa::Stats aiterStats;
@@ -338,7 +326,7 @@ int main(int argc, char **argv) {
     }
   }
   std::string probe;
-  if (!readFile(anchors + "/gfx942/pa_bf16_pertokenFp8_gqa8_2tg_4w.co",
+  if (!isa::readCodeObjectFile(anchors + "/gfx942/pa_bf16_pertokenFp8_gqa8_2tg_4w.co",
                 probe)) {
     std::printf("skipped: aiter's code objects are not in %s (the anchors "
                 "live outside the repository, in ../shared/anchors)\n",
@@ -364,7 +352,7 @@ int main(int argc, char **argv) {
     for (const KernelCase &kc : kernels) {
       std::string bytes, error;
       std::string path = anchors + "/" + chip + "/" + kc.file + ".co";
-      if (!readFile(path, bytes)) {
+      if (!isa::readCodeObjectFile(path, bytes)) {
         std::printf("FAIL %s: cannot read\n", path.c_str());
         ++failures;
         continue;

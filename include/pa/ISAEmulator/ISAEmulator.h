@@ -60,6 +60,10 @@ struct Kernel {
   ~Kernel();
 };
 
+/// The bytes of the code object file at `path` into `bytes`; false when it
+/// cannot be read. The one file reader of the executor's tools and tests.
+bool readCodeObjectFile(const std::string &path, std::string &bytes);
+
 /// A loaded code object: every kernel of its symbol table, decoded.
 class CodeObject {
 public:
