@@ -84,6 +84,33 @@ PA_CAPI_EXPORTED bool paCudaProgramEnqueueKernels(
     PaCudaProgram program, const PaDeviceOperand *operands, size_t count,
     uint32_t kernels, void *stream, PaString *error);
 
+/* A launch of some kernels of a program bound to the caller's operand
+ * array, for a hot path (a serving loop's per-layer decode): the array is
+ * read where it is at every paCudaLaunchEnqueue (addresses, sizes and
+ * strides as they are then; names and count fixed at bind time), and the
+ * kernels' parameters are refilled in buffers kept from the last enqueue
+ * instead of built per call. The array and the program must outlive the
+ * launch. */
+typedef struct {
+  void *ptr;
+} PaCudaLaunch;
+
+/* Binds `count` `operands` and the kernel mask `kernels` (as
+ * paCudaProgramEnqueueKernels) of `program`; null with `error` when an
+ * operand has no name or sizes, or the mask selects nothing the program
+ * has. */
+PA_CAPI_EXPORTED PaCudaLaunch paCudaProgramBind(PaCudaProgram program,
+                                              const PaDeviceOperand *operands,
+                                              size_t count, uint32_t kernels,
+                                              PaString *error);
+
+/* paCudaProgramEnqueueKernels of the bound operands (their current values)
+ * and kernels on `stream`; the same results and errors. */
+PA_CAPI_EXPORTED bool paCudaLaunchEnqueue(PaCudaLaunch launch, void *stream,
+                                         PaString *error);
+
+PA_CAPI_EXPORTED void paCudaLaunchDestroy(PaCudaLaunch launch);
+
 /* Copies `operands` (host memory) to fresh device buffers, enqueues on the
  * default stream, waits, copies the operands that are not read-only back
  * and frees the device buffers (also on failure). False with `error` naming

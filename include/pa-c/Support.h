@@ -51,14 +51,18 @@ static inline PaStringRef paStringRefFromCString(const char *string) {
   return ref;
 }
 
-/* One operand in device memory: a row-major array at `address` of `rank`
- * sizes, under its pa operand name ("query", "key_cache", "work_info", ...;
- * the argument names of pa-c/Decode.h's buffers in snake case). */
+/* One operand in device memory: an array at `address` of `rank` sizes,
+ * under its pa operand name ("query", "key_cache", "work_info", ...; the
+ * argument names of pa-c/Decode.h's buffers in snake case). `strides`
+ * (elements, `rank` of them) or NULL: row-major. Only the query may be
+ * strided (a view of a fused qkv tensor: row stride >= Hq * D); the
+ * kernels read every other operand as row-major, whatever is given. */
 typedef struct {
   const char *name;
   uint64_t address;
   int32_t rank;
   const int64_t *sizes;
+  const int64_t *strides;
 } PaDeviceOperand;
 
 #ifdef __cplusplus

@@ -169,6 +169,12 @@ public:
   bool launch(size_t kernelIndex, const KernelInfo &kernel,
               const std::array<int64_t, 3> &grid, PackedParams &params,
               void *stream, std::string &error) override {
+    // The packed buffer (extra) rather than ~150 parameter pointers
+    // (kernelParams): the driver copies one block.
+    size_t size = params.bytes().size();
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER,
+                     const_cast<uint8_t *>(params.bytes().data()),
+                     CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
     CUresult r = api.cuLaunchKernel(
         functions[kernelIndex], static_cast<unsigned>(grid[0]),
         static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
@@ -176,7 +182,7 @@ public:
         static_cast<unsigned>(kernel.blockSize[1]),
         static_cast<unsigned>(kernel.blockSize[2]),
         static_cast<unsigned>(kernel.sharedBytes), static_cast<CUstream>(stream),
-        params.kernelParams(), nullptr);
+        nullptr, extra);
     if (succeeded(api, r, "cuLaunchKernel", error))
       return true;
     error += " for '" + kernel.name + "'";
@@ -190,9 +196,14 @@ private:
 } // namespace
 
 bool CudaProgram::enqueue(CUstream stream, const OperandViews &views,
-                          std::string &error, KernelMask kernels) const {
+                          std::string &error, KernelMask kernels,
+                          LaunchSet *reuse) const {
   CudaLaunchDriver driver(api, functions);
-  return enqueueKernels(moduleManifest, views, driver, stream, error, kernels);
+  if (!reuse)
+    return enqueueKernels(moduleManifest, views, driver, stream, error,
+                          kernels);
+  return enqueueKernels(moduleManifest, views, driver, stream, error, kernels,
+                        *reuse);
 }
 
 std::unique_ptr<CudaGraph> CudaGraph::capture(

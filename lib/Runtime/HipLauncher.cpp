@@ -290,9 +290,14 @@ HipProgram::~HipProgram() {
 }
 
 bool HipProgram::enqueue(void *stream, const OperandViews &views,
-                         std::string &error, KernelMask kernels) const {
+                         std::string &error, KernelMask kernels,
+                         LaunchSet *reuse) const {
   HipDriver driver(hip.api(), functions);
-  return enqueueKernels(moduleManifest, views, driver, stream, error, kernels);
+  if (!reuse)
+    return enqueueKernels(moduleManifest, views, driver, stream, error,
+                          kernels);
+  return enqueueKernels(moduleManifest, views, driver, stream, error, kernels,
+                        *reuse);
 }
 
 } // namespace pa::runtime

@@ -151,11 +151,15 @@ const MemRefView *findView(const OperandViews &views, const std::string &name,
 MemRefView rowMajorView(uint64_t data, std::vector<int64_t> sizes) {
   MemRefView view;
   view.data = data;
-  view.strides.assign(sizes.size(), 1);
-  for (size_t i = sizes.size(); i-- > 1;)
-    view.strides[i - 1] = view.strides[i] * sizes[i];
   view.sizes = std::move(sizes);
+  setRowMajorStrides(view);
   return view;
+}
+
+void setRowMajorStrides(MemRefView &view) {
+  view.strides.assign(view.sizes.size(), 1);
+  for (size_t i = view.sizes.size(); i-- > 1;)
+    view.strides[i - 1] = view.strides[i] * view.sizes[i];
 }
 
 bool parseManifest(const std::string &text, ModuleManifest &manifest,

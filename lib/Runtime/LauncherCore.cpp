@@ -185,18 +185,18 @@ bool parseAMDManifest(const std::string &text, ModuleManifest &manifest,
 bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
                      std::vector<PreparedLaunch> &launches,
                      std::string &error, KernelMask kernels) {
-  launches.clear();
+  size_t used = 0;
+  auto fail = [&] {
+    launches.clear();
+    return false;
+  };
   for (size_t i = 0; i < manifest.kernels.size(); ++i) {
     if (i >= 32 || !(kernels >> i & 1))
       continue;
     const KernelInfo &kernel = manifest.kernels[i];
-    PreparedLaunch launch;
-    launch.kernelIndex = i;
-    if (!evaluateGrid(kernel, views, launch.grid, error)) {
-      launches.clear();
-      return false;
-    }
-    const auto &grid = launch.grid;
+    std::array<int64_t, 3> grid;
+    if (!evaluateGrid(kernel, views, grid, error))
+      return fail();
     if (grid[0] <= 0 || grid[1] <= 0 || grid[2] <= 0)
       continue;
     // Both driver APIs take unsigned grid extents; HIP's limit is 2^31-1.
@@ -204,35 +204,50 @@ bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
       if (extent > std::numeric_limits<int32_t>::max()) {
         error = "the grid of kernel '" + kernel.name + "' has " +
                 std::to_string(extent) + " workgroups in one dimension";
-        launches.clear();
-        return false;
+        return fail();
       }
-    launch.params = std::make_unique<PackedParams>();
-    if (!launch.params->pack(kernel, views, error)) {
-      launches.clear();
-      return false;
-    }
-    launches.push_back(std::move(launch));
+    if (used == launches.size())
+      launches.emplace_back();
+    PreparedLaunch &launch = launches[used++];
+    launch.kernelIndex = i;
+    launch.grid = grid;
+    if (!launch.params)
+      launch.params = std::make_unique<PackedParams>();
+    if (!launch.params->pack(kernel, views, error))
+      return fail();
   }
+  launches.resize(used);
   return true;
+}
+
+bool checkKernelMask(const ModuleManifest &manifest, KernelMask kernels,
+                     std::string &error) {
+  size_t count = manifest.kernels.size();
+  KernelMask present = count >= 32 ? kAllKernels : (KernelMask(1) << count) - 1;
+  if (kernels == kAllKernels || (kernels && !(kernels & ~present)))
+    return true;
+  error = "the kernel mask " + std::to_string(kernels) +
+          " selects no kernel or one the program does not have (it has " +
+          std::to_string(count) + ": bits 0.." + std::to_string(count - 1) +
+          ")";
+  return false;
 }
 
 bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
                     LaunchDriver &driver, void *stream, std::string &error,
                     KernelMask kernels) {
-  size_t count = manifest.kernels.size();
-  KernelMask present = count >= 32 ? kAllKernels : (KernelMask(1) << count) - 1;
-  if (kernels != kAllKernels && (!kernels || (kernels & ~present))) {
-    error = "the kernel mask " + std::to_string(kernels) +
-            " selects no kernel or one the program does not have (it has " +
-            std::to_string(count) + ": bits 0.." + std::to_string(count - 1) +
-            ")";
+  LaunchSet launches;
+  return enqueueKernels(manifest, views, driver, stream, error, kernels,
+                        launches);
+}
+
+bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
+                    LaunchDriver &driver, void *stream, std::string &error,
+                    KernelMask kernels, LaunchSet &reuse) {
+  if (!checkKernelMask(manifest, kernels, error) ||
+      !prepareLaunches(manifest, views, reuse.launches, error, kernels))
     return false;
-  }
-  std::vector<PreparedLaunch> launches;
-  if (!prepareLaunches(manifest, views, launches, error, kernels))
-    return false;
-  for (PreparedLaunch &launch : launches)
+  for (PreparedLaunch &launch : reuse.launches)
     if (!driver.launch(launch.kernelIndex,
                        manifest.kernels[launch.kernelIndex], launch.grid,
                        *launch.params, stream, error))

@@ -36,8 +36,10 @@ class PaHostOperand(_ffi.CheckedStructure):
 
 
 class PaDeviceOperand(_ffi.CheckedStructure):
+    """strides: NULL (row-major) or `rank` element strides."""
     _fields_ = [("name", ctypes.c_char_p), ("address", ctypes.c_uint64),
-                ("rank", _i32), ("sizes", ctypes.POINTER(_i64))]
+                ("rank", _i32), ("sizes", ctypes.POINTER(_i64)),
+                ("strides", ctypes.POINTER(_i64))]
 
 
 class PaCudaProgram(_ffi.Handle):
@@ -46,6 +48,10 @@ class PaCudaProgram(_ffi.Handle):
 
 class PaHipProgram(_ffi.Handle):
     """A PaHipProgram handle."""
+
+
+class PaLaunch(_ffi.Handle):
+    """A PaCudaLaunch or PaHipLaunch handle (the same struct)."""
 
 
 # The kernel masks of pa-c/Runtime.h (PA_KERNEL_*).
@@ -81,6 +87,12 @@ for _driver, _handle in (("Hip", PaHipProgram), ("Cuda", PaCudaProgram)):
              ctypes.c_uint32, ctypes.c_void_p, _error], ctypes.c_bool),
         f"pa{_driver}ProgramRun": ([_handle, ctypes.POINTER(PaHostOperand),
                                     ctypes.c_size_t, _error], ctypes.c_bool),
+        f"pa{_driver}ProgramBind": (
+            [_handle, ctypes.POINTER(PaDeviceOperand), ctypes.c_size_t,
+             ctypes.c_uint32, _error], PaLaunch),
+        f"pa{_driver}LaunchEnqueue": ([PaLaunch, ctypes.c_void_p, _error],
+                                      ctypes.c_bool),
+        f"pa{_driver}LaunchDestroy": ([PaLaunch], None),
     })
 
 
@@ -214,23 +226,49 @@ class _Program(_ffi.OwnedHandle):
             self.raise_launch_error(error)
 
     def launcher(self, prepared, kernels):
-        """A function of one argument, the stream, that enqueues the
-        `kernels` of `prepared` (device_operands()): the ctypes objects
-        are bound once, for a hot path (Plan.run)."""
-        enqueue, handle = self._enqueue, self._handle
-        array, count, _ = prepared
-        error = PaString()
-        error_ref = ctypes.byref(error)
-
-        def launch(stream):
-            if not enqueue(handle, array, count, kernels, stream, error_ref):
-                self.raise_launch_error(error)
-        return launch
+        """A function of one argument, the stream (an integer handle or
+        None), that enqueues the `kernels` of `prepared`
+        (device_operands()) as they are at each call: a launch bound once
+        (paCudaProgramBind / paHipProgramBind: the runtime keeps the
+        parameter buffers), called through a bare ctypes function of
+        pointer arguments (no argument conversion or range check per
+        call), for a hot path (Plan.run)."""
+        return _BoundLaunch(self, prepared, kernels)
 
     def raise_launch_error(self, error):
         """ValueError of a failed enqueue's message (freed here)."""
         raise ValueError(_ffi.take_string(error, self._lib)
                          or "pa_mlir: the launch failed")
+
+
+class _BoundLaunch(_ffi.OwnedHandle):
+    """A PaCudaLaunch / PaHipLaunch of a program's kernels over a prepared
+    operand array (kept alive here, as the launch reads it at every
+    call); calling it with a stream enqueues."""
+
+    def __init__(self, program, prepared, kernels):
+        array, count, _ = prepared
+        self._destroy = f"pa{program._driver}LaunchDestroy"
+        super().__init__(program._lib, f"pa{program._driver}ProgramBind",
+                         program._handle, array, count, kernels)
+        self._program = program  # the launch must not outlive it
+        self._prepared = prepared
+        # A struct of one pointer is passed as the pointer: the bare
+        # function takes (void *launch, void *stream, PaString *error).
+        # (lib[name] is a new function object: the declared one keeps its
+        # checked signature.)
+        enqueue = program._lib[f"pa{program._driver}LaunchEnqueue"]
+        enqueue.argtypes = (ctypes.c_void_p, ctypes.c_void_p,
+                            ctypes.c_void_p)
+        enqueue.restype = ctypes.c_bool
+        self._error = PaString()
+        self._call = (enqueue, self._handle.ptr,
+                      ctypes.addressof(self._error))
+
+    def __call__(self, stream):
+        enqueue, launch, error = self._call
+        if not enqueue(launch, stream, error):
+            self._program.raise_launch_error(self._error)
 
 
 def device_operands(operands):

@@ -100,6 +100,7 @@ static void deviceOperands(PaDeviceOperand out[kOperands]) {
     out[i].address = 0x10000u * (uint64_t)(i + 1);
     out[i].rank = host[i].rank;
     out[i].sizes = host[i].sizes;
+    out[i].strides = NULL; /* row-major */
   }
 }
 

@@ -401,6 +401,82 @@ static void testEnqueue(PaCudaProgram program) {
   printf("ok enqueue a subset of the kernels\n");
 }
 
+/* The parameter `meaning` of the first launch of `kernel` recorded. */
+static uint64_t launchedParam(const char *json, const char *kernel,
+                              const char *meaning) {
+  for (int i = 0; i < fake.launchCount(); ++i) {
+    unsigned grid[3], block[3], shared;
+    void *on;
+    const unsigned char *params;
+    size_t bytes;
+    const char *name =
+        fake.launch(i, grid, block, &shared, &on, &params, &bytes);
+    if (name && strcmp(name, kernel) == 0)
+      return paramValue(params, paramOffset(json, kernel, meaning));
+  }
+  CHECK(false, "%s was launched", kernel);
+  return 0;
+}
+
+/* A launch bound to the caller's operand array reads it at every enqueue:
+ * new addresses and strides reach the kernels' parameters. */
+static void testBoundLaunch(PaCudaProgram program, const char *json) {
+  PaDeviceOperand operands[kOperands];
+  deviceOperands(operands);
+  void *stream = (void *)(uintptr_t)0x5000;
+  PaString error;
+  PaCudaLaunch launch = paCudaProgramBind(
+      program, operands, kOperands, PA_KERNEL_DECODE | PA_KERNEL_REDUCE,
+      &error);
+  CHECK(launch.ptr != NULL, "%s", error.data);
+  for (int call = 0; call < 3; ++call) {
+    /* A fused-qkv view: rows 3 * Hq * D apart on the second call. */
+    int64_t strides[3] = {3 * 8 * 64, 64, 1};
+    operands[0].address = 0x900000u + 0x1000u * (uint64_t)call;
+    operands[0].strides = call == 1 ? strides : NULL;
+    fake.reset();
+    CHECK(paCudaLaunchEnqueue(launch, stream, &error), "%s", error.data);
+    CHECK(fake.launchCount() == 2, "decode and reduce: %d",
+          fake.launchCount());
+    CHECK(launchedParam(json, "pa_decode", "query.aligned_ptr") ==
+              operands[0].address,
+          "call %d: the query address as it is now", call);
+    uint64_t rowStride =
+        launchedParam(json, "pa_decode", "query.stride[0]");
+    CHECK(rowStride == (call == 1 ? 3 * 8 * 64 : 8 * 64),
+          "call %d: query row stride %llu", call,
+          (unsigned long long)rowStride);
+  }
+  int64_t negative[3] = {-1, 64, 1};
+  operands[0].strides = negative;
+  fake.reset();
+  CHECK(!paCudaLaunchEnqueue(launch, stream, &error) &&
+            contains(error, "operand 'query' has stride -1 in dim 0"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched for a negative stride");
+  paCudaLaunchDestroy(launch);
+
+  launch = paCudaProgramBind(program, operands, kOperands, 8, &error);
+  CHECK(launch.ptr == NULL &&
+            contains(error, "selects no kernel or one the program does not "
+                            "have"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paCudaLaunchEnqueue(launch, stream, &error) &&
+            contains(error, "needs a launch"),
+        "%s", error.data);
+  paStringDestroy(error);
+  PaCudaProgram none = {NULL};
+  launch = paCudaProgramBind(none, operands, kOperands, PA_KERNELS_ALL,
+                             &error);
+  CHECK(launch.ptr == NULL && contains(error, "needs a program"), "%s",
+        error.data);
+  paStringDestroy(error);
+  paCudaLaunchDestroy(launch); /* NULL: nothing */
+  printf("ok a bound launch reads the caller's operands at every enqueue\n");
+}
+
 static void testCheckSequences(void) {
   /* P = 16, 3 table columns: sequence 0 (9 tokens) reads its first entry,
    * sequence 1 (33 tokens) all three; the 7s are never read. */
@@ -479,6 +555,7 @@ static void testFake(const char *ptx, size_t ptxSize, const char *json,
   CHECK(counter(Loads) == 1, "one module load");
   testHostRun(program, json);
   testEnqueue(program);
+  testBoundLaunch(program, json);
   fake.reset();
   paCudaProgramDestroy(program);
   CHECK(counter(Unloads) == 1, "the module is unloaded");

@@ -7,9 +7,10 @@
 // allocation, frees must name one - so leaks and stray copies show.
 // cuModuleLoadDataEx accepts PTX text only and reads each `.entry`'s
 // parameter list, so cuLaunchKernel copies the parameters out of
-// kernelParams as the real driver does; launches are recorded (and handed
-// to an optional hook), kernels do not run. The fakeCuda* functions (C
-// linkage, for ctypes as well) read the record and inject failures.
+// kernelParams (or the packed `extra` buffer) as the real driver does;
+// launches are recorded (and handed to an optional hook), kernels do not
+// run. The fakeCuda* functions (C linkage, for ctypes as well) read the
+// record and inject failures.
 //
 // FAKE_CUDA_DEVICES (default 1) is the device count; 0 makes cuInit fail
 // with CUDA_ERROR_NO_DEVICE, as a driver without a GPU does.
@@ -323,16 +324,38 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gridX,
     return kInvalidContext;
   FAIL_IF_INJECTED("cuLaunchKernel");
   auto *function = reinterpret_cast<Function *>(f);
-  if (!function || extra ||
-      (!kernelParams && !function->paramSizes.empty()) || !gridX || !gridY ||
-      !gridZ || !blockX || !blockY || !blockZ)
+  // The parameters come one pointer each (kernelParams) or as one packed
+  // buffer (extra: BUFFER_POINTER, p, BUFFER_SIZE, &size, END), each at
+  // its natural alignment there, as the real driver reads them.
+  const unsigned char *packed = nullptr;
+  if (extra) {
+    if (kernelParams || extra[0] != CU_LAUNCH_PARAM_BUFFER_POINTER ||
+        extra[2] != CU_LAUNCH_PARAM_BUFFER_SIZE ||
+        extra[4] != CU_LAUNCH_PARAM_END)
+      return kInvalidValue;
+    packed = static_cast<const unsigned char *>(extra[1]);
+    size_t expected = 0;
+    for (size_t size : function ? function->paramSizes
+                                : std::vector<size_t>())
+      expected = (expected + size - 1) / size * size + size;
+    if (!packed || *static_cast<size_t *>(extra[3]) != expected)
+      return kInvalidValue;
+  }
+  if (!function ||
+      (!kernelParams && !packed && !function->paramSizes.empty()) ||
+      !gridX || !gridY || !gridZ || !blockX || !blockY || !blockZ)
     return kInvalidValue;
   Launch launch{function->name, {gridX, gridY, gridZ},
                 {blockX, blockY, blockZ}, sharedBytes, stream, {}};
+  size_t offset = 0;
   for (size_t i = 0; i < function->paramSizes.size(); ++i) {
-    const auto *bytes = static_cast<const unsigned char *>(kernelParams[i]);
-    launch.params.insert(launch.params.end(), bytes,
-                         bytes + function->paramSizes[i]);
+    size_t size = function->paramSizes[i];
+    offset = (offset + size - 1) / size * size;
+    const auto *bytes = packed ? packed + offset
+                               : static_cast<const unsigned char *>(
+                                     kernelParams[i]);
+    launch.params.insert(launch.params.end(), bytes, bytes + size);
+    offset += size;
   }
   LaunchHook hook;
   void *user;

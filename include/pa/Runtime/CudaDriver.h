@@ -37,6 +37,12 @@ inline constexpr int CU_STREAM_NON_BLOCKING = 1;
 inline constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 inline constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 inline constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+// cuLaunchKernel's `extra` keys (cuda.h: CU_LAUNCH_PARAM_*).
+inline void *const CU_LAUNCH_PARAM_END = reinterpret_cast<void *>(0x00);
+inline void *const CU_LAUNCH_PARAM_BUFFER_POINTER =
+    reinterpret_cast<void *>(0x01);
+inline void *const CU_LAUNCH_PARAM_BUFFER_SIZE =
+    reinterpret_cast<void *>(0x02);
 
 /// The driver entry points the runtime uses (the versioned symbols the CUDA
 /// headers map the plain names to).

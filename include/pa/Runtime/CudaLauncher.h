@@ -69,8 +69,10 @@ public:
   /// Launches the kernels in launch order on `stream`; kernels whose grid
   /// is empty (batch 0) are skipped. Asynchronous: checks only the launches.
   /// `kernels` selects a subset (LauncherCore.h, KernelMask).
+  /// `reuse`: launches kept from the previous enqueue (LaunchSet).
   bool enqueue(cuda::CUstream stream, const OperandViews &views,
-               std::string &error, KernelMask kernels = kAllKernels) const;
+               std::string &error, KernelMask kernels = kAllKernels,
+               LaunchSet *reuse = nullptr) const;
 
   const ModuleManifest &manifest() const { return moduleManifest; }
 

@@ -102,8 +102,10 @@ public:
   /// false with `error` only when an operand does not fit or a launch is
   /// refused, and then nothing after it is launched.
   /// `kernels` selects a subset (LauncherCore.h, KernelMask).
+  /// `reuse`: launches kept from the previous enqueue (LaunchSet).
   bool enqueue(void *stream, const OperandViews &views, std::string &error,
-               KernelMask kernels = kAllKernels) const;
+               KernelMask kernels = kAllKernels,
+               LaunchSet *reuse = nullptr) const;
 
   const ModuleManifest &manifest() const { return moduleManifest; }
   const HipRuntime &runtime() const { return hip; }

@@ -31,6 +31,10 @@ struct MemRefView {
 /// A row-major view of `sizes` at `data`.
 MemRefView rowMajorView(uint64_t data, std::vector<int64_t> sizes);
 
+/// Sets `view.strides` to the row-major strides of `view.sizes` (in place:
+/// no allocation when the rank is unchanged).
+void setRowMajorStrides(MemRefView &view);
+
 /// The operands of one launch by pa op operand name ("query", "work_info").
 using OperandViews = std::map<std::string, MemRefView>;
 

@@ -63,7 +63,9 @@ constexpr KernelMask kAllKernels = ~KernelMask(0);
 /// `manifest` selected by `kernels` for `views`, in launch order; kernels
 /// with an empty grid are left out. False with `error` (and nothing
 /// prepared) when an operand is missing or does not fit, or a grid exceeds
-/// 2^31-1 workgroups per axis.
+/// 2^31-1 workgroups per axis. The PackedParams of `launches` on entry are
+/// reused (their buffers kept), so preparing the same kernels again
+/// allocates nothing (LaunchSet).
 bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
                      std::vector<PreparedLaunch> &launches, std::string &error,
                      KernelMask kernels = kAllKernels);
@@ -114,6 +116,24 @@ bool lookUpKernelFunctions(const ModuleManifest &manifest,
 bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
                     LaunchDriver &driver, void *stream, std::string &error,
                     KernelMask kernels = kAllKernels);
+
+/// The launches of one enqueue kept for the next one: a caller enqueueing
+/// the same kernels again and again (a serving loop's per-layer decode)
+/// passes the same LaunchSet, and the parameter buffers are refilled in
+/// place instead of allocated per call.
+struct LaunchSet {
+  std::vector<PreparedLaunch> launches;
+};
+
+/// False with `error` when `kernels` selects no kernel of `manifest` or
+/// one it does not have (kAllKernels: every one).
+bool checkKernelMask(const ModuleManifest &manifest, KernelMask kernels,
+                     std::string &error);
+
+/// enqueueKernels with the launches prepared into `reuse`.
+bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
+                    LaunchDriver &driver, void *stream, std::string &error,
+                    KernelMask kernels, LaunchSet &reuse);
 
 /// Checks that `manifest` holds exactly one kernel of each role of a decode
 /// program (pa_plan, pa_decode, pa_reduce), in that order; false with

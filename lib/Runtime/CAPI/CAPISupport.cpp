@@ -25,6 +25,35 @@ void pa::capi::clear(PaString *out) {
     *out = {nullptr, 0};
 }
 
+namespace {
+/// Sets `view` to operand `index` (address, sizes, strides or row-major),
+/// in place; false with `error` when it is malformed.
+bool setDeviceView(const PaDeviceOperand &operand, size_t index,
+                   pa::runtime::MemRefView &view, std::string &error) {
+  if (!operand.name || operand.rank < 0 ||
+      (operand.rank > 0 && !operand.sizes)) {
+    error = "operand " + std::to_string(index) + " needs a name and rank sizes";
+    return false;
+  }
+  view.data = operand.address;
+  view.offset = 0;
+  view.sizes.assign(operand.sizes, operand.sizes + operand.rank);
+  if (!operand.strides) {
+    pa::runtime::setRowMajorStrides(view);
+    return true;
+  }
+  view.strides.assign(operand.strides, operand.strides + operand.rank);
+  for (int32_t d = 0; d < operand.rank; ++d)
+    if (operand.strides[d] < 0) {
+      error = "operand '" + std::string(operand.name) + "' has stride " +
+              std::to_string(operand.strides[d]) + " in dim " +
+              std::to_string(d) + "; strides must be >= 0";
+      return false;
+    }
+  return true;
+}
+} // namespace
+
 bool pa::capi::unwrapDeviceOperands(const PaDeviceOperand *operands,
                                     size_t count,
                                     runtime::OperandViews &views,
@@ -34,17 +63,29 @@ bool pa::capi::unwrapDeviceOperands(const PaDeviceOperand *operands,
     error = "no operands (NULL) for a count of " + std::to_string(count);
     return false;
   }
-  for (size_t i = 0; i < count; ++i) {
-    const PaDeviceOperand &operand = operands[i];
-    if (!operand.name || operand.rank < 0 ||
-        (operand.rank > 0 && !operand.sizes)) {
-      error = "operand " + std::to_string(i) + " needs a name and rank sizes";
+  for (size_t i = 0; i < count; ++i)
+    if (!setDeviceView(operands[i], i,
+                       views[operands[i].name ? operands[i].name : ""], error))
       return false;
-    }
-    views[operand.name] = runtime::rowMajorView(
-        operand.address,
-        std::vector<int64_t>(operand.sizes, operand.sizes + operand.rank));
-  }
+  return true;
+}
+
+bool pa::capi::BoundOperands::bind(const PaDeviceOperand *operands,
+                                   size_t count, std::string &error) {
+  if (!unwrapDeviceOperands(operands, count, operandViews, error))
+    return false;
+  this->operands = operands;
+  this->count = count;
+  slots.clear();
+  for (size_t i = 0; i < count; ++i)
+    slots.push_back(&operandViews[operands[i].name]);
+  return true;
+}
+
+bool pa::capi::BoundOperands::refresh(std::string &error) {
+  for (size_t i = 0; i < count; ++i)
+    if (!setDeviceView(operands[i], i, *slots[i], error))
+      return false;
   return true;
 }
 

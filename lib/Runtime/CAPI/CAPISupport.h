@@ -12,6 +12,7 @@
 #include "pa-c/Runtime.h"
 #include "pa/Runtime/DeviceMemory.h"
 #include "pa/Runtime/KernelManifest.h"
+#include "pa/Runtime/LauncherCore.h"
 #include "pa/Runtime/ProgramArtifact.h"
 
 #include <string>
@@ -29,9 +30,29 @@ void report(PaString *out, const std::string &text);
 void clear(PaString *out);
 
 /// The views of `count` device operands; false with `error` naming the
-/// first one without a name, with a negative rank or without sizes.
+/// first one without a name, with a negative rank, without sizes or with a
+/// negative stride.
 bool unwrapDeviceOperands(const PaDeviceOperand *operands, size_t count,
                           runtime::OperandViews &views, std::string &error);
+
+/// A caller's PaDeviceOperand array bound once (names resolved to views),
+/// reread in place at every refresh(): what paCudaProgramBind and
+/// paHipProgramBind keep, with the launches reused between enqueues.
+class BoundOperands {
+public:
+  /// False with `error` as unwrapDeviceOperands.
+  bool bind(const PaDeviceOperand *operands, size_t count, std::string &error);
+  /// The operands' current addresses, sizes and strides into views().
+  bool refresh(std::string &error);
+  const runtime::OperandViews &views() const { return operandViews; }
+  runtime::LaunchSet launches;
+
+private:
+  const PaDeviceOperand *operands = nullptr;
+  size_t count = 0;
+  runtime::OperandViews operandViews;
+  std::vector<runtime::MemRefView *> slots; // parallel to `operands`
+};
 
 /// The C++ view of `count` host operands (the same pointers); false with
 /// `error` naming the first one without a name, with a negative rank or

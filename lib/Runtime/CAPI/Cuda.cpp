@@ -155,6 +155,59 @@ bool paCudaProgramEnqueueKernels(PaCudaProgram program,
   return true;
 }
 
+namespace {
+/// A PaCudaLaunch: the program, the bound operands and the kernel mask.
+struct CudaLaunch {
+  const CudaDecodeProgram *program = nullptr;
+  BoundOperands operands;
+  KernelMask kernels = kAllKernels;
+};
+} // namespace
+
+PaCudaLaunch paCudaProgramBind(PaCudaProgram program,
+                               const PaDeviceOperand *operands, size_t count,
+                               uint32_t kernels, PaString *error) {
+  clear(error);
+  if (!program.ptr) {
+    report(error, "paCudaProgramBind needs a program (this one is NULL)");
+    return {nullptr};
+  }
+  auto launch = std::make_unique<CudaLaunch>();
+  launch->program = unwrap(program);
+  launch->kernels = kernels;
+  std::string message;
+  if (!checkKernelMask(launch->program->program->manifest(), kernels,
+                       message) ||
+      !launch->operands.bind(operands, count, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  return {launch.release()};
+}
+
+bool paCudaLaunchEnqueue(PaCudaLaunch launch, void *stream, PaString *error) {
+  clear(error);
+  auto *bound = static_cast<CudaLaunch *>(launch.ptr);
+  if (!bound) {
+    report(error, "paCudaLaunchEnqueue needs a launch (this one is NULL)");
+    return false;
+  }
+  const CudaDecodeProgram &p = *bound->program;
+  std::string message;
+  if (!bound->operands.refresh(message) || !enterContext(p, message) ||
+      !p.program->enqueue(static_cast<CUstream>(stream),
+                          bound->operands.views(), message, bound->kernels,
+                          &bound->operands.launches)) {
+    report(error, message);
+    return false;
+  }
+  return true;
+}
+
+void paCudaLaunchDestroy(PaCudaLaunch launch) {
+  delete static_cast<CudaLaunch *>(launch.ptr);
+}
+
 bool paCudaProgramRun(PaCudaProgram program, const PaHostOperand *operands,
                       size_t count, PaString *error) {
   clear(error);

@@ -96,6 +96,56 @@ bool paHipProgramEnqueueKernels(PaHipProgram program,
   return true;
 }
 
+namespace {
+/// A PaHipLaunch: the program, the bound operands and the kernel mask.
+struct HipLaunch {
+  const HipProgram *program = nullptr;
+  BoundOperands operands;
+  KernelMask kernels = kAllKernels;
+};
+} // namespace
+
+PaHipLaunch paHipProgramBind(PaHipProgram program,
+                             const PaDeviceOperand *operands, size_t count,
+                             uint32_t kernels, PaString *error) {
+  clear(error);
+  if (!program.ptr) {
+    report(error, "paHipProgramBind needs a program (this one is NULL)");
+    return {nullptr};
+  }
+  auto launch = std::make_unique<HipLaunch>();
+  launch->program = unwrap(program);
+  launch->kernels = kernels;
+  std::string message;
+  if (!checkKernelMask(launch->program->manifest(), kernels, message) ||
+      !launch->operands.bind(operands, count, message)) {
+    report(error, message);
+    return {nullptr};
+  }
+  return {launch.release()};
+}
+
+bool paHipLaunchEnqueue(PaHipLaunch launch, void *stream, PaString *error) {
+  clear(error);
+  auto *bound = static_cast<HipLaunch *>(launch.ptr);
+  if (!bound) {
+    report(error, "paHipLaunchEnqueue needs a launch (this one is NULL)");
+    return false;
+  }
+  std::string message;
+  if (!bound->operands.refresh(message) ||
+      !bound->program->enqueue(stream, bound->operands.views(), message,
+                               bound->kernels, &bound->operands.launches)) {
+    report(error, message);
+    return false;
+  }
+  return true;
+}
+
+void paHipLaunchDestroy(PaHipLaunch launch) {
+  delete static_cast<HipLaunch *>(launch.ptr);
+}
+
 bool paHipProgramRun(PaHipProgram program, const PaHostOperand *operands,
                      size_t count, PaString *error) {
   clear(error);
