@@ -56,10 +56,12 @@ typedef struct {
   const char *chip;      /* NULL: "gfx950" */
   int64_t budget;        /* 0: twice the chip's compute units */
   int64_t maxPartitions; /* 0: the chip's compute units */
+  double logitsSoftCap;  /* 0: none; > 0: scores become cap * tanh(s / cap) */
 } PaDecodeConfig;
 
 /* Hq = 8, Hkv = 1, D = 128, P = 16, Q = 1, e4m3fn KV, bf16 query, packed K,
- * plain V, no scales, no window, no sinks, gfx950, default budget. */
+ * plain V, no scales, no window, no sinks, no soft-cap, gfx950, default
+ * budget. */
 PA_CAPI_EXPORTED PaDecodeConfig paDecodeConfigGetDefault(void);
 
 /* The operands of one run (pa::HostBuffers): caller-owned, row-major, in the

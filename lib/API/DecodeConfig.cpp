@@ -42,6 +42,8 @@ std::string DecodeConfig::validate() const {
            std::to_string(*maxPartitions);
   if (softmaxScale && !std::isfinite(*softmaxScale))
     return "softmax_scale must be finite";
+  if (!std::isfinite(logitsSoftCap) || logitsSoftCap < 0.0)
+    return "logits_soft_cap must be 0 (none) or a finite positive number";
   return {};
 }
 
@@ -86,5 +88,6 @@ std::string DecodeConfig::cacheKey() const {
     os << llvm::format_hex(llvm::bit_cast<uint64_t>(*softmaxScale), 18);
   os << ';';
   os << ';' << (computeType ? int(*computeType) : -1);
+  os << ';' << llvm::format_hex(llvm::bit_cast<uint64_t>(logitsSoftCap), 18);
   return key;
 }

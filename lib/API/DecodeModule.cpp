@@ -161,7 +161,7 @@ DecodeOp mlir::pa::buildDecodeOp(OpBuilder &builder, Location loc,
       operands.blockTables, operands.contextLengths, operands.kScale,
       operands.vScale, operands.workInfo, operands.expSums,
       operands.maxLogits, operands.tmpOut, layout, config.scaleMode,
-      config.slidingWindow, softmaxScale, compute);
+      config.slidingWindow, softmaxScale, compute, config.logitsSoftCap);
 }
 
 ReduceOp mlir::pa::buildReduceOp(OpBuilder &builder, Location loc,

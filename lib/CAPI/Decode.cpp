@@ -41,6 +41,7 @@ PaDecodeConfig paDecodeConfigGetDefault(void) {
   c.chip = nullptr;
   c.budget = 0;
   c.maxPartitions = 0;
+  c.logitsSoftCap = defaults.logitsSoftCap;
   return c;
 }
 

@@ -74,6 +74,7 @@ bool capi::unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
   if (c->hasSoftmaxScale)
     config.softmaxScale = c->softmaxScale;
   config.hasSinks = c->hasSinks;
+  config.logitsSoftCap = c->logitsSoftCap;
   if (c->chip)
     config.chip = c->chip;
   if (c->budget != 0)

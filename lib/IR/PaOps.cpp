@@ -144,6 +144,24 @@ FailureOr<int64_t> staticDim(Operation *op, StringRef operand, Value value,
 /// values would overflow there instead of meaning anything.
 constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
 
+/// A soft-cap is 0 (none) or a positive f32 that kernels can fold into
+/// their constants: `cap * log2(e)` and `2 / cap` stay finite and normal.
+LogicalResult verifySoftCap(Operation *op, double cap) {
+  if (!std::isfinite(cap) || cap < 0.0)
+    return op->emitOpError()
+           << "logits_soft_cap must be 0 (none) or a finite positive number, "
+              "got "
+           << cap;
+  const double log2e = 1.4426950408889634;
+  const double smallest = std::numeric_limits<float>::min();
+  const double largest = std::numeric_limits<float>::max() / log2e;
+  if (cap != 0.0 && (cap < smallest || cap > largest))
+    return op->emitOpError() << "logits_soft_cap must lie in [" << smallest
+                             << ", " << largest << "] (scores are f32), got "
+                             << cap;
+  return success();
+}
+
 LogicalResult verifyWindow(Operation *op, int64_t window) {
   if (window < -1)
     return op->emitOpError() << "sliding_window must be >= -1 (0 and -1 "
@@ -537,6 +555,8 @@ LogicalResult DecodeOp::verify() {
                            << " in magnitude (scores are f32), got "
                            << getSoftmaxScaleAttr();
   }
+  if (failed(verifySoftCap(op, getLogitsSoftCap())))
+    return failure();
 
   if (failed(check.shape("exp_sums", getExpSums(), "[Hkv, capacity, Q*G]",
                          {*kvHeads, kAnySize, kAnySize})))
@@ -696,6 +716,12 @@ LogicalResult TileInitSoftmaxOp::verify() {
 
 LogicalResult TileQKOp::verify() {
   int64_t rows = tileRows(getScores());
+  if (std::optional<APFloat> cap = getSoftCap()) {
+    float value = cap->convertToFloat();
+    if (!std::isfinite(value) || !(value > 0.0f))
+      return emitOpError() << "soft_cap must be finite and positive, got "
+                           << value;
+  }
   return failure(
       failed(verifyTile(*this, "scores", getScores(), {kAnySize, kTileTokens})) ||
       failed(verifyTile(*this, "query_tile", getQueryTile(), {rows, kAnySize})) ||

@@ -426,6 +426,7 @@ void forEachField(Config &config, Visitor &visit) {
   visit("sinks", config.sinks);
   visit("sink_values", config.sinkValues);
   visit("softmax_scale", config.softmaxScale);
+  visit("logits_soft_cap", config.logitsSoftCap);
   visit("context_lengths", config.contextLengths);
   visit("min_context_length", config.minContextLength);
   visit("max_context_length", config.maxContextLength);

@@ -194,6 +194,8 @@ bool validateShape(const DecodeCase &c, std::string &error) {
     return fail(error, "window must be >= -1 (0 and -1 mean no window)");
   if (c.softmaxScale && !std::isfinite(*c.softmaxScale))
     return fail(error, "softmaxScale must be finite");
+  if (!std::isfinite(c.logitsSoftCap) || c.logitsSoftCap < 0.0)
+    return fail(error, "logitsSoftCap must be 0 (none) or finite and positive");
   return true;
 }
 

@@ -89,9 +89,14 @@ void forEachVisibleScore(const DecodeCase &c, int64_t sequence,
           dot += query[size_t(d)] * key[size_t(d)];
         // A non-finite score comes only from a non-finite input (query,
         // key, scale): it makes the row NaN (spec, "Non-finite inputs"),
-        // also a -inf one, which would otherwise weigh 0.
-        const double score = softmaxScale * dot;
-        visit(q * G + g, std::isfinite(score) ? score : kNaN, value.data());
+        // also a -inf one, which would otherwise weigh 0, and also under a
+        // soft-cap, whose tanh would make an infinite one finite.
+        double score = softmaxScale * dot;
+        if (!std::isfinite(score))
+          score = kNaN;
+        else if (c.logitsSoftCap > 0.0)
+          score = c.logitsSoftCap * std::tanh(score / c.logitsSoftCap);
+        visit(q * G + g, score, value.data());
       }
     }
   }

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/Passes.h"
+#include "pa/Transforms/ScoreMath.h"
 #include "pa/Transforms/TileLowering.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -419,8 +420,8 @@ LogicalResult lowerInitSoftmax(TileInitSoftmaxOp op, LoopEmitter &e) {
   return success();
 }
 
-/// scores[m][t] = score_scale * k_scale(t) * dot(query_tile[m], K_t) for the
-/// valid columns t (column-major: a column's keys are read by one iteration
+/// scores[m][t] = score_scale * k_scale(t) * dot(query_tile[m], K_t), then
+/// soft-capped when the op says so, for the valid columns t (column-major: a column's keys are read by one iteration
 /// of the column loop), 0 for the others, whose keys are never read.
 LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
   Value queryTile = op.getQueryTile();
@@ -436,6 +437,9 @@ LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
   Value packIndex = e.index(*pack);
   Value zero = e.f32(0.0f);
   Value scoreScale = e.f32(op.getScoreScale().convertToFloat());
+  std::optional<float> softCap;
+  if (std::optional<APFloat> cap = op.getSoftCap())
+    softCap = cap->convertToFloat();
 
   forEachValidColumn(
       e, op.getPageIds(), op.getPageSize(), op.getTileStart(),
@@ -450,7 +454,10 @@ LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
                                              slot, e.remU(d, packIndex)});
             return e.addF(sum, e.mulF(e.load(queryTile, {m, d}), key));
           });
-          e.store(e.mulF(dot, columnScale), scores, {m, column});
+          Value score = e.mulF(dot, columnScale);
+          if (softCap)
+            score = emitSoftCap(e.b, score, *softCap, /*fastReciprocal=*/false);
+          e.store(score, scores, {m, column});
         });
       },
       [&](Value column) {

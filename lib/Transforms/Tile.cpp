@@ -241,6 +241,11 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     const double log2e = 1.4426950408889634;
     llvm::APFloat scoreScale(
         static_cast<float>(op.getEffectiveSoftmaxScale() * log2e));
+    // The soft-cap in the exp2 domain of the scores (absent: none).
+    FloatAttr softCap =
+        op.hasSoftCap()
+            ? b.getF32FloatAttr(static_cast<float>(op.getLogitsSoftCap() * log2e))
+            : FloatAttr();
 
     auto loop = scf::ForOp::create(b, loc, m.toIndex(tileBegin),
                                    m.toIndex(tileEnd), idx(1));
@@ -255,7 +260,7 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     TileQKOp::create(b, loc, queryTile, arg(op.getKeyCache()), pageIds,
                      kvHead, tileStart, visibleBegin, visibleEnd,
                      arg(op.getKScale()), scores, pageSize, scoreScale,
-                     scaleMode, compute);
+                     scaleMode, compute, softCap);
     TileSoftmaxOp::create(b, loc, scores, rowMax, rowSum, acc, context,
                           tileStart, rowBase, queryLength, groupSize, window);
     TilePVOp::create(b, loc, scores, arg(op.getValueCache()), pageIds, kvHead,

@@ -46,6 +46,7 @@ class PaDecodeConfig(_ffi.CheckedStructure):
         ("chip", ctypes.c_char_p),
         ("budget", _i64),
         ("maxPartitions", _i64),
+        ("logitsSoftCap", ctypes.c_double),
     ]
 
 

@@ -34,6 +34,8 @@ class DecodeConfig:
 
     scale: "none", "per_tensor" ([1] scales) or "per_token" ([N, Hkv, P]).
     sliding_window: 0 or -1 for none. softmax_scale: None for D^-0.5.
+    logits_soft_cap: 0.0 for none; cap > 0 makes every score
+    cap * tanh(score / cap).
     compute: None (fp8 for fp8 caches, else bf16), "fp8" or "bf16".
     budget / max_partitions: None for the chip's defaults.
     """
@@ -55,6 +57,7 @@ class DecodeConfig:
     chip: str = "gfx950"
     budget: Optional[int] = None
     max_partitions: Optional[int] = None
+    logits_soft_cap: float = 0.0
 
     def __post_init__(self):
         # Python ints of the int64 fields of PaDecodeConfig (the key of the
@@ -91,6 +94,13 @@ class DecodeConfig:
                 raise ValueError(f"softmax_scale must be None or a finite "
                                  f"number, got {self.softmax_scale!r}")
             object.__setattr__(self, "softmax_scale", float(self.softmax_scale))
+        if (not isinstance(self.logits_soft_cap, (int, float))
+                or isinstance(self.logits_soft_cap, bool)
+                or not math.isfinite(self.logits_soft_cap)
+                or self.logits_soft_cap < 0):
+            raise ValueError(f"logits_soft_cap must be 0.0 (none) or a finite "
+                             f"positive number, got {self.logits_soft_cap!r}")
+        object.__setattr__(self, "logits_soft_cap", float(self.logits_soft_cap))
 
     def replace(self, **changes):
         """A copy with `changes` applied (checked again)."""
@@ -118,6 +128,7 @@ class DecodeConfig:
         c.chip = self.chip.encode("utf-8")
         c.budget = self.budget or 0
         c.maxPartitions = self.max_partitions or 0
+        c.logitsSoftCap = self.logits_soft_cap
         return c
 
     @classmethod
@@ -145,7 +156,8 @@ class DecodeConfig:
             compute=(None if c.computeType == _capi.COMPUTE_DEFAULT else
                      name_of(COMPUTE_TYPES, c.computeType, "computeType")),
             chip=(c.chip or b"gfx950").decode("utf-8"),
-            budget=c.budget or None, max_partitions=c.maxPartitions or None)
+            budget=c.budget or None, max_partitions=c.maxPartitions or None,
+            logits_soft_cap=c.logitsSoftCap)
 
     def plan_capacity(self, batch):
         """Plan slots (work_info rows, partial-buffer capacity) for `batch`

@@ -112,7 +112,8 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
            query_length, kv_dtype=None, query_dtype="bf16", k_scale=None,
            v_scale=None, sliding_window=0, sinks=None, softmax_scale=None,
            v_layout="plain", chip="gfx950", target="host", budget=None,
-           max_partitions=None, return_partials=False, out=None):
+           max_partitions=None, return_partials=False, out=None,
+           logits_soft_cap=0.0):
     """Paged-attention decode.
 
     query: float32 [B*Q, Hq, D], rounded to `query_dtype` (RNE) before use.
@@ -121,7 +122,9 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     [N, Hkv, D, P] or transposed [N, Hkv, P/x, D, x], same storage.
     block_tables: int [B, max_pages]; context_lengths: int [B].
     k_scale / v_scale: None, a float (per-tensor) or float32 [N, Hkv, P]
-    (per-token). sinks: float32 [Hq] or None. target: "host" (the CPU),
+    (per-token). sinks: float32 [Hq] or None. logits_soft_cap: 0.0 for
+    none; cap > 0 makes every score cap * tanh(score / cap) (Gemma 2,
+    Grok; sinks are not capped). target: "host" (the CPU),
     "hip" (an AMD GPU), "cuda" (an NVIDIA GPU; compiled for sm_90a),
     "emulate" (the AMD kernels of `chip` on the wave64 emulator) or another
     registered target (pa_mlir.targets).
@@ -211,6 +214,10 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
             sinks = np.ascontiguousarray(sinks, dtype=np.float32)
     if softmax_scale is not None:
         softmax_scale = float(softmax_scale)
+    if (isinstance(logits_soft_cap, bool)
+            or not isinstance(logits_soft_cap, (int, float))):
+        raise ValueError(f"logits_soft_cap must be a number, got "
+                         f"{logits_soft_cap!r}")
 
     packed_key = key_cache.ndim == 5
     num_query_heads, head_dim = query.shape[1], query.shape[2]
@@ -236,6 +243,7 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     config.chip = chip.encode("utf-8")
     config.budget = int(budget) if budget is not None else 0
     config.maxPartitions = int(max_partitions) if max_partitions is not None else 0
+    config.logitsSoftCap = float(logits_soft_cap)
     program = _targets.program(target, config)
 
     # The configuration compiled, so the static sizes are valid; now every

@@ -1,10 +1,10 @@
 // RUN: pa-opt %s -split-input-file -verify-diagnostics
 
 // An attribute a pa op does not define is an error naming the attributes it
-// does define (the ODS list, so the message follows the op). Before, an
-// unsupported `logits_soft_cap` compiled to the same code as without it.
+// does define (the ODS list, so the message follows the op): a misspelt
+// `logits_soft_cap` must not compile to the same code as without it.
 
-func.func @decode_soft_cap(
+func.func @decode_misspelt_soft_cap(
     %q: memref<?x16x256xbf16>,
     %k: memref<?x2x16x16x16xf8E4M3FN>,
     %v: memref<?x2x256x16xf8E4M3FN>,
@@ -14,7 +14,7 @@ func.func @decode_soft_cap(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'pa.decode' op has no attribute 'logits_soft_cap'; its attributes are: compute, kv_layout, scale, sliding_window, softmax_scale (other attributes need a dialect prefix, as 'pa.note')}}
+  // expected-error @+1 {{'pa.decode' op has no attribute 'logit_softcap'; its attributes are: compute, kv_layout, logits_soft_cap, scale, sliding_window, softmax_scale (other attributes need a dialect prefix, as 'pa.note')}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -25,7 +25,7 @@ func.func @decode_soft_cap(
       max_logits(%ml : memref<2x?x8xf32>)
       tmp_out(%part : memref<2x?x8x256xf32>)
       {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>,
-       logits_soft_cap = 30.0 : f64}
+       logit_softcap = 30.0 : f64}
   return
 }
 

@@ -197,6 +197,41 @@ gpu.module @pa_kernels {
 
 // -----
 
+// pa.tile.qk with soft_cap = c = 2: each score s (exp2 domain) becomes
+// c - 2c / (exp2(s * 2 log2(e) / c) + 1) = c * tanh(s / c) before it is
+// stored.
+
+!q_tile = memref<16x64xf32, #gpu.address_space<workgroup>>
+!scores = memref<16x256xf32, #gpu.address_space<workgroup>>
+// CHECK-LABEL: gpu.func @qk_soft_cap
+// CHECK:         %[[DOT:.*]] = scf.for
+// CHECK:         %[[SCORE:.*]] = arith.mulf %[[DOT]], %{{.*}} : f32
+// CHECK:         %[[K:.*]] = arith.constant 1.44269502 : f32
+// CHECK:         %[[ARG:.*]] = arith.mulf %[[SCORE]], %[[K]] : f32
+// CHECK:         %[[E:.*]] = math.exp2 %[[ARG]] : f32
+// CHECK:         %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK:         %[[DEN:.*]] = arith.addf %[[E]], %[[ONE]] : f32
+// CHECK:         %[[RCP:.*]] = arith.divf %{{.*}}, %[[DEN]] : f32
+// CHECK:         %[[C:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK:         %[[TWO_C:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK:         %[[TWICE:.*]] = arith.mulf %[[TWO_C]], %[[RCP]] : f32
+// CHECK:         %[[CAPPED:.*]] = arith.subf %[[C]], %[[TWICE]] : f32
+// CHECK:         memref.store %[[CAPPED]], %{{.*}}
+gpu.module @pa_kernels {
+  gpu.func @qk_soft_cap(%k: memref<?x1x4x16x16xf8E4M3FN>, %ids: vector<16xi32>,
+                        %h: index, %t0: i64, %lo: i64, %hi: i64)
+      workgroup(%q: !q_tile, %s: !scores) kernel {
+    pa.tile.qk %q, %k[%ids, %h] tile_start %t0 valid [%lo, %hi] into %s
+        {page_size = 16 : i64, score_scale = 0.125 : f32,
+         scale = #pa.scale<none>, compute = #pa.compute<fp8>,
+         soft_cap = 2.0 : f32}
+        : !q_tile, memref<?x1x4x16x16xf8E4M3FN>, vector<16xi32>, !scores
+    gpu.return
+  }
+}
+
+// -----
+
 // pa.tile.softmax with Q = 2, G = 4 and a window of 3: row r = base + m has
 // q = r / 4, end = C - (Q - 1) + q, begin = max(end - 3, 0); padding rows
 // (r >= 8) are masked. Masking is a select to -inf; both exp2 arguments are

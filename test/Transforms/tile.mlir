@@ -121,3 +121,25 @@ func.func @four_row_groups(%q: memref<?x32x64xbf16>, %k: memref<?x1x8x128x8xbf16
              scale = #pa.scale<per_tensor>, softmax_scale = 0.5 : f64}
   return
 }
+
+// -----
+
+// logits_soft_cap = 30 becomes the tile's soft_cap in the exp2 domain of its
+// scores (30 * log2(e)); without the attribute tile.qk has none (above).
+// CHECK-LABEL: func.func @soft_cap
+// CHECK:         pa.tile.qk
+// CHECK-SAME:      soft_cap = 43.2808495 : f32
+func.func @soft_cap(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
+                    %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                    %lens: memref<?xi32>, %work: memref<?x4xi32>,
+                    %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                    %part: memref<1x?x8x128xf32>) {
+  pa.decode query(%q : memref<?x8x128xbf16>) key_cache(%k : memref<?x1x8x16x16xf8E4M3FN>)
+            value_cache(%v : memref<?x1x128x16xf8E4M3FN>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>)
+            work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<1x?x8xf32>)
+            max_logits(%ml : memref<1x?x8xf32>) tmp_out(%part : memref<1x?x8x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>,
+             logits_soft_cap = 30.0 : f64}
+  return
+}

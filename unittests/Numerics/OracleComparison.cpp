@@ -90,6 +90,7 @@ DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
   config.scaleMode = scaleMode(shape.scaleMode);
   config.slidingWindow = shape.window;
   config.softmaxScale = shape.softmaxScale;
+  config.logitsSoftCap = shape.logitsSoftCap;
   config.hasSinks = sinks;
   config.chip = chip;
   config.budget = budget;

@@ -27,14 +27,14 @@ std::string describe(const ProgramSpec &p) {
   char text[256];
   std::snprintf(text, sizeof text,
                 "%s Hq=%lld Hkv=%lld D=%lld P=%lld Q=%lld kv=%s q=%s V=%s "
-                "scale=%s W=%lld sinks=%d chip=%s budget=%s",
+                "scale=%s W=%lld sinks=%d cap=%g chip=%s budget=%s",
                 p.label.c_str(), (long long)s.numQueryHeads,
                 (long long)s.numKvHeads, (long long)s.headDim,
                 (long long)s.pageSize, (long long)s.queryLen, kvName(s.kvType),
                 oracle::scalarTypeName(s.queryType),
                 oracle::vLayoutName(s.vLayout),
                 oracle::scaleModeName(s.scaleMode), (long long)s.window,
-                int(p.sinks), p.chip.c_str(),
+                int(p.sinks), s.logitsSoftCap, p.chip.c_str(),
                 p.budget ? std::to_string(*p.budget).c_str() : "default");
   return text;
 }
@@ -156,6 +156,59 @@ std::vector<ProgramSpec> programMatrix() {
 
   std::vector<ProgramSpec> nonFinite = nonFinitePrograms();
   programs.insert(programs.end(), nonFinite.begin(), nonFinite.end());
+  std::vector<ProgramSpec> features = modelFeaturePrograms();
+  programs.insert(programs.end(), features.begin(), features.end());
+  return programs;
+}
+
+std::vector<ProgramSpec> modelFeaturePrograms() {
+  // Soft-cap 1 with softmax_scale 1: uniform(-0.5, 0.5) inputs give scores
+  // of standard deviation sqrt(D) / 12 (0.7 to 1.9 here), where tanh is far
+  // from linear, and the normal-distribution set's (sqrt(D)) saturate it.
+  // Crossed with windows, sinks, MTP, per-token scales, GQA and split-K.
+  struct Family {
+    const char *label;
+    ScalarType kv;
+    oracle::ScaleMode scales;
+    int64_t headDim, queryLen, kvHeads, group, window;
+    bool sinks;
+    std::optional<int64_t> budget;
+    oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
+  } families[] = {
+      {"softcap-window-mtp2", ScalarType::F8E4M3FN, oracle::ScaleMode::PerToken,
+       128, 2, 2, 8, 257, true, std::nullopt},
+      {"softcap-bf16-gqa4", ScalarType::BF16, oracle::ScaleMode::None, 64, 1, 2,
+       4, 0, false, 6},
+      {"softcap-mtp4-budget1", ScalarType::F8E4M3FN,
+       oracle::ScaleMode::PerTensor, 256, 4, 1, 8, 17, false, 1},
+      {"softcap-fnuz-sinks", ScalarType::F8E4M3FNUZ, oracle::ScaleMode::PerToken,
+       128, 3, 1, 4, 0, true, std::nullopt},
+      {"softcap-g16-split", ScalarType::BF16, oracle::ScaleMode::PerToken, 128,
+       1, 1, 16, 0, true, 4096},
+      {"softcap-nonfinite-key", ScalarType::F8E4M3FN,
+       oracle::ScaleMode::PerTensor, 128, 2, 2, 8, 0, true, std::nullopt,
+       oracle::NonFiniteInput::KeyNaN},
+  };
+  std::vector<ProgramSpec> programs;
+  for (const Family &f : families) {
+    ProgramSpec p;
+    p.label = f.label;
+    oracle::DecodeShape &s = p.shape;
+    s.kvType = f.kv;
+    p.chip = f.kv == ScalarType::F8E4M3FNUZ ? "gfx942" : "gfx950";
+    s.scaleMode = f.scales;
+    s.headDim = f.headDim;
+    s.queryLen = f.queryLen;
+    s.numKvHeads = f.kvHeads;
+    s.numQueryHeads = f.group * f.kvHeads;
+    s.window = f.window;
+    s.softmaxScale = 1.0;
+    s.logitsSoftCap = 1.0;
+    p.sinks = f.sinks;
+    p.budget = f.budget;
+    p.nonFinite = f.nonFinite;
+    programs.push_back(p);
+  }
   return programs;
 }
 
@@ -242,6 +295,7 @@ bool checkCoverage(const std::vector<ProgramSpec> &programs) {
     seen["Hkv"].insert(s.numKvHeads);
     seen["W"].insert(s.window);
     seen["sinks"].insert(p.sinks);
+    seen["softcap"].insert(s.logitsSoftCap > 0.0);
     seen["budget1"].insert(p.budget && *p.budget == 1);
     if (s.queryLen == 8)
       seen["Q8G"].insert(s.numQueryHeads / s.numKvHeads);
@@ -260,6 +314,7 @@ bool checkCoverage(const std::vector<ProgramSpec> &programs) {
       {"Hkv", {1, 2}},
       {"W", {0, 1, 17, 257, 8193}},
       {"sinks", {0, 1}},
+      {"softcap", {0, 1}},
       {"budget1", {0, 1}},
       {"Q8G", {4}},
   };

@@ -49,6 +49,11 @@ std::vector<ProgramSpec> programMatrix();
 /// of the NVIDIA check set (pa-cuda-gen).
 std::vector<ProgramSpec> nonFinitePrograms();
 
+/// The model features (logits soft-cap) crossed with windows, sinks, MTP,
+/// per-token scales, GQA shapes, split-K and a non-finite input. Part of
+/// programMatrix(), and of the NVIDIA check set (pa-cuda-gen).
+std::vector<ProgramSpec> modelFeaturePrograms();
+
 /// The context-length sets each program runs: boundaries of pages and
 /// tiles, empty and one-token sequences, and random ones.
 std::vector<std::vector<int32_t>> lengthSets(const ProgramSpec &p,

@@ -33,6 +33,7 @@ CaseConfig everyFieldChanged() {
   config.sinkValues[1] = kInf;
   config.sinkValues[2] = 1e-300;
   config.softmaxScale = 0.1234567890123456789;
+  config.logitsSoftCap = 30.000000000000004;
   config.contextLengths = {2147483647, 0, 1000000000};
   config.minContextLength = 5;
   config.maxContextLength = 77;
@@ -104,6 +105,7 @@ TEST(CaseJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(parsed.garbageSeed, original.garbageSeed);
   EXPECT_EQ(parsed.sinkValues, original.sinkValues); // incl. +-inf, 1e-300
   EXPECT_EQ(parsed.softmaxScale, original.softmaxScale);
+  EXPECT_EQ(parsed.logitsSoftCap, original.logitsSoftCap);
   EXPECT_EQ(parsed.contextLengths, original.contextLengths);
   EXPECT_EQ(parsed.kvType, original.kvType);
   EXPECT_EQ(parsed.queryType, original.queryType);

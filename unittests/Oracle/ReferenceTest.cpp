@@ -284,6 +284,9 @@ BruteForce bruteForce(const DecodeCase &c) {
             dot += double(c.query[size_t(((b * Q + q) * Hq + hq) * D + d)]) *
                    K[size_t((t * Hkv + h) * D + d)];
           logits[size_t(t)] = scale * dot;
+          if (c.logitsSoftCap > 0)
+            logits[size_t(t)] =
+                c.logitsSoftCap * std::tanh(logits[size_t(t)] / c.logitsSoftCap);
           M = std::max(M, logits[size_t(t)]);
         }
         double den = z == -kInf ? 0.0 : std::exp(z - M);
@@ -311,6 +314,7 @@ TEST(Reference, MatchesDenseBruteForceOnTinyCases) {
   const ScalarType kvTypes[] = {ScalarType::F8E4M3FN, ScalarType::F8E4M3FNUZ,
                                 ScalarType::BF16};
   int emptyRowsSeen = 0, infiniteSinkHeadsSeen = 0, cases = 0;
+  int softCappedCases = 0;
   for (ScalarType kvType : kvTypes) {
     for (int64_t queryLen : {1, 3, 5}) {
       for (int64_t window : windows) {
@@ -336,6 +340,11 @@ TEST(Reference, MatchesDenseBruteForceOnTinyCases) {
           }
           if (cases % 5 == 0)
             config.softmaxScale = 0.7;
+          if (cases % 4 == 1) { // a soft-cap where tanh is far from linear
+            config.softmaxScale = 2.0;
+            config.logitsSoftCap = 0.4;
+            ++softCappedCases;
+          }
           config.seed = uint64_t(cases);
           SCOPED_TRACE(toJson(config));
           const DecodeCase c = generated(config);
@@ -366,6 +375,31 @@ TEST(Reference, MatchesDenseBruteForceOnTinyCases) {
   }
   EXPECT_GT(emptyRowsSeen, 0);
   EXPECT_GT(infiniteSinkHeadsSeen, 0);
+  EXPECT_GT(softCappedCases, 0);
+}
+
+// The soft-cap changes the output by far more than the spec's tolerance
+// where scores reach the cap (so a kernel that ignores it fails), and a cap
+// far above every score changes nothing measurable.
+TEST(Reference, SoftCapMattersOnlyNearTheCap) {
+  CaseConfig config = invarianceConfig(2, 2, 8, 2, ScalarType::F8E4M3FN,
+                                       ScalarType::BF16, VLayout::Plain,
+                                       ScaleMode::PerToken, 0, 31);
+  config.headDim = 128;
+  config.softmaxScale = 1.0;
+  config.contextLengths = {300, 41};
+  const std::vector<double> uncapped = direct(generated(config));
+  config.logitsSoftCap = 1.0;
+  const std::vector<double> capped = direct(generated(config));
+  config.logitsSoftCap = 1e6;
+  const std::vector<double> farCap = direct(generated(config));
+  double largest = 0, farthest = 0;
+  for (size_t i = 0; i < uncapped.size(); ++i) {
+    largest = std::max(largest, std::fabs(capped[i] - uncapped[i]));
+    farthest = std::max(farthest, std::fabs(farCap[i] - uncapped[i]));
+  }
+  EXPECT_GT(largest, 20 * specTolerance(ScalarType::F8E4M3FN));
+  EXPECT_LT(farthest, 1e-9);
 }
 
 TEST(Reference, NegativeInfiniteSinkEqualsNoSink) {

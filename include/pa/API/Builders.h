@@ -83,8 +83,8 @@ decodeOperandTypes(MLIRContext &context, const DecodeConfig &config);
 PlanOp buildPlanOp(OpBuilder &builder, Location loc, const DecodeConfig &config,
                    const DecodeOperands &operands);
 
-/// `pa.decode` with kv_layout, scale, sliding_window, softmax_scale and
-/// compute from `config`.
+/// `pa.decode` with kv_layout, scale, sliding_window, softmax_scale,
+/// compute and logits_soft_cap from `config`.
 DecodeOp buildDecodeOp(OpBuilder &builder, Location loc,
                        const DecodeConfig &config,
                        const DecodeOperands &operands);

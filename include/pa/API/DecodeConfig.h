@@ -51,6 +51,7 @@ struct DecodeConfig {
   ScaleMode scaleMode = ScaleMode::none;
   int64_t slidingWindow = 0; // 0 and -1: no window
   std::optional<double> softmaxScale; // default D^-0.5
+  double logitsSoftCap = 0.0;         // 0: none; else cap * tanh(s / cap)
   bool hasSinks = false;
   std::optional<ComputeType> computeType; // default: fp8 for fp8 KV, else bf16
   std::string chip = "gfx950";

@@ -92,7 +92,10 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     length `C` when `t <= C - Q + q` and, with a sliding window `W > 0`,
     `t >= C - Q + q - W + 1`. Scores are
     `softmax_scale * dot(query_row, K_t)` with `softmax_scale` defaulting to
-    `D^-0.5`. Keys and values are dequantized by `scale`.
+    `D^-0.5`. With `logits_soft_cap = cap > 0` (Gemma 2, Grok) a score `s`
+    becomes `cap * tanh(s / cap)`, which bounds it to `(-cap, cap)`; `cap = 0`
+    (the default) leaves scores as they are. Keys and values are dequantized
+    by `scale`.
 
     Shapes (static: `Hq`, `Hkv`, `D`, `P`, `x`, `R`; dynamic: `B`, `N`,
     `max_pages`, `capacity`):
@@ -111,7 +114,8 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
 
     Supported: `Hq % Hkv == 0`; head dim 64, 128, 256 or 512 for fp8 compute
     and any multiple of 64 up to 512 for bf16; page size 16, 64 or 128;
-    `sliding_window >= -1` (0 and -1 mean no window). Chip rules (gfx942 takes
+    `sliding_window >= -1` (0 and -1 mean no window); `logits_soft_cap`
+    finite and `>= 0`. Chip rules (gfx942 takes
     only `f8E4M3FNUZ`, gfx950 and sm_90a only `f8E4M3FN`) are diagnosed by
     the lowering passes.
 
@@ -159,7 +163,8 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     DefaultValuedAttr<Pa_ScaleModeAttr, "::mlir::pa::ScaleMode::none">:$scale,
     DefaultValuedAttr<Pa_I64Attr, "0">:$sliding_window,
     OptionalAttr<Pa_F64Attr>:$softmax_scale,
-    OptionalAttr<Pa_ComputeTypeAttr>:$compute
+    OptionalAttr<Pa_ComputeTypeAttr>:$compute,
+    DefaultValuedAttr<Pa_F64Attr, "0.0">:$logits_soft_cap
   );
 
   let assemblyFormat = [{
@@ -198,6 +203,8 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     ::mlir::pa::ComputeType getEffectiveComputeType();
     /// True when a positive sliding window restricts the visible tokens.
     bool hasSlidingWindow() { return getSlidingWindow() > 0; }
+    /// True when scores are soft-capped (`logits_soft_cap > 0`).
+    bool hasSoftCap() { return getLogitsSoftCap() > 0.0; }
   }];
   let hasVerifier = 1;
 }

@@ -108,9 +108,12 @@ def Pa_TileQKOp : Pa_TileOp<"qk"> {
     and `k_scale(t)` 1, `k_scale[0]` or `k_scale[page][kv_head][t % P]` by
     `scale`. Columns outside the valid range are unspecified (their keys are
     never read); the softmax masks them. `score_scale` folds the softmax
-    scale and `log2(e)` (scores are in the exp2 domain). `compute` is the
-    element type of the product on the GPU (fp8: the query tile is quantized
-    per row).
+    scale and `log2(e)` (scores are in the exp2 domain). With `soft_cap = c`
+    (the decode's `logits_soft_cap` times `log2(e)`, so in the same domain)
+    each score `s` of a valid column becomes `c * tanh(s / c)`; backends
+    evaluate it as `c - 2c / (exp2(s * 2 log2(e) / c) + 1)`, which saturates
+    to `+-c` for large `|s|` and keeps NaN. `compute` is the element type of
+    the product on the GPU (fp8: the query tile is quantized per row).
 
     ```mlir
     pa.tile.qk %q_tile, %key_cache[%ids, %kv_head] tile_start %t0
@@ -129,7 +132,8 @@ def Pa_TileQKOp : Pa_TileOp<"qk"> {
                        Arg<Optional<AnyMemRef>, "key scales", [MemRead]>:$k_scale,
                        Arg<AnyMemRef, "scores [M, 256]", [MemWrite]>:$scores,
                        Pa_I64Attr:$page_size, F32Attr:$score_scale,
-                       Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute);
+                       Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute,
+                       OptionalAttr<F32Attr>:$soft_cap);
   let assemblyFormat = [{
     $query_tile `,` $key_cache `[` $page_ids `,` $kv_head `]`
     `tile_start` $tile_start `valid` `[` $valid_begin `,` $valid_end `]`

@@ -72,6 +72,7 @@ struct DecodeShape {
   ScaleMode scaleMode = ScaleMode::PerTensor; // applies to K and V alike
   int64_t window = 0;                         // <= 0: no window
   std::optional<double> softmaxScale;         // default D^-0.5
+  double logitsSoftCap = 0.0; // > 0: scores become cap * tanh(s / cap)
 };
 
 struct DecodeCase : DecodeShape {

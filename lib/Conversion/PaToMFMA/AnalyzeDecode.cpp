@@ -233,6 +233,8 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
   s.scale = d.qk.getScale();
   s.vLayout = d.pv.getVLayout();
   s.scoreScale = d.qk.getScoreScale().convertToFloat();
+  if (std::optional<APFloat> cap = d.qk.getSoftCap())
+    s.softCap = cap->convertToFloat();
   s.kvPack = kLoadBytes / s.kvBytes();
 
   // Operands the lane code indexes directly.

@@ -29,6 +29,7 @@
 #include "PaToMFMA.h"
 
 #include "pa/Transforms/KernelBuilder.h"
+#include "pa/Transforms/ScoreMath.h"
 #include "pa/Transforms/TileLowering.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -1065,6 +1066,9 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       score = l.mulF(score, l.broadcast(vec4, state.mTiles[k].rowScale));
       if (kScales)
         score = l.mulF(score, blockOf(kScales, blk));
+      // Before the mask, so that masked columns stay exactly -inf.
+      if (s.softCap)
+        score = emitSoftCap(b, score, *s.softCap, /*fastReciprocal=*/true);
     }
   // Edge tiles: scores outside each row's visible range become -inf, and
   // per-token V scales and V bytes of tokens outside the op's valid range

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <memory>
+#include <optional>
 
 namespace mlir::pa::mfma {
 
@@ -28,6 +29,7 @@ struct DecodeShape {
   Type computeType; // element type of the MFMA operands
   int64_t kvPack = 0; // x: cache values per 16 bytes
   float scoreScale = 1.0f;
+  std::optional<float> softCap; // exp2 domain, as pa.tile.qk's soft_cap
 
   bool fp8Compute() const { return compute == ComputeType::fp8; }
   int64_t kvBytes() const { return kvType.getIntOrFloatBitWidth() / 8; }

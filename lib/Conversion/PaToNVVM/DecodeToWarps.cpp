@@ -55,6 +55,7 @@
 
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/KernelBuilder.h"
+#include "pa/Transforms/ScoreMath.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -91,6 +92,7 @@ struct DecodeShape {
   bool transposedV = false;
   ScaleMode kScale = ScaleMode::none, vScale = ScaleMode::none;
   float scoreScale = 0;
+  std::optional<float> softCap; // exp2 domain, as pa.tile.qk's soft_cap
   int64_t queryLength = 0, groupSize = 0, window = 0;
 
   int64_t mTiles() const { return rows / 16; }
@@ -202,6 +204,8 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
   shape.kScale = ops.qk.getScale();
   shape.vScale = ops.pv.getScale();
   shape.scoreScale = ops.qk.getScoreScale().convertToFloat();
+  if (std::optional<APFloat> cap = ops.qk.getSoftCap())
+    shape.softCap = cap->convertToFloat();
   shape.queryLength = ops.softmax.getQueryLength();
   shape.groupSize = ops.softmax.getGroupSize();
   shape.window = ops.softmax.getSlidingWindow();
@@ -673,6 +677,11 @@ private:
           Value first = e.mulF(acc[j][mt][2 * half], e.mulF(rowScale, k0));
           Value second =
               e.mulF(acc[j][mt][2 * half + 1], e.mulF(rowScale, k1));
+          // Before the softmax's mask, so masked columns stay -inf.
+          if (s.softCap) {
+            first = emitSoftCap(b, first, *s.softCap, /*fastReciprocal=*/true);
+            second = emitSoftCap(b, second, *s.softCap, /*fastReciprocal=*/true);
+          }
           e.storeVector(e.pair(first, second), buffers.scores,
                         {e.add(e.mul(row, kScoreStride), token)});
         }
