@@ -42,7 +42,7 @@ def cache_values(bits, kv_dtype):
 def reference_decode(query, key_cache, value_cache, block_tables,
                      context_lengths, *, query_length, kv_dtype, v_layout,
                      k_scale=None, v_scale=None, sliding_window=0, sinks=None,
-                     softmax_scale=None):
+                     softmax_scale=None, logits_soft_cap=0.0):
     """Attention of every query row over its visible tokens, in float64."""
     rows, hq, d = query.shape
     pages, hkv, _, p, x = key_cache.shape
@@ -76,6 +76,8 @@ def reference_decode(query, key_cache, value_cache, block_tables,
                 h = head // group
                 row = query[b * query_length + q, head].astype(np.float64)
                 s = scale * (k_tokens[begin:end, h] @ row)
+                if logits_soft_cap > 0:
+                    s = logits_soft_cap * np.tanh(s / logits_soft_cap)
                 m = s.max()
                 z = None if sinks is None else float(sinks[head])
                 if z is not None:
@@ -195,6 +197,13 @@ CASES = {
         hq=4, hkv=1, d=64, p=128, query_length=4, kv_dtype="e4m3fn",
         v_layout="transposed", lengths=[3, 700], scales="per_tensor",
         sinks=True, call=dict(sliding_window=1, budget=3, max_partitions=2)),
+    # Scores of standard deviation ~1 (softmax_scale 1): the cap of 0.8
+    # bends most of them.
+    "soft-cap-mtp2-window-sinks": dict(
+        hq=8, hkv=2, d=128, p=16, query_length=2, kv_dtype="e4m3fn",
+        v_layout="plain", lengths=[1, 300, 41], scales="per_token",
+        sinks=True, call=dict(sliding_window=100, softmax_scale=1.0,
+                              logits_soft_cap=0.8)),
 }
 
 
@@ -344,6 +353,9 @@ def test_unknown_targets_are_named():
     (dict(k_scale=0.5, v_scale=np.ones((1, 1, 16), np.float32)),
      "both be per-tensor"),
     (dict(budget=0), "budget must be >= 1"),
+    (dict(logits_soft_cap=-1.0), "logits_soft_cap must be 0 \\(none\\) or a finite"),
+    (dict(logits_soft_cap=float("nan")), "logits_soft_cap must be 0"),
+    (dict(logits_soft_cap="30"), "logits_soft_cap must be a number"),
 ])
 def test_bad_options(change, message):
     case, options = small_case()
