@@ -291,14 +291,23 @@ private:
   /// Whether every row sees every token of the tile and every token is in
   /// the op's valid range (uniform): then the step masks nothing.
   Value tileIsFull(LaneBuilder &l, IRMapping &map, Value tileStart);
+  /// `whole` where the tile is full (`full`, uniform), else what `mask`
+  /// builds: one uniform branch, the masking on its edge-tile side only.
+  SmallVector<Value> unlessFull(ImplicitLocOpBuilder &b, Value full,
+                                ArrayRef<Value> whole,
+                                function_ref<SmallVector<Value>()> mask);
   /// An edge tile's masking: the scores (flattened by M-tile) with tokens
-  /// a row does not see at -inf, `vScales` (null without per-token scales)
-  /// 0 outside the valid range, and per 16-byte V load the i32 words that
-  /// keep the valid tokens' bytes.
+  /// a row does not see at -inf, and `vScales` (null without per-token
+  /// scales) 0 outside the valid range.
   SmallVector<Value> maskEdgeTile(LaneBuilder &l, IRMapping &map,
                                   const LaneState &state,
                                   ArrayRef<SmallVector<Value>> scores,
                                   Value vScales, Value tileStart);
+  /// Per 16-byte V load of a lane group, the i32 words that keep the bytes
+  /// of the tokens in the op's valid range (and zero the others: 0 * NaN
+  /// must not reach the output).
+  SmallVector<Value> validValueWords(LaneBuilder &l, IRMapping &map,
+                                     Value tileStart);
   // -- epilogue --
   void mergeAndStore(ImplicitLocOpBuilder &b, const WaveResult &state);
 
@@ -369,6 +378,14 @@ private:
                       : quad;
     }
     return result;
+  }
+  /// The sum of an f32 vector's elements (a power of two of them), halving
+  /// it pairwise (packed adds) instead of a chain of scalar adds.
+  Value sumElements(LaneBuilder &l, Value vec) {
+    for (int64_t n = cast<VectorType>(vec.getType()).getNumElements(); n > 1;
+         n /= 2)
+      vec = l.addF(slice(l, vec, 0, n / 2), slice(l, vec, n / 2, n / 2));
+    return l.extract(vec, 0);
   }
   /// `vec` converted to the compute type when it is another float type.
   Value toComputeType(LaneBuilder &l, Value vec) {
@@ -898,6 +915,21 @@ Value DecodeLowering::tileIsFull(LaneBuilder &l, IRMapping &map,
   return full;
 }
 
+SmallVector<Value>
+DecodeLowering::unlessFull(ImplicitLocOpBuilder &b, Value full,
+                           ArrayRef<Value> whole,
+                           function_ref<SmallVector<Value>()> mask) {
+  SmallVector<Type> types = llvm::to_vector(
+      llvm::map_range(whole, [](Value v) { return v.getType(); }));
+  auto edge = scf::IfOp::create(b, types, full, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&edge.getThenRegion().front());
+  scf::YieldOp::create(b, whole);
+  b.setInsertionPointToStart(&edge.getElseRegion().front());
+  scf::YieldOp::create(b, mask());
+  return SmallVector<Value>(edge.getResults().begin(), edge.getResults().end());
+}
+
 SmallVector<Value> DecodeLowering::maskEdgeTile(LaneBuilder &l, IRMapping &map,
                                                 const LaneState &state,
                                                 ArrayRef<SmallVector<Value>> scores,
@@ -930,6 +962,17 @@ SmallVector<Value> DecodeLowering::maskEdgeTile(LaneBuilder &l, IRMapping &map,
     masked.push_back(l.select(
         positionsIn(l, 0, kGroupTokens, validLo, validHi), vScales,
         l.splatConstant(VectorType::get({kGroupTokens}, f32), 0.0)));
+  return masked;
+}
+
+SmallVector<Value> DecodeLowering::validValueWords(LaneBuilder &l,
+                                                   IRMapping &map,
+                                                   Value tileStart) {
+  Value validLo =
+      groupBound(l, map.lookupOrDefault(d.pv.getValidBegin()), tileStart);
+  Value validHi =
+      groupBound(l, map.lookupOrDefault(d.pv.getValidEnd()), tileStart);
+  SmallVector<Value> words;
   const int64_t loadsPerGroup = s.kvBytes();
   const int64_t tokensPerLoad = kGroupTokens / loadsPerGroup;
   auto wordsType = VectorType::get({4}, l.b.getI32Type());
@@ -938,11 +981,11 @@ SmallVector<Value> DecodeLowering::maskEdgeTile(LaneBuilder &l, IRMapping &map,
   for (int64_t u = 0; u < loadsPerGroup; ++u) {
     Value valid =
         positionsIn(l, u * tokensPerLoad, tokensPerLoad, validLo, validHi);
-    masked.push_back(l.bitcast(
+    words.push_back(l.bitcast(
         wordsType, l.select(valid, l.splatConstant(bitsType, -1),
                             l.splatConstant(bitsType, 0))));
   }
-  return masked;
+  return words;
 }
 
 LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
@@ -1073,38 +1116,36 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // Edge tiles: scores outside each row's visible range become -inf, and
   // per-token V scales and V bytes of tokens outside the op's valid range
   // 0. A tile that every row sees whole (all but a long row's edge tiles)
-  // needs none of it, so the masking is one uniform branch taken for edge
-  // tiles only; full tiles keep the scores and scales and AND V with ones.
+  // needs none of it, so the masking is a uniform branch taken for edge
+  // tiles only (one for the scores and scales here, one for the V bytes
+  // after their loads), where registers allow (edgeTileBranch).
   const int64_t loadsPerGroup = s.kvBytes();
   const int64_t tokensPerLoad = kGroupTokens / loadsPerGroup;
   auto wordsType = VectorType::get({4}, b.getI32Type());
   Value vScales =
       s.scale == ScaleMode::per_token ? tokenScales(views.vScale) : Value();
+  Value allOnes = l.splatConstant(wordsType, -1);
+  Value full = edgeTileBranch ? tileIsFull(l, map, tileStart) : Value();
+  // V's masking in a branch of its own (below) or as words from this one.
+  Value valueBranch = tiles > 1 && loadsPerGroup == 1 ? full : Value();
   SmallVector<Value> validWords;
   {
-    SmallVector<Value> masked;
-    if (!edgeTileBranch) {
-      masked = maskEdgeTile(l, map, state, scores, vScales, tileStart);
-    } else {
-      SmallVector<Value> whole;
-      for (const SmallVector<Value> &blocks : scores)
-        whole.append(blocks);
-      if (vScales)
-        whole.push_back(vScales);
+    auto mask = [&] {
+      SmallVector<Value> masked =
+          maskEdgeTile(l, map, state, scores, vScales, tileStart);
+      if (!valueBranch)
+        masked.append(validValueWords(l, map, tileStart));
+      return masked;
+    };
+    SmallVector<Value> whole;
+    for (const SmallVector<Value> &blocks : scores)
+      whole.append(blocks);
+    if (vScales)
+      whole.push_back(vScales);
+    if (!valueBranch)
       for (int64_t u = 0; u < loadsPerGroup; ++u)
-        whole.push_back(l.splatConstant(wordsType, -1));
-      SmallVector<Type> types = llvm::to_vector(
-          llvm::map_range(whole, [](Value v) { return v.getType(); }));
-      auto edge = scf::IfOp::create(b, types, tileIsFull(l, map, tileStart),
-                                    /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&edge.getThenRegion().front());
-      scf::YieldOp::create(b, whole);
-      b.setInsertionPointToStart(&edge.getElseRegion().front());
-      scf::YieldOp::create(
-          b, maskEdgeTile(l, map, state, scores, vScales, tileStart));
-      masked.assign(edge.getResults().begin(), edge.getResults().end());
-    }
+        whole.push_back(allOnes);
+    SmallVector<Value> masked = full ? unlessFull(b, full, whole, mask) : mask();
     ArrayRef<Value> results = masked;
     for (SmallVector<Value> &blocks : scores)
       for (Value &block : blocks) {
@@ -1149,6 +1190,34 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
         l.f32(1.0), l.mulF(state.valueUnit, inverseUnit));
     Value factor = l.mulF(l.f32(pScale), inverseUnit);
     pFactors = l.mulF(vScales, l.broadcast(tokenVector, factor));
+  }
+
+  // fp8 with per-token scales: the weights the product used are the
+  // quantized P divided by each token's folding factor (a reciprocal is
+  // precise enough); tokens whose P is not folded into the product (factor
+  // 0: V scale 0, or out of the valid range, where P is 0 anyway) count
+  // with their exact P instead. Kernels with registers to spare (the edge
+  // branch's) make the zero tests and reciprocals once per tile for all
+  // M-tiles, pick the exact P per step (1 / 0 is inf there, never
+  // selected) and sum the weights pairwise; kernels at the 2-wave register
+  // limit (two M-tiles at D >= 256: the shared forms took gfx950's D = 256
+  // 32-row kernel with per-token scales from 256 to 281 VGPRs, and the
+  // pairwise sum a per-tensor one from 253 to 264) test and invert per
+  // step, sum the unfolded tokens' P before the fold and the weights in
+  // a chain.
+  const bool registersToSpare = edgeTileBranch;
+  auto inverseOf = [&](Value factors) -> Value {
+    auto type = cast<VectorType>(factors.getType());
+    return arith::DivFOp::create(
+        b, l.splatConstant(type, 1.0), factors,
+        arith::FastMathFlagsAttr::get(
+            ctx, arith::FastMathFlags::arcp | arith::FastMathFlags::afn));
+  };
+  Value unfoldedTokens, inverseFactors;
+  if (pFactors && s.fp8Compute() && registersToSpare) {
+    unfoldedTokens = l.cmpF(arith::CmpFPredicate::OEQ, pFactors,
+                            l.splatConstant(tokenVector, 0.0));
+    inverseFactors = inverseOf(pFactors);
   }
 
   // Softmax per M-tile, then P for the PV operands.
@@ -1200,10 +1269,11 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     Value p8 = l.shuffle(probs[0], probs[1], {0, 1, 2, 3, 4, 5, 6, 7});
     Value p8b = l.shuffle(probs[2], probs[3], {0, 1, 2, 3, 4, 5, 6, 7});
     Value p16 = l.shuffle(p8, p8b, llvm::to_vector(llvm::seq<int64_t>(0, 16)));
-    // fp8: tokens whose P is not folded into the product (V scale 0; P is
-    // 0 outside the valid range anyway) count with their exact P.
-    Value usedSum;
-    if (pFactors && s.fp8Compute()) {
+    Value exactP = p16;
+    // fp8: the used weights, as per-step vectors summed element-wise
+    // (registersToSpare) or as a chain of scalars.
+    Value usedWeights, usedSum;
+    if (pFactors && s.fp8Compute() && !registersToSpare) {
       Value zeros = l.splatConstant(tokenVector, 0.0);
       Value unfolded = l.select(
           l.cmpF(arith::CmpFPredicate::OEQ, pFactors, zeros), p16, zeros);
@@ -1241,49 +1311,90 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
         probOperands[k].back().push_back(rest);
         used = l.addF(used, l.extF(stepVector, rest));
       }
-      if (pFactors) {
+      if (pFactors && registersToSpare) {
+        used = l.select(
+            l.shuffle(unfoldedTokens, unfoldedTokens, positions),
+            l.shuffle(exactP, exactP, positions),
+            l.mulF(used, l.shuffle(inverseFactors, inverseFactors, positions)));
+      } else if (pFactors) {
         Value folded = l.shuffle(pFactors, pFactors, positions);
         Value zeros = l.splatConstant(stepVector, 0.0);
         Value unfolded = l.cmpF(arith::CmpFPredicate::OEQ, folded, zeros);
-        Value inverse = arith::DivFOp::create(
-            b, l.splatConstant(stepVector, 1.0),
-            l.select(unfolded, l.splatConstant(stepVector, 1.0), folded),
-            arith::FastMathFlagsAttr::get(
-                ctx, arith::FastMathFlags::arcp | arith::FastMathFlags::afn));
+        Value inverse = inverseOf(
+            l.select(unfolded, l.splatConstant(stepVector, 1.0), folded));
         used = l.select(unfolded, zeros, l.mulF(used, inverse));
       } else {
         used = l.mulF(used, l.splatConstant(stepVector, 1.0 / pScale));
+      }
+      if (registersToSpare) {
+        usedWeights = usedWeights ? l.addF(usedWeights, used) : used;
+        continue;
       }
       for (int64_t e = 0; e < instr.perLane; ++e) {
         Value element = l.extract(used, e);
         usedSum = usedSum ? l.addF(usedSum, element) : element;
       }
     }
+    if (usedWeights)
+      usedSum = sumElements(l, usedWeights);
     if (usedSum)
       next.rowWeight.push_back(
           l.addF(l.mulF(state.rowWeight[k], alpha), usedSum));
   }
 
   // V^T: for head-dim block blk, lane (d = 16 blk + i, group j) loads the
-  // group's 16 tokens of d (one or two 16-byte loads); values of tokens
-  // outside [valid_begin, valid_end) are zeroed by validWords (0 * NaN
-  // would poison O).
-  for (int64_t blk = 0; blk < dBlocks; ++blk) {
+  // group's 16 tokens of d (one or two 16-byte loads) as i32 words; values
+  // of tokens outside [valid_begin, valid_end) are zeroed (0 * NaN would
+  // poison O). With the edge branch, two M-tiles and one load per lane
+  // group (fp8): in edge tiles only (the loads before a second uniform
+  // branch, their masking on its edge side; 51-60 fewer instructions per
+  // tile at D = 128, 32 rows, still 2 waves per SIMD). Else every load is
+  // ANDed with validWords right after it (all ones in full tiles): with
+  // one M-tile the second branch raised D = 128's 163-167 VGPRs to
+  // 196-201 (3 waves per SIMD to 2) for 17-30 instructions, and bf16's
+  // two loads per group at D = 128, 32 rows took gfx950 from 161 to 225
+  // (3 to 2); one branch per 1, 2 or 4 blocks saved less and still cost
+  // registers.
+  auto loadValueWords = [&](int64_t blk, int64_t u) -> Value {
     IndexExpr dIndex = i + blk * kBlock;
-    SmallVector<Value> loads;
-    for (int64_t u = 0; u < loadsPerGroup; ++u) {
-      SmallVector<Value> indices =
-          s.vLayout == VLayout::plain
-              ? SmallVector<Value>{vPage, kvHead, dIndex,
-                                   (l.idx(vSlot0) + u * tokensPerLoad).get()}
-              : SmallVector<Value>{vPage, kvHead,
-                                   (l.idx(vSlot0) / x + u).get(), dIndex,
-                                   l.index(0)};
-      Value raw = vector::LoadOp::create(b, kvVector(tokensPerLoad),
-                                         views.values, indices);
-      Value masked = l.andI(l.bitcast(wordsType, raw), validWords[u]);
-      loads.push_back(l.bitcast(kvVector(tokensPerLoad), masked));
+    SmallVector<Value> indices =
+        s.vLayout == VLayout::plain
+            ? SmallVector<Value>{vPage, kvHead, dIndex,
+                                 (l.idx(vSlot0) + u * tokensPerLoad).get()}
+            : SmallVector<Value>{vPage, kvHead, (l.idx(vSlot0) / x + u).get(),
+                                 dIndex, l.index(0)};
+    return l.bitcast(wordsType,
+                     vector::LoadOp::create(b, kvVector(tokensPerLoad),
+                                            views.values, indices));
+  };
+  auto maskWords = [&](ArrayRef<Value> words, ArrayRef<Value> valid) {
+    SmallVector<Value> masked;
+    for (auto [n, word] : llvm::enumerate(words))
+      masked.push_back(l.andI(word, valid[n % loadsPerGroup]));
+    return masked;
+  };
+  SmallVector<Value> valueWords; // [blk * loadsPerGroup + u], when loaded
+  if (valueBranch) {
+    for (int64_t blk = 0; blk < dBlocks; ++blk)
+      for (int64_t u = 0; u < loadsPerGroup; ++u)
+        valueWords.push_back(loadValueWords(blk, u));
+    valueWords = unlessFull(b, valueBranch, valueWords, [&] {
+      return maskWords(valueWords, validValueWords(l, map, tileStart));
+    });
+  }
+  for (int64_t blk = 0; blk < dBlocks; ++blk) {
+    SmallVector<Value> words;
+    if (valueBranch) {
+      words.assign(valueWords.begin() + blk * loadsPerGroup,
+                   valueWords.begin() + (blk + 1) * loadsPerGroup);
+    } else {
+      for (int64_t u = 0; u < loadsPerGroup; ++u)
+        words.push_back(loadValueWords(blk, u));
+      words = maskWords(words, validWords);
     }
+    SmallVector<Value> loads;
+    for (Value word : words)
+      loads.push_back(l.bitcast(kvVector(tokensPerLoad), word));
     Value group16 =
         loads.size() == 1
             ? loads[0]

@@ -175,6 +175,49 @@
 // COUNT-NOT:     amdgpu.mfma
 // COUNT:         gpu.return
 
+// Two M-tiles with the edge branch (D <= 128): the first branch masks the
+// scores of both M-tiles and the per-token V scales; the used weights'
+// reciprocals are made once per tile for both M-tiles (one vector<16xf32>
+// divide); the V loads come before a second branch on the same condition
+// that yields them as they are for full tiles and ANDs them with the
+// valid-range bytes for edge tiles; the PV products follow.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=VBRANCH
+// VBRANCH-LABEL: gpu.func @pa_decode(
+// VBRANCH:       scf.for {{.*}} iter_args(
+// VBRANCH-COUNT-16: amdgpu.mfma 16x16x32
+// VBRANCH:       %[[EDGE:.*]]:9 = scf.if %[[FULL:.*]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<16xf32>) {
+// VBRANCH:       arith.divf %{{.*}}, %{{.*}} fastmath<arcp,afn> : vector<16xf32>
+// VBRANCH-NOT:   arith.divf {{.*}} vector<8xf32>
+// VBRANCH-NOT:   amdgpu.mfma
+// VBRANCH-COUNT-4: vector.load %{{.*}} : memref<64x2x64x16xf8E4M3FNUZ, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf8E4M3FNUZ>
+// VBRANCH-NEXT:  vector.bitcast
+// VBRANCH-NEXT:  %[[VALUES:.*]]:4 = scf.if %[[FULL]] -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) {
+// VBRANCH-NEXT:    scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>
+// VBRANCH-NEXT:  } else {
+// VBRANCH-COUNT-4: arith.andi %{{.*}}, %{{.*}} : vector<4xi32>
+// VBRANCH-NEXT:    scf.yield
+// VBRANCH-NEXT:  }
+// VBRANCH-NOT:   arith.andi {{.*}} vector<4xi32>
+// VBRANCH-COUNT-16: amdgpu.mfma 16x16x32
+// VBRANCH-NOT:   amdgpu.mfma
+// VBRANCH:       scf.yield
+
+// Two M-tiles at D = 256 (registers at the limit of 2 waves per SIMD): no
+// edge branch; every V load is ANDed with the valid-range bytes, and the
+// used weights' reciprocals are made per PV step (vector<8xf32>).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-plain-per_token-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=VMASK
+// VMASK-LABEL:   gpu.func @pa_decode(
+// VMASK:         scf.for {{.*}} iter_args(
+// VMASK-NOT:     scf.if %{{.*}} -> (vector<4xi32>
+// VMASK-NOT:     arith.divf {{.*}} vector<16xf32>
+// VMASK:         arith.divf %{{.*}}, %{{.*}} fastmath<arcp,afn> : vector<8xf32>
+// VMASK:         vector.load %{{.*}} : memref<64x2x256x16xf8E4M3FNUZ, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf8E4M3FNUZ>
+// VMASK-NEXT:    vector.bitcast
+// VMASK-NEXT:    arith.andi %{{.*}}, %{{.*}} : vector<4xi32>
+// VMASK:         scf.yield
+
 // gfx950, D a multiple of 128: QK on v_mfma_f32_16x16x128_f8f6f4 (two load
 // chunks per product, 32 fp8 values per lane): M-tiles x 4 blocks x D/128,
 // then PV as on gfx942 (M-tiles x D/16 blocks x 2 K-steps). D = 128 at 32
