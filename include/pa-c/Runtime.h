@@ -61,8 +61,10 @@ PA_CAPI_EXPORTED bool paDecodeCheckSequences(
 #define PA_KERNEL_REDUCE 4u
 #define PA_KERNELS_ALL (PA_KERNEL_PLAN | PA_KERNEL_DECODE | PA_KERNEL_REDUCE)
 
-/* The version of the AOT program format this library writes and reads. */
-#define PA_PROGRAM_FORMAT_VERSION 1
+/* The version of the AOT program format this library writes and reads
+ * (2: the kernels read the query at its PaDeviceOperand strides; version 1
+ * programs read it packed and are refused). */
+#define PA_PROGRAM_FORMAT_VERSION 2
 
 /* Writes an AOT program, the directory `path` (created when missing; a
  * program there is replaced): `codeObject` (`codeObjectSize` bytes) in

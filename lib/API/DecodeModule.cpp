@@ -105,10 +105,17 @@ SmallVector<std::pair<StringRef, MemRefType>>
 mlir::pa::decodeOperandTypes(MLIRContext &context,
                              const DecodeConfig &config) {
   SmallVector<std::pair<StringRef, MemRefType>> types;
-  for (const auto &[name, shape] : operandShapes(config))
-    types.push_back(
-        {name, MemRefType::get(shape,
-                               operandElementType(context, config, name))});
+  for (const auto &[name, shape] : operandShapes(config)) {
+    Type element = operandElementType(context, config, name);
+    // The query's row stride is a run-time value (its memref descriptor),
+    // so one program reads packed queries and views of a fused qkv tensor
+    // of any width alike: strided<[?, D, 1]>.
+    MemRefLayoutAttrInterface layout;
+    if (name == "query")
+      layout = StridedLayoutAttr::get(
+          &context, /*offset=*/0, {ShapedType::kDynamic, config.headDim, 1});
+    types.push_back({name, MemRefType::get(shape, element, layout)});
+  }
   return types;
 }
 

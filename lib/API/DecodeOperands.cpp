@@ -20,6 +20,8 @@ mlir::pa::decodeOperands(const DecodeConfig &c, const HostBuffers &b) {
                         elementBytes, readOnly});
   };
   add("query", b.query, {rows, hq, d}, 2, true);
+  if (b.queryRowStride)
+    operands.back().strides = {b.queryRowStride, d, 1};
   if (c.keyLayout == KeyLayout::packed)
     add("key_cache", b.keyCache, {n, hkv, d / x, p, x}, cacheBytes, true);
   else
@@ -47,4 +49,24 @@ mlir::pa::decodeOperands(const DecodeConfig &c, const HostBuffers &b) {
   add("tmp_out", b.tmpOut, {hkv, b.capacity, r, d}, 4, false);
   add("output", b.output, {rows, hq, d}, 2, false);
   return operands;
+}
+
+SmallVector<int64_t, 5> DecodeOperand::effectiveStrides() const {
+  if (!strides.empty())
+    return strides;
+  SmallVector<int64_t, 5> rowMajor(sizes.size(), 1);
+  for (size_t i = sizes.size(); i-- > 1;)
+    rowMajor[i - 1] = rowMajor[i] * sizes[i];
+  return rowMajor;
+}
+
+int64_t DecodeOperand::spanElements() const {
+  SmallVector<int64_t, 5> steps = effectiveStrides();
+  int64_t last = 0;
+  for (auto [size, step] : llvm::zip(sizes, steps)) {
+    if (size == 0)
+      return 0;
+    last += (size - 1) * step;
+  }
+  return last + 1;
 }

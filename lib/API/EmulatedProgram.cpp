@@ -142,10 +142,15 @@ LogicalResult EmulatedProgram::run(const HostBuffers &buffers,
     return failure();
   }
   SmallVector<emulator::MemRefBinding, 16> bindings;
-  for (const DecodeOperand &operand : decodeOperands(decodeConfig, buffers))
-    bindings.push_back(emulator::MemRefBinding::rowMajor(
+  for (const DecodeOperand &operand : decodeOperands(decodeConfig, buffers)) {
+    emulator::MemRefBinding binding = emulator::MemRefBinding::rowMajor(
         const_cast<void *>(operand.data), operand.sizes,
-        operand.elementBytes, operand.name, operand.readOnly));
+        operand.elementBytes, operand.name, operand.readOnly);
+    // A strided query: its strides, and the memory up to its last element.
+    binding.strides = operand.effectiveStrides();
+    binding.bytes = operand.spanElements() * operand.elementBytes;
+    bindings.push_back(std::move(binding));
+  }
   return program->run(kDecodeFunctionName, bindings, error, stats);
 }
 

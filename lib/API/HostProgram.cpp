@@ -81,7 +81,7 @@ OwningOpRef<ModuleOp> buildLoweredModule(MLIRContext &context,
 // Memref descriptors
 //===----------------------------------------------------------------------===//
 
-/// Row-major StridedMemRefType descriptors of the operands, kept alive for
+/// StridedMemRefType descriptors of the operands, kept alive for
 /// one call, and the argument array of the packed C-interface wrapper:
 /// `_mlir_ciface_pa_decode` takes one pointer to a descriptor per memref, and
 /// the packed wrapper takes a pointer to each of those arguments.
@@ -90,35 +90,34 @@ public:
   explicit DescriptorPack(size_t count) { descriptors.reserve(count); }
 
   template <size_t Rank>
-  void add(const void *data, const std::array<int64_t, Rank> &sizes) {
+  void add(const DecodeOperand &operand) {
     // The element type does not change the descriptor's layout.
     auto descriptor = std::make_shared<StridedMemRefType<char, Rank>>();
-    char *pointer = static_cast<char *>(const_cast<void *>(data));
+    char *pointer = static_cast<char *>(const_cast<void *>(operand.data));
     descriptor->basePtr = pointer;
     descriptor->data = pointer;
     descriptor->offset = 0;
-    int64_t stride = 1;
-    for (size_t i = Rank; i-- > 0;) {
-      descriptor->sizes[i] = sizes[i];
-      descriptor->strides[i] = stride;
-      stride *= sizes[i];
+    SmallVector<int64_t, 5> strides = operand.effectiveStrides();
+    for (size_t i = 0; i < Rank; ++i) {
+      descriptor->sizes[i] = operand.sizes[i];
+      descriptor->strides[i] = strides[i];
     }
     descriptors.push_back(descriptor.get());
     owners.push_back(std::move(descriptor));
   }
 
-  void add(const void *data, ArrayRef<int64_t> sizes) {
-    switch (sizes.size()) {
+  void add(const DecodeOperand &operand) {
+    switch (operand.sizes.size()) {
     case 1:
-      return add<1>(data, {sizes[0]});
+      return add<1>(operand);
     case 2:
-      return add<2>(data, {sizes[0], sizes[1]});
+      return add<2>(operand);
     case 3:
-      return add<3>(data, {sizes[0], sizes[1], sizes[2]});
+      return add<3>(operand);
     case 4:
-      return add<4>(data, {sizes[0], sizes[1], sizes[2], sizes[3]});
+      return add<4>(operand);
     default:
-      return add<5>(data, {sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]});
+      return add<5>(operand);
     }
   }
 
@@ -164,6 +163,11 @@ std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
   const int64_t hkv = config.numKVHeads, d = config.headDim;
   const int64_t r = config.rowsPerKVHead(), p = config.pageSize;
   required(b.query, "query", {b.batch, q, hq, d});
+  if (b.queryRowStride != 0 && b.queryRowStride < hq * d) {
+    os << "the query row stride must be 0 (packed) or at least Hq * D = "
+       << hq * d << " elements, got " << b.queryRowStride;
+    return message;
+  }
   required(b.keyCache, "key_cache", {b.numPages, hkv, d, p});
   required(b.valueCache, "value_cache", {b.numPages, hkv, d, p});
   required(b.blockTables, "block_tables", {b.batch, b.maxPagesPerSequence});
@@ -265,7 +269,7 @@ LogicalResult HostProgram::run(const HostBuffers &b, std::string &error) const {
   }
   DescriptorPack pack(16);
   for (const DecodeOperand &operand : decodeOperands(c, b))
-    pack.add(operand.data, operand.sizes);
+    pack.add(operand);
 
   SmallVector<void *> arguments = pack.packedArguments();
   entry(arguments.data());

@@ -42,11 +42,14 @@ class OperandChecker {
 public:
   explicit OperandChecker(Operation *op) : op(op) {}
 
-  /// `operand` must be a memref of rank `expected.size()` whose static dims
-  /// equal `expected` (kAnySize accepts any size). `pattern` names the dims
-  /// in the spec's symbols for the diagnostic.
+  /// `operand` must be a row-major memref of rank `expected.size()` whose
+  /// static dims equal `expected` (kAnySize accepts any size). `pattern`
+  /// names the dims in the spec's symbols for the diagnostic. `strided`:
+  /// a strided layout with a unit innermost stride is accepted too (the
+  /// query: a view of a fused qkv tensor, its rows apart at a stride the
+  /// lowerings read from the memref).
   LogicalResult shape(StringRef operand, Value value, StringRef pattern,
-                      ArrayRef<int64_t> expected) {
+                      ArrayRef<int64_t> expected, bool strided = false) {
     auto type = cast<MemRefType>(value.getType());
     // Every operand of plan, decode and reduce is a buffer the caller hands
     // in: global memory on a GPU, host memory on the host. The lowerings
@@ -69,7 +72,18 @@ public:
              << "'" << operand << "' must have shape " << pattern << " = "
              << formatShape(expected) << ", got " << type;
     }
-    return success();
+    if (type.getLayout().isIdentity())
+      return success();
+    auto layout = dyn_cast<StridedLayoutAttr>(type.getLayout());
+    if (strided && layout && !layout.getStrides().empty() &&
+        layout.getStrides().back() == 1)
+      return success();
+    return op->emitOpError()
+           << "'" << operand << "' must be "
+           << (strided ? "row-major or strided with a unit innermost stride "
+                         "(strided<[?, ?, 1]>)"
+                       : "row-major (the identity layout)")
+           << ", got " << type;
   }
 
   /// `operand`'s element type must satisfy `accept`; `allowed` names the
@@ -456,7 +470,7 @@ LogicalResult DecodeOp::verify() {
                                "bf16 or f16")))
     return failure();
   if (failed(check.shape("query", getQuery(), "[B*Q, Hq, D]",
-                         {kAnySize, kAnySize, kAnySize})))
+                         {kAnySize, kAnySize, kAnySize}, /*strided=*/true)))
     return failure();
   FailureOr<int64_t> queryHeads =
       staticDim(op, "query", getQuery(), 1, "query heads Hq");

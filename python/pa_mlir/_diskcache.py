@@ -40,7 +40,9 @@ from . import _capi
 from ._version import __version__
 
 ENVIRONMENT = "PA_MLIR_CACHE_DIR"
-FORMAT = 2
+# 3: programs read the query at its run-time strides (older entries read
+# it packed, so they are not served).
+FORMAT = 3
 # The largest entry read: code objects are hundreds of KB and the stages a
 # few MB; a bigger file is not a cache entry of this package.
 MAX_ENTRY_BYTES = 64 << 20

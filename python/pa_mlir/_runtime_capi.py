@@ -278,9 +278,18 @@ def device_operands(operands):
     for the next call."""
     keep = [(name.encode("utf-8"), _sizes(shape))
             for name, _, shape in operands]
-    array = (PaDeviceOperand * max(len(operands), 1))(*[
-        PaDeviceOperand(name, address, len(shape), sizes)
-        for (_, address, shape), (name, sizes) in zip(operands, keep)])
+    array = (PaDeviceOperand * max(len(operands), 1))()
+    # The fields set past CheckedStructure's per-field check: the sizes
+    # are checked arrays, the rank their length, the address checked here
+    # (a plan builds 13 operands: the checks were most of a new plan).
+    field = ctypes.Structure.__setattr__
+    for slot, (_, address, shape), (name, sizes) in zip(array, operands,
+                                                        keep):
+        field(slot, "name", name)
+        field(slot, "address", _ffi.checked_int(address, ctypes.c_uint64,
+                                                "an operand address"))
+        field(slot, "rank", len(shape))
+        field(slot, "sizes", sizes)
     return array, len(operands), keep
 
 

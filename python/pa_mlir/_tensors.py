@@ -177,13 +177,14 @@ def tensor_call(arrays, out):
     current = torch.cuda.current_device()
     named = dict(arrays, out=out)
     for name in tensors:
-        check_device(named[name], name, current)
+        check_device(named[name], name, current, contiguous=name != "query")
     return TensorCall(torch, current)
 
 
-def check_device(tensor, name, current):
-    """ValueError unless `tensor` is a contiguous GPU tensor on device
-    `current`."""
+def check_device(tensor, name, current, contiguous=True):
+    """ValueError unless `tensor` is a GPU tensor on device `current`,
+    contiguous unless told otherwise (the query: a view of a fused qkv
+    tensor is read at its strides, Plan.run checks them)."""
     if not tensor.is_cuda:
         raise ValueError(
             f"{name} is a torch tensor on {tensor.device}; decode() takes "
@@ -194,7 +195,7 @@ def check_device(tensor, name, current):
             f"{name} is on {tensor.device}, but the current CUDA device "
             f"is cuda:{current}; every tensor must be on the current "
             f"device (torch.cuda.set_device)")
-    if not tensor.is_contiguous():
+    if contiguous and not tensor.is_contiguous():
         raise ValueError(
             f"{name} is not contiguous (shape {tuple(tensor.shape)}, "
             f"strides {tensor.stride()}); pass {name}.contiguous()")
@@ -321,6 +322,18 @@ class DeviceOperands:
         self._pooled = [sizes for op, (_, sizes) in zip(table, keep)
                         if op.pattern.startswith("[N,")]
         self.num_pages = num_pages
+        # The query's strides (elements; row-major until run() sets the
+        # row stride of a view): the kernels read it at these.
+        self.query_strides = None
+        if "query" in self.names:
+            _, heads, dim = self._shape_of(table, "query")
+            self.query_strides = (ctypes.c_int64 * 3)(heads * dim, dim, 1)
+            self.slot("query").strides = ctypes.cast(
+                self.query_strides, ctypes.POINTER(ctypes.c_int64))
+
+    @staticmethod
+    def _shape_of(table, name):
+        return next(op.shape for op in table if op.name == name)
 
     def slot(self, name):
         """The array element of operand `name` (None when absent)."""
@@ -385,7 +398,7 @@ class Plan:
         self._operands = DeviceOperands(table, 0)
         for name, tensor in dict(self.buffers, block_tables=block_tables,
                                  context_lengths=context_lengths).items():
-            self._operands.slot(name).address = tensor.data_ptr()
+            self._operands.address_cell(name).value = tensor.data_ptr()
         self._query = self._operands.address_cell("query")
         self._key = self._operands.address_cell("key_cache")
         self._value = self._operands.address_cell("value_cache")
@@ -396,6 +409,9 @@ class Plan:
         self._query_dtype = query_torch_dtype(t, c.query_dtype)
         self._kv_dtypes = kv_torch_dtypes(t, c.kv_dtype)
         self._rows_shape = self._shapes["output"]
+        # A query's (head, element) strides: D and 1 (rows at any stride).
+        self._query_inner = (self._rows_shape[2], 1)
+        self._query_strides = self._operands.query_strides
         self._key_tail = self._shapes["key_cache"][1:]
         self._value_tail = self._shapes["value_cache"][1:]
         # The launches, their ctypes arguments bound once: the plan kernel
@@ -407,7 +423,7 @@ class Plan:
         self._launch_plan = launcher(prepared, _runtime_capi.KERNEL_PLAN)
         self._launch_layer = launcher(prepared, _runtime_capi.KERNEL_DECODE
                                       | _runtime_capi.KERNEL_REDUCE)
-        self._launch_all = launcher(prepared, _runtime_capi.KERNELS_ALL)
+        self._launch_all = None  # bound on the first run(replan=True)
         self._stream = stream_function(torch)
 
     def _workspace_buffers(self, layout, workspace, separate):
@@ -485,14 +501,43 @@ class Plan:
             pass
         self._explain(name, tensor, dtypes, shape)
 
-    def _explain(self, name, tensor, dtypes, shape):
+    def _query_row_stride(self, query):
+        """The row stride (elements) of `query`: a GPU tensor of the
+        plan's query dtype, shape and device whose heads are D elements
+        apart and elements adjacent - packed, or rows of a fused qkv tensor
+        (qkv[..., :Hq, :]) - else the ValueError that explains."""
+        try:
+            if (query.dtype == self._query_dtype
+                    and query.shape == self._rows_shape
+                    and query.get_device() == self.device
+                    and isinstance(query, self._torch.Tensor)):
+                strides = query.stride()
+                if strides[1:] == self._query_inner:
+                    return strides[0]
+        except AttributeError:
+            pass
+        self._explain("query", query, (self._query_dtype,), self._rows_shape,
+                      contiguous=False)
+        # Dims of one element may have any stride.
+        rows, heads, dim = self._rows_shape
+        strides = query.stride()
+        if all(size == 1 or stride == want for size, stride, want in zip(
+                (heads, dim), strides[1:], self._query_inner)):
+            return strides[0] if rows > 1 else heads * dim
+        raise ValueError(
+            f"query must have its heads D = {dim} elements apart and its "
+            f"elements adjacent (strides (row stride, {dim}, 1): packed, or "
+            f"the query rows of a fused qkv tensor), got strides "
+            f"{tuple(strides)}; pass query.contiguous()")
+
+    def _explain(self, name, tensor, dtypes, shape, contiguous=True):
         """The ValueError of _expect (the slow path)."""
         _typed(name, tensor, dtypes)
         if tuple(tensor.shape) != shape:
             raise ValueError(f"{name} must have shape "
                              f"{self._patterns.get(name, '')} = {shape}, "
                              f"got {tuple(tensor.shape)}")
-        check_device(tensor, name, self.device)
+        check_device(tensor, name, self.device, contiguous)
 
     def run(self, query, key_cache, value_cache, k_scale=None, v_scale=None,
             sinks=None, out=None, replan=False):
@@ -507,7 +552,7 @@ class Plan:
         if num_pages != self._operands.num_pages:
             self._operands.set_pool(num_pages)
         query_dtype = (self._query_dtype,)
-        self._expect("query", query, query_dtype, self._rows_shape)
+        self._query_strides[0] = self._query_row_stride(query)
         self._expect("key_cache", key_cache, self._kv_dtypes,
                      (num_pages,) + self._key_tail)
         self._expect("value_cache", value_cache, self._kv_dtypes,
@@ -544,6 +589,9 @@ class Plan:
         self._output.value = out.data_ptr()
         if self.debug:
             self._poison(out, replan)
+        if replan and self._launch_all is None:
+            self._launch_all = self._device_program.launcher(
+                self._operands.prepared, _runtime_capi.KERNELS_ALL)
         launch = self._launch_all if replan else self._launch_layer
         launch(self._stream(self.device))
         return out

@@ -140,3 +140,26 @@ gpu.module @pa_kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A query that is a view of a fused qkv tensor: rows 3 * 4 * 64 elements
+// apart at run time (strided<[?, 64, 1]>), read at the memref's strides.
+// CHECK-LABEL: func.func @strided_query
+// CHECK:       pa.decode query(%{{.*}} : memref<?x4x64xf16, strided<[?, 64, 1]>>)
+func.func @strided_query(%q: memref<?x4x64xf16, strided<[?, 64, 1]>>,
+                         %k: memref<?x1x8x64x8xbf16>,
+                         %v: memref<?x1x64x64xbf16>, %bt: memref<?x?xi32>,
+                         %lens: memref<?xi32>, %work: memref<?x4xi32>,
+                         %es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                         %part: memref<1x?x4x64xf32>) {
+  pa.decode query(%q : memref<?x4x64xf16, strided<[?, 64, 1]>>)
+            key_cache(%k : memref<?x1x8x64x8xbf16>)
+            value_cache(%v : memref<?x1x64x64xbf16>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%part : memref<1x?x4x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>}
+  return
+}
+

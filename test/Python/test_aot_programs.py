@@ -57,7 +57,7 @@ def test_a_saved_program_is_a_described_directory(amd_program):
     path, artifact = amd_program
     manifest = json.loads((path / "program.json").read_text())
     assert manifest["format"] == "pa-mlir-program"
-    assert manifest["version"] == 1
+    assert manifest["version"] == 2
     assert manifest["chip"] == "gfx942" and manifest["code_format"] == "hsaco"
     code = (path / manifest["code_object"]).read_bytes()
     assert code == artifact.code_object
@@ -165,7 +165,7 @@ def test_bad_programs_are_named(amd_program, tmp_path):
         "missing": (tmp_path / "nothing", "is not a pa-mlir program"),
     }
     cases["version"] = (corrupt(path, tmp_path, "version", lambda m: m.update(
-        version=2)), "has format version 2; this runtime reads version 1")
+        version=1)), "has format version 1; this runtime reads version 2")
     cases["format"] = (corrupt(path, tmp_path, "format", lambda m: m.update(
         format="zip")), 'is not a pa-mlir program ("format" must be')
     cases["escape"] = (corrupt(path, tmp_path, "escape", lambda m: m.update(

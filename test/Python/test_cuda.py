@@ -299,7 +299,13 @@ def test_cuda_tensors_through_a_recording_driver():
     assert "block_tables is a torch tensor on cpu" in errors["cpu"]
     assert ("context_lengths is on cuda:1, but the current CUDA device is "
             "cuda:0") in errors["other device"]
-    assert "query is not contiguous" in errors["strided"]
+    # Heads not D apart (a transposed query): refused; rows at any stride
+    # with heads D apart are taken in place (test_plans.py).
+    assert errors["strided"].startswith(
+        "query must have its heads D = 64 elements apart and its elements "
+        "adjacent")
+    assert "got strides (64, 128, 1); pass query.contiguous()" in (
+        errors["strided"])
     assert ("block_tables must have dtype torch.int32, got torch.int64"
             in errors["int64 tables"])
     assert ("key_cache must have dtype torch.bfloat16 or torch.int16, got "

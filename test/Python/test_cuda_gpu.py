@@ -192,6 +192,34 @@ def test_a_plan_runs_every_layer_against_the_reference(torch):
         assert_close(output_of(out), reference(arrays, options), "e4m3fn")
 
 
+def test_a_fused_qkv_query_view_matches_the_reference(torch):
+    """The query as the first Hq heads of a fused qkv tensor ([B, Hq + 2
+    Hkv, D], NaN in the k and v heads), passed as a view (no copy): the
+    kernels read its rows at the view's stride and match the reference
+    (read packed, they would read the NaN heads)."""
+    arrays, options = layer_cases(1)[0]
+    tables = torch.from_numpy(arrays["block_tables"]).cuda()
+    lengths = torch.from_numpy(arrays["context_lengths"]).cuda()
+    rows, hq, d = arrays["query"].shape
+    hkv = arrays["key_cache"].shape[1]
+    plan = pa_mlir.plan(tables, lengths, num_query_heads=hq,
+                        num_kv_heads=hkv, head_dim=d, page_size=16,
+                        kv_dtype=torch.float8_e4m3fn, scale="per_tensor")
+    qkv = torch.full((rows, hq + 2 * hkv, d), float("nan"),
+                     dtype=torch.bfloat16, device="cuda")
+    qkv[:, :hq] = bf16_query(torch, arrays["query"])
+    view = qkv[:, :hq]
+    assert not view.is_contiguous() and view.data_ptr() == qkv.data_ptr()
+    out = torch.full(arrays["query"].shape, float("nan"),
+                     dtype=torch.bfloat16, device="cuda")
+    plan.run(view, float8_cache(torch, arrays["key_cache"]),
+             float8_cache(torch, arrays["value_cache"]),
+             k_scale=scale_tensor(torch, options["k_scale"]),
+             v_scale=scale_tensor(torch, options["v_scale"]), out=out)
+    torch.cuda.synchronize()
+    assert_close(output_of(out), reference(arrays, options), "e4m3fn")
+
+
 def test_the_custom_op_under_torch_compile_and_graph_replay(torch):
     """A LAYERS-layer decode step through torch.ops.pa_mlir.paged_decode,
     compiled with fullgraph=True, captured in a CUDA graph and replayed

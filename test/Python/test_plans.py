@@ -216,6 +216,86 @@ def test_a_plan_serves_every_layer_without_allocating():
     assert errors["fnuz for float8"].startswith("kv_dtype must be e4m3fn")
 
 
+@pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
+                                          "(CTest sets it)")
+def test_a_fused_qkv_query_is_read_in_place():
+    """A query that is a view of a fused qkv tensor (qkv[:, :Hq, :]) is
+    passed without a copy: its address and row stride reach the decode
+    kernel's query descriptor (run and decode() alike); a packed query in
+    the next run gets its own row stride back; a query whose elements are
+    not adjacent is refused."""
+    done = run_python(FAKE_RUN + COUNTING_TORCH + textwrap.dedent("""
+        rng = np.random.default_rng(9)
+        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
+                                  query_length=1, kv_dtype="e4m3fn",
+                                  v_layout="plain", lengths=[40, 3, 17],
+                                  scales="per_tensor")
+        t = tensors_of(case)
+        sequences = dict(num_query_heads=8, num_kv_heads=2, head_dim=64,
+                         page_size=16, kv_dtype="e4m3fn", scale="per_tensor")
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            debug=False, **sequences)
+        bits = pa_mlir.float32_to_bits(case["query"], "bf16")
+        qkv = np.zeros((3, 8 + 2 * 2, 64), np.uint16)
+        qkv[:, :8, :] = bits
+        fused = torch.tensor_of(qkv)
+        view = fused[:, :8, :]
+        packed = torch.tensor_of(bits)
+        scale = torch.tensor_of(np.array([0.5], np.float32))
+        out = torch.full((3, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        k, v = t["key_cache"], t["value_cache"]
+        a = None
+        seen = []
+        for query in (view, packed):
+            fake.fakeCudaReset()
+            allocations[0] = 0
+            plan.run(query, k, v, k_scale=scale, v_scale=scale, out=out)
+            a = a or cuda_artifact()
+            [decode] = [l for l in record()["launches"]
+                        if l["name"] == "pa_decode"]
+            seen.append(dict(
+                address=param(decode, a, "query.aligned_ptr"),
+                expected=query.data_ptr(),
+                strides=[param(decode, a, f"query.stride[{i}]")
+                         for i in range(3)],
+                made=allocations[0]))
+        fake.fakeCudaReset()
+        pa_mlir.decode(view, k, v, t["block_tables"], t["context_lengths"],
+                       query_length=1, kv_dtype="e4m3fn", k_scale=scale,
+                       v_scale=scale,
+                       target="cuda", out=out)
+        decodes = [l for l in record()["launches"] if l["name"] == "pa_decode"]
+        through_decode = [param(decodes[0], a, "query.aligned_ptr"),
+                          param(decodes[0], a, "query.stride[0]")]
+        wide = torch.tensor_of(np.zeros((3, 8, 128), np.uint16))
+        errors = {}
+        try:
+            plan.run(wide[:, :, ::2], k, v, k_scale=scale, v_scale=scale,
+                     out=out)
+        except ValueError as error:
+            errors["gapped elements"] = str(error)
+        print(json.dumps(dict(seen=seen, view=view.data_ptr(),
+                              fused=fused.data_ptr(),
+                              through_decode=through_decode,
+                              errors=errors)))
+    """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    strided, packed = out["seen"]
+    assert out["view"] == out["fused"], "the view starts the fused tensor"
+    assert strided["address"] == strided["expected"] == out["view"]
+    assert strided["strides"] == [12 * 64, 64, 1]
+    assert strided["made"] == 0, "no copy, no allocation"
+    assert packed["address"] == packed["expected"]
+    assert packed["strides"] == [8 * 64, 64, 1]
+    assert out["through_decode"] == [out["view"], 12 * 64]
+    assert out["errors"]["gapped elements"] == (
+        "query must have its heads D = 64 elements apart and its elements "
+        "adjacent (strides (row stride, 64, 1): packed, or the query rows of "
+        "a fused qkv tensor), got strides (1024, 128, 2); pass "
+        "query.contiguous()")
+
+
 @pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
                                          "sets it)")
 def test_rocm_tensors_run_on_target_hip_zero_copy():

@@ -90,6 +90,27 @@ gpu.module @pa_kernels {
 
 // -----
 
+// pa.tile.load_query of a strided query (a view of a fused qkv tensor,
+// strided<[?, 64, 1]>): the same gather, each element loaded through the
+// strided memref (the host descriptor's row stride).
+
+!q_tile_s = memref<16x64xf32, #gpu.address_space<workgroup>>
+// CHECK-LABEL: gpu.func @load_strided_query
+// CHECK-SAME:    (%[[QUERY:.*]]: memref<?x8x64xbf16, strided<[?, 64, 1]>>,
+// CHECK:           memref.load %[[QUERY]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x8x64xbf16, strided<[?, 64, 1]>>
+gpu.module @pa_kernels {
+  gpu.func @load_strided_query(%query: memref<?x8x64xbf16, strided<[?, 64, 1]>>,
+                               %seq: index, %h: index,
+                               %r0: index) workgroup(%q: !q_tile_s) kernel {
+    pa.tile.load_query %query[%seq, %h, %r0] into %q
+        {query_length = 2 : i64, group_size = 4 : i64}
+        : memref<?x8x64xbf16, strided<[?, 64, 1]>>, !q_tile_s
+    gpu.return
+  }
+}
+
+// -----
+
 !rows = memref<16xf32, #gpu.address_space<workgroup>>
 !acc = memref<16x64xf32, #gpu.address_space<workgroup>>
 // CHECK-LABEL: gpu.func @init_softmax

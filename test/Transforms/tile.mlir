@@ -143,3 +143,28 @@ func.func @soft_cap(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
              logits_soft_cap = 30.0 : f64}
   return
 }
+
+// -----
+
+// A strided query (a view of a fused qkv tensor): the decode kernel takes
+// it with its strided<[?, D, 1]> type, launched with the caller's memref,
+// and load_query reads it as such.
+// CHECK-LABEL: func.func @strided_query
+// CHECK:         gpu.launch_func @pa_kernels::@pa_decode {{.*}} args(%{{.*}} : memref<?x4x64xf16, strided<[?, 64, 1]>>,
+// CHECK:         gpu.func @pa_decode(%[[QUERY:[^:]*]]: memref<?x4x64xf16, strided<[?, 64, 1]>>
+// CHECK:           pa.tile.load_query %[[QUERY]][{{.*}}] into {{.*}} : memref<?x4x64xf16, strided<[?, 64, 1]>>,
+func.func @strided_query(%q: memref<?x4x64xf16, strided<[?, 64, 1]>>,
+                         %k: memref<?x1x8x64x8xbf16>,
+                         %v: memref<?x1x64x64xbf16>, %bt: memref<?x?xi32>,
+                         %lens: memref<?xi32>, %work: memref<?x4xi32>,
+                         %es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                         %part: memref<1x?x4x64xf32>) {
+  pa.decode query(%q : memref<?x4x64xf16, strided<[?, 64, 1]>>)
+            key_cache(%k : memref<?x1x8x64x8xbf16>)
+            value_cache(%v : memref<?x1x64x64xbf16>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%part : memref<1x?x4x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>}
+  return
+}

@@ -56,7 +56,9 @@ TEST(DecodeModule, ExampleConfigurationHasTheExampleTypes) {
   config.hasSinks = true;
   std::string text = printed(config);
   for (const char *expected :
-       {"func.func @pa_decode(%arg0: memref<?x16x256xbf16>, "
+       {// The query's rows at a run-time stride (a fused qkv view).
+        "func.func @pa_decode(%arg0: memref<?x16x256xbf16, strided<[?, "
+        "256, 1]>>, "
         "%arg1: memref<?x2x16x16x16xf8E4M3FN>, "
         "%arg2: memref<?x2x1x256x16xf8E4M3FN>, %arg3: memref<?x?xi32>, "
         "%arg4: memref<?xi32>, %arg5: memref<?x2x16xf32>, "

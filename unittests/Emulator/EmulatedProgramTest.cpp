@@ -10,6 +10,7 @@
 
 #include "pa/API/Builders.h"
 #include "pa/API/EmulatedProgram.h"
+#include "pa/API/HostProgram.h"
 
 #include "mlir/Parser/Parser.h"
 
@@ -215,6 +216,77 @@ TEST(EmulatedProgram, TransposedVPerTokenScalesMatchTheOracle) {
         decodeCase);
     EXPECT_TRUE(result.passed) << result.failure;
   }
+}
+
+/// A query that is a view of a fused qkv tensor (rows Hq*D + 2*Hkv*D
+/// apart, the gaps NaN): the host JIT and the emulated kernels of both
+/// chips read its rows at the run-time stride (the query's strided<[?, D,
+/// 1]> memref) and match the oracle; read packed, they would read NaN.
+/// fp8 caches (fp8 compute with the query's residual) and bf16.
+TEST(StridedQuery, FusedQkvViewMatchesTheOracleOnHostAndEmulator) {
+  using ::pa::oracle::ScalarType;
+  const std::pair<ScalarType, std::vector<const char *>> runs[] = {
+      {ScalarType::F8E4M3FN, {"host", "gfx950"}},
+      {ScalarType::F8E4M3FNUZ, {"gfx942"}},
+      {ScalarType::BF16, {"host", "gfx942", "gfx950"}}};
+  for (const auto &[kv, chips] : runs) {
+    ::pa::oracle::CaseConfig c;
+    c.numQueryHeads = 8;
+    c.numKvHeads = 2;
+    c.headDim = 64;
+    c.pageSize = 16;
+    c.queryLen = 2;
+    c.kvType = kv;
+    c.scaleMode = ::pa::oracle::ScaleMode::PerTensor;
+    c.contextLengths = {1, 40, 300};
+    c.batch = int64_t(c.contextLengths.size());
+    c.seed = 21;
+    c.garbageSeed = 22;
+    c.poisonInvisible = true;
+    ::pa::oracle::DecodeCase decodeCase;
+    std::string error;
+    ASSERT_TRUE(::pa::oracle::generateCase(c, decodeCase, error)) << error;
+    ::pa::numerics::ComparisonOptions strided;
+    strided.queryRowPadding = 2 * c.numKvHeads * c.headDim;
+    for (const char *chip : chips) {
+      SCOPED_TRACE(std::string(chip) + " kv type " +
+                   std::to_string(static_cast<int>(kv)));
+      DecodeConfig config = ::pa::numerics::programConfigFor(
+          c, c.sinks, std::string(chip) == "host" ? "gfx950" : chip,
+          std::nullopt, std::nullopt);
+      ::pa::numerics::DecodeRunner run;
+      FailureOr<std::unique_ptr<HostProgram>> host = failure();
+      FailureOr<std::unique_ptr<EmulatedProgram>> emulated = failure();
+      if (std::string(chip) == "host") {
+        host = HostProgram::compile(config, error);
+        ASSERT_TRUE(succeeded(host)) << error;
+        run = [&](const HostBuffers &buffers, std::string &message) {
+          return (*host)->run(buffers, message);
+        };
+      } else {
+        emulated = EmulatedProgram::compile(config, error);
+        ASSERT_TRUE(succeeded(emulated)) << error;
+        run = [&](const HostBuffers &buffers, std::string &message) {
+          return (*emulated)->run(buffers, message);
+        };
+      }
+      ::pa::numerics::CaseResult result = ::pa::numerics::runAndCompare(
+          config, run, decodeCase, nullptr, strided);
+      EXPECT_TRUE(result.passed) << result.failure;
+    }
+  }
+}
+
+/// A row stride below Hq * D would make rows overlap: refused by name.
+TEST(StridedQuery, RowStrideBelowARowIsRefused) {
+  DecodeConfig config = smallConfig("gfx950");
+  HostBuffers buffers;
+  buffers.queryRowStride = config.numQueryHeads * config.headDim - 1;
+  EXPECT_NE(checkHostBuffers(config, buffers)
+                .find("the query row stride must be 0 (packed) or at least "
+                      "Hq * D = 512 elements, got 511"),
+            std::string::npos)
+      << checkHostBuffers(config, buffers);
 }
 
 struct KernelsCase {

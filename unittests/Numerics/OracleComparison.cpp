@@ -123,6 +123,17 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
       uint16_t(oracle::encodeScalar(c.queryType, kNaN, oracle::Overflow::NonFinite));
 
   std::vector<uint16_t> query = oracle::encodeQuery(c);
+  const int64_t rowElements = c.numQueryHeads * d;
+  int64_t queryRowStride = 0;
+  if (options.queryRowPadding > 0) {
+    queryRowStride = rowElements + options.queryRowPadding;
+    std::vector<uint16_t> strided(
+        size_t(batch * c.queryLen * queryRowStride), outputPoison);
+    for (int64_t row = 0; row < batch * c.queryLen; ++row)
+      std::copy_n(query.begin() + row * rowElements, rowElements,
+                  strided.begin() + row * queryRowStride);
+    query = std::move(strided);
+  }
   std::vector<int32_t> workInfo(size_t(capacity * 4), kPlanPoison);
   std::vector<int32_t> reduceInfo(size_t(batch * 2), kPlanPoison);
   std::vector<float> expSums(size_t(hkv * capacity * rows), kNaN);
@@ -136,6 +147,7 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
   buffers.maxPagesPerSequence = c.maxPagesPerSequence;
   buffers.capacity = capacity;
   buffers.query = query.data();
+  buffers.queryRowStride = queryRowStride;
   buffers.keyCache = c.keyCache.data();
   buffers.valueCache = c.valueCache.data();
   buffers.blockTables = c.blockTables.data();

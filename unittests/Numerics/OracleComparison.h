@@ -56,6 +56,10 @@ struct ComparisonOptions {
   /// (oracle::withQueryQuantizedPerRow); the output, the spec's contract,
   /// is always compared with the exact function.
   std::optional<oracle::ScalarType> queryQuantizedPerRow;
+  /// > 0: the query rows lie this many NaN elements apart beyond their
+  /// Hq * D (a view of a fused qkv tensor, HostBuffers::queryRowStride),
+  /// so a program that read them packed would read NaN.
+  int64_t queryRowPadding = 0;
 };
 
 /// The results of a matrix run's cases: counts, the worst output and partial

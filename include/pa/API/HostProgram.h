@@ -35,6 +35,9 @@ struct HostBuffers {
   int64_t capacity = 0;            // plan slots: must be planCapacity(B)
 
   const uint16_t *query = nullptr;   // [B*Q, Hq, D], bits of the query type
+  /// Elements from one query row to the next: 0 is Hq * D (packed rows);
+  /// more for a view of a fused qkv tensor (rows Hq * D + 2 Hkv * D apart).
+  int64_t queryRowStride = 0;
   const void *keyCache = nullptr;    // packed K, raw element bits (u8 / u16)
   const void *valueCache = nullptr;  // V in the configured layout, raw bits
   const int32_t *blockTables = nullptr;    // [B, maxPagesPerSequence]
@@ -61,9 +64,17 @@ std::string checkHostBuffers(const DecodeConfig &config,
 struct DecodeOperand {
   const char *name;
   const void *data;
-  llvm::SmallVector<int64_t, 5> sizes; // row-major
+  llvm::SmallVector<int64_t, 5> sizes;
   int64_t elementBytes;
   bool readOnly; // an input of the decode
+  /// Element strides; empty: row-major (only a query may have others).
+  llvm::SmallVector<int64_t, 5> strides = {};
+
+  /// The strides: `strides`, or the row-major strides of `sizes`.
+  llvm::SmallVector<int64_t, 5> effectiveStrides() const;
+  /// Elements from the first to one past the last element (the extent of
+  /// the memory it reads); 0 when it has none.
+  int64_t spanElements() const;
 };
 
 /// The memref operands of @pa_decode for `buffers`, in argument order.

@@ -27,8 +27,10 @@
 
 namespace pa::runtime {
 
-/// The version of program.json this runtime writes and reads.
-inline constexpr int kProgramFormatVersion = 1;
+/// The version of program.json this runtime writes and reads. 2: the query
+/// is read at its run-time strides (a version-1 program reads it packed, so
+/// it is refused rather than handed a strided query).
+inline constexpr int kProgramFormatVersion = 2;
 
 struct ProgramArtifact {
   std::string chip;         // "gfx942", "gfx950", "sm_90a"

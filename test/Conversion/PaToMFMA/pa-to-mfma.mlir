@@ -382,3 +382,13 @@
 // RESIDUAL-COUNT-32: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 // RESIDUAL-NOT:    amdgpu.mfma
 // RESIDUAL:        gpu.return
+
+// A strided query (-sq: a view of a fused qkv tensor, strided<[?, D, 1]>):
+// each row's values are one vector.load from the strided memref, whose
+// row stride the kernel reads from its descriptor at run time.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-sq --chip gfx950 \
+// RUN:   | FileCheck %s --check-prefix=STRIDED
+// STRIDED-LABEL: gpu.func @pa_decode(
+// STRIDED-SAME:    %[[QUERY:[^:]*]]: memref<?x16x64xbf16, strided<[?, 64, 1]>>
+// STRIDED:         vector.load %[[QUERY]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x16x64xbf16, strided<[?, 64, 1]>>, vector<4xbf16>
+// STRIDED:         gpu.return

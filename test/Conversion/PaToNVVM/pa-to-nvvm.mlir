@@ -101,3 +101,29 @@ func.func @decode_bf16(%query: memref<?x16x64xf16>, %key_cache: memref<?x1x8x64x
              scale = #pa.scale<none>}
   return
 }
+
+// -----
+
+// A strided query (a view of a fused qkv tensor, strided<[?, D, 1]>): the
+// warps read its rows through the strided memref, so the row stride comes
+// from the kernel's query descriptor at run time.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(%[[QUERY:[^:]*]]: memref<?x16x64xf16, strided<[?, 64, 1]>>
+// CHECK:         memref.load %[[QUERY]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x16x64xf16, strided<[?, 64, 1]>>
+// CHECK-NOT:   pa.tile.
+func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>,
+    %key_cache: memref<?x1x8x64x8xbf16>,
+    %value_cache: memref<?x1x64x64xbf16>, %block_tables: memref<?x?xi32>,
+    %context_lengths: memref<?xi32>, %work_info: memref<?x4xi32>,
+    %exp_sums: memref<1x?x32xf32>, %max_logits: memref<1x?x32xf32>,
+    %tmp_out: memref<1x?x32x64xf32>) {
+  pa.decode query(%query : memref<?x16x64xf16, strided<[?, 64, 1]>>)
+            key_cache(%key_cache : memref<?x1x8x64x8xbf16>)
+            value_cache(%value_cache : memref<?x1x64x64xbf16>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<1x?x32xf32>) max_logits(%max_logits : memref<1x?x32xf32>)
+            tmp_out(%tmp_out : memref<1x?x32x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>,
+             scale = #pa.scale<none>}
+  return
+}

@@ -8,7 +8,8 @@ bench/amd_resources.sh. A configuration is a name like
 none|per_tensor|per_token, window (w0 = none), query length q and GQA group
 g); optional suffixes: -bf16c (bf16 compute on an fp8 cache), -kv<N> (KV
 heads, default 2), -n<N> (static page pool size instead of a dynamic one),
--cap<C> (logits soft-cap C).
+-cap<C> (logits soft-cap C), -sq (a strided query, strided<[?, D, 1]>: a
+view of a fused qkv tensor).
 The fp8 flavour follows --chip (gfx942: f8E4M3FNUZ, gfx950: f8E4M3FN).
 """
 import argparse
@@ -30,11 +31,14 @@ def parse(name):
     config["kv_heads"] = 2
     config["pool"] = "?"
     config["cap"] = None
+    config["strided_query"] = False
     for part in filter(None, m.group("rest").split("-")):
         if part == "bf16c":
             config["compute"] = "bf16"
         elif part.startswith("kv"):
             config["kv_heads"] = int(part[2:])
+        elif part == "sq":
+            config["strided_query"] = True
         elif part.startswith("n"):
             config["pool"] = part[1:]
         elif part.startswith("cap"):
@@ -56,7 +60,9 @@ def module(name, chip):
         value = f"memref<{n}x{hkv}x{d}x{p}x{kv}>"
     else:
         value = f"memref<{n}x{hkv}x{p // x}x{d}x{x}x{kv}>"
-    query = f"memref<?x{hq}x{d}xbf16>"
+    output = f"memref<?x{hq}x{d}xbf16>"
+    query = (f"memref<?x{hq}x{d}xbf16, strided<[?, {d}, 1]>>"
+             if c["strided_query"] else output)
     partial = f"memref<{hkv}x?x{rows}xf32>"
     tmp = f"memref<{hkv}x?x{rows}x{d}xf32>"
     scale_type = {"none": None, "per_tensor": "memref<1xf32>",
@@ -70,7 +76,7 @@ def module(name, chip):
                   f" v_scale(%v_scale : {scale_type})")
     args += ["%work_info: memref<?x4xi32>", "%reduce_info: memref<?x2xi32>",
              f"%exp_sums: {partial}", f"%max_logits: {partial}",
-             f"%tmp_out: {tmp}", f"%output: {query}"]
+             f"%tmp_out: {tmp}", f"%output: {output}"]
     attrs = [f"kv_layout = #pa.kv_layout<page_size = {p}, k_pack = {x}, "
              f"v_layout = {c['v']}>", f"scale = #pa.scale<{c['scale']}>",
              f"sliding_window = {c['w']} : i64"]
@@ -95,7 +101,7 @@ func.func @decode({", ".join(args)}) {{
             {{{", ".join(attrs)}}}
   pa.reduce exp_sums(%exp_sums : {partial}) max_logits(%max_logits : {partial})
             tmp_out(%tmp_out : {tmp}) reduce_info(%reduce_info : memref<?x2xi32>)
-            output(%output : {query})
+            output(%output : {output})
   return
 }}
 """
