@@ -22,6 +22,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <map>
 #include <sstream>
 
 namespace pa::isa {
@@ -51,6 +52,9 @@ Stats &Stats::operator+=(const Stats &o) {
   if (!hazards && o.hazards)
     firstHazard = o.firstHazard;
   hazards += o.hazards;
+  if (!ldsFindings && o.ldsFindings)
+    firstLdsFinding = o.firstLdsFinding;
+  ldsFindings += o.ldsFindings;
   seconds += o.seconds;
   return *this;
 }
@@ -190,6 +194,19 @@ private:
 
   std::vector<Wave> waves;
   std::vector<uint8_t> lds;
+  /// Per LDS byte: its last writer and the waves that read it, each with
+  /// the barrier epoch of the access. Epochs count up over the whole launch
+  /// (every workgroup starts a new one), so nothing is reset per workgroup:
+  /// a byte whose write epoch is older than the workgroup's first was not
+  /// written in this workgroup.
+  struct LdsByte {
+    uint32_t writeEpoch = 0, readEpoch = 0;
+    uint32_t writerOffset = 0; // the writing instruction's offset
+    uint16_t readers = 0;      // waves that read it in readEpoch
+    uint8_t writer = 0;
+  };
+  std::vector<LdsByte> ldsBytes;
+  uint32_t ldsEpoch = 0, workgroupFirstEpoch = 0;
   uint64_t kernargAddress = 0;
   std::array<uint32_t, 3> groupId = {0, 0, 0};
   std::string failure;
@@ -266,21 +283,42 @@ private:
   }
   bool hazard(const std::string &reg, const char *what, const Pending &op,
               bool lgkm) {
+    if (!config.hazardsFatal && stats.hazards) {
+      ++stats.hazards; // only the first one's message is kept
+      return true;
+    }
     std::ostringstream os;
     os << "wait-count hazard: " << what << " " << reg
        << " while the load at +0x" << std::hex << op.pc << std::dec << " ('"
        << instructionAt(op.pc) << "') writing it may still be outstanding ("
        << (lgkm ? "lgkmcnt" : "vmcnt") << ")";
-    if (config.hazardsFatal)
-      return fail(os.str());
-    if (!stats.hazards++) {
+    return finding(os.str(), config.hazardsFatal, stats.hazards,
+                   stats.firstHazard);
+  }
+  /// A checked finding: an error when `fatal`, else counted in `count`
+  /// (the first one's full message in `first`) and execution goes on.
+  bool finding(const std::string &message, bool fatal, uint64_t &count,
+               std::string &first) {
+    if (fatal)
+      return fail(message);
+    if (!count++) {
       std::string saved = failure;
-      fail(os.str());
-      stats.firstHazard = failure;
+      fail(message);
+      first = failure;
       failure = saved;
     }
     return true;
   }
+  /// A non-fatal LDS finding after the first: counted, no message built.
+  bool repeatedLdsFinding() {
+    if (config.ldsFindingsFatal || !stats.ldsFindings)
+      return false;
+    ++stats.ldsFindings;
+    return true;
+  }
+  /// Checks and records an LDS access of `bytes` bytes at `address` by
+  /// the current wave (docs/emulator.md, "LDS races").
+  bool ldsAccess(int lane, uint64_t address, unsigned bytes, bool write);
   std::string instructionAt(uint32_t offset) const {
     for (const Instruction &i : kernel.code)
       if (i.offset == offset)
@@ -490,6 +528,23 @@ private:
                 uint64_t maskIn, bool &handled);
   bool vcmp(const Instruction &inst);
   bool mfma(const Instruction &inst);
+  /// An MFMA shape's operand and accumulator positions (MFMALayout.h) as
+  /// flat tables, and its 8-bit inputs' values, built once per shape.
+  struct MfmaTables {
+    mlir::pa::emulator::MFMAInstruction shape;
+    unsigned bits = 8;
+    std::vector<mlir::pa::emulator::LaneElement> operand; // [row * k + kk]
+    std::vector<mlir::pa::emulator::LaneElement> accumulator; // [i * n + j]
+    std::array<double, 256> byteValues = {};
+  };
+  std::map<uint32_t, MfmaTables> mfmaTables;
+  /// Null (after fail) for a type or shape without layout tables.
+  const MfmaTables *mfmaTablesFor(const Instruction &inst);
+  /// Per-lane operand words and unpacked values, reused by every MFMA.
+  struct {
+    std::vector<uint32_t> a, b, c, d;
+    std::vector<double> av, bv;
+  } mfmaScratch;
   bool dsOp(const Instruction &inst);
   bool vmem(const Instruction &inst);
   bool dppRead(const Instruction &inst, int lane, uint32_t &value, bool &ok);
@@ -517,6 +572,8 @@ bool Executor::run(std::string &error) {
     error = kernel.name + ": scratch (private segment) is not modelled";
     return false;
   }
+  if (config.checkLds)
+    ldsBytes.assign(kd.groupSegmentBytes, LdsByte());
   kernargAddress = memory.allocate(std::max<size_t>(config.kernarg.size(), 1));
   std::memcpy(memory.find(kernargAddress, 1), config.kernarg.data(),
               config.kernarg.size());
@@ -540,8 +597,13 @@ bool Executor::runWorkgroup() {
   const KernelDescriptor &kd = kernel.descriptor;
   uint32_t items = config.block[0] * config.block[1] * config.block[2];
   int count = int((items + kLanes - 1) / kLanes);
+  if (count > 16) {
+    failure = kernel.name + ": more than 16 waves in a workgroup";
+    return false;
+  }
   waves.resize(count);
   lds.assign(kd.groupSegmentBytes, 0);
+  workgroupFirstEpoch = ++ldsEpoch;
   ++stats.workgroups;
   for (int i = 0; i < count; ++i) {
     Wave &w = waves[i];
@@ -639,6 +701,7 @@ bool Executor::runWorkgroup() {
       // count, as on the hardware): release them.
       for (Wave &w : waves)
         w.atBarrier = false;
+      ++ldsEpoch;
       continue;
     }
     if (!progress) {
@@ -744,8 +807,6 @@ bool Executor::branch(const Instruction &inst, bool &taken) {
 }
 
 bool Executor::execute(const Instruction &inst, Wave &w) {
-  const char *name = inst.text.c_str();
-  (void)name;
   switch (inst.op) {
   case Op::s_nop:
   case Op::s_setprio:
@@ -766,39 +827,32 @@ bool Executor::execute(const Instruction &inst, Wave &w) {
     ++stats.salu;
     w.gprIdxOn = false;
     return true;
-  case Op::s_load_dword:
-  case Op::s_load_dwordx2:
-  case Op::s_load_dwordx4:
-  case Op::s_load_dwordx8:
-  case Op::s_load_dwordx16:
-  case Op::s_buffer_load_dword:
-  case Op::s_buffer_load_dwordx2:
-  case Op::s_buffer_load_dwordx4:
-  case Op::s_buffer_load_dwordx8:
-  case Op::s_buffer_load_dwordx16:
-    ++stats.smem;
-    return smem(inst);
   default:
     break;
   }
-  if (inst.text[0] == 's' && inst.text[1] == '_') {
+  switch (inst.unit) {
+  case Unit::Smem:
+    ++stats.smem;
+    return smem(inst);
+  case Unit::Salu:
+  case Unit::Control:
     ++stats.salu;
     return salu(inst);
-  }
-  if (inst.op == Op::v_mfma) {
+  case Unit::Mfma:
     ++stats.mfma;
     return mfma(inst);
-  }
-  if (inst.text.compare(0, 3, "ds_") == 0) {
+  case Unit::Lds:
     ++stats.lds;
     return dsOp(inst);
-  }
-  if (inst.text.compare(0, 7, "buffer_") == 0 ||
-      inst.text.compare(0, 7, "global_") == 0)
+  case Unit::Vmem:
     return vmem(inst);
-  ++stats.valu;
-  if (inst.op == Op::v_cmp || inst.op == Op::v_cmpx)
+  case Unit::Vcmp:
+    ++stats.valu;
     return vcmp(inst);
+  case Unit::Valu:
+    break;
+  }
+  ++stats.valu;
   return valu(inst);
 }
 
@@ -1099,7 +1153,7 @@ bool Executor::salu(const Instruction &inst) {
 bool Executor::smem(const Instruction &inst) {
   unsigned dwords = inst.dst[0].dwords;
   uint64_t address;
-  bool buffer = inst.text.compare(0, 8, "s_buffer") == 0;
+  bool buffer = inst.memory.buffer;
   uint64_t limit = ~uint64_t(0);
   if (buffer) {
     uint32_t rsrc[4];
@@ -2089,58 +2143,89 @@ bool Executor::vcmp(const Instruction &inst) {
 // ---------------------------------------------------------------------------
 // MFMA.
 
+const Executor::MfmaTables *Executor::mfmaTablesFor(const Instruction &inst) {
+  using namespace mlir::pa::emulator;
+  ScalarKind input;
+  switch (inst.mfmaInput) {
+  case MfmaInput::Fp8:
+  case MfmaInput::F8f6f4:
+    input = chipFp8;
+    break;
+  case MfmaInput::Bf16:
+    input = ScalarKind::BF16;
+    break;
+  case MfmaInput::F16:
+    input = ScalarKind::F16;
+    break;
+  case MfmaInput::Unsupported:
+    fail("unsupported matrix instruction");
+    return nullptr;
+  }
+  uint32_t key = uint32_t(inst.mfmaM) | uint32_t(inst.mfmaN) << 8 |
+                 uint32_t(inst.mfmaK) << 16 | uint32_t(inst.mfmaInput) << 24;
+  auto found = mfmaTables.find(key);
+  if (found != mfmaTables.end())
+    return &found->second;
+  std::optional<MFMAInstruction> shape =
+      lookupMFMA(inst.mfmaM, inst.mfmaN, inst.mfmaK, 1, input);
+  if (!shape) {
+    fail("matrix instruction shape not in the layout tables");
+    return nullptr;
+  }
+  MfmaTables tables;
+  tables.shape = *shape;
+  int m = shape->m, n = shape->n, k = shape->k;
+  tables.bits =
+      (input == ScalarKind::BF16 || input == ScalarKind::F16) ? 16 : 8;
+  for (int row = 0; row < std::max(m, n); ++row)
+    for (int kk = 0; kk < k; ++kk)
+      tables.operand.push_back(mfmaOperandPosition(*shape, row, kk));
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      tables.accumulator.push_back(mfmaAccumulatorPosition(*shape, i, j));
+  if (tables.bits == 8)
+    for (unsigned raw = 0; raw < 256; ++raw)
+      tables.byteValues[raw] = double(smallFloatToF32(input, raw));
+  return &mfmaTables.emplace(key, std::move(tables)).first->second;
+}
+
 bool Executor::mfma(const Instruction &inst) {
   using namespace mlir::pa::emulator;
-  // v_mfma_f32_MxNxK_TYPE
-  const std::string &t = inst.text;
-  int m = 0, n = 0, k = 0;
-  char type[32] = {};
-  if (std::sscanf(t.c_str(), "v_mfma_f32_%dx%dx%d%*[_]%31[a-z0-9_]", &m, &n,
-                  &k, type) != 4)
-    return fail("unsupported matrix instruction");
-  std::string ty = type;
-  ScalarKind input;
-  if (ty == "fp8_fp8")
-    input = chipFp8;
-  else if (ty == "f8f6f4") {
-    if (inst.cbsz != 0 || inst.blgp != 0)
-      return fail("f8f6f4 with non-fp8 (E4M3) operand formats (cbsz/blgp) "
-                  "is not modelled");
-    input = chipFp8;
-  } else if (ty == "bf16" || ty == "bf16_1k")
-    input = ScalarKind::BF16;
-  else if (ty == "f16")
-    input = ScalarKind::F16;
-  else
-    return fail("unsupported matrix instruction type '" + ty + "'");
-  if (ty != "f8f6f4" && (inst.cbsz || inst.abid || inst.blgp))
+  bool f8f6f4 = inst.mfmaInput == MfmaInput::F8f6f4;
+  if (f8f6f4 && (inst.cbsz != 0 || inst.blgp != 0))
+    return fail("f8f6f4 with non-fp8 (E4M3) operand formats (cbsz/blgp) "
+                "is not modelled");
+  if (!f8f6f4 && (inst.cbsz || inst.abid || inst.blgp))
     return fail("cbsz / abid / blgp broadcasts are not modelled");
-  std::optional<MFMAInstruction> shape = lookupMFMA(m, n, k, 1, input);
-  if (!shape)
-    return fail("matrix instruction shape not in the layout tables");
+  const MfmaTables *tables = mfmaTablesFor(inst);
+  if (!tables)
+    return false;
+  const MFMAInstruction &shape = tables->shape;
   if (wave->exec() != ~uint64_t(0))
     return fail("MFMA with inactive lanes");
-  stats.mfmaPasses += mfmaCycles(m, k, ty == "f8f6f4") / 4;
-  unsigned bits = (input == ScalarKind::BF16 || input == ScalarKind::F16) ? 16 : 8;
-  unsigned operandDwords = shape->operandElements() * bits / 32;
-  unsigned accDwords = shape->accumulatorElements();
+  int m = shape.m, n = shape.n, k = shape.k;
+  stats.mfmaPasses += mfmaCycles(m, k, f8f6f4) / 4;
+  unsigned bits = tables->bits;
+  unsigned operandDwords = shape.operandElements() * bits / 32;
+  unsigned accDwords = shape.accumulatorElements();
   const Operand &A = inst.src[0], &B = inst.src[1], &C = inst.src[2];
   const Operand &D = inst.dst[0];
   if (A.dwords != operandDwords || B.dwords != operandDwords ||
       D.dwords != accDwords ||
       (C.kind != Operand::Const && C.dwords != accDwords))
     return fail("operand sizes do not match the instruction");
-  // Gather the operand bytes per lane.
+  // Gather the operand bytes per lane into the reused scratch arrays.
   auto gather = [&](unsigned slot, unsigned dwords,
                     std::vector<uint32_t> &out) {
-    out.assign(size_t(dwords) * kLanes, 0);
+    out.resize(size_t(dwords) * kLanes);
     for (int lane = 0; lane < kLanes; ++lane)
       for (unsigned d = 0; d < dwords; ++d)
         if (!readLane(inst, slot, d, lane, out[lane * dwords + d]))
           return false;
     return true;
   };
-  std::vector<uint32_t> a, b, c;
+  std::vector<uint32_t> &a = mfmaScratch.a, &b = mfmaScratch.b,
+                        &c = mfmaScratch.c, &d = mfmaScratch.d;
   if (!gather(0, operandDwords, a) || !gather(1, operandDwords, b))
     return false;
   if (C.kind == Operand::Const) {
@@ -2148,24 +2233,28 @@ bool Executor::mfma(const Instruction &inst) {
   } else if (!gather(2, accDwords, c)) {
     return false;
   }
+  ScalarKind input = shape.input;
   auto element = [&](const std::vector<uint32_t> &v, LaneElement at) {
     unsigned bit = at.element * bits;
     uint32_t word = v[at.lane * operandDwords + bit / 32];
     uint32_t raw = (word >> (bit % 32)) & ((1u << bits) - 1);
-    return double(smallFloatToF32(input, raw));
+    return bits == 8 ? tables->byteValues[raw]
+                     : double(smallFloatToF32(input, raw));
   };
   // Operand values, unpacked once: A[i][k], B[k][j].
-  std::vector<double> av(size_t(m) * k), bv(size_t(k) * n);
+  std::vector<double> &av = mfmaScratch.av, &bv = mfmaScratch.bv;
+  av.resize(size_t(m) * k);
+  bv.resize(size_t(k) * n);
   for (int i = 0; i < m; ++i)
     for (int kk = 0; kk < k; ++kk)
-      av[i * k + kk] = element(a, mfmaOperandPosition(*shape, i, kk));
+      av[i * k + kk] = element(a, tables->operand[i * k + kk]);
   for (int j = 0; j < n; ++j)
     for (int kk = 0; kk < k; ++kk)
-      bv[kk * n + j] = element(b, mfmaOperandPosition(*shape, j, kk));
-  std::vector<uint32_t> d(size_t(accDwords) * kLanes);
+      bv[kk * n + j] = element(b, tables->operand[j * k + kk]);
+  d.resize(size_t(accDwords) * kLanes);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
-      LaneElement at = mfmaAccumulatorPosition(*shape, i, j);
+      LaneElement at = tables->accumulator[i * n + j];
       double sum = asFloat(c[at.lane * accDwords + at.element]);
       for (int kk = 0; kk < k; ++kk)
         sum += av[i * k + kk] * bv[kk * n + j];
@@ -2181,10 +2270,64 @@ bool Executor::mfma(const Instruction &inst) {
 // ---------------------------------------------------------------------------
 // LDS.
 
+bool Executor::ldsAccess(int lane, uint64_t address, unsigned bytes,
+                         bool write) {
+  if (!config.checkLds)
+    return true;
+  uint8_t self = uint8_t(wave->id);
+  for (uint64_t at = address; at < address + bytes; ++at) {
+    LdsByte &b = ldsBytes[at];
+    bool written = b.writeEpoch >= workgroupFirstEpoch;
+    const char *problem = nullptr;
+    int other = -1;
+    if (written && b.writeEpoch == ldsEpoch && b.writer != self) {
+      problem = write ? "writes" : "reads";
+      other = b.writer;
+    } else if (write && b.readEpoch == ldsEpoch &&
+               (b.readers & ~(uint16_t(1) << self))) {
+      problem = "writes";
+      other = llvm::countr_zero(uint16_t(b.readers & ~(uint16_t(1) << self)));
+    } else if (!write && !written && repeatedLdsFinding()) {
+    } else if (!write && !written) {
+      std::ostringstream os;
+      os << "lane " << lane << ": reads LDS byte " << at
+         << ", which nothing in this workgroup wrote";
+      if (!finding(os.str(), config.ldsFindingsFatal, stats.ldsFindings,
+                   stats.firstLdsFinding))
+        return false;
+    }
+    if (problem && !repeatedLdsFinding()) {
+      std::ostringstream os;
+      os << "lane " << lane << ": LDS race: " << problem << " byte " << at
+         << ", which wave " << other;
+      if (other == b.writer && written && b.writeEpoch == ldsEpoch)
+        os << " wrote (+0x" << std::hex << b.writerOffset << std::dec
+           << " '" << instructionAt(b.writerOffset) << "')";
+      else
+        os << " read";
+      os << ", with no s_barrier between them";
+      if (!finding(os.str(), config.ldsFindingsFatal, stats.ldsFindings,
+                   stats.firstLdsFinding))
+        return false;
+    }
+    if (write) {
+      b.writeEpoch = ldsEpoch;
+      b.writer = self;
+      b.writerOffset = current ? current->offset : 0;
+    } else {
+      if (b.readEpoch != ldsEpoch) {
+        b.readEpoch = ldsEpoch;
+        b.readers = 0;
+      }
+      b.readers |= uint16_t(1) << self;
+    }
+  }
+  return true;
+}
+
 bool Executor::dsOp(const Instruction &inst) {
   Wave &w = *wave;
   uint64_t exec = w.exec();
-  const std::string &name = inst.text;
   auto ldsAt = [&](int lane, uint64_t address, unsigned bytes,
                    uint8_t *&p) {
     if (address + bytes > lds.size()) {
@@ -2197,7 +2340,7 @@ bool Executor::dsOp(const Instruction &inst) {
     return true;
   };
   if (inst.op == Op::ds_bpermute_b32 || inst.op == Op::ds_permute_b32) {
-    std::vector<uint32_t> addr(kLanes), data(kLanes);
+    std::array<uint32_t, kLanes> addr{}, data{};
     for (int lane = 0; lane < kLanes; ++lane) {
       if (!((exec >> lane) & 1))
         continue;
@@ -2205,8 +2348,8 @@ bool Executor::dsOp(const Instruction &inst) {
           !read32(inst, 1, lane, data[lane]))
         return false;
     }
-    std::vector<uint32_t> out(kLanes, 0);
-    std::vector<bool> set(kLanes, false);
+    std::array<uint32_t, kLanes> out{};
+    uint64_t set = 0;
     for (int lane = 0; lane < kLanes; ++lane) {
       if (!((exec >> lane) & 1))
         continue;
@@ -2218,41 +2361,26 @@ bool Executor::dsOp(const Instruction &inst) {
         out[lane] = data[other];
       } else {
         out[other] = data[lane];
-        set[other] = true;
+        set |= uint64_t(1) << other;
       }
     }
     for (int lane = 0; lane < kLanes; ++lane)
       if ((exec >> lane) & 1)
         if (!writeLane(inst, 0, lane,
-                       inst.op == Op::ds_permute_b32 && !set[lane] ? 0
+                       inst.op == Op::ds_permute_b32 && !((set >> lane) & 1) ? 0
                                                                    : out[lane]))
           return false;
     markPending(inst.dst[0], 1, w.lgkm.issue(false, inst.offset), true);
     return true;
   }
-  bool isRead = name.compare(0, 7, "ds_read") == 0;
-  bool isWrite = name.compare(0, 8, "ds_write") == 0;
+  const MemoryForm &form = inst.memory;
+  bool isRead = form.load, isWrite = form.store;
   if (!isRead && !isWrite)
     return fail("no semantics for this LDS instruction");
-  bool two = name.compare(isRead ? 7 : 8, 1, "2") == 0;
-  bool st64 = name.find("st64") != std::string::npos;
-  unsigned bytes;
-  if (name.find("b128") != std::string::npos)
-    bytes = 16;
-  else if (name.find("b96") != std::string::npos)
-    bytes = 12;
-  else if (name.find("b64") != std::string::npos)
-    bytes = 8;
-  else if (name.find("b32") != std::string::npos)
-    bytes = 4;
-  else if (name.find("16") != std::string::npos)
-    bytes = 2;
-  else
-    bytes = 1;
-  if (name.find("d16") != std::string::npos)
+  bool two = form.two, st64 = form.st64, sext = form.signExtend;
+  unsigned bytes = form.bytes;
+  if (form.d16)
     return fail("d16 LDS forms are not modelled");
-  bool sext = name.find("_i8") != std::string::npos ||
-              name.find("_i16") != std::string::npos;
   unsigned dwords = std::max(1u, bytes / 4);
   for (int lane = 0; lane < kLanes; ++lane) {
     if (!((exec >> lane) & 1))
@@ -2271,7 +2399,8 @@ bool Executor::dsOp(const Instruction &inst) {
     for (unsigned part = 0; part < (two ? 2u : 1u); ++part) {
       uint64_t address = part ? second : first;
       uint8_t *p;
-      if (!ldsAt(lane, address, bytes, p))
+      if (!ldsAt(lane, address, bytes, p) ||
+          !ldsAccess(lane, address, bytes, isWrite))
         return false;
       stats.ldsBytes += bytes;
       if (isRead) {
@@ -2311,31 +2440,16 @@ bool Executor::dsOp(const Instruction &inst) {
 bool Executor::vmem(const Instruction &inst) {
   Wave &w = *wave;
   uint64_t exec = w.exec();
-  const std::string &name = inst.text;
-  bool buffer = name.compare(0, 7, "buffer_") == 0;
-  bool isLoad = name.find("_load_") != std::string::npos;
-  bool isStore = name.find("_store_") != std::string::npos;
+  const MemoryForm &form = inst.memory;
+  bool buffer = form.buffer, isLoad = form.load, isStore = form.store;
   if (!isLoad && !isStore)
     return fail("no semantics for this memory instruction (atomics are not "
                 "modelled)");
-  if (name.find("d16") != std::string::npos && isLoad)
+  if (form.d16 && isLoad)
     return fail("d16 loads are not modelled");
-  unsigned bytes;
-  if (name.find("dwordx4") != std::string::npos)
-    bytes = 16;
-  else if (name.find("dwordx3") != std::string::npos)
-    bytes = 12;
-  else if (name.find("dwordx2") != std::string::npos)
-    bytes = 8;
-  else if (name.find("dword") != std::string::npos)
-    bytes = 4;
-  else if (name.find("short") != std::string::npos)
-    bytes = 2;
-  else
-    bytes = 1;
-  bool sext = name.find("_sbyte") != std::string::npos ||
-              name.find("_sshort") != std::string::npos;
-  bool hiHalf = name.find("_d16_hi") != std::string::npos; // stores only
+  unsigned bytes = form.bytes;
+  bool sext = form.signExtend;
+  bool hiHalf = form.hiHalf; // stores only
   unsigned dwords = std::max(1u, bytes / 4);
   if (isLoad)
     ++stats.vmemLoad;
@@ -2453,6 +2567,8 @@ bool Executor::vmem(const Instruction &inst) {
            << lds.size() << " bytes";
         return failLane(lane, os.str());
       }
+      if (!ldsAccess(lane, ldsAddress, 4, /*write=*/true))
+        return false;
       std::memcpy(lds.data() + ldsAddress, p, 4);
     } else if (isLoad) {
       stats.vmemBytesLoaded += bytes;

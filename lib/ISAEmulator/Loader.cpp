@@ -30,6 +30,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -462,6 +463,80 @@ bool isSoppBranch(Op op) {
   }
 }
 
+/// The bytes per lane of a memory mnemonic: those of the first of `sizes`
+/// whose name it contains, else 1 (byte forms).
+uint8_t accessBytes(StringRef mnemonic,
+                    std::initializer_list<std::pair<StringRef, uint8_t>> sizes) {
+  for (const auto &[part, bytes] : sizes)
+    if (mnemonic.contains(part))
+      return bytes;
+  return 1;
+}
+
+/// The unit, memory form and MFMA shape of `inst` from its mnemonic, so
+/// that nothing is read from text while executing.
+void describe(StringRef mnemonic, Instruction &inst) {
+  auto has = [&](StringRef part) { return mnemonic.contains(part); };
+  MemoryForm &m = inst.memory;
+  if (mnemonic.starts_with("s_load_") ||
+      mnemonic.starts_with("s_buffer_load_")) {
+    inst.unit = Unit::Smem;
+    m.load = true;
+    m.buffer = mnemonic.starts_with("s_buffer");
+  } else if (mnemonic.starts_with("s_")) {
+    inst.unit = Unit::Salu;
+  } else if (inst.op == Op::v_mfma) {
+    inst.unit = Unit::Mfma;
+    int mm = 0, nn = 0, kk = 0;
+    char type[32] = {};
+    if (std::sscanf(mnemonic.str().c_str(),
+                    "v_mfma_f32_%dx%dx%d%*[_]%31[a-z0-9_]", &mm, &nn, &kk,
+                    type) == 4 &&
+        mm < 256 && nn < 256 && kk < 256) {
+      inst.mfmaM = uint8_t(mm);
+      inst.mfmaN = uint8_t(nn);
+      inst.mfmaK = uint8_t(kk);
+      inst.mfmaInput = StringSwitch<MfmaInput>(type)
+                           .Case("fp8_fp8", MfmaInput::Fp8)
+                           .Case("f8f6f4", MfmaInput::F8f6f4)
+                           .Cases({"bf16", "bf16_1k"}, MfmaInput::Bf16)
+                           .Case("f16", MfmaInput::F16)
+                           .Default(MfmaInput::Unsupported);
+    }
+  } else if (mnemonic.starts_with("ds_")) {
+    inst.unit = Unit::Lds;
+    m.load = mnemonic.starts_with("ds_read");
+    m.store = mnemonic.starts_with("ds_write");
+    m.two = mnemonic.starts_with(m.load ? "ds_read2" : "ds_write2");
+    m.st64 = has("st64");
+    m.bytes = accessBytes(mnemonic, {{"b128", 16},
+                                     {"b96", 12},
+                                     {"b64", 8},
+                                     {"b32", 4},
+                                     {"16", 2}});
+    m.d16 = has("d16");
+    m.signExtend = has("_i8") || has("_i16");
+  } else if (mnemonic.starts_with("buffer_") ||
+             mnemonic.starts_with("global_")) {
+    inst.unit = Unit::Vmem;
+    m.buffer = mnemonic.starts_with("buffer_");
+    m.load = has("_load_");
+    m.store = has("_store_");
+    m.bytes = accessBytes(mnemonic, {{"dwordx4", 16},
+                                     {"dwordx3", 12},
+                                     {"dwordx2", 8},
+                                     {"dword", 4},
+                                     {"short", 2}});
+    m.d16 = has("d16");
+    m.hiHalf = has("_d16_hi");
+    m.signExtend = has("_sbyte") || has("_sshort");
+  } else if (inst.op == Op::v_cmp || inst.op == Op::v_cmpx) {
+    inst.unit = Unit::Vcmp;
+  } else {
+    inst.unit = Unit::Valu;
+  }
+}
+
 /// The instruction of `text` (the printer's line) at `offset`, whose first
 /// word is `word0`. False with `error`.
 bool parseInstruction(StringRef text, uint32_t offset, uint32_t word0,
@@ -475,6 +550,7 @@ bool parseInstruction(StringRef text, uint32_t offset, uint32_t word0,
             text.str() + ")";
     return false;
   }
+  describe(mnemonic, inst);
   if (inst.op == Op::s_waitcnt || isSoppBranch(inst.op) ||
       inst.op == Op::s_nop || inst.op == Op::s_endpgm ||
       inst.op == Op::s_barrier || inst.op == Op::s_setprio ||

@@ -1,5 +1,7 @@
-"""ctypes bindings of include/pa-c/Emulator.h: decode programs run by the
-wave64 emulator (the AMD kernels of a chip, executed and checked on the CPU).
+"""ctypes bindings of include/pa-c/Emulator.h and include/pa-c/ISAExecutor.h:
+decode programs executed and checked on the CPU, the AMD kernels of a chip
+on the wave64 emulator (as MLIR) or its code object on the
+instruction-level executor.
 """
 
 import ctypes
@@ -12,33 +14,64 @@ class PaEmulatedProgram(_ffi.Handle):
     """A PaEmulatedProgram handle."""
 
 
+class PaISAProgram(_ffi.Handle):
+    """A PaISAProgram handle."""
+
+
 _error = _ffi.PaStringPtr
 
-# libPACAPI.so with the Emulator.h entry points declared.
+
+def _signatures(prefix, handle):
+    """The Create / Destroy / PlanCapacity / Run entry points of the C
+    program type `prefix` (both headers declare the same four)."""
+    return {
+        prefix + "Create": (
+            [ctypes.POINTER(PaDecodeConfig), _error], handle),
+        prefix + "Destroy": ([handle], None),
+        prefix + "PlanCapacity": ([handle, ctypes.c_int64], ctypes.c_int64),
+        prefix + "Run": (
+            [handle, ctypes.POINTER(PaHostBuffers), _error], ctypes.c_bool),
+    }
+
+
+# libPACAPI.so with the Emulator.h and ISAExecutor.h entry points declared.
 library = _capi.with_signatures({
-    "paEmulatedProgramCreate": (
-        [ctypes.POINTER(PaDecodeConfig), _error], PaEmulatedProgram),
-    "paEmulatedProgramDestroy": ([PaEmulatedProgram], None),
-    "paEmulatedProgramPlanCapacity": (
-        [PaEmulatedProgram, ctypes.c_int64], ctypes.c_int64),
-    "paEmulatedProgramRun": (
-        [PaEmulatedProgram, ctypes.POINTER(PaHostBuffers), _error],
-        ctypes.c_bool),
+    **_signatures("paEmulatedProgram", PaEmulatedProgram),
+    **_signatures("paISAProgram", PaISAProgram),
 })
 
 
-class EmulatedProgram(_ffi.OwnedHandle):
-    """A decode program for the emulator (owns its PaEmulatedProgram)."""
+class _CpuProgram(_ffi.OwnedHandle):
+    """A decode program of the C program type `_prefix` (owns its
+    handle, released by `_destroy`)."""
 
-    _destroy = "paEmulatedProgramDestroy"
+    _prefix = None
+    _failure = None
 
     def __init__(self, config):
-        super().__init__(library(), "paEmulatedProgramCreate",
-                         ctypes.byref(config),
-                         failure="pa_mlir: emulator compilation failed")
+        super().__init__(library(), self._prefix + "Create",
+                         ctypes.byref(config), failure=self._failure)
 
     def plan_capacity(self, batch):
-        return self._lib.paEmulatedProgramPlanCapacity(self._handle, batch)
+        return getattr(self._lib, self._prefix + "PlanCapacity")(
+            self._handle, batch)
 
     def run(self, buffers):
-        self._checked_call("paEmulatedProgramRun", ctypes.byref(buffers))
+        self._checked_call(self._prefix + "Run", ctypes.byref(buffers))
+
+
+class EmulatedProgram(_CpuProgram):
+    """The AMD kernels of a configuration on the wave64 emulator."""
+
+    _prefix = "paEmulatedProgram"
+    _destroy = "paEmulatedProgramDestroy"
+    _failure = "pa_mlir: emulator compilation failed"
+
+
+class ISAProgram(_CpuProgram):
+    """The code object of a configuration on the instruction-level
+    executor."""
+
+    _prefix = "paISAProgram"
+    _destroy = "paISAProgramDestroy"
+    _failure = "pa_mlir: compilation for the instruction-level executor failed"

@@ -126,8 +126,9 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     none; cap > 0 makes every score cap * tanh(score / cap) (Gemma 2,
     Grok; sinks are not capped). target: "host" (the CPU),
     "hip" (an AMD GPU), "cuda" (an NVIDIA GPU; compiled for sm_90a),
-    "emulate" (the AMD kernels of `chip` on the wave64 emulator) or another
-    registered target (pa_mlir.targets).
+    "emulate" (the AMD kernels of `chip` on the wave64 emulator), "isa"
+    (the code object of `chip` on the instruction-level executor) or
+    another registered target (pa_mlir.targets).
 
     Returns float32 [B*Q, Hq, D] holding `query_dtype` values, or a
     DecodeResult with the plan and the partial results when

@@ -16,6 +16,10 @@ compiled once per (target, configuration) and cached.
     emulate  the AMD kernels of `chip` (gfx942, gfx950) executed by the
           wave64 emulator on the CPU, which raises ValueError on any
           out-of-bounds access, LDS race or barrier misuse it detects
+    isa   the code object of `chip` (gfx942, gfx950), the one target hip
+          loads, executed instruction by instruction on the CPU, which
+          raises ValueError on any out-of-range access, LDS race, wait-count
+          hazard or read of a never-written register it detects
 
 Other targets add themselves with register_target(name, make_program).
 """
@@ -98,3 +102,4 @@ register_target("host", _capi.HostProgram)
 register_target("hip", HipDecodeProgram)
 register_target("emulate", _emulator_capi.EmulatedProgram)
 register_target("cuda", _cuda.CudaDecodeProgram)
+register_target("isa", _emulator_capi.ISAProgram)

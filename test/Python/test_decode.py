@@ -339,9 +339,10 @@ def test_unsupported_head_dim_and_chip_rules_are_reported():
 
 def test_unknown_targets_are_named():
     case, options = small_case()
-    # hip: see test_compile.py; emulate: test_emulate.py; cuda: test_cuda.py
+    # hip: see test_compile.py; emulate: test_emulate.py; cuda: test_cuda.py;
+    # isa: test_isa.py
     with pytest.raises(ValueError, match="target must be one of host, hip, "
-                                         "emulate, cuda, got 'npu'"):
+                                         "emulate, cuda, isa, got 'npu'"):
         pa_mlir.decode(**case, **options, target="npu")
 
 

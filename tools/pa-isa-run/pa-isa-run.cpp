@@ -9,7 +9,8 @@
 //       [--no-checks] [--lenient-buffers] [--stats]
 //
 // Exits 1 with the executor's message on any error (an unimplemented
-// instruction, an out-of-range access, a wait-count hazard, ...).
+// instruction, an out-of-range access, a wait-count hazard, an LDS race,
+// ...). --no-checks turns off the wait-count, register and LDS checks.
 //
 //===----------------------------------------------------------------------===//
 #include "pa/ISAEmulator/ISAEmulator.h"
@@ -145,6 +146,7 @@ int main(int argc, char **argv) {
                        c == std::string::npos ? "u32" : spec.substr(c + 1)});
     } else if (a == "--no-checks") {
       config.checkHazards = false;
+      config.checkLds = false;
     } else if (a == "--lenient-buffers") {
       config.strictBufferBounds = false;
     } else if (a == "--stats") {

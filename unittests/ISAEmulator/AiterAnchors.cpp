@@ -35,9 +35,10 @@
 // Exits 77 (CTest: skipped) with a message when the anchors are absent.
 //
 //===----------------------------------------------------------------------===//
-#include "ExecutorRunner.h"
-#include "pa/API/Compile.h"
+#include "../Numerics/MatrixDriver.h"
+
 #include "pa/API/EmulatedProgram.h"
+#include "pa/API/ISAExecutedProgram.h"
 #include "pa/ISAEmulator/ISAEmulator.h"
 #include "pa/ISAEmulator/IssueModel.h"
 #include "pa/Oracle/CaseGen.h"
@@ -248,24 +249,22 @@ int compare(const std::string &anchors) {
       // pa-mlir: plan, decode and reduce compiled for the same work.
       mlir::pa::DecodeConfig ours = numerics::programConfigFor(
           c, false, chip, std::nullopt, std::nullopt);
-      auto compiled =
-          mlir::pa::compileDecode(ours, mlir::pa::CompileOptions(), error);
-      std::unique_ptr<isa::ISAProgram> program;
-      if (mlir::succeeded(compiled))
-        program = isa::ISAProgram::load(compiled->codeObject,
-                                        compiled->metadataJson, error);
-      if (!program) {
+      auto program = mlir::pa::ISAExecutedProgram::compile(ours, error);
+      if (mlir::failed(program)) {
         std::printf("pa-mlir %s Q=%lld: %s\n", chip, (long long)q,
                     error.c_str());
         ++failures;
         continue;
       }
       std::map<std::string, isa::Stats> perKernel;
-      numerics::ComparisonOptions comparison;
-      comparison.queryQuantizedPerRow = fp8;
+      numerics::ComparisonOptions comparison = numerics::comparisonFor(
+          ours, fp8, mlir::pa::kDefaultFp8Residual);
       numerics::CaseResult result = numerics::runAndCompare(
-          ours, numerics::executorRunner(*program, ours, perKernel), c,
-          nullptr, comparison);
+          ours,
+          [&](const mlir::pa::HostBuffers &buffers, std::string &message) {
+            return (*program)->run(buffers, message, &perKernel);
+          },
+          c, nullptr, comparison);
       if (!result.passed) {
         std::printf("pa-mlir %s Q=%lld: %s\n", chip, (long long)q,
                     result.failure.c_str());

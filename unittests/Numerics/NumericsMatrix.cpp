@@ -30,14 +30,6 @@ using namespace pa;
 using namespace pa::numerics;
 using oracle::ScalarType;
 
-namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
-}
-} // namespace
 
 int main(int argc, char **argv) {
   size_t programLimit = SIZE_MAX;

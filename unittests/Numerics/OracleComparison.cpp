@@ -14,16 +14,17 @@
 using namespace mlir::pa;
 
 namespace pa::numerics {
-namespace {
-
-constexpr int32_t kPlanPoison = int32_t(0xDEADBEEFu);
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        start)
       .count();
 }
+
+namespace {
+
+constexpr int32_t kPlanPoison = int32_t(0xDEADBEEFu);
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 KVCacheType kvCacheType(oracle::ScalarType type) {
   switch (type) {

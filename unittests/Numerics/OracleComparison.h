@@ -13,6 +13,7 @@
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Reference.h"
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -78,6 +79,9 @@ struct MatrixTally {
   /// The "worst output error" and "worst partial error" lines.
   void printWorst() const;
 };
+
+/// Seconds from `start` to now.
+double secondsSince(std::chrono::steady_clock::time_point start);
 
 /// "l0,l1,...": a length set as the matrices name it.
 std::string lengthsText(const std::vector<int32_t> &lengths);

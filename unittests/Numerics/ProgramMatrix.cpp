@@ -281,52 +281,58 @@ std::vector<std::vector<int32_t>> lengthSets(const ProgramSpec &p,
   return sets;
 }
 
-bool checkCoverage(const std::vector<ProgramSpec> &programs) {
-  std::map<std::string, std::set<int64_t>> seen;
-  for (const ProgramSpec &p : programs) {
-    const oracle::DecodeShape &s = p.shape;
-    seen["D"].insert(s.headDim);
-    seen["P"].insert(s.pageSize);
-    seen["V"].insert(int64_t(s.vLayout));
-    seen["kv"].insert(int64_t(s.kvType));
-    seen["scale"].insert(int64_t(s.scaleMode));
-    seen["Q"].insert(s.queryLen);
-    seen["G"].insert(s.numQueryHeads / s.numKvHeads);
-    seen["Hkv"].insert(s.numKvHeads);
-    seen["W"].insert(s.window);
-    seen["sinks"].insert(p.sinks);
-    seen["softcap"].insert(s.logitsSoftCap > 0.0);
-    seen["budget1"].insert(p.budget && *p.budget == 1);
-    if (s.queryLen == 8)
-      seen["Q8G"].insert(s.numQueryHeads / s.numKvHeads);
-  }
-  struct Need {
-    const char *axis;
-    std::vector<int64_t> values;
-  } needs[] = {
-      {"D", {64, 128, 256, 512}},
-      {"P", {16, 64, 128}},
-      {"V", {0, 1}},
-      {"kv", {0, 1, 2}},
-      {"scale", {1, 2}},
-      {"Q", {1, 2, 3, 4, 8}},
-      {"G", {4, 8, 16, 32}},
-      {"Hkv", {1, 2}},
-      {"W", {0, 1, 17, 257, 8193}},
-      {"sinks", {0, 1}},
-      {"softcap", {0, 1}},
-      {"budget1", {0, 1}},
-      {"Q8G", {4}},
-  };
+void AxisCoverage::note(const ProgramSpec &p) {
+  const oracle::DecodeShape &s = p.shape;
+  seen["D"].insert(s.headDim);
+  seen["P"].insert(s.pageSize);
+  seen["V"].insert(int64_t(s.vLayout));
+  seen["kv"].insert(int64_t(s.kvType));
+  seen["scale"].insert(int64_t(s.scaleMode));
+  seen["Q"].insert(s.queryLen);
+  seen["G"].insert(s.numQueryHeads / s.numKvHeads);
+  seen["Hkv"].insert(s.numKvHeads);
+  seen["W"].insert(s.window);
+  seen["sinks"].insert(p.sinks);
+  seen["softcap"].insert(s.logitsSoftCap > 0.0);
+  seen["f16 query"].insert(s.queryType == oracle::ScalarType::F16);
+  seen["budget1"].insert(p.budget && *p.budget == 1);
+  if (s.queryLen == 8)
+    seen["Q8G"].insert(s.numQueryHeads / s.numKvHeads);
+}
+
+bool AxisCoverage::check(const std::vector<AxisNeed> &needs,
+                         const std::string &who) const {
   bool ok = true;
-  for (const Need &need : needs)
+  for (const AxisNeed &need : needs) {
+    auto found = seen.find(need.axis);
     for (int64_t value : need.values)
-      if (!seen[need.axis].count(value)) {
-        std::printf("coverage: no program with %s = %lld\n", need.axis,
-                    (long long)value);
+      if (found == seen.end() || !found->second.count(value)) {
+        std::printf("coverage: %s no program with %s = %lld\n", who.c_str(),
+                    need.axis, (long long)value);
         ok = false;
       }
+  }
   return ok;
+}
+
+bool checkCoverage(const std::vector<ProgramSpec> &programs) {
+  AxisCoverage coverage;
+  for (const ProgramSpec &p : programs)
+    coverage.note(p);
+  return coverage.check({{"D", {64, 128, 256, 512}},
+                         {"P", {16, 64, 128}},
+                         {"V", {0, 1}},
+                         {"kv", {0, 1, 2}},
+                         {"scale", {1, 2}},
+                         {"Q", {1, 2, 3, 4, 8}},
+                         {"G", {4, 8, 16, 32}},
+                         {"Hkv", {1, 2}},
+                         {"W", {0, 1, 17, 257, 8193}},
+                         {"sinks", {0, 1}},
+                         {"softcap", {0, 1}},
+                         {"budget1", {0, 1}},
+                         {"Q8G", {4}}},
+                        "the matrix has");
 }
 
 oracle::CaseConfig caseConfigFor(const ProgramSpec &spec, size_t index,

@@ -12,8 +12,10 @@
 #include "pa/Oracle/CaseGen.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,22 @@ std::vector<ProgramSpec> modelFeaturePrograms();
 /// tiles, empty and one-token sequences, and random ones.
 std::vector<std::vector<int32_t>> lengthSets(const ProgramSpec &p,
                                              std::mt19937_64 &random);
+
+/// Values an axis of the matrix must take.
+struct AxisNeed {
+  const char *axis;
+  std::vector<int64_t> values;
+};
+
+/// The axis values a set of programs covers (D, P, V, kv, scale, Q, G, Hkv,
+/// W, sinks, f16 query, budget1, and G at Q = 8 as Q8G).
+struct AxisCoverage {
+  std::map<std::string, std::set<int64_t>> seen;
+  void note(const ProgramSpec &p);
+  /// Every value of `needs` was seen; prints "coverage: WHO no program
+  /// with AXIS = V" for each that was not.
+  bool check(const std::vector<AxisNeed> &needs, const std::string &who) const;
+};
 
 /// Every value the issue lists appears somewhere in `programs`; prints what
 /// is missing.

@@ -118,6 +118,11 @@ struct Stats {
   /// first one's message.
   uint64_t hazards = 0;
   std::string firstHazard;
+  /// LDS races between waves of a workgroup and reads of LDS bytes nothing
+  /// in the workgroup wrote, seen with LaunchConfig::ldsFindingsFatal off,
+  /// and the first one's message.
+  uint64_t ldsFindings = 0;
+  std::string firstLdsFinding;
   double seconds = 0;
   Stats &operator+=(const Stats &other);
 };
@@ -135,6 +140,14 @@ struct LaunchConfig {
   /// Stats::hazards and execution goes on (false: foreign kernels that
   /// rely on latencies).
   bool hazardsFatal = true;
+  /// Check LDS accesses between the waves of a workgroup: a byte one wave
+  /// wrote, read or written by another wave (or one wave read and another
+  /// writes) with no s_barrier between them; a read of a byte nothing in
+  /// the workgroup wrote.
+  bool checkLds = true;
+  /// Such an LDS finding fails the launch (true) or is counted in
+  /// Stats::ldsFindings and execution goes on (false).
+  bool ldsFindingsFatal = true;
 };
 
 /// Runs `kernel` over the grid on `memory`. False with `error` naming the

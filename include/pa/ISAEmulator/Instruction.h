@@ -67,6 +67,33 @@ enum class CmpType : uint8_t { F32, F64, F16, I32, U32, I64, U64, I16, U16 };
 
 enum class Encoding : uint8_t { Native, E32, E64, Sdwa, Dpp };
 
+/// What executes an instruction, fixed at load time from its mnemonic: the
+/// executor dispatches on it and the dynamic counts use it.
+enum class Unit : uint8_t {
+  Control, // s_nop, s_setprio, s_sleep, s_setreg, gpr-index mode
+  Salu,
+  Smem, // s_load_*, s_buffer_load_*
+  Valu,
+  Vcmp, // v_cmp / v_cmpx
+  Mfma,
+  Lds,  // ds_*
+  Vmem, // buffer_*, global_*
+};
+
+/// The input type of an MFMA (its mnemonic's suffix).
+enum class MfmaInput : uint8_t { Unsupported, Fp8, F8f6f4, Bf16, F16 };
+
+/// A memory instruction's access, read from its mnemonic at load time.
+struct MemoryForm {
+  uint8_t bytes = 0; // per lane (per address of read2 / write2)
+  bool load = false, store = false;
+  bool buffer = false;     // buffer_* / s_buffer_* (else global_* / s_load_*)
+  bool signExtend = false; // sbyte, sshort, i8, i16
+  bool two = false, st64 = false; // ds_read2 / ds_write2, their st64 forms
+  bool d16 = false;
+  bool hiHalf = false; // stores of the high half (_d16_hi)
+};
+
 /// SDWA operand selects.
 enum SdwaSel : uint8_t {
   kByte0,
@@ -99,6 +126,7 @@ enum class DppKind : uint8_t {
 
 struct Instruction {
   Op op = Op::NumOps;
+  Unit unit = Unit::Valu;
   Encoding encoding = Encoding::Native;
   uint8_t size = 4;
   uint8_t numDst = 0, numSrc = 0;
@@ -114,6 +142,7 @@ struct Instruction {
   bool offen = false, idxen = false, glc = false, slc = false;
   /// Buffer load to LDS (`lds`): no VGPR destination.
   bool lds = false;
+  MemoryForm memory;
 
   // VOP3 / VOP3P modifiers.
   bool clamp = false;
@@ -122,6 +151,9 @@ struct Instruction {
   bool opSelHiGiven = false;
   uint8_t bitop3 = 0;
   uint8_t cbsz = 0, abid = 0, blgp = 0;
+  /// v_mfma_f32_MxNxK_TYPE.
+  uint8_t mfmaM = 0, mfmaN = 0, mfmaK = 0;
+  MfmaInput mfmaInput = MfmaInput::Unsupported;
 
   // DPP.
   DppKind dpp = DppKind::None;

@@ -1,0 +1,84 @@
+//===- MatrixDriver.h - the numerics matrix through an executor -*- C++ -*-===//
+//
+// The driver the executors of the AMD kernels share (PAEmulatorMatrix: the
+// wave64 emulator; PAISAMatrix: the code objects on the instruction-level
+// executor): their common command line, every (program, chip) pair of the
+// matrix dealt round-robin to the shards, each compiled once by the
+// executor's hook and its length sets (the CI subset's or all) run against
+// the oracle with outputs and partials poisoned, the per-chip coverage of
+// the matrix's axes checked, and the summary.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_UNITTESTS_NUMERICS_MATRIXDRIVER_H
+#define PA_UNITTESTS_NUMERICS_MATRIXDRIVER_H
+
+#include "OracleComparison.h"
+#include "ProgramMatrix.h"
+
+#include "pa/Conversion/MFMAOptions.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace pa::numerics {
+
+struct MatrixOptions {
+  /// Every length set of every program (else the CI subset: ciSets).
+  bool full = false;
+  bool verbose = false;
+  std::vector<std::string> chips = {"gfx942", "gfx950"};
+  size_t shard = 0, shards = 1;
+  /// The first N programs; every N-th of them.
+  size_t programLimit = SIZE_MAX, every = 1;
+  /// Only programs whose description contains this.
+  std::string filter;
+};
+
+/// The driver's options, for usage lines.
+inline constexpr const char *kMatrixUsage =
+    "[--subset ci|full] [--chips gfx942,gfx950] [--shard I/N] "
+    "[--programs N] [--every N] [--filter TEXT] [--verbose]";
+
+/// Reads the driver's option at argv[i] (advancing i past its value):
+/// 1 when read, 0 when argv[i] is none of them, -1 after printing why its
+/// value is wrong.
+int parseMatrixOption(int argc, char **argv, int &i, MatrixOptions &options);
+
+/// A compiled program as the driver runs its cases.
+struct MatrixProgram {
+  mlir::pa::DecodeConfig config;
+  DecodeRunner run;
+  ComparisonOptions comparison;
+};
+
+/// The comparison of a program of `config` whose fp8 compute runs with
+/// pa-to-mfma's `residual`: without the query's residual the query is
+/// quantized per row, and the partials are those of the quantized query.
+ComparisonOptions comparisonFor(const mlir::pa::DecodeConfig &config,
+                                oracle::ScalarType kvType,
+                                mlir::pa::Fp8Residual residual);
+
+struct MatrixHooks {
+  /// Compiles `spec` (whose configuration program.config holds) into
+  /// program.run and program.comparison; false with `error`.
+  std::function<bool(const ProgramSpec &spec, MatrixProgram &program,
+                     std::string &error)>
+      compile;
+  /// After a program's cases ran (`failed`: one of them failed).
+  std::function<void(const ProgramSpec &spec, bool failed)> finished;
+  /// Before the summary's worst-error lines.
+  std::function<void()> summary;
+};
+
+/// Runs the matrix as `options` say; `executor` names the executor in the
+/// per-program lines. The process's exit code: 0 when every case passed
+/// and (for a whole, unfiltered run) every axis value was covered on every
+/// chip.
+int runMatrix(const MatrixOptions &options, const char *executor,
+              const MatrixHooks &hooks);
+
+} // namespace pa::numerics
+
+#endif // PA_UNITTESTS_NUMERICS_MATRIXDRIVER_H
