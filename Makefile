@@ -16,7 +16,7 @@ CMAKE_FLAGS ?=
 
 PA_OPT := $(BUILD)/bin/pa-opt
 
-.PHONY: setup configure build demo test bench docs clean fuzz test-sanitize test-emulator-full
+.PHONY: setup configure build demo test bench docs clean fuzz test-sanitize test-emulator-full test-isa-full
 
 setup:
 	@bash scripts/setup.sh
@@ -70,6 +70,11 @@ test-sanitize: setup
 # through the wave64 emulator (make test runs its CI subset).
 test-emulator-full: build
 	$(BUILD)/bin/PAEmulatorMatrix --subset full
+
+# The same on the shipped gfx942 / gfx950 code objects through the
+# instruction-level executor (make test runs its CI subset).
+test-isa-full: build
+	$(BUILD)/bin/PAISAMatrix --subset full
 
 clean:
 	rm -rf $(BUILD)

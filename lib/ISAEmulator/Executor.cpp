@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/ErrorHandling.h"
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <type_traits>
 #include <sstream>
 
 namespace pa::isa {
@@ -98,7 +100,6 @@ constexpr uint32_t kPoison = 0x7fbadbad;
 
 float asFloat(uint32_t b) { return llvm::bit_cast<float>(b); }
 uint32_t asBits(float f) { return llvm::bit_cast<uint32_t>(f); }
-double asDouble(uint64_t b) { return llvm::bit_cast<double>(b); }
 
 /// An outstanding memory operation for the wait-count model.
 struct Pending {
@@ -446,30 +447,31 @@ private:
     value = lo | (uint64_t(hi) << 32);
     return true;
   }
-  /// An f32 source with its abs / neg modifiers.
-  bool readF32(const Instruction &inst, unsigned slot, int lane, float &v) {
-    uint32_t b;
-    if (!read32(inst, slot, lane, b))
+  /// An f32 / f64 source with its abs / neg modifiers (on the sign bit).
+  template <typename Float>
+  bool readFloat(const Instruction &inst, unsigned slot, int lane, Float &v) {
+    using Bits = std::conditional_t<sizeof(Float) == 4, uint32_t, uint64_t>;
+    Bits b;
+    bool read;
+    if constexpr (sizeof(Float) == 4)
+      read = read32(inst, slot, lane, b);
+    else
+      read = read64(inst, slot, lane, b);
+    if (!read)
       return false;
-    const Operand &op = inst.src[slot];
-    if (op.abs)
-      b &= 0x7fffffff;
-    if (op.neg)
-      b ^= 0x80000000;
-    v = asFloat(b);
+    constexpr Bits sign = Bits(1) << (8 * sizeof(Bits) - 1);
+    if (inst.src[slot].abs)
+      b &= ~sign;
+    if (inst.src[slot].neg)
+      b ^= sign;
+    v = llvm::bit_cast<Float>(b);
     return true;
   }
+  bool readF32(const Instruction &inst, unsigned slot, int lane, float &v) {
+    return readFloat(inst, slot, lane, v);
+  }
   bool readF64(const Instruction &inst, unsigned slot, int lane, double &v) {
-    uint64_t b;
-    if (!read64(inst, slot, lane, b))
-      return false;
-    const Operand &op = inst.src[slot];
-    if (op.abs)
-      b &= ~(uint64_t(1) << 63);
-    if (op.neg)
-      b ^= uint64_t(1) << 63;
-    v = asDouble(b);
-    return true;
+    return readFloat(inst, slot, lane, v);
   }
   bool writeVgprLane(unsigned reg, int lane, uint32_t value) {
     if (reg >= kVgprs)
@@ -859,6 +861,40 @@ bool Executor::execute(const Instruction &inst, Wave &w) {
 // ---------------------------------------------------------------------------
 // Scalar ALU.
 
+/// The bitwise scalar operations of `a` and `b` (the 32-bit forms use the
+/// low half; a saveexec form's `b` is EXEC).
+uint64_t bitwise(Op op, uint64_t a, uint64_t b) {
+  switch (op) {
+  case Op::s_and_b32:
+  case Op::s_and_b64:
+  case Op::s_and_saveexec_b64:
+    return a & b;
+  case Op::s_or_b32:
+  case Op::s_or_b64:
+  case Op::s_or_saveexec_b64:
+    return a | b;
+  case Op::s_xor_b32:
+  case Op::s_xor_b64:
+  case Op::s_xor_saveexec_b64:
+    return a ^ b;
+  case Op::s_andn2_b32:
+  case Op::s_andn2_b64:
+  case Op::s_andn2_saveexec_b64:
+    return a & ~b;
+  case Op::s_orn2_b32:
+  case Op::s_orn2_b64:
+    return a | ~b;
+  case Op::s_nand_b64:
+    return ~(a & b);
+  case Op::s_nor_b64:
+    return ~(a | b);
+  case Op::s_xnor_b64:
+    return ~(a ^ b);
+  default:
+    llvm_unreachable("not a bitwise scalar operation");
+  }
+}
+
 bool Executor::salu(const Instruction &inst) {
   Wave &w = *wave;
   uint32_t a = 0, b = 0;
@@ -958,31 +994,20 @@ bool Executor::salu(const Instruction &inst) {
     return src32(2) &&
            put32(uint32_t((int64_t(int32_t(a)) * int32_t(b)) >> 32));
   case Op::s_and_b32:
-    return src32(2) && logic32(a & b);
   case Op::s_or_b32:
-    return src32(2) && logic32(a | b);
   case Op::s_xor_b32:
-    return src32(2) && logic32(a ^ b);
   case Op::s_andn2_b32:
-    return src32(2) && logic32(a & ~b);
   case Op::s_orn2_b32:
-    return src32(2) && logic32(a | ~b);
+    return src32(2) && logic32(uint32_t(bitwise(inst.op, a, b)));
   case Op::s_and_b64:
-    return src64(2) && logic64(a64 & b64);
   case Op::s_or_b64:
-    return src64(2) && logic64(a64 | b64);
   case Op::s_xor_b64:
-    return src64(2) && logic64(a64 ^ b64);
   case Op::s_andn2_b64:
-    return src64(2) && logic64(a64 & ~b64);
   case Op::s_orn2_b64:
-    return src64(2) && logic64(a64 | ~b64);
   case Op::s_nand_b64:
-    return src64(2) && logic64(~(a64 & b64));
   case Op::s_nor_b64:
-    return src64(2) && logic64(~(a64 | b64));
   case Op::s_xnor_b64:
-    return src64(2) && logic64(~(a64 ^ b64));
+    return src64(2) && logic64(bitwise(inst.op, a64, b64));
   case Op::s_lshl_b32:
     return src32(2) && logic32(a << (b & 31));
   case Op::s_lshr_b32:
@@ -1068,21 +1093,7 @@ bool Executor::salu(const Instruction &inst) {
   case Op::s_andn2_saveexec_b64: {
     if (!src64(1))
       return false;
-    uint64_t exec = w.exec(), r;
-    switch (inst.op) {
-    case Op::s_and_saveexec_b64:
-      r = a64 & exec;
-      break;
-    case Op::s_or_saveexec_b64:
-      r = a64 | exec;
-      break;
-    case Op::s_xor_saveexec_b64:
-      r = a64 ^ exec;
-      break;
-    default:
-      r = a64 & ~exec;
-      break;
-    }
+    uint64_t exec = w.exec(), r = bitwise(inst.op, a64, exec);
     if (!put64(exec))
       return false;
     w.scc = r != 0;
@@ -1789,6 +1800,10 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
     return f(2) && putF(fa * fb);
   case Op::v_fma_f32:
   case Op::v_mad_f32:
+  // The literal K is printed where it multiplies (fmamk: S0 * K + S1) or
+  // adds (fmaak: S0 * S1 + K): both are src0 * src1 + src2 as parsed.
+  case Op::v_fmamk_f32:
+  case Op::v_fmaak_f32:
     return f(3) && putF(std::fma(fa, fb, fc));
   case Op::v_fmac_f32:
   case Op::v_mac_f32: {
