@@ -490,12 +490,9 @@ LogicalResult lowerSoftmax(TileSoftmaxOp op, LoopEmitter &e) {
     Value isQueryRow =
         e.cmpI(arith::CmpIPredicate::slt, row, e.i64(queryLength * groupSize));
     Value position = arith::DivSIOp::create(b, row, e.i64(groupSize));
-    Value end = e.addI(e.subI(op.getContextLength(), e.i64(queryLength - 1)),
-                       position);
-    Value begin = window > 0 ? arith::MaxSIOp::create(
-                                   b, e.subI(end, e.i64(window)), e.i64(0))
-                                   .getResult()
-                             : e.i64(0);
+    Value end = buildVisibleEnd(b, b.getLoc(), op.getContextLength(),
+                                queryLength, position);
+    Value begin = buildVisibleBegin(b, b.getLoc(), end, window, /*clamp=*/true);
 
     // Pass 1: mask by selection (garbage in masked columns never
     // propagates) and take the tile's row maximum.
@@ -669,6 +666,30 @@ TilePageRange mlir::pa::buildTilePageRange(OpBuilder &builder, Location loc,
   Value firstToken = arith::MulIOp::create(
       b, tile64, constant(b.getI64IntegerAttr(kTileTokens)));
   return {firstPage, firstToken};
+}
+
+Value mlir::pa::buildVisibleEnd(OpBuilder &builder, Location loc,
+                                Value contextLength, int64_t queryLength,
+                                Value position) {
+  Value firstEnd = arith::SubIOp::create(
+      builder, loc, contextLength,
+      arith::ConstantIntOp::create(builder, loc, queryLength - 1, 64));
+  if (!position)
+    return firstEnd;
+  return arith::AddIOp::create(builder, loc, firstEnd, position);
+}
+
+Value mlir::pa::buildVisibleBegin(OpBuilder &builder, Location loc, Value end,
+                                  int64_t window, bool clamp) {
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(builder, loc, v, 64);
+  };
+  if (window <= 0)
+    return clamp ? i64(0) : Value();
+  Value begin = arith::SubIOp::create(builder, loc, end, i64(window));
+  if (!clamp)
+    return begin;
+  return arith::MaxSIOp::create(builder, loc, begin, i64(0));
 }
 
 Value mlir::pa::buildVisiblePageId(OpBuilder &builder, Location loc,

@@ -11,6 +11,7 @@
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
+#include "pa/Transforms/TileLowering.h"
 
 #include <cmath>
 
@@ -212,11 +213,11 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     Value lastRow = m.sub(m.min(m.add(rowBase64, m.c(groupRows)), m.c(rows)),
                           m.c(1));
     Value qHi = m.div(lastRow, m.c(groupSize));
-    Value firstEnd = m.add(m.sub(context, m.c(queryLength - 1)), qLo);
+    Value firstEnd = buildVisibleEnd(b, loc, context, queryLength, qLo);
     Value visibleEnd =
-        m.max(m.c(0), m.add(m.sub(context, m.c(queryLength - 1)), qHi));
-    Value visibleBegin = window > 0 ? m.max(m.c(0), m.sub(firstEnd, m.c(window)))
-                                    : m.c(0);
+        m.max(m.c(0), buildVisibleEnd(b, loc, context, queryLength, qHi));
+    Value visibleBegin =
+        buildVisibleBegin(b, loc, firstEnd, window, /*clamp=*/true);
 
     KVLayoutAttr layout = op.getKvLayout();
     const int64_t pageSize = layout.getPageSize();

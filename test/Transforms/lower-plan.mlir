@@ -26,9 +26,11 @@
 // CHECK:           %[[RAW:.*]] = memref.load %[[L]][%[[SEQ]]]
 // CHECK:           %[[EXT:.*]] = arith.extsi %[[RAW]] : i32 to i64
 // CHECK:           %[[C:.*]] = arith.maxsi %[[EXT]], %{{.*}} : i64
-// first = max(0, C - (Q-1) - W) / 256 with Q - 1 + W = 3 + 257.
-// CHECK:           %[[SHIFT:.*]] = arith.constant 260 : i64
-// CHECK:           %[[BACK:.*]] = arith.subi %[[C]], %[[SHIFT]] : i64
+// first = max(0, C - (Q-1) - W) / 256 with Q - 1 = 3, W = 257.
+// CHECK:           %[[Q1:.*]] = arith.constant 3 : i64
+// CHECK:           %[[END0:.*]] = arith.subi %[[C]], %[[Q1]] : i64
+// CHECK:           %[[WIN:.*]] = arith.constant 257 : i64
+// CHECK:           %[[BACK:.*]] = arith.subi %[[END0]], %[[WIN]] : i64
 // CHECK:           %[[CLAMP:.*]] = arith.maxsi %[[BACK]], %{{.*}} : i64
 // CHECK:           %[[FIRST:.*]] = arith.divsi %[[CLAMP]], %{{.*}} : i64
 // end = (C + 255) / 256

@@ -330,8 +330,9 @@ gpu.module @pa_kernels {
 // CHECK:       arith.divsi
 // CHECK:       %[[END:.*]] = arith.addi
 // CHECK-NOT:   arith.maxsi
-// CHECK:       scf.for
-// CHECK:         arith.cmpi sge, %{{.*}}, %c0_i64 : i64
+// CHECK:       %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:  scf.for
+// CHECK:         arith.cmpi sge, %{{.*}}, %[[ZERO]] : i64
 // CHECK:         arith.cmpi slt, %{{.*}}, %[[END]] : i64
 gpu.module @pa_kernels {
   gpu.func @softmax_no_window(%ctx: i64, %t0: i64, %r0: index)

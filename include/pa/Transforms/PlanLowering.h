@@ -18,6 +18,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "pa/IR/PaOps.h"
 #include "pa/Target/Chip.h"
+#include "pa/Transforms/TileLowering.h"
 
 namespace mlir::pa {
 
@@ -84,12 +85,15 @@ public:
   /// The spec's tiles of a sequence with context length `length`:
   /// [W > 0 ? max(0, C - (Q-1) - W) / 256 : 0, ceil(C / 256)).
   TileRange tileRange(Value length) {
-    Value first =
-        params.window > 0
-            ? div(max(sub(length, i64(params.queryLength - 1 + params.window)),
-                      i64(0)),
-                  i64(kTileTokens))
-            : i64(0);
+    Value first;
+    if (params.window > 0) {
+      Value end = buildVisibleEnd(b, b.getLoc(), length, params.queryLength);
+      first = div(buildVisibleBegin(b, b.getLoc(), end, params.window,
+                                    /*clamp=*/true),
+                  i64(kTileTokens));
+    } else {
+      first = i64(0);
+    }
     Value end = div(add(length, i64(kTileTokens - 1)), i64(kTileTokens));
     return {first, max(sub(end, first), i64(0))};
   }

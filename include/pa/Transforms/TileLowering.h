@@ -1,7 +1,8 @@
 //===- TileLowering.h - pieces of the tile-op lowering backends share -*- C++ -*-===//
 //
 // The reference lowering (pa-lower-tile-to-loops) and the GPU backends
-// (pa-to-mfma) must read page ids by the same rule; this is that rule.
+// (pa-to-mfma, pa-to-nvvm) must read page ids and mask tokens by the same
+// rules; these are those rules.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_TRANSFORMS_TILELOWERING_H
@@ -10,6 +11,20 @@
 #include "pa/IR/PaOps.h"
 
 namespace mlir::pa {
+
+/// The tokens MTP position q of a query of Q positions sees over a context
+/// of C tokens, as i64 values: [max(0, end - W), end) with
+/// end = C - (Q - 1) + q, for a sliding window W > 0 (without one, from
+/// token 0). These two are the one emitter of that rule for every kernel.
+///
+/// end of position `position` (i64), or of position 0 when it is null.
+Value buildVisibleEnd(OpBuilder &builder, Location loc, Value contextLength,
+                      int64_t queryLength, Value position = {});
+/// begin for the range ending at `end`: with `clamp`, max(end - W, 0), or
+/// the constant 0 without a window; without, end - W (for callers whose
+/// bounds clamp anyway), or null without a window.
+Value buildVisibleBegin(OpBuilder &builder, Location loc, Value end,
+                        int64_t window, bool clamp);
 
 /// Materializes a constant (callers cache them ahead of their loops).
 using ConstantBuilder = function_ref<Value(TypedAttr)>;

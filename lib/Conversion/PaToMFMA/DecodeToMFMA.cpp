@@ -690,9 +690,9 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
                                     (row / s.groupSize).get()),
          l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows))});
   }
-  visibleEndBase = l.subI(context, l.i64(s.queryLength - 1));
-  if (s.window > 0)
-    visibleBeginBase = l.subI(visibleEndBase, l.i64(s.window));
+  visibleEndBase = buildVisibleEnd(b, b.getLoc(), context, s.queryLength);
+  visibleBeginBase = buildVisibleBegin(b, b.getLoc(), visibleEndBase, s.window,
+                                       /*clamp=*/false);
   // Keys: lane i loads token qkToken(b, i) of its wave's quarter (one page,
   // since the 16 tokens of a lane's 4 blocks lie in one 16-token group).
   IndexExpr kColumn = w * kQuarterTokens + qkToken(l.idx(0), i);

@@ -56,6 +56,7 @@
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/ScoreMath.h"
+#include "pa/Transforms/TileLowering.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -711,10 +712,11 @@ private:
     Value row = e.toI64(e.add(op.getRowBase(), m));
     Value isRow = e.cmp(CmpIPredicate::slt, row,
                         e.i64(s.queryLength * s.groupSize));
-    Value end = e.add(e.sub(op.getContextLength(), e.i64(s.queryLength - 1)),
-                      arith::DivSIOp::create(b, row, e.i64(s.groupSize)));
-    Value begin = s.window > 0 ? e.maxS(e.sub(end, e.i64(s.window)), e.i64(0))
-                               : e.i64(0);
+    Value end = buildVisibleEnd(
+        b, b.getLoc(), op.getContextLength(), s.queryLength,
+        arith::DivSIOp::create(b, row, e.i64(s.groupSize)));
+    Value begin =
+        buildVisibleBegin(b, b.getLoc(), end, s.window, /*clamp=*/true);
     Value rowOffset = e.mul(m, kScoreStride);
 
     SmallVector<Value> values, columns;
