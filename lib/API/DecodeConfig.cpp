@@ -40,8 +40,6 @@ std::string DecodeConfig::validate() const {
   if (maxPartitions && *maxPartitions < 1)
     return "max_partitions must be >= 1, got " +
            std::to_string(*maxPartitions);
-  if (softmaxScale && !std::isfinite(*softmaxScale))
-    return "softmax_scale must be finite";
   if (!std::isfinite(logitsSoftCap) || logitsSoftCap < 0.0)
     return "logits_soft_cap must be 0 (none) or a finite positive number";
   return {};

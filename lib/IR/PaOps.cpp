@@ -558,13 +558,12 @@ LogicalResult DecodeOp::verify() {
   if (failed(verifyWindow(op, getSlidingWindow())))
     return failure();
   if (std::optional<double> scale = getSoftmaxScale()) {
-    if (!std::isfinite(*scale))
-      return emitOpError() << "softmax_scale must be finite, got "
-                           << getSoftmaxScaleAttr();
-    // Kernels fold softmax_scale * log2(e) into one f32 constant.
+    // Kernels fold softmax_scale * log2(e) into one f32 constant: a finite
+    // scale must stay finite there. A NaN or infinite one is a non-finite
+    // input (spec, "Non-finite inputs"): every row that sees a token is NaN.
     const double log2e = 1.4426950408889634;
     const double largest = std::numeric_limits<float>::max() / log2e;
-    if (std::fabs(*scale) > largest)
+    if (std::isfinite(*scale) && std::fabs(*scale) > largest)
       return emitOpError() << "softmax_scale must be at most " << largest
                            << " in magnitude (scores are f32), got "
                            << getSoftmaxScaleAttr();

@@ -116,36 +116,47 @@ bool parseDistribution(const std::string &name,
                        distributionName, distribution);
 }
 
+namespace {
+
+struct NonFiniteFamily {
+  NonFiniteInput input;
+  const char *name;
+};
+
+constexpr NonFiniteFamily kNonFiniteFamilies[] = {
+    {NonFiniteInput::None, "none"},
+    {NonFiniteInput::KeyScale, "key_scale"},
+    {NonFiniteInput::ValueScale, "value_scale"},
+    {NonFiniteInput::QueryNaN, "query_nan"},
+    {NonFiniteInput::QueryInfinity, "query_inf"},
+    {NonFiniteInput::QueryF16Overflow, "query_f16_overflow"},
+    {NonFiniteInput::KeyNaN, "key_nan"},
+    {NonFiniteInput::ValueNaN, "value_nan"},
+    {NonFiniteInput::KeyScaleInfinity, "key_scale_inf"},
+    {NonFiniteInput::ValueScaleInfinity, "value_scale_inf"},
+    {NonFiniteInput::KeyInfinity, "key_inf"},
+    {NonFiniteInput::ValueInfinity, "value_inf"},
+    {NonFiniteInput::SoftmaxScaleNaN, "softmax_scale_nan"},
+    {NonFiniteInput::SoftmaxScaleInfinity, "softmax_scale_inf"},
+    {NonFiniteInput::ValueNaNPartlySeen, "value_nan_partly_seen"},
+};
+
+} // namespace
+
 const char *nonFiniteInputName(NonFiniteInput input) {
-  switch (input) {
-  case NonFiniteInput::None:
-    return "none";
-  case NonFiniteInput::KeyScale:
-    return "key_scale";
-  case NonFiniteInput::ValueScale:
-    return "value_scale";
-  case NonFiniteInput::QueryNaN:
-    return "query_nan";
-  case NonFiniteInput::QueryInfinity:
-    return "query_inf";
-  case NonFiniteInput::QueryF16Overflow:
-    return "query_f16_overflow";
-  case NonFiniteInput::KeyNaN:
-    return "key_nan";
-  case NonFiniteInput::ValueNaN:
-    return "value_nan";
-  }
+  for (const NonFiniteFamily &family : kNonFiniteFamilies)
+    if (family.input == input)
+      return family.name;
   return "?";
 }
 
 bool parseNonFiniteInput(const std::string &name, NonFiniteInput &input) {
-  return parseEnumName(
-      name,
-      {NonFiniteInput::None, NonFiniteInput::KeyScale,
-       NonFiniteInput::ValueScale, NonFiniteInput::QueryNaN,
-       NonFiniteInput::QueryInfinity, NonFiniteInput::QueryF16Overflow,
-       NonFiniteInput::KeyNaN, NonFiniteInput::ValueNaN},
-      nonFiniteInputName, input);
+  for (const NonFiniteFamily &family : kNonFiniteFamilies)
+    if (name == family.name) {
+      input = family.input;
+      return true;
+    }
+  return false;
 }
 
 namespace {
@@ -154,50 +165,79 @@ namespace {
 // from its own stream so that every other value stays as without it.
 bool placeNonFinite(const CaseConfig &config, DecodeCase &c,
                     std::string &error) {
-  const NonFiniteInput input = config.nonFinite;
-  if (input == NonFiniteInput::None)
+  using Input = NonFiniteInput;
+  const Input input = config.nonFinite;
+  if (input == Input::None)
     return true;
   Random place(splitMix64(config.seed ^ 0x6E6F6E66696E6974ull));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double sign = place.below(2) ? -1.0 : 1.0;
+  const double infinity = sign * std::numeric_limits<double>::infinity();
   switch (input) {
-  case NonFiniteInput::QueryNaN:
-  case NonFiniteInput::QueryInfinity:
-  case NonFiniteInput::QueryF16Overflow: {
-    if (input == NonFiniteInput::QueryF16Overflow &&
-        c.queryType != ScalarType::F16)
+  case Input::SoftmaxScaleNaN:
+    if (!c.softmaxScale || !std::isnan(*c.softmaxScale))
+      return fail(error, "softmax_scale_nan needs softmax_scale = NaN");
+    return true;
+  case Input::SoftmaxScaleInfinity:
+    if (!c.softmaxScale || !std::isinf(*c.softmaxScale))
+      return fail(error, "softmax_scale_inf needs an infinite softmax_scale");
+    return true;
+  case Input::QueryNaN:
+  case Input::QueryInfinity:
+  case Input::QueryF16Overflow: {
+    if (input == Input::QueryF16Overflow && c.queryType != ScalarType::F16)
       return fail(error, "query_f16_overflow needs an f16 query");
     const double value =
-        input == NonFiniteInput::QueryNaN ? nan
-        : input == NonFiniteInput::QueryInfinity
-            ? sign * std::numeric_limits<double>::infinity()
-            // Past f16's largest finite value (65504): rounds to infinity.
-            : roundToScalar(ScalarType::F16, sign * 70000.0);
+        input == Input::QueryNaN        ? nan
+        : input == Input::QueryInfinity ? infinity
+                                        // Past f16's largest finite value
+                                        // (65504): rounds to infinity.
+                                        : roundToScalar(ScalarType::F16,
+                                                        sign * 70000.0);
     c.query[size_t(place.below(int64_t(c.query.size())))] = float(value);
     return true;
   }
   default:
     break;
   }
-  const bool isKey =
-      input == NonFiniteInput::KeyScale || input == NonFiniteInput::KeyNaN;
-  const bool isScale = input == NonFiniteInput::KeyScale ||
-                       input == NonFiniteInput::ValueScale;
+  const bool isKey = input == Input::KeyScale || input == Input::KeyNaN ||
+                     input == Input::KeyScaleInfinity ||
+                     input == Input::KeyInfinity;
+  const bool isScale =
+      input == Input::KeyScale || input == Input::ValueScale ||
+      input == Input::KeyScaleInfinity || input == Input::ValueScaleInfinity;
+  const bool isInfinite =
+      input == Input::KeyScaleInfinity || input == Input::ValueScaleInfinity ||
+      input == Input::KeyInfinity || input == Input::ValueInfinity;
+  const double value = isInfinite ? infinity : nan;
+  if (!isScale && isInfinite && isFp8(c.kvType))
+    return fail(error, std::string(nonFiniteInputName(input)) +
+                           " needs a kv dtype with infinities, got " +
+                           scalarTypeName(c.kvType));
   std::vector<float> &scales = isKey ? c.keyScales : c.valueScales;
   if (isScale && c.scaleMode == ScaleMode::None)
     return fail(error, "a non-finite scale needs a scale mode");
   if (isScale && c.scaleMode == ScaleMode::PerTensor) {
-    scales[0] = float(nan);
+    scales[0] = float(value);
     return true;
   }
   // A token some query row sees, of a random sequence that has one. Values
-  // go to a token every row of the sequence sees: the kernels' PV products
-  // may carry a NaN value to rows of the group that do not see its token
-  // (docs/reliability.md), which is not what these cases test.
-  const bool everyRow = !isKey;
-  auto tokensFor = [&](int64_t b) {
+  // go to a token every row of the sequence sees, so that each case tests
+  // one thing; ValueNaNPartlySeen to the last token, which position 0 does
+  // not see.
+  const bool partlySeen = input == Input::ValueNaNPartlySeen;
+  if (partlySeen && c.queryLen < 2)
+    return fail(error, "value_nan_partly_seen needs query_len > 1");
+  auto tokensFor = [&](int64_t b) -> IndexRange {
     const int64_t length = c.contextLengths[size_t(b)];
-    if (!everyRow)
+    if (partlySeen) {
+      IndexRange last =
+          visibleTokenRange(length, c.queryLen, c.queryLen - 1, c.window);
+      if (last.empty())
+        return last;
+      return {last.end - 1, last.end};
+    }
+    if (isKey)
       return visibleToAnyRow(length, c.queryLen, c.window);
     return intersect(visibleTokenRange(length, c.queryLen, 0, c.window),
                      visibleTokenRange(length, c.queryLen, c.queryLen - 1,
@@ -217,7 +257,7 @@ bool placeNonFinite(const CaseConfig &config, DecodeCase &c,
   const TokenLocation at = locateToken(c, sequence, token);
   if (isScale) {
     scales[size_t(perTokenScaleIndex(cacheGeometry(c), at.page, kvHead,
-                                     at.slot))] = float(nan);
+                                     at.slot))] = float(value);
     return true;
   }
   const CacheOperand operand = isKey ? CacheOperand::Key : CacheOperand::Value;
@@ -225,7 +265,7 @@ bool placeNonFinite(const CaseConfig &config, DecodeCase &c,
                    scalarByteSize(c.kvType),
                    cacheElementIndex(c, operand, at, kvHead,
                                      place.below(c.headDim)),
-                   encodeScalar(c.kvType, nan, Overflow::NonFinite));
+                   encodeScalar(c.kvType, value, Overflow::NonFinite));
   return true;
 }
 

@@ -192,8 +192,8 @@ bool validateShape(const DecodeCase &c, std::string &error) {
                 "transposed V needs pageSize % " + std::to_string(x) + " == 0");
   if (c.window < -1)
     return fail(error, "window must be >= -1 (0 and -1 mean no window)");
-  if (c.softmaxScale && !std::isfinite(*c.softmaxScale))
-    return fail(error, "softmaxScale must be finite");
+  // A NaN or infinite softmaxScale is allowed: it makes every row that sees
+  // a token NaN (spec, "Non-finite inputs").
   if (!std::isfinite(c.logitsSoftCap) || c.logitsSoftCap < 0.0)
     return fail(error, "logitsSoftCap must be 0 (none) or finite and positive");
   return true;

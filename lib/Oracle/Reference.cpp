@@ -75,9 +75,14 @@ void forEachVisibleScore(const DecodeCase &c, int64_t sequence,
     const TokenLocation at = locateToken(c, sequence, t);
     for (int64_t d = 0; d < D; ++d) {
       key[size_t(d)] = dequantizedElement(c, CacheOperand::Key, at, kvHead, d);
-      if (withValues)
-        value[size_t(d)] =
+      if (withValues) {
+        // A non-finite value (an infinite element or v_scale) makes its
+        // output elements NaN, as a non-finite score makes its row NaN:
+        // +-inf there would depend on the order of the sum.
+        const double v =
             dequantizedElement(c, CacheOperand::Value, at, kvHead, d);
+        value[size_t(d)] = std::isfinite(v) ? v : kNaN;
+      }
     }
     for (int64_t q = 0; q < c.queryLen; ++q) {
       if (t < rowTokens[size_t(q)].begin || t >= rowTokens[size_t(q)].end)

@@ -209,6 +209,9 @@ public:
   Value mulF(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
   Value divF(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
   Value maxF(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
+  Value nanIfNotFinite(Value x) {
+    return buildNaNIfNotFinite(b, b.getLoc(), x, f32(0.0f));
+  }
   Value isEqF(Value x, Value y) {
     return arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, y);
   }
@@ -454,7 +457,11 @@ LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
                                              slot, e.remU(d, packIndex)});
             return e.addF(sum, e.mulF(e.load(queryTile, {m, d}), key));
           });
-          Value score = e.mulF(dot, columnScale);
+          // A score that is not finite (a non-finite K element or scale)
+          // is NaN, so that a real -inf makes its row NaN instead of
+          // weighing 0 like a masked one; before the soft cap, which would
+          // map +-inf to +-cap.
+          Value score = e.nanIfNotFinite(e.mulF(dot, columnScale));
           if (softCap)
             score = emitSoftCap(e.b, score, *softCap, /*fastReciprocal=*/false);
           e.store(score, scores, {m, column});
@@ -467,9 +474,9 @@ LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
 }
 
 /// Masks the tile's scores by selection to -inf and updates the online
-/// softmax in the exp2 domain; scores become p. Guards: a row whose new
-/// maximum is -inf keeps alpha = 1 and gets p = 0; exp2 never sees
-/// -inf - -inf.
+/// softmax in the exp2 domain; scores become p (a real -inf score is NaN
+/// already: lowerQK). Guards: a row whose new maximum is -inf keeps alpha = 1 and gets p = 0;
+/// exp2 never sees -inf - -inf.
 LogicalResult lowerSoftmax(TileSoftmaxOp op, LoopEmitter &e) {
   Value scores = op.getScores();
   Value rowMax = op.getRowMax();
@@ -529,7 +536,9 @@ LogicalResult lowerSoftmax(TileSoftmaxOp op, LoopEmitter &e) {
 
 /// acc[m][d] += p[m][t] * v_scale(t) * V_t[d] over the valid columns t only
 /// (others are skipped entirely, so their values are never read); each
-/// value element is loaded once.
+/// value element is loaded once. A row whose p is 0 (a token it does not
+/// see) adds exactly 0: a non-finite value or scale of the token must not
+/// reach it through 0 * NaN.
 LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
   Value probs = op.getProbs();
   Value acc = op.getAcc();
@@ -562,8 +571,11 @@ LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
                   ? e.loadF32(valueCache, {page, kvHead, slotGroup, d, slotInGroup})
                   : e.loadF32(valueCache, {page, kvHead, d, slot});
           e.forEach(rows, [&](Value m) {
-            Value weight = e.mulF(e.load(probs, {m, column}), scale);
-            Value sum = e.addF(e.load(acc, {m, d}), e.mulF(weight, value));
+            Value p = e.load(probs, {m, column});
+            Value term = e.mulF(e.mulF(p, scale), value);
+            Value unseen = e.isEqF(p, e.f32(0.0f));
+            Value sum = e.addF(e.load(acc, {m, d}),
+                               e.select(unseen, e.f32(0.0f), term));
             e.store(sum, acc, {m, d});
           });
         });
@@ -574,7 +586,8 @@ LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
 /// For rows r = row_base + m < rows: max_logits = row_max * ln(2) (natural-log
 /// units), exp_sums = row_sum, tmp_out = acc / row_sum; a row with row_sum =
 /// 0 writes -inf, 0, 0 (by selection, the division's NaN never escapes); a
-/// NaN row_sum writes max_logits = NaN.
+/// NaN row_sum writes max_logits = NaN; a tmp_out element that is not
+/// finite (an infinite value or v_scale reached it) is NaN.
 LogicalResult lowerStorePartials(TileStorePartialsOp op, LoopEmitter &e) {
   auto isF32 = [](Type type) { return type.isF32(); };
   if (failed(checkOperand(op, "exp_sums", op.getExpSums(), 3, "[Hkv, slots, R]",
@@ -607,7 +620,8 @@ LogicalResult lowerStorePartials(TileStorePartialsOp op, LoopEmitter &e) {
       e.store(maxLogit, op.getMaxLogits(), {kvHead, slot, row});
       e.store(e.select(empty, zero, sum), op.getExpSums(), {kvHead, slot, row});
       e.forEach(headDim, [&](Value d) {
-        Value normalized = e.divF(e.load(acc, {m, d}), sum);
+        Value normalized =
+            e.nanIfNotFinite(e.divF(e.load(acc, {m, d}), sum));
         e.store(e.select(empty, zero, normalized), op.getTmpOut(),
                 {kvHead, slot, row, d});
       });
@@ -721,6 +735,14 @@ Value mlir::pa::buildVisiblePageId(OpBuilder &builder, Location loc,
         scf::YieldOp::create(nested, nestedLoc, zero);
       });
   return read.getResult(0);
+}
+
+Value mlir::pa::buildNaNIfNotFinite(OpBuilder &builder, Location loc,
+                                    Value x, Value zeros) {
+  if (!zeros)
+    zeros = arith::ConstantOp::create(builder, loc,
+                                      builder.getZeroAttr(x.getType()));
+  return math::FmaOp::create(builder, loc, x, zeros, x);
 }
 
 LogicalResult mlir::pa::lowerTilePageIdsToLoop(TilePageIdsOp op) {

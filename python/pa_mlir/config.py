@@ -9,7 +9,6 @@ flavour) is the verifier's to say, at compile time.
 
 import ctypes
 import dataclasses
-import math
 from typing import Optional
 
 from . import _capi, _compile_capi, _ffi
@@ -88,11 +87,12 @@ class DecodeConfig:
             raise ValueError(f"chip must be a chip name such as 'gfx950', got "
                              f"{self.chip!r}")
         if self.softmax_scale is not None:
+            # NaN and infinities are allowed: every row that sees a token
+            # is then NaN (docs/semantics.md, "Non-finite inputs").
             if (not isinstance(self.softmax_scale, (int, float))
-                    or isinstance(self.softmax_scale, bool)
-                    or not math.isfinite(self.softmax_scale)):
-                raise ValueError(f"softmax_scale must be None or a finite "
-                                 f"number, got {self.softmax_scale!r}")
+                    or isinstance(self.softmax_scale, bool)):
+                raise ValueError(f"softmax_scale must be None or a number, "
+                                 f"got {self.softmax_scale!r}")
             object.__setattr__(self, "softmax_scale", float(self.softmax_scale))
         if (not isinstance(self.logits_soft_cap, (int, float))
                 or isinstance(self.logits_soft_cap, bool)

@@ -938,32 +938,6 @@ func.func @window_minus_2(
 
 // -----
 
-func.func @softmax_scale_inf(
-    %q: memref<?x16x256xbf16>,
-    %k: memref<?x2x16x16x16xf8E4M3FN>,
-    %v: memref<?x2x256x16xf8E4M3FN>,
-    %bt: memref<?x?xi32>,
-    %lens: memref<?xi32>,
-    %work: memref<?x4xi32>,
-    %es: memref<2x?x8xf32>,
-    %ml: memref<2x?x8xf32>,
-    %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{softmax_scale must be finite, got 0x7FF0000000000000 : f64}}
-  pa.decode query(%q : memref<?x16x256xbf16>)
-      key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
-      value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
-      block_tables(%bt : memref<?x?xi32>)
-      context_lengths(%lens : memref<?xi32>)
-      work_info(%work : memref<?x4xi32>)
-      exp_sums(%es : memref<2x?x8xf32>)
-      max_logits(%ml : memref<2x?x8xf32>)
-      tmp_out(%part : memref<2x?x8x256xf32>)
-      {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>, softmax_scale = 0x7FF0000000000000 : f64}
-  return
-}
-
-// -----
-
 func.func @exp_sums_kv_heads(
     %q: memref<?x16x256xbf16>,
     %k: memref<?x2x16x16x16xf8E4M3FN>,

@@ -163,3 +163,31 @@ func.func @strided_query(%q: memref<?x4x64xf16, strided<[?, 64, 1]>>,
   return
 }
 
+// -----
+
+// A NaN or infinite softmax_scale verifies: it is a non-finite input that
+// makes every row with a visible token NaN (docs/semantics.md).
+// CHECK-LABEL: func.func @softmax_scale_non_finite
+// CHECK:       softmax_scale = 0x7FF0000000000000 : f64
+// CHECK:       softmax_scale = 0x7FF8000000000000 : f64
+func.func @softmax_scale_non_finite(
+    %q: memref<?x16x256xbf16>, %k: memref<?x2x16x16x16xf8E4M3FN>,
+    %v: memref<?x2x256x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+    %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<2x?x8xf32>,
+    %ml: memref<2x?x8xf32>, %part: memref<2x?x8x256xf32>) {
+  pa.decode query(%q : memref<?x16x256xbf16>)
+      key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+      value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
+      block_tables(%bt : memref<?x?xi32>) context_lengths(%lens : memref<?xi32>)
+      work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<2x?x8xf32>)
+      max_logits(%ml : memref<2x?x8xf32>) tmp_out(%part : memref<2x?x8x256xf32>)
+      {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>, softmax_scale = 0x7FF0000000000000 : f64}
+  pa.decode query(%q : memref<?x16x256xbf16>)
+      key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+      value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
+      block_tables(%bt : memref<?x?xi32>) context_lengths(%lens : memref<?xi32>)
+      work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<2x?x8xf32>)
+      max_logits(%ml : memref<2x?x8xf32>) tmp_out(%part : memref<2x?x8x256xf32>)
+      {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>, softmax_scale = 0x7FF8000000000000 : f64}
+  return
+}

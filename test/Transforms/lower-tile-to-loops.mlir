@@ -165,7 +165,10 @@ gpu.module @pa_kernels {
 // CHECK:               %[[PROD:.*]] = arith.mulf %[[QV]], %[[K]] : f32
 // CHECK:               %[[NEXT:.*]] = arith.addf %[[SUM]], %[[PROD]] : f32
 // CHECK:               scf.yield %[[NEXT]] : f32
-// CHECK:             %[[SCORE:.*]] = arith.mulf %[[DOT]], %[[COL_SCALE]] : f32
+// A score that is not finite is NaN (s * 0 + s), so that a real -inf makes
+// its row NaN instead of weighing 0 like a masked one.
+// CHECK:             %[[RAW_SCORE:.*]] = arith.mulf %[[DOT]], %[[COL_SCALE]] : f32
+// CHECK:             %[[SCORE:.*]] = math.fma %[[RAW_SCORE]], %{{.*}}, %[[RAW_SCORE]] : f32
 // CHECK:             memref.store %[[SCORE]], %[[S]][%[[M]], %[[T]]]
 // CHECK:         } else {
 // CHECK-NOT:       memref.load
@@ -226,7 +229,9 @@ gpu.module @pa_kernels {
 !scores = memref<16x256xf32, #gpu.address_space<workgroup>>
 // CHECK-LABEL: gpu.func @qk_soft_cap
 // CHECK:         %[[DOT:.*]] = scf.for
-// CHECK:         %[[SCORE:.*]] = arith.mulf %[[DOT]], %{{.*}} : f32
+// The score is checked first: the cap would map +-inf to +-c.
+// CHECK:         %[[RAW_SCORE:.*]] = arith.mulf %[[DOT]], %{{.*}} : f32
+// CHECK:         %[[SCORE:.*]] = math.fma %[[RAW_SCORE]], %{{.*}}, %[[RAW_SCORE]] : f32
 // CHECK:         %[[K:.*]] = arith.constant 1.44269502 : f32
 // CHECK:         %[[ARG:.*]] = arith.mulf %[[SCORE]], %[[K]] : f32
 // CHECK:         %[[E:.*]] = math.exp2 %[[ARG]] : f32
@@ -370,11 +375,15 @@ gpu.module @pa_kernels {
 // CHECK:             %[[V_RAW:.*]] = memref.load %[[VC]][%[[PAGE]], %[[HEAD]], %[[SLOT_HI]], %[[D]], %[[SLOT_LO]]] : memref<?x2x2x64x8xbf16>
 // CHECK:             %[[V:.*]] = arith.extf %[[V_RAW]] : bf16 to f32
 // CHECK:             scf.for %[[M:.*]] =
+// A row whose p is 0 (it does not see the token) adds exactly 0, never
+// 0 * NaN.
 // CHECK:               %[[PROB:.*]] = memref.load %[[P]][%[[M]], %[[T]]]
 // CHECK:               %[[WEIGHT:.*]] = arith.mulf %[[PROB]], %[[VSCALE]] : f32
-// CHECK:               %[[OLD:.*]] = memref.load %[[ACC]][%[[M]], %[[D]]]
 // CHECK:               %[[TERM:.*]] = arith.mulf %[[WEIGHT]], %[[V]] : f32
-// CHECK:               %[[NEW:.*]] = arith.addf %[[OLD]], %[[TERM]] : f32
+// CHECK:               %[[UNSEEN:.*]] = arith.cmpf oeq, %[[PROB]], %[[PZERO:.*]] : f32
+// CHECK:               %[[OLD:.*]] = memref.load %[[ACC]][%[[M]], %[[D]]]
+// CHECK:               %[[KEPT:.*]] = arith.select %[[UNSEEN]], %[[PZERO]], %[[TERM]] : f32
+// CHECK:               %[[NEW:.*]] = arith.addf %[[OLD]], %[[KEPT]] : f32
 // CHECK:               memref.store %[[NEW]], %[[ACC]][%[[M]], %[[D]]]
 // CHECK-NOT:     else
 // CHECK:       gpu.return
@@ -425,7 +434,8 @@ gpu.module @pa_kernels {
 
 // pa.tile.store_partials: rows r = base + m < 8 only; max_logits gets
 // row_max * ln(2); row_sum == 0 selects -inf / 0 / 0; a NaN row_sum is
-// max_logits too (a non-finite input reached the row).
+// max_logits too (a non-finite input reached the row); a tmp_out element
+// that is not finite (an infinite value or v_scale) is NaN.
 
 !rows = memref<16xf32, #gpu.address_space<workgroup>>
 !acc = memref<16x64xf32, #gpu.address_space<workgroup>>
@@ -451,7 +461,8 @@ gpu.module @pa_kernels {
 // CHECK:           scf.for %[[D:.*]] =
 // CHECK:             %[[A:.*]] = memref.load %[[ACC]][%[[M]], %[[D]]]
 // CHECK:             %[[NORM:.*]] = arith.divf %[[A]], %[[S]] : f32
-// CHECK:             %[[OUT_VAL:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %[[NORM]] : f32
+// CHECK:             %[[NORM_OR_NAN:.*]] = math.fma %[[NORM]], %[[ZERO]], %[[NORM]] : f32
+// CHECK:             %[[OUT_VAL:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %[[NORM_OR_NAN]] : f32
 // CHECK:             memref.store %[[OUT_VAL]], %[[OUT]][%[[HEAD]], %[[SLOT]], %[[ROW]], %[[D]]]
 gpu.module @pa_kernels {
   gpu.func @store_partials(%es: memref<2x?x8xf32>, %ml: memref<2x?x8xf32>,

@@ -222,13 +222,16 @@ std::vector<Program> matrixPrograms() {
       {{9000, 1, 0, 3000}});
   // Non-finite inputs (the host and emulator matrices' programs): NaN rows
   // where the oracle's are, never 0 or dropped by the reducer.
-  for (const numerics::ProgramSpec &spec : numerics::nonFinitePrograms())
+  for (const numerics::ProgramSpec &spec : numerics::nonFinitePrograms()) {
+    if (spec.hostOnly)
+      continue;
     special(spec.label.c_str(), [&](Program &p) {
       p.shape = spec.shape;
       p.sinks = spec.sinks;
       p.budget = spec.budget;
       p.nonFinite = spec.nonFinite;
     });
+  }
   // The model features of the matrices (logits soft-cap), with e4m3fn for
   // the gfx942 flavour.
   for (const numerics::ProgramSpec &spec : numerics::modelFeaturePrograms())

@@ -109,7 +109,8 @@ int runMatrix(const MatrixOptions &options, const char *executor,
     matrix.resize(options.programLimit);
   for (size_t index = 0; index < matrix.size(); index += options.every)
     for (const std::string &chip : options.chips)
-      jobs.push_back({forChip(matrix[index], chip), index});
+      if (!matrix[index].hostOnly)
+        jobs.push_back({forChip(matrix[index], chip), index});
 
   std::map<std::string, AxisCoverage> coverage;
   MatrixTally tally;

@@ -235,14 +235,30 @@ std::vector<ProgramSpec> nonFinitePrograms() {
       {NonFiniteInput::QueryInfinity, ScalarType::BF16, ScaleMode::None},
       {NonFiniteInput::KeyNaN, ScalarType::BF16, ScaleMode::PerToken},
       {NonFiniteInput::ValueNaN, ScalarType::BF16, ScaleMode::None},
+      {NonFiniteInput::KeyScaleInfinity, ScalarType::F8E4M3FN, ScaleMode::PerTensor},
+      {NonFiniteInput::KeyScaleInfinity, ScalarType::F8E4M3FN, ScaleMode::PerToken},
+      {NonFiniteInput::ValueScaleInfinity, ScalarType::F8E4M3FN, ScaleMode::PerTensor},
+      {NonFiniteInput::ValueScaleInfinity, ScalarType::F8E4M3FN, ScaleMode::PerToken},
+      {NonFiniteInput::KeyInfinity, ScalarType::BF16, ScaleMode::None},
+      {NonFiniteInput::ValueInfinity, ScalarType::BF16, ScaleMode::None},
+      {NonFiniteInput::SoftmaxScaleNaN, ScalarType::F8E4M3FN, ScaleMode::PerTensor},
+      {NonFiniteInput::SoftmaxScaleInfinity, ScalarType::BF16, ScaleMode::None},
+      {NonFiniteInput::ValueNaNPartlySeen, ScalarType::F8E4M3FN, ScaleMode::PerToken},
+      {NonFiniteInput::ValueNaNPartlySeen, ScalarType::BF16, ScaleMode::None},
   };
   std::vector<ProgramSpec> programs;
   for (const Family &f : families) {
     for (bool split : {false, true}) {
+      // A token seen by some rows of the group only: MTP (split's Q = 2).
+      if (f.input == NonFiniteInput::ValueNaNPartlySeen && !split)
+        continue;
       ProgramSpec p;
       p.label = std::string("nonfinite-") + oracle::nonFiniteInputName(f.input) +
                 (split ? "-split" : "-one");
       p.nonFinite = f.input;
+      // The GPU kernels' PV products share V between the rows of a group:
+      // 0 * NaN reaches the rows that do not see the token.
+      p.hostOnly = f.input == NonFiniteInput::ValueNaNPartlySeen;
       p.shape.kvType = f.kv;
       p.shape.scaleMode = f.scales;
       p.shape.queryType = f.input == NonFiniteInput::QueryF16Overflow
@@ -255,6 +271,10 @@ std::vector<ProgramSpec> nonFinitePrograms() {
       p.sinks = split;
       if (!split)
         p.budget = 1;
+      if (f.input == NonFiniteInput::SoftmaxScaleNaN)
+        p.shape.softmaxScale = std::numeric_limits<double>::quiet_NaN();
+      if (f.input == NonFiniteInput::SoftmaxScaleInfinity)
+        p.shape.softmaxScale = std::numeric_limits<double>::infinity();
       programs.push_back(p);
     }
   }

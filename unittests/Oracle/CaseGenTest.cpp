@@ -360,15 +360,33 @@ TEST(CaseGen, RejectsBadConfigs) {
     c.contextLengths = {0};
     c.nonFinite = NonFiniteInput::KeyNaN;
   }, "no visible token");
+  rejects([](CaseConfig &c) {
+    c.kvType = ScalarType::F8E4M3FN;
+    c.nonFinite = NonFiniteInput::KeyInfinity;
+  }, "kv dtype with infinities");
+  rejects([](CaseConfig &c) { c.nonFinite = NonFiniteInput::SoftmaxScaleNaN; },
+          "softmax_scale = NaN");
+  rejects([](CaseConfig &c) {
+    c.softmaxScale = std::numeric_limits<double>::quiet_NaN();
+    c.nonFinite = NonFiniteInput::SoftmaxScaleInfinity;
+  }, "infinite softmax_scale");
+  rejects([](CaseConfig &c) {
+    c.queryLen = 1;
+    c.nonFinite = NonFiniteInput::ValueNaNPartlySeen;
+  }, "query_len > 1");
 }
 
 // The non-finite value lands where the family says: a V-side one on a token
-// every row of its sequence sees, a K-side one on a token some row sees;
+// every row of its sequence sees (the partly seen one on the last token,
+// which row 0 does not see), a K-side one on a token some row sees;
 // nothing else changes.
 TEST(CaseGen, NonFiniteValuesLandOnVisibleTokens) {
   for (NonFiniteInput input :
        {NonFiniteInput::KeyScale, NonFiniteInput::ValueScale,
-        NonFiniteInput::KeyNaN, NonFiniteInput::ValueNaN}) {
+        NonFiniteInput::KeyNaN, NonFiniteInput::ValueNaN,
+        NonFiniteInput::KeyScaleInfinity, NonFiniteInput::ValueScaleInfinity,
+        NonFiniteInput::KeyInfinity, NonFiniteInput::ValueInfinity,
+        NonFiniteInput::ValueNaNPartlySeen}) {
     for (uint64_t seed = 0; seed < 40; ++seed) {
       CaseConfig config;
       config.queryLen = 2;
@@ -379,14 +397,23 @@ TEST(CaseGen, NonFiniteValuesLandOnVisibleTokens) {
       config.scaleMode = ScaleMode::PerToken;
       config.contextLengths = {0, 1, 17};
       config.seed = seed;
+      const bool partlySeen = input == NonFiniteInput::ValueNaNPartlySeen;
+      if (input == NonFiniteInput::KeyInfinity ||
+          input == NonFiniteInput::ValueInfinity)
+        config.kvType = ScalarType::BF16; // fp8 has no infinity
       CaseConfig clean = config;
       config.nonFinite = input;
       SCOPED_TRACE(toJson(config));
       const DecodeCase with = generated(config), without = generated(clean);
       const bool valueSide = input == NonFiniteInput::ValueScale ||
-                             input == NonFiniteInput::ValueNaN;
+                             input == NonFiniteInput::ValueNaN ||
+                             input == NonFiniteInput::ValueScaleInfinity ||
+                             input == NonFiniteInput::ValueInfinity ||
+                             partlySeen;
       const bool scale = input == NonFiniteInput::KeyScale ||
-                         input == NonFiniteInput::ValueScale;
+                         input == NonFiniteInput::ValueScale ||
+                         input == NonFiniteInput::KeyScaleInfinity ||
+                         input == NonFiniteInput::ValueScaleInfinity;
       int changed = 0;
       for (int64_t b = 0; b < with.batch; ++b) {
         const int64_t length = with.contextLengths[size_t(b)];
@@ -399,20 +426,24 @@ TEST(CaseGen, NonFiniteValuesLandOnVisibleTokens) {
                   perTokenScaleIndex(cacheGeometry(with), at.page, h, at.slot));
               const auto &a = valueSide ? with.valueScales : with.keyScales;
               const auto &c = valueSide ? without.valueScales : without.keyScales;
-              here = std::isnan(a[i]) && !std::isnan(c[i]);
+              here = !std::isfinite(a[i]) && std::isfinite(c[i]);
             } else {
               const CacheOperand operand =
                   valueSide ? CacheOperand::Value : CacheOperand::Key;
               for (int64_t d = 0; d < with.headDim; ++d)
-                here = here ||
-                       std::isnan(dequantizedElement(with, operand, at, h, d));
+                here = here || !std::isfinite(
+                                   dequantizedElement(with, operand, at, h, d));
             }
             if (!here)
               continue;
             ++changed;
             const IndexRange all = visibleToAnyRow(length, 2, 0);
             EXPECT_TRUE(t >= all.begin && t < all.end) << "token " << t;
-            if (valueSide)
+            // Row 0 sees up to length - 2; only the partly seen family
+            // goes past it, to the last token.
+            if (partlySeen)
+              EXPECT_EQ(t, length - 1) << "sequence " << b;
+            else if (valueSide)
               EXPECT_GT(length - 2 + 1, t) << "row 0 does not see token " << t
                                           << " of sequence " << b;
           }

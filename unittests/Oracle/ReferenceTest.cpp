@@ -578,7 +578,11 @@ TEST(Reference, NonFiniteInputsMakeExactlyTheReachedRowsNaN) {
       NonFiniteInput::KeyScale,      NonFiniteInput::ValueScale,
       NonFiniteInput::QueryNaN,      NonFiniteInput::QueryInfinity,
       NonFiniteInput::QueryF16Overflow, NonFiniteInput::KeyNaN,
-      NonFiniteInput::ValueNaN};
+      NonFiniteInput::ValueNaN,      NonFiniteInput::KeyScaleInfinity,
+      NonFiniteInput::ValueScaleInfinity, NonFiniteInput::KeyInfinity,
+      NonFiniteInput::ValueInfinity, NonFiniteInput::SoftmaxScaleNaN,
+      NonFiniteInput::SoftmaxScaleInfinity,
+      NonFiniteInput::ValueNaNPartlySeen};
   for (ScaleMode scales : {ScaleMode::PerTensor, ScaleMode::PerToken}) {
     for (NonFiniteInput family : families) {
       CaseConfig config;
@@ -593,8 +597,17 @@ TEST(Reference, NonFiniteInputsMakeExactlyTheReachedRowsNaN) {
       config.poisonInvisible = true;
       config.contextLengths = {700, 5, 1100};
       config.seed = 11 + uint64_t(family);
+      // Infinite cache elements need a kv dtype with infinities.
+      const bool element = family == NonFiniteInput::KeyInfinity ||
+                           family == NonFiniteInput::ValueInfinity;
+      if (element)
+        config.kvType = ScalarType::BF16;
       CaseConfig clean = config;
       config.nonFinite = family;
+      if (family == NonFiniteInput::SoftmaxScaleNaN)
+        config.softmaxScale = std::numeric_limits<double>::quiet_NaN();
+      if (family == NonFiniteInput::SoftmaxScaleInfinity)
+        config.softmaxScale = -std::numeric_limits<double>::infinity();
       SCOPED_TRACE(toJson(config));
       const DecodeCase c = generated(config);
       const std::vector<double> with = direct(c), without = direct(generated(clean));
@@ -615,11 +628,20 @@ TEST(Reference, NonFiniteInputsMakeExactlyTheReachedRowsNaN) {
         nanElements += inRow;
         nanRows += inRow > 0;
         // A value element reaches one head-dim column; anything else the
-        // whole row.
-        if (inRow > 0 && family != NonFiniteInput::ValueNaN)
+        // whole row (an infinite v_scale: every value of its token).
+        const bool valueElement = family == NonFiniteInput::ValueNaN ||
+                                  family == NonFiniteInput::ValueInfinity ||
+                                  family == NonFiniteInput::ValueNaNPartlySeen;
+        if (inRow > 0 && !valueElement)
           EXPECT_EQ(inRow, D) << "row " << row;
-        if (family == NonFiniteInput::ValueNaN)
+        if (valueElement)
           EXPECT_LE(inRow, 1) << "row " << row;
+        // The last token is seen by the last MTP position only ([B, Q,
+        // Hq, D] rows): the other rows of its group stay as they were.
+        if (inRow > 0 && family == NonFiniteInput::ValueNaNPartlySeen)
+          EXPECT_EQ(int64_t(row) / c.numQueryHeads % c.queryLen,
+                    c.queryLen - 1)
+              << "row " << row;
       }
       EXPECT_GT(nanElements, 0);
       const bool queryFamily = family == NonFiniteInput::QueryNaN ||

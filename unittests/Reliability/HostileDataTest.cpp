@@ -749,12 +749,6 @@ TEST(HostileConfigs, AreRefusedWithTheirProblem) {
       {"huge max partitions",
        [](PaDecodeConfig &c) { c.maxPartitions = int64_t(1) << 33; },
        "max_partitions must be at most 2^31-1"},
-      {"NaN softmax scale",
-       [](PaDecodeConfig &c) {
-         c.hasSoftmaxScale = true;
-         c.softmaxScale = std::nan("");
-       },
-       "softmax_scale must be finite"},
       {"softmax scale beyond f32",
        [](PaDecodeConfig &c) {
          c.hasSoftmaxScale = true;

@@ -36,9 +36,11 @@ bool parseDistribution(const std::string &name, ValueDistribution &distribution)
 // One non-finite value placed where it takes part in the function (spec,
 // "Non-finite inputs"): the rows it reaches are NaN in the reference and
 // must be NaN on every target. A scale or cache value goes to a token that
-// some query row sees (a V-side one: that every row of the sequence sees),
-// of a random sequence holding one; a query value to a random element of a
-// random query row.
+// some query row sees (a V-side one: that every row of the sequence sees,
+// except ValueNaNPartlySeen), of a random sequence holding one; a query
+// value to a random element of a random query row. The softmax-scale
+// families place nothing: the shape's softmax_scale must already be that
+// value (it is a compile-time attribute of the program).
 enum class NonFiniteInput {
   None,
   KeyScale,        // NaN k_scale (per tensor, or the token's per-token one)
@@ -48,6 +50,16 @@ enum class NonFiniteInput {
   QueryF16Overflow, // a value past f16's range rounded to f16 (+-inf)
   KeyNaN,          // NaN bit pattern of the kv dtype in a K element
   ValueNaN,        // NaN bit pattern of the kv dtype in a V element
+  KeyScaleInfinity,   // +-inf k_scale (per tensor or per token)
+  ValueScaleInfinity, // +-inf v_scale (likewise)
+  KeyInfinity,        // +-inf K element (a kv dtype with infinities: bf16)
+  ValueInfinity,      // +-inf V element (likewise)
+  SoftmaxScaleNaN,      // softmax_scale = NaN (set in the shape)
+  SoftmaxScaleInfinity, // softmax_scale = +-inf (set in the shape)
+  // NaN V element of a token that some rows of its row group see and others
+  // do not (the last token, which MTP position 0 does not see): only the
+  // rows that see it are NaN. Needs query_len > 1.
+  ValueNaNPartlySeen,
 };
 const char *nonFiniteInputName(NonFiniteInput input);
 bool parseNonFiniteInput(const std::string &name, NonFiniteInput &input);

@@ -46,6 +46,14 @@ Value buildVisiblePageId(OpBuilder &builder, Location loc, TilePageIdsOp op,
                          TilePageRange range, Value k,
                          ConstantBuilder constant);
 
+/// `x` (f32 or a vector of f32) where finite, NaN where +-inf or NaN:
+/// x * 0 + x, one fma per element. Every target turns a non-finite score,
+/// scale or partial into NaN with it, so that an infinity is never taken
+/// for a masked -inf (docs/semantics.md, "Non-finite inputs"). `zeros`: a
+/// zero of x's type the caller already has (else one is created here).
+Value buildNaNIfNotFinite(OpBuilder &builder, Location loc, Value x,
+                          Value zeros = {});
+
 /// Replaces `op` by the loop of buildVisiblePageId reads the host executor
 /// runs (checking the block-table operand first).
 LogicalResult lowerTilePageIdsToLoop(TilePageIdsOp op);

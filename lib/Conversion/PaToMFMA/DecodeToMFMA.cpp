@@ -672,8 +672,12 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
   };
   if (s.scale == ScaleMode::per_tensor) {
     scoreScale = l.mulF(scoreScale, scalarScale(d.qk.getKScale()));
-    vScaleTensor = scalarScale(d.pv.getVScale());
+    vScaleTensor = buildNaNIfNotFinite(b, b.getLoc(),
+                                       scalarScale(d.pv.getVScale()));
   }
+  // A non-finite softmax or per-tensor K scale makes every score NaN (an
+  // infinite one would give -inf scores, which weigh 0): once, here.
+  scoreScale = buildNaNIfNotFinite(b, b.getLoc(), scoreScale);
   TileSoftmaxOp softmax = d.softmax;
   Value context = softmax.getContextLength();
   for (int64_t t = 0; t < s.mTiles; ++t) {
@@ -1100,15 +1104,27 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     return slice(l, groupVector, blk * kResultElements, kResultElements);
   };
   // Scores in the exp2 domain (scale before mask): the row's scale, and
-  // per-token key scales, applied right away so that they die here.
+  // per-token key scales, applied right away so that they die here. A
+  // score that is not finite must become NaN before the mask (an infinite
+  // K element or scale would otherwise give a -inf that weighs 0, like a
+  // masked score): bf16 K elements can be infinite, so bf16 caches check
+  // every score; fp8 ones cannot, so only infinite per-token K scales need
+  // checking (the row's scale is checked once, outside the loop).
+  const bool keysMayBeInfinite = !isa<FloatType>(s.kvType) ||
+                                 s.kvType.getIntOrFloatBitWidth() != 8;
   Value kScales =
       s.scale == ScaleMode::per_token ? tokenScales(views.kScale) : Value();
+  if (kScales && !keysMayBeInfinite)
+    kScales = buildNaNIfNotFinite(b, b.getLoc(), kScales);
   for (size_t k = 0; k < tiles; ++k)
     for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
       Value &score = scores[k][blk];
       score = l.mulF(score, l.broadcast(vec4, state.mTiles[k].rowScale));
       if (kScales)
         score = l.mulF(score, blockOf(kScales, blk));
+      // Checked before the soft cap, which would map +-inf to +-cap.
+      if (keysMayBeInfinite)
+        score = buildNaNIfNotFinite(b, b.getLoc(), score);
       // Before the mask, so that masked columns stay exactly -inf.
       if (s.softCap)
         score = emitSoftCap(b, score, *s.softCap, /*fastReciprocal=*/true);
@@ -1122,6 +1138,9 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   const int64_t loadsPerGroup = s.kvBytes();
   const int64_t tokensPerLoad = kGroupTokens / loadsPerGroup;
   auto wordsType = VectorType::get({4}, b.getI32Type());
+  // An infinite per-token V scale needs no check: it makes the wave's V
+  // unit infinite, so the tile's P factors are 0 * inf = NaN for its token
+  // (and 0 for the others), and its rows are NaN from then on.
   Value vScales =
       s.scale == ScaleMode::per_token ? tokenScales(views.vScale) : Value();
   Value allOnes = l.splatConstant(wordsType, -1);
@@ -1653,6 +1672,9 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
           sum = sum ? nl.addF(sum, part) : part;
         }
         Value headDim = (nl.idx(dim.get()) + chunk * chunkDims).get();
+        // An element that is not finite (an infinite V element reached
+        // it) is NaN, as in the reference.
+        sum = buildNaNIfNotFinite(nb, loc, sum);
         vector::StoreOp::create(
             nb, sum, store.getTmpOut(),
             ValueRange{store.getKvHead(), store.getSlot(), row.get(), headDim});

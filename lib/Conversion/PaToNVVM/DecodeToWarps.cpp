@@ -675,9 +675,15 @@ private:
         for (int64_t half = 0; half < 2; ++half) {
           Value rowScale = rowScales[mt * 2 + half];
           Value row = e.add(ids.g, mt * 16 + half * 8);
-          Value first = e.mulF(acc[j][mt][2 * half], e.mulF(rowScale, k0));
-          Value second =
-              e.mulF(acc[j][mt][2 * half + 1], e.mulF(rowScale, k1));
+          // A score that is not finite (a non-finite K element or scale)
+          // is NaN: a real -inf must not weigh 0 like a masked one, and
+          // the soft cap would map +-inf to +-cap.
+          Value first = buildNaNIfNotFinite(
+              b, b.getLoc(),
+              e.mulF(acc[j][mt][2 * half], e.mulF(rowScale, k0)));
+          Value second = buildNaNIfNotFinite(
+              b, b.getLoc(),
+              e.mulF(acc[j][mt][2 * half + 1], e.mulF(rowScale, k1)));
           // Before the softmax's mask, so masked columns stay -inf.
           if (s.softCap) {
             first = emitSoftCap(b, first, *s.softCap, /*fastReciprocal=*/true);
@@ -789,8 +795,11 @@ private:
       Value column = e.add(token, k);
       Value valid = e.inRange(e.add(tileStart, e.toI64(column)), validBegin,
                               validEnd);
-      Value scale = tokenScale(e, s.vScale, op.getVScale(), idBase,
-                               op.getKvHead(), column);
+      // An infinite scale is NaN here: e4m3 packing would saturate it.
+      Value scale = buildNaNIfNotFinite(
+          b, b.getLoc(),
+          tokenScale(e, s.vScale, op.getVScale(), idBase, op.getKvHead(),
+                     column));
       weights.push_back(e.select(valid, scale, e.f32(0.0)));
     }
     // e4m3: the weights times 2^k with every weight * 2^k below 256, so
@@ -1081,8 +1090,10 @@ private:
                   Value sum = e.load(buffers.rowSum, {m});
                   Value value = e.load(
                       buffers.acc, {e.add(e.mul(m, s.accStride()), d)});
-                  Value normalized = e.select(e.eqF(sum, zero), zero,
-                                              e.divF(value, sum));
+                  // Not finite (an infinite value or v_scale): NaN.
+                  Value normalized = e.select(
+                      e.eqF(sum, zero), zero,
+                      buildNaNIfNotFinite(b, b.getLoc(), e.divF(value, sum)));
                   e.store(normalized, op.getTmpOut(), {kvHead, slot, row, d});
                 });
               });

@@ -250,6 +250,20 @@
 // BF16-NOT:      amdgpu.mfma
 // BF16:          gpu.return
 
+// bf16 K elements can be infinite: each score block is checked (s * 0 + s,
+// NaN for +-inf) after its scale and before the mask, so that an infinite
+// score makes its row NaN instead of weighing 0 like a masked -inf.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-bf16-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=BF16SCORES
+// BF16SCORES-LABEL: gpu.func @pa_decode(
+// BF16SCORES:       scf.for {{.*}} iter_args(
+// BF16SCORES-COUNT-16: amdgpu.mfma 16x16x16
+// BF16SCORES:       %[[SCALED:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4xf32>
+// BF16SCORES:       math.fma %[[SCALED]], %{{.*}}, %[[SCALED]] : vector<4xf32>
+// BF16SCORES-COUNT-3: math.fma
+// BF16SCORES:       scf.if
+// BF16SCORES:       amdgpu.mfma 16x16x16
+
 // bf16 compute on an fp8 cache: K and V converted after the 16-byte loads.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-bf16c --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=BF16C
@@ -334,12 +348,17 @@
 // Per-token scales: 16 per lane and tile (the lane group's tokens), K's
 // applied to the scores, V's folded into P relative to the wave's largest
 // (the V unit: one more butterfly), with the 64-bit path's loop per M-tile.
+// The K scales are checked first (k * 0 + k: NaN for an infinite one, which
+// would give -inf scores that weigh 0 like masked ones); fp8 K elements
+// cannot be infinite, so the scores themselves are not.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p64-transposed-per_token-w0-q1g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=TOKEN
 // TOKEN-LABEL:   gpu.func @pa_decode(
 // TOKEN:         scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
 // TOKEN:           amdgpu.mfma
-// TOKEN:           %[[KS:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
+// TOKEN:           %[[KS_RAW:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
+// TOKEN:           %[[KS:.*]] = math.fma %[[KS_RAW]], %{{.*}}, %[[KS_RAW]] : vector<16xf32>
+// TOKEN-NOT:       math.fma
 // TOKEN:           vector.shuffle %[[KS]], %[[KS]] [0, 1, 2, 3]
 // TOKEN:           %[[VS:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
 // TOKEN:           arith.select %{{.*}}, %[[VS]], %{{.*}} : vector<16xi1>, vector<16xf32>

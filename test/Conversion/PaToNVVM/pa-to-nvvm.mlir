@@ -31,6 +31,9 @@
 // CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x8x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
+// A score that is not finite is NaN (s * 0 + s) when it is stored: a real
+// -inf must make its row NaN, not weigh 0 like a masked score.
+// CHECK:         math.fma %[[RAW:[^,]+]], %{{.*}}, %[[RAW]] : f32
 // CHECK:         gpu.barrier
 // CHECK:         gpu.shuffle  xor
 // CHECK:         math.exp2
@@ -43,6 +46,10 @@
 // CHECK:         %[[NAN_SUM:.*]] = arith.cmpf uno, %[[SUM:.*]], %[[SUM]] : f32
 // CHECK:         %[[LOGIT:.*]] = arith.select %[[NAN_SUM]], %[[SUM]], %{{.*}} : f32
 // CHECK:         memref.store %[[LOGIT]], %{{.*}} : memref<1x?x8xf32>
+// A tmp_out element that is not finite (an infinite value or V scale) is NaN.
+// CHECK:         %[[NORM:.*]] = arith.divf
+// CHECK:         %[[NORM_OR_NAN:.*]] = math.fma %[[NORM]], %{{.*}}, %[[NORM]] : f32
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %[[NORM_OR_NAN]] : f32
 // CHECK:       gpu.func @pa_reduce(
 // CHECK-SAME:      pa.distribution = "warps"
 // CHECK:         gpu.shuffle  xor
