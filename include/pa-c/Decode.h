@@ -33,6 +33,9 @@ enum { PA_QUERY_BF16 = 0, PA_QUERY_F16 = 1 };
  * rejects: front ends pass what they were given and report the diagnostic. */
 enum { PA_KEY_PACKED = 0, PA_KEY_UNPACKED = 1 };
 enum { PA_V_PLAIN = 0, PA_V_TRANSPOSED = 1 };
+/* PACKED: K by keyLayout, V by vLayout; NHD: K and V [N, P, Hkv, D]; HND: K
+ * and V [N, Hkv, P, D] (keyLayout and vLayout then ignored). */
+enum { PA_KV_LAYOUT_PACKED = 0, PA_KV_LAYOUT_NHD = 1, PA_KV_LAYOUT_HND = 2 };
 enum { PA_SCALE_NONE = 0, PA_SCALE_PER_TENSOR = 1, PA_SCALE_PER_TOKEN = 2 };
 enum { PA_COMPUTE_DEFAULT = -1, PA_COMPUTE_FP8 = 0, PA_COMPUTE_BF16 = 1 };
 
@@ -57,6 +60,7 @@ typedef struct {
   int64_t budget;        /* 0: twice the chip's compute units */
   int64_t maxPartitions; /* 0: the chip's compute units */
   double logitsSoftCap;  /* 0: none; > 0: scores become cap * tanh(s / cap) */
+  int32_t kvLayout;      /* PA_KV_LAYOUT_* */
 } PaDecodeConfig;
 
 /* Hq = 8, Hkv = 1, D = 128, P = 16, Q = 1, e4m3fn KV, bf16 query, packed K,
@@ -73,8 +77,9 @@ typedef struct {
   int64_t maxPagesPerSequence; /* block-table row length */
   int64_t capacity;            /* paHostProgramPlanCapacity(program, B) */
   const uint16_t *query;       /* [B*Q, Hq, D] */
-  const void *keyCache;        /* [N, Hkv, D/x, P, x] */
-  const void *valueCache;      /* [N, Hkv, D, P] or [N, Hkv, P/x, D, x] */
+  const void *keyCache;        /* [N, Hkv, D/x, P, x]; nhd / hnd: as V */
+  const void *valueCache;      /* [N, Hkv, D, P] or [N, Hkv, P/x, D, x];
+                                  nhd [N, P, Hkv, D]; hnd [N, Hkv, P, D] */
   const int32_t *blockTables;  /* [B, maxPagesPerSequence] */
   const int32_t *contextLengths; /* [B] */
   const float *kScale;         /* per-tensor [1], per-token [N, Hkv, P] */

@@ -49,6 +49,29 @@ int64_t DecodeConfig::packWidth() const {
   return kvType == KVCacheType::bf16 ? 8 : 16;
 }
 
+llvm::SmallVector<std::pair<llvm::StringRef, llvm::SmallVector<int64_t, 5>>,
+                  2>
+DecodeConfig::cacheShapes(int64_t n) const {
+  const int64_t hkv = numKVHeads, d = headDim, p = pageSize, x = packWidth();
+  using Shape = llvm::SmallVector<int64_t, 5>;
+  switch (cacheLayout) {
+  case CacheLayout::nhd:
+    return {{"key_cache", Shape{n, p, hkv, d}},
+            {"value_cache", Shape{n, p, hkv, d}}};
+  case CacheLayout::hnd:
+    return {{"key_cache", Shape{n, hkv, p, d}},
+            {"value_cache", Shape{n, hkv, p, d}}};
+  case CacheLayout::packed:
+    break;
+  }
+  // An unpacked key is described as given; the verifier rejects it.
+  Shape key = keyLayout == KeyLayout::packed ? Shape{n, hkv, d / x, p, x}
+                                             : Shape{n, hkv, p, d};
+  Shape value = vLayout == VLayout::plain ? Shape{n, hkv, d, p}
+                                          : Shape{n, hkv, p / x, d, x};
+  return {{"key_cache", key}, {"value_cache", value}};
+}
+
 int64_t DecodeConfig::rowsPerKVHead() const {
   return numKVHeads > 0 ? queryLength * (numQueryHeads / numKVHeads) : 0;
 }
@@ -78,6 +101,7 @@ std::string DecodeConfig::cacheKey() const {
   os << numQueryHeads << ';' << numKVHeads << ';' << headDim << ';'
      << pageSize << ';' << queryLength << ';' << int(kvType) << ';'
      << int(queryType) << ';' << int(keyLayout) << ';' << int(vLayout) << ';'
+     << int(cacheLayout) << ';'
      << int(scaleMode) << ';' << slidingWindow << ';' << hasSinks << ';'
      << chip << ';' << effectiveBudget() << ';' << effectiveMaxPartitions()
      << ';';

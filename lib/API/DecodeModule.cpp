@@ -62,7 +62,7 @@ SmallVector<std::pair<StringRef, SmallVector<int64_t, 5>>>
 operandShapes(const DecodeConfig &config) {
   const int64_t hq = config.numQueryHeads, hkv = config.numKVHeads;
   const int64_t d = config.headDim, p = config.pageSize;
-  const int64_t x = config.packWidth(), rows = config.rowsPerKVHead();
+  const int64_t rows = config.rowsPerKVHead();
   // N, B, B * Q and the plan capacity are the dynamic sizes.
   const int64_t n = kDynamic, batch = kDynamic, tokens = kDynamic;
   const int64_t capacity = kDynamic;
@@ -72,14 +72,8 @@ operandShapes(const DecodeConfig &config) {
     shapes.push_back({name, SmallVector<int64_t, 5>(shape)});
   };
   add("query", {tokens, hq, d});
-  if (config.keyLayout == KeyLayout::packed)
-    add("key_cache", {n, hkv, d / x, p, x});
-  else
-    add("key_cache", {n, hkv, p, d});
-  if (config.vLayout == VLayout::plain)
-    add("value_cache", {n, hkv, d, p});
-  else
-    add("value_cache", {n, hkv, p / x, d, x});
+  for (const auto &[name, shape] : config.cacheShapes(n))
+    add(name, shape);
   add("block_tables", {batch, kDynamic});
   add("context_lengths", {batch});
   if (config.scaleMode == ScaleMode::per_tensor) {
@@ -155,8 +149,12 @@ DecodeOp mlir::pa::buildDecodeOp(OpBuilder &builder, Location loc,
                                  const DecodeConfig &config,
                                  const DecodeOperands &operands) {
   MLIRContext *context = builder.getContext();
-  auto layout = KVLayoutAttr::get(context, config.pageSize,
-                                  config.packWidth(), config.vLayout);
+  auto layout =
+      config.cacheLayout == CacheLayout::packed
+          ? KVLayoutAttr::get(context, config.pageSize, config.packWidth(),
+                              config.vLayout, CacheLayout::packed)
+          : KVLayoutAttr::get(context, config.pageSize, /*k_pack=*/0,
+                              VLayout::plain, config.cacheLayout);
   FloatAttr softmaxScale =
       config.softmaxScale ? builder.getF64FloatAttr(*config.softmaxScale)
                           : FloatAttr();

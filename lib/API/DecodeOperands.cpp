@@ -7,7 +7,7 @@ using namespace mlir::pa;
 SmallVector<DecodeOperand, 16>
 mlir::pa::decodeOperands(const DecodeConfig &c, const HostBuffers &b) {
   const int64_t hq = c.numQueryHeads, hkv = c.numKVHeads, d = c.headDim;
-  const int64_t p = c.pageSize, x = c.packWidth(), r = c.rowsPerKVHead();
+  const int64_t p = c.pageSize, r = c.rowsPerKVHead();
   const int64_t n = b.numPages, rows = b.batch * c.queryLength;
   const int64_t cacheBytes = c.kvType == KVCacheType::bf16 ? 2 : 1;
 
@@ -22,14 +22,11 @@ mlir::pa::decodeOperands(const DecodeConfig &c, const HostBuffers &b) {
   add("query", b.query, {rows, hq, d}, 2, true);
   if (b.queryRowStride)
     operands.back().strides = {b.queryRowStride, d, 1};
-  if (c.keyLayout == KeyLayout::packed)
-    add("key_cache", b.keyCache, {n, hkv, d / x, p, x}, cacheBytes, true);
-  else
-    add("key_cache", b.keyCache, {n, hkv, p, d}, cacheBytes, true);
-  if (c.vLayout == VLayout::plain)
-    add("value_cache", b.valueCache, {n, hkv, d, p}, cacheBytes, true);
-  else
-    add("value_cache", b.valueCache, {n, hkv, p / x, d, x}, cacheBytes, true);
+  // The names are string literals (NUL-terminated).
+  for (const auto &[name, shape] : c.cacheShapes(n))
+    operands.push_back({name.data(),
+                        name == "key_cache" ? b.keyCache : b.valueCache,
+                        shape, cacheBytes, true});
   add("block_tables", b.blockTables, {b.batch, b.maxPagesPerSequence}, 4,
       true);
   add("context_lengths", b.contextLengths, {b.batch}, 4, true);

@@ -42,6 +42,7 @@ PaDecodeConfig paDecodeConfigGetDefault(void) {
   c.budget = 0;
   c.maxPartitions = 0;
   c.logitsSoftCap = defaults.logitsSoftCap;
+  c.kvLayout = static_cast<int32_t>(defaults.cacheLayout);
   return c;
 }
 

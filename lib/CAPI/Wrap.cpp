@@ -57,6 +57,7 @@ bool capi::unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
       {"queryType", enumFromInt(c->queryType, 2, config.queryType)},
       {"keyLayout", enumFromInt(c->keyLayout, 2, config.keyLayout)},
       {"vLayout", enumFromInt(c->vLayout, 2, config.vLayout)},
+      {"kvLayout", enumFromInt(c->kvLayout, 3, config.cacheLayout)},
       {"scaleMode", enumFromInt(c->scaleMode, 3, config.scaleMode)},
       {"computeType", c->computeType == PA_COMPUTE_DEFAULT ||
                           enumFromInt(c->computeType, 2, compute)},

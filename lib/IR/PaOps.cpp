@@ -153,6 +153,28 @@ FailureOr<int64_t> staticDim(Operation *op, StringRef operand, Value value,
   return size;
 }
 
+/// The dim of a K / V cache that counts KV heads: N, Hkv first for packed
+/// and hnd caches, [N, P, Hkv, D] for nhd ones.
+unsigned kvHeadDim(CacheLayout layout) {
+  return layout == CacheLayout::nhd ? 2 : 1;
+}
+
+/// An nhd / hnd cache may be a strided view (of a combined K/V cache), but
+/// one token's head-dim row must be contiguous: stride 1 on the last dim.
+LogicalResult verifyHeadDimContiguous(Operation *op, StringRef name,
+                                      Value cache) {
+  auto type = cast<MemRefType>(cache.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (succeeded(type.getStridesAndOffset(strides, offset)) &&
+      !strides.empty() && strides.back() == 1)
+    return success();
+  return op->emitOpError() << "'" << name
+                           << "' must have a contiguous head-dim axis (last "
+                              "stride 1; outer dims may have any strides), got "
+                           << type;
+}
+
 /// Bound of the integer attributes that reach the plan's i32 fields and the
 /// kernels' i64 token arithmetic (the spec's windows reach 2^31-1); larger
 /// values would overflow there instead of meaning anything.
@@ -405,7 +427,9 @@ LogicalResult verifyAgreesWithPlans(DecodeOp decode) {
 } // namespace
 
 int64_t DecodeOp::getNumQueryHeads() { return dimOf(getQuery(), 1); }
-int64_t DecodeOp::getNumKVHeads() { return dimOf(getKeyCache(), 1); }
+int64_t DecodeOp::getNumKVHeads() {
+  return dimOf(getKeyCache(), kvHeadDim(getKvLayout().getLayout()));
+}
 int64_t DecodeOp::getHeadDim() { return dimOf(getQuery(), 2); }
 int64_t DecodeOp::getGroupSize() {
   return getNumQueryHeads() / getNumKVHeads();
@@ -434,21 +458,41 @@ LogicalResult DecodeOp::verify() {
   KVLayoutAttr layout = getKvLayout();
   const int64_t pageSize = layout.getPageSize();
   const int64_t pack = layout.getKPack();
-
-  if (pageSize != 16 && pageSize != 64 && pageSize != 128)
-    return emitOpError() << "page size must be 16, 64 or 128, got "
-                         << pageSize;
-
-  // Keys: only the packed 5-D layout exists.
+  const CacheLayout cacheLayout = layout.getLayout();
+  const bool packed = cacheLayout == CacheLayout::packed;
   auto keyType = cast<MemRefType>(getKeyCache().getType());
-  if (keyType.getRank() == 4)
-    return emitOpError()
-           << "non-packed 4-D key cache " << keyType
-           << " is not supported; use the packed layout [N, Hkv, D/x, P, x]";
-  if (keyType.getRank() != 5)
-    return emitOpError() << "'key_cache' must be 5-D packed [N, Hkv, D/x, P, "
-                            "x], got "
-                         << keyType;
+
+  // The key's rank tells the layout families apart: a 4-D cache under the
+  // packed attribute is a layout mix-up, not a wrong page size.
+  if (packed) {
+    if (keyType.getRank() == 4)
+      return emitOpError()
+             << "non-packed 4-D key cache " << keyType
+             << " does not match the packed layout (keys [N, Hkv, D/x, P, "
+                "x]); a [N, P, Hkv, D] cache is `layout = nhd` and a [N, "
+                "Hkv, P, D] cache is `layout = hnd` in #pa.kv_layout";
+    if (keyType.getRank() != 5)
+      return emitOpError() << "'key_cache' must be 5-D packed [N, Hkv, D/x, "
+                              "P, x], got "
+                           << keyType;
+    if (pageSize != 16 && pageSize != 64 && pageSize != 128)
+      return emitOpError() << "page size must be 16, 64 or 128, got "
+                           << pageSize
+                           << " (the packed layout; nhd and hnd take any "
+                              "power of two from 1 to 1024)";
+  } else {
+    StringRef name = stringifyCacheLayout(cacheLayout);
+    if (pageSize < 1 || pageSize > kMaxPageSize ||
+        !llvm::isPowerOf2_64(static_cast<uint64_t>(pageSize)))
+      return emitOpError() << "page size must be a power of two from 1 to "
+                           << kMaxPageSize << " for layout " << name
+                           << ", got " << pageSize;
+    if (pack != 0 || layout.getVLayout() != VLayout::plain)
+      return emitOpError() << "k_pack and v_layout describe the packed "
+                              "layout; leave them out of #pa.kv_layout with "
+                              "layout "
+                           << name;
+  }
 
   Type kvType = keyType.getElementType();
   if (!isFp8(kvType) && !kvType.isBF16())
@@ -462,7 +506,7 @@ LogicalResult DecodeOp::verify() {
                             "type, got "
                          << kvType << " and " << valueElement;
   const int64_t expectedPack = isFp8(kvType) ? 16 : 8;
-  if (pack != expectedPack)
+  if (packed && pack != expectedPack)
     return emitOpError() << "k_pack must be " << expectedPack << " for "
                          << kvType << " (16 bytes per token), got " << pack;
 
@@ -477,7 +521,8 @@ LogicalResult DecodeOp::verify() {
   FailureOr<int64_t> headDim = staticDim(op, "query", getQuery(), 2,
                                          "head dim D");
   FailureOr<int64_t> kvHeads =
-      staticDim(op, "key_cache", getKeyCache(), 1, "KV heads Hkv");
+      staticDim(op, "key_cache", getKeyCache(), kvHeadDim(cacheLayout),
+                "KV heads Hkv");
   if (failed(queryHeads) || failed(headDim) || failed(kvHeads))
     return failure();
   if (*queryHeads % *kvHeads != 0)
@@ -502,20 +547,39 @@ LogicalResult DecodeOp::verify() {
                             "of 64 up to 512)";
   }
 
-  if (failed(check.shape("key_cache", getKeyCache(), "[N, Hkv, D/x, P, x]",
-                         {kAnySize, *kvHeads, d / pack, pageSize, pack})))
-    return failure();
-  if (layout.getVLayout() == VLayout::plain) {
-    if (failed(check.shape("value_cache", getValueCache(),
-                           "plain [N, Hkv, D, P]",
-                           {kAnySize, *kvHeads, d, pageSize})))
+  switch (cacheLayout) {
+  case CacheLayout::packed:
+    if (failed(check.shape("key_cache", getKeyCache(), "[N, Hkv, D/x, P, x]",
+                           {kAnySize, *kvHeads, d / pack, pageSize, pack})))
       return failure();
-  } else {
-    // P % x == 0 holds for every accepted page size and packing width.
-    if (failed(check.shape("value_cache", getValueCache(),
-                           "transposed [N, Hkv, P/x, D, x]",
-                           {kAnySize, *kvHeads, pageSize / pack, d, pack})))
-      return failure();
+    if (layout.getVLayout() == VLayout::plain) {
+      if (failed(check.shape("value_cache", getValueCache(),
+                             "plain [N, Hkv, D, P]",
+                             {kAnySize, *kvHeads, d, pageSize})))
+        return failure();
+    } else {
+      // P % x == 0 holds for every accepted page size and packing width.
+      if (failed(check.shape("value_cache", getValueCache(),
+                             "transposed [N, Hkv, P/x, D, x]",
+                             {kAnySize, *kvHeads, pageSize / pack, d, pack})))
+        return failure();
+    }
+    break;
+  case CacheLayout::nhd:
+  case CacheLayout::hnd: {
+    const bool nhd = cacheLayout == CacheLayout::nhd;
+    StringRef pattern = nhd ? "nhd [N, P, Hkv, D]" : "hnd [N, Hkv, P, D]";
+    SmallVector<int64_t, 4> expected =
+        nhd ? SmallVector<int64_t, 4>{kAnySize, pageSize, *kvHeads, d}
+            : SmallVector<int64_t, 4>{kAnySize, *kvHeads, pageSize, d};
+    for (auto [name, cache] :
+         {std::pair<StringRef, Value>{"key_cache", getKeyCache()},
+          {"value_cache", getValueCache()}})
+      if (failed(check.shape(name, cache, pattern, expected)) ||
+          failed(verifyHeadDimContiguous(op, name, cache)))
+        return failure();
+    break;
+  }
   }
 
   if (failed(check.shape("block_tables", getBlockTables(), "[B, max_pages]",
@@ -691,10 +755,13 @@ int64_t tileRows(Value tile) {
 
 LogicalResult verifyPageIdCount(Operation *op, VectorType ids,
                                 int64_t pageSize) {
-  if (pageSize <= 0 || kTileTokens % pageSize != 0 ||
-      ids.getNumElements() != kTileTokens / pageSize)
+  if (pageSize <= 0 || pageSize > kMaxPageSize ||
+      !llvm::isPowerOf2_64(static_cast<uint64_t>(pageSize)))
+    return op->emitOpError() << "page size must be a power of two from 1 to "
+                             << kMaxPageSize << ", got " << pageSize;
+  if (ids.getNumElements() != pagesPerTile(pageSize))
     return op->emitOpError() << "a 256-token tile of page size " << pageSize
-                             << " needs " << kTileTokens / std::max<int64_t>(pageSize, 1)
+                             << " needs " << pagesPerTile(pageSize)
                              << " page ids, got " << ids;
   return success();
 }

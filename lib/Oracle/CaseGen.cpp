@@ -429,6 +429,7 @@ namespace {
 
 const char *enumName(ScalarType value) { return scalarTypeName(value); }
 const char *enumName(VLayout value) { return vLayoutName(value); }
+const char *enumName(CacheLayout value) { return cacheLayoutName(value); }
 const char *enumName(ScaleMode value) { return scaleModeName(value); }
 const char *enumName(ValueDistribution value) { return distributionName(value); }
 const char *enumName(NonFiniteInput value) { return nonFiniteInputName(value); }
@@ -437,6 +438,9 @@ bool parseEnum(const std::string &name, ScalarType &value) {
 }
 bool parseEnum(const std::string &name, VLayout &value) {
   return parseVLayout(name, value);
+}
+bool parseEnum(const std::string &name, CacheLayout &value) {
+  return parseCacheLayout(name, value);
 }
 bool parseEnum(const std::string &name, ScaleMode &value) {
   return parseScaleMode(name, value);
@@ -461,6 +465,7 @@ void forEachField(Config &config, Visitor &visit) {
   visit("kv_dtype", config.kvType);
   visit("query_dtype", config.queryType);
   visit("v_layout", config.vLayout);
+  visit("kv_layout", config.cacheLayout);
   visit("scale_mode", config.scaleMode);
   visit("window", config.window);
   visit("sinks", config.sinks);

@@ -16,6 +16,24 @@ bool parseVLayout(const std::string &name, VLayout &layout) {
                        vLayoutName, layout);
 }
 
+const char *cacheLayoutName(CacheLayout layout) {
+  switch (layout) {
+  case CacheLayout::Packed:
+    return "packed";
+  case CacheLayout::Nhd:
+    return "nhd";
+  case CacheLayout::Hnd:
+    return "hnd";
+  }
+  return "?";
+}
+
+bool parseCacheLayout(const std::string &name, CacheLayout &layout) {
+  return parseEnumName(name,
+                       {CacheLayout::Packed, CacheLayout::Nhd, CacheLayout::Hnd},
+                       cacheLayoutName, layout);
+}
+
 const char *scaleModeName(ScaleMode mode) {
   switch (mode) {
   case ScaleMode::None:
@@ -50,6 +68,14 @@ int64_t valueIndex(const CacheGeometry &g, VLayout layout, int64_t page,
     return (head * g.headDim + d) * g.pageSize + slot;
   int64_t x = g.packWidth;
   return ((head * (g.pageSize / x) + slot / x) * g.headDim + d) * x + slot % x;
+}
+
+int64_t unpackedIndex(const CacheGeometry &g, CacheLayout layout, int64_t page,
+                      int64_t kvHead, int64_t slot, int64_t d) {
+  int64_t row = layout == CacheLayout::Nhd
+                    ? (page * g.pageSize + slot) * g.numKvHeads + kvHead
+                    : (page * g.numKvHeads + kvHead) * g.pageSize + slot;
+  return row * g.headDim + d;
 }
 
 int64_t perTokenScaleIndex(const CacheGeometry &g, int64_t page,
@@ -105,6 +131,9 @@ TokenLocation locateToken(const DecodeCase &c, int64_t sequence,
 int64_t cacheElementIndex(const DecodeCase &c, CacheOperand operand,
                           TokenLocation location, int64_t kvHead, int64_t d) {
   const CacheGeometry g = cacheGeometry(c);
+  if (c.cacheLayout != CacheLayout::Packed)
+    return unpackedIndex(g, c.cacheLayout, location.page, kvHead,
+                         location.slot, d);
   return operand == CacheOperand::Key
              ? packedKeyIndex(g, location.page, kvHead, location.slot, d)
              : valueIndex(g, c.vLayout, location.page, kvHead, location.slot, d);
@@ -185,7 +214,10 @@ bool validateShape(const DecodeCase &c, std::string &error) {
   if (isFp8(c.queryType))
     return fail(error, "query dtype must be bf16 or f16");
   const int64_t x = packWidth(c.kvType);
-  if (c.headDim % x != 0)
+  if (c.cacheLayout != CacheLayout::Packed) {
+    if (c.vLayout != VLayout::Plain)
+      return fail(error, "vLayout describes the packed layout only");
+  } else if (c.headDim % x != 0)
     return fail(error, "packed K needs headDim % " + std::to_string(x) + " == 0");
   if (c.vLayout == VLayout::Transposed && c.pageSize % x != 0)
     return fail(error,

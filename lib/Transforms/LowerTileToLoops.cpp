@@ -110,48 +110,52 @@ LogicalResult checkScale(Operation *op, StringRef name, ScaleMode mode,
   llvm_unreachable("unknown scale mode");
 }
 
-/// Packed keys [N, Hkv, D/x, P, x]; returns x.
-FailureOr<int64_t> checkKeyCache(TileQKOp op, int64_t headDim) {
-  Value cache = op.getKeyCache();
-  if (failed(checkFloatOperand(op, "key_cache", cache, 5, "[N, Hkv, D/x, P, x]")))
-    return failure();
-  FailureOr<int64_t> pack = packWidth(op, "key_cache", cache);
-  if (failed(pack))
-    return failure();
-  if (headDim % *pack != 0)
-    return op.emitOpError() << "head dim " << headDim
-                            << " is not a multiple of the key packing width "
-                            << *pack;
-  if (failed(checkDim(op, "key_cache", cache, 2, headDim / *pack, "D/x")) ||
-      failed(checkDim(op, "key_cache", cache, 3, op.getPageSize(), "page size")))
-    return failure();
-  return pack;
-}
-
-/// Values [N, Hkv, D, P] (plain) or [N, Hkv, P/x, D, x] (transposed); returns
-/// x for the transposed layout and 1 for the plain one.
-FailureOr<int64_t> checkValueCache(TilePVOp op, int64_t headDim) {
-  Value cache = op.getValueCache();
-  int64_t pageSize = op.getPageSize();
-  if (op.getVLayout() == VLayout::plain) {
-    if (failed(checkFloatOperand(op, "value_cache", cache, 4, "plain [N, Hkv, D, P]")) ||
-        failed(checkDim(op, "value_cache", cache, 2, headDim, "head dim")) ||
-        failed(checkDim(op, "value_cache", cache, 3, pageSize, "page size")))
+/// Checks a K or V cache operand against its layout (`vLayout` matters for
+/// packed values only) and returns the packing width x of the packed dims
+/// (1 where the layout has none).
+FailureOr<int64_t> checkCache(Operation *op, StringRef name, Value cache,
+                              CacheLayout layout, bool isKey, VLayout vLayout,
+                              int64_t headDim, int64_t pageSize) {
+  if (layout != CacheLayout::packed) {
+    bool nhd = layout == CacheLayout::nhd;
+    if (failed(checkFloatOperand(op, name, cache, 4,
+                                 nhd ? "nhd [N, P, Hkv, D]"
+                                     : "hnd [N, Hkv, P, D]")) ||
+        failed(checkDim(op, name, cache, nhd ? 1 : 2, pageSize, "page size")) ||
+        failed(checkDim(op, name, cache, 3, headDim, "head dim")))
       return failure();
     return int64_t{1};
   }
-  if (failed(checkFloatOperand(op, "value_cache", cache, 5,
-                               "transposed [N, Hkv, P/x, D, x]")))
+  if (!isKey && vLayout == VLayout::plain) {
+    if (failed(checkFloatOperand(op, name, cache, 4, "plain [N, Hkv, D, P]")) ||
+        failed(checkDim(op, name, cache, 2, headDim, "head dim")) ||
+        failed(checkDim(op, name, cache, 3, pageSize, "page size")))
+      return failure();
+    return int64_t{1};
+  }
+  if (failed(checkFloatOperand(op, name, cache, 5,
+                               isKey ? "[N, Hkv, D/x, P, x]"
+                                     : "transposed [N, Hkv, P/x, D, x]")))
     return failure();
-  FailureOr<int64_t> pack = packWidth(op, "value_cache", cache);
+  FailureOr<int64_t> pack = packWidth(op, name, cache);
   if (failed(pack))
     return failure();
+  if (isKey) {
+    if (headDim % *pack != 0)
+      return op->emitOpError() << "head dim " << headDim
+                               << " is not a multiple of the key packing width "
+                               << *pack;
+    if (failed(checkDim(op, name, cache, 2, headDim / *pack, "D/x")) ||
+        failed(checkDim(op, name, cache, 3, pageSize, "page size")))
+      return failure();
+    return pack;
+  }
   if (pageSize % *pack != 0)
-    return op.emitOpError() << "page size " << pageSize
-                            << " is not a multiple of the value packing width "
-                            << *pack;
-  if (failed(checkDim(op, "value_cache", cache, 2, pageSize / *pack, "P/x")) ||
-      failed(checkDim(op, "value_cache", cache, 3, headDim, "head dim")))
+    return op->emitOpError() << "page size " << pageSize
+                             << " is not a multiple of the value packing width "
+                             << *pack;
+  if (failed(checkDim(op, name, cache, 2, pageSize / *pack, "P/x")) ||
+      failed(checkDim(op, name, cache, 3, headDim, "head dim")))
     return failure();
   return pack;
 }
@@ -294,9 +298,17 @@ private:
 };
 
 /// The page id (index) and slot of tile column `column` (index) read from the
-/// tile's page-id vector.
+/// tile's page-id vector; a page larger than a tile holds the tile at slot
+/// tile_start % P.
 std::pair<Value, Value> pageAndSlot(LoopEmitter &e, Value pageIds,
-                                    int64_t pageSize, Value column) {
+                                    int64_t pageSize, Value tileStart,
+                                    Value column) {
+  if (pageSize > kTileTokens) {
+    Value id = vector::ExtractOp::create(e.b, pageIds, OpFoldResult(e.index(0)));
+    Value firstSlot =
+        e.toIndex(arith::RemUIOp::create(e.b, tileStart, e.i64(pageSize)));
+    return {e.toIndex(id), e.addI(firstSlot, column)};
+  }
   Value pageSizeIndex = e.index(pageSize);
   Value pageIndex = e.divU(column, pageSizeIndex);
   Value id = vector::ExtractOp::create(e.b, pageIds, OpFoldResult(pageIndex));
@@ -327,7 +339,7 @@ void forEachValidColumn(LoopEmitter &e, Value pageIds, int64_t pageSize,
   e.forEach(kTileTokens, [&](Value column) {
     Value token = e.addI(tileStart, e.toI64(column));
     auto validColumn = [&] {
-      auto [page, slot] = pageAndSlot(e, pageIds, pageSize, column);
+      auto [page, slot] = pageAndSlot(e, pageIds, pageSize, tileStart, column);
       body(column, page, slot);
     };
     auto invalidColumn = [&] { invalidBody(column); };
@@ -350,7 +362,6 @@ LogicalResult lowerPageIds(TilePageIdsOp op, LoopEmitter &e) {
   if (failed(checkOperand(op, "block_tables", blockTables, 2, "[B, max_pages]",
                           [](Type t) { return t.isInteger(32); }, "i32")))
     return failure();
-  int64_t pagesPerTile = kTileTokens / op.getPageSize();
   auto idsType = cast<VectorType>(op.getPageIds().getType());
   ImplicitLocOpBuilder &b = e.b;
   auto constant = [&](TypedAttr value) { return e.constant(value); };
@@ -358,7 +369,8 @@ LogicalResult lowerPageIds(TilePageIdsOp op, LoopEmitter &e) {
       buildTilePageRange(b, b.getLoc(), op, op.getTile(), constant);
   Value zeros = e.constant(cast<TypedAttr>(b.getZeroAttr(idsType)));
   auto loop = scf::ForOp::create(
-      b, e.index(0), e.index(pagesPerTile), e.index(1), ValueRange{zeros},
+      b, e.index(0), e.index(pagesPerTile(op.getPageSize())), e.index(1),
+      ValueRange{zeros},
       [&](OpBuilder &nested, Location loc, Value k, ValueRange carried) {
         Value id = buildVisiblePageId(nested, loc, op, range, k, constant);
         Value ids = vector::InsertOp::create(b, id, carried.front(),
@@ -431,13 +443,15 @@ LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
   Value scores = op.getScores();
   int64_t rows = dimSize(queryTile, 0);
   int64_t headDim = dimSize(queryTile, 1);
-  FailureOr<int64_t> pack = checkKeyCache(op, headDim);
+  FailureOr<int64_t> pack =
+      checkCache(op, "key_cache", op.getKeyCache(), op.getCacheLayout(),
+                 /*isKey=*/true, VLayout::plain, headDim, op.getPageSize());
   if (failed(pack) || failed(checkScale(op, "k_scale", op.getScale(),
                                         op.getKScale(), op.getPageSize())))
     return failure();
   Value keyCache = op.getKeyCache();
   Value kvHead = op.getKvHead();
-  Value packIndex = e.index(*pack);
+  auto constant = [&](TypedAttr value) { return e.constant(value); };
   Value zero = e.f32(0.0f);
   Value scoreScale = e.f32(op.getScoreScale().convertToFloat());
   std::optional<float> softCap;
@@ -453,8 +467,11 @@ LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
             tokenScale(e, op.getScale(), op.getKScale(), page, kvHead, slot));
         e.forEach(rows, [&](Value m) {
           Value dot = e.fold(headDim, zero, [&](Value d, Value sum) {
-            Value key = e.loadF32(keyCache, {page, kvHead, e.divU(d, packIndex),
-                                             slot, e.remU(d, packIndex)});
+            Value key = e.loadF32(
+                keyCache, buildCacheElementIndices(
+                              e.b, e.b.getLoc(), op.getCacheLayout(),
+                              CacheOperand::key, VLayout::plain, *pack, page,
+                              kvHead, slot, d, constant));
             return e.addF(sum, e.mulF(e.load(queryTile, {m, d}), key));
           });
           // A score that is not finite (a non-finite K element or scale)
@@ -544,13 +561,15 @@ LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
   Value acc = op.getAcc();
   int64_t rows = dimSize(acc, 0);
   int64_t headDim = dimSize(acc, 1);
-  FailureOr<int64_t> pack = checkValueCache(op, headDim);
+  FailureOr<int64_t> pack = checkCache(
+      op, "value_cache", op.getValueCache(), op.getCacheLayout(),
+      /*isKey=*/false, op.getVLayout(), headDim, op.getPageSize());
   if (failed(pack) || failed(checkScale(op, "v_scale", op.getScale(),
                                         op.getVScale(), op.getPageSize())))
     return failure();
   Value valueCache = op.getValueCache();
   Value kvHead = op.getKvHead();
-  bool transposed = op.getVLayout() == VLayout::transposed;
+  auto constant = [&](TypedAttr value) { return e.constant(value); };
 
   forEachValidColumn(
       e, op.getPageIds(), op.getPageSize(), op.getTileStart(),
@@ -558,18 +577,12 @@ LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
       [&](Value column, Value page, Value slot) {
         Value scale =
             tokenScale(e, op.getScale(), op.getVScale(), page, kvHead, slot);
-        // Transposed: token slot s lives at [s / x][d][s % x].
-        Value slotGroup, slotInGroup;
-        if (transposed) {
-          Value packIndex = e.index(*pack);
-          slotGroup = e.divU(slot, packIndex);
-          slotInGroup = e.remU(slot, packIndex);
-        }
         e.forEach(headDim, [&](Value d) {
-          Value value =
-              transposed
-                  ? e.loadF32(valueCache, {page, kvHead, slotGroup, d, slotInGroup})
-                  : e.loadF32(valueCache, {page, kvHead, d, slot});
+          Value value = e.loadF32(
+              valueCache, buildCacheElementIndices(
+                              e.b, e.b.getLoc(), op.getCacheLayout(),
+                              CacheOperand::value, op.getVLayout(), *pack,
+                              page, kvHead, slot, d, constant));
           e.forEach(rows, [&](Value m) {
             Value p = e.load(probs, {m, column});
             Value term = e.mulF(e.mulF(p, scale), value);
@@ -673,10 +686,24 @@ TilePageRange mlir::pa::buildTilePageRange(OpBuilder &builder, Location loc,
                                            TilePageIdsOp op, Value tile,
                                            ConstantBuilder constant) {
   ImplicitLocOpBuilder b(loc, builder);
-  Value pagesPerTile =
-      constant(b.getIndexAttr(kTileTokens / op.getPageSize()));
-  Value firstPage = arith::MulIOp::create(b, tile, pagesPerTile);
-  Value tile64 = arith::IndexCastOp::create(b, b.getI64Type(), tile);
+  const int64_t pageSize = op.getPageSize();
+  Value firstPage =
+      pageSize > kTileTokens
+          ? arith::DivUIOp::create(
+                b, tile, constant(b.getIndexAttr(pageSize / kTileTokens)))
+                .getResult()
+          : arith::MulIOp::create(
+                b, tile, constant(b.getIndexAttr(pagesPerTile(pageSize))))
+                .getResult();
+  // The first token of the tile's first page (of the tile itself when pages
+  // are at most a tile long).
+  Value pageTile = pageSize > kTileTokens
+                       ? arith::MulIOp::create(
+                             b, firstPage,
+                             constant(b.getIndexAttr(pageSize / kTileTokens)))
+                             .getResult()
+                       : tile;
+  Value tile64 = arith::IndexCastOp::create(b, b.getI64Type(), pageTile);
   Value firstToken = arith::MulIOp::create(
       b, tile64, constant(b.getI64IntegerAttr(kTileTokens)));
   return {firstPage, firstToken};
@@ -743,6 +770,34 @@ Value mlir::pa::buildNaNIfNotFinite(OpBuilder &builder, Location loc,
     zeros = arith::ConstantOp::create(builder, loc,
                                       builder.getZeroAttr(x.getType()));
   return math::FmaOp::create(builder, loc, x, zeros, x);
+}
+
+SmallVector<Value, 5> mlir::pa::buildCacheElementIndices(
+    OpBuilder &builder, Location loc, CacheLayout layout, CacheOperand operand,
+    VLayout vLayout, int64_t pack, Value page, Value kvHead, Value slot,
+    Value d, ConstantBuilder constant) {
+  ImplicitLocOpBuilder b(loc, builder);
+  auto split = [&](Value v) -> std::pair<Value, Value> {
+    Value width = constant(b.getIndexAttr(pack));
+    return {arith::DivUIOp::create(b, v, width),
+            arith::RemUIOp::create(b, v, width)};
+  };
+  switch (layout) {
+  case CacheLayout::nhd:
+    return {page, slot, kvHead, d};
+  case CacheLayout::hnd:
+    return {page, kvHead, slot, d};
+  case CacheLayout::packed:
+    break;
+  }
+  if (operand == CacheOperand::key) {
+    auto [group, lane] = split(d); // [N, Hkv, D/x, P, x]
+    return {page, kvHead, group, slot, lane};
+  }
+  if (vLayout == VLayout::plain)
+    return {page, kvHead, d, slot}; // [N, Hkv, D, P]
+  auto [group, lane] = split(slot); // [N, Hkv, P/x, D, x]
+  return {page, kvHead, group, d, lane};
 }
 
 LogicalResult mlir::pa::lowerTilePageIdsToLoop(TilePageIdsOp op) {

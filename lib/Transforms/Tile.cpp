@@ -238,7 +238,7 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     ComputeType compute = op.getEffectiveComputeType();
     ScaleMode scaleMode = op.getScale();
     auto pageIdsType =
-        VectorType::get({kTileTokens / pageSize}, b.getI32Type());
+        VectorType::get({pagesPerTile(pageSize)}, b.getI32Type());
     const double log2e = 1.4426950408889634;
     llvm::APFloat scoreScale(
         static_cast<float>(op.getEffectiveSoftmaxScale() * log2e));
@@ -261,12 +261,14 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     TileQKOp::create(b, loc, queryTile, arg(op.getKeyCache()), pageIds,
                      kvHead, tileStart, visibleBegin, visibleEnd,
                      arg(op.getKScale()), scores, pageSize, scoreScale,
-                     scaleMode, compute, softCap);
+                     scaleMode, compute, softCap,
+                     layout.getLayout());
     TileSoftmaxOp::create(b, loc, scores, rowMax, rowSum, acc, context,
                           tileStart, rowBase, queryLength, groupSize, window);
     TilePVOp::create(b, loc, scores, arg(op.getValueCache()), pageIds, kvHead,
                      tileStart, visibleBegin, visibleEnd, arg(op.getVScale()),
-                     acc, pageSize, layout.getVLayout(), scaleMode, compute);
+                     acc, pageSize, layout.getVLayout(), scaleMode, compute,
+                     layout.getLayout());
 
     b.setInsertionPointAfter(loop);
     TileStorePartialsOp::create(b, loc, rowMax, rowSum, acc,

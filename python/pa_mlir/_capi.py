@@ -18,6 +18,7 @@ KV_TYPES = {"e4m3fn": 0, "e4m3fnuz": 1, "bf16": 2}
 QUERY_TYPES = {"bf16": 0, "f16": 1}
 KEY_LAYOUTS = {"packed": 0, "unpacked": 1}
 V_LAYOUTS = {"plain": 0, "transposed": 1}
+KV_LAYOUTS = {"packed": 0, "nhd": 1, "hnd": 2}
 SCALE_MODES = {"none": 0, "per_tensor": 1, "per_token": 2}
 COMPUTE_DEFAULT = -1
 
@@ -47,6 +48,7 @@ class PaDecodeConfig(_ffi.CheckedStructure):
         ("budget", _i64),
         ("maxPartitions", _i64),
         ("logitsSoftCap", ctypes.c_double),
+        ("kvLayout", _i32),
     ]
 
 

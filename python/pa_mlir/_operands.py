@@ -22,18 +22,26 @@ def operand_table(config, batch, num_pages, max_pages, capacity):
     rows = batch * q
     r = q * (hq // hkv)
     table = [Operand("query", (rows, hq, d), "[B*Q, Hq, D]", 2, True)]
-    if c.key_layout == "packed":
-        table.append(Operand("key_cache", (num_pages, hkv, d // x, p, x),
-                             "[N, Hkv, D/x, P, x]", kv, True))
+    kv_layout = getattr(c, "kv_layout", "packed")
+    if kv_layout in ("nhd", "hnd"):
+        shape, pattern = (((num_pages, p, hkv, d), "nhd [N, P, Hkv, D]")
+                          if kv_layout == "nhd" else
+                          ((num_pages, hkv, p, d), "hnd [N, Hkv, P, D]"))
+        table.append(Operand("key_cache", shape, pattern, kv, True))
+        table.append(Operand("value_cache", shape, pattern, kv, True))
     else:
-        table.append(Operand("key_cache", (num_pages, hkv, p, d),
-                             "[N, Hkv, P, D]", kv, True))
-    if c.v_layout == "plain":
-        table.append(Operand("value_cache", (num_pages, hkv, d, p),
-                             "[N, Hkv, D, P]", kv, True))
-    else:
-        table.append(Operand("value_cache", (num_pages, hkv, p // x, d, x),
-                             "[N, Hkv, P/x, D, x]", kv, True))
+        if c.key_layout == "packed":
+            table.append(Operand("key_cache", (num_pages, hkv, d // x, p, x),
+                                 "[N, Hkv, D/x, P, x]", kv, True))
+        else:
+            table.append(Operand("key_cache", (num_pages, hkv, p, d),
+                                 "[N, Hkv, P, D]", kv, True))
+        if c.v_layout == "plain":
+            table.append(Operand("value_cache", (num_pages, hkv, d, p),
+                                 "[N, Hkv, D, P]", kv, True))
+        else:
+            table.append(Operand("value_cache", (num_pages, hkv, p // x, d, x),
+                                 "[N, Hkv, P/x, D, x]", kv, True))
     table.append(Operand("block_tables", (batch, max_pages),
                          "[B, max_pages]", 4, True))
     table.append(Operand("context_lengths", (batch,), "[B]", 4, True))

@@ -23,6 +23,7 @@ _CHOICES = {
     "query_dtype": tuple(_capi.QUERY_TYPES),
     "key_layout": tuple(_capi.KEY_LAYOUTS),
     "v_layout": tuple(_capi.V_LAYOUTS),
+    "kv_layout": tuple(_capi.KV_LAYOUTS),
     "scale": SCALES,
 }
 
@@ -37,6 +38,8 @@ class DecodeConfig:
     cap * tanh(score / cap).
     compute: None (fp8 for fp8 caches, else bf16), "fp8" or "bf16".
     budget / max_partitions: None for the chip's defaults.
+    kv_layout: "packed" (K packed, V by v_layout), "nhd" (K and V
+    [N, P, Hkv, D]) or "hnd" (K and V [N, Hkv, P, D]).
     """
 
     num_query_heads: int = 8
@@ -57,6 +60,7 @@ class DecodeConfig:
     budget: Optional[int] = None
     max_partitions: Optional[int] = None
     logits_soft_cap: float = 0.0
+    kv_layout: str = "packed"
 
     def __post_init__(self):
         # Python ints of the int64 fields of PaDecodeConfig (the key of the
@@ -129,6 +133,7 @@ class DecodeConfig:
         c.budget = self.budget or 0
         c.maxPartitions = self.max_partitions or 0
         c.logitsSoftCap = self.logits_soft_cap
+        c.kvLayout = _capi.KV_LAYOUTS[self.kv_layout]
         return c
 
     @classmethod
@@ -157,7 +162,8 @@ class DecodeConfig:
                      name_of(COMPUTE_TYPES, c.computeType, "computeType")),
             chip=(c.chip or b"gfx950").decode("utf-8"),
             budget=c.budget or None, max_partitions=c.maxPartitions or None,
-            logits_soft_cap=c.logitsSoftCap)
+            logits_soft_cap=c.logitsSoftCap,
+            kv_layout=name_of(_capi.KV_LAYOUTS, c.kvLayout, "kvLayout"))
 
     def plan_capacity(self, batch):
         """Plan slots (work_info rows, partial-buffer capacity) for `batch`

@@ -20,6 +20,7 @@ from .dtypes import NAN_BITS, QUERY_DTYPES, bits_to_float32, float32_to_bits
 TARGETS = _targets.names()
 KV_DTYPES = tuple(_capi.KV_TYPES)
 V_LAYOUTS = tuple(_capi.V_LAYOUTS)
+KV_LAYOUTS = tuple(_capi.KV_LAYOUTS)
 
 # The raw storage of each KV dtype (elements are passed as bits).
 _KV_STORAGE = {"e4m3fn": np.uint8, "e4m3fnuz": np.uint8, "bf16": np.uint16}
@@ -113,13 +114,18 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
            v_scale=None, sliding_window=0, sinks=None, softmax_scale=None,
            v_layout="plain", chip="gfx950", target="host", budget=None,
            max_partitions=None, return_partials=False, out=None,
-           logits_soft_cap=0.0):
+           logits_soft_cap=0.0, kv_layout="packed"):
     """Paged-attention decode.
 
     query: float32 [B*Q, Hq, D], rounded to `query_dtype` (RNE) before use.
     key_cache: packed K [N, Hkv, D/x, P, x] as raw bits (uint8 for the fp8
     dtypes, x = 16; uint16 for bf16, x = 8). value_cache: plain
     [N, Hkv, D, P] or transposed [N, Hkv, P/x, D, x], same storage.
+    kv_layout: "packed" (the layouts above), "nhd" (K and V [N, P, Hkv, D],
+    vLLM v1 / FlashInfer NHD / SGLang) or "hnd" (K and V [N, Hkv, P, D],
+    FlashInfer HND), raw bits as for packed; K and V may be strided views
+    (of one combined cache), copied to contiguous arrays on the host.
+    v_layout applies to "packed" only.
     block_tables: int [B, max_pages]; context_lengths: int [B].
     k_scale / v_scale: None, a float (per-tensor) or float32 [N, Hkv, P]
     (per-token). sinks: float32 [Hq] or None. logits_soft_cap: 0.0 for
@@ -168,6 +174,8 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     _choice("kv_dtype", kv_dtype, KV_DTYPES)
     _choice("query_dtype", query_dtype, QUERY_DTYPES)
     _choice("v_layout", v_layout, V_LAYOUTS)
+    _choice("kv_layout", kv_layout, KV_LAYOUTS)
+    unpacked = kv_layout != "packed"
     if not isinstance(chip, str):
         raise ValueError(f"chip must be a string, got {chip!r}")
     if "\0" in chip:  # the C string would silently end there
@@ -194,15 +202,16 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
         (query, key_cache, value_cache, block_tables, context_lengths,
          scale_mode, k_scale, v_scale, sinks, out) = device.inputs(
              query, key_cache, value_cache, block_tables, context_lengths,
-             k_scale, v_scale, sinks, kv_dtype, query_dtype, v_layout, out)
+             k_scale, v_scale, sinks, kv_dtype, query_dtype,
+             "plain" if unpacked else v_layout, out)
     else:
         storage = np.dtype(_KV_STORAGE[kv_dtype])
         query = _array("query", query, (3,), (np.dtype(np.float32),),
                        "float32")
         # A 4-D key cache goes to the verifier, which explains what it needs.
-        key_cache = _array("key_cache", key_cache, (4, 5), (storage,),
-                           f"{storage} (raw {kv_dtype} bits)")
-        value_ndim = 4 if v_layout == "plain" else 5
+        key_cache = _array("key_cache", key_cache, (4,) if unpacked else (4, 5),
+                           (storage,), f"{storage} (raw {kv_dtype} bits)")
+        value_ndim = 4 if v_layout == "plain" or unpacked else 5
         value_cache = _array("value_cache", value_cache, (value_ndim,),
                              (storage,), f"{storage} (raw {kv_dtype} bits)")
         block_tables = _int32_array("block_tables", block_tables, 2)
@@ -222,8 +231,11 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
 
     packed_key = key_cache.ndim == 5
     num_query_heads, head_dim = query.shape[1], query.shape[2]
-    num_kv_heads = key_cache.shape[1]
-    page_size = key_cache.shape[3] if packed_key else key_cache.shape[2]
+    if kv_layout == "nhd":  # [N, P, Hkv, D]
+        page_size, num_kv_heads = key_cache.shape[1], key_cache.shape[2]
+    else:
+        num_kv_heads = key_cache.shape[1]
+        page_size = key_cache.shape[3] if packed_key else key_cache.shape[2]
 
     config = _capi.PaDecodeConfig()
     config.numQueryHeads = num_query_heads
@@ -234,7 +246,8 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     config.kvType = _capi.KV_TYPES[kv_dtype]
     config.queryType = _capi.QUERY_TYPES[query_dtype]
     config.keyLayout = _capi.KEY_LAYOUTS["packed" if packed_key else "unpacked"]
-    config.vLayout = _capi.V_LAYOUTS[v_layout]
+    config.vLayout = _capi.V_LAYOUTS["plain" if unpacked else v_layout]
+    config.kvLayout = _capi.KV_LAYOUTS[kv_layout]
     config.scaleMode = _capi.SCALE_MODES[scale_mode]
     config.computeType = _capi.COMPUTE_DEFAULT
     config.slidingWindow = int(sliding_window)

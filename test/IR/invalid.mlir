@@ -38,7 +38,7 @@ func.func @non_packed_k(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{non-packed 4-D key cache 'memref<?x2x16x256xf8E4M3FN>' is not supported; use the packed layout [N, Hkv, D/x, P, x]}}
+  // expected-error @+1 {{non-packed 4-D key cache 'memref<?x2x16x256xf8E4M3FN>' does not match the packed layout (keys [N, Hkv, D/x, P, x]); a [N, P, Hkv, D] cache is `layout = nhd`}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x256xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -1662,8 +1662,8 @@ func.func @bad_scale_mode() {
 // -----
 
 func.func @kv_layout_missing_param() {
-  // The generated struct parser names the missing separator.
-  // expected-error @+1 {{expected ','}}
-  "test.op"() {layout = #pa.kv_layout<page_size = 16, k_pack = 16>} : () -> ()
+  // The generated struct parser names the missing parameter.
+  // expected-error @+1 {{struct is missing required parameter: page_size}}
+  "test.op"() {layout = #pa.kv_layout<k_pack = 16, v_layout = plain>} : () -> ()
   return
 }

@@ -44,7 +44,7 @@ func.func @full(%q: memref<?x16x256xbf16>, %k: memref<?x2x16x16x16xf8E4M3FN>,
 // CHECK:       pa.plan {{.*}} {num_kv_heads = 1 : i64}
 // CHECK:       pa.decode
 // CHECK-NOT:     k_scale
-// CHECK-SAME:    {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>}
+// CHECK-SAME:    {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8>}
 // CHECK:       pa.reduce
 // CHECK-NOT:     sinks
 // CHECK-SAME:    output(%{{.*}} : memref<?x4x64xf16>)
@@ -189,5 +189,55 @@ func.func @softmax_scale_non_finite(
       work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>) tmp_out(%part : memref<2x?x8x256xf32>)
       {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>, softmax_scale = 0x7FF8000000000000 : f64}
+  return
+}
+
+// -----
+
+// nhd K and V as strided views of one combined [N, 2, P, Hkv, D] cache
+// (outer strides dynamic, head-dim axis contiguous), page size 1.
+// CHECK-LABEL: func.func @nhd_combined_views
+// CHECK:       pa.decode
+// CHECK-SAME:    key_cache(%{{[a-z0-9]+}} : memref<?x1x2x128xbf16, strided<[?, 256, 128, 1], offset: ?>>)
+// CHECK-SAME:    value_cache(%{{.*}} : memref<?x1x2x128xbf16, strided<[?, 256, 128, 1], offset: ?>>)
+// CHECK-SAME:    kv_layout = #pa.kv_layout<page_size = 1, layout = nhd>
+func.func @nhd_combined_views(
+    %q: memref<?x8x128xbf16>,
+    %k: memref<?x1x2x128xbf16, strided<[?, 256, 128, 1], offset: ?>>,
+    %v: memref<?x1x2x128xbf16, strided<[?, 256, 128, 1], offset: ?>>,
+    %bt: memref<?x?xi32>, %lens: memref<?xi32>, %work: memref<?x4xi32>,
+    %es: memref<2x?x4xf32>, %ml: memref<2x?x4xf32>, %part: memref<2x?x4x128xf32>) {
+  pa.decode query(%q : memref<?x8x128xbf16>)
+            key_cache(%k : memref<?x1x2x128xbf16, strided<[?, 256, 128, 1], offset: ?>>)
+            value_cache(%v : memref<?x1x2x128xbf16, strided<[?, 256, 128, 1], offset: ?>>)
+            block_tables(%bt : memref<?x?xi32>) context_lengths(%lens : memref<?xi32>)
+            work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<2x?x4xf32>)
+            max_logits(%ml : memref<2x?x4xf32>) tmp_out(%part : memref<2x?x4x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 1, layout = nhd>}
+  return
+}
+
+// -----
+
+// hnd with page size 1024 and per-token scales [N, Hkv, P].
+// CHECK-LABEL: func.func @hnd_page_1024
+// CHECK:       pa.decode
+// CHECK-SAME:    key_cache(%{{[a-z0-9]+}} : memref<?x2x1024x64xf8E4M3FN>)
+// CHECK-SAME:    k_scale(%{{.*}} : memref<?x2x1024xf32>)
+// CHECK-SAME:    kv_layout = #pa.kv_layout<page_size = 1024, layout = hnd>
+func.func @hnd_page_1024(
+    %q: memref<?x8x64xbf16>, %k: memref<?x2x1024x64xf8E4M3FN>,
+    %v: memref<?x2x1024x64xf8E4M3FN>, %bt: memref<?x?xi32>, %lens: memref<?xi32>,
+    %ks: memref<?x2x1024xf32>, %vs: memref<?x2x1024xf32>, %work: memref<?x4xi32>,
+    %es: memref<2x?x4xf32>, %ml: memref<2x?x4xf32>, %part: memref<2x?x4x64xf32>) {
+  pa.decode query(%q : memref<?x8x64xbf16>)
+            key_cache(%k : memref<?x2x1024x64xf8E4M3FN>)
+            value_cache(%v : memref<?x2x1024x64xf8E4M3FN>)
+            block_tables(%bt : memref<?x?xi32>) context_lengths(%lens : memref<?xi32>)
+            k_scale(%ks : memref<?x2x1024xf32>) v_scale(%vs : memref<?x2x1024xf32>)
+            work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<2x?x4xf32>)
+            max_logits(%ml : memref<2x?x4xf32>) tmp_out(%part : memref<2x?x4x64xf32>)
+            {kv_layout = #pa.kv_layout<layout = hnd, page_size = 1024>,
+             scale = #pa.scale<per_token>}
   return
 }

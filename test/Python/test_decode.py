@@ -418,3 +418,79 @@ def test_verify_text_reports_the_verifier():
     pa_mlir.verify_text("func.func @f() { return }")
     with pytest.raises(ValueError, match="expected"):
         pa_mlir.verify_text("func.func @f( {")
+
+
+# ---------------------------------------------------------------------------
+# nhd / hnd caches (kv_layout)
+# ---------------------------------------------------------------------------
+
+def to_layout(packed_key, plain_value, kv_layout):
+    """K [N, Hkv, D/x, P, x] and plain V [N, Hkv, D, P] re-laid out as
+    nhd [N, P, Hkv, D] or hnd [N, Hkv, P, D] (plain numpy transposes)."""
+    pages, hkv, _, p, x = packed_key.shape
+    hnd_key = packed_key.transpose(0, 1, 3, 2, 4).reshape(pages, hkv, p, -1)
+    hnd_value = plain_value.transpose(0, 1, 3, 2)
+    if kv_layout == "hnd":
+        return np.ascontiguousarray(hnd_key), np.ascontiguousarray(hnd_value)
+    return (np.ascontiguousarray(hnd_key.transpose(0, 2, 1, 3)),
+            np.ascontiguousarray(hnd_value.transpose(0, 2, 1, 3)))
+
+
+LAYOUT_CASES = {
+    "nhd-p1-fp8-per-token-window": dict(
+        kv_layout="nhd", hq=8, hkv=2, d=64, p=1, query_length=2,
+        kv_dtype="e4m3fn", lengths=[0, 1, 300], scales="per_token",
+        call=dict(sliding_window=17)),
+    "hnd-p1024-bf16-sinks": dict(
+        kv_layout="hnd", hq=4, hkv=1, d=128, p=1024, query_length=1,
+        kv_dtype="bf16", lengths=[1, 1023, 1025], sinks=True),
+    "nhd-p32-fnuz-mtp": dict(
+        kv_layout="nhd", hq=16, hkv=2, d=64, p=32, query_length=3,
+        kv_dtype="e4m3fnuz", lengths=[31, 32, 600], scales="per_tensor",
+        call=dict(chip="gfx942", budget=2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUT_CASES))
+def test_unpacked_layouts_match_reference(name):
+    spec = dict(LAYOUT_CASES[name])
+    call = spec.pop("call", {})
+    kv_layout = spec.pop("kv_layout")
+    rng = np.random.default_rng(100 + sorted(LAYOUT_CASES).index(name))
+    case, options = make_case(rng, v_layout="plain", **spec)
+    options.update(call)
+    reference_options = {k: v for k, v in options.items()
+                         if k not in ("query_dtype", "chip", "budget",
+                                      "max_partitions")}
+    ref = reference_decode(**case, **reference_options)
+    key, value = to_layout(case["key_cache"], case["value_cache"], kv_layout)
+    got = pa_mlir.decode(**dict(case, key_cache=key, value_cache=value),
+                         **options, kv_layout=kv_layout)
+    assert_close(got, ref, spec["kv_dtype"])
+
+
+def test_nhd_views_of_one_combined_cache():
+    """vLLM v1 keeps K and V as [N, 2, P, Hkv, D]: strided views of it."""
+    rng = np.random.default_rng(7)
+    case, options = make_case(rng, hq=8, hkv=2, d=64, p=16, query_length=1,
+                              kv_dtype="e4m3fn", v_layout="plain",
+                              lengths=[5, 40], scales="per_tensor")
+    ref = reference_decode(**case, **{k: v for k, v in options.items()
+                                      if k != "query_dtype"})
+    key, value = to_layout(case["key_cache"], case["value_cache"], "nhd")
+    combined = np.stack([key, value], axis=1)  # [N, 2, P, Hkv, D]
+    assert not combined[:, 0].flags["C_CONTIGUOUS"]
+    got = pa_mlir.decode(**dict(case, key_cache=combined[:, 0],
+                                value_cache=combined[:, 1]),
+                         **options, kv_layout="nhd")
+    assert_close(got, ref, "e4m3fn")
+
+
+def test_unpacked_layout_shape_errors():
+    case, options = small_case()
+    key, value = to_layout(case["key_cache"], case["value_cache"], "nhd")
+    with pytest.raises(ValueError, match="key_cache must be 4-D"):
+        pa_mlir.decode(**case, **options, kv_layout="nhd")
+    with pytest.raises(ValueError, match="kv_layout must be one of"):
+        pa_mlir.decode(**dict(case, key_cache=key, value_cache=value),
+                       **options, kv_layout="nhdd")

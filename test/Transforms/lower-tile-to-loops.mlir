@@ -369,9 +369,9 @@ gpu.module @pa_kernels {
 // CHECK:           %[[PAGE:.*]] = arith.index_cast %[[PAGE_I32]] : i32 to index
 // CHECK:           %[[SLOT:.*]] = arith.remui %[[T]], %c16 : index
 // CHECK:           %[[VSCALE:.*]] = memref.load %[[VS]][%{{.*}}] : memref<1xf32>
-// CHECK:           %[[SLOT_HI:.*]] = arith.divui %[[SLOT]], %[[X:.*]] : index
-// CHECK:           %[[SLOT_LO:.*]] = arith.remui %[[SLOT]], %[[X]] : index
 // CHECK:           scf.for %[[D:.*]] =
+// CHECK:             %[[SLOT_HI:.*]] = arith.divui %[[SLOT]], %[[X:.*]] : index
+// CHECK:             %[[SLOT_LO:.*]] = arith.remui %[[SLOT]], %[[X]] : index
 // CHECK:             %[[V_RAW:.*]] = memref.load %[[VC]][%[[PAGE]], %[[HEAD]], %[[SLOT_HI]], %[[D]], %[[SLOT_LO]]] : memref<?x2x2x64x8xbf16>
 // CHECK:             %[[V:.*]] = arith.extf %[[V_RAW]] : bf16 to f32
 // CHECK:             scf.for %[[M:.*]] =

@@ -168,3 +168,47 @@ func.func @strided_query(%q: memref<?x4x64xf16, strided<[?, 64, 1]>>,
             {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8, v_layout = plain>}
   return
 }
+
+// -----
+
+// nhd caches, page size 1: 256 page ids per tile; the tile ops carry the
+// layout, so every lowering indexes the cache the way it is laid out.
+// CHECK-LABEL: func.func @nhd_page_1
+// CHECK:         gpu.func @pa_decode(
+// CHECK:           pa.tile.page_ids {{.*}} {page_size = 1 : i64} : memref<?x?xi32> -> vector<256xi32>
+// CHECK:           pa.tile.qk {{.*}} {cache_layout = #pa.cache_layout<nhd>, compute = #pa.compute<bf16>, page_size = 1 : i64
+// CHECK-SAME:        memref<?x1x2x64xbf16>
+// CHECK:           pa.tile.pv {{.*}} {cache_layout = #pa.cache_layout<nhd>, compute = #pa.compute<bf16>, page_size = 1 : i64
+func.func @nhd_page_1(%q: memref<?x8x64xbf16>, %k: memref<?x1x2x64xbf16>,
+                      %v: memref<?x1x2x64xbf16>, %bt: memref<?x?xi32>, %lens: memref<?xi32>,
+                      %work: memref<?x4xi32>, %es: memref<2x?x4xf32>,
+                      %ml: memref<2x?x4xf32>, %part: memref<2x?x4x64xf32>) {
+  pa.decode query(%q : memref<?x8x64xbf16>) key_cache(%k : memref<?x1x2x64xbf16>)
+            value_cache(%v : memref<?x1x2x64xbf16>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<2x?x4xf32>) max_logits(%ml : memref<2x?x4xf32>)
+            tmp_out(%part : memref<2x?x4x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 1, layout = nhd>}
+  return
+}
+
+// -----
+
+// hnd caches, page size 1024: a page spans four tiles, one page id each.
+// CHECK-LABEL: func.func @hnd_page_1024
+// CHECK:         gpu.func @pa_decode(
+// CHECK:           pa.tile.page_ids {{.*}} {page_size = 1024 : i64} : memref<?x?xi32> -> vector<1xi32>
+// CHECK:           pa.tile.qk {{.*}} {cache_layout = #pa.cache_layout<hnd>
+// CHECK:           pa.tile.pv {{.*}} {cache_layout = #pa.cache_layout<hnd>
+func.func @hnd_page_1024(%q: memref<?x4x128xbf16>, %k: memref<?x1x1024x128xf8E4M3FN>,
+                         %v: memref<?x1x1024x128xf8E4M3FN>, %bt: memref<?x?xi32>, %lens: memref<?xi32>,
+                         %work: memref<?x4xi32>, %es: memref<1x?x4xf32>,
+                         %ml: memref<1x?x4xf32>, %part: memref<1x?x4x128xf32>) {
+  pa.decode query(%q : memref<?x4x128xbf16>) key_cache(%k : memref<?x1x1024x128xf8E4M3FN>)
+            value_cache(%v : memref<?x1x1024x128xf8E4M3FN>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%part : memref<1x?x4x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 1024, layout = hnd>}
+  return
+}

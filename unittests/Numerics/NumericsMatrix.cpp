@@ -46,6 +46,9 @@ int main(int argc, char **argv) {
 
   std::vector<ProgramSpec> programs = programMatrix();
   bool covered = checkCoverage(programs);
+  // After the others, so their random cases stay what they were.
+  std::vector<ProgramSpec> layouts = layoutPrograms();
+  programs.insert(programs.end(), layouts.begin(), layouts.end());
   if (programs.size() > programLimit)
     programs.resize(programLimit);
 

@@ -88,6 +88,11 @@ DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
   config.vLayout = shape.vLayout == oracle::VLayout::Plain
                        ? VLayout::plain
                        : VLayout::transposed;
+  config.cacheLayout = shape.cacheLayout == oracle::CacheLayout::Nhd
+                           ? CacheLayout::nhd
+                       : shape.cacheLayout == oracle::CacheLayout::Hnd
+                           ? CacheLayout::hnd
+                           : CacheLayout::packed;
   config.scaleMode = scaleMode(shape.scaleMode);
   config.slidingWindow = shape.window;
   config.softmaxScale = shape.softmaxScale;

@@ -36,7 +36,10 @@ std::string describe(const ProgramSpec &p) {
                 oracle::scaleModeName(s.scaleMode), (long long)s.window,
                 int(p.sinks), s.logitsSoftCap, p.chip.c_str(),
                 p.budget ? std::to_string(*p.budget).c_str() : "default");
-  return text;
+  std::string line = text;
+  if (s.cacheLayout != oracle::CacheLayout::Packed)
+    line += std::string(" layout=") + oracle::cacheLayoutName(s.cacheLayout);
+  return line;
 }
 
 std::vector<ProgramSpec> programMatrix() {
@@ -207,6 +210,56 @@ std::vector<ProgramSpec> modelFeaturePrograms() {
     p.sinks = f.sinks;
     p.budget = f.budget;
     p.nonFinite = f.nonFinite;
+    programs.push_back(p);
+  }
+  return programs;
+}
+
+std::vector<ProgramSpec> layoutPrograms() {
+  using oracle::CacheLayout;
+  using oracle::ScaleMode;
+  struct Row {
+    CacheLayout layout;
+    int64_t pageSize;
+    ScalarType kv;
+    ScaleMode scales;
+    int64_t queryLen, kvHeads, group, window;
+    bool sinks;
+  } rows[] = {
+      // Page sizes 1 .. 1024 (below, at and above one 256-token tile).
+      {CacheLayout::Nhd, 1, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 1, 1, 8, 0, false},
+      {CacheLayout::Hnd, 1, ScalarType::BF16, ScaleMode::PerToken, 2, 2, 4, 17, true},
+      {CacheLayout::Nhd, 2, ScalarType::BF16, ScaleMode::None, 1, 2, 8, 0, true},
+      {CacheLayout::Hnd, 8, ScalarType::F8E4M3FN, ScaleMode::PerToken, 1, 1, 16, 257, false},
+      {CacheLayout::Nhd, 16, ScalarType::F8E4M3FN, ScaleMode::PerToken, 4, 2, 4, 0, true},
+      {CacheLayout::Hnd, 16, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 1, 2, 8, 0, false},
+      {CacheLayout::Nhd, 32, ScalarType::BF16, ScaleMode::PerTensor, 3, 1, 4, 1, false},
+      {CacheLayout::Hnd, 64, ScalarType::BF16, ScaleMode::None, 1, 1, 32, 0, true},
+      {CacheLayout::Nhd, 128, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, 2, 2, 8, 0, false},
+      {CacheLayout::Nhd, 256, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 1, 1, 8, 8193, true},
+      {CacheLayout::Hnd, 512, ScalarType::F8E4M3FN, ScaleMode::PerToken, 8, 2, 4, 17, true},
+      {CacheLayout::Nhd, 1024, ScalarType::BF16, ScaleMode::PerToken, 1, 2, 4, 0, false},
+      {CacheLayout::Hnd, 1024, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 2, 1, 16, 300, true},
+  };
+  std::vector<ProgramSpec> programs;
+  for (const Row &row : rows) {
+    ProgramSpec p;
+    oracle::DecodeShape &s = p.shape;
+    s.cacheLayout = row.layout;
+    s.pageSize = row.pageSize;
+    s.kvType = row.kv;
+    s.scaleMode = row.scales;
+    s.queryLen = row.queryLen;
+    s.numKvHeads = row.kvHeads;
+    s.numQueryHeads = row.group * row.kvHeads;
+    s.window = row.window;
+    s.headDim = programs.size() % 2 ? 64 : 128;
+    p.sinks = row.sinks;
+    p.chip = row.kv == ScalarType::F8E4M3FNUZ ? "gfx942" : "gfx950";
+    if (programs.size() % 3 == 1)
+      p.budget = 1; // one partition per sequence
+    p.label = std::string("layout-") + oracle::cacheLayoutName(row.layout) +
+              "-p" + std::to_string(row.pageSize);
     programs.push_back(p);
   }
   return programs;

@@ -48,6 +48,12 @@ std::string describe(const ProgramSpec &p);
 /// family of non-finite input, unsplit and split.
 std::vector<ProgramSpec> programMatrix();
 
+/// The nhd and hnd cache layouts with page sizes 1 to 1024, crossed with
+/// windows, sinks, MTP, scales and GQA shapes. Host executor only for now:
+/// the GPU lowerings take the packed layout only (not in programMatrix(),
+/// which the emulator matrices run).
+std::vector<ProgramSpec> layoutPrograms();
+
 /// One program per family of non-finite input (oracle::NonFiniteInput,
 /// spec "Non-finite inputs"), one partition per sequence behind a window
 /// and split-K with sinks; fp8 KV is e4m3fn. Part of programMatrix(), and

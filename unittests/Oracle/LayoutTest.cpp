@@ -52,6 +52,26 @@ std::vector<Element> transposedValueOrder(const CacheGeometry &g) { // [N,Hkv,P/
   return order;
 }
 
+std::vector<Element> nhdOrder(const CacheGeometry &g) { // [N,P,Hkv,D]
+  std::vector<Element> order;
+  for (int64_t n = 0; n < g.numPages; ++n)
+    for (int64_t p = 0; p < g.pageSize; ++p)
+      for (int64_t h = 0; h < g.numKvHeads; ++h)
+        for (int64_t d = 0; d < g.headDim; ++d)
+          order.push_back({n, h, p, d});
+  return order;
+}
+
+std::vector<Element> hndOrder(const CacheGeometry &g) { // [N,Hkv,P,D]
+  std::vector<Element> order;
+  for (int64_t n = 0; n < g.numPages; ++n)
+    for (int64_t h = 0; h < g.numKvHeads; ++h)
+      for (int64_t p = 0; p < g.pageSize; ++p)
+        for (int64_t d = 0; d < g.headDim; ++d)
+          order.push_back({n, h, p, d});
+  return order;
+}
+
 template <typename IndexFn>
 void expectIndexMatchesOrder(const std::vector<Element> &order, IndexFn index) {
   for (size_t offset = 0; offset < order.size(); ++offset) {
@@ -124,6 +144,31 @@ TEST(Layout, IndexFunctionsMatchNaturalOrder) {
       return valueIndex(g, VLayout::Transposed, e.page, e.head, e.slot, e.d);
     });
   }
+}
+
+TEST(Layout, UnpackedIndexFunctionsMatchNaturalOrder) {
+  // Page sizes 1 and 8 (below a packing width) included.
+  for (int64_t pageSize : {1, 8, 16}) {
+    const CacheGeometry g{3, 2, 32, pageSize, 16};
+    SCOPED_TRACE(pageSize);
+    expectIndexMatchesOrder(nhdOrder(g), [&](const Element &e) {
+      return unpackedIndex(g, CacheLayout::Nhd, e.page, e.head, e.slot, e.d);
+    });
+    expectIndexMatchesOrder(hndOrder(g), [&](const Element &e) {
+      return unpackedIndex(g, CacheLayout::Hnd, e.page, e.head, e.slot, e.d);
+    });
+  }
+}
+
+TEST(Layout, CacheLayoutNamesRoundTrip) {
+  for (CacheLayout layout :
+       {CacheLayout::Packed, CacheLayout::Nhd, CacheLayout::Hnd}) {
+    CacheLayout parsed = CacheLayout::Packed;
+    ASSERT_TRUE(parseCacheLayout(cacheLayoutName(layout), parsed));
+    EXPECT_EQ(parsed, layout);
+  }
+  CacheLayout ignored;
+  EXPECT_FALSE(parseCacheLayout("nhd ", ignored));
 }
 
 TEST(Layout, PackWidthIsSixteenBytes) {

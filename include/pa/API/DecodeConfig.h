@@ -46,8 +46,11 @@ struct DecodeConfig {
   int64_t queryLength = 1;   // Q, query tokens per sequence
   KVCacheType kvType = KVCacheType::e4m3fn;
   QueryType queryType = QueryType::bf16;
-  KeyLayout keyLayout = KeyLayout::packed;
-  VLayout vLayout = VLayout::plain;
+  KeyLayout keyLayout = KeyLayout::packed; // packed cacheLayout only
+  VLayout vLayout = VLayout::plain;        // packed cacheLayout only
+  /// packed: K by keyLayout, V by vLayout; nhd: K and V [N, P, Hkv, D];
+  /// hnd: K and V [N, Hkv, P, D].
+  CacheLayout cacheLayout = CacheLayout::packed;
   ScaleMode scaleMode = ScaleMode::none;
   int64_t slidingWindow = 0; // 0 and -1: no window
   std::optional<double> softmaxScale; // default D^-0.5
@@ -67,6 +70,12 @@ struct DecodeConfig {
   /// Elements in one 16-byte vector of the packed layouts (x): 16 for fp8,
   /// 8 for bf16.
   int64_t packWidth() const;
+  /// Shapes of "key_cache" and "value_cache" (in that order) for a pool of
+  /// `numPages` pages (may be ShapedType::kDynamic): the one place the API
+  /// knows the cache layouts.
+  llvm::SmallVector<std::pair<llvm::StringRef, llvm::SmallVector<int64_t, 5>>,
+                    2>
+  cacheShapes(int64_t numPages) const;
   /// Query rows per KV head R = Q * G.
   int64_t rowsPerKVHead() const;
   /// The budget and partition bound the plan uses (explicit or the chip's

@@ -65,6 +65,16 @@ def Pa_VLayout : I32EnumAttr<"VLayout", "layout of the value cache", [
   let cppNamespace = "::mlir::pa";
 }
 
+def Pa_CacheLayout : I32EnumAttr<"CacheLayout",
+    "order of the K and V cache dims", [
+    I32EnumAttrCase<"packed", 0>,
+    I32EnumAttrCase<"nhd", 1>,
+    I32EnumAttrCase<"hnd", 2>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::pa";
+}
+
 def Pa_ScaleMode : I32EnumAttr<"ScaleMode", "KV dequantization scales", [
     I32EnumAttrCase<"none", 0>,
     I32EnumAttrCase<"per_tensor", 1>,
@@ -106,6 +116,11 @@ def Pa_VLayoutAttr : EnumAttr<Pa_Dialect, Pa_VLayout, "v_layout"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Pa_CacheLayoutAttr : EnumAttr<Pa_Dialect, Pa_CacheLayout, "cache_layout"> {
+  let summary = "order of the K and V cache dims (used by the tiled IR)";
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Pa_ScaleModeAttr : EnumAttr<Pa_Dialect, Pa_ScaleMode, "scale"> {
   let summary = "how the KV cache is dequantized";
   let description = [{
@@ -133,27 +148,41 @@ def Pa_ComputeTypeAttr : EnumAttr<Pa_Dialect, Pa_ComputeType, "compute"> {
 }
 
 def Pa_KVLayoutAttr : Pa_Attr<"KVLayout", "kv_layout"> {
-  let summary = "page size, K packing width and V layout of a paged KV cache";
+  let summary = "page size and layout of a paged KV cache";
   let description = [{
-    Describes how the KV cache operands of `pa.decode` are laid out:
+    Describes how the KV cache operands of `pa.decode` are laid out. Token
+    `t` of a sequence lives in page `block_tables[b][t / P]` at slot
+    `t % P`; `layout` orders the dims around it:
 
-    - `page_size` P: tokens per page, one of 16, 64, 128.
-    - `k_pack` x: elements of one token stored contiguously (16 bytes):
-      16 for fp8 caches, 8 for bf16 caches. Keys are always packed,
-      `[N, Hkv, D/x, P, x]`; a non-packed 4-D K cache is not supported.
-    - `v_layout`: `plain` values are `[N, Hkv, D, P]` (token axis
-      contiguous); `transposed` values are `[N, Hkv, P/x, D, x]` (x
-      consecutive tokens of one head element contiguous; requires
-      `P % x == 0`).
+    - `packed` (the default; vLLM v0, aiter): keys `[N, Hkv, D/x, P, x]`
+      with `k_pack` x elements of one token contiguous (16 bytes: 16 for
+      fp8 caches, 8 for bf16 caches); values by `v_layout`: `plain`
+      `[N, Hkv, D, P]` (token axis contiguous) or `transposed`
+      `[N, Hkv, P/x, D, x]` (x consecutive tokens of one head element
+      contiguous, `P % x == 0`). Page size 16, 64 or 128.
+    - `nhd` (vLLM v1, FlashInfer NHD, SGLang): keys and values
+      `[N, P, Hkv, D]`.
+    - `hnd` (FlashInfer HND): keys and values `[N, Hkv, P, D]`.
 
-    Example:
+    For `nhd` and `hnd` the page size is any power of two from 1 to 1024,
+    `k_pack` and `v_layout` are not given, and K and V may be strided views
+    of one combined cache (`[2, N, P, Hkv, D]` or `[N, 2, P, Hkv, D]`): any
+    strides on the outer dims, the head-dim axis contiguous (stride 1).
+    Per-token scales are `[N, Hkv, P]` for every layout.
+
+    Examples:
 
     ```mlir
     #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = transposed>
+    #pa.kv_layout<page_size = 1, layout = nhd>
     ```
   }];
-  let parameters = (ins "int64_t":$page_size, "int64_t":$k_pack,
-                        "::mlir::pa::VLayout":$v_layout);
+  let parameters = (ins "int64_t":$page_size,
+                        DefaultValuedParameter<"int64_t", "0">:$k_pack,
+                        DefaultValuedParameter<"::mlir::pa::VLayout",
+                            "::mlir::pa::VLayout::plain">:$v_layout,
+                        DefaultValuedParameter<"::mlir::pa::CacheLayout",
+                            "::mlir::pa::CacheLayout::packed">:$layout);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -11,6 +11,13 @@
 namespace mlir::pa {
 /// Tokens per KV tile of the split-K plan.
 inline constexpr int64_t kTileTokens = 256;
+/// Largest page size of the nhd / hnd layouts.
+inline constexpr int64_t kMaxPageSize = 1024;
+/// Page ids of one tile: 256 / P, or 1 when a page spans whole tiles
+/// (P > 256: the tile lies inside page tile * 256 / P).
+inline constexpr int64_t pagesPerTile(int64_t pageSize) {
+  return pageSize >= kTileTokens ? 1 : kTileTokens / pageSize;
+}
 
 /// Work-plan capacity (slots) for `batch` sequences:
 /// min(B * max_partitions, max(B, ceil(budget / Hkv))).

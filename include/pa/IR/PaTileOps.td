@@ -23,8 +23,9 @@ def Pa_TilePageIdsOp : Pa_TileOp<"page_ids"> {
   let summary = "page ids of one 256-token KV tile";
   let description = [{
     Returns the ids of the `256 / page_size` pages of KV tile `tile` of
-    sequence `sequence`: element `k` is `block_tables[sequence][tile * 256 /
-    P + k]` when page `k` holds a token of the visible range
+    sequence `sequence` (one page when `page_size > 256`: the tile lies in
+    page `tile * 256 / P`): element `k` is `block_tables[sequence][tile *
+    256 / P + k]` when page `k` holds a token of the visible range
     `[visible_begin, visible_end)` (absolute token indices, i64), and 0
     otherwise; block-table entries of pages with no visible token are never
     read. `pa-stage-page-ids` serves these reads from workgroup memory; an
@@ -104,8 +105,12 @@ def Pa_TileQKOp : Pa_TileOp<"qk"> {
     For the 256 tokens `t` of the tile starting at absolute token
     `tile_start` whose index lies in `[valid_begin, valid_end)`:
     `scores[m][t] = score_scale * k_scale(t) * sum_d query_tile[m][d] * K_t[d]`
-    with `K_t[d] = key_cache[page_ids[t / P]][kv_head][d / x][t % P][d % x]`
-    and `k_scale(t)` 1, `k_scale[0]` or `k_scale[page][kv_head][t % P]` by
+    with `K_t[d]` element `d` of the key of token `t`: for `cache_layout`
+    `packed` (the default) `key_cache[page][kv_head][d / x][s][d % x]`, for
+    `nhd` `key_cache[page][s][kv_head][d]`, for `hnd`
+    `key_cache[page][kv_head][s][d]`, where `s = t % P` and `page =
+    page_ids[t / P]` (for `P > 256` a tile lies inside one page: `page =
+    page_ids[0]`, `s = (tile_start + t) % P`); and `k_scale(t)` 1, `k_scale[0]` or `k_scale[page][kv_head][t % P]` by
     `scale`. Columns outside the valid range are unspecified (their keys are
     never read); the softmax masks them. `score_scale` folds the softmax
     scale and `log2(e)` (scores are in the exp2 domain). With `soft_cap = c`
@@ -133,7 +138,9 @@ def Pa_TileQKOp : Pa_TileOp<"qk"> {
                        Arg<AnyMemRef, "scores [M, 256]", [MemWrite]>:$scores,
                        Pa_I64Attr:$page_size, F32Attr:$score_scale,
                        Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute,
-                       OptionalAttr<F32Attr>:$soft_cap);
+                       OptionalAttr<F32Attr>:$soft_cap,
+                       DefaultValuedAttr<Pa_CacheLayoutAttr,
+                           "::mlir::pa::CacheLayout::packed">:$cache_layout);
   let assemblyFormat = [{
     $query_tile `,` $key_cache `[` $page_ids `,` $kv_head `]`
     `tile_start` $tile_start `valid` `[` $valid_begin `,` $valid_end `]`
@@ -188,9 +195,11 @@ def Pa_TilePVOp : Pa_TileOp<"pv"> {
     tile whose absolute index lies in `[valid_begin, valid_end)`; values of
     other tokens are never read (so garbage in unwritten cache slots cannot
     reach the sum, not even as `0 * NaN`). `V_t[d]` is
-    `value_cache[page][kv_head][d][t % P]` (plain) or
-    `value_cache[page][kv_head][(t % P) / x][d][t % x]` (transposed), with
-    `page = page_ids[t / P]`; `v_scale(t)` as for keys. `compute` fp8 means
+    `value_cache[page][kv_head][d][s]` (plain) or
+    `value_cache[page][kv_head][s / x][d][s % x]` (transposed) for
+    `cache_layout` `packed`, and as for keys for `nhd` / `hnd` (`v_layout`
+    is then ignored), with `page` and `s` as for keys; `v_scale(t)` as for
+    keys. `compute` fp8 means
     P is quantized for the product on the GPU.
 
     ```mlir
@@ -207,7 +216,9 @@ def Pa_TilePVOp : Pa_TileOp<"pv"> {
                        Arg<Optional<AnyMemRef>, "value scales", [MemRead]>:$v_scale,
                        Arg<AnyMemRef, "accumulator [M, D]", [MemRead, MemWrite]>:$acc,
                        Pa_I64Attr:$page_size, Pa_VLayoutAttr:$v_layout,
-                       Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute);
+                       Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute,
+                       DefaultValuedAttr<Pa_CacheLayoutAttr,
+                           "::mlir::pa::CacheLayout::packed">:$cache_layout);
   let assemblyFormat = [{
     $probs `,` $value_cache `[` $page_ids `,` $kv_head `]`
     `tile_start` $tile_start `valid` `[` $valid_begin `,` $valid_end `]`

@@ -5,6 +5,8 @@
 //   packed K          [N, Hkv, D/x, P, x]
 //   plain V           [N, Hkv, D, P]
 //   transposed V      [N, Hkv, P/x, D, x]
+//   nhd K and V       [N, P, Hkv, D]
+//   hnd K and V       [N, Hkv, P, D]
 //   per-token scales  [N, Hkv, P]
 // with x = 16 bytes / element size (16 for fp8, 8 for bf16).
 //
@@ -22,10 +24,14 @@
 namespace pa::oracle {
 
 enum class VLayout { Plain, Transposed };
+// Packed: K packed, V by VLayout; Nhd / Hnd: K and V alike.
+enum class CacheLayout { Packed, Nhd, Hnd };
 enum class ScaleMode { None, PerTensor, PerToken };
 
 const char *vLayoutName(VLayout layout);       // "plain", "transposed"
 bool parseVLayout(const std::string &name, VLayout &layout);
+const char *cacheLayoutName(CacheLayout layout); // "packed", "nhd", "hnd"
+bool parseCacheLayout(const std::string &name, CacheLayout &layout);
 const char *scaleModeName(ScaleMode mode);     // "none", "per_tensor", "per_token"
 bool parseScaleMode(const std::string &name, ScaleMode &mode);
 
@@ -48,6 +54,9 @@ int64_t packedKeyIndex(const CacheGeometry &g, int64_t page, int64_t kvHead,
                        int64_t slot, int64_t d);
 int64_t valueIndex(const CacheGeometry &g, VLayout layout, int64_t page,
                    int64_t kvHead, int64_t slot, int64_t d);
+// nhd [N, P, Hkv, D] and hnd [N, Hkv, P, D] (K and V alike).
+int64_t unpackedIndex(const CacheGeometry &g, CacheLayout layout, int64_t page,
+                      int64_t kvHead, int64_t slot, int64_t d);
 int64_t perTokenScaleIndex(const CacheGeometry &g, int64_t page,
                            int64_t kvHead, int64_t slot);
 
@@ -68,7 +77,8 @@ struct DecodeShape {
   int64_t pageSize = 16;     // P
   ScalarType kvType = ScalarType::F8E4M3FN; // fp8 flavour or bf16
   ScalarType queryType = ScalarType::BF16;  // bf16 or f16
-  VLayout vLayout = VLayout::Plain;
+  VLayout vLayout = VLayout::Plain;          // Packed cacheLayout only
+  CacheLayout cacheLayout = CacheLayout::Packed;
   ScaleMode scaleMode = ScaleMode::PerTensor; // applies to K and V alike
   int64_t window = 0;                         // <= 0: no window
   std::optional<double> softmaxScale;         // default D^-0.5
@@ -112,7 +122,7 @@ TokenLocation locateToken(const DecodeCase &c, int64_t sequence,
 
 enum class CacheOperand { Key, Value };
 // Element offset of (token at `location`, kvHead, d) in the operand's cache,
-// in its layout (packed K, or V in c.vLayout).
+// in its layout (c.cacheLayout; packed K, or V in c.vLayout, for Packed).
 int64_t cacheElementIndex(const DecodeCase &c, CacheOperand operand,
                           TokenLocation location, int64_t kvHead, int64_t d);
 // The scale of that token: per-tensor, per-token at [page, h, slot], or 1.

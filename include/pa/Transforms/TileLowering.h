@@ -54,6 +54,24 @@ Value buildVisiblePageId(OpBuilder &builder, Location loc, TilePageIdsOp op,
 Value buildNaNIfNotFinite(OpBuilder &builder, Location loc, Value x,
                           Value zeros = {});
 
+/// Which cache an element address is for.
+enum class CacheOperand { key, value };
+
+/// The one place that maps a cache element to its memref indices, for every
+/// layout: element `d` (index) of the K or V row of the token in slot `slot`
+/// of page `page` (index), KV head `kvHead`:
+///   packed K [N, Hkv, D/x, P, x]: [page, kvHead, d / x, slot, d % x]
+///   packed plain V [N, Hkv, D, P]: [page, kvHead, d, slot]
+///   packed transposed V [N, Hkv, P/x, D, x]: [page, kvHead, slot / x, d, slot % x]
+///   nhd [N, P, Hkv, D]: [page, slot, kvHead, d]
+///   hnd [N, Hkv, P, D]: [page, kvHead, slot, d]
+/// `pack` is x (unused by nhd, hnd and plain V); `vLayout` matters for packed
+/// values only. Strides (views of a combined cache) are the memref's.
+SmallVector<Value, 5> buildCacheElementIndices(
+    OpBuilder &builder, Location loc, CacheLayout layout, CacheOperand operand,
+    VLayout vLayout, int64_t pack, Value page, Value kvHead, Value slot,
+    Value d, ConstantBuilder constant);
+
 /// Replaces `op` by the loop of buildVisiblePageId reads the host executor
 /// runs (checking the block-table operand first).
 LogicalResult lowerTilePageIdsToLoop(TilePageIdsOp op);

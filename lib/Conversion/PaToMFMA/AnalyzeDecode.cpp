@@ -221,6 +221,12 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
            << " fit beside a tile step without spilling); use row groups of "
               "16 rows (Q * G <= 16)";
 
+  if (d.qk.getCacheLayout() != CacheLayout::packed ||
+      d.pv.getCacheLayout() != CacheLayout::packed)
+    return d.qk.emitOpError()
+           << "pa-to-mfma supports the packed KV layout only, got "
+           << stringifyCacheLayout(d.qk.getCacheLayout()) << " (nhd and hnd "
+              "caches run on the host executor)";
   s.pageSize = d.qk.getPageSize();
   if (s.pageSize % kGroupTokens != 0 || kTileTokens % s.pageSize != 0)
     return d.qk.emitOpError() << "pa-to-mfma supports page sizes that are "

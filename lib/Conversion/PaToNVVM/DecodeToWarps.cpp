@@ -189,6 +189,12 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
   MemRefType queryTile = memref(ops.qk.getQueryTile());
   shape.rows = queryTile.getDimSize(0);
   shape.headDim = queryTile.getDimSize(1);
+  if (ops.qk.getCacheLayout() != CacheLayout::packed ||
+      ops.pv.getCacheLayout() != CacheLayout::packed) {
+    reason = "an nhd / hnd KV cache (the warp lowering indexes the packed "
+             "layout only)";
+    return false;
+  }
   shape.pageSize = ops.qk.getPageSize();
   Type kv = memref(ops.qk.getKeyCache()).getElementType();
   Type vType = memref(ops.pv.getValueCache()).getElementType();

@@ -134,3 +134,28 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
              scale = #pa.scale<none>}
   return
 }
+
+// -----
+
+// An nhd cache is not one the warp lowering indexes: the decode kernel runs
+// the reference loops on thread 0 of each block (correct, not fast), and
+// says why.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.thread0_reason = "an nhd / hnd KV cache (the warp lowering indexes the packed layout only)"
+// CHECK:         memref.load %{{.*}} : memref<?x1x1x64xbf16>
+// CHECK-NOT:   pa.tile.
+func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xbf16>,
+    %value_cache: memref<?x1x1x64xbf16>, %block_tables: memref<?x?xi32>,
+    %context_lengths: memref<?xi32>, %work_info: memref<?x4xi32>,
+    %exp_sums: memref<1x?x8xf32>, %max_logits: memref<1x?x8xf32>,
+    %tmp_out: memref<1x?x8x64xf32>) {
+  pa.decode query(%query : memref<?x8x64xbf16>) key_cache(%key_cache : memref<?x1x1x64xbf16>)
+            value_cache(%value_cache : memref<?x1x1x64xbf16>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<1x?x8xf32>) max_logits(%max_logits : memref<1x?x8xf32>)
+            tmp_out(%tmp_out : memref<1x?x8x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 1, layout = nhd>}
+  return
+}
