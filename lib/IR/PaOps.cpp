@@ -159,22 +159,6 @@ unsigned kvHeadDim(CacheLayout layout) {
   return layout == CacheLayout::nhd ? 2 : 1;
 }
 
-/// An nhd / hnd cache may be a strided view (of a combined K/V cache), but
-/// one token's head-dim row must be contiguous: stride 1 on the last dim.
-LogicalResult verifyHeadDimContiguous(Operation *op, StringRef name,
-                                      Value cache) {
-  auto type = cast<MemRefType>(cache.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (succeeded(type.getStridesAndOffset(strides, offset)) &&
-      !strides.empty() && strides.back() == 1)
-    return success();
-  return op->emitOpError() << "'" << name
-                           << "' must have a contiguous head-dim axis (last "
-                              "stride 1; outer dims may have any strides), got "
-                           << type;
-}
-
 /// Bound of the integer attributes that reach the plan's i32 fields and the
 /// kernels' i64 token arithmetic (the spec's windows reach 2^31-1); larger
 /// values would overflow there instead of meaning anything.
@@ -575,8 +559,9 @@ LogicalResult DecodeOp::verify() {
     for (auto [name, cache] :
          {std::pair<StringRef, Value>{"key_cache", getKeyCache()},
           {"value_cache", getValueCache()}})
-      if (failed(check.shape(name, cache, pattern, expected)) ||
-          failed(verifyHeadDimContiguous(op, name, cache)))
+      // Views of a combined cache: any outer strides, unit head-dim stride.
+      if (failed(check.shape(name, cache, pattern, expected,
+                             /*strided=*/true)))
         return failure();
     break;
   }

@@ -158,7 +158,7 @@ func.func @nhd_head_dim_strided(
     %v: memref<?x16x2x256xf8E4M3FN>, %bt: memref<?x?xi32>,
     %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>, %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'key_cache' must have a contiguous head-dim axis (last stride 1; outer dims may have any strides), got 'memref<?x16x2x256xf8E4M3FN, strided<[?, 1024, 512, 2]>>'}}
+  // expected-error @+1 {{'key_cache' must be row-major or strided with a unit innermost stride (strided<[?, ?, 1]>), got 'memref<?x16x2x256xf8E4M3FN, strided<[?, 1024, 512, 2]>>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x16x2x256xf8E4M3FN, strided<[?, 1024, 512, 2]>>)
       value_cache(%v : memref<?x16x2x256xf8E4M3FN>)
@@ -177,7 +177,7 @@ func.func @hnd_value_head_dim_dynamic_stride(
     %bt: memref<?x?xi32>,
     %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>, %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'value_cache' must have a contiguous head-dim axis (last stride 1; outer dims may have any strides)}}
+  // expected-error @+1 {{'value_cache' must be row-major or strided with a unit innermost stride}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x256xf8E4M3FN>)
       value_cache(%v : memref<?x2x16x256xf8E4M3FN, strided<[?, ?, ?, ?], offset: ?>>)
