@@ -8,6 +8,7 @@ flavour) is the verifier's to say, at compile time.
 """
 
 import ctypes
+import math
 import dataclasses
 from typing import Optional
 

@@ -98,7 +98,7 @@ TEST_F(Embedding, RegistersDialectsAndNamedPipelines) {
 TEST_F(Embedding, OperandTypesFollowTheConfiguration) {
   auto types = decodeOperandTypes(context, frontendConfig());
   std::vector<std::pair<std::string, std::string>> expected = {
-      {"query", "memref<?x16x128xbf16>"},
+      {"query", "memref<?x16x128xbf16, strided<[?, 128, 1]>>"},
       {"key_cache", "memref<?x2x8x16x16xf8E4M3FN>"},
       {"value_cache", "memref<?x2x128x16xf8E4M3FN>"},
       {"block_tables", "memref<?x?xi32>"},
