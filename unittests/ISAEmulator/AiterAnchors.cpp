@@ -62,6 +62,25 @@ struct KernelCase {
   int64_t queryLen;
 };
 
+// The configuration aiter's two kernels and ours share: D 128, GQA 8 (16
+// query heads over 2 KV heads), fp8 KV with per-token scales, page 16,
+// transposed V, bf16 query.
+oracle::CaseConfig sharedConfiguration(oracle::ScalarType fp8, int64_t batch,
+                                       int64_t queryLen) {
+  oracle::CaseConfig config;
+  config.batch = batch;
+  config.queryLen = queryLen;
+  config.numKvHeads = 2;
+  config.numQueryHeads = 16;
+  config.headDim = 128;
+  config.pageSize = 16;
+  config.kvType = fp8;
+  config.queryType = oracle::ScalarType::BF16;
+  config.vLayout = oracle::VLayout::Transposed;
+  config.scaleMode = oracle::ScaleMode::PerToken;
+  return config;
+}
+
 /// The oracle's cases fill every cache slot no sequence wrote with garbage
 /// (NaN and infinite values and scales included) that a kernel must never
 /// let through; aiter's kernels compute whole pages and mask the scores of
@@ -205,17 +224,7 @@ int compare(const std::string &anchors) {
                                  : oracle::ScalarType::F8E4M3FN;
     isa::ChipModel model = isa::chipModel(chip);
     for (int64_t q : {int64_t(1), int64_t(4)}) {
-      oracle::CaseConfig config;
-      config.batch = 2;
-      config.queryLen = q;
-      config.numKvHeads = 2;
-      config.numQueryHeads = 16;
-      config.headDim = 128;
-      config.pageSize = 16;
-      config.kvType = fp8;
-      config.queryType = oracle::ScalarType::BF16;
-      config.vLayout = oracle::VLayout::Transposed;
-      config.scaleMode = oracle::ScaleMode::PerToken;
+      oracle::CaseConfig config = sharedConfiguration(fp8, 2, q);
       config.contextLengths.assign(2, 2048);
       config.seed = 7;
       oracle::DecodeCase c;
@@ -365,17 +374,8 @@ int main(int argc, char **argv) {
       }
       const isa::Kernel &kernel = *object->kernels()[0];
       for (size_t set = 0; set < lengthSets.size(); ++set) {
-        oracle::CaseConfig config;
-        config.batch = int64_t(lengthSets[set].size());
-        config.queryLen = kc.queryLen;
-        config.numKvHeads = 2;
-        config.numQueryHeads = 16;
-        config.headDim = 128;
-        config.pageSize = 16;
-        config.kvType = fp8;
-        config.queryType = oracle::ScalarType::BF16;
-        config.vLayout = oracle::VLayout::Transposed;
-        config.scaleMode = oracle::ScaleMode::PerToken;
+        oracle::CaseConfig config = sharedConfiguration(
+            fp8, int64_t(lengthSets[set].size()), kc.queryLen);
         config.contextLengths = lengthSets[set];
         for (int32_t &length : config.contextLengths)
           length = std::max<int32_t>(length, int32_t(kc.queryLen));
