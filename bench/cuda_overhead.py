@@ -214,6 +214,11 @@ def run(calls):
         torch.cuda.empty_cache()
 
 
+class _NoLaunch:
+    """A bound launch that enqueues nothing (Plan.run calls `call`)."""
+    call = (lambda *arguments: True, 0, 0)
+
+
 def breakdown(calls):
     """Where the host time of a run and a plan goes (B 1, L 1024): the
     Python side alone (the enqueue replaced by nothing), the runtime's
@@ -228,15 +233,21 @@ def breakdown(calls):
     one()
     launch = plan._launch_layer
     stream = torch._C._cuda_getCurrentRawStream(0)
-    plan._launch_layer = lambda *a: None
+    plan._launch_layer = _NoLaunch()
     python_us = host_time(torch, one, calls)
     plan._launch_layer = launch
     enqueue_us = host_time(torch, lambda: launch(stream), calls)
     small = torch.zeros(16, device="cuda")
     torch_us = host_time(torch, lambda: small.add_(1.0), calls)
+
+    def new_plan():
+        pa_mlir._plans.plans.clear()
+        step.plan()
+    plan_us = host_time(torch, new_plan, calls)
     print(f"B 1 L 1024: Plan.run Python side {python_us:.1f} us, runtime "
           f"enqueue (decode + reduce) {enqueue_us:.1f} us, one torch kernel "
-          f"launch {torch_us:.1f} us (medians of {calls})")
+          f"launch {torch_us:.1f} us, plan() building a plan {plan_us:.1f} us "
+          f"(medians of {calls})")
     profiler = cProfile.Profile()
     profiler.enable()
     for _ in range(100):

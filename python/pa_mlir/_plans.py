@@ -84,8 +84,11 @@ def decode_config(torch, target, device, *, num_query_heads, num_kv_heads,
 _programs = {}
 
 
-def _program_of_keywords(torch, target, device, keywords):
-    key = (target, device, tuple(sorted(keywords.items())))
+def _program_of_keywords(torch, target, device, keywords, items):
+    """The program of plan()'s keywords; `items`: tuple(keywords.items())
+    (a caller's keywords come in one order: another order is another
+    entry, not another program)."""
+    key = (target, device, items)
     found = _programs.get(key)
     if found is None:
         config = decode_config(torch, target, device, **keywords)
@@ -112,11 +115,14 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     """
     torch = _torch_for(block_tables, context_lengths)
     device = torch.cuda.current_device()
+    items = tuple(config.items())
     # The same arguments (a serving engine's persistent sequence tensors,
-    # step after step) give the same plan: a lookup, not a rebuild.
-    key = (target, device, tuple(sorted(config.items())),
-           block_tables.data_ptr(), tuple(block_tables.shape),
-           context_lengths.data_ptr(), tuple(context_lengths.shape),
+    # step after step) give the same plan: a lookup, not a rebuild. The
+    # sequence tensors are known by what the plan's checks and kernels
+    # depend on (address, shape, strides, dtype; the address says the
+    # device), so a tensor that differs in any of these is checked anew.
+    key = (target, device, items, _sequences_key(block_tables),
+           _sequences_key(context_lengths),
            None if workspace is None else (workspace.data_ptr(),
                                            workspace.numel()), debug)
     found = plans.lookup(key)
@@ -125,17 +131,21 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
         return found
     target = target or _tensors.tensor_target(torch)
     _tensors.check_target(torch, target)
-    _tensors._tensor("block_tables", block_tables, (2,), (torch.int32,))
-    _tensors._tensor("context_lengths", context_lengths, (1,),
-                     (torch.int32,))
-    _tensors.check_device(block_tables, "block_tables", device)
-    _tensors.check_device(context_lengths, "context_lengths", device)
-    program = _program_of_keywords(torch, target, device, config)
+    check_sequences(torch, block_tables, context_lengths, device)
+    program = _program_of_keywords(torch, target, device, config, items)
+    # New sequence tensors of known shapes: the plan's layout (operand
+    # table, workspace layout, operand array) is found, not derived again
+    # (_tensors.plan_layout), so what remains is this plan's own array,
+    # its addresses and its launches.
     made = plans.store(key, _tensors.Plan(
         torch, target, program, program.config, device, block_tables,
         context_lengths, workspace=workspace, debug=debug))
     made.replan()
     return made
+
+
+def _sequences_key(tensor):
+    return (tensor.data_ptr(), tensor.shape, tensor.stride(), tensor.dtype)
 
 
 def workspace_bytes(batch, config):
@@ -158,16 +168,21 @@ class PlanCache:
         self._size = size
         self._lock = threading.Lock()
 
-    def lookup(self, key):
+    def lookup(self, key, owner=None):
+        """The plan stored under `key` with `owner` (None when none)."""
         with self._lock:
             found = self._plans.get(key)
-            if found is not None:
-                self._plans.move_to_end(key)
-            return found
+            if found is None or found[0] is not owner:
+                return None
+            self._plans.move_to_end(key)
+            return found[1]
 
-    def store(self, key, plan):
+    def store(self, key, plan, owner=None):
+        """Stores `plan` under `key`; `owner`, an object whose id() is
+        part of the key, is kept with it (alive, so that its id stays its
+        own) and must be the one a lookup gives."""
         with self._lock:
-            self._plans[key] = plan
+            self._plans[key] = (owner, plan)
             while len(self._plans) > self._size:
                 self._plans.popitem(last=False)
         return plan
@@ -179,21 +194,47 @@ class PlanCache:
     def get(self, torch, target, config, block_tables, context_lengths,
             workspace):
         """The plan of a DecodeConfig on these tensors (the custom op's
-        and the drop-in entry points')."""
+        and the drop-in entry points'). The configuration is known by its
+        identity (hashing one costs microseconds; the entry keeps it, so
+        the identity stays its own)."""
         device = torch.cuda.current_device()
-        key = (target, config, device, block_tables.data_ptr(),
-               tuple(block_tables.shape), context_lengths.data_ptr(),
-               tuple(context_lengths.shape),
+        key = (target, id(config), device, _sequences_key(block_tables),
+               _sequences_key(context_lengths),
                None if workspace is None else (workspace.data_ptr(),
                                                workspace.numel()))
-        found = self.lookup(key)
+        found = self.lookup(key, config)
         if found is not None:
             return found
         _tensors.check_target(torch, target)
-        program = _targets.program(target, config.to_c())
-        return self.store(key, _tensors.Plan(
-            torch, target, program, program.config, device, block_tables,
-            context_lengths, workspace=workspace))
+        check_sequences(torch, block_tables, context_lengths, device)
+        program = _program_of_config(target, config)
+        plan = _tensors.Plan(torch, target, program, program.config, device,
+                             block_tables, context_lengths,
+                             workspace=workspace)
+        return self.store(key, plan, config)
+
+
+# (target, DecodeConfig) -> the program: DecodeConfig.to_c() and the
+# target's lookup once per configuration, not once per new plan.
+_config_programs = {}
+
+
+def _program_of_config(target, config):
+    found = _config_programs.get((target, config))
+    if found is None:
+        found = _config_programs[(target, config)] = _targets.program(
+            target, config.to_c())
+    return found
+
+
+def check_sequences(torch, block_tables, context_lengths, device):
+    """ValueError unless block_tables is an int32 [B, max_pages] and
+    context_lengths an int32 [B] contiguous GPU tensor on `device`."""
+    _tensors._tensor("block_tables", block_tables, (2,), (torch.int32,))
+    _tensors._tensor("context_lengths", context_lengths, (1,),
+                     (torch.int32,))
+    _tensors.check_device(block_tables, "block_tables", device)
+    _tensors.check_device(context_lengths, "context_lengths", device)
 
 
 plans = PlanCache()

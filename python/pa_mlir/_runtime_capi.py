@@ -241,34 +241,71 @@ class _Program(_ffi.OwnedHandle):
                          or "pa_mlir: the launch failed")
 
 
-class _BoundLaunch(_ffi.OwnedHandle):
+def _bare_functions(lib, driver):
+    """(bind, enqueue, destroy): the bound-launch entry points of `driver`
+    as bare ctypes functions of pointer arguments (lib[name] is a new
+    function object: the declared ones keep their checked signatures). A
+    struct of one pointer is passed as the pointer, so bind returns the
+    launch as a void *. Made once per library and driver: a plan binds
+    its launches on every new plan."""
+    bind = lib[f"pa{driver}ProgramBind"]
+    bind.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                     ctypes.c_uint32, ctypes.c_void_p)
+    bind.restype = ctypes.c_void_p
+    enqueue = lib[f"pa{driver}LaunchEnqueue"]
+    enqueue.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    enqueue.restype = ctypes.c_bool
+    destroy = lib[f"pa{driver}LaunchDestroy"]
+    destroy.argtypes = (ctypes.c_void_p,)
+    destroy.restype = None
+    return bind, enqueue, destroy
+
+
+_bare = {}
+
+
+class _BoundLaunch:
     """A PaCudaLaunch / PaHipLaunch of a program's kernels over a prepared
     operand array (kept alive here, as the launch reads it at every
     call); calling it with a stream enqueues."""
 
     def __init__(self, program, prepared, kernels):
+        lib, driver = program._lib, program._driver
+        functions = _bare.get((id(lib), driver))
+        if functions is None:
+            functions = _bare[(id(lib), driver)] = _bare_functions(lib,
+                                                                  driver)
+        bind, enqueue, self._destroy = functions
         array, count, _ = prepared
-        self._destroy = f"pa{program._driver}LaunchDestroy"
-        super().__init__(program._lib, f"pa{program._driver}ProgramBind",
-                         program._handle, array, count, kernels)
+        self._error = PaString()
+        error = ctypes.addressof(self._error)
+        # `kernels` is one of the KERNEL_* masks and `count` an array's
+        # length: nothing to range-check.
+        self._launch = bind(program._handle.ptr, ctypes.addressof(array),
+                            count, kernels, error)
+        if not self._launch:
+            program.raise_launch_error(self._error)
         self._program = program  # the launch must not outlive it
         self._prepared = prepared
-        # A struct of one pointer is passed as the pointer: the bare
-        # function takes (void *launch, void *stream, PaString *error).
-        # (lib[name] is a new function object: the declared one keeps its
-        # checked signature.)
-        enqueue = program._lib[f"pa{program._driver}LaunchEnqueue"]
-        enqueue.argtypes = (ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_void_p)
-        enqueue.restype = ctypes.c_bool
-        self._error = PaString()
-        self._call = (enqueue, self._handle.ptr,
-                      ctypes.addressof(self._error))
+        # (function, launch, error): a hot path calls
+        # function(launch, stream, error) itself (no frame of __call__)
+        # and failed() when it returns false.
+        self.call = (enqueue, self._launch, error)
 
     def __call__(self, stream):
-        enqueue, launch, error = self._call
+        enqueue, launch, error = self.call
         if not enqueue(launch, stream, error):
-            self._program.raise_launch_error(self._error)
+            self.failed()
+
+    def failed(self):
+        """Raises the ValueError of the enqueue that just failed."""
+        self._program.raise_launch_error(self._error)
+
+    def __del__(self):
+        launch = getattr(self, "_launch", None)
+        if launch:
+            self._destroy(launch)
+            self._launch = None
 
 
 def device_operands(operands):

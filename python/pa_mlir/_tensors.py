@@ -17,13 +17,18 @@ workspace of the split-K partials. Its replan() launches the plan kernel
 (pa_mlir.plan() does, once per step); its run() checks the per-layer
 tensors and patches their addresses into a descriptor array built once,
 then launches decode and reduce only: no allocation (with out= given), no
-ctypes structures built, no dict or JSON work per call. Poison fills of the
+ctypes structures built, no dict or JSON work per call. What a plan derives
+from shapes and dtypes alone (operand table, workspace layout, the
+descriptor array it copies) is a PlanLayout shared by every plan of the
+same program, batch and block-table width, so a plan of new sequence
+tensors copies an array and binds its launches. Poison fills of the
 outputs and the workspace happen only in debug mode (PA_MLIR_DEBUG=1, or
 debug=True): the partials before every run, the plan's work lists before
 every replan.
 """
 
 import ctypes
+import functools
 import os
 import sys
 
@@ -309,55 +314,146 @@ def workspace_layout(table):
 
 
 class DeviceOperands:
-    """The PaDeviceOperand array of one operand table, built once
-    (_runtime_capi.device_operands): run() sets addresses through
-    `slot(name)` and the pool size N through set_pool()."""
+    """The PaDeviceOperand array of one operand table
+    (_runtime_capi.device_operands), made once per PlanLayout; every plan
+    launches on its own copy(), whose addresses (`addresses[slot]`,
+    address_slot(name)), pool size N (set_pool()) and query row stride
+    (`query_strides[0]`) it patches in place."""
 
-    def __init__(self, table, num_pages):
+    def __init__(self, table):
         self.names = [op.name for op in table]
-        self.prepared = _runtime_capi.device_operands(
+        self.array, self.count, self._keep = _runtime_capi.device_operands(
             [(op.name, 0, op.shape) for op in table])
-        array, _, keep = self.prepared
-        # The sizes of the operands whose dim 0 is the pool's page count N.
-        self._pooled = [sizes for op, (_, sizes) in zip(table, keep)
+        record = _runtime_capi.PaDeviceOperand
+        word = ctypes.sizeof(record) // 8
+
+        def field_slot(i, field):
+            return i * word + getattr(record, field).offset // 8
+
+        # Where in `addresses` (a c_uint64 view of the array) each
+        # operand's address field is; a run writes data_ptr() there.
+        self.slots = {name: field_slot(i, "address")
+                      for i, name in enumerate(self.names)}
+        # The operands whose dim 0 is the pool's page count N: (slot of
+        # the sizes pointer, the template's sizes), copied per plan.
+        self._pooled = [(field_slot(i, "sizes"), sizes)
+                        for i, (op, (_, sizes)) in enumerate(zip(table,
+                                                                  self._keep))
                         if op.pattern.startswith("[N,")]
-        self.num_pages = num_pages
-        # The query's strides (elements; row-major until run() sets the
-        # row stride of a view): the kernels read it at these.
+        self._query = None
+        if "query" in self.slots:
+            i = self.names.index("query")
+            _, heads, dim = table[i].shape
+            self._query = (field_slot(i, "strides"),
+                           (ctypes.c_int64 * 3)(heads * dim, dim, 1))
+        self.num_pages = 0
+        self._own_arrays()
+
+    def copy(self):
+        """An array of the same operands, its own to patch (the sizes that
+        never change are shared)."""
+        twin = object.__new__(DeviceOperands)
+        twin.__dict__.update(self.__dict__)
+        twin.array = type(self.array).from_buffer_copy(self.array)
+        twin.num_pages = 0  # as the pooled sizes copied below
+        twin._own_arrays()
+        return twin
+
+    def _own_arrays(self):
+        """Arrays of this copy alone: the sizes of the pooled operands,
+        the query's strides (row-major until a run sets the row stride of
+        a view: the kernels read the query at these), and `addresses`, a
+        c_uint64 view of the array (`slots` index it)."""
+        words = ctypes.sizeof(self.array) // 8
+        self.addresses = words = (ctypes.c_uint64 * words).from_buffer(
+            self.array)
+        copy = ctypes.addressof
+        self._pooled_sizes = []
+        for slot, sizes in self._pooled:
+            own = type(sizes).from_buffer_copy(sizes)
+            words[slot] = copy(own)
+            self._pooled_sizes.append(own)
         self.query_strides = None
-        if "query" in self.names:
-            _, heads, dim = self._shape_of(table, "query")
-            self.query_strides = (ctypes.c_int64 * 3)(heads * dim, dim, 1)
-            self.slot("query").strides = ctypes.cast(
-                self.query_strides, ctypes.POINTER(ctypes.c_int64))
+        if self._query is not None:
+            slot, strides = self._query
+            self.query_strides = type(strides).from_buffer_copy(strides)
+            words[slot] = copy(self.query_strides)
 
-    @staticmethod
-    def _shape_of(table, name):
-        return next(op.shape for op in table if op.name == name)
+    @property
+    def prepared(self):
+        """(array, count, keep-alive) for the runtime's launches."""
+        return (self.array, self.count,
+                (self._keep, self._pooled_sizes, self.query_strides))
 
-    def slot(self, name):
-        """The array element of operand `name` (None when absent)."""
-        if name not in self.names:
-            return None
-        return self.prepared[0][self.names.index(name)]
-
-    def address_cell(self, name):
-        """A c_uint64 over the address field of operand `name` (None when
-        absent), for the per-call addresses of Plan.run: a tensor's
-        data_ptr() is always an address, so the range check of the
-        structure's field assignment is not needed there."""
-        if name not in self.names:
-            return None
-        array = self.prepared[0]
-        offset = (self.names.index(name) * ctypes.sizeof(array._type_)
-                  + array._type_.address.offset)
-        return ctypes.c_uint64.from_buffer(array, offset)
+    def address_slot(self, name):
+        """The index in `addresses` of operand `name`'s address (None when
+        the table has no such operand). A tensor's data_ptr() is always an
+        address, so a run writes it there without a range check."""
+        return self.slots.get(name)
 
     def set_pool(self, num_pages):
         value = _ffi.checked_int(num_pages, ctypes.c_int64, "num_pages")
-        for sizes in self._pooled:
+        for sizes in self._pooled_sizes:
             sizes[0] = value
         self.num_pages = value
+
+
+class PlanLayout:
+    """What every plan of one program on one device for B sequences and
+    block tables of one width shares, derived once from shapes and dtypes:
+    the operand table, the workspace layout, the operand array the plans
+    copy, the dtypes and shapes a run checks. pa_mlir.plan() of new
+    sequence tensors (a serving engine's fresh seq_lens every step) finds
+    it (plan_layout) instead of deriving it again."""
+
+    def __init__(self, torch, program, batch, max_pages):
+        c = program.config
+        self.capacity = program.plan_capacity(batch)
+        table = program.operands(batch, 0, max_pages, self.capacity)
+        self.shapes = {op.name: op.shape for op in table}
+        self.patterns = {op.name: op.pattern for op in table}
+        self.workspace, self.workspace_bytes = workspace_layout(table)
+        self.operands = DeviceOperands(table)
+        self.tensor_type, self.float32 = torch.Tensor, torch.float32
+        self.query_dtype = query_torch_dtype(torch, c.query_dtype)
+        self.kv_dtypes = kv_torch_dtypes(torch, c.kv_dtype)
+        self.rows_shape = self.shapes["output"]
+        # A query's (head, element) strides: D and 1 (rows at any stride).
+        self.query_inner = (self.rows_shape[2], 1)
+        self.key_tail = self.shapes["key_cache"][1:]
+        self.value_tail = self.shapes["value_cache"][1:]
+        self.scaled = "k_scale" in self.shapes
+        # Per-token scales [N, Hkv, P] follow the pool; per-tensor ones [1].
+        self.scale_pooled = self.scaled and self.patterns[
+            "k_scale"].startswith("[N,")
+        self.scale_tail = (self.shapes["k_scale"][1:] if self.scale_pooled
+                           else self.shapes.get("k_scale"))
+        self.sinks_shape = self.shapes.get("sinks")
+
+
+@functools.lru_cache(maxsize=256)
+def plan_layout(torch, program, batch, max_pages):
+    """The PlanLayout of `program` for `batch` sequences and block tables
+    of `max_pages` columns (the most recent 256 kept)."""
+    return PlanLayout(torch, program, batch, max_pages)
+
+
+def workspace_views(torch, workspace, layout):
+    """{name: tensor}: the workspace operands of `layout`
+    (workspace_layout) as views into the uint8 tensor `workspace`."""
+    buffers = {}
+    for name, offset, shape, element_bytes in layout:
+        count = 1
+        for extent in shape:
+            count *= extent
+        buffers[name] = workspace[offset:offset + count * element_bytes].view(
+            _workspace_dtype(torch, name)).view(shape)
+    return buffers
+
+
+def _workspace_dtype(torch, name):
+    """The plan's indices are int32, the partial results float32."""
+    return torch.int32 if name in _PLAN_LISTS else torch.float32
 
 
 class Plan:
@@ -367,101 +463,100 @@ class Plan:
     and graph replays) and the workspace of the plan's work lists and the
     partial results. replan() once per step, run() once per layer.
 
-    Made by pa_mlir.plan(); decode() makes one per call.
+    Made by pa_mlir.plan(); decode() makes one per call. `layout`: the
+    PlanLayout of the program, batch and block-table width (None: looked
+    up).
     """
 
     def __init__(self, torch, target, program, config, device, block_tables,
                  context_lengths, workspace=None, debug=None,
-                 separate_buffers=False):
+                 separate_buffers=False, layout=None):
         self._torch = torch
         self.target = target
         self.program = program
         self.config = config
         self.device = device
         self.debug = debug_default() if debug is None else bool(debug)
-        t = torch
-        c = config
         self.batch = context_lengths.shape[0]
         if block_tables.shape[0] != self.batch:
             raise ValueError(
                 f"block_tables has {block_tables.shape[0]} rows but "
                 f"context_lengths has {self.batch} sequences")
-        self.capacity = program.plan_capacity(self.batch)
-        table = program.operands(self.batch, 0, block_tables.shape[1],
-                                 self.capacity)
-        self._shapes = {op.name: op.shape for op in table}
-        self._patterns = {op.name: op.pattern for op in table}
+        if layout is None:
+            layout = plan_layout(torch, program, self.batch,
+                                 block_tables.shape[1])
+        self._layout = L = layout
+        self.capacity = L.capacity
+        self.workspace_bytes = L.workspace_bytes
+        self._shapes, self._patterns = L.shapes, L.patterns
         self.block_tables, self.context_lengths = block_tables, context_lengths
-        layout, self.workspace_bytes = workspace_layout(table)
-        self.buffers = self._workspace_buffers(layout, workspace,
-                                               separate_buffers)
-        self._operands = DeviceOperands(table, 0)
-        for name, tensor in dict(self.buffers, block_tables=block_tables,
-                                 context_lengths=context_lengths).items():
-            self._operands.address_cell(name).value = tensor.data_ptr()
-        self._query = self._operands.address_cell("query")
-        self._key = self._operands.address_cell("key_cache")
-        self._value = self._operands.address_cell("value_cache")
-        self._output = self._operands.address_cell("output")
-        self._k_scale = self._operands.address_cell("k_scale")
-        self._v_scale = self._operands.address_cell("v_scale")
-        self._sinks = self._operands.address_cell("sinks")
-        self._query_dtype = query_torch_dtype(t, c.query_dtype)
-        self._kv_dtypes = kv_torch_dtypes(t, c.kv_dtype)
-        self._rows_shape = self._shapes["output"]
-        # A query's (head, element) strides: D and 1 (rows at any stride).
-        self._query_inner = (self._rows_shape[2], 1)
-        self._query_strides = self._operands.query_strides
-        self._key_tail = self._shapes["key_cache"][1:]
-        self._value_tail = self._shapes["value_cache"][1:]
-        # The launches, their ctypes arguments bound once: the plan kernel
-        # (once per step: replan()), decode + reduce (per layer: run()),
-        # or all three (run(replan=True)).
+        self._operands = operands = L.operands.copy()
+        slot = operands.address_slot
+        cells = operands.addresses
+        cells[slot("block_tables")] = block_tables.data_ptr()
+        cells[slot("context_lengths")] = context_lengths.data_ptr()
+        self._buffers = None
+        self.workspace = None
+        if separate_buffers:
+            self._buffers = {
+                name: torch.empty(shape, dtype=_workspace_dtype(torch, name),
+                                  device=f"cuda:{device}")
+                for name, _, shape, _ in L.workspace}
+            for name, tensor in self._buffers.items():
+                cells[slot(name)] = tensor.data_ptr()
+        else:
+            self.workspace = self._checked_workspace(workspace)
+            base = self.workspace.data_ptr()
+            for name, offset, _, _ in L.workspace:
+                cells[slot(name)] = base + offset
+        self._cells = cells
+        self._query = slot("query")
+        self._key = slot("key_cache")
+        self._value = slot("value_cache")
+        self._output = slot("output")
+        self._k_scale = slot("k_scale")
+        self._v_scale = slot("v_scale")
+        self._sinks = slot("sinks")
+        self._query_strides = operands.query_strides
+        # The launches, each bound once to this plan's operand array: the
+        # plan kernel (once per step: replan()), decode + reduce (per
+        # layer: run()), or all three (run(replan=True)).
         self._device_program = program.device_program(device)
         launcher = self._device_program.launcher
-        prepared = self._operands.prepared
+        prepared = operands.prepared
         self._launch_plan = launcher(prepared, _runtime_capi.KERNEL_PLAN)
         self._launch_layer = launcher(prepared, _runtime_capi.KERNEL_DECODE
                                       | _runtime_capi.KERNEL_REDUCE)
         self._launch_all = None  # bound on the first run(replan=True)
         self._stream = stream_function(torch)
 
-    def _workspace_buffers(self, layout, workspace, separate):
-        """{name: tensor} of the workspace operands: views into the
-        caller's `workspace` (a contiguous uint8 GPU tensor of at least
-        workspace_bytes), else one workspace of the plan's own (or one
-        tensor each when `separate`, as decode() returns them)."""
+    def _checked_workspace(self, workspace):
+        """The caller's `workspace` (a contiguous uint8 GPU tensor of at
+        least workspace_bytes on the plan's device), else one of the
+        plan's own."""
         t = self._torch
-        where = f"cuda:{self.device}"
-
-        def dtype(name):  # the plan's indices, else partial results
-            return t.int32 if name in ("work_info", "reduce_info") \
-                else t.float32
-
-        if separate:
-            return {name: t.empty(shape, dtype=dtype(name), device=where)
-                    for name, _, shape, _ in layout}
         if workspace is None:
-            workspace = t.empty((self.workspace_bytes,), dtype=t.uint8,
-                                device=where)
-        else:
-            _tensor("workspace", workspace, (1,), (t.uint8,))
-            check_device(workspace, "workspace", self.device)
-            if workspace.numel() < self.workspace_bytes:
-                raise ValueError(
-                    f"workspace has {workspace.numel()} bytes; this plan "
-                    f"needs {self.workspace_bytes} (batch {self.batch}, "
-                    f"capacity {self.capacity})")
-        self.workspace = workspace
-        buffers = {}
-        for name, offset, shape, element_bytes in layout:
-            count = 1
-            for extent in shape:
-                count *= extent
-            buffers[name] = workspace[
-                offset:offset + count * element_bytes].view(
-                    dtype(name)).view(shape)
-        return buffers
+            return t.empty((self.workspace_bytes,), dtype=t.uint8,
+                           device=f"cuda:{self.device}")
+        _tensor("workspace", workspace, (1,), (t.uint8,))
+        check_device(workspace, "workspace", self.device)
+        if workspace.numel() < self.workspace_bytes:
+            raise ValueError(
+                f"workspace has {workspace.numel()} bytes; this plan "
+                f"needs {self.workspace_bytes} (batch {self.batch}, "
+                f"capacity {self.capacity})")
+        return workspace
+
+    @property
+    def buffers(self):
+        """{name: tensor} of the workspace operands (work_info,
+        reduce_info, exp_sums, max_logits, tmp_out): views into the
+        workspace (made on first use), or the tensors of a decode() that
+        returns its partials."""
+        if self._buffers is None:
+            self._buffers = workspace_views(self._torch, self.workspace,
+                                            self._layout.workspace)
+        return self._buffers
 
     def _poison(self, out, plan_lists):
         """NaN into `out` and the partials; PLAN_POISON into the plan's
@@ -489,8 +584,7 @@ class Plan:
 
     def _expect(self, name, tensor, dtypes, shape):
         """ValueError unless `tensor` is a contiguous GPU tensor of
-        `dtypes` and `shape` on the plan's device: the cheap checks of a
-        hot path, then (only when they fail) the ones that explain."""
+        `dtypes` and `shape` on the plan's device."""
         try:
             if (tensor.dtype in dtypes and tensor.shape == shape
                     and tensor.get_device() == self.device
@@ -506,23 +600,24 @@ class Plan:
         plan's query dtype, shape and device whose heads are D elements
         apart and elements adjacent - packed, or rows of a fused qkv tensor
         (qkv[..., :Hq, :]) - else the ValueError that explains."""
+        L = self._layout
         try:
-            if (query.dtype == self._query_dtype
-                    and query.shape == self._rows_shape
+            if (query.dtype == L.query_dtype
+                    and query.shape == L.rows_shape
                     and query.get_device() == self.device
                     and isinstance(query, self._torch.Tensor)):
                 strides = query.stride()
-                if strides[1:] == self._query_inner:
+                if strides[1:] == L.query_inner:
                     return strides[0]
         except AttributeError:
             pass
-        self._explain("query", query, (self._query_dtype,), self._rows_shape,
+        self._explain("query", query, (L.query_dtype,), L.rows_shape,
                       contiguous=False)
         # Dims of one element may have any stride.
-        rows, heads, dim = self._rows_shape
+        rows, heads, dim = L.rows_shape
         strides = query.stride()
         if all(size == 1 or stride == want for size, stride, want in zip(
-                (heads, dim), strides[1:], self._query_inner)):
+                (heads, dim), strides[1:], L.query_inner)):
             return strides[0] if rows > 1 else heads * dim
         raise ValueError(
             f"query must have its heads D = {dim} elements apart and its "
@@ -539,6 +634,42 @@ class Plan:
                              f"got {tuple(tensor.shape)}")
         check_device(tensor, name, self.device, contiguous)
 
+    def _checked_one_by_one(self, query, key_cache, value_cache, k_scale,
+                            v_scale, sinks, out):
+        """The checks of run() argument by argument, for arguments the
+        fast check of run() did not pass: the query's row stride when
+        they are all right (a query whose dims of one element have other
+        strides), else the ValueError that names the first wrong one."""
+        L = self._layout
+        row_stride = self._query_row_stride(query)
+        _typed("key_cache", key_cache, L.kv_dtypes)
+        num_pages = key_cache.shape[0] if key_cache.dim() else 0
+        self._expect("key_cache", key_cache, L.kv_dtypes,
+                     (num_pages,) + L.key_tail)
+        self._expect("value_cache", value_cache, L.kv_dtypes,
+                     (num_pages,) + L.value_tail)
+        if L.scaled:
+            if k_scale is None or v_scale is None:
+                raise ValueError(f"this plan reads k_scale and v_scale "
+                                 f"{L.patterns['k_scale']}")
+            shape = ((num_pages,) + L.scale_tail if L.scale_pooled
+                     else L.scale_tail)
+            self._expect("k_scale", k_scale, (L.float32,), shape)
+            self._expect("v_scale", v_scale, (L.float32,), shape)
+        elif k_scale is not None or v_scale is not None:
+            raise ValueError("this plan has no scales (planned with "
+                             "scale='none')")
+        if L.sinks_shape is not None:
+            if sinks is None:
+                raise ValueError("this plan reads sinks [Hq]")
+            self._expect("sinks", sinks, (L.float32,),
+                         L.sinks_shape)
+        elif sinks is not None:
+            raise ValueError("this plan has no sinks (planned with "
+                             "sinks=False)")
+        self._expect("out", out, (L.query_dtype,), L.rows_shape)
+        return row_stride
+
     def run(self, query, key_cache, value_cache, k_scale=None, v_scale=None,
             sinks=None, out=None, replan=False):
         """Enqueues the decode of `query` over the caches on the current
@@ -547,56 +678,92 @@ class Plan:
         [B*Q, Hq, D] of the query dtype; the caches and scales as for
         decode() (per-tensor scales as float32 tensors [1]), on the plan's
         device. replan: launch the plan kernel first (for a caller without
-        a step, as the custom op: plan, decode, reduce in one call)."""
-        num_pages = key_cache.shape[0]
-        if num_pages != self._operands.num_pages:
-            self._operands.set_pool(num_pages)
-        query_dtype = (self._query_dtype,)
-        self._query_strides[0] = self._query_row_stride(query)
-        self._expect("key_cache", key_cache, self._kv_dtypes,
-                     (num_pages,) + self._key_tail)
-        self._expect("value_cache", value_cache, self._kv_dtypes,
-                     (num_pages,) + self._value_tail)
-        self._query.value = query.data_ptr()
-        self._key.value = key_cache.data_ptr()
-        self._value.value = value_cache.data_ptr()
-        if self._k_scale is not None:
-            shape = self._pooled_shape("k_scale", num_pages)
-            if k_scale is None or v_scale is None:
-                raise ValueError(f"this plan reads k_scale and v_scale "
-                                 f"{self._patterns['k_scale']}")
-            self._expect("k_scale", k_scale, (self._torch.float32,), shape)
-            self._expect("v_scale", v_scale, (self._torch.float32,), shape)
-            self._k_scale.value = k_scale.data_ptr()
-            self._v_scale.value = v_scale.data_ptr()
-        elif k_scale is not None or v_scale is not None:
-            raise ValueError("this plan has no scales (planned with "
-                             "scale='none')")
-        if self._sinks is not None:
-            if sinks is None:
-                raise ValueError("this plan reads sinks [Hq]")
-            self._expect("sinks", sinks, (self._torch.float32,),
-                         self._shapes["sinks"])
-            self._sinks.value = sinks.data_ptr()
-        elif sinks is not None:
-            raise ValueError("this plan has no sinks (planned with "
-                             "sinks=False)")
+        a step, as the custom op: plan, decode, reduce in one call).
+
+        Every argument is checked on every call (type, dtype, shape,
+        device, contiguity; the query's strides): first all at once in one
+        expression (the hot path of a serving loop), and only when that
+        fails one by one, for the message."""
+        L = self._layout
+        device = self.device
         if out is None:
-            out = self._torch.empty(self._rows_shape, dtype=self._query_dtype,
-                                    device=f"cuda:{self.device}")
-        else:
-            self._expect("out", out, query_dtype, self._rows_shape)
-        self._output.value = out.data_ptr()
+            out = self._torch.empty(L.rows_shape, dtype=L.query_dtype,
+                                    device=f"cuda:{device}")
+        Tensor, float32 = L.tensor_type, L.float32
+        try:
+            num_pages = key_cache.shape[0]
+            strides = query.stride()
+            row_stride = strides[0]
+            valid = (
+                isinstance(query, Tensor) and query.dtype == L.query_dtype
+                and query.shape == L.rows_shape
+                and query.get_device() == device
+                and strides[1:] == L.query_inner
+                and isinstance(key_cache, Tensor)
+                and key_cache.dtype in L.kv_dtypes
+                and key_cache.shape[1:] == L.key_tail
+                and key_cache.get_device() == device
+                and key_cache.is_contiguous()
+                and isinstance(value_cache, Tensor)
+                and value_cache.dtype in L.kv_dtypes
+                and value_cache.shape == (num_pages,) + L.value_tail
+                and value_cache.get_device() == device
+                and value_cache.is_contiguous()
+                and isinstance(out, Tensor) and out.dtype == L.query_dtype
+                and out.shape == L.rows_shape and out.get_device() == device
+                and out.is_contiguous())
+            if valid and L.scaled:
+                scale_shape = ((num_pages,) + L.scale_tail if L.scale_pooled
+                               else L.scale_tail)
+                valid = (
+                    isinstance(k_scale, Tensor) and k_scale.dtype == float32
+                    and k_scale.shape == scale_shape
+                    and k_scale.get_device() == device
+                    and k_scale.is_contiguous()
+                    and isinstance(v_scale, Tensor)
+                    and v_scale.dtype == float32
+                    and v_scale.shape == scale_shape
+                    and v_scale.get_device() == device
+                    and v_scale.is_contiguous())
+            elif k_scale is not None or v_scale is not None:
+                valid = False
+            if valid and L.sinks_shape is not None:
+                valid = (isinstance(sinks, Tensor) and sinks.dtype == float32
+                         and sinks.shape == L.sinks_shape
+                         and sinks.get_device() == device
+                         and sinks.is_contiguous())
+            elif sinks is not None:
+                valid = False
+        except (AttributeError, TypeError, IndexError):
+            valid = False
+        if not valid:
+            row_stride = self._checked_one_by_one(
+                query, key_cache, value_cache, k_scale, v_scale, sinks, out)
+            num_pages = key_cache.shape[0]
+        operands = self._operands
+        if num_pages != operands.num_pages:
+            operands.set_pool(num_pages)
+        self._query_strides[0] = row_stride
+        cells = self._cells
+        cells[self._query] = query.data_ptr()
+        cells[self._key] = key_cache.data_ptr()
+        cells[self._value] = value_cache.data_ptr()
+        cells[self._output] = out.data_ptr()
+        if L.scaled:
+            cells[self._k_scale] = k_scale.data_ptr()
+            cells[self._v_scale] = v_scale.data_ptr()
+        if sinks is not None:
+            cells[self._sinks] = sinks.data_ptr()
         if self.debug:
             self._poison(out, replan)
-        if replan and self._launch_all is None:
-            self._launch_all = self._device_program.launcher(
-                self._operands.prepared, _runtime_capi.KERNELS_ALL)
-        launch = self._launch_all if replan else self._launch_layer
-        launch(self._stream(self.device))
+        if replan:
+            if self._launch_all is None:
+                self._launch_all = self._device_program.launcher(
+                    operands.prepared, _runtime_capi.KERNELS_ALL)
+            launch = self._launch_all
+        else:
+            launch = self._launch_layer
+        enqueue, handle, error = launch.call
+        if not enqueue(handle, self._stream(device), error):
+            launch.failed()
         return out
-
-    def _pooled_shape(self, name, num_pages):
-        shape = self._shapes[name]
-        return (num_pages,) + shape[1:] if self._patterns[name].startswith(
-            "[N,") else shape
