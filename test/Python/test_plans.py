@@ -296,6 +296,127 @@ def test_a_fused_qkv_query_is_read_in_place():
         "query.contiguous()")
 
 
+@pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
+                                          "(CTest sets it)")
+def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
+    """Run() checks all arguments at once and, only when that fails, one
+    by one: after runs that passed, each argument changed in one way
+    (device, dtype, shape, contiguity, kind, presence) is still refused
+    with its message, and the next good run launches with the right
+    addresses. A plan of new sequence tensors of the same shapes shares
+    the first plan's layout but launches on its own array (the plan
+    kernel reads its context lengths), leaving the first plan's alone; sequence tensors at the
+    same address and shape but of another dtype or strides are checked
+    anew (they were a cache hit when the key was address and shape)."""
+    done = run_python(FAKE_RUN + COUNTING_TORCH + textwrap.dedent("""
+        rng = np.random.default_rng(12)
+        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
+                                  query_length=1, kv_dtype="e4m3fn",
+                                  v_layout="plain", lengths=[40, 3, 17],
+                                  scales="per_tensor")
+        t = tensors_of(case)
+        sequences = dict(num_query_heads=8, num_kv_heads=2, head_dim=64,
+                         page_size=16, kv_dtype="e4m3fn", scale="per_tensor")
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            debug=False, **sequences)
+        q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
+        k, v = t["key_cache"], t["value_cache"]
+        scale = torch.tensor_of(np.array([0.5], np.float32))
+        out = torch.full((3, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        good = dict(k_scale=scale, v_scale=scale, out=out)
+        for _ in range(3):
+            plan.run(q, k, v, **good)
+
+        def moved(tensor, where):
+            return torch.Tensor(tensor.array, tensor.dtype, where)
+
+        gapped = torch.tensor_of(np.zeros((3, 8, 128), np.uint16))[:, :, ::2]
+        errors = {}
+        def refuse(label, call):
+            try:
+                call()
+                errors[label] = None
+            except ValueError as error:
+                errors[label] = str(error)
+        refuse("query device", lambda: plan.run(moved(q, "cuda:1"), k, v,
+                                                **good))
+        refuse("key dtype", lambda: plan.run(
+            q, torch.Tensor(k.array, torch.int16), v, **good))
+        refuse("value shape", lambda: plan.run(q, k, v[:-1], **good))
+        refuse("out contiguity", lambda: plan.run(
+            q, k, v, **dict(good, out=gapped)))
+        refuse("scale device", lambda: plan.run(
+            q, k, v, **dict(good, k_scale=moved(scale, "cpu"))))
+        refuse("scale kind", lambda: plan.run(
+            q, k, v, **dict(good, v_scale=np.float32([0.5]))))
+        refuse("no scales", lambda: plan.run(q, k, v, out=out))
+        refuse("sinks", lambda: plan.run(q, k, v, sinks=scale, **good))
+        refuse("query as key", lambda: plan.run(q, q, v, **good))
+        fake.fakeCudaReset()
+        plan.run(q, k, v, **good)
+        a = cuda_artifact()
+        [decode] = [l for l in record()["launches"]
+                    if l["name"] == "pa_decode"]
+        after = [param(decode, a, f"{name}.aligned_ptr")
+                 for name in ("query", "key_cache", "value_cache")]
+
+        # New sequence tensors (a serving engine's fresh seq_lens).
+        tables = torch.tensor_of(case["block_tables"].copy())
+        lengths = torch.tensor_of(case["context_lengths"].copy())
+        fake.fakeCudaReset()
+        fresh = pa_mlir.plan(tables, lengths, debug=False, **sequences)
+        [fresh_plan] = record()["launches"]
+        plan.replan()
+        [first_plan] = record()["launches"]
+        bits = t["block_tables"]
+        same_place = torch.Tensor(np.lib.stride_tricks.as_strided(
+            bits.array, bits.shape, (4, 4 * bits.shape[0])), torch.int32)
+        refuse("tables as float32", lambda: pa_mlir.plan(
+            bits.view(torch.float32), t["context_lengths"], debug=False,
+            **sequences))
+        refuse("strided tables", lambda: pa_mlir.plan(
+            same_place, t["context_lengths"], debug=False, **sequences))
+        print(json.dumps(dict(
+            errors=errors, after=after,
+            expected=[x.data_ptr() for x in (q, k, v)],
+            distinct=fresh is not plan,
+            shared_layout=fresh._layout is plan._layout,
+            own_array=fresh._operands.array is not plan._operands.array,
+            lengths=[param(fresh_plan, a, "context_lengths.aligned_ptr"),
+                     param(first_plan, a, "context_lengths.aligned_ptr")],
+            expected_lengths=[lengths.data_ptr(),
+                              t["context_lengths"].data_ptr()],
+            same_place=same_place.data_ptr() == bits.data_ptr())))
+    """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    errors = out["errors"]
+    assert errors["query device"] == (
+        "query is on cuda:1, but the current CUDA device is cuda:0; every "
+        "tensor must be on the current device (torch.cuda.set_device)")
+    assert errors["key dtype"] == (
+        "key_cache must have dtype torch.uint8 or torch.int8, got "
+        "torch.int16")
+    assert errors["value shape"].startswith(
+        "value_cache must have shape [N, Hkv, D, P]")
+    assert errors["out contiguity"].startswith("out is not contiguous")
+    assert errors["scale device"].startswith(
+        "k_scale is a torch tensor on cpu")
+    assert errors["scale kind"] == (
+        "v_scale must be a GPU tensor, got ndarray")
+    assert errors["no scales"].startswith("this plan reads k_scale")
+    assert errors["sinks"].startswith("this plan has no sinks")
+    assert errors["query as key"].startswith("key_cache must have dtype")
+    assert out["after"] == out["expected"]
+    assert out["distinct"] and out["shared_layout"] and out["own_array"]
+    assert out["lengths"] == out["expected_lengths"]
+    assert out["same_place"]
+    assert errors["tables as float32"] == (
+        "block_tables must have dtype torch.int32, got torch.float32")
+    assert errors["strided tables"].startswith(
+        "block_tables is not contiguous")
+
+
 @pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
                                          "sets it)")
 def test_rocm_tensors_run_on_target_hip_zero_copy():
