@@ -55,10 +55,19 @@ PA_CAPI_EXPORTED PaCudaProgram paCudaProgramLoad(const void *image,
 
 /* Loads the AOT program at `path` (pa-compile --emit=program, or
  * paArtifactWriteProgram; format in docs/user-guide.md): it must hold PTX or
- * a cubin. Null with `error` naming the file and the problem (not a
- * program, an unknown format version, a program for another vendor). */
+ * a cubin; of a multi-chip program, its one NVIDIA (sm_*) program. Null
+ * with `error` naming the file and the problem (not a program, an unknown
+ * format version, a program for another vendor, a multi-chip program
+ * without an NVIDIA program or with several). */
 PA_CAPI_EXPORTED PaCudaProgram paCudaProgramLoadFile(const char *path,
                                                      PaString *error);
+
+/* The chip whose program paCudaProgramLoadFile loads from `path`
+ * (caller-freed `chip`): a single-chip program's chip, or the NVIDIA chip
+ * of a multi-chip one (whose program is PATH/CHIP). False with `error` as
+ * paCudaProgramLoadFile. */
+PA_CAPI_EXPORTED bool paCudaProgramChip(const char *path, PaString *chip,
+                                        PaString *error);
 
 PA_CAPI_EXPORTED void paCudaProgramDestroy(PaCudaProgram program);
 

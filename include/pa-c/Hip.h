@@ -56,10 +56,20 @@ PA_CAPI_EXPORTED PaHipProgram paHipProgramLoad(const void *codeObject,
 
 /* Loads the AOT program at `path` (pa-compile --emit=program, or
  * paArtifactWriteProgram; format in docs/user-guide.md): it must hold an
- * AMD code object. Null with `error` naming the file and the problem (not a
- * program, an unknown format version, a program for another vendor). */
+ * AMD code object; of a multi-chip program, the one of the current GPU's
+ * chip (its gcnArchName: "gfx942" of "gfx942:sramecc+:xnack-"). Null with
+ * `error` naming the file and the problem (not a program, an unknown
+ * format version, a program for another vendor, a multi-chip program
+ * without this GPU's chip). */
 PA_CAPI_EXPORTED PaHipProgram paHipProgramLoadFile(const char *path,
                                                    PaString *error);
+
+/* The chip whose program paHipProgramLoadFile loads from `path`
+ * (caller-freed `chip`): a single-chip program's chip, or the current
+ * GPU's of a multi-chip one (whose program is PATH/CHIP). False with
+ * `error` as paHipProgramLoadFile. */
+PA_CAPI_EXPORTED bool paHipProgramChip(const char *path, PaString *chip,
+                                       PaString *error);
 
 PA_CAPI_EXPORTED void paHipProgramDestroy(PaHipProgram program);
 

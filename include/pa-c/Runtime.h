@@ -80,8 +80,30 @@ PA_CAPI_EXPORTED bool paProgramWrite(const char *path, const char *chip,
                                      const char *metadataJson,
                                      const char *configJson, PaString *error);
 
-/* Reads the AOT program at `path` and describes it: its chip, code format
- * and recorded configuration (an empty string when none), each returned
+/* Writes a program of one chip into the multi-chip AOT program `path` (a
+ * directory created when missing; the program of each chip is the
+ * single-chip program PATH/CHIP, and PATH/program.json lists the chips):
+ * the arguments as paProgramWrite's; a program of that chip is replaced.
+ * False with `error` when `path` holds a single-chip program, or as
+ * paProgramWrite. paHipProgramLoadFile / paCudaProgramLoadFile load the
+ * program of the GPU's chip. */
+PA_CAPI_EXPORTED bool paProgramWriteChip(const char *path, const char *chip,
+                                         const char *codeFormat,
+                                         const void *codeObject,
+                                         size_t codeObjectSize,
+                                         const char *metadataJson,
+                                         const char *configJson,
+                                         PaString *error);
+
+/* The chips of the AOT program at `path`, space-separated (caller-freed
+ * `chips`): those of a multi-chip program (`multiChip` set true), else the
+ * one chip of a single-chip program. False with `error` as
+ * paProgramDescribe. */
+PA_CAPI_EXPORTED bool paProgramChips(const char *path, PaString *chips,
+                                     bool *multiChip, PaString *error);
+
+/* Reads the single-chip AOT program at `path` and describes it: its chip,
+ * code format and recorded configuration (an empty string when none), each returned
  * when not NULL (caller-freed). False with `error` as the loaders report
  * it (not a program, another format version, a truncated code object). */
 PA_CAPI_EXPORTED bool paProgramDescribe(const char *path, PaString *chip,

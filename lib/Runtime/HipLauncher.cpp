@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <type_traits>
 
@@ -24,6 +25,10 @@ namespace pa::runtime {
 struct HipRuntime::Api {
   decltype(&::hipGetDeviceCount) getDeviceCount;
   decltype(&::hipGetErrorName) getErrorName;
+  decltype(&::hipGetDevice) getDevice;
+  // The symbol of the hipDeviceProp_t these headers lay out (HIP 6 keeps
+  // it beside hipGetDevicePropertiesR0600).
+  decltype(&::hipGetDeviceProperties) getDeviceProperties;
   decltype(&::hipModuleLoadData) moduleLoadData;
   decltype(&::hipModuleUnload) moduleUnload;
   decltype(&::hipModuleGetFunction) moduleGetFunction;
@@ -72,6 +77,8 @@ bool resolve(void *handle, HipRuntime::Api &api, std::string &error) {
   };
   bind(api.getDeviceCount, "hipGetDeviceCount");
   bind(api.getErrorName, "hipGetErrorName");
+  bind(api.getDevice, "hipGetDevice");
+  bind(api.getDeviceProperties, "hipGetDeviceProperties");
   bind(api.moduleLoadData, "hipModuleLoadData");
   bind(api.moduleUnload, "hipModuleUnload");
   bind(api.moduleGetFunction, "hipModuleGetFunction");
@@ -199,6 +206,27 @@ int HipRuntime::deviceCount(std::string &error) const {
                  "hipGetDeviceCount", error))
     return 0;
   return count;
+}
+
+bool HipRuntime::deviceChip(std::string &chip, std::string &error) const {
+  int device = 0;
+  hipDeviceProp_t properties{};
+  if (!succeeded(*entryPoints, entryPoints->getDevice(&device), "hipGetDevice",
+                 error) ||
+      !succeeded(*entryPoints,
+                 entryPoints->getDeviceProperties(&properties, device),
+                 "hipGetDeviceProperties", error))
+    return false;
+  std::string name(properties.gcnArchName,
+                   strnlen(properties.gcnArchName,
+                           sizeof properties.gcnArchName));
+  chip = name.substr(0, name.find(':'));
+  if (chip.empty()) {
+    error = "the HIP runtime names no chip (gcnArchName) for device " +
+            std::to_string(device);
+    return false;
+  }
+  return true;
 }
 
 bool HipRuntime::allocate(size_t bytes, uint64_t &address,

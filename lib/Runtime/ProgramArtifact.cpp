@@ -3,6 +3,7 @@
 
 #include "Json.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -165,6 +166,31 @@ std::string print(const json::Value &value) {
   return "null";
 }
 
+/// [A-Za-z0-9_-]+: a chip name, and so a directory name of its own.
+bool isChipName(const std::string &chip) {
+  bool plain = !chip.empty();
+  for (char c : chip)
+    plain &= std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+             c == '-';
+  return plain;
+}
+
+/// Whether `path` holds a multi-chip program.json (one that lists chips).
+bool isMultiChip(const std::string &path) {
+  std::string text, ignored;
+  json::Value root;
+  return readFile(join(path, kManifestName), kMaxTextBytes, text, ignored) &&
+         json::parse(text, root, ignored) &&
+         root.kind == json::Value::Kind::Object && root.get("chips");
+}
+
+std::string listed(const std::vector<std::string> &chips) {
+  std::string text;
+  for (const std::string &chip : chips)
+    text += (text.empty() ? "" : ", ") + chip;
+  return text;
+}
+
 } // namespace
 
 bool writeProgram(const std::string &path, const ProgramArtifact &program,
@@ -175,11 +201,7 @@ bool writeProgram(const std::string &path, const ProgramArtifact &program,
             "' (hsaco, ptx or cubin)";
     return false;
   }
-  bool plainChip = !program.chip.empty();
-  for (char c : program.chip)
-    plainChip &= std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                 c == '-';
-  if (!plainChip) {
+  if (!isChipName(program.chip)) {
     error = "the chip name '" + program.chip + "' is not [A-Za-z0-9_-]+";
     return false;
   }
@@ -197,6 +219,11 @@ bool writeProgram(const std::string &path, const ProgramArtifact &program,
   }
   if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST) {
     error = "cannot create the directory " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (isMultiChip(path)) {
+    error = path + " is a multi-chip program: add a chip's program with "
+                   "paProgramWriteChip";
     return false;
   }
   std::ostringstream manifest;
@@ -217,8 +244,11 @@ bool writeProgram(const std::string &path, const ProgramArtifact &program,
          writeFile(join(path, kManifestName), manifest.str(), error);
 }
 
-bool readProgram(const std::string &path, ProgramArtifact &program,
-                 std::string &error) {
+namespace {
+/// The program.json of the program directory `path`, format and version
+/// checked; false with `error` naming the problem.
+bool readManifest(const std::string &path, json::Value &root,
+                  std::string &error) {
   const std::string manifestPath = join(path, kManifestName);
   struct stat info;
   if (::stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
@@ -229,7 +259,6 @@ bool readProgram(const std::string &path, ProgramArtifact &program,
   std::string text;
   if (!readFile(manifestPath, kMaxTextBytes, text, error))
     return false;
-  json::Value root;
   if (!json::parse(text, root, error)) {
     error = manifestPath + ": " + error;
     return false;
@@ -248,6 +277,22 @@ bool readProgram(const std::string &path, ProgramArtifact &program,
             (version ? version->text : std::string("(none)")) +
             "; this runtime reads version " +
             std::to_string(kProgramFormatVersion);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool readProgram(const std::string &path, ProgramArtifact &program,
+                 std::string &error) {
+  const std::string manifestPath = join(path, kManifestName);
+  json::Value root;
+  if (!readManifest(path, root, error))
+    return false;
+  if (root.get("chips")) {
+    error = path + " is a multi-chip program: its chips' programs are " +
+            join(path, "CHIP");
     return false;
   }
   std::string imageFile, metadataFile;
@@ -317,6 +362,102 @@ bool readProgram(const std::string &path, ProgramArtifact &program,
     program.configJson = print(*config);
   }
   return true;
+}
+
+bool readProgramChips(const std::string &path, std::vector<std::string> &chips,
+                      bool &multiChip, std::string &error) {
+  chips.clear();
+  json::Value root;
+  if (!readManifest(path, root, error))
+    return false;
+  const json::Value *list = root.get("chips");
+  multiChip = list != nullptr;
+  if (!multiChip) {
+    ProgramArtifact program;
+    if (!readProgram(path, program, error))
+      return false;
+    chips.push_back(program.chip);
+    return true;
+  }
+  const std::string manifestPath = join(path, kManifestName);
+  if (list->kind != json::Value::Kind::Array || list->items.empty()) {
+    error = manifestPath + ": \"chips\" must be a non-empty array of chip "
+                           "names";
+    return false;
+  }
+  for (const json::Value &item : list->items) {
+    const std::string *chip = item.string();
+    if (!chip || !isChipName(*chip) ||
+        std::find(chips.begin(), chips.end(), *chip) != chips.end()) {
+      error = manifestPath + ": \"chips\" must hold distinct chip names "
+                             "([A-Za-z0-9_-]+), got " + print(item);
+      return false;
+    }
+    chips.push_back(*chip);
+  }
+  return true;
+}
+
+bool addProgramChip(const std::string &path, const ProgramArtifact &program,
+                    std::string &error) {
+  if (!isChipName(program.chip)) {
+    error = "the chip name '" + program.chip + "' is not [A-Za-z0-9_-]+";
+    return false;
+  }
+  std::vector<std::string> chips;
+  struct stat info;
+  if (::stat(join(path, kManifestName).c_str(), &info) == 0) {
+    bool multiChip = false;
+    if (!readProgramChips(path, chips, multiChip, error))
+      return false;
+    if (!multiChip) {
+      error = path + " holds the single-chip program of " + chips.front() +
+              "; a multi-chip program needs a directory of its own";
+      return false;
+    }
+  } else if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST) {
+    error = "cannot create the directory " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!writeProgram(join(path, program.chip), program, error))
+    return false;
+  if (std::find(chips.begin(), chips.end(), program.chip) == chips.end())
+    chips.push_back(program.chip);
+  std::sort(chips.begin(), chips.end());
+  std::ostringstream manifest;
+  manifest << "{\n  \"format\": \"" << kFormatName << "\",\n"
+           << "  \"version\": " << kProgramFormatVersion << ",\n"
+           << "  \"chips\": [";
+  for (size_t i = 0; i < chips.size(); ++i)
+    manifest << (i ? ", " : "") << "\"" << chips[i] << "\"";
+  manifest << "]\n}\n";
+  return writeFile(join(path, kManifestName), manifest.str(), error);
+}
+
+bool chooseProgramChip(const std::string &path,
+                       const std::vector<std::string> &chips, bool amd,
+                       const std::string &deviceChip, std::string &chosen,
+                       std::string &error) {
+  std::vector<std::string> nvidia;
+  for (const std::string &chip : chips) {
+    if (amd && chip == deviceChip) {
+      chosen = chip;
+      return true;
+    }
+    if (chip.rfind("sm_", 0) == 0)
+      nvidia.push_back(chip);
+  }
+  if (!amd && nvidia.size() == 1) {
+    chosen = nvidia.front();
+    return true;
+  }
+  error = path + " holds programs for " + listed(chips) + "; " +
+          (amd ? "none for this GPU's chip, " + deviceChip
+               : nvidia.empty()
+                     ? std::string("none for an NVIDIA GPU (sm_*)")
+                     : "more than one NVIDIA program: load " +
+                           join(path, "CHIP") + " itself");
+  return false;
 }
 
 } // namespace pa::runtime

@@ -69,6 +69,13 @@ _SIGNATURES = {
                         ctypes.c_char_p, _error], ctypes.c_bool),
     "paProgramDescribe": ([ctypes.c_char_p, _error, _error, _error, _error],
                           ctypes.c_bool),
+    "paProgramWriteChip": ([ctypes.c_char_p, ctypes.c_char_p,
+                            ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,
+                            ctypes.c_char_p, ctypes.c_char_p, _error],
+                           ctypes.c_bool),
+    "paProgramChips": ([ctypes.c_char_p, _error,
+                        ctypes.POINTER(ctypes.c_bool), _error],
+                       ctypes.c_bool),
 }
 # The same entry points for each driver: paHip* and paCuda*.
 for _driver, _handle in (("Hip", PaHipProgram), ("Cuda", PaCudaProgram)):
@@ -77,6 +84,8 @@ for _driver, _handle in (("Hip", PaHipProgram), ("Cuda", PaCudaProgram)):
         f"pa{_driver}ProgramLoad": ([ctypes.c_void_p, ctypes.c_size_t,
                                      ctypes.c_char_p, _error], _handle),
         f"pa{_driver}ProgramLoadFile": ([ctypes.c_char_p, _error], _handle),
+        f"pa{_driver}ProgramChip": ([ctypes.c_char_p, _error, _error],
+                                    ctypes.c_bool),
         f"pa{_driver}ProgramDestroy": ([_handle], None),
         f"pa{_driver}ProgramEnqueue": ([_handle,
                                         ctypes.POINTER(PaDeviceOperand),
@@ -343,14 +352,47 @@ class CudaProgram(_Program):
 
 
 def write_program(path, chip, code_format, code_object, metadata_json,
-                  config_json=None):
+                  config_json=None, multi_chip=False):
     """Writes the AOT program directory `path` (docs/user-guide.md,
-    "Deployment"); ValueError with the runtime's message."""
+    "Deployment"), or with `multi_chip` the program of `chip` into the
+    multi-chip program `path` (PATH/CHIP, listed in PATH/program.json);
+    ValueError with the runtime's message."""
     _ffi.checked_call(
-        library(), "paProgramWrite", os.fsencode(path), chip.encode("utf-8"),
-        code_format.encode("utf-8"), code_object, len(code_object),
-        metadata_json.encode("utf-8"),
+        library(), "paProgramWriteChip" if multi_chip else "paProgramWrite",
+        os.fsencode(path), chip.encode("utf-8"), code_format.encode("utf-8"),
+        code_object, len(code_object), metadata_json.encode("utf-8"),
         None if config_json is None else config_json.encode("utf-8"))
+
+
+def _taken_text(lib, name, *arguments):
+    """checked_call of `name` whose first out-argument is a PaString:
+    its text (freed here)."""
+    text = PaString()
+    try:
+        _ffi.checked_call(lib, name, *arguments[:1], ctypes.byref(text),
+                          *arguments[1:])
+    finally:
+        taken = _ffi.take_string(text, lib)
+    return taken
+
+
+def program_chips(path):
+    """([chip, ...], multi_chip) of the AOT program at `path`: a
+    multi-chip program's chips, or a single-chip program's one chip.
+    ValueError naming the problem."""
+    multi = ctypes.c_bool()
+    chips = _taken_text(library(), "paProgramChips", os.fsencode(path),
+                        ctypes.byref(multi))
+    return chips.split(), multi.value
+
+
+def program_chip(path, driver):
+    """The chip whose program the runtime of `driver` ("hip", "cuda")
+    loads from `path` on the current GPU (of a multi-chip program: the
+    GPU's chip for HIP, the NVIDIA one for CUDA); ValueError naming the
+    chips there when none fits."""
+    name = "paHipProgramChip" if driver == "hip" else "paCudaProgramChip"
+    return _taken_text(library(), name, os.fsencode(path))
 
 
 def describe_program(path):

@@ -79,11 +79,13 @@ class Artifact:
         sidecar.write_text(self.metadata_json)
         return path, sidecar
 
-    def save(self, path):
+    def save(self, path, multi_chip=False):
         """Writes the AOT program directory `path` (pa_mlir.load_program and
         the runtime library's paHipProgramLoadFile / paCudaProgramLoadFile
         load it without the compiler); the configuration and plan limits
         are recorded when the artifact was compiled from a DecodeConfig.
+        multi_chip: add this chip's program to the multi-chip program
+        `path` (created when missing; the runtime loads the GPU's chip).
         Returns `path`. ValueError with the runtime library's message."""
         from . import _runtime_capi, programs
         recorded = None
@@ -91,7 +93,7 @@ class Artifact:
             recorded = programs.config_json(self.config, self.plan_limits)
         _runtime_capi.write_program(path, self.chip, self.format,
                                     self.code_object, self.metadata_json,
-                                    recorded)
+                                    recorded, multi_chip=multi_chip)
         return path
 
     def __repr__(self):

@@ -3,6 +3,7 @@ driver is installed.
 
     artifact = pa_mlir.compile(config)          # with the compiler
     artifact.save("decode.paprog")              # a program directory
+    artifact.save("any.paprog", multi_chip=True)  # one chip of several
     program = pa_mlir.load_program("decode.paprog")
     program.enqueue(operands, stream)           # device buffers, capturable
     program.run(host_operands)                  # host buffers, synchronous
@@ -34,18 +35,26 @@ def config_json(config, plan_limits):
 class Program:
     """An AOT program loaded by the runtime of its vendor.
 
-    chip ("gfx942", "sm_90a", ...), code_format ("hsaco", "ptx", "cubin"),
+    chip ("gfx942", "sm_90a", ...: of a multi-chip program, the one loaded),
+    multi_chip, code_format ("hsaco", "ptx", "cubin"),
     config (the DecodeConfig compiled, or None when the program does not
     record one), plan_limits ((budget, max_partitions) or None), driver
     ("hip" or "cuda") and runtime (the _runtime_capi.HipProgram /
     CudaProgram that launches).
     """
 
-    def __init__(self, path):
+    def __init__(self, path, target=None):
         path = os.fspath(path)
         self.path = path
+        described = path
+        chips, self.multi_chip = _runtime_capi.program_chips(path)
+        if self.multi_chip:
+            # The runtime loads the program of this GPU's chip, PATH/CHIP.
+            driver = target or _multi_chip_driver(path, chips)
+            described = os.path.join(
+                path, _runtime_capi.program_chip(path, driver))
         self.chip, self.code_format, recorded = (
-            _runtime_capi.describe_program(path))
+            _runtime_capi.describe_program(described))
         self.config = None
         self.plan_limits = None
         if recorded:
@@ -87,9 +96,24 @@ class Program:
                 f"code_format={self.code_format!r})")
 
 
-def load_program(path):
-    """Loads the AOT program directory `path`: a Program. RuntimeError
-    (no runtime library, driver or GPU; a program for the other vendor) or
-    ValueError (not a program, another format version, truncated) with the
-    runtime's message."""
-    return Program(path)
+def _multi_chip_driver(path, chips):
+    """The driver whose GPU picks the chip of a multi-chip program: the
+    HIP runtime when there is one, else CUDA."""
+    for driver, reason in (("hip", _runtime_capi.hip_unavailable_reason),
+                           ("cuda", _runtime_capi.cuda_unavailable_reason)):
+        if reason() is None:
+            return driver
+    raise RuntimeError(f"{path} holds programs for {', '.join(chips)}; "
+                       f"neither the HIP runtime nor the CUDA driver is "
+                       f"there to pick the GPU's")
+
+
+def load_program(path, target=None):
+    """Loads the AOT program directory `path`: a Program. Of a multi-chip
+    program, the program of the GPU's chip (target "hip" or "cuda" names
+    the driver; None: HIP when there is a HIP runtime, else CUDA).
+    RuntimeError (no runtime library, driver or GPU; a program for the
+    other vendor) or ValueError (not a program, another format version,
+    truncated, no program for this GPU's chip) with the runtime's
+    message."""
+    return Program(path, target)

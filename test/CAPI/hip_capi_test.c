@@ -11,11 +11,15 @@
 |*   fake       PA_HIP_LIBRARY names libpa-fake-hip.so (records instead of  *|
 |*              running): loads (bytes and program files), the host-buffer  *|
 |*              run, enqueue on a caller's stream without copies or waits   *|
-|*              (what a HIP graph capture sees), bad operands.              *|
+|*              (what a HIP graph capture sees), bad operands, a multi-chip *|
+|*              program (written into the working directory).              *|
 |*   no-device  the fake with FAKE_HIP_DEVICES=0: a runtime without a GPU.  *|
 |* Prints one line per check group; exits non-zero on the first failure.   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
+#include "pa-c/Cuda.h"
 #include "pa-c/Hip.h"
 
 #include <dlfcn.h>
@@ -226,6 +230,85 @@ static void testEnqueue(PaHipProgram program) {
   printf("ok enqueue on the caller's stream, without copies or waits\n");
 }
 
+/* A multi-chip program (gfx942 and gfx950 code objects in one directory):
+ * the HIP runtime loads the program of the GPU's chip (the fake reports
+ * FAKE_HIP_ARCH), and says which chips there are when none is the GPU's;
+ * CUDA finds no NVIDIA program; a single-chip program is not extended. */
+static void testMultiChip(const char *hsaco, size_t size, const char *json,
+                          const char *singleChipProgram) {
+  /* In the test's working directory (CTest's: the build's test/CAPI). */
+  const char *path = "decode-small-multi-chip.paprog";
+  PaString error;
+  const char *chips[] = {"gfx950", "gfx942"};
+  for (int i = 0; i < 2; ++i)
+    CHECK(paProgramWriteChip(path, chips[i], "hsaco", hsaco, size, json,
+                             "{\"note\": 1}", &error),
+          "%s", error.data);
+  PaString listed;
+  bool multiChip = false;
+  CHECK(paProgramChips(path, &listed, &multiChip, &error), "%s", error.data);
+  CHECK(multiChip && strcmp(listed.data, "gfx942 gfx950") == 0, "chips: %s",
+        listed.data);
+  paStringDestroy(listed);
+  CHECK(paProgramChips(singleChipProgram, &listed, &multiChip, &error) &&
+            !multiChip && strcmp(listed.data, "gfx950") == 0,
+        "single-chip: %s", listed.data);
+  paStringDestroy(listed);
+
+  const char *archs[] = {"gfx942:sramecc+:xnack-", "gfx950"};
+  const char *expected[] = {"gfx942", "gfx950"};
+  for (int i = 0; i < 2; ++i) {
+    setenv("FAKE_HIP_ARCH", archs[i], 1);
+    PaString chip;
+    CHECK(paHipProgramChip(path, &chip, &error), "%s", error.data);
+    CHECK(strcmp(chip.data, expected[i]) == 0, "chose %s for %s", chip.data,
+          archs[i]);
+    paStringDestroy(chip);
+    int loads = counter(Loads);
+    PaHipProgram loaded = paHipProgramLoadFile(path, &error);
+    CHECK(!paHipProgramIsNull(loaded), "%s", error.data);
+    CHECK(counter(Loads) == loads + 1, "one module loaded");
+    paHipProgramDestroy(loaded);
+  }
+  setenv("FAKE_HIP_ARCH", "gfx90a:xnack-", 1);
+  int loads = counter(Loads);
+  CHECK(paHipProgramIsNull(paHipProgramLoadFile(path, &error)) &&
+            contains(error, "holds programs for gfx942, gfx950; none for "
+                            "this GPU's chip, gfx90a"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(counter(Loads) == loads, "nothing loaded for another chip");
+  unsetenv("FAKE_HIP_ARCH");
+
+  PaString chip;
+  CHECK(!paCudaProgramChip(path, &chip, &error) &&
+            contains(error, "none for an NVIDIA GPU (sm_*)"),
+        "%s", error.data);
+  paStringDestroy(error);
+  PaString format, config;
+  CHECK(!paProgramDescribe(path, &chip, &format, &config, &error) &&
+            contains(error, "is a multi-chip program"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paProgramWriteChip(singleChipProgram, "gfx942", "hsaco", hsaco, size,
+                            json, NULL, &error) &&
+            contains(error, "holds the single-chip program of gfx950"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paProgramWrite(path, "gfx942", "hsaco", hsaco, size, json, NULL,
+                        &error) &&
+            contains(error, "is a multi-chip program: add a chip's program "
+                            "with paProgramWriteChip"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paProgramWriteChip(path, "../gfx942", "hsaco", hsaco, size, json,
+                            NULL, &error) &&
+            contains(error, "is not [A-Za-z0-9_-]+"),
+        "%s", error.data);
+  paStringDestroy(error);
+  printf("ok a multi-chip program: the GPU's chip loaded, others named\n");
+}
+
 static void testFake(const char *hsaco, size_t size, const char *json,
                      const char *programPath) {
   bindFake();
@@ -259,6 +342,7 @@ static void testFake(const char *hsaco, size_t size, const char *json,
   paHipProgramDestroy(fromBytes);
   paHipProgramDestroy(fromFile);
   CHECK(counter(Unloads) == 2, "both modules unloaded");
+  testMultiChip(hsaco, size, json, programPath);
 }
 
 int main(int argc, char **argv) {

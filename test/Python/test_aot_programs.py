@@ -278,3 +278,63 @@ def test_hip_without_a_runtime_is_a_reason():
         timeout=60)
     assert done.returncode == 0, done.stderr
     assert "/nonexistent/libamdhip64.so" in done.stdout
+
+
+@needs_fake_hip
+def test_a_multi_chip_program_loads_the_gpus_chip(tmp_path):
+    """gfx942, gfx950 and sm_90a programs of one configuration in one
+    directory (Artifact.save(multi_chip=True)): without the compiler, the
+    HIP runtime loads the code object of the GPU's chip (the fake reports
+    FAKE_HIP_ARCH), CUDA would take the PTX, and a GPU of another chip is
+    told which chips there are; a single-chip save over it is refused."""
+    path = tmp_path / "decode.paprog"
+    artifacts = {"gfx942": pa_mlir.compile(CONFIG)}
+    for chip in ("gfx950", "sm_90a"):
+        artifacts[chip] = pa_mlir.compile(CONFIG.replace(chip=chip,
+                                                         kv_dtype="e4m3fn"))
+    for artifact in artifacts.values():
+        assert artifact.save(path, multi_chip=True) == path
+    manifest = json.loads((path / "program.json").read_text())
+    assert manifest == {"format": "pa-mlir-program", "version": 2,
+                        "chips": ["gfx942", "gfx950", "sm_90a"]}
+    for chip, artifact in artifacts.items():
+        code_format = "hsaco" if chip.startswith("gfx") else "ptx"
+        assert (path / chip / f"kernels.{code_format}").read_bytes() == (
+            artifact.code_object)
+    got = run_without_compiler("""
+        import json, os, sys
+        from fake_hip import FakeHip
+        from pa_mlir import _runtime_capi
+        import pa_mlir
+        fake = FakeHip(sys.argv[1])
+        loaded = []
+        for arch in ("gfx942:sramecc+:xnack-", "gfx950"):
+            os.environ["FAKE_HIP_ARCH"] = arch
+            program = pa_mlir.load_program(sys.argv[2])
+            loaded.append([program.chip, program.code_format,
+                           program.config.kv_dtype, program.multi_chip,
+                           program.driver])
+        os.environ["FAKE_HIP_ARCH"] = "gfx90a:xnack-"
+        try:
+            pa_mlir.load_program(sys.argv[2])
+            other = None
+        except ValueError as error:
+            other = str(error)
+        print(json.dumps(dict(
+            loaded=loaded, other=other,
+            chips=_runtime_capi.program_chips(sys.argv[2]),
+            cuda=_runtime_capi.program_chip(sys.argv[2], "cuda"))))
+    """, FAKE_HIP, path)
+    assert got["loaded"] == [["gfx942", "hsaco", "e4m3fnuz", True, "hip"],
+                             ["gfx950", "hsaco", "e4m3fn", True, "hip"]]
+    assert got["other"].endswith(
+        "holds programs for gfx942, gfx950, sm_90a; none for this GPU's "
+        "chip, gfx90a")
+    assert got["chips"] == [["gfx942", "gfx950", "sm_90a"], True]
+    assert got["cuda"] == "sm_90a"
+    with pytest.raises(ValueError, match="is a multi-chip program"):
+        artifacts["gfx942"].save(path)
+    with pytest.raises(ValueError, match="holds the single-chip program of "
+                                         "gfx942"):
+        artifacts["gfx950"].save(artifacts["gfx942"].save(tmp_path / "one"),
+                                 multi_chip=True)

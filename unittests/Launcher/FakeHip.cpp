@@ -9,12 +9,14 @@
 // tests read the record (C linkage, for ctypes as well). Kernels do not run.
 //
 // FAKE_HIP_DEVICES (default 1) sets the device count hipGetDeviceCount
-// reports.
+// reports, FAKE_HIP_ARCH (default "gfx950:sramecc+:xnack-") the
+// gcnArchName of hipGetDeviceProperties.
 //
 //===----------------------------------------------------------------------===//
 #define __HIP_PLATFORM_AMD__
 #include <hip/hip_runtime_api.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -55,6 +57,22 @@ hipError_t hipGetDeviceCount(int *count) {
   const char *devices = std::getenv("FAKE_HIP_DEVICES");
   *count = devices ? std::atoi(devices) : 1;
   return *count > 0 ? hipSuccess : hipErrorNoDevice;
+}
+
+hipError_t hipGetDevice(int *device) {
+  *device = 0;
+  return hipSuccess;
+}
+
+hipError_t hipGetDeviceProperties(hipDeviceProp_t *properties, int device) {
+  if (device != 0)
+    return hipErrorInvalidValue;
+  *properties = hipDeviceProp_t{};
+  const char *arch = std::getenv("FAKE_HIP_ARCH");
+  std::snprintf(properties->gcnArchName, sizeof properties->gcnArchName, "%s",
+                arch ? arch : "gfx950:sramecc+:xnack-");
+  std::snprintf(properties->name, sizeof properties->name, "fake HIP GPU");
+  return hipSuccess;
 }
 
 const char *hipGetErrorName(hipError_t error) {

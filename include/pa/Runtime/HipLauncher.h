@@ -53,6 +53,9 @@ public:
   const std::string &libraryPath() const { return path; }
   /// hipGetDeviceCount; 0 with `error` when the call fails.
   int deviceCount(std::string &error) const;
+  /// The current device's chip: its gcnArchName up to the first ':'
+  /// ("gfx942" of "gfx942:sramecc+:xnack-"). False with `error`.
+  bool deviceChip(std::string &chip, std::string &error) const;
 
   // DeviceMemory: hipMalloc, hipFree, hipMemcpyHtoD / DtoH, for host-driven
   // runs (the launch path needs none of them). Addresses are device

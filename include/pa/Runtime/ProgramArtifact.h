@@ -12,6 +12,16 @@
 //   kernels.hsaco   the code object (or kernels.ptx / kernels.cubin)
 //   kernels.json    its metadata sidecar (kernels, grids, argument layout)
 //
+// A multi-chip program is a directory whose program.json lists chips
+//
+//   program.json    {"format": "pa-mlir-program", "version": 2,
+//                    "chips": ["gfx942", "gfx950", "sm_90a"]}
+//   gfx942/         the single-chip program of each chip, as above
+//   ...
+//
+// and the HIP runtime loads the program of the GPU's chip, CUDA its one
+// NVIDIA program (chooseProgramChip).
+//
 // pa-compile --emit=program, paArtifactWriteProgram (libPACAPI) and
 // paProgramWrite (libPARuntimeCAPI, what Python's Artifact.save calls)
 // write it; the HIP and CUDA runtimes load it (paHipProgramLoadFile,
@@ -24,6 +34,7 @@
 #define PA_RUNTIME_PROGRAMARTIFACT_H
 
 #include <string>
+#include <vector>
 
 namespace pa::runtime {
 
@@ -58,6 +69,30 @@ bool writeProgram(const std::string &path, const ProgramArtifact &program,
 /// recorded (truncated), or a sidecar whose "format" disagrees.
 bool readProgram(const std::string &path, ProgramArtifact &program,
                  std::string &error);
+
+/// The chips of the program at `path`: the "chips" of a multi-chip program
+/// (`multiChip` true), else the one chip of a single-chip program. False
+/// with `error` as readProgram (a multi-chip list must hold distinct chip
+/// names, each [A-Za-z0-9_-]+).
+bool readProgramChips(const std::string &path, std::vector<std::string> &chips,
+                      bool &multiChip, std::string &error);
+
+/// Writes `program` as PATH/CHIP of the multi-chip program `path` (the
+/// directory created when missing; a program of that chip replaced) and
+/// lists its chip in PATH/program.json, written last. False with `error`
+/// when `path` holds a single-chip program, or as writeProgram.
+bool addProgramChip(const std::string &path, const ProgramArtifact &program,
+                    std::string &error);
+
+/// The chip of `chips` (a multi-chip program's, at `path`, named in
+/// messages) whose program a device runs: for the HIP runtime (`amd`) the
+/// one equal to `deviceChip` (the GPU's gfx name); for CUDA the one NVIDIA
+/// chip (sm_*). False with `error` naming the chips there and what the
+/// device needs when there is none (or, for CUDA, more than one).
+bool chooseProgramChip(const std::string &path,
+                       const std::vector<std::string> &chips, bool amd,
+                       const std::string &deviceChip, std::string &chosen,
+                       std::string &error);
 
 } // namespace pa::runtime
 

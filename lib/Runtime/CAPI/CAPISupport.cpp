@@ -111,18 +111,42 @@ bool pa::capi::unwrapHostOperands(const PaHostOperand *operands, size_t count,
   return true;
 }
 
-bool pa::capi::readProgramFor(const char *path, bool amd,
-                              runtime::ProgramArtifact &out,
-                              std::string &error) {
+bool pa::capi::programFor(const char *path, bool amd,
+                          const DeviceChip &deviceChip,
+                          std::string &directory, std::string &chip,
+                          std::string &error) {
   if (!path) {
     error = "no program path (NULL)";
     return false;
   }
-  if (!runtime::readProgram(path, out, error))
+  std::vector<std::string> chips;
+  bool multiChip = false;
+  if (!runtime::readProgramChips(path, chips, multiChip, error))
+    return false;
+  directory = path;
+  if (!multiChip) {
+    chip = chips.front();
+    return true;
+  }
+  std::string gpuChip;
+  if ((amd && !deviceChip(gpuChip, error)) ||
+      !runtime::chooseProgramChip(path, chips, amd, gpuChip, chip, error))
+    return false;
+  directory += "/" + chip;
+  return true;
+}
+
+bool pa::capi::readProgramFor(const char *path, bool amd,
+                              const DeviceChip &deviceChip,
+                              runtime::ProgramArtifact &out,
+                              std::string &error) {
+  std::string directory, chip;
+  if (!programFor(path, amd, deviceChip, directory, chip, error) ||
+      !runtime::readProgram(directory, out, error))
     return false;
   if (out.isAMD() == amd)
     return true;
-  error = std::string(path) + " is a program for " + out.chip + " (" +
+  error = directory + " is a program for " + out.chip + " (" +
           out.codeFormat + "); load it with " +
           (amd ? "paCudaProgramLoadFile" : "paHipProgramLoadFile");
   return false;

@@ -15,6 +15,7 @@
 #include "pa/Runtime/LauncherCore.h"
 #include "pa/Runtime/ProgramArtifact.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,11 +62,22 @@ bool unwrapHostOperands(const PaHostOperand *operands, size_t count,
                         std::vector<runtime::HostOperand> &out,
                         std::string &error);
 
-/// Reads the AOT program at `path` for the HIP runtime (`amd`) or CUDA:
-/// false with `error` when it cannot be read or holds an image for the
-/// other vendor (naming the entry point that loads it).
-bool readProgramFor(const char *path, bool amd, runtime::ProgramArtifact &out,
-                    std::string &error);
+/// The current GPU's chip for choosing in a multi-chip program (the HIP
+/// runtime's gcnArchName; CUDA needs none): false with `error`.
+using DeviceChip = std::function<bool(std::string &chip, std::string &error)>;
+
+/// The directory of the program at `path` that the HIP runtime (`amd`) or
+/// CUDA loads: `path` itself for a single-chip program, PATH/CHIP of a
+/// multi-chip one (runtime::chooseProgramChip of `deviceChip`'s chip),
+/// and its chip. False with `error`.
+bool programFor(const char *path, bool amd, const DeviceChip &deviceChip,
+                std::string &directory, std::string &chip, std::string &error);
+
+/// Reads the AOT program at `path` (programFor) for the HIP runtime (`amd`)
+/// or CUDA: false with `error` when it cannot be read or holds an image for
+/// the other vendor (naming the entry point that loads it).
+bool readProgramFor(const char *path, bool amd, const DeviceChip &deviceChip,
+                    runtime::ProgramArtifact &out, std::string &error);
 
 } // namespace pa::capi
 

@@ -105,11 +105,30 @@ PaCudaProgram paCudaProgramLoad(const void *image, size_t imageSize,
               metadataJson, error);
 }
 
+namespace {
+/// CUDA chooses its one NVIDIA program without asking the GPU.
+bool noDeviceChip(std::string &, std::string &) { return true; }
+} // namespace
+
+bool paCudaProgramChip(const char *path, PaString *chip, PaString *error) {
+  clear(chip);
+  clear(error);
+  std::string directory, chosen, message;
+  if (!programFor(path, /*amd=*/false, noDeviceChip, directory, chosen,
+                  message)) {
+    report(error, message);
+    return false;
+  }
+  report(chip, chosen);
+  return true;
+}
+
 PaCudaProgram paCudaProgramLoadFile(const char *path, PaString *error) {
   clear(error);
   ProgramArtifact artifact;
   std::string message;
-  if (!readProgramFor(path, /*amd=*/false, artifact, message)) {
+  if (!readProgramFor(path, /*amd=*/false, noDeviceChip, artifact,
+                      message)) {
     report(error, message);
     return {nullptr};
   }

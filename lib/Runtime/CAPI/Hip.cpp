@@ -58,11 +58,33 @@ PaHipProgram paHipProgramLoad(const void *codeObject, size_t codeObjectSize,
               metadataJson, error);
 }
 
+namespace {
+/// The current GPU's chip, from the HIP runtime.
+bool hipDeviceChip(std::string &chip, std::string &error) {
+  const HipRuntime *hip = HipRuntime::get(error);
+  return hip && hip->deviceChip(chip, error);
+}
+} // namespace
+
+bool paHipProgramChip(const char *path, PaString *chip, PaString *error) {
+  clear(chip);
+  clear(error);
+  std::string directory, chosen, message;
+  if (!programFor(path, /*amd=*/true, hipDeviceChip, directory, chosen,
+                  message)) {
+    report(error, message);
+    return false;
+  }
+  report(chip, chosen);
+  return true;
+}
+
 PaHipProgram paHipProgramLoadFile(const char *path, PaString *error) {
   clear(error);
   ProgramArtifact artifact;
   std::string message;
-  if (!readProgramFor(path, /*amd=*/true, artifact, message)) {
+  if (!readProgramFor(path, /*amd=*/true, hipDeviceChip, artifact,
+                      message)) {
     report(error, message);
     return {nullptr};
   }

@@ -33,15 +33,22 @@ bool paDecodeCheckSequences(int64_t pageSize, int64_t queryLength,
   return false;
 }
 
-bool paProgramWrite(const char *path, const char *chip, const char *codeFormat,
-                    const void *codeObject, size_t codeObjectSize,
-                    const char *metadataJson, const char *configJson,
-                    PaString *error) {
+namespace {
+/// paProgramWrite and paProgramWriteChip: `write` (writeProgram or
+/// addProgramChip) of the program the arguments describe.
+bool writeProgramWith(
+    const char *entryPoint,
+    bool (*write)(const std::string &, const pa::runtime::ProgramArtifact &,
+                  std::string &),
+    const char *path, const char *chip, const char *codeFormat,
+    const void *codeObject, size_t codeObjectSize, const char *metadataJson,
+    const char *configJson, PaString *error) {
   clear(error);
   if (!path || !chip || !codeFormat || (!codeObject && codeObjectSize) ||
       !metadataJson) {
-    report(error, "paProgramWrite needs a path, a chip, a code format, the "
-                  "code object and its metadata");
+    report(error, std::string(entryPoint) +
+                      " needs a path, a chip, a code format, the code "
+                      "object and its metadata");
     return false;
   }
   pa::runtime::ProgramArtifact program;
@@ -52,10 +59,53 @@ bool paProgramWrite(const char *path, const char *chip, const char *codeFormat,
   program.metadataJson = metadataJson;
   program.configJson = configJson ? configJson : "";
   std::string message;
-  if (pa::runtime::writeProgram(path, program, message))
+  if (write(path, program, message))
     return true;
   report(error, message);
   return false;
+}
+} // namespace
+
+bool paProgramWrite(const char *path, const char *chip, const char *codeFormat,
+                    const void *codeObject, size_t codeObjectSize,
+                    const char *metadataJson, const char *configJson,
+                    PaString *error) {
+  return writeProgramWith("paProgramWrite", pa::runtime::writeProgram, path,
+                          chip, codeFormat, codeObject, codeObjectSize,
+                          metadataJson, configJson, error);
+}
+
+bool paProgramWriteChip(const char *path, const char *chip,
+                        const char *codeFormat, const void *codeObject,
+                        size_t codeObjectSize, const char *metadataJson,
+                        const char *configJson, PaString *error) {
+  return writeProgramWith("paProgramWriteChip", pa::runtime::addProgramChip,
+                          path, chip, codeFormat, codeObject, codeObjectSize,
+                          metadataJson, configJson, error);
+}
+
+bool paProgramChips(const char *path, PaString *chips, bool *multiChip,
+                    PaString *error) {
+  clear(chips);
+  clear(error);
+  if (!path) {
+    report(error, "paProgramChips needs a path");
+    return false;
+  }
+  std::vector<std::string> found;
+  bool multi = false;
+  std::string message;
+  if (!pa::runtime::readProgramChips(path, found, multi, message)) {
+    report(error, message);
+    return false;
+  }
+  std::string text;
+  for (const std::string &chip : found)
+    text += (text.empty() ? "" : " ") + chip;
+  report(chips, text);
+  if (multiChip)
+    *multiChip = multi;
+  return true;
 }
 
 bool paProgramDescribe(const char *path, PaString *chip, PaString *codeFormat,
