@@ -34,8 +34,12 @@ bool checkChipCoverage(const AxisCoverage &coverage, const std::string &chip) {
   int64_t fp8 = int64_t(chip == "gfx942" ? ScalarType::F8E4M3FNUZ
                                          : ScalarType::F8E4M3FN);
   return coverage.check({{"D", {64, 128, 256, 512}},
-                         {"P", {16, 64, 128}},
+                         {"P", {1, 2, 8, 16, 64, 128, 256, 512, 1024}},
                          {"V", {0, 1}},
+                         {"layout",
+                          {int64_t(oracle::CacheLayout::Packed),
+                           int64_t(oracle::CacheLayout::Nhd),
+                           int64_t(oracle::CacheLayout::Hnd)}},
                          {"kv", {fp8, int64_t(ScalarType::BF16)}},
                          {"scale", {0, 1, 2}},
                          {"Q", {1, 2, 3, 4, 8}},
@@ -105,6 +109,9 @@ int runMatrix(const MatrixOptions &options, const char *executor,
   };
   std::vector<Job> jobs;
   std::vector<ProgramSpec> matrix = programMatrix();
+  // After the others, so that their indices (random streams) stay.
+  std::vector<ProgramSpec> layouts = layoutPrograms();
+  matrix.insert(matrix.end(), layouts.begin(), layouts.end());
   if (matrix.size() > options.programLimit)
     matrix.resize(options.programLimit);
   for (size_t index = 0; index < matrix.size(); index += options.every)

@@ -359,6 +359,7 @@ void AxisCoverage::note(const ProgramSpec &p) {
   seen["D"].insert(s.headDim);
   seen["P"].insert(s.pageSize);
   seen["V"].insert(int64_t(s.vLayout));
+  seen["layout"].insert(int64_t(s.cacheLayout));
   seen["kv"].insert(int64_t(s.kvType));
   seen["scale"].insert(int64_t(s.scaleMode));
   seen["Q"].insert(s.queryLen);

@@ -49,9 +49,9 @@ std::string describe(const ProgramSpec &p);
 std::vector<ProgramSpec> programMatrix();
 
 /// The nhd and hnd cache layouts with page sizes 1 to 1024, crossed with
-/// windows, sinks, MTP, scales and GQA shapes. Host executor only for now:
-/// the GPU lowerings take the packed layout only (not in programMatrix(),
-/// which the emulator matrices run).
+/// windows, sinks, MTP, scales and GQA shapes. Run after programMatrix()
+/// by the host matrix and by the AMD matrices (emulator, instruction-level
+/// executor), so that the older programs keep their random cases.
 std::vector<ProgramSpec> layoutPrograms();
 
 /// One program per family of non-finite input (oracle::NonFiniteInput,

@@ -40,6 +40,16 @@ FailureOr<OpTy> findSingle(gpu::GPUFuncOp kernel) {
          << "' in a decode kernel, found " << found.size();
 }
 
+/// `dims` as "d0, d1, ..." with "?" for kAnySize (-1).
+void appendDims(InFlightDiagnostic &diag, ArrayRef<int64_t> dims) {
+  llvm::interleaveComma(dims, diag, [&](int64_t d) {
+    if (d < 0)
+      diag << "?";
+    else
+      diag << d;
+  });
+}
+
 /// `memref` has an identity layout, rank `rank`, the static `dims` (kAnySize
 /// = -1 for dim 0 only) and element type `element`.
 LogicalResult checkGlobalOperand(Operation *op, StringRef name, Value memref,
@@ -59,13 +69,33 @@ LogicalResult checkGlobalOperand(Operation *op, StringRef name, Value memref,
                             << "pa-to-mfma needs '" << name
                             << "' as an identity-layout memref of " << element
                             << " with static dims [";
-  llvm::interleaveComma(dims, diag, [&](int64_t d) {
-    if (d < 0)
-      diag << "?";
-    else
-      diag << d;
-  });
+  appendDims(diag, dims);
   return diag << "], got " << type;
+}
+
+/// An nhd / hnd cache: rank and static `dims` as checkGlobalOperand, any
+/// strides (a view of a combined cache) but a contiguous head-dim axis, so
+/// that a lane's consecutive head-dim values are one load.
+LogicalResult checkCacheView(Operation *op, StringRef name, Value memref,
+                             ArrayRef<int64_t> dims, Type element) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  bool ok = type.getRank() == static_cast<int64_t>(dims.size()) &&
+            type.getElementType() == element &&
+            succeeded(type.getStridesAndOffset(strides, offset)) &&
+            strides.back() == 1;
+  for (auto [i, dim] : llvm::enumerate(dims))
+    if (ok && i > 0 && type.getDimSize(i) != dim)
+      ok = false;
+  if (ok)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "pa-to-mfma needs '" << name
+                            << "' as a memref of " << element
+                            << " with static dims [";
+  appendDims(diag, dims);
+  return diag << "] and a unit head-dim stride, got " << type;
 }
 
 /// The per-token [N, Hkv, P] or per-tensor [1] f32 scale operand.
@@ -221,17 +251,22 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
            << " fit beside a tile step without spilling); use row groups of "
               "16 rows (Q * G <= 16)";
 
-  if (d.qk.getCacheLayout() != CacheLayout::packed ||
-      d.pv.getCacheLayout() != CacheLayout::packed)
-    return d.qk.emitOpError()
-           << "pa-to-mfma supports the packed KV layout only, got "
-           << stringifyCacheLayout(d.qk.getCacheLayout()) << " (nhd and hnd "
-              "caches run on the host executor)";
+  s.layout = d.qk.getCacheLayout();
+  if (d.pv.getCacheLayout() != s.layout)
+    return d.pv.emitOpError()
+           << "pa-to-mfma needs the same cache layout in pa.tile.qk and "
+              "pa.tile.pv";
   s.pageSize = d.qk.getPageSize();
-  if (s.pageSize % kGroupTokens != 0 || kTileTokens % s.pageSize != 0)
-    return d.qk.emitOpError() << "pa-to-mfma supports page sizes that are "
-                                 "multiples of 16 dividing 256, got "
-                              << s.pageSize;
+  if (s.layout == CacheLayout::packed
+          ? s.pageSize % kGroupTokens != 0 || kTileTokens % s.pageSize != 0
+          : !llvm::isPowerOf2_64(s.pageSize) || s.pageSize > kMaxPageSize)
+    return d.qk.emitOpError()
+           << "pa-to-mfma supports page sizes that are "
+           << (s.layout == CacheLayout::packed
+                   ? "multiples of 16 dividing 256"
+                   : "powers of two up to 1024")
+           << " for the " << stringifyCacheLayout(s.layout)
+           << " layout, got " << s.pageSize;
   s.queryLength = d.loadQuery.getQueryLength();
   s.groupSize = d.loadQuery.getGroupSize();
   s.window = d.softmax.getSlidingWindow();
@@ -245,24 +280,39 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
 
   // Operands the lane code indexes directly.
   Operation *qkOp = d.qk, *pvOp = d.pv;
-  auto kvHeadsOf = [](Value cache) {
-    return cast<MemRefType>(cache.getType()).getDimSize(1);
-  };
-  int64_t kvHeads = kvHeadsOf(d.qk.getKeyCache());
-  if (failed(checkGlobalOperand(
-          qkOp, "key_cache", d.qk.getKeyCache(),
-          {-1, kvHeads, s.headDim / s.kvPack, s.pageSize, s.kvPack}, kvType)))
+  auto cacheType = cast<MemRefType>(d.qk.getKeyCache().getType());
+  int64_t kvHeads =
+      cacheType.getRank() > 2
+          ? cacheType.getDimSize(s.layout == CacheLayout::nhd ? 2 : 1)
+          : 0;
+  if (s.layout != CacheLayout::packed) {
+    // nhd [N, P, Hkv, D] / hnd [N, Hkv, P, D], K and V alike, possibly
+    // strided views of one combined cache.
+    SmallVector<int64_t> dims =
+        s.layout == CacheLayout::nhd
+            ? SmallVector<int64_t>{-1, s.pageSize, kvHeads, s.headDim}
+            : SmallVector<int64_t>{-1, kvHeads, s.pageSize, s.headDim};
+    if (failed(checkCacheView(qkOp, "key_cache", d.qk.getKeyCache(), dims,
+                              kvType)) ||
+        failed(checkCacheView(pvOp, "value_cache", d.pv.getValueCache(), dims,
+                              kvType)))
+      return failure();
+  } else if (failed(checkGlobalOperand(
+                 qkOp, "key_cache", d.qk.getKeyCache(),
+                 {-1, kvHeads, s.headDim / s.kvPack, s.pageSize, s.kvPack},
+                 kvType))) {
     return failure();
-  if (s.vLayout == VLayout::plain
-          ? failed(checkGlobalOperand(pvOp, "value_cache",
-                                      d.pv.getValueCache(),
-                                      {-1, kvHeads, s.headDim, s.pageSize},
-                                      kvType))
-          : failed(checkGlobalOperand(
-                pvOp, "value_cache", d.pv.getValueCache(),
-                {-1, kvHeads, s.pageSize / s.kvPack, s.headDim, s.kvPack},
-                kvType)))
+  } else if (s.vLayout == VLayout::plain
+                 ? failed(checkGlobalOperand(
+                       pvOp, "value_cache", d.pv.getValueCache(),
+                       {-1, kvHeads, s.headDim, s.pageSize}, kvType))
+                 : failed(checkGlobalOperand(
+                       pvOp, "value_cache", d.pv.getValueCache(),
+                       {-1, kvHeads, s.pageSize / s.kvPack, s.headDim,
+                        s.kvPack},
+                       kvType))) {
     return failure();
+  }
   if (failed(checkScale(qkOp, "k_scale", s.scale, d.qk.getKScale(), kvHeads,
                         s.pageSize)) ||
       failed(checkScale(pvOp, "v_scale", s.scale, d.pv.getVScale(), kvHeads,

@@ -171,6 +171,29 @@ struct WaveResult {
   }
 };
 
+/// Bytes a buffer over `type` spans per page (dim 0 index): the product of
+/// the other dims for an identity layout; the dim-0 stride for a strided
+/// view whose dim-0 stride spans its other dims (a view of a combined
+/// cache: the buffer then ends at pages * stride); none for other views.
+std::optional<int64_t> bytesPerPage(MemRefType type) {
+  int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  if (type.getLayout().isIdentity()) {
+    int64_t elements = 1;
+    for (int64_t dim : type.getShape().drop_front())
+      elements *= dim;
+    return elements * elementBytes;
+  }
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  for (int64_t d = 1; d < type.getRank(); ++d)
+    if (type.getDimSize(d) * strides[d] > strides[0])
+      return std::nullopt;
+  return strides[0] * elementBytes;
+}
+
 bool isWorkgroupMemRef(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
   return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
@@ -440,6 +463,10 @@ private:
   SmallVector<MTileLanes> mTileLanes; // per M-tile, constant t
   Value visibleEndBase, visibleBeginBase; // i64; begin only with a window
   Value kPageIndex, kSlot0, vPageIndex, vSlot0; // index
+  /// The tile-relative tokens of the lane's first K row and of its lane
+  /// group's first V token (index): pages smaller than 16 tokens or larger
+  /// than a tile place each token from these.
+  Value kColumn, vColumn;
   Value laneTokenOffset;                // i32: 64 w + 16 j
   Value vScaleTensor;                   // per_tensor V scale
 };
@@ -699,15 +726,20 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
                                        /*clamp=*/false);
   // Keys: lane i loads token qkToken(b, i) of its wave's quarter (one page,
   // since the 16 tokens of a lane's 4 blocks lie in one 16-token group).
-  IndexExpr kColumn = w * kQuarterTokens + qkToken(l.idx(0), i);
-  kPageIndex = kColumn / s.pageSize;
-  kSlot0 = kColumn % s.pageSize;
+  // Pages larger than a tile: the tile's one page (position 0), slots
+  // from the tile's own first slot on (emitTileStep adds it).
+  const bool pageHoldsTile = s.pageSize > kTileTokens;
+  IndexExpr kFirst = w * kQuarterTokens + qkToken(l.idx(0), i);
+  kColumn = kFirst;
+  kPageIndex = pageHoldsTile ? l.index(0) : (kFirst / s.pageSize).get();
+  kSlot0 = pageHoldsTile ? kFirst : kFirst % s.pageSize;
   // Values, scales and the QK result: lane group j's 16 tokens.
-  IndexExpr vColumn = w * kQuarterTokens + pvToken(instr, 0, j, l.idx(0));
-  vPageIndex = vColumn / s.pageSize;
-  vSlot0 = vColumn % s.pageSize;
+  IndexExpr vFirst = w * kQuarterTokens + pvToken(instr, 0, j, l.idx(0));
+  vColumn = vFirst;
+  vPageIndex = pageHoldsTile ? l.index(0) : (vFirst / s.pageSize).get();
+  vSlot0 = pageHoldsTile ? vFirst : vFirst % s.pageSize;
   laneTokenOffset =
-      arith::IndexCastOp::create(b, b.getI32Type(), vColumn.get());
+      arith::IndexCastOp::create(b, b.getI32Type(), vFirst.get());
 }
 
 CacheViews DecodeLowering::globalViews() {
@@ -716,13 +748,17 @@ CacheViews DecodeLowering::globalViews() {
 }
 
 CacheViews DecodeLowering::fatRawBufferViews(ImplicitLocOpBuilder &b) {
+  // A strided view (nhd / hnd K or V of a combined cache) starts its
+  // buffer at its own offset, so that the buffer's range (the largest
+  // size * stride) covers it.
   auto fat = [&](Value memref) -> Value {
     if (!memref)
       return {};
+    bool view = !cast<MemRefType>(memref.getType()).getLayout().isIdentity();
     return amdgpu::FatRawBufferCastOp::create(b, memref, /*validBytes=*/Value(),
                                               /*cacheSwizzleStride=*/Value(),
                                               /*boundsCheck=*/true,
-                                              /*resetOffset=*/false);
+                                              /*resetOffset=*/view);
   };
   CacheViews global = globalViews();
   bool perToken = s.scale == ScaleMode::per_token;
@@ -747,16 +783,18 @@ Value DecodeLowering::viewsFit32BitOffsets(ImplicitLocOpBuilder &b,
   Value fits;
   for (Value memref : paged) {
     auto type = cast<MemRefType>(memref.getType());
-    int64_t pageBytes = type.getElementTypeBitWidth() / 8;
-    for (int64_t dim : type.getShape().drop_front())
-      pageBytes *= dim;
+    std::optional<int64_t> pageBytes = bytesPerPage(type);
+    if (!pageBytes) {
+      staticFits = false; // dynamic strides: the 64-bit loop only
+      continue;
+    }
     if (!type.isDynamicDim(0)) {
-      staticFits = staticFits && type.getDimSize(0) <= kLimit / pageBytes;
+      staticFits = staticFits && type.getDimSize(0) <= kLimit / *pageBytes;
       continue;
     }
     Value pages = l.toI64(memref::DimOp::create(b, memref, 0));
     Value fitsOne = l.cmpI(arith::CmpIPredicate::sle, pages,
-                           l.i64(kLimit / pageBytes));
+                           l.i64(kLimit / *pageBytes));
     fits = fits ? l.andI(fits, fitsOne) : fitsOne;
   }
   return staticFits ? fits : Value();
@@ -1013,6 +1051,58 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   auto kvVector = [&](int64_t n) {
     return VectorType::get({n}, s.kvType);
   };
+  // Where the lane's tokens lie (docs/mfma-lowering.md, "Cache layouts"):
+  // pages of 16 to 256 tokens hold the 16 tokens of a lane's K rows and of
+  // its lane group's V columns each in one page (kPage, vPage); smaller
+  // pages split them (a page id per K block, per run of P V tokens); a
+  // page larger than a tile holds the whole tile from slot tileStart % P.
+  const bool pageHoldsTile = s.pageSize > kTileTokens;
+  const bool pagesSplitGroups = s.pageSize < kGroupTokens;
+  Value tileSlot;
+  if (pageHoldsTile)
+    tileSlot = l.toIndex(arith::RemUIOp::create(
+        b, tileStart, l.i64(s.pageSize)));
+  // The page and slot of K block blk's token of the lane.
+  SmallVector<Value> kBlockPages;
+  if (pagesSplitGroups)
+    for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk)
+      kBlockPages.push_back(pageAt(
+          (l.idx(kColumn) + qkToken<int64_t>(blk, 0)) / s.pageSize));
+  auto keyPlace = [&](int64_t blk) -> std::pair<Value, Value> {
+    int64_t offset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
+    if (pagesSplitGroups)
+      return {kBlockPages[blk],
+              (l.idx(kColumn) + qkToken<int64_t>(blk, 0)) % s.pageSize};
+    IndexExpr slot = l.idx(kSlot0) + offset;
+    return {kPage, pageHoldsTile ? (slot + l.idx(tileSlot)).get() : slot.get()};
+  };
+  // The lane group's 16 V tokens as runs of consecutive slots of one page:
+  // runs[r] holds tokens [first, first + count) of the group.
+  struct TokenRun {
+    Value page, firstSlot;
+    int64_t first, count;
+  };
+  SmallVector<TokenRun> valueRuns;
+  if (pagesSplitGroups) {
+    for (int64_t first = 0; first < kGroupTokens; first += s.pageSize)
+      valueRuns.push_back(
+          {pageAt((l.idx(vColumn) + first) / s.pageSize), l.index(0), first,
+           s.pageSize});
+  } else {
+    valueRuns.push_back(
+        {vPage, pageHoldsTile ? (l.idx(vSlot0) + l.idx(tileSlot)).get() : vSlot0,
+         0, kGroupTokens});
+  }
+  // The page and slot of token e of the lane group.
+  auto valuePlace = [&](int64_t e) -> std::pair<Value, Value> {
+    for (const TokenRun &run : valueRuns)
+      if (e < run.first + run.count)
+        return {run.page, (l.idx(run.firstSlot) + (e - run.first)).get()};
+    llvm_unreachable("token outside the lane group");
+  };
+  auto constant = [&](TypedAttr value) -> Value {
+    return arith::ConstantOp::create(b, value);
+  };
 
   // Q^T: the lane's row, head-dim chunks 4c + j (qkHeadDim), from LDS.
   // With its residual, queries[k][c] holds the value and residual chunks.
@@ -1047,7 +1137,20 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   };
   // K of block `blk` (tokens qkToken(blk, i)), head-dim chunk c (16 bytes
   // per lane: chunk 4c + j).
+  // nhd / hnd: the lane's x consecutive head-dim values of the token, one
+  // 16-byte load as in the packed layout, at the layout's address.
   auto loadKey = [&](int64_t blk, int64_t c) {
+    if (s.layout != CacheLayout::packed) {
+      auto [page, slot] = keyPlace(blk);
+      Value first = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0));
+      return toComputeType(
+          l, vector::LoadOp::create(
+                 b, kvVector(x), views.keys,
+                 buildCacheElementIndices(b, b.getLoc(), s.layout,
+                                          CacheOperand::key, s.vLayout, x,
+                                          page, kvHead, slot, first,
+                                          constant)));
+    }
     int64_t slotOffset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
     Value slot = l.idx(kSlot0) + slotOffset;
     Value packIndex = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0)) / x;
@@ -1093,12 +1196,25 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     }
   }
 
-  // Per-token scales of the lane's 16 tokens (slots vSlot0 + [0, 16)).
-  auto tokenScales = [&](Value scales) {
-    return vector::LoadOp::create(
-               b, VectorType::get({kGroupTokens}, f32), scales,
-               ValueRange{vPage, kvHead, vSlot0})
-        .getResult();
+  // Per-token scales of the lane's 16 tokens ([N, Hkv, P]: one load per
+  // run of the group's tokens in one page).
+  auto tokenScales = [&](Value scales) -> Value {
+    auto groupType = VectorType::get({kGroupTokens}, f32);
+    if (valueRuns.size() == 1)
+      return vector::LoadOp::create(
+                 b, groupType, scales,
+                 ValueRange{valueRuns[0].page, kvHead, valueRuns[0].firstSlot})
+          .getResult();
+    Value group = l.splatConstant(groupType, 0.0);
+    for (const TokenRun &run : valueRuns) {
+      Value part = vector::LoadOp::create(
+          b, VectorType::get({run.count}, f32), scales,
+          ValueRange{run.page, kvHead, run.firstSlot});
+      group = vector::InsertStridedSliceOp::create(
+          b, part, group, ArrayRef<int64_t>{run.first},
+          ArrayRef<int64_t>{1});
+    }
+    return group;
   };
   auto blockOf = [&](Value groupVector, int64_t blk) {
     return slice(l, groupVector, blk * kResultElements, kResultElements);
@@ -1376,6 +1492,21 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // registers.
   auto loadValueWords = [&](int64_t blk, int64_t u) -> Value {
     IndexExpr dIndex = i + blk * kBlock;
+    if (s.layout != CacheLayout::packed) {
+      // nhd / hnd keep a token's head dims together, not a head dim's
+      // tokens: one element load per token (docs/performance.md).
+      SmallVector<Value> elements;
+      for (int64_t e = u * tokensPerLoad; e < (u + 1) * tokensPerLoad; ++e) {
+        auto [page, slot] = valuePlace(e);
+        elements.push_back(memref::LoadOp::create(
+            b, views.values,
+            buildCacheElementIndices(b, b.getLoc(), s.layout,
+                                     CacheOperand::value, s.vLayout, x, page,
+                                     kvHead, slot, dIndex, constant)));
+      }
+      return l.bitcast(wordsType, vector::FromElementsOp::create(
+                                      b, kvVector(tokensPerLoad), elements));
+    }
     SmallVector<Value> indices =
         s.vLayout == VLayout::plain
             ? SmallVector<Value>{vPage, kvHead, dIndex,

@@ -20,6 +20,8 @@ struct DecodeShape {
   int64_t mTiles = 0;  // rows / 16
   int64_t headDim = 0; // D
   int64_t pageSize = 0;
+  /// packed (K packed, V plain / transposed), nhd or hnd (K and V alike).
+  CacheLayout layout = CacheLayout::packed;
   int64_t queryLength = 0, groupSize = 0, window = 0;
   int64_t totalRows = 0; // R = Q * G
   ComputeType compute = ComputeType::fp8;

@@ -111,21 +111,3 @@ gpu.module @pa_kernels {
     gpu.return
   }
 }
-
-// -----
-
-// nhd / hnd caches run on the host executor; the MFMA lowering says so
-// instead of indexing them as packed.
-func.func @nhd_cache(%q: memref<?x8x64xbf16>, %k: memref<?x16x1x64xbf16>,
-                %v: memref<?x16x1x64xbf16>, %bt: memref<?x?xi32>,
-                %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<1x?x8xf32>,
-                %ml: memref<1x?x8xf32>, %part: memref<1x?x8x64xf32>) {
-  // expected-error @+1 {{pa-to-mfma supports the packed KV layout only, got nhd (nhd and hnd caches run on the host executor)}}
-  pa.decode query(%q : memref<?x8x64xbf16>) key_cache(%k : memref<?x16x1x64xbf16>)
-            value_cache(%v : memref<?x16x1x64xbf16>) block_tables(%bt : memref<?x?xi32>)
-            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
-            exp_sums(%es : memref<1x?x8xf32>) max_logits(%ml : memref<1x?x8xf32>)
-            tmp_out(%part : memref<1x?x8x64xf32>)
-            {kv_layout = #pa.kv_layout<page_size = 16, layout = nhd>}
-  return
-}

@@ -411,3 +411,65 @@
 // STRIDED-SAME:    %[[QUERY:[^:]*]]: memref<?x16x64xbf16, strided<[?, 64, 1]>>
 // STRIDED:         vector.load %[[QUERY]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x16x64xbf16, strided<[?, 64, 1]>>, vector<4xbf16>
 // STRIDED:         gpu.return
+
+// nhd / hnd caches (K and V [N, P, Hkv, D] / [N, Hkv, P, D]): the K row of
+// a lane's token is the same 16-byte load as in the packed layout, at the
+// layout's address [page, slot, kv head, d] / [page, kv head, slot, d]
+// (buildCacheElementIndices, shared with the host lowering); V keeps a
+// token's head dims together, so a lane group's 16 tokens of one head dim
+// are 16 element loads, packed into the words the PV operand takes.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-nhd-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefixes=NHD,NHD942 -DFP8=f8E4M3FNUZ
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-nhd-none-w0-q1g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefixes=NHD,NHD950 -DFP8=f8E4M3FN
+// NHD-LABEL:  gpu.func @pa_decode(
+// NHD-SAME:     %[[KEYS:[^:]*]]: memref<64x16x2x64x[[FP8]]>, %[[VALUES:[^:]*]]: memref<64x16x2x64x[[FP8]]>
+// NHD:        %[[KV:.*]] = gpu.block_id y
+// NHD:        %[[KBUF:.*]] = amdgpu.fat_raw_buffer_cast %[[KEYS]] : memref<64x16x2x64x[[FP8]]> to
+// NHD:        %[[VBUF:.*]] = amdgpu.fat_raw_buffer_cast %[[VALUES]] : memref<64x16x2x64x[[FP8]]> to
+// NHD:        scf.for
+// NHD-COUNT-4: vector.load %[[KBUF]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] : memref<64x16x2x64x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
+// NHD-COUNT-16: memref.load %[[VBUF]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] : memref<64x16x2x64x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>
+// NHD:        %[[GROUP:.*]] = vector.from_elements {{.*}} : vector<16x[[FP8]]>
+// NHD:        vector.bitcast %[[GROUP]] : vector<16x[[FP8]]> to vector<4xi32>
+// NHD942:     amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// NHD950:     amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FN>, vector<8xf8E4M3FN>, vector<4xf32>
+// NHD:        gpu.return
+
+// hnd, page size 1 (a token pool): every K block's token and every V
+// token has its own page id (4 and 16 staged-id reads per lane), and the
+// per-token scales [N, Hkv, 1] are 16 one-element loads.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p1-hnd-per_token-w0-q1g8 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefixes=PAGE1,PAGE1942 -DFP8=f8E4M3FNUZ
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p1-hnd-per_token-w0-q1g8 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefixes=PAGE1,PAGE1950 -DFP8=f8E4M3FN
+// PAGE1-LABEL:  gpu.func @pa_decode(
+// PAGE1942-SAME:  workgroup(%[[IDS:.*]] : memref<2048xi32, #gpu.address_space<workgroup>>
+// PAGE1950-SAME:  workgroup(%[[IDS:.*]] : memref<4096xi32, #gpu.address_space<workgroup>>
+// PAGE1:        %[[KV:.*]] = gpu.block_id y
+// PAGE1:        scf.for
+// PAGE1-COUNT-4: memref.load %[[IDS]]
+// PAGE1:        vector.load %{{.*}}[%{{.*}}, %[[KV]], %c0{{.*}}, %{{.*}}] : memref<?x2x1x64x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
+// PAGE1-COUNT-16: vector.insert_strided_slice {{.*}} : vector<1xf32> into vector<16xf32>
+// PAGE1:        vector.from_elements {{.*}} : vector<16x[[FP8]]>
+// PAGE1:        gpu.return
+
+// nhd, page size 1024 (a page spans four tiles): one page id per tile, the
+// tile's slots from tile_start % 1024 on; K and V as strided views of one
+// combined [N, 2, P, Hkv, D] cache (-cc): each buffer starts at its view's
+// offset (resetOffset), and its 32-bit range is the pool times the page
+// stride.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-bf16-p1024-nhd-per_token-w17-q2g4-cc --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=PAGE1024
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-bf16-p1024-nhd-per_token-w17-q2g4-cc --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=PAGE1024
+// PAGE1024-LABEL: gpu.func @pa_decode(
+// PAGE1024-SAME:    %[[KEYS:[^:]*]]: memref<?x1024x2x64xbf16, strided<[262144, 128, 64, 1]>>, %[[VALUES:[^:]*]]: memref<?x1024x2x64xbf16, strided<[262144, 128, 64, 1], offset: 131072>>
+// PAGE1024:       %c4095_i64 = arith.constant 4095 : i64
+// PAGE1024-NEXT:  arith.cmpi sle, %{{.*}}, %c4095_i64
+// PAGE1024:       amdgpu.fat_raw_buffer_cast %[[KEYS]] resetOffset
+// PAGE1024:       amdgpu.fat_raw_buffer_cast %[[VALUES]] resetOffset
+// PAGE1024:       scf.for
+// PAGE1024:       arith.remui %{{.*}}, %c1024_i64{{.*}} : i64
+// PAGE1024:       vector.from_elements {{.*}} : vector<8xbf16>
+// PAGE1024:       gpu.return

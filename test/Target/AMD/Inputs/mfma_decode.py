@@ -4,12 +4,14 @@
 Used by the pa-to-mfma code-object tests (test/Target/AMD/mfma-*.mlir) and
 bench/amd_resources.sh. A configuration is a name like
   d256-fp8-p16-transposed-per_token-w257-q4g8
-(head dim, KV type fp8|bf16, page size, V layout plain|transposed, scale
+(head dim, KV type fp8|bf16, page size, V layout plain|transposed of the
+packed cache, or nhd|hnd for K and V [N, P, Hkv, D] | [N, Hkv, P, D], scale
 none|per_tensor|per_token, window (w0 = none), query length q and GQA group
 g); optional suffixes: -bf16c (bf16 compute on an fp8 cache), -kv<N> (KV
 heads, default 2), -n<N> (static page pool size instead of a dynamic one),
 -cap<C> (logits soft-cap C), -sq (a strided query, strided<[?, D, 1]>: a
-view of a fused qkv tensor).
+view of a fused qkv tensor), -cc (nhd / hnd: K and V as strided views of
+one combined [N, 2, P, Hkv, D] / [N, 2, Hkv, P, D] cache, static strides).
 The fp8 flavour follows --chip (gfx942: f8E4M3FNUZ, gfx950: f8E4M3FN).
 """
 import argparse
@@ -19,7 +21,7 @@ import sys
 
 def parse(name):
     m = re.fullmatch(
-        r"d(?P<d>\d+)-(?P<kv>fp8|bf16)-p(?P<p>\d+)-(?P<v>plain|transposed)"
+        r"d(?P<d>\d+)-(?P<kv>fp8|bf16)-p(?P<p>\d+)-(?P<v>plain|transposed|nhd|hnd)"
         r"-(?P<scale>none|per_tensor|per_token)-w(?P<w>-?\d+)"
         r"-q(?P<q>\d+)g(?P<g>\d+)(?P<rest>(-[a-z0-9]+)*)", name)
     if not m:
@@ -32,6 +34,7 @@ def parse(name):
     config["pool"] = "?"
     config["cap"] = None
     config["strided_query"] = False
+    config["combined"] = False
     for part in filter(None, m.group("rest").split("-")):
         if part == "bf16c":
             config["compute"] = "bf16"
@@ -39,6 +42,8 @@ def parse(name):
             config["kv_heads"] = int(part[2:])
         elif part == "sq":
             config["strided_query"] = True
+        elif part == "cc" and config["v"] in ("nhd", "hnd"):
+            config["combined"] = True
         elif part.startswith("n"):
             config["pool"] = part[1:]
         elif part.startswith("cap"):
@@ -56,7 +61,18 @@ def module(name, chip):
     d, p, hkv, g, q = c["d"], c["p"], c["kv_heads"], c["g"], c["q"]
     hq, rows, n = hkv * g, q * g, c["pool"]
     key = f"memref<{n}x{hkv}x{d // x}x{p}x{x}x{kv}>"
-    if c["v"] == "plain":
+    if c["v"] in ("nhd", "hnd"):
+        dims = [p, hkv] if c["v"] == "nhd" else [hkv, p]
+        strides = ""
+        if c["combined"]:
+            # [N, 2, ...]: K at offset 0, V one page half further.
+            half = p * hkv * d
+            strides = f", strided<[{2 * half}, {dims[1] * d}, {d}, 1]>"
+        key = f"memref<{n}x{dims[0]}x{dims[1]}x{d}x{kv}{strides}>"
+        value = key
+        if c["combined"]:
+            value = key.replace("1]>", f"1], offset: {half}>")
+    elif c["v"] == "plain":
         value = f"memref<{n}x{hkv}x{d}x{p}x{kv}>"
     else:
         value = f"memref<{n}x{hkv}x{p // x}x{d}x{x}x{kv}>"
@@ -77,8 +93,10 @@ def module(name, chip):
     args += ["%work_info: memref<?x4xi32>", "%reduce_info: memref<?x2xi32>",
              f"%exp_sums: {partial}", f"%max_logits: {partial}",
              f"%tmp_out: {tmp}", f"%output: {output}"]
-    attrs = [f"kv_layout = #pa.kv_layout<page_size = {p}, k_pack = {x}, "
-             f"v_layout = {c['v']}>", f"scale = #pa.scale<{c['scale']}>",
+    layout = (f"layout = {c['v']}" if c["v"] in ("nhd", "hnd")
+              else f"k_pack = {x}, v_layout = {c['v']}")
+    attrs = [f"kv_layout = #pa.kv_layout<page_size = {p}, {layout}>",
+             f"scale = #pa.scale<{c['scale']}>",
              f"sliding_window = {c['w']} : i64"]
     if c["compute"]:
         attrs.append(f"compute = #pa.compute<{c['compute']}>")
