@@ -118,6 +118,14 @@ PA_CAPI_EXPORTED PaCudaLaunch paCudaProgramBind(PaCudaProgram program,
 PA_CAPI_EXPORTED bool paCudaLaunchEnqueue(PaCudaLaunch launch, void *stream,
                                          PaString *error);
 
+/* paCudaLaunchEnqueue of some of the bound kernels: `kernels` must
+ * select some of them and no other (a plan bound to all three launches
+ * the plan kernel once per step and decode + reduce per layer through one
+ * launch); false with `error` otherwise, nothing launched. */
+PA_CAPI_EXPORTED bool paCudaLaunchEnqueueKernels(PaCudaLaunch launch,
+                                                 uint32_t kernels, void *stream,
+                                                 PaString *error);
+
 PA_CAPI_EXPORTED void paCudaLaunchDestroy(PaCudaLaunch launch);
 
 /* Copies `operands` (host memory) to fresh device buffers, enqueues on the

@@ -121,6 +121,14 @@ PA_CAPI_EXPORTED PaHipLaunch paHipProgramBind(PaHipProgram program,
 PA_CAPI_EXPORTED bool paHipLaunchEnqueue(PaHipLaunch launch, void *stream,
                                          PaString *error);
 
+/* paHipLaunchEnqueue of some of the bound kernels: `kernels` must
+ * select some of them and no other (a plan bound to all three launches
+ * the plan kernel once per step and decode + reduce per layer through one
+ * launch); false with `error` otherwise, nothing launched. */
+PA_CAPI_EXPORTED bool paHipLaunchEnqueueKernels(PaHipLaunch launch,
+                                                uint32_t kernels, void *stream,
+                                                PaString *error);
+
 PA_CAPI_EXPORTED void paHipLaunchDestroy(PaHipLaunch launch);
 
 /* Copies `operands` (host memory) to fresh device buffers, enqueues on the

@@ -101,6 +101,9 @@ for _driver, _handle in (("Hip", PaHipProgram), ("Cuda", PaCudaProgram)):
              ctypes.c_uint32, _error], PaLaunch),
         f"pa{_driver}LaunchEnqueue": ([PaLaunch, ctypes.c_void_p, _error],
                                       ctypes.c_bool),
+        f"pa{_driver}LaunchEnqueueKernels": (
+            [PaLaunch, ctypes.c_uint32, ctypes.c_void_p, _error],
+            ctypes.c_bool),
         f"pa{_driver}LaunchDestroy": ([PaLaunch], None),
     })
 
@@ -251,18 +254,18 @@ class _Program(_ffi.OwnedHandle):
 
 
 def _bare_functions(lib, driver):
-    """(bind, enqueue, destroy): the bound-launch entry points of `driver`
-    as bare ctypes functions of pointer arguments (lib[name] is a new
-    function object: the declared ones keep their checked signatures). A
-    struct of one pointer is passed as the pointer, so bind returns the
-    launch as a void *. Made once per library and driver: a plan binds
-    its launches on every new plan."""
+    """(bind, enqueue kernels, destroy): the bound-launch entry points of
+    `driver` as bare ctypes functions (lib[name] is a new function object:
+    the declared ones keep their checked signatures). A struct of one
+    pointer is passed as the pointer, so bind returns the launch as a
+    void *. Made once per library and driver: every new plan binds."""
     bind = lib[f"pa{driver}ProgramBind"]
     bind.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                      ctypes.c_uint32, ctypes.c_void_p)
     bind.restype = ctypes.c_void_p
-    enqueue = lib[f"pa{driver}LaunchEnqueue"]
-    enqueue.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    enqueue = lib[f"pa{driver}LaunchEnqueueKernels"]
+    enqueue.argtypes = (ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p,
+                        ctypes.c_void_p)
     enqueue.restype = ctypes.c_bool
     destroy = lib[f"pa{driver}LaunchDestroy"]
     destroy.argtypes = (ctypes.c_void_p,)
@@ -276,7 +279,8 @@ _bare = {}
 class _BoundLaunch:
     """A PaCudaLaunch / PaHipLaunch of a program's kernels over a prepared
     operand array (kept alive here, as the launch reads it at every
-    call); calling it with a stream enqueues."""
+    call); calling it with a stream enqueues the bound kernels, or the
+    subset `kernels` of them."""
 
     def __init__(self, program, prepared, kernels):
         lib, driver = program._lib, program._driver
@@ -296,14 +300,16 @@ class _BoundLaunch:
             program.raise_launch_error(self._error)
         self._program = program  # the launch must not outlive it
         self._prepared = prepared
+        self._kernels = kernels
         # (function, launch, error): a hot path calls
-        # function(launch, stream, error) itself (no frame of __call__)
-        # and failed() when it returns false.
+        # function(launch, kernels, stream, error) itself (no frame of
+        # __call__) and failed() when it returns false.
         self.call = (enqueue, self._launch, error)
 
-    def __call__(self, stream):
+    def __call__(self, stream, kernels=None):
         enqueue, launch, error = self.call
-        if not enqueue(launch, stream, error):
+        if not enqueue(launch, self._kernels if kernels is None else kernels,
+                       stream, error):
             self.failed()
 
     def failed(self):

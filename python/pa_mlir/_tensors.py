@@ -48,6 +48,9 @@ FLOAT8_KV_DTYPES = {"float8_e4m3fn": "e4m3fn", "float8_e4m3fnuz": "e4m3fnuz"}
 
 _ARRAYS = ("query", "key_cache", "value_cache", "block_tables",
            "context_lengths")
+# What a run launches: decode + reduce, or (replan=True) all three.
+_LAYER_KERNELS = _runtime_capi.KERNEL_DECODE | _runtime_capi.KERNEL_REDUCE
+_ALL_KERNELS = _runtime_capi.KERNELS_ALL
 
 
 def debug_default():
@@ -518,16 +521,13 @@ class Plan:
         self._v_scale = slot("v_scale")
         self._sinks = slot("sinks")
         self._query_strides = operands.query_strides
-        # The launches, each bound once to this plan's operand array: the
-        # plan kernel (once per step: replan()), decode + reduce (per
-        # layer: run()), or all three (run(replan=True)).
+        # One launch of the three kernels bound to this plan's operand
+        # array; each enqueue picks some: the plan kernel (once per step:
+        # replan()), decode + reduce (per layer: run()), or all three
+        # (run(replan=True)).
         self._device_program = program.device_program(device)
-        launcher = self._device_program.launcher
-        prepared = operands.prepared
-        self._launch_plan = launcher(prepared, _runtime_capi.KERNEL_PLAN)
-        self._launch_layer = launcher(prepared, _runtime_capi.KERNEL_DECODE
-                                      | _runtime_capi.KERNEL_REDUCE)
-        self._launch_all = None  # bound on the first run(replan=True)
+        self._launch = self._device_program.launcher(
+            operands.prepared, _runtime_capi.KERNELS_ALL)
         self._stream = stream_function(torch)
 
     def _checked_workspace(self, workspace):
@@ -580,7 +580,7 @@ class Plan:
         same tensors, inside a captured graph too."""
         if self.debug:
             self._poison(None, True)
-        self._launch_plan(self._stream(self.device))
+        self._launch(self._stream(self.device), _runtime_capi.KERNEL_PLAN)
 
     def _expect(self, name, tensor, dtypes, shape):
         """ValueError unless `tensor` is a contiguous GPU tensor of
@@ -756,14 +756,9 @@ class Plan:
             cells[self._sinks] = sinks.data_ptr()
         if self.debug:
             self._poison(out, replan)
-        if replan:
-            if self._launch_all is None:
-                self._launch_all = self._device_program.launcher(
-                    operands.prepared, _runtime_capi.KERNELS_ALL)
-            launch = self._launch_all
-        else:
-            launch = self._launch_layer
+        launch = self._launch
         enqueue, handle, error = launch.call
-        if not enqueue(handle, self._stream(device), error):
+        if not enqueue(handle, _ALL_KERNELS if replan else _LAYER_KERNELS,
+                       self._stream(device), error):
             launch.failed()
         return out

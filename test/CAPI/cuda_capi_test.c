@@ -447,6 +447,30 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
           "call %d: query row stride %llu", call,
           (unsigned long long)rowStride);
   }
+  /* Some of the bound kernels per enqueue: reduce alone, then a mask
+   * outside the bound ones (the plan kernel) refused. */
+  fake.reset();
+  CHECK(paCudaLaunchEnqueueKernels(launch, PA_KERNEL_REDUCE, stream, &error),
+        "%s", error.data);
+  {
+    unsigned grid[3], block[3], shared;
+    void *on;
+    const unsigned char *params;
+    size_t bytes;
+    const char *name = fake.launchCount() == 1
+                           ? fake.launch(0, grid, block, &shared, &on,
+                                         &params, &bytes)
+                           : NULL;
+    CHECK(name && strcmp(name, "pa_reduce") == 0,
+          "the reduce kernel alone: %d launches", fake.launchCount());
+  }
+  fake.reset();
+  CHECK(!paCudaLaunchEnqueueKernels(launch, PA_KERNEL_PLAN, stream, &error) &&
+            contains(error, "the kernel mask 1 selects no kernel or one the "
+                            "launch was not bound to (mask 6)"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched outside the bound mask");
   int64_t negative[3] = {-1, 64, 1};
   operands[0].strides = negative;
   fake.reset();

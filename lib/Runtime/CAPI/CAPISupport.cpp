@@ -82,6 +82,25 @@ bool pa::capi::BoundOperands::bind(const PaDeviceOperand *operands,
   return true;
 }
 
+pa::runtime::LaunchSet &
+pa::capi::BoundOperands::launches(runtime::KernelMask kernels) {
+  for (auto &[mask, set] : launchSets)
+    if (mask == kernels)
+      return set;
+  return launchSets.emplace_back(kernels, runtime::LaunchSet()).second;
+}
+
+bool pa::capi::checkBoundKernels(runtime::KernelMask bound,
+                                 runtime::KernelMask kernels,
+                                 std::string &error) {
+  if (kernels && !(kernels & ~bound))
+    return true;
+  error = "the kernel mask " + std::to_string(kernels) +
+          " selects no kernel or one the launch was not bound to (mask " +
+          std::to_string(bound) + ")";
+  return false;
+}
+
 bool pa::capi::BoundOperands::refresh(std::string &error) {
   for (size_t i = 0; i < count; ++i)
     if (!setDeviceView(operands[i], i, *slots[i], error))

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pa::capi {
@@ -46,14 +47,23 @@ public:
   /// The operands' current addresses, sizes and strides into views().
   bool refresh(std::string &error);
   const runtime::OperandViews &views() const { return operandViews; }
-  runtime::LaunchSet launches;
+  /// The launches kept for enqueues of the kernel mask `kernels` (one set
+  /// per mask, so alternating masks - a step's plan kernel, then each
+  /// layer's decode + reduce - allocates nothing).
+  runtime::LaunchSet &launches(runtime::KernelMask kernels);
 
 private:
   const PaDeviceOperand *operands = nullptr;
   size_t count = 0;
   runtime::OperandViews operandViews;
   std::vector<runtime::MemRefView *> slots; // parallel to `operands`
+  std::vector<std::pair<runtime::KernelMask, runtime::LaunchSet>> launchSets;
 };
+
+/// False with `error` unless `kernels` selects some of the kernels `bound`
+/// selects and no other (a bound launch's enqueue of some of its kernels).
+bool checkBoundKernels(runtime::KernelMask bound, runtime::KernelMask kernels,
+                       std::string &error);
 
 /// The C++ view of `count` host operands (the same pointers); false with
 /// `error` naming the first one without a name, with a negative rank or

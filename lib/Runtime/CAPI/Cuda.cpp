@@ -205,6 +205,13 @@ PaCudaLaunch paCudaProgramBind(PaCudaProgram program,
 }
 
 bool paCudaLaunchEnqueue(PaCudaLaunch launch, void *stream, PaString *error) {
+  auto *bound = static_cast<CudaLaunch *>(launch.ptr);
+  return paCudaLaunchEnqueueKernels(launch, bound ? bound->kernels : 0,
+                                    stream, error);
+}
+
+bool paCudaLaunchEnqueueKernels(PaCudaLaunch launch, uint32_t kernels,
+                                void *stream, PaString *error) {
   clear(error);
   auto *bound = static_cast<CudaLaunch *>(launch.ptr);
   if (!bound) {
@@ -213,10 +220,11 @@ bool paCudaLaunchEnqueue(PaCudaLaunch launch, void *stream, PaString *error) {
   }
   const CudaDecodeProgram &p = *bound->program;
   std::string message;
-  if (!bound->operands.refresh(message) || !enterContext(p, message) ||
+  if (!checkBoundKernels(bound->kernels, kernels, message) ||
+      !bound->operands.refresh(message) || !enterContext(p, message) ||
       !p.program->enqueue(static_cast<CUstream>(stream),
-                          bound->operands.views(), message, bound->kernels,
-                          &bound->operands.launches)) {
+                          bound->operands.views(), message, kernels,
+                          &bound->operands.launches(kernels))) {
     report(error, message);
     return false;
   }

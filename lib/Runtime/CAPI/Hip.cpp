@@ -148,6 +148,13 @@ PaHipLaunch paHipProgramBind(PaHipProgram program,
 }
 
 bool paHipLaunchEnqueue(PaHipLaunch launch, void *stream, PaString *error) {
+  auto *bound = static_cast<HipLaunch *>(launch.ptr);
+  return paHipLaunchEnqueueKernels(launch, bound ? bound->kernels : 0,
+                                   stream, error);
+}
+
+bool paHipLaunchEnqueueKernels(PaHipLaunch launch, uint32_t kernels,
+                               void *stream, PaString *error) {
   clear(error);
   auto *bound = static_cast<HipLaunch *>(launch.ptr);
   if (!bound) {
@@ -155,9 +162,10 @@ bool paHipLaunchEnqueue(PaHipLaunch launch, void *stream, PaString *error) {
     return false;
   }
   std::string message;
-  if (!bound->operands.refresh(message) ||
+  if (!checkBoundKernels(bound->kernels, kernels, message) ||
+      !bound->operands.refresh(message) ||
       !bound->program->enqueue(stream, bound->operands.views(), message,
-                               bound->kernels, &bound->operands.launches)) {
+                               kernels, &bound->operands.launches(kernels))) {
     report(error, message);
     return false;
   }
