@@ -197,6 +197,28 @@ def counts_of(body, fine=False):
     return counts
 
 
+# Bytes a lane reads with one VMEM load, by the mnemonic's width suffix
+# (buffer_load_dwordx4, global_load_ubyte_d16_hi, ...).
+LOAD_WIDTHS = (("dwordx4", 16), ("dwordx3", 12), ("dwordx2", 8), ("dword", 4),
+               ("ushort", 2), ("sshort", 2), ("short", 2), ("ubyte", 1),
+               ("sbyte", 1), ("byte", 1))
+
+
+def load_bytes(mnemonic):
+    """Bytes per lane of a buffer_/global_/flat_ load, else None."""
+    m = re.match(r"(buffer|global|flat)_load_(\w+)", mnemonic)
+    if not m:
+        return None
+    return next((b for w, b in LOAD_WIDTHS if m.group(2).startswith(w)), None)
+
+
+def vmem_loads(path, kernel):
+    """(loads, bytes per lane) of the main loop's VMEM loads."""
+    body, _ = main_loop(path, kernel)
+    widths = [b for b in (load_bytes(m) for _, m, _ in body) if b]
+    return len(widths), sum(widths)
+
+
 def stats(path, kernel):
     """Counts by class of the main loop (one iteration)."""
     body, _ = main_loop(path, kernel)

@@ -3,7 +3,8 @@
 # configuration and chip, from the code objects pa-compile builds (no GPU):
 # registers (arch + acc VGPRs, SGPRs), LDS, scratch, occupancy (waves per
 # SIMD the registers, LDS and SGPRs allow), the main KV loop's instructions
-# by class (bench/amd_isa_stats.py), MFMAs per 256-token tile against the
+# by class (bench/amd_isa_stats.py) and the mean bytes per lane of its VMEM
+# loads (16: buffer_load_dwordx4 only), MFMAs per 256-token tile against the
 # minimum 256 * D * rows / (16 * 16) * (1 / K_qk + 1 / K_pv) (K = 32 fp8,
 # 16 bf16; K_qk = 128 for fp8 on gfx950 when 128 divides D), compile time per code
 # object (plan + decode + reduce; wall and CPU seconds).
@@ -50,8 +51,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "| config | chip | VGPR (arch+acc) | AGPR | SGPR | LDS B | scratch B | waves/SIMD (VGPR, LDS, SGPR) | loop: MFMA | VMEM | LDS | VALU | SALU | waitcnt | total | MFMA/tile (min) | compile s (CPU s) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| config | chip | VGPR (arch+acc) | AGPR | SGPR | LDS B | scratch B | waves/SIMD (VGPR, LDS, SGPR) | loop: MFMA | VMEM | B/load | LDS | VALU | SALU | waitcnt | total | MFMA/tile (min) | compile s (CPU s) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for config in "${configs[@]}"; do
   for chip in gfx942 gfx950; do
     src="$work/$config-$chip.mlir"
@@ -89,10 +90,12 @@ products = 256 * d * min(padded, 32) // (16 * 16)
 qk_k = 128 if fp8 and chip == "gfx950" and d % 128 == 0 else k
 minimum = products // qk_k + products // k
 per_tile = 4 * loop.get("MFMA", 0)
+loads, load_bytes = stats.vmem_loads(dis, "pa_decode")
+per_load = f"{load_bytes / loads:.1f}" if loads else "-"
 user, system = (float(x) for x in cpu.split())
 print(f"| {config} | {chip} | {vgpr} | {agpr} | {sgpr} | {lds} | {scratch} | "
       f"{waves} ({by_vgpr}, {by_lds}, {by_sgpr}) | {loop.get('MFMA', 0)} | "
-      f"{loop.get('VMEM', 0)} | {loop.get('LDS', 0)} | {loop.get('VALU', 0)} | "
+      f"{loop.get('VMEM', 0)} | {per_load} | {loop.get('LDS', 0)} | {loop.get('VALU', 0)} | "
       f"{loop.get('SALU', 0)} | {loop.get('waitcnt', 0)} | {loop.get('total', 0)} | "
       f"{per_tile} ({minimum}) | {float(end) - float(start):.2f} ({user + system:.2f}) |")
 EOF

@@ -38,3 +38,42 @@ def test_emulate_needs_an_amd_chip():
         v_layout="plain", lengths=[5])
     with pytest.raises(ValueError, match="AMD"):
         pa_mlir.decode(**case, **options, chip="sm_90a", target="emulate")
+
+
+# nhd / hnd caches (kv_layout) on the AMD kernels: a token pool (P = 1), a
+# page spanning tiles (P = 1024), and nhd K and V as views of one combined
+# [N, 2, P, Hkv, D] cache.
+LAYOUT_CASES = {
+    "nhd-p1": dict(kv_layout="nhd", p=1, kv="fp8", lengths=[0, 1, 300],
+                   scales="per_token", combined=False),
+    "hnd-p1024": dict(kv_layout="hnd", p=1024, kv="bf16",
+                      lengths=[1, 1023, 1300], scales="none", combined=False),
+    "nhd-p16-combined": dict(kv_layout="nhd", p=16, kv="fp8",
+                             lengths=[5, 40], scales="per_tensor",
+                             combined=True),
+}
+
+
+@pytest.mark.parametrize("chip", sorted(CHIP_FP8))
+@pytest.mark.parametrize("name", sorted(LAYOUT_CASES))
+def test_emulated_unpacked_layouts_match_the_reference(chip, name):
+    from test_decode import to_layout
+    spec = LAYOUT_CASES[name]
+    rng = np.random.default_rng(21 + sorted(LAYOUT_CASES).index(name))
+    kv_dtype = CHIP_FP8[chip] if spec["kv"] == "fp8" else "bf16"
+    case, options = make_case(
+        rng, hq=8, hkv=2, d=64, p=spec["p"], query_length=2,
+        kv_dtype=kv_dtype, v_layout="plain", lengths=spec["lengths"],
+        scales=spec["scales"], sinks=True)
+    reference_options = {k: v for k, v in options.items()
+                         if k != "query_dtype"}
+    ref = reference_decode(**case, **reference_options)
+    key, value = to_layout(case["key_cache"], case["value_cache"],
+                           spec["kv_layout"])
+    if spec["combined"]:
+        combined = np.stack([key, value], axis=1)
+        key, value = combined[:, 0], combined[:, 1]
+    out = pa_mlir.decode(**dict(case, key_cache=key, value_cache=value),
+                         **options, chip=chip, target="emulate",
+                         kv_layout=spec["kv_layout"])
+    assert_close(out, ref, kv_dtype)

@@ -232,17 +232,22 @@ std::vector<Program> matrixPrograms() {
       p.nonFinite = spec.nonFinite;
     });
   }
-  // The model features of the matrices (logits soft-cap), with e4m3fn for
-  // the gfx942 flavour.
-  for (const numerics::ProgramSpec &spec : numerics::modelFeaturePrograms())
-    special(spec.label.c_str(), [&](Program &p) {
-      p.shape = spec.shape;
-      if (p.shape.kvType == ScalarType::F8E4M3FNUZ) // sm_90a: e4m3fn
-        p.shape.kvType = ScalarType::F8E4M3FN;
-      p.sinks = spec.sinks;
-      p.budget = spec.budget;
-      p.nonFinite = spec.nonFinite;
-    });
+  // Programs of the matrices, with e4m3fn for the gfx942 flavour: the model
+  // features (logits soft-cap) and the nhd / hnd cache layouts (page sizes
+  // 1 to 1024).
+  auto fromMatrix = [&](const std::vector<numerics::ProgramSpec> &specs) {
+    for (const numerics::ProgramSpec &spec : specs)
+      special(spec.label.c_str(), [&](Program &p) {
+        p.shape = spec.shape;
+        if (p.shape.kvType == ScalarType::F8E4M3FNUZ) // sm_90a: e4m3fn
+          p.shape.kvType = ScalarType::F8E4M3FN;
+        p.sinks = spec.sinks;
+        p.budget = spec.budget;
+        p.nonFinite = spec.nonFinite;
+      });
+  };
+  fromMatrix(numerics::modelFeaturePrograms());
+  fromMatrix(numerics::layoutPrograms());
 
   std::mt19937_64 lengths(7);
   for (size_t i = 0; i < programs.size(); ++i)

@@ -87,6 +87,8 @@ struct DecodeShape {
   int64_t rows = 0;    // M: 16 or 32
   int64_t headDim = 0; // D
   int64_t pageSize = 0; // P
+  /// packed (K packed, V plain / transposed), nhd or hnd (K and V alike).
+  CacheLayout layout = CacheLayout::packed;
   int64_t chunk = 0;   // E: KV elements per 16 bytes (16 fp8, 8 bf16)
   Products products = Products::BF16;
   bool f16Query = false;
@@ -189,10 +191,9 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
   MemRefType queryTile = memref(ops.qk.getQueryTile());
   shape.rows = queryTile.getDimSize(0);
   shape.headDim = queryTile.getDimSize(1);
-  if (ops.qk.getCacheLayout() != CacheLayout::packed ||
-      ops.pv.getCacheLayout() != CacheLayout::packed) {
-    reason = "an nhd / hnd KV cache (the warp lowering indexes the packed "
-             "layout only)";
+  shape.layout = ops.qk.getCacheLayout();
+  if (ops.pv.getCacheLayout() != shape.layout) {
+    reason = "different cache layouts in qk and pv";
     return false;
   }
   shape.pageSize = ops.qk.getPageSize();
@@ -233,12 +234,16 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
     reason = "head dims that are multiples of 32 (bf16) or 64 (fp8) only";
     return false;
   }
+  // nhd / hnd: any page size the verifier takes (powers of two up to
+  // 1024), a token's head dims contiguous (the verifier's unit stride).
   int64_t keyPack = memref(ops.qk.getKeyCache()).getShape().back();
   int64_t valuePack =
       shape.transposedV ? memref(ops.pv.getValueCache()).getShape().back()
                         : shape.chunk;
-  if (keyPack != shape.chunk || valuePack != shape.chunk ||
-      shape.pageSize % shape.chunk != 0 || kTileTokens % shape.pageSize != 0) {
+  if (shape.layout == CacheLayout::packed &&
+      (keyPack != shape.chunk || valuePack != shape.chunk ||
+       shape.pageSize % shape.chunk != 0 ||
+       kTileTokens % shape.pageSize != 0)) {
     reason = "16-byte packs and page sizes that are multiples of them only";
     return false;
   }
@@ -316,7 +321,7 @@ private:
     buffers.probs = add(s.probTerms() * s.rows * kTileTokens, operand);
     buffers.acc = add(s.rows * s.accStride(), f32);
     buffers.pageIds =
-        add(2 * (kTileTokens / s.pageSize), IntegerType::get(ctx, 32));
+        add(2 * pagesPerTile(s.pageSize), IntegerType::get(ctx, 32));
     if (s.e4m3() && s.vScale == ScaleMode::per_token)
       buffers.warpMax = add(kWarps, f32);
     if (s.rescaleInPV())
@@ -527,33 +532,59 @@ private:
     WarpEmitter e(b);
     e.ifThen(e.cmp(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
       e.storeVector(op.getPageIds(), buffers.pageIds,
-                    {pageIdBase(e, op.getTileStart())});
+                    {tilePages(e, op.getTileStart()).idBase});
     });
   }
 
-  /// The first slot of the page ids of the tile at token `tileStart` (i64,
-  /// the qk and pv ops' shared operand): (tile % 2) * 256 / P.
-  Value pageIdBase(WarpEmitter &e, Value tileStart) {
+  /// Where the page ids of the tile at token `tileStart` (i64, the qk and
+  /// pv ops' shared operand) are: the first slot of its ids in pageIds,
+  /// (tile % 2) * pagesPerTile(P), and for a page larger than a tile the
+  /// slot of the tile's first token in it (tileStart % P; else null).
+  struct TilePages {
+    Value idBase, firstSlot;
+  };
+  TilePages tilePages(WarpEmitter &e, Value tileStart) {
     Value parity = e.andI(e.shr(tileStart, llvm::Log2_64(kTileTokens)), 1);
-    return e.mul(e.toIndex(parity), kTileTokens / s.pageSize);
+    TilePages pages{e.mul(e.toIndex(parity), pagesPerTile(s.pageSize)), {}};
+    if (s.pageSize > kTileTokens)
+      pages.firstSlot = e.toIndex(e.rem(tileStart, s.pageSize));
+    return pages;
   }
 
   /// Page (index) and slot of tile-relative token `token` (index).
-  std::pair<Value, Value> locate(WarpEmitter &e, Value idBase, Value token) {
-    Value id = e.load(buffers.pageIds, {e.add(idBase, e.div(token, s.pageSize))});
+  std::pair<Value, Value> locate(WarpEmitter &e, const TilePages &pages,
+                                 Value token) {
+    if (pages.firstSlot)
+      return {e.toIndex(e.load(buffers.pageIds, {pages.idBase})),
+              e.add(pages.firstSlot, token)};
+    Value id = e.load(buffers.pageIds,
+                      {e.add(pages.idBase, e.div(token, s.pageSize))});
     return {e.toIndex(id), e.rem(token, s.pageSize)};
   }
 
+  /// Indices of element `d` (index) of token (page, slot)'s K or V row in
+  /// an nhd / hnd cache: the layouts' one address mapping, shared with the
+  /// host lowering and pa-to-mfma.
+  SmallVector<Value, 5> cacheIndices(WarpEmitter &e, CacheOperand operand,
+                                     Value page, Value kvHead, Value slot,
+                                     Value d) {
+    return buildCacheElementIndices(
+        e.b, e.b.getLoc(), s.layout, operand, VLayout::plain, s.chunk, page,
+        kvHead, slot, d, [&](TypedAttr value) -> Value {
+          return arith::ConstantOp::create(e.b, value);
+        });
+  }
+
   /// The dequantization scale of tile-relative token `token`.
-  Value tokenScale(WarpEmitter &e, ScaleMode mode, Value scales, Value idBase,
-                   Value kvHead, Value token) {
+  Value tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,
+                   const TilePages &pages, Value kvHead, Value token) {
     switch (mode) {
     case ScaleMode::none:
       return e.f32(1.0);
     case ScaleMode::per_tensor:
       return toF32(e, e.load(scales, {e.idx(0)}));
     case ScaleMode::per_token: {
-      auto [page, slot] = locate(e, idBase, token);
+      auto [page, slot] = locate(e, pages, token);
       return toF32(e, e.load(scales, {page, kvHead, slot}));
     }
     }
@@ -615,7 +646,7 @@ private:
     ImplicitLocOpBuilder b(op.getLoc(), op);
     WarpEmitter e(b);
     e.barrier();
-    Value idBase = pageIdBase(e, op.getTileStart());
+    TilePages tile = tilePages(e, op.getTileStart());
     Value kvHead = op.getKvHead();
     Value key = op.getKeyCache();
     const int64_t blocks = s.headDim / (4 * s.chunk);
@@ -626,7 +657,7 @@ private:
     SmallVector<Value> pages, slots;
     for (int64_t j = 0; j < nBlocks; ++j) {
       auto [page, slot] =
-          locate(e, idBase, e.add(warpTokens, e.add(ids.g, 8 * j)));
+          locate(e, tile, e.add(warpTokens, e.add(ids.g, 8 * j)));
       pages.push_back(page);
       slots.push_back(slot);
     }
@@ -637,9 +668,17 @@ private:
     for (int64_t block = 0; block < blocks; ++block) {
       Value chunkIndex = e.add(ids.t, 4 * block);
       SmallVector<Value> chunks;
+      // nhd / hnd: the token's E head dims from chunkIndex * E on, one
+      // 16-byte load as in the packed layout.
       for (int64_t j = 0; j < nBlocks; ++j)
         chunks.push_back(e.loadVector(
-            key, {pages[j], kvHead, chunkIndex, slots[j], e.idx(0)}, s.chunk));
+            key,
+            s.layout == CacheLayout::packed
+                ? SmallVector<Value, 5>{pages[j], kvHead, chunkIndex, slots[j],
+                                        e.idx(0)}
+                : cacheIndices(e, CacheOperand::key, pages[j], kvHead,
+                               slots[j], e.mul(chunkIndex, s.chunk)),
+            s.chunk));
       // The query's A fragments of each M-tile (and term) and step.
       SmallVector<SmallVector<std::array<Value, 4>>> query;
       for (int64_t term = 0; term < s.queryTerms(); ++term)
@@ -674,8 +713,8 @@ private:
       }
     for (int64_t j = 0; j < nBlocks; ++j) {
       Value token = e.add(warpTokens, e.add(e.mul(ids.t, 2), 8 * j));
-      Value k0 = tokenScale(e, s.kScale, op.getKScale(), idBase, kvHead, token);
-      Value k1 = tokenScale(e, s.kScale, op.getKScale(), idBase, kvHead,
+      Value k0 = tokenScale(e, s.kScale, op.getKScale(), tile, kvHead, token);
+      Value k1 = tokenScale(e, s.kScale, op.getKScale(), tile, kvHead,
                             e.add(token, 1));
       for (int64_t mt = 0; mt < s.mTiles(); ++mt)
         for (int64_t half = 0; half < 2; ++half) {
@@ -702,7 +741,7 @@ private:
     // pv's first V chunks, requested here so that their latency overlaps
     // the softmax and pv's prologue (nothing in between writes V).
     firstValues = loadValueChunks(
-        e, ops.pv, idBase, /*first=*/0,
+        e, ops.pv, tile, /*first=*/0,
         std::min(kMaxBlocksPerPass, s.headDim / kWarps / 8), /*block=*/0);
     op.erase();
   }
@@ -790,7 +829,7 @@ private:
     WarpEmitter e(b);
     e.barrier();
     Value tileStart = op.getTileStart();
-    Value idBase = pageIdBase(e, tileStart);
+    TilePages tile = tilePages(e, tileStart);
     Value validBegin = op.getValidBegin(), validEnd = op.getValidEnd();
 
     // Prologue: thread i packs tokens 2i, 2i + 1 of every row: P times the
@@ -804,7 +843,7 @@ private:
       // An infinite scale is NaN here: e4m3 packing would saturate it.
       Value scale = buildNaNIfNotFinite(
           b, b.getLoc(),
-          tokenScale(e, s.vScale, op.getVScale(), idBase, op.getKvHead(),
+          tokenScale(e, s.vScale, op.getVScale(), tile, op.getKvHead(),
                      column));
       weights.push_back(e.select(valid, scale, e.f32(0.0)));
     }
@@ -832,8 +871,8 @@ private:
                e.cmp(CmpIPredicate::sle, e.add(tileStart, e.i64(kTileTokens)),
                      validEnd));
     e.ifThenElse(
-        inside, [&] { emitPVProducts(e, op, idBase, down, /*masked=*/false); },
-        [&] { emitPVProducts(e, op, idBase, down, /*masked=*/true); });
+        inside, [&] { emitPVProducts(e, op, tile, down, /*masked=*/false); },
+        [&] { emitPVProducts(e, op, tile, down, /*masked=*/true); });
     op.erase();
   }
 
@@ -925,12 +964,35 @@ private:
   /// This thread's V chunks (16 bytes each, as loaded) of token block
   /// `block` for n-blocks first .. first + nBlocks - 1 of its warp's
   /// head-dim columns (column n = g of each).
-  SmallVector<Value> loadValueChunks(WarpEmitter &e, TilePVOp op, Value idBase,
+  SmallVector<Value> loadValueChunks(WarpEmitter &e, TilePVOp op,
+                                     const TilePages &tile,
                                      int64_t first, int64_t nBlocks,
                                      int64_t block) {
     Value warpColumns = e.mul(ids.warp, s.headDim / kWarps);
-    auto [page, slot] = locate(e, idBase, chunkTokenOf(e, block));
+    Value firstToken = chunkTokenOf(e, block);
     SmallVector<Value> chunks;
+    if (s.layout != CacheLayout::packed) {
+      // nhd / hnd keep a token's head dims together, not a head dim's
+      // tokens: the chunk's E tokens are E element loads (each token
+      // placed on its own: pages may be shorter than E).
+      SmallVector<std::pair<Value, Value>> places;
+      for (int64_t k = 0; k < s.chunk; ++k)
+        places.push_back(locate(e, tile, e.add(firstToken, k)));
+      Type element =
+          cast<MemRefType>(op.getValueCache().getType()).getElementType();
+      for (int64_t nb = 0; nb < nBlocks; ++nb) {
+        Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
+        SmallVector<Value> elements;
+        for (auto [page, slot] : places)
+          elements.push_back(e.load(
+              op.getValueCache(), cacheIndices(e, CacheOperand::value, page,
+                                               op.getKvHead(), slot, column)));
+        chunks.push_back(vector::FromElementsOp::create(
+            e.b, VectorType::get({s.chunk}, element), elements));
+      }
+      return chunks;
+    }
+    auto [page, slot] = locate(e, tile, firstToken);
     for (int64_t nb = 0; nb < nBlocks; ++nb) {
       Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
       SmallVector<Value> indices =
@@ -946,7 +1008,8 @@ private:
   /// O[rows][warp's columns] += P V over the tile's tokens, the
   /// accumulators loaded from and stored back to shared memory (times
   /// 2^k / 2^-k around e4m3 products, whose P carries 2^k).
-  void emitPVProducts(WarpEmitter &e, TilePVOp op, Value idBase, Value down,
+  void emitPVProducts(WarpEmitter &e, TilePVOp op, const TilePages &tile,
+                      Value down,
                       bool masked) {
     const int64_t columnsPerWarp = s.headDim / kWarps;
     const int64_t nBlocksTotal = columnsPerWarp / 8;
@@ -990,7 +1053,7 @@ private:
       // requested before the products of block b (two blocks in flight);
       // qk requested those of the first pass's block 0.
       auto loadValues = [&](int64_t block) {
-        return loadValueChunks(e, op, idBase, first, nBlocks, block);
+        return loadValueChunks(e, op, tile, first, nBlocks, block);
       };
       SmallVector<Value> nextValues =
           first == 0 && !firstValues.empty() ? firstValues : loadValues(0);

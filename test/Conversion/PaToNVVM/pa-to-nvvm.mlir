@@ -137,14 +137,20 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 
 // -----
 
-// An nhd cache is not one the warp lowering indexes: the decode kernel runs
-// the reference loops on thread 0 of each block (correct, not fast), and
-// says why.
+// An nhd cache, page size 1 (a token pool), on the warps: a token's K head
+// dims are one 16-byte load at the layout's address [page, slot, kv head, d]
+// (buildCacheElementIndices, as on the host and AMD); a thread's V chunk of
+// 8 tokens of one head dim is 8 element loads, each token with its own page
+// id (two tiles' ids of 256 pages each in shared memory).
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "thread0"
-// CHECK-SAME:      pa.thread0_reason = "an nhd / hnd KV cache (the warp lowering indexes the packed layout only)"
-// CHECK:         memref.load %{{.*}} : memref<?x1x1x64xbf16>
+// CHECK-SAME:      %[[KEYS:[^:]*]]: memref<?x1x1x64xbf16>, %[[VALUES:[^:]*]]: memref<?x1x1x64xbf16>
+// CHECK-SAME:      memref<512xi32, #gpu.address_space<workgroup>>
+// CHECK-SAME:      pa.distribution = "warps"
+// CHECK:         %[[KV:.*]] = gpu.block_id y
+// CHECK:         vector.load %[[KEYS]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] {alignment = 16 : i64} : memref<?x1x1x64xbf16>, vector<8xbf16>
+// CHECK-COUNT-8: memref.load %[[VALUES]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] : memref<?x1x1x64xbf16>
+// CHECK:         vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK-NOT:   pa.tile.
 func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xbf16>,
     %value_cache: memref<?x1x1x64xbf16>, %block_tables: memref<?x?xi32>,
@@ -157,5 +163,42 @@ func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xb
             exp_sums(%exp_sums : memref<1x?x8xf32>) max_logits(%max_logits : memref<1x?x8xf32>)
             tmp_out(%tmp_out : memref<1x?x8x64xf32>)
             {kv_layout = #pa.kv_layout<page_size = 1, layout = nhd>}
+  return
+}
+
+// -----
+
+// hnd fp8, page size 1024 (a page spans four tiles), K and V as strided
+// views of one combined [N, 2, Hkv, P, D] cache: one page id per tile (two
+// tiles' in shared memory), the tile's slots from tile_start % 1024 on.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      %[[KEYS:[^:]*]]: memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>
+// CHECK-SAME:      %[[VALUES:[^:]*]]: memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>
+// CHECK-SAME:      memref<2xi32, #gpu.address_space<workgroup>>
+// CHECK-SAME:      pa.distribution = "warps"
+// CHECK:         arith.remui %{{.*}}, %c1024_i64{{.*}} : i64
+// CHECK:         vector.load %[[KEYS]][{{.*}}] {alignment = 16 : i64} : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>, vector<16xf8E4M3FN>
+// CHECK-COUNT-16: memref.load %[[VALUES]][{{.*}}] : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>
+// CHECK:         vector.from_elements {{.*}} : vector<16xf8E4M3FN>
+// CHECK-NOT:   pa.tile.
+func.func @decode_hnd_combined(%query: memref<?x16x128xbf16>,
+    %key_cache: memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>,
+    %value_cache: memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>,
+    %block_tables: memref<?x?xi32>, %context_lengths: memref<?xi32>,
+    %k_scale: memref<1xf32>, %v_scale: memref<1xf32>, %work_info: memref<?x4xi32>,
+    %exp_sums: memref<2x?x8xf32>, %max_logits: memref<2x?x8xf32>,
+    %tmp_out: memref<2x?x8x128xf32>) {
+  pa.decode query(%query : memref<?x16x128xbf16>)
+            key_cache(%key_cache : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>)
+            value_cache(%value_cache : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>)
+            block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>)
+            k_scale(%k_scale : memref<1xf32>) v_scale(%v_scale : memref<1xf32>)
+            work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<2x?x8xf32>) max_logits(%max_logits : memref<2x?x8xf32>)
+            tmp_out(%tmp_out : memref<2x?x8x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 1024, layout = hnd>,
+             scale = #pa.scale<per_tensor>}
   return
 }
