@@ -198,7 +198,7 @@ def check_device(tensor, name, current, contiguous=True):
             f"{name} is a torch tensor on {tensor.device}; decode() takes "
             f"GPU tensors (target='cuda' or 'hip') or numpy arrays "
             f"({name}.numpy())")
-    if tensor.device.index != current:
+    if tensor.get_device() != current:  # no torch.device object made
         raise ValueError(
             f"{name} is on {tensor.device}, but the current CUDA device "
             f"is cuda:{current}; every tensor must be on the current "

@@ -338,3 +338,34 @@ def test_a_multi_chip_program_loads_the_gpus_chip(tmp_path):
                                          "gfx942"):
         artifacts["gfx950"].save(artifacts["gfx942"].save(tmp_path / "one"),
                                  multi_chip=True)
+
+
+@pytest.mark.parametrize("chips, message", [
+    ("[]", '"chips" must be a non-empty array of chip names'),
+    ('"gfx942"', '"chips" must be a non-empty array of chip names'),
+    ('["gfx942", "gfx942"]', 'must hold distinct chip names'),
+    ('["../gfx942"]', 'must hold distinct chip names ([A-Za-z0-9_-]+), '
+                      'got "../gfx942"'),
+    ('[942]', 'must hold distinct chip names ([A-Za-z0-9_-]+), got 942'),
+])
+def test_a_bad_chip_list_is_named(tmp_path, chips, message):
+    path = tmp_path / "bad.paprog"
+    path.mkdir()
+    (path / "program.json").write_text(
+        '{"format": "pa-mlir-program", "version": 2, "chips": %s}' % chips)
+    with pytest.raises(ValueError) as raised:
+        _runtime_capi.program_chips(path)
+    assert message in str(raised.value)
+
+
+def test_a_missing_chip_program_is_named(amd_program, tmp_path):
+    """A multi-chip program whose listed chip has no directory: the load
+    names the file it could not read, nothing reaches a driver."""
+    _, artifact = amd_program
+    path = artifact.save(tmp_path / "multi.paprog", multi_chip=True)
+    (path / "gfx942" / "program.json").unlink()
+    with pytest.raises(ValueError, match=r"cannot read .*gfx942/program\.json"):
+        _runtime_capi.describe_program(path / "gfx942")
+    assert _runtime_capi.program_chips(path) == (["gfx942"], True)
+    with pytest.raises(ValueError, match="is a multi-chip program"):
+        _runtime_capi.describe_program(path)
