@@ -233,6 +233,11 @@ bool placeNonFinite(const CaseConfig &config, DecodeCase &c,
     if (partlySeen) {
       IndexRange last =
           visibleTokenRange(length, c.queryLen, c.queryLen - 1, c.window);
+      IndexRange first = visibleTokenRange(length, c.queryLen, 0, c.window);
+      // Behind a window: position 0's first token, which the last position's
+      // window has left.
+      if (c.window > 0 && !first.empty() && first.begin < last.begin)
+        return {first.begin, first.begin + 1};
       if (last.empty())
         return last;
       return {last.end - 1, last.end};

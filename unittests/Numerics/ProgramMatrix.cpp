@@ -329,6 +329,14 @@ std::vector<ProgramSpec> nonFinitePrograms() {
       if (f.input == NonFiniteInput::SoftmaxScaleInfinity)
         p.shape.softmaxScale = std::numeric_limits<double>::infinity();
       programs.push_back(p);
+      // Behind a window the partly seen token is the first of position
+      // 0's window (in sequences longer than the window).
+      if (f.input == NonFiniteInput::ValueNaNPartlySeen) {
+        p.label = std::string("nonfinite-") +
+                  oracle::nonFiniteInputName(f.input) + "-window";
+        p.shape.window = 300;
+        programs.push_back(p);
+      }
     }
   }
   return programs;

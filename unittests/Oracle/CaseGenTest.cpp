@@ -453,3 +453,47 @@ TEST(CaseGen, NonFiniteValuesLandOnVisibleTokens) {
     }
   }
 }
+
+// Behind a window the partly seen NaN V goes to the first token of row 0's
+// window, which row Q - 1 has left (where the window cuts the sequence;
+// else to the last token, as without one): exactly one of the two rows
+// sees it.
+TEST(CaseGen, PartlySeenValueBehindAWindow) {
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    CaseConfig config;
+    config.queryLen = 2;
+    config.window = 5;
+    config.batch = 3;
+    config.numKvHeads = 2;
+    config.numQueryHeads = 4;
+    config.headDim = 16;
+    config.contextLengths = {0, 1, 17};
+    config.seed = seed;
+    config.nonFinite = NonFiniteInput::ValueNaNPartlySeen;
+    SCOPED_TRACE(toJson(config));
+    const DecodeCase c = generated(config);
+    int changed = 0;
+    for (int64_t b = 0; b < c.batch; ++b) {
+      const int64_t length = c.contextLengths[size_t(b)];
+      const IndexRange row0 = visibleTokenRange(length, 2, 0, 5);
+      const IndexRange row1 = visibleTokenRange(length, 2, 1, 5);
+      for (int64_t t = 0; t < length; ++t)
+        for (int64_t h = 0; h < c.numKvHeads; ++h) {
+          bool here = false;
+          for (int64_t d = 0; d < c.headDim; ++d)
+            here = here || !std::isfinite(dequantizedElement(
+                               c, CacheOperand::Value, locateToken(c, b, t),
+                               h, d));
+          if (!here)
+            continue;
+          ++changed;
+          const bool seen0 = t >= row0.begin && t < row0.end;
+          const bool seen1 = t >= row1.begin && t < row1.end;
+          EXPECT_NE(seen0, seen1) << "token " << t << " of sequence " << b;
+          if (length == 17)
+            EXPECT_EQ(t, 11) << "row 0's window is [11, 16), row 1's [12, 17)";
+        }
+    }
+    EXPECT_EQ(changed, 1);
+  }
+}

@@ -57,8 +57,10 @@ enum class NonFiniteInput {
   SoftmaxScaleNaN,      // softmax_scale = NaN (set in the shape)
   SoftmaxScaleInfinity, // softmax_scale = +-inf (set in the shape)
   // NaN V element of a token that some rows of its row group see and others
-  // do not (the last token, which MTP position 0 does not see): only the
-  // rows that see it are NaN. Needs query_len > 1.
+  // do not (the last token, which MTP position 0 does not see; behind a
+  // window, the first token of position 0's window where the last position
+  // does not see it): only the rows that see it are NaN. Needs
+  // query_len > 1.
   ValueNaNPartlySeen,
 };
 const char *nonFiniteInputName(NonFiniteInput input);
