@@ -14,9 +14,11 @@
 #include "pa/ISAEmulator/IssueModel.h"
 
 #include <algorithm>
+#include <array>
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/ErrorHandling.h"
 #include <chrono>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -424,28 +426,31 @@ private:
     }
     return readScalar(op, d, value);
   }
-  bool read32(const Instruction &inst, unsigned slot, int lane,
-              uint32_t &value) {
+  /// Source `slot` of `lane` as 32 or 64 bits (T): its register(s), or a
+  /// constant as an operand of that width reads it.
+  template <typename T>
+  bool readSource(const Instruction &inst, unsigned slot, int lane,
+                  T &value) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8);
     const Operand &op = inst.src[slot];
     if (op.kind == Operand::Const) {
-      value = op.bits32;
+      value = sizeof(T) == 8 ? T(op.bits64) : T(op.bits32);
       return true;
     }
-    return readLane(inst, slot, 0, lane, value);
+    uint32_t dwords[2] = {};
+    for (unsigned d = 0; d < sizeof(T) / 4; ++d)
+      if (!readLane(inst, slot, d, lane, dwords[d]))
+        return false;
+    value = T(dwords[0] | (uint64_t(dwords[1]) << 32));
+    return true;
+  }
+  bool read32(const Instruction &inst, unsigned slot, int lane,
+              uint32_t &value) {
+    return readSource(inst, slot, lane, value);
   }
   bool read64(const Instruction &inst, unsigned slot, int lane,
               uint64_t &value) {
-    const Operand &op = inst.src[slot];
-    if (op.kind == Operand::Const) {
-      value = op.bits64;
-      return true;
-    }
-    uint32_t lo, hi;
-    if (!readLane(inst, slot, 0, lane, lo) ||
-        !readLane(inst, slot, 1, lane, hi))
-      return false;
-    value = lo | (uint64_t(hi) << 32);
-    return true;
+    return readSource(inst, slot, lane, value);
   }
   /// An f32 / f64 source with its abs / neg modifiers (on the sign bit).
   template <typename Float>
@@ -723,39 +728,26 @@ bool Executor::step(Wave &w) {
   ++stats.waveInstructions;
   size_t next = w.pc + 1;
   bool taken = false;
-  switch (inst.op) {
-  case Op::s_branch:
-  case Op::s_cbranch_scc0:
-  case Op::s_cbranch_scc1:
-  case Op::s_cbranch_vccz:
-  case Op::s_cbranch_vccnz:
-  case Op::s_cbranch_execz:
-  case Op::s_cbranch_execnz:
+  if (isSoppBranch(inst.op)) {
     ++stats.branch;
     if (!branch(inst, taken))
       return false;
     if (taken)
       next = size_t(inst.target);
-    break;
-  case Op::s_endpgm:
+  } else if (inst.op == Op::s_endpgm) {
     ++stats.other;
     w.done = true;
-    break;
-  case Op::s_barrier:
+  } else if (inst.op == Op::s_barrier) {
     ++stats.barrier;
     w.atBarrier = true;
-    break;
-  case Op::s_waitcnt: {
+  } else if (inst.op == Op::s_waitcnt) {
     ++stats.waitcnt;
     unsigned vmcnt = (inst.simm16 & 0xf) | ((inst.simm16 >> 14) & 3) << 4;
     unsigned lgkmcnt = (inst.simm16 >> 8) & 0xf;
     w.vm.wait(vmcnt);
     w.lgkm.wait(lgkmcnt);
-    break;
-  }
-  default:
-    if (!execute(inst, w))
-      return false;
+  } else if (!execute(inst, w)) {
+    return false;
   }
   if (trace && w.id == 0 && groupId[0] == 0 && groupId[1] == 0) {
     std::fprintf(stderr, "%s +%x %-60s", kernel.name.c_str(), inst.offset,
@@ -895,6 +887,55 @@ uint64_t bitwise(Op op, uint64_t a, uint64_t b) {
   }
 }
 
+/// The shift instructions of SALU and VALU: the low 16, 32 or 64 bits of
+/// `value` (the width the mnemonic says) shifted by the low 4, 5 or 6 bits
+/// of `amount` (the VALU `rev` forms take the amount first), the result in
+/// the width's bits (a 16-bit result's high half is 0 on gfx9).
+uint64_t shifted(Op op, uint64_t value, uint32_t amount) {
+  unsigned bits = 32;
+  if (isOneOf(op, {Op::v_lshlrev_b16, Op::v_lshrrev_b16, Op::v_ashrrev_i16}))
+    bits = 16;
+  else if (isOneOf(op, {Op::s_lshl_b64, Op::s_lshr_b64, Op::s_ashr_i64,
+                        Op::v_lshlrev_b64, Op::v_lshrrev_b64,
+                        Op::v_ashrrev_i64}))
+    bits = 64;
+  uint64_t mask = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  unsigned n = amount & (bits - 1);
+  value &= mask;
+  if (isOneOf(op, {Op::s_lshl_b32, Op::s_lshl_b64, Op::v_lshlrev_b16,
+                   Op::v_lshlrev_b32, Op::v_lshlrev_b64}))
+    return (value << n) & mask;
+  if (isOneOf(op, {Op::s_ashr_i32, Op::s_ashr_i64, Op::v_ashrrev_i16,
+                   Op::v_ashrrev_i32, Op::v_ashrrev_i64}))
+    return uint64_t((int64_t(value << (64 - bits)) >> (64 - bits)) >> n) &
+           mask;
+  assert(isOneOf(op, {Op::s_lshr_b32, Op::s_lshr_b64, Op::v_lshrrev_b16,
+                      Op::v_lshrrev_b32, Op::v_lshrrev_b64}) &&
+         "not a shift");
+  return value >> n;
+}
+
+/// An integer comparison of v_cmp / s_cmp from the operands' order: `lt`
+/// x < y, `gt` x > y, `eq` x == y; false in `known` for a condition
+/// integers do not have.
+bool compareIntegers(CmpCond cond, bool lt, bool gt, bool eq, bool &known) {
+  known = true;
+  switch (cond) {
+  case CmpCond::F: return false;
+  case CmpCond::Lt: return lt;
+  case CmpCond::Eq: return eq;
+  case CmpCond::Le: return lt || eq;
+  case CmpCond::Gt: return gt;
+  case CmpCond::Ne:
+  case CmpCond::Lg: return !eq;
+  case CmpCond::Ge: return gt || eq;
+  case CmpCond::Tru: return true;
+  default:
+    known = false;
+    return false;
+  }
+}
+
 bool Executor::salu(const Instruction &inst) {
   Wave &w = *wave;
   uint32_t a = 0, b = 0;
@@ -917,6 +958,11 @@ bool Executor::salu(const Instruction &inst) {
     w.scc = v != 0;
     return put64(v);
   };
+  // An unsigned sum: SCC its carry out.
+  auto carry32 = [&](uint64_t sum) {
+    w.scc = sum >> 32;
+    return put32(uint32_t(sum));
+  };
   switch (inst.op) {
   case Op::s_mov_b32:
     return src32(1) && put32(a);
@@ -936,30 +982,16 @@ bool Executor::salu(const Instruction &inst) {
     return src64(1) && logic64(~a64);
   case Op::s_brev_b32:
     return src32(1) && put32(__builtin_bitreverse32(a));
-  case Op::s_add_u32: {
-    if (!src32(2))
-      return false;
-    uint64_t r = uint64_t(a) + b;
-    w.scc = r >> 32;
-    return put32(uint32_t(r));
-  }
-  case Op::s_addc_u32: {
-    if (!src32(2))
-      return false;
-    uint64_t r = uint64_t(a) + b + w.scc;
-    w.scc = r >> 32;
-    return put32(uint32_t(r));
-  }
-  case Op::s_sub_u32: {
-    if (!src32(2))
-      return false;
-    w.scc = b > a;
-    return put32(a - b);
-  }
+  case Op::s_add_u32:
+    return src32(2) && carry32(uint64_t(a) + b);
+  case Op::s_addc_u32:
+    return src32(2) && carry32(uint64_t(a) + b + w.scc);
+  case Op::s_sub_u32:
   case Op::s_subb_u32: {
+    // SCC: the borrow out (s_subb_u32 subtracts SCC too).
     if (!src32(2))
       return false;
-    uint64_t sub = uint64_t(b) + w.scc;
+    uint64_t sub = uint64_t(b) + (inst.op == Op::s_subb_u32 && w.scc);
     w.scc = sub > a;
     return put32(uint32_t(a - sub));
   }
@@ -972,19 +1004,19 @@ bool Executor::salu(const Instruction &inst) {
     w.scc = r != int64_t(int32_t(r));
     return put32(uint32_t(r));
   }
-  case Op::s_addk_i32: {
+  case Op::s_addk_i32:
+  case Op::s_mulk_i32: {
+    // SOPK: the destination is the first source, the immediate the second
+    // (sign-extended from 16 bits).
     uint32_t d;
     if (!readScalar(inst.dst[0], 0, d))
       return false;
-    int64_t r = int64_t(int32_t(d)) + int16_t(inst.src[0].bits32);
+    int32_t k = int16_t(inst.src[0].bits32);
+    if (inst.op == Op::s_mulk_i32)
+      return put32(d * uint32_t(k));
+    int64_t r = int64_t(int32_t(d)) + k;
     w.scc = r != int64_t(int32_t(r));
     return put32(uint32_t(r));
-  }
-  case Op::s_mulk_i32: {
-    uint32_t d;
-    if (!readScalar(inst.dst[0], 0, d))
-      return false;
-    return put32(uint32_t(int32_t(d) * int32_t(int16_t(inst.src[0].bits32))));
   }
   case Op::s_mul_i32:
     return src32(2) && put32(a * b);
@@ -1009,28 +1041,20 @@ bool Executor::salu(const Instruction &inst) {
   case Op::s_xnor_b64:
     return src64(2) && logic64(bitwise(inst.op, a64, b64));
   case Op::s_lshl_b32:
-    return src32(2) && logic32(a << (b & 31));
   case Op::s_lshr_b32:
-    return src32(2) && logic32(a >> (b & 31));
   case Op::s_ashr_i32:
-    return src32(2) && logic32(uint32_t(int32_t(a) >> (b & 31)));
+    return src32(2) && logic32(uint32_t(shifted(inst.op, a, b)));
   case Op::s_lshl_b64:
-    return src64(1) && readScalar32(inst.src[1], b) && logic64(a64 << (b & 63));
   case Op::s_lshr_b64:
-    return src64(1) && readScalar32(inst.src[1], b) && logic64(a64 >> (b & 63));
   case Op::s_ashr_i64:
     return src64(1) && readScalar32(inst.src[1], b) &&
-           logic64(uint64_t(int64_t(a64) >> (b & 63)));
+           logic64(shifted(inst.op, a64, b));
   case Op::s_lshl1_add_u32:
   case Op::s_lshl2_add_u32:
   case Op::s_lshl3_add_u32:
   case Op::s_lshl4_add_u32: {
-    if (!src32(2))
-      return false;
     unsigned shift = 1 + unsigned(inst.op) - unsigned(Op::s_lshl1_add_u32);
-    uint64_t r = (uint64_t(a) << shift) + b;
-    w.scc = r >> 32;
-    return put32(uint32_t(r));
+    return src32(2) && carry32((uint64_t(a) << shift) + b);
   }
   case Op::s_cselect_b32:
     return src32(2) && put32(w.scc ? a : b);
@@ -1091,11 +1115,12 @@ bool Executor::salu(const Instruction &inst) {
   case Op::s_or_saveexec_b64:
   case Op::s_xor_saveexec_b64:
   case Op::s_andn2_saveexec_b64: {
-    if (!src64(1))
+    // The destination gets EXEC; EXEC gets S0 op EXEC, SCC whether it is
+    // not 0.
+    uint64_t exec = w.exec();
+    if (!src64(1) || !put64(exec))
       return false;
-    uint64_t exec = w.exec(), r = bitwise(inst.op, a64, exec);
-    if (!put64(exec))
-      return false;
+    uint64_t r = bitwise(inst.op, a64, exec);
     w.scc = r != 0;
     return writeSgpr(kExec, uint32_t(r)) && writeSgpr(kExec + 1, uint32_t(r >> 32));
   }
@@ -1127,32 +1152,10 @@ bool Executor::salu(const Instruction &inst) {
     auto less = [&](int64_t p, int64_t q) {
       return unsignedWide ? uint64_t(p) < uint64_t(q) : p < q;
     };
-    bool r;
-    switch (CmpCond(inst.cond)) {
-    case CmpCond::Eq:
-      r = x == y;
-      break;
-    case CmpCond::Lg:
-    case CmpCond::Ne:
-      r = x != y;
-      break;
-    case CmpCond::Lt:
-      r = less(x, y);
-      break;
-    case CmpCond::Le:
-      r = !less(y, x);
-      break;
-    case CmpCond::Gt:
-      r = less(y, x);
-      break;
-    case CmpCond::Ge:
-      r = !less(x, y);
-      break;
-    default:
-      return fail("unsupported scalar comparison");
-    }
-    w.scc = r;
-    return true;
+    bool known;
+    w.scc = compareIntegers(CmpCond(inst.cond), less(x, y), less(y, x),
+                            x == y, known);
+    return known || fail("unsupported scalar comparison");
   }
   case Op::s_getpc_b64:
     return put64(inst.offset + inst.size);
@@ -1229,6 +1232,69 @@ float med3F(float a, float b, float c) {
     return std::max(a, c);
   return std::max(a, b);
 }
+float fractF(float a) {
+  return std::isinf(a) ? std::numeric_limits<float>::quiet_NaN()
+                       : std::min(a - std::floor(a), 0x1.fffffep-1f);
+}
+float fma3(float a, float b, float c) { return std::fma(a, b, c); }
+
+/// An f32 VALU operation whose result is a function of its source values
+/// alone: the sources are read with their modifiers (abs / neg, DPP, SDWA),
+/// the result written with clamp.
+struct PureF32 {
+  Op op;
+  unsigned sources;
+  float (*fn)(float a, float b, float c);
+};
+
+const PureF32 kPureF32[] = {
+    {Op::v_add_f32, 2, [](float a, float b, float) { return a + b; }},
+    {Op::v_sub_f32, 2, [](float a, float b, float) { return a - b; }},
+    {Op::v_subrev_f32, 2, [](float a, float b, float) { return b - a; }},
+    {Op::v_mul_f32, 2, [](float a, float b, float) { return a * b; }},
+    // The literal K is printed where it multiplies (fmamk: S0 * K + S1) or
+    // adds (fmaak: S0 * S1 + K): both are src0 * src1 + src2 as parsed.
+    {Op::v_fma_f32, 3, fma3},
+    {Op::v_mad_f32, 3, fma3},
+    {Op::v_fmamk_f32, 3, fma3},
+    {Op::v_fmaak_f32, 3, fma3},
+    {Op::v_max_f32, 2, [](float a, float b, float) { return fmaxIeee(a, b); }},
+    {Op::v_min_f32, 2, [](float a, float b, float) { return fminIeee(a, b); }},
+    {Op::v_max3_f32, 3,
+     [](float a, float b, float c) { return fmaxIeee(fmaxIeee(a, b), c); }},
+    {Op::v_min3_f32, 3,
+     [](float a, float b, float c) { return fminIeee(fminIeee(a, b), c); }},
+    {Op::v_med3_f32, 3, med3F},
+    {Op::v_maximum3_f32, 3,
+     [](float a, float b, float c) { return maximumF(maximumF(a, b), c); }},
+    {Op::v_minimum3_f32, 3,
+     [](float a, float b, float c) { return minimumF(minimumF(a, b), c); }},
+    {Op::v_rcp_f32, 1, [](float a, float, float) { return 1.0f / a; }},
+    {Op::v_rcp_iflag_f32, 1, [](float a, float, float) { return 1.0f / a; }},
+    {Op::v_rsq_f32, 1,
+     [](float a, float, float) { return 1.0f / std::sqrt(a); }},
+    {Op::v_sqrt_f32, 1, [](float a, float, float) { return std::sqrt(a); }},
+    {Op::v_exp_f32, 1, [](float a, float, float) { return std::exp2(a); }},
+    {Op::v_log_f32, 1, [](float a, float, float) { return std::log2(a); }},
+    {Op::v_trunc_f32, 1, [](float a, float, float) { return std::trunc(a); }},
+    {Op::v_floor_f32, 1, [](float a, float, float) { return std::floor(a); }},
+    {Op::v_ceil_f32, 1, [](float a, float, float) { return std::ceil(a); }},
+    {Op::v_rndne_f32, 1,
+     [](float a, float, float) { return std::nearbyint(a); }},
+    {Op::v_fract_f32, 1, [](float a, float, float) { return fractF(a); }},
+};
+
+/// kPureF32's entry of `op`, or null.
+const PureF32 *pureF32(Op op) {
+  static const auto byOp = [] {
+    std::array<const PureF32 *, size_t(Op::NumOps)> index{};
+    for (const PureF32 &entry : kPureF32)
+      index[size_t(entry.op)] = &entry;
+    return index;
+  }();
+  return byOp[size_t(op)];
+}
+
 uint16_t bf16Rne(float f) {
   uint32_t b = asBits(f);
   if (std::isnan(f))
@@ -1329,26 +1395,12 @@ bool Executor::dppRead(const Instruction &inst, int lane, uint32_t &value,
 /// Integer VALU instructions whose clamp (saturation) the executor does not
 /// apply; the add / sub family and the float instructions do.
 bool clampUnmodelled(Op op) {
-  switch (op) {
-  case Op::v_addc_co_u32:
-  case Op::v_subb_co_u32:
-  case Op::v_subbrev_co_u32:
-  case Op::v_add3_u32:
-  case Op::v_mad_u32_u24:
-  case Op::v_mad_i32_i24:
-  case Op::v_mad_u64_u32:
-  case Op::v_mad_i64_i32:
-  case Op::v_add_u16:
-  case Op::v_sub_u16:
-  case Op::v_mul_lo_u16:
-  case Op::v_lshl_add_u64:
-  case Op::v_lshl_add_u32:
-  case Op::v_add_lshl_u32:
-  case Op::v_xad_u32:
-    return true;
-  default:
-    return false;
-  }
+  return isOneOf(op, {Op::v_addc_co_u32, Op::v_subb_co_u32,
+                      Op::v_subbrev_co_u32, Op::v_add3_u32, Op::v_mad_u32_u24,
+                      Op::v_mad_i32_i24, Op::v_mad_u64_u32, Op::v_mad_i64_i32,
+                      Op::v_add_u16, Op::v_sub_u16, Op::v_mul_lo_u16,
+                      Op::v_lshl_add_u64, Op::v_lshl_add_u32,
+                      Op::v_add_lshl_u32, Op::v_xad_u32});
 }
 
 bool Executor::valu(const Instruction &inst) {
@@ -1552,42 +1604,31 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
     return u(2) && putSigned(int64_t(int32_t(a)) + int32_t(b));
   case Op::v_sub_i32:
     return u(2) && putSigned(int64_t(int32_t(a)) - int32_t(b));
-  case Op::v_add_co_u32: {
+  // Carry-out in the mask; the c / b forms add the mask's carry-in
+  // (their clamp is rejected in valu()).
+  case Op::v_add_co_u32:
+  case Op::v_addc_co_u32: {
     if (!u(2))
       return false;
-    uint64_t r = uint64_t(a) + b;
+    uint64_t carryIn = inst.op == Op::v_addc_co_u32 ? (maskIn >> lane) & 1 : 0;
+    uint64_t r = uint64_t(a) + b + carryIn;
     if (r >> 32)
       maskOut |= bit;
     return putUnsigned(int64_t(r));
   }
-  case Op::v_addc_co_u32: {
-    if (!u(2))
-      return false;
-    uint64_t r = uint64_t(a) + b + ((maskIn >> lane) & 1);
-    if (r >> 32)
-      maskOut |= bit;
-    return put(uint32_t(r));
-  }
   case Op::v_sub_co_u32:
-  case Op::v_subrev_co_u32: {
-    if (!u(2))
-      return false;
-    if (inst.op == Op::v_subrev_co_u32)
-      std::swap(a, b);
-    if (b > a)
-      maskOut |= bit;
-    return putUnsigned(int64_t(a) - int64_t(b));
-  }
+  case Op::v_subrev_co_u32:
   case Op::v_subb_co_u32:
   case Op::v_subbrev_co_u32: {
     if (!u(2))
       return false;
-    if (inst.op == Op::v_subbrev_co_u32)
+    if (inst.op == Op::v_subrev_co_u32 || inst.op == Op::v_subbrev_co_u32)
       std::swap(a, b);
-    uint64_t sub = uint64_t(b) + ((maskIn >> lane) & 1);
+    bool borrows = inst.op == Op::v_subb_co_u32 || inst.op == Op::v_subbrev_co_u32;
+    uint64_t sub = uint64_t(b) + (borrows ? (maskIn >> lane) & 1 : 0);
     if (sub > a)
       maskOut |= bit;
-    return put(uint32_t(a - sub));
+    return putUnsigned(int64_t(a) - int64_t(sub));
   }
   case Op::v_and_b32:
     return u(2) && put(a & b);
@@ -1600,37 +1641,25 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
   case Op::v_bfrev_b32:
     return u(1) && put(__builtin_bitreverse32(a));
   case Op::v_lshlrev_b32:
-    return u(2) && put(b << (a & 31));
   case Op::v_lshrrev_b32:
-    return u(2) && put(b >> (a & 31));
   case Op::v_ashrrev_i32:
-    return u(2) && put(uint32_t(int32_t(b) >> (a & 31)));
+  case Op::v_lshlrev_b16:
+  case Op::v_lshrrev_b16:
+  case Op::v_ashrrev_i16:
+    return u(2) && put(uint32_t(shifted(inst.op, b, a)));
   // 16-bit operations (VOP2 / VOP3 without op_sel): the result in the low
   // half, the high half zeroed (gfx9).
-  case Op::v_lshlrev_b16:
-    return u(2) && put(uint16_t(b << (a & 15)));
-  case Op::v_lshrrev_b16:
-    return u(2) && put(uint16_t((b & 0xffff) >> (a & 15)));
-  case Op::v_ashrrev_i16:
-    return u(2) && put(uint16_t(int16_t(b) >> (a & 15)));
   case Op::v_add_u16:
     return u(2) && put(uint16_t(a + b));
   case Op::v_sub_u16:
     return u(2) && put(uint16_t(a - b));
   case Op::v_mul_lo_u16:
     return u(2) && put(uint16_t(a * b));
-  case Op::v_lshlrev_b64: {
-    uint64_t x;
-    return u(1) && read64(inst, 1, lane, x) && put64(x << (a & 63));
-  }
-  case Op::v_lshrrev_b64: {
-    uint64_t x;
-    return u(1) && read64(inst, 1, lane, x) && put64(x >> (a & 63));
-  }
+  case Op::v_lshlrev_b64:
+  case Op::v_lshrrev_b64:
   case Op::v_ashrrev_i64: {
     uint64_t x;
-    return u(1) && read64(inst, 1, lane, x) &&
-           put64(uint64_t(int64_t(x) >> (a & 63)));
+    return u(1) && read64(inst, 1, lane, x) && put64(shifted(inst.op, x, a));
   }
   case Op::v_lshl_add_u64: {
     uint64_t x, y;
@@ -1789,22 +1818,7 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
            put(uint32_t(__builtin_popcount(
                    a & (lane > 32 ? ((uint64_t(1) << (lane - 32)) - 1) : 0))) +
                b);
-  // f32.
-  case Op::v_add_f32:
-    return f(2) && putF(fa + fb);
-  case Op::v_sub_f32:
-    return f(2) && putF(fa - fb);
-  case Op::v_subrev_f32:
-    return f(2) && putF(fb - fa);
-  case Op::v_mul_f32:
-    return f(2) && putF(fa * fb);
-  case Op::v_fma_f32:
-  case Op::v_mad_f32:
-  // The literal K is printed where it multiplies (fmamk: S0 * K + S1) or
-  // adds (fmaak: S0 * S1 + K): both are src0 * src1 + src2 as parsed.
-  case Op::v_fmamk_f32:
-  case Op::v_fmaak_f32:
-    return f(3) && putF(std::fma(fa, fb, fc));
+  // f32 (the pure ones are in kPureF32, in the default case).
   case Op::v_fmac_f32:
   case Op::v_mac_f32: {
     uint32_t d;
@@ -1817,42 +1831,6 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
     d = wave->vgpr[reg * kLanes + lane];
     return putF(std::fma(fa, fb, asFloat(d)));
   }
-  case Op::v_max_f32:
-    return f(2) && putF(fmaxIeee(fa, fb));
-  case Op::v_min_f32:
-    return f(2) && putF(fminIeee(fa, fb));
-  case Op::v_max3_f32:
-    return f(3) && putF(fmaxIeee(fmaxIeee(fa, fb), fc));
-  case Op::v_min3_f32:
-    return f(3) && putF(fminIeee(fminIeee(fa, fb), fc));
-  case Op::v_med3_f32:
-    return f(3) && putF(med3F(fa, fb, fc));
-  case Op::v_maximum3_f32:
-    return f(3) && putF(maximumF(maximumF(fa, fb), fc));
-  case Op::v_minimum3_f32:
-    return f(3) && putF(minimumF(minimumF(fa, fb), fc));
-  case Op::v_rcp_f32:
-  case Op::v_rcp_iflag_f32:
-    return f(1) && putF(1.0f / fa);
-  case Op::v_rsq_f32:
-    return f(1) && putF(1.0f / std::sqrt(fa));
-  case Op::v_sqrt_f32:
-    return f(1) && putF(std::sqrt(fa));
-  case Op::v_exp_f32:
-    return f(1) && putF(std::exp2(fa));
-  case Op::v_log_f32:
-    return f(1) && putF(std::log2(fa));
-  case Op::v_trunc_f32:
-    return f(1) && putF(std::trunc(fa));
-  case Op::v_floor_f32:
-    return f(1) && putF(std::floor(fa));
-  case Op::v_ceil_f32:
-    return f(1) && putF(std::ceil(fa));
-  case Op::v_rndne_f32:
-    return f(1) && putF(std::nearbyint(fa));
-  case Op::v_fract_f32:
-    return f(1) && putF(std::isinf(fa) ? std::numeric_limits<float>::quiet_NaN()
-                                       : std::min(fa - std::floor(fa), 0x1.fffffep-1f));
   case Op::v_ldexp_f32:
     return f(1) && read32(inst, 1, lane, b) &&
            putF(std::ldexp(fa, int32_t(b)));
@@ -2053,6 +2031,8 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
     return put64(asBits(op(lo)) | (uint64_t(asBits(op(hi))) << 32));
   }
   default:
+    if (const PureF32 *pure = pureF32(inst.op))
+      return f(pure->sources) && putF(pure->fn(fa, fb, fc));
     handled = false;
     return true;
   }
@@ -2130,19 +2110,10 @@ bool Executor::vcmp(const Instruction &inst) {
           return swap ? sy < sx : sx < sy;
         return swap ? uy < ux : ux < uy;
       };
-      bool eq = ux == uy;
-      switch (cond) {
-      case CmpCond::F: r = false; break;
-      case CmpCond::Lt: r = lt(false); break;
-      case CmpCond::Eq: r = eq; break;
-      case CmpCond::Le: r = lt(false) || eq; break;
-      case CmpCond::Gt: r = lt(true); break;
-      case CmpCond::Ne:
-      case CmpCond::Lg: r = !eq; break;
-      case CmpCond::Ge: r = lt(true) || eq; break;
-      case CmpCond::Tru: r = true; break;
-      default: return fail("unsupported integer comparison");
-      }
+      bool known;
+      r = compareIntegers(cond, lt(false), lt(true), ux == uy, known);
+      if (!known)
+        return fail("unsupported integer comparison");
     }
     if (r)
       result |= uint64_t(1) << lane;
@@ -2285,6 +2256,19 @@ bool Executor::mfma(const Instruction &inst) {
 // ---------------------------------------------------------------------------
 // LDS.
 
+/// Dword `d` of a load of `bytes` per lane at `p`: a byte or short zero-
+/// or (`signExtend`) sign-extended.
+uint32_t loadedDword(const uint8_t *p, unsigned d, unsigned bytes,
+                     bool signExtend) {
+  uint32_t v = 0;
+  std::memcpy(&v, p + 4 * d, std::min(4u, bytes));
+  if (bytes == 1 && signExtend)
+    v = uint32_t(int32_t(int8_t(v)));
+  if (bytes == 2 && signExtend)
+    v = uint32_t(int32_t(int16_t(v)));
+  return v;
+}
+
 bool Executor::ldsAccess(int lane, uint64_t address, unsigned bytes,
                          bool write) {
   if (!config.checkLds)
@@ -2419,16 +2403,10 @@ bool Executor::dsOp(const Instruction &inst) {
         return false;
       stats.ldsBytes += bytes;
       if (isRead) {
-        for (unsigned d = 0; d < dwords; ++d) {
-          uint32_t v = 0;
-          std::memcpy(&v, p + 4 * d, std::min(4u, bytes));
-          if (bytes == 1 && sext)
-            v = uint32_t(int32_t(int8_t(v)));
-          if (bytes == 2 && sext)
-            v = uint32_t(int32_t(int16_t(v)));
-          if (!writeLane(inst, part * dwords + d, lane, v))
+        for (unsigned d = 0; d < dwords; ++d)
+          if (!writeLane(inst, part * dwords + d, lane,
+                         loadedDword(p, d, bytes, sext)))
             return false;
-        }
       } else {
         // Data operand(s) follow the address.
         unsigned slot = 1 + part;
@@ -2541,11 +2519,8 @@ bool Executor::vmem(const Instruction &inst) {
         address = saddr + v + int64_t(inst.memOffset);
       } else {
         uint64_t v;
-        uint32_t lo, hi;
-        if (!readLane(inst, addrSlot, 0, lane, lo) ||
-            !readLane(inst, addrSlot, 1, lane, hi))
+        if (!read64(inst, addrSlot, lane, v))
           return false;
-        v = lo | (uint64_t(hi) << 32);
         address = v + int64_t(inst.memOffset);
       }
     }
@@ -2587,16 +2562,9 @@ bool Executor::vmem(const Instruction &inst) {
       std::memcpy(lds.data() + ldsAddress, p, 4);
     } else if (isLoad) {
       stats.vmemBytesLoaded += bytes;
-      for (unsigned d = 0; d < dwords; ++d) {
-        uint32_t v = 0;
-        std::memcpy(&v, p + 4 * d, std::min(4u, bytes));
-        if (bytes == 1 && sext)
-          v = uint32_t(int32_t(int8_t(v)));
-        if (bytes == 2 && sext)
-          v = uint32_t(int32_t(int16_t(v)));
-        if (!writeLane(inst, d, lane, v))
+      for (unsigned d = 0; d < dwords; ++d)
+        if (!writeLane(inst, d, lane, loadedDword(p, d, bytes, sext)))
           return false;
-      }
     } else {
       stats.vmemBytesStored += bytes;
       for (unsigned d = 0; d < dwords; ++d) {

@@ -24,29 +24,33 @@ public:
   }
   bool copyToDevice(uint64_t destination, const void *source, size_t bytes,
                     std::string &error) const override {
-    uint8_t *p = memory.find(destination, bytes);
-    if (!p) {
-      error = "copy to executor memory outside an allocation";
-      return false;
-    }
-    if (bytes)
+    uint8_t *p = allocated(destination, bytes, "to", error);
+    if (p && bytes)
       std::memcpy(p, source, bytes);
-    return true;
+    return p != nullptr;
   }
   bool copyToHost(void *destination, uint64_t source, size_t bytes,
                   std::string &error) const override {
-    const uint8_t *p = memory.find(source, bytes);
-    if (!p) {
-      error = "copy from executor memory outside an allocation";
-      return false;
-    }
-    if (bytes)
+    const uint8_t *p = allocated(source, bytes, "from", error);
+    if (p && bytes)
       std::memcpy(destination, p, bytes);
-    return true;
+    return p != nullptr;
   }
   bool synchronize(void *, std::string &) const override { return true; }
 
 private:
+  /// The executor memory of `bytes` at `address`, or null with `error`
+  /// naming the copy's `direction` ("to" / "from") when no allocation
+  /// holds them.
+  uint8_t *allocated(uint64_t address, size_t bytes, const char *direction,
+                     std::string &error) const {
+    uint8_t *p = memory.find(address, bytes);
+    if (!p)
+      error = std::string("copy ") + direction +
+              " executor memory outside an allocation";
+    return p;
+  }
+
   Memory &memory;
 };
 

@@ -11,6 +11,7 @@
 #include "pa/ISAEmulator/Instruction.h"
 #include "pa/ISAEmulator/ISAEmulator.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -32,7 +33,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <mutex>
+#include <optional>
 
 extern "C" {
 void LLVMInitializeAMDGPUTargetInfo();
@@ -366,41 +369,31 @@ bool parseModifier(StringRef token, Instruction &inst, std::string &error) {
   return true;
 }
 
+/// The mnemonic names of CmpCond's and CmpType's values, in their order
+/// ("t" is also CmpCond::Tru).
+constexpr StringLiteral kCmpCondNames[] = {
+    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u",
+    "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru", "ne"};
+constexpr StringLiteral kCmpTypeNames[] = {"f32", "f64", "f16", "i32", "u32",
+                                           "i64", "u64", "i16", "u16"};
+static_assert(std::size(kCmpCondNames) == size_t(CmpCond::Ne) + 1);
+static_assert(std::size(kCmpTypeNames) == size_t(CmpType::U16) + 1);
+
+/// The value of enum E whose name in `names` is `name`.
+template <typename E, size_t N>
+std::optional<E> byName(StringRef name, const StringLiteral (&names)[N]) {
+  const StringLiteral *found = llvm::find(names, name);
+  if (found == std::end(names))
+    return std::nullopt;
+  return E(found - names);
+}
+
 /// "v_cmp_lt_u32" -> condition and type; false if not a comparison name.
 bool parseComparison(StringRef rest, Instruction &inst) {
   auto [cond, type] = rest.rsplit('_');
   std::optional<CmpCond> c =
-      StringSwitch<std::optional<CmpCond>>(cond)
-          .Case("f", CmpCond::F)
-          .Case("lt", CmpCond::Lt)
-          .Case("eq", CmpCond::Eq)
-          .Case("le", CmpCond::Le)
-          .Case("gt", CmpCond::Gt)
-          .Case("lg", CmpCond::Lg)
-          .Case("ge", CmpCond::Ge)
-          .Case("o", CmpCond::O)
-          .Case("u", CmpCond::U)
-          .Case("nge", CmpCond::Nge)
-          .Case("nlg", CmpCond::Nlg)
-          .Case("ngt", CmpCond::Ngt)
-          .Case("nle", CmpCond::Nle)
-          .Case("neq", CmpCond::Neq)
-          .Case("nlt", CmpCond::Nlt)
-          .Case("tru", CmpCond::Tru)
-          .Case("t", CmpCond::Tru)
-          .Case("ne", CmpCond::Ne)
-          .Default(std::nullopt);
-  std::optional<CmpType> t = StringSwitch<std::optional<CmpType>>(type)
-                                 .Case("f32", CmpType::F32)
-                                 .Case("f64", CmpType::F64)
-                                 .Case("f16", CmpType::F16)
-                                 .Case("i32", CmpType::I32)
-                                 .Case("u32", CmpType::U32)
-                                 .Case("i64", CmpType::I64)
-                                 .Case("u64", CmpType::U64)
-                                 .Case("i16", CmpType::I16)
-                                 .Case("u16", CmpType::U16)
-                                 .Default(std::nullopt);
+      cond == "t" ? CmpCond::Tru : byName<CmpCond>(cond, kCmpCondNames);
+  std::optional<CmpType> t = byName<CmpType>(type, kCmpTypeNames);
   if (!c || !t)
     return false;
   inst.cond = uint8_t(*c);
@@ -448,21 +441,6 @@ bool classify(StringRef mnemonic, Instruction &inst) {
   return true;
 }
 
-bool isSoppBranch(Op op) {
-  switch (op) {
-  case Op::s_branch:
-  case Op::s_cbranch_scc0:
-  case Op::s_cbranch_scc1:
-  case Op::s_cbranch_vccz:
-  case Op::s_cbranch_vccnz:
-  case Op::s_cbranch_execz:
-  case Op::s_cbranch_execnz:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// The bytes per lane of a memory mnemonic: those of the first of `sizes`
 /// whose name it contains, else 1 (byte forms).
 uint8_t accessBytes(StringRef mnemonic,
@@ -478,6 +456,8 @@ uint8_t accessBytes(StringRef mnemonic,
 void describe(StringRef mnemonic, Instruction &inst) {
   auto has = [&](StringRef part) { return mnemonic.contains(part); };
   MemoryForm &m = inst.memory;
+  // Only LDS and vector-memory forms have d16 in their names.
+  m.d16 = has("d16");
   if (mnemonic.starts_with("s_load_") ||
       mnemonic.starts_with("s_buffer_load_")) {
     inst.unit = Unit::Smem;
@@ -509,12 +489,8 @@ void describe(StringRef mnemonic, Instruction &inst) {
     m.store = mnemonic.starts_with("ds_write");
     m.two = mnemonic.starts_with(m.load ? "ds_read2" : "ds_write2");
     m.st64 = has("st64");
-    m.bytes = accessBytes(mnemonic, {{"b128", 16},
-                                     {"b96", 12},
-                                     {"b64", 8},
-                                     {"b32", 4},
-                                     {"16", 2}});
-    m.d16 = has("d16");
+    m.bytes = accessBytes(mnemonic, {{"b128", 16}, {"b96", 12}, {"b64", 8},
+                                     {"b32", 4}, {"16", 2}});
     m.signExtend = has("_i8") || has("_i16");
   } else if (mnemonic.starts_with("buffer_") ||
              mnemonic.starts_with("global_")) {
@@ -522,12 +498,9 @@ void describe(StringRef mnemonic, Instruction &inst) {
     m.buffer = mnemonic.starts_with("buffer_");
     m.load = has("_load_");
     m.store = has("_store_");
-    m.bytes = accessBytes(mnemonic, {{"dwordx4", 16},
-                                     {"dwordx3", 12},
-                                     {"dwordx2", 8},
-                                     {"dword", 4},
+    m.bytes = accessBytes(mnemonic, {{"dwordx4", 16}, {"dwordx3", 12},
+                                     {"dwordx2", 8}, {"dword", 4},
                                      {"short", 2}});
-    m.d16 = has("d16");
     m.hiHalf = has("_d16_hi");
     m.signExtend = has("_sbyte") || has("_sshort");
   } else if (inst.op == Op::v_cmp || inst.op == Op::v_cmpx) {

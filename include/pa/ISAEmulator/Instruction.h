@@ -10,7 +10,9 @@
 #ifndef PA_ISAEMULATOR_INSTRUCTION_H
 #define PA_ISAEMULATOR_INSTRUCTION_H
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 namespace pa::isa {
@@ -58,6 +60,19 @@ enum class Op : uint16_t {
 #include "pa/ISAEmulator/Ops.def"
   NumOps
 };
+
+/// Whether `op` is one of `ops`.
+inline bool isOneOf(Op op, std::initializer_list<Op> ops) {
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+/// s_branch and the s_cbranch_* forms (SOPP, the target relative to the
+/// next instruction).
+inline bool isSoppBranch(Op op) {
+  return isOneOf(op, {Op::s_branch, Op::s_cbranch_scc0, Op::s_cbranch_scc1,
+                      Op::s_cbranch_vccz, Op::s_cbranch_vccnz,
+                      Op::s_cbranch_execz, Op::s_cbranch_execnz});
+}
 
 /// Comparisons of v_cmp / s_cmp (CmpCond::Ne is lg / ne / neq's ordered
 /// counterpart: see Executor.cpp).
