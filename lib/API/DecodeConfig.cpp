@@ -37,6 +37,9 @@ std::string DecodeConfig::validate() const {
            knownChipNames().str();
   if (budget && *budget < 1)
     return "budget must be >= 1, got " + std::to_string(*budget);
+  if (std::string tableError; !activeTuningTable(tableError) &&
+                              !tableError.empty())
+    return "tuning table: " + tableError;
   if (maxPartitions && *maxPartitions < 1)
     return "max_partitions must be >= 1, got " +
            std::to_string(*maxPartitions);
@@ -76,9 +79,45 @@ int64_t DecodeConfig::rowsPerKVHead() const {
   return numKVHeads > 0 ? queryLength * (numQueryHeads / numKVHeads) : 0;
 }
 
+TuningKey DecodeConfig::tuningKey() const {
+  TuningKey key;
+  key.target = chip;
+  switch (cacheLayout) {
+  case CacheLayout::packed:
+    key.layout = vLayout == VLayout::plain ? "packed-plain" : "packed-transposed";
+    break;
+  case CacheLayout::nhd:
+    key.layout = "nhd";
+    break;
+  case CacheLayout::hnd:
+    key.layout = "hnd";
+    break;
+  }
+  key.headDim = headDim;
+  key.rows = rowsPerKVHead();
+  key.pageSize = pageSize;
+  key.kvType = kvType == KVCacheType::bf16       ? "bf16"
+               : kvType == KVCacheType::e4m3fnuz ? "e4m3fnuz"
+                                                 : "e4m3fn";
+  key.window = slidingWindow > 0 ? slidingWindow : 0;
+  return key;
+}
+
+std::optional<TunedPlan>
+DecodeConfig::tunedPlan(std::optional<int64_t> batch,
+                        std::optional<int64_t> contextLength) const {
+  std::string error; // validate() reports a table that fails to load
+  const TuningTable *table = activeTuningTable(error);
+  if (!table)
+    return std::nullopt;
+  return table->lookup(tuningKey(), batch, contextLength);
+}
+
 int64_t DecodeConfig::effectiveBudget() const {
   if (budget)
     return *budget;
+  if (std::optional<TunedPlan> tuned = tunedPlan(); tuned && tuned->budget)
+    return *tuned->budget;
   std::optional<ChipInfo> info = lookupChip(chip);
   return info ? 2 * info->computeUnits : 0;
 }
@@ -86,6 +125,9 @@ int64_t DecodeConfig::effectiveBudget() const {
 int64_t DecodeConfig::effectiveMaxPartitions() const {
   if (maxPartitions)
     return *maxPartitions;
+  if (std::optional<TunedPlan> tuned = tunedPlan();
+      tuned && tuned->maxPartitions)
+    return *tuned->maxPartitions;
   std::optional<ChipInfo> info = lookupChip(chip);
   return info ? info->computeUnits : 0;
 }

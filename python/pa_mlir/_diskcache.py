@@ -75,6 +75,24 @@ def compiler_identity():
         return identity
 
 
+TUNING_TABLE = "PA_MLIR_TUNING_TABLE"
+
+
+def tuning_table_identity():
+    """The tuning table compiles read in place of the library's built-in one
+    (docs/tuning.md), for the cache key: None when PA_MLIR_TUNING_TABLE is
+    unset, "" when it names no table, else the SHA-256 of the file (the
+    path when it cannot be read: the compile then fails with the reason)."""
+    path = os.environ.get(TUNING_TABLE)
+    if not path:
+        return path
+    try:
+        with open(path, "rb") as table:
+            return hashlib.sha256(table.read()).hexdigest()
+    except OSError:
+        return path
+
+
 def directory():
     """The cache directory, or None when the cache is off."""
     value = os.environ.get(ENVIRONMENT)

@@ -144,8 +144,13 @@ def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
         inputs = {"mlir": mlir, "chip": chip}
     else:
         config = _configuration(config, chip, fields)
-        key = ("config", config, stages, *options.values())
+        # A tuning table named by the environment decides plan limits the
+        # configuration leaves open: part of the key.
+        table = _diskcache.tuning_table_identity()
+        key = ("config", config, table, stages, *options.values())
         inputs = {"config": dataclasses.asdict(config)}
+        if table is not None:
+            inputs["tuning_table"] = table
     inputs.update(stages=stages, **options)
 
     with _cache_lock:

@@ -302,3 +302,74 @@ def test_hip_target_through_a_recording_runtime():
     # The kernels did not run: the outputs are what the device held, the
     # poison decode() writes before the run.
     assert record["output_is_poison"]
+
+
+# ---------------------------------------------------------------------------
+# The tuning table (docs/tuning.md)
+# ---------------------------------------------------------------------------
+
+TUNING_SCRIPT = """
+    import sys
+    import pa_mlir
+    base = pa_mlir.DecodeConfig(head_dim=64, num_query_heads=8,
+                                num_kv_heads=1, scale="per_tensor")
+    for config, chip in ((base, "sm_90a"), (base.replace(budget=5), "sm_90a"),
+                         (base.replace(page_size=64), "sm_90a")):
+        try:
+            print(pa_mlir.compile(config, chip=chip).plan_limits)
+        except pa_mlir.CompileError as error:
+            print("CompileError", error)
+    """
+
+
+def tuning_table(path, **plan):
+    """A table with one entry for TUNING_SCRIPT's base configuration."""
+    entry = {"target": "sm_90a", "layout": "packed-plain", "head_dim": 64,
+             "rows": 8, "page_size": 16, "kv_dtype": "e4m3fn", "window": 0,
+             **plan}
+    path.write_text(json.dumps({"format": "pa-mlir-tuned-plans",
+                                "version": 1, "entries": [entry]}))
+    return str(path)
+
+
+def test_a_tuned_plan_takes_precedence_over_the_defaults(tmp_path):
+    """Explicit limits, then the table's entry, then the chip's defaults
+    (2 x and 1 x the H200's 132 SMs); the disk cache keys the table, so a
+    changed table compiles again instead of serving the old limits."""
+    from test_cuda import run_python
+    cache = tmp_path / "cache"
+    first = run_python(TUNING_SCRIPT, PA_MLIR_CACHE_DIR=str(cache),
+                       PA_MLIR_TUNING_TABLE=tuning_table(
+                           tmp_path / "a.json", budget=77))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split("\n")[:3] == [
+        "(77, 132)", "(5, 132)", "(264, 132)"], first.stdout
+    second = run_python(TUNING_SCRIPT, PA_MLIR_CACHE_DIR=str(cache),
+                        PA_MLIR_TUNING_TABLE=tuning_table(
+                            tmp_path / "b.json", budget=99, max_partitions=3))
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split("\n")[:3] == [
+        "(99, 3)", "(5, 3)", "(264, 132)"], second.stdout
+    # No table at all: the defaults.
+    none = run_python(TUNING_SCRIPT, PA_MLIR_TUNING_TABLE="")
+    assert none.stdout.split("\n")[0] == "(264, 132)", none.stdout
+
+
+def test_a_bad_tuning_table_is_a_compile_error_naming_it(tmp_path):
+    bad = tuning_table(tmp_path / "bad.json", budget=0)
+    done = run_python_checked(TUNING_SCRIPT, PA_MLIR_TUNING_TABLE=bad)
+    assert done.stdout.split("\n")[0] == (
+        f"CompileError tuning table: {bad}: entry 0: 'budget' must be an "
+        f"integer from 1 to 2^31-1"), done.stdout
+    missing = str(tmp_path / "missing.json")
+    done = run_python_checked(TUNING_SCRIPT, PA_MLIR_TUNING_TABLE=missing)
+    assert done.stdout.startswith(
+        f"CompileError tuning table: PA_MLIR_TUNING_TABLE={missing}: cannot "
+        f"read: "), done.stdout
+
+
+def run_python_checked(script, **environment):
+    from test_cuda import run_python
+    done = run_python(script, **environment)
+    assert done.returncode == 0, done.stderr
+    return done

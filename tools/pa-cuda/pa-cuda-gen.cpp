@@ -1,7 +1,7 @@
 //===- pa-cuda-gen.cpp - PTX programs and cases for the CUDA runner -------===//
 //
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
-//               [--budget N]
+//               [--budget N] [--max-partitions N]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
@@ -13,8 +13,10 @@
 //   OUTDIR/matrix/pNNN/   the numerics matrix (the host matrix's axes with
 //                         NVIDIA's fp8 e4m3fn and bf16 KV) and graph replay
 //   OUTDIR/bench/bNN/     the benchmark shapes (D = 256, Hq = 16, Hkv = 2),
-//                         at the plan budget tuned for the program, if any
-//                         (tunedBudget), or --budget N
+//                         at the plan limits of the tuning table
+//                         (tuning/plans.json), if it has the program, or
+//                         --budget N / --max-partitions N (a candidate of
+//                         bench/pa-tune.sh)
 //
 //===----------------------------------------------------------------------===//
 #include "OracleComparison.h"
@@ -30,6 +32,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -277,24 +280,13 @@ Program graphReplayProgram() {
   return p;
 }
 
-/// Plan budgets tuned on the H200 for benchmark programs (label -> budget),
-/// which the spec lets take precedence over the default 2 x 132 SMs. fp8,
-/// Q = 1, no window: 256 gives every sequence of (8, 131072) 16 partitions
-/// of 32 tiles (264: 16 or 17 partitions, 30 to 32 tiles, 264 workgroups);
-/// 315.3 us against 319.8 at 264 for P = 16 in one run, 317.6 - 318.0
-/// against 323.2 for P = 64, and 1-2% faster at (32, 8192) and (128, 2048)
-/// too (H200, 2026-11-30). 3 workgroups per SM (budgets 384 and 396 with
-/// at most 168 registers) measured 5-25% slower.
-std::optional<int64_t> tunedBudget(llvm::StringRef label) {
-  if (label == "fp8-q1-p16-w0" || label == "fp8-q1-p64-w0")
-    return 256;
-  return std::nullopt;
-}
-
 /// The benchmark: D = 256, Hq = 16, Hkv = 2, Q in {1, 4}, P in {16, 64},
-/// W in {0, 4096}, fp8 e4m3fn (per-tensor scales) and bf16 KV; `budget`
-/// (--budget) in place of the tuned and default budgets.
-std::vector<Program> benchPrograms(std::optional<int64_t> budget) {
+/// W in {0, 4096}, fp8 e4m3fn (per-tensor scales) and bf16 KV, at the plan
+/// limits of the tuning table (tuning/plans.json) or the chip's defaults;
+/// `budget` / `maxPartitions` (--budget, --max-partitions: a tuning
+/// candidate) take precedence.
+std::vector<Program> benchPrograms(std::optional<int64_t> budget,
+                                   std::optional<int64_t> maxPartitions) {
   std::vector<Program> programs;
   for (ScalarType kv : {ScalarType::F8E4M3FN, ScalarType::BF16})
     for (int64_t q : {1, 4})
@@ -316,7 +308,8 @@ std::vector<Program> benchPrograms(std::optional<int64_t> budget) {
                                   kv == ScalarType::BF16 ? "bf16" : "fp8", q,
                                   page, window);
           p.benchShapes = {{32, 8192}, {8, 131072}, {128, 2048}};
-          p.budget = budget ? budget : tunedBudget(p.label);
+          p.budget = budget;
+          p.maxPartitions = maxPartitions;
           oracle::CaseConfig config;
           static_cast<oracle::DecodeShape &>(config) = s;
           p.cases.push_back(config);
@@ -372,6 +365,18 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n";
   for (auto [batch, length] : p.benchShapes)
     os << "bench_shape=" << batch << "," << length << "\n";
+  // What a tuning table keys this program by (bench/pa_tune.py).
+  mlir::pa::TuningKey key = config.tuningKey();
+  os << "tuning_key="
+     << llvm::formatv("{0}", llvm::json::Value(llvm::json::Object{
+                                 {"target", key.target},
+                                 {"layout", key.layout},
+                                 {"head_dim", key.headDim},
+                                 {"rows", key.rows},
+                                 {"page_size", key.pageSize},
+                                 {"kv_dtype", key.kvType},
+                                 {"window", key.window}}))
+     << "\n";
   if (!writeFile(dir + "/kernels.ptx", compiled->ptx) ||
       !writeFile(dir + "/kernels.ptx.json", compiled->metadataJson) ||
       !writeFile(dir + "/program.txt", description))
@@ -407,14 +412,16 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
 int main(int argc, char **argv) {
   if (argc < 2) {
     llvm::errs() << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] "
-                    "[--programs N] [--only LABEL] [--budget N]\n";
+                    "[--programs N] [--only LABEL] [--budget N] "
+                    "[--max-partitions N]\n";
     return 2;
   }
   std::string out = argv[1];
   bool matrix = false, bench = false;
   size_t limit = SIZE_MAX;
   std::string only; // programs whose label contains this
-  std::optional<int64_t> budget; // of the benchmark programs
+  // Of the benchmark programs (a tuning candidate).
+  std::optional<int64_t> budget, maxPartitions;
   for (int i = 2; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--matrix"))
       matrix = true;
@@ -426,6 +433,8 @@ int main(int argc, char **argv) {
       only = argv[++i];
     else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc)
       budget = std::strtoll(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--max-partitions") && i + 1 < argc)
+      maxPartitions = std::strtoll(argv[++i], nullptr, 10);
   }
   if (!matrix && !bench)
     matrix = bench = true;
@@ -435,6 +444,6 @@ int main(int argc, char **argv) {
     ok &= emitAll({graphReplayProgram()}, out + "/graph", "g", 1, only);
   }
   if (bench)
-    ok &= emitAll(benchPrograms(budget), out + "/bench", "b", limit, only);
+    ok &= emitAll(benchPrograms(budget, maxPartitions), out + "/bench", "b", limit, only);
   return ok ? 0 : 1;
 }

@@ -2,6 +2,7 @@
 //
 //   pa-cuda-run check DIR [--programs N] [--verbose]
 //   pa-cuda-run bench DIR [--reps N]
+//   pa-cuda-run tune DIR [--reps N]    (DIR/cNN: candidates, pa-tune.sh)
 //
 // Runs what pa-cuda-gen wrote into DIR, with nothing but the CUDA driver
 // (loaded at run time), the float64 oracle and the PARuntime launcher: no
@@ -11,7 +12,9 @@
 // tolerance with the oracle; then the graph-replay check of DIR/graph. It
 // prints one line per program and "N passed, M failed". `bench` times the
 // programs of DIR/bench (graph replays, CUDA events, median) and the
-// device-to-device copy ceiling.
+// device-to-device copy ceiling; `tune` times the candidates DIR/cNN (one
+// pa-cuda-gen --bench each, at different plan limits) on the same inputs
+// (bench/pa-tune.sh turns its TUNE lines into a tuning table).
 //
 //===----------------------------------------------------------------------===//
 #include "pa/Oracle/CaseGen.h"
@@ -32,6 +35,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -155,16 +159,41 @@ public:
   explicit DeviceOperands(const DriverApi &api) : api(api) {}
   ~DeviceOperands() {
     for (auto &[name, buffer] : buffers)
-      api.cuMemFree(buffer.first);
+      if (!borrowed.count(name))
+        api.cuMemFree(buffer.first);
   }
 
+  /// The operands a run writes (plan, partials, output); the others are
+  /// inputs.
+  static constexpr const char *kWritten[] = {
+      "work_info", "reduce_info", "exp_sums", "max_logits", "tmp_out",
+      "output"};
+  static bool isWritten(const std::string &name) {
+    return std::find(std::begin(kWritten), std::end(kWritten), name) !=
+           std::end(kWritten);
+  }
+
+  /// With `inputs`, the input operands are `inputs`' buffers (of the same
+  /// sizes; not freed here): the tuning candidates of one configuration,
+  /// whose plan limits change only the written operands' sizes, run on one
+  /// input set.
   bool allocate(const DecodeLayout &layout, const DecodeDims &dims,
-                std::string &error) {
+                std::string &error, const DeviceOperands *inputs = nullptr) {
     for (const DecodeOperand &operand : decodeOperands(layout, dims)) {
-      CUdeviceptr pointer = 0;
       // At least one byte: empty operands still get a valid address.
       size_t bytes = size_t(std::max<int64_t>(operand.bytes(), 16));
-      CHECK_CU(api, cuMemAlloc(&pointer, bytes));
+      CUdeviceptr pointer = 0;
+      if (inputs && !isWritten(operand.name)) {
+        if (!inputs->has(operand.name) ||
+            inputs->bytes(operand.name) != bytes) {
+          error = "operand '" + operand.name + "' differs between candidates";
+          return false;
+        }
+        pointer = inputs->pointer(operand.name);
+        borrowed.insert(operand.name);
+      } else {
+        CHECK_CU(api, cuMemAlloc(&pointer, bytes));
+      }
       buffers[operand.name] = {pointer, bytes};
       views[operand.name] = rowMajorView(pointer, operand.sizes);
     }
@@ -210,8 +239,7 @@ public:
   /// NaN (0xFF bytes: NaN in f32, bf16 and f16; -1 in the plan) in every
   /// output and scratch buffer, so unwritten elements are caught.
   bool poison(CUstream stream, std::string &error) {
-    for (const char *name : {"work_info", "reduce_info", "exp_sums",
-                             "max_logits", "tmp_out", "output"})
+    for (const char *name : kWritten)
       CHECK_CU(api, cuMemsetD8Async(pointer(name), 0xFF, bytes(name), stream));
     return true;
   }
@@ -221,6 +249,7 @@ public:
 private:
   const DriverApi &api;
   std::map<std::string, std::pair<CUdeviceptr, size_t>> buffers;
+  std::set<std::string> borrowed; // inputs of another DeviceOperands
 };
 
 /// The block table re-laid to `width` columns (entries past a row's own
@@ -708,34 +737,52 @@ bool copyCeiling(const DriverApi &api, CUstream stream, double &bytesPerSecond,
   return ok;
 }
 
-/// Times one benchmark program at each of its (B, L) shapes: two input
-/// sets (KV of several times the L2 each), a graph captured per set, the
-/// replays alternating between them.
-bool benchProgram(Gpu &gpu, const ProgramDir &p, int reps, double ceiling,
-                  std::string &error) {
+/// Times benchmark programs at each of the first one's (B, L) shapes: two
+/// input sets (KV of several times the L2 each), a graph captured per set
+/// and program, the replays alternating between the sets. One program: the
+/// benchmark (a BENCH line per shape). Several (`tune`: one configuration
+/// compiled with different plan limits, the candidates): all on the same
+/// inputs, one after the other, and the first once more at the end (a TUNE
+/// line each; the first's two times show the run's noise).
+bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
+                   int reps, double ceiling, std::string &error) {
   const DriverApi &api = *gpu.api;
-  std::unique_ptr<CudaProgram> program =
-      CudaProgram::load(api, p.ptx, p.sidecar, error);
-  if (!program)
-    return false;
-  const oracle::CaseConfig &shape = p.cases.front();
+  std::vector<std::unique_ptr<CudaProgram>> programs;
+  for (const ProgramDir *p : candidates) {
+    programs.push_back(CudaProgram::load(api, p->ptx, p->sidecar, error));
+    if (!programs.back())
+      return false;
+  }
+  const ProgramDir &first = *candidates.front();
+  const oracle::CaseConfig &shape = first.cases.front();
   DecodeLayout layout = layoutOf(shape, false);
-  for (auto [batch, length] : p.benchShapes) {
+  const bool tuning = candidates.size() > 1;
+  for (auto [batch, length] : first.benchShapes) {
     int64_t pagesPerSequence = (length + shape.pageSize - 1) / shape.pageSize;
-    DecodeDims dims{batch, batch * pagesPerSequence, pagesPerSequence,
-                    capacityOf(p, batch, shape.numKvHeads)};
+    auto dimsOf = [&](const ProgramDir &p) {
+      return DecodeDims{batch, batch * pagesPerSequence, pagesPerSequence,
+                        capacityOf(p, batch, shape.numKvHeads)};
+    };
     constexpr int kSets = 2;
-    std::vector<std::unique_ptr<DeviceOperands>> sets;
-    std::vector<std::unique_ptr<CudaGraph>> graphs;
+    // operands[c][set], graphs[c][set] of candidate c.
+    std::vector<std::vector<std::unique_ptr<DeviceOperands>>> operands(
+        candidates.size());
+    std::vector<std::vector<std::unique_ptr<CudaGraph>>> graphs(
+        candidates.size());
     for (int set = 0; set < kSets; ++set) {
-      auto d = std::make_unique<DeviceOperands>(api);
-      if (!d->allocate(layout, dims, error))
-        return false;
-      std::vector<uint8_t> kv(d->bytes("key_cache"));
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        auto d = std::make_unique<DeviceOperands>(api);
+        if (!d->allocate(layout, dimsOf(*candidates[c]), error,
+                         c ? operands[0][size_t(set)].get() : nullptr))
+          return false;
+        operands[c].push_back(std::move(d));
+      }
+      DeviceOperands &inputs = *operands[0][size_t(set)];
+      std::vector<uint8_t> kv(inputs.bytes("key_cache"));
       fillKV(kv, layout.kvElementBytes, 11 + set);
-      std::vector<uint8_t> query(d->bytes("query"));
+      std::vector<uint8_t> query(inputs.bytes("query"));
       fillKV(query, 2, 21 + set);
-      std::vector<int32_t> table(size_t(dims.numPages));
+      std::vector<int32_t> table(size_t(batch * pagesPerSequence));
       for (size_t i = 0; i < table.size(); ++i)
         table[i] = int32_t(i);
       FastRandom shuffle{uint64_t(31 + set)};
@@ -744,49 +791,67 @@ bool benchProgram(Gpu &gpu, const ProgramDir &p, int reps, double ceiling,
       std::vector<int32_t> lengths(static_cast<size_t>(batch),
                                    static_cast<int32_t>(length));
       float one = 1.0f;
-      if (!d->upload("key_cache", kv.data(), kv.size(), error) ||
-          !d->upload("value_cache", kv.data(), kv.size(), error) ||
-          !d->upload("query", query.data(), query.size(), error) ||
-          !d->upload("block_tables", table.data(), table.size() * 4, error) ||
-          !d->upload("context_lengths", lengths.data(), lengths.size() * 4,
-                     error))
+      if (!inputs.upload("key_cache", kv.data(), kv.size(), error) ||
+          !inputs.upload("value_cache", kv.data(), kv.size(), error) ||
+          !inputs.upload("query", query.data(), query.size(), error) ||
+          !inputs.upload("block_tables", table.data(), table.size() * 4,
+                         error) ||
+          !inputs.upload("context_lengths", lengths.data(),
+                         lengths.size() * 4, error))
         return false;
-      if (d->has("k_scale") &&
-          (!d->upload("k_scale", &one, 4, error) ||
-           !d->upload("v_scale", &one, 4, error)))
+      if (inputs.has("k_scale") &&
+          (!inputs.upload("k_scale", &one, 4, error) ||
+           !inputs.upload("v_scale", &one, 4, error)))
         return false;
-      DeviceOperands &operands = *d;
-      std::unique_ptr<CudaGraph> graph = CudaGraph::capture(
-          api, gpu.stream,
-          [&](CUstream stream, std::string &e) {
-            return program->enqueue(stream, operands.views, e);
-          },
-          error);
-      if (!graph)
-        return false;
-      sets.push_back(std::move(d));
-      graphs.push_back(std::move(graph));
-    }
-    double us = 0;
-    if (!timeLaunches(
-            api, gpu.stream, reps,
-            [&](int i, std::string &e) {
-              return graphs[size_t(i % kSets)]->launch(gpu.stream, e);
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        DeviceOperands &mine = *operands[c][size_t(set)];
+        CudaProgram &program = *programs[c];
+        std::unique_ptr<CudaGraph> graph = CudaGraph::capture(
+            api, gpu.stream,
+            [&](CUstream stream, std::string &e) {
+              return program.enqueue(stream, mine.views, e);
             },
-            us, error))
-      return false;
+            error);
+        if (!graph)
+          return false;
+        graphs[c].push_back(std::move(graph));
+      }
+    }
     // The KV bytes the spec's function needs: every visible token's K and V.
     int64_t visible =
         oracle::visibleToAnyRow(length, shape.queryLen, shape.window).size();
     double kvBytes = 2.0 * double(batch) * double(shape.numKvHeads) *
                      double(visible) * double(shape.headDim) *
                      double(layout.kvElementBytes);
-    double tbs = kvBytes / (us * 1e-6) / 1e12;
-    std::printf("BENCH pa-mlir %-18s B=%-4lld L=%-7lld %10.1f us %7.3f TB/s "
-                "%6.1f%% of copy\n",
-                p.label.c_str(), (long long)batch, (long long)length, us, tbs,
-                100.0 * kvBytes / (us * 1e-6) / ceiling);
-    std::fflush(stdout);
+    std::vector<size_t> order(candidates.size());
+    for (size_t c = 0; c < order.size(); ++c)
+      order[c] = c;
+    if (tuning)
+      order.push_back(0);
+    for (size_t c : order) {
+      double us = 0;
+      if (!timeLaunches(
+              api, gpu.stream, reps,
+              [&](int i, std::string &e) {
+                return graphs[c][size_t(i % kSets)]->launch(gpu.stream, e);
+              },
+              us, error))
+        return false;
+      const ProgramDir &p = *candidates[c];
+      double tbs = kvBytes / (us * 1e-6) / 1e12;
+      if (tuning)
+        std::printf("TUNE %s B=%lld L=%lld budget=%lld max_partitions=%lld "
+                    "%.2f us %.1f%% of copy\n",
+                    p.path.c_str(), (long long)batch, (long long)length,
+                    (long long)p.budget, (long long)p.maxPartitions, us,
+                    100.0 * kvBytes / (us * 1e-6) / ceiling);
+      else
+        std::printf("BENCH pa-mlir %-18s B=%-4lld L=%-7lld %10.1f us %7.3f "
+                    "TB/s %6.1f%% of copy\n",
+                    p.label.c_str(), (long long)batch, (long long)length, us,
+                    tbs, 100.0 * kvBytes / (us * 1e-6) / ceiling);
+      std::fflush(stdout);
+    }
   }
   return true;
 }
@@ -812,7 +877,8 @@ std::vector<ProgramDir> readPrograms(const std::string &dir,
 
 int usage() {
   std::fprintf(stderr, "usage: pa-cuda-run check DIR [--programs N] "
-                       "[--verbose]\n       pa-cuda-run bench DIR [--reps N]\n");
+                       "[--verbose]\n       pa-cuda-run bench DIR [--reps N]\n"
+                       "       pa-cuda-run tune DIR [--reps N]\n");
   return 2;
 }
 
@@ -893,10 +959,36 @@ int main(int argc, char **argv) {
                 "write)\n",
                 ceiling / 1e12);
     for (const ProgramDir &p : readPrograms(dir + "/bench", "b", limit, ok))
-      if (!benchProgram(gpu, p, reps, ceiling, error)) {
+      if (!benchPrograms(gpu, {&p}, reps, ceiling, error)) {
         std::printf("FAIL bench %s: %s\n", p.label.c_str(), error.c_str());
         ok = false;
       }
+    return ok ? 0 : 1;
+  }
+  if (mode == "tune") {
+    // DIR/cNN/bench/bMMM: candidate NN of benchmark program MMM.
+    double ceiling = 0;
+    if (!copyCeiling(*gpu.api, gpu.stream, ceiling, error)) {
+      std::printf("copy ceiling: %s\n", error.c_str());
+      return 1;
+    }
+    std::printf("TUNE copy ceiling %.3f TB/s\n", ceiling / 1e12);
+    std::vector<std::vector<ProgramDir>> byCandidate;
+    for (const std::string &name : listDirectory(dir, "c"))
+      byCandidate.push_back(
+          readPrograms(dir + "/" + name + "/bench", "b", limit, ok));
+    for (size_t i = 0; !byCandidate.empty() && i < byCandidate[0].size();
+         ++i) {
+      std::vector<const ProgramDir *> candidates;
+      for (const std::vector<ProgramDir> &programs : byCandidate)
+        if (i < programs.size() && programs[i].label == byCandidate[0][i].label)
+          candidates.push_back(&programs[i]);
+      if (!benchPrograms(gpu, candidates, reps, ceiling, error)) {
+        std::printf("FAIL tune %s: %s\n", byCandidate[0][i].label.c_str(),
+                    error.c_str());
+        ok = false;
+      }
+    }
     return ok ? 0 : 1;
   }
   return usage();

@@ -14,6 +14,8 @@
 #ifndef PA_API_DECODECONFIG_H
 #define PA_API_DECODECONFIG_H
 
+#include "pa/API/Tuning.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "pa/IR/PaDialect.h"
@@ -78,10 +80,19 @@ struct DecodeConfig {
   cacheShapes(int64_t numPages) const;
   /// Query rows per KV head R = Q * G.
   int64_t rowsPerKVHead() const;
-  /// The budget and partition bound the plan uses (explicit or the chip's
-  /// defaults); 0 when the chip is unknown.
+  /// The budget and partition bound the plan uses: explicit, else the
+  /// tuning table's entry for this configuration without batch / length
+  /// buckets (tunedPlan), else the chip's defaults; 0 when the chip is
+  /// unknown.
   int64_t effectiveBudget() const;
   int64_t effectiveMaxPartitions() const;
+  /// The key of this configuration in a tuning table.
+  TuningKey tuningKey() const;
+  /// The active tuning table's entry for this configuration (for `batch`
+  /// sequences of at most `contextLength` tokens, when given), if any.
+  std::optional<TunedPlan>
+  tunedPlan(std::optional<int64_t> batch = std::nullopt,
+            std::optional<int64_t> contextLength = std::nullopt) const;
   /// Work-plan slots for `batch` sequences (the size of work_info and of the
   /// capacity dim of the partial buffers).
   int64_t planCapacity(int64_t batch) const;

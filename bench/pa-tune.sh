@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# pa-tune: times the plan-limit candidates of the benchmark programs on the
+# device and writes the tuning table (tuning/plans.json; docs/tuning.md).
+#
+#   bash bench/pa-tune.sh prepare [BUILD] [DIR]   # here: one pa-cuda-gen
+#                                                 # --bench per candidate
+#   bash bench/pa-tune.sh run [BUILD] [DIR]       # on the GPU machine
+#   bash bench/pa-tune.sh table LOG DIR [BASE]    # the table, on stdout
+#
+# CANDIDATES (default "default 132 198 256 396 528 264:1") lists the plan
+# limits to try, each "BUDGET" or "BUDGET:MAX_PARTITIONS"; "default" is the
+# chip's defaults (2 x and 1 x the SM count), compiled with no tuning table
+# so that it is the reference every entry is measured against. ONLY (a
+# label substring, e.g. "q1-p16-w0") limits the programs. prepare writes
+# DIR/cNN (candidate NN); run times every candidate of a program on the
+# same inputs (pa-cuda-run tune: graph replays, median of --reps, the
+# reference timed first and last to show the noise) into $OUT/tune.log (or
+# DIR/tune.log) and prints the table; table merges the log's winners into
+# BASE (default tuning/plans.json): an entry per program and (batch,
+# context length) bucket where a candidate beat the reference by more than
+# the noise, and one without buckets (what compiling without a batch uses)
+# where one candidate did so over all the program's shapes.
+set -uo pipefail
+mode=${1:?usage: pa-tune.sh prepare|run|table ...}
+here=$(cd "$(dirname "$0")" && pwd)
+case "$mode" in
+prepare)
+  build=${2:-build}
+  dir=${3:-nv-artifacts/tune}
+  ninja -C "$build" -j "${JOBS:-2}" pa-cuda-gen pa-cuda-run || exit 1
+  rm -rf "$dir"
+  i=0
+  for candidate in ${CANDIDATES:-default 132 198 256 396 528 264:1}; do
+    args=()
+    if [ "$candidate" != default ]; then
+      args+=(--budget "${candidate%%:*}")
+      [ "$candidate" != "${candidate#*:}" ] &&
+        args+=(--max-partitions "${candidate#*:}")
+    fi
+    [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
+    out=$(printf '%s/c%02d' "$dir" "$i")
+    (ulimit -s unlimited
+     PA_MLIR_TUNING_TABLE= "$build/bin/pa-cuda-gen" "$out" --bench "${args[@]}") ||
+      exit 1
+    i=$((i + 1))
+  done
+  du -sh "$dir"
+  ;;
+run)
+  build=${2:-build}
+  dir=${3:-nv-artifacts/tune}
+  logs=${OUT:-$dir}
+  mkdir -p "$logs"
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  "$build/bin/pa-cuda-run" tune "$dir" --reps "${REPS:-30}" > "$logs/tune.log" 2>&1
+  status=$?
+  python3 "$here/pa_tune.py" "$logs/tune.log" "$dir" "$here/../tuning/plans.json" \
+    > "$logs/plans.json" || status=1
+  cat "$logs/plans.json"
+  exit $status
+  ;;
+table)
+  python3 "$here/pa_tune.py" "${2:?LOG}" "${3:?DIR}" "${4:-$here/../tuning/plans.json}"
+  ;;
+*)
+  echo "usage: pa-tune.sh prepare|run|table ..." >&2
+  exit 2
+  ;;
+esac

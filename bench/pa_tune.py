@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The tuning table from `pa-cuda-run tune` timings (bench/pa-tune.sh).
+
+    python3 bench/pa_tune.py TUNE_LOG DIR BASE_TABLE > plans.json
+
+TUNE_LOG holds lines
+    TUNE DIR/cNN/bench/bMMM B=8 L=131072 budget=264 max_partitions=132 311.20 us ...
+(candidate NN of benchmark program MMM at one shape; candidate 00 is the
+chip's defaults, timed first and last). DIR/cNN/bench/bMMM/program.txt
+gives the program's tuning key. For every program and shape, the fastest
+candidate becomes an entry of that (batch, context length) bucket when it
+beats the reference (the mean of candidate 00's two times) by more than
+the noise (the difference of those two times, and at least 1%); the
+candidate with the best geometric mean of time ratios over all the
+program's shapes becomes its entry without buckets under the same rule.
+Entries of BASE_TABLE with other keys are kept; those of tuned keys are
+replaced.
+"""
+import datetime
+import json
+import math
+import re
+import sys
+from collections import defaultdict
+
+LINE = re.compile(
+    r"^TUNE (?P<path>\S+) B=(?P<batch>\d+) L=(?P<length>\d+) "
+    r"budget=(?P<budget>\d+) max_partitions=(?P<maxp>\d+) (?P<us>[\d.]+) us")
+PATH = re.compile(r"(?:^|/)c(?P<candidate>\d+)/bench/(?P<program>b\d+)$")
+KEY_FIELDS = ("target", "layout", "head_dim", "rows", "page_size",
+              "kv_dtype", "window")
+MIN_GAIN = 0.01  # below 1% is not worth an entry
+
+
+def bucket(n):
+    """Smallest power of two >= n (tuningBucket in pa/API/Tuning.h)."""
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def tuning_key(directory, program):
+    with open(f"{directory}/c00/bench/{program}/program.txt") as f:
+        for line in f:
+            if line.startswith("tuning_key="):
+                return json.loads(line[len("tuning_key="):])
+    raise SystemExit(f"{directory}/c00/bench/{program}: no tuning_key")
+
+
+def read_log(path):
+    """{program: {(B, L): {candidate: [(us, budget, maxp), ...]}}}, device."""
+    times = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    device = "unknown device"
+    with open(path) as f:
+        for line in f:
+            if line.startswith("device: "):
+                device = line[len("device: "):].strip()
+            match = LINE.match(line)
+            if not match:
+                continue
+            where = PATH.search(match["path"])
+            if not where:
+                raise SystemExit(f"unexpected program path: {match['path']}")
+            shape = (int(match["batch"]), int(match["length"]))
+            times[where["program"]][shape][int(where["candidate"])].append(
+                (float(match["us"]), int(match["budget"]), int(match["maxp"])))
+    return times, device
+
+
+def plan_of(runs, reference_runs):
+    """The candidate's plan limits that differ from the reference's."""
+    _, budget, maxp = runs[0]
+    _, default_budget, default_maxp = reference_runs[0]
+    plan = {}
+    if budget != default_budget:
+        plan["budget"] = budget
+    if maxp != default_maxp:
+        plan["max_partitions"] = maxp
+    return plan
+
+
+def keyed(key):
+    return {field: key[field] for field in KEY_FIELDS}
+
+
+def entries_for(program, shapes, directory, stamp):
+    key = keyed(tuning_key(directory, program))
+    entries = []
+    ratios = defaultdict(list)  # candidate -> time / reference per shape
+    noises = []
+    for (batch, length), candidates in sorted(shapes.items()):
+        reference_runs = [us for us, _, _ in candidates[0]]
+        reference = sum(reference_runs) / len(reference_runs)
+        noise = max(reference_runs) - min(reference_runs)
+        noises.append(noise / reference)
+        best, best_us = 0, reference
+        for candidate, runs in candidates.items():
+            us = min(t for t, _, _ in runs)
+            ratios[candidate].append(us / reference)
+            if us < best_us:
+                best, best_us = candidate, us
+        gain = reference - best_us
+        if best != 0 and gain > max(noise, MIN_GAIN * reference):
+            entry = dict(key)
+            entry["batch_bucket"] = bucket(batch)
+            entry["context_bucket"] = bucket(length)
+            entry.update(plan_of(candidates[best], candidates[0]))
+            entry["measured"] = (
+                f"{stamp}: B={batch} L={length} {best_us:.1f} us against "
+                f"{reference:.1f} at the defaults (noise {noise:.1f} us)")
+            entries.append(entry)
+    complete = {c: r for c, r in ratios.items() if len(r) == len(shapes)}
+    mean = {c: math.exp(sum(map(math.log, r)) / len(r))
+            for c, r in complete.items()}
+    best = min(mean, key=mean.get)
+    if best != 0 and 1 - mean[best] > max(max(noises), MIN_GAIN):
+        any_shape = next(iter(shapes.values()))
+        general = dict(key)
+        general.update(plan_of(any_shape[best], any_shape[0]))
+        general["measured"] = (
+            f"{stamp}: {100 * (1 - mean[best]):.1f}% less time than the "
+            f"defaults (geometric mean) over B, L = "
+            + ", ".join(f"({b}, {l})" for b, l in sorted(shapes)))
+        # A bucket whose winner is the general entry's limits needs no entry.
+        plan = {f: general[f] for f in ("budget", "max_partitions")
+                if f in general}
+        entries = [general] + [
+            e for e in entries
+            if {f: e[f] for f in ("budget", "max_partitions") if f in e}
+            != plan]
+    return key, entries
+
+
+def main():
+    if len(sys.argv) != 4:
+        raise SystemExit(__doc__)
+    log, directory, base_path = sys.argv[1:]
+    times, device = read_log(log)
+    if not times:
+        raise SystemExit(f"{log}: no TUNE lines")
+    with open(base_path) as f:
+        base = json.load(f)
+    stamp = f"{device.split(',')[0]} {datetime.date.today().isoformat()}"
+    tuned_keys, new_entries = [], []
+    for program, shapes in sorted(times.items()):
+        key, entries = entries_for(program, shapes, directory, stamp)
+        tuned_keys.append(key)
+        new_entries += entries
+    same_key = lambda e, k: all(e[f] == k[f] for f in KEY_FIELDS)
+    kept = [e for e in base["entries"]
+            if not any(same_key(e, k) for k in tuned_keys)]
+    base["entries"] = kept + new_entries
+    # One entry per line: diffs of a retuned table stay readable.
+    lines = ",\n".join("    " + json.dumps(e) for e in base["entries"])
+    head = {k: v for k, v in base.items() if k != "entries"}
+    text = json.dumps(head, indent=2)[:-2]
+    print(text + ',\n  "entries": [\n' + lines + "\n  ]\n}")
+
+
+if __name__ == "__main__":
+    main()
