@@ -141,8 +141,15 @@ LogicalResult EmulatedProgram::run(const HostBuffers &buffers,
     error = std::move(problem);
     return failure();
   }
+  return program->run(kDecodeFunctionName,
+                      emulatorBindings(decodeConfig, buffers), error, stats);
+}
+
+SmallVector<emulator::MemRefBinding, 16>
+mlir::pa::emulatorBindings(const DecodeConfig &config,
+                           const HostBuffers &buffers) {
   SmallVector<emulator::MemRefBinding, 16> bindings;
-  for (const DecodeOperand &operand : decodeOperands(decodeConfig, buffers)) {
+  for (const DecodeOperand &operand : decodeOperands(config, buffers)) {
     emulator::MemRefBinding binding = emulator::MemRefBinding::rowMajor(
         const_cast<void *>(operand.data), operand.sizes,
         operand.elementBytes, operand.name, operand.readOnly);
@@ -151,7 +158,7 @@ LogicalResult EmulatedProgram::run(const HostBuffers &buffers,
     binding.bytes = operand.spanElements() * operand.elementBytes;
     bindings.push_back(std::move(binding));
   }
-  return program->run(kDecodeFunctionName, bindings, error, stats);
+  return bindings;
 }
 
 std::string EmulatedProgram::moduleText() const {

@@ -51,7 +51,8 @@ std::vector<ProgramSpec> programMatrix();
 /// The nhd and hnd cache layouts with page sizes 1 to 1024, crossed with
 /// windows, sinks, MTP, scales and GQA shapes. Run after programMatrix()
 /// by the host matrix and by the AMD matrices (emulator, instruction-level
-/// executor), so that the older programs keep their random cases.
+/// executor), so that the older programs keep their random cases; part of
+/// the NVIDIA check set (pa-cuda-gen).
 std::vector<ProgramSpec> layoutPrograms();
 
 /// One program per family of non-finite input (oracle::NonFiniteInput,

@@ -80,6 +80,12 @@ private:
   std::unique_ptr<emulator::Program> program;
 };
 
+/// The emulator bindings of @pa_decode's memref arguments on `buffers`, in
+/// argument order (decodeOperands: a strided query's strides, and the
+/// memory up to each operand's last element).
+llvm::SmallVector<emulator::MemRefBinding, 16>
+emulatorBindings(const DecodeConfig &config, const HostBuffers &buffers);
+
 /// Lowers the pa ops of `module` in place to what the emulator runs for
 /// `chip`: the host function and, for rocdlPipeline, the kernels as
 /// pa-lower-to-rocdl (with options.fp8Residual) hands them to its lowering
