@@ -109,15 +109,23 @@ int runMatrix(const MatrixOptions &options, const char *executor,
   };
   std::vector<Job> jobs;
   std::vector<ProgramSpec> matrix = programMatrix();
-  // After the others, so that their indices (random streams) stay.
+  // The layout programs after the others, numbered from kLayoutIndexBase
+  // (a multiple of 16: ciSets' every-16th rule starts at their first), so
+  // that neither list's random streams and length sets change when the
+  // other grows.
+  constexpr size_t kLayoutIndexBase = 1024;
+  const size_t matrixPrograms = matrix.size();
   std::vector<ProgramSpec> layouts = layoutPrograms();
   matrix.insert(matrix.end(), layouts.begin(), layouts.end());
   if (matrix.size() > options.programLimit)
     matrix.resize(options.programLimit);
-  for (size_t index = 0; index < matrix.size(); index += options.every)
+  for (size_t at = 0; at < matrix.size(); at += options.every)
     for (const std::string &chip : options.chips)
-      if (!matrix[index].hostOnly)
-        jobs.push_back({forChip(matrix[index], chip), index});
+      if (!matrix[at].hostOnly)
+        jobs.push_back({forChip(matrix[at], chip),
+                        at < matrixPrograms
+                            ? at
+                            : kLayoutIndexBase + (at - matrixPrograms)});
 
   std::map<std::string, AxisCoverage> coverage;
   MatrixTally tally;
