@@ -2,10 +2,10 @@
 vLLM's ROCm paged_attention and aiter's pa_fwd_asm mapped onto it.
 
 Importing this module imports torch (the rest of pa_mlir never does) and
-registers torch.ops.pa_mlir.paged_decode (torch.library.custom_op): its
-fake implementation and the mutation of `out` and `workspace` are
-declared, so torch.compile(fullgraph=True) traces through a model's decode
-step and CUDA (HIP) graphs capture it. The op finds its plan in a cache
+registers torch.ops.pa_mlir.paged_decode (torch.library.Library): its
+fake implementation and the mutation of `out` and `workspace` (in the
+schema) are declared, so torch.compile(fullgraph=True) traces through a
+model's decode step and CUDA (HIP) graphs capture it. The op finds its plan in a cache
 keyed by the configuration and the addresses of the block tables, context
 lengths and workspace (_plans.PlanCache), made on the first call outside a
 capture.
@@ -23,8 +23,6 @@ vllm_paged_attention() and aiter_pa_fwd() take those libraries' arguments
 pa-mlir does not do (ALiBi, fp8 output scales, ragged query lengths) is
 refused with a ValueError naming the argument.
 """
-
-from typing import Optional
 
 import torch
 
@@ -101,17 +99,29 @@ def run_decode(out, query, key_cache, value_cache, block_tables,
                     out, replan=True)
 
 
-@torch.library.custom_op("pa_mlir::paged_decode",
-                         mutates_args=("out", "workspace"))
-def paged_decode(out: torch.Tensor, query: torch.Tensor,
-                 key_cache: torch.Tensor, value_cache: torch.Tensor,
-                 block_tables: torch.Tensor, context_lengths: torch.Tensor,
-                 workspace: torch.Tensor, k_scale: Optional[torch.Tensor],
-                 v_scale: Optional[torch.Tensor],
-                 sinks: Optional[torch.Tensor], kv_dtype: str,
-                 query_length: int, sliding_window: int,
-                 softmax_scale: Optional[float], v_layout: str, chip: str,
-                 budget: int, max_partitions: int) -> None:
+# The op is defined through torch.library.Library rather than
+# torch.library.custom_op: custom_op adds Python kernels at the Autograd and
+# ADInplaceOrView keys (each a boxed call of the 18 arguments, the second
+# walking the schema to bump the mutated tensors' versions), which cost more
+# per eager call than the decode's own host work. Here the one Python kernel
+# is the op's body; the dispatcher's own fallbacks serve the other keys, and
+# the schema's (a!) / (b!) annotations declare the mutations for
+# torch.compile's functionalization.
+_SCHEMA = (
+    "paged_decode(Tensor(a!) out, Tensor query, Tensor key_cache, "
+    "Tensor value_cache, Tensor block_tables, Tensor context_lengths, "
+    "Tensor(b!) workspace, Tensor? k_scale, Tensor? v_scale, Tensor? sinks, "
+    "str kv_dtype, int query_length, int sliding_window, "
+    "float? softmax_scale, str v_layout, str chip, int budget, "
+    "int max_partitions) -> ()")
+_library = torch.library.Library("pa_mlir", "DEF")
+_library.define(_SCHEMA)
+
+
+def _paged_decode(out, query, key_cache, value_cache, block_tables,
+                  context_lengths, workspace, k_scale, v_scale, sinks,
+                  kv_dtype, query_length, sliding_window, softmax_scale,
+                  v_layout, chip, budget, max_partitions):
     """Paged-attention decode into `out` ([B*Q, Hq, D], the query's
     dtype); `workspace` a uint8 tensor of at least workspace_bytes().
     kv_dtype "" infers it from float8/bfloat16 caches; chip "" the
@@ -122,12 +132,18 @@ def paged_decode(out: torch.Tensor, query: torch.Tensor,
                v_layout, chip or None, budget or None, max_partitions or None)
 
 
-@paged_decode.register_fake
+_library.impl("paged_decode", _paged_decode, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("pa_mlir::paged_decode", lib=_library)
 def _paged_decode_fake(out, query, key_cache, value_cache, block_tables,
                        context_lengths, workspace, k_scale, v_scale, sinks,
                        kv_dtype, query_length, sliding_window, softmax_scale,
                        v_layout, chip, budget, max_partitions):
     return None
+
+
+paged_decode = torch.ops.pa_mlir.paged_decode
 
 
 def _refuse(name, value, why):

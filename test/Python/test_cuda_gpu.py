@@ -222,8 +222,9 @@ def test_a_fused_qkv_query_view_matches_the_reference(torch):
 
 def test_the_custom_op_under_torch_compile_and_graph_replay(torch):
     """A LAYERS-layer decode step through torch.ops.pa_mlir.paged_decode,
-    compiled with fullgraph=True, captured in a CUDA graph and replayed
-    with new lengths, queries, caches and scales in the same tensors."""
+    eagerly, compiled with fullgraph=True, captured in a CUDA graph and
+    replayed with new lengths, queries, caches and scales in the same
+    tensors."""
     import pa_mlir.torch_ops  # noqa: F401  (registers the op)
 
     layers = layer_cases(0)
@@ -253,6 +254,13 @@ def test_the_custom_op_under_torch_compile_and_graph_replay(torch):
                 tables, lengths, workspace, k_scales[layer], v_scales[layer],
                 None, "", 1, 0, None, "plain", "", 0, 0)
 
+    # Eagerly (the dispatcher's path of a model outside torch.compile),
+    # then compiled.
+    step(**static)
+    torch.cuda.synchronize()
+    for (arrays, options), out in zip(layers, outs):
+        assert_close(output_of(out), reference(arrays, options), "e4m3fn")
+        out.fill_(float("nan"))
     compiled = torch.compile(step, fullgraph=True)
     compiled(**static)
     torch.cuda.synchronize()
