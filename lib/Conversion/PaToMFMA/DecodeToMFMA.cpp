@@ -33,6 +33,7 @@
 #include "pa/Transforms/TileLowering.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -321,11 +322,25 @@ private:
                                 function_ref<SmallVector<Value>()> mask);
   /// An edge tile's masking: the scores (flattened by M-tile) with tokens
   /// a row does not see at -inf, and `vScales` (null without per-token
-  /// scales) 0 outside the valid range.
+  /// scales: the lane's token's, or its group's 16; see laneScales) 0
+  /// outside the valid range.
   SmallVector<Value> maskEdgeTile(LaneBuilder &l, IRMapping &map,
                                   const LaneState &state,
                                   ArrayRef<SmallVector<Value>> scores,
                                   Value vScales, Value tileStart);
+  /// Per-token values held one per lane (laneScales): lane (i, j) holds
+  /// token i of lane group j's 16 (lane group j is DPP row j).
+  /// `spreadToken` gives each lane of group j the value of its group's
+  /// token `token`, a DPP row_newbcast (gfx90a and later); `mulTokens`
+  /// multiplies element k of `vec` by token tokens[k]'s value, element by
+  /// element so that the backend folds each broadcast into its
+  /// v_mul_f32_dpp (a packed v_pk_mul_f32 takes no DPP operand).
+  Value spreadToken(LaneBuilder &l, Value perLane, int64_t token);
+  Value mulTokens(LaneBuilder &l, Value vec, Value perLane,
+                  ArrayRef<int64_t> tokens);
+  /// The maximum of `value` over the wave's 64 lanes: DPP within each row
+  /// of 16 lanes (v_max_f32_dpp), then xor shuffles across the rows.
+  Value waveMaxNum(LaneBuilder &l, Value value);
   /// Per 16-byte V load of a lane group, the i32 words that keep the bytes
   /// of the tokens in the op's valid range (and zero the others: 0 * NaN
   /// must not reach the output).
@@ -468,6 +483,7 @@ private:
   /// than a tile place each token from these.
   Value kColumn, vColumn;
   Value laneTokenOffset;                // i32: 64 w + 16 j
+  Value laneInGroup;                    // i32: i
   Value vScaleTensor;                   // per_tensor V scale
 };
 
@@ -740,6 +756,54 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
   vSlot0 = pageHoldsTile ? vFirst : vFirst % s.pageSize;
   laneTokenOffset =
       arith::IndexCastOp::create(b, b.getI32Type(), vFirst.get());
+  laneInGroup = arith::IndexCastOp::create(b, b.getI32Type(), i.get());
+}
+
+Value DecodeLowering::spreadToken(LaneBuilder &l, Value perLane,
+                                  int64_t token) {
+  // DPP_ROW_NEWBCAST0 + n: lane n of the row to all its lanes. Every
+  // source lane is in the row, so bound_ctrl never applies; set, it lets
+  // the backend fold the move into its user.
+  constexpr uint32_t kRowNewBroadcast = 0x150;
+  Type i32 = l.b.getI32Type();
+  Value bits = arith::BitcastOp::create(l.b, i32, perLane);
+  return arith::BitcastOp::create(
+      l.b, f32,
+      ROCDL::DPPUpdateOp::create(l.b, i32, bits, bits,
+                                 kRowNewBroadcast + uint32_t(token),
+                                 /*rowMask=*/0xF, /*bankMask=*/0xF,
+                                 /*boundCtrl=*/true));
+}
+
+Value DecodeLowering::mulTokens(LaneBuilder &l, Value vec, Value perLane,
+                                ArrayRef<int64_t> tokens) {
+  SmallVector<Value> elements;
+  for (auto [k, token] : llvm::enumerate(tokens))
+    elements.push_back(
+        l.mulF(spreadToken(l, perLane, token), l.extract(vec, k)));
+  return vector::FromElementsOp::create(
+      l.b, cast<VectorType>(vec.getType()), elements);
+}
+
+Value DecodeLowering::waveMaxNum(LaneBuilder &l, Value value) {
+  // Every source lane is in the row: bound_ctrl never applies, and lets
+  // the backend fold the move into the v_max_f32.
+  auto dpp = [&](amdgpu::DPPPerm kind, Attribute argument) {
+    return amdgpu::DPPOp::create(l.b, value, value, kind, argument, 0xF, 0xF,
+                                 /*bound_ctrl=*/true);
+  };
+  auto quad = [&](ArrayRef<int32_t> lanes) {
+    return l.b.getI32ArrayAttr(lanes);
+  };
+  // Lanes xor 1 and xor 2 (quad_perm), then the quad's mirror in the
+  // half-row and the half-row's mirror in the row: each pairs two groups
+  // that already hold their own maxima.
+  value = l.maxNumF(value, dpp(amdgpu::DPPPerm::quad_perm, quad({1, 0, 3, 2})));
+  value = l.maxNumF(value, dpp(amdgpu::DPPPerm::quad_perm, quad({2, 3, 0, 1})));
+  value = l.maxNumF(value, dpp(amdgpu::DPPPerm::row_half_mirror, Attribute()));
+  value = l.maxNumF(value, dpp(amdgpu::DPPPerm::row_mirror, Attribute()));
+  return l.butterfly(value, {kBlock, 2 * kBlock},
+                     [&](Value p, Value q) { return l.maxNumF(p, q); });
 }
 
 CacheViews DecodeLowering::globalViews() {
@@ -1000,10 +1064,16 @@ SmallVector<Value> DecodeLowering::maskEdgeTile(LaneBuilder &l, IRMapping &map,
       groupBound(l, map.lookupOrDefault(d.pv.getValidBegin()), tileStart);
   Value validHi =
       groupBound(l, map.lookupOrDefault(d.pv.getValidEnd()), tileStart);
-  if (vScales)
+  if (vScales && isa<VectorType>(vScales.getType())) {
     masked.push_back(l.select(
         positionsIn(l, 0, kGroupTokens, validLo, validHi), vScales,
         l.splatConstant(VectorType::get({kGroupTokens}, f32), 0.0)));
+  } else if (vScales) {
+    Value valid =
+        l.andI(l.cmpI(arith::CmpIPredicate::sge, laneInGroup, validLo),
+               l.cmpI(arith::CmpIPredicate::slt, laneInGroup, validHi));
+    masked.push_back(l.select(valid, vScales, l.f32(0.0)));
+  }
   return masked;
 }
 
@@ -1196,9 +1266,33 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     }
   }
 
-  // Per-token scales of the lane's 16 tokens ([N, Hkv, P]: one load per
-  // run of the group's tokens in one page).
+  // Per-token scales ([N, Hkv, P]). With one M-tile and the edge branch's
+  // registers, each lane loads its own token's (token i of its group) and
+  // the group's are spread where used (mulTokens): one 4-byte load per
+  // lane and scale instead of four 16-byte ones, one reciprocal, zero test
+  // and NaN check per token instead of 16 per lane, no 16-element vectors
+  // of them. With two M-tiles every use of a spread value would be an
+  // instruction per M-tile (v_mul_f32_dpp for each element, against
+  // v_pk_mul_f32 for two: 60-75 more per tile at D = 128, 32 rows), so
+  // each lane loads its group's 16 (one load per run of them in one page);
+  // kernels at the register limit keep that form too (the lane form took
+  // the D = 256 32-row per-token kernels from 251-257 to 277-281 VGPRs).
+  const bool registersToSpare = edgeTileBranch;
+  const bool laneScales = tiles == 1 && registersToSpare;
   auto tokenScales = [&](Value scales) -> Value {
+    if (laneScales) {
+      if (pagesSplitGroups) {
+        IndexExpr token = l.idx(vColumn) + i;
+        return memref::LoadOp::create(
+            b, scales,
+            ValueRange{pageAt((token / s.pageSize).get()), kvHead,
+                       (token % s.pageSize).get()});
+      }
+      return memref::LoadOp::create(
+          b, scales,
+          ValueRange{valueRuns[0].page, kvHead,
+                     (l.idx(valueRuns[0].firstSlot) + i).get()});
+    }
     auto groupType = VectorType::get({kGroupTokens}, f32);
     if (valueRuns.size() == 1)
       return vector::LoadOp::create(
@@ -1216,9 +1310,14 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     }
     return group;
   };
-  auto blockOf = [&](Value groupVector, int64_t blk) {
-    return slice(l, groupVector, blk * kResultElements, kResultElements);
+  // `vec` times the per-token values `values` of its tokens `tokens`.
+  auto mulByTokens = [&](Value vec, Value values, ArrayRef<int64_t> tokens) {
+    if (laneScales)
+      return mulTokens(l, vec, values, tokens);
+    return l.mulF(vec, l.shuffle(values, values, tokens));
   };
+  const SmallVector<int64_t> groupTokens =
+      llvm::to_vector(llvm::seq<int64_t>(0, kGroupTokens));
   // Scores in the exp2 domain (scale before mask): the row's scale, and
   // per-token key scales, applied right away so that they die here. A
   // score that is not finite must become NaN before the mask (an infinite
@@ -1228,16 +1327,21 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // checking (the row's scale is checked once, outside the loop).
   const bool keysMayBeInfinite = !isa<FloatType>(s.kvType) ||
                                  s.kvType.getIntOrFloatBitWidth() != 8;
-  Value kScales =
-      s.scale == ScaleMode::per_token ? tokenScales(views.kScale) : Value();
-  if (kScales && !keysMayBeInfinite)
-    kScales = buildNaNIfNotFinite(b, b.getLoc(), kScales);
+  Value kScales;
+  if (s.scale == ScaleMode::per_token) {
+    kScales = tokenScales(views.kScale);
+    if (!keysMayBeInfinite)
+      kScales = buildNaNIfNotFinite(b, b.getLoc(), kScales);
+  }
   for (size_t k = 0; k < tiles; ++k)
     for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
       Value &score = scores[k][blk];
       score = l.mulF(score, l.broadcast(vec4, state.mTiles[k].rowScale));
       if (kScales)
-        score = l.mulF(score, blockOf(kScales, blk));
+        score = mulByTokens(
+            score, kScales,
+            ArrayRef<int64_t>(groupTokens).slice(blk * kResultElements,
+                                                 kResultElements));
       // Checked before the soft cap, which would map +-inf to +-cap.
       if (keysMayBeInfinite)
         score = buildNaNIfNotFinite(b, b.getLoc(), score);
@@ -1303,15 +1407,19 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // [-1, 1] for the fp8 quantization; the accumulator is kept in units of
   // `unit` (rescaled when it changes) and multiplied back at the end.
   Value unitRatio;
-  Value pFactors; // vector<16xf32> or null for a constant factor
+  Value pFactors; // per token (as vScales), null for a constant factor
   auto tokenVector = VectorType::get({kGroupTokens}, f32);
   if (s.scale == ScaleMode::per_token) {
-    Value laneMax = l.absF(l.extract(vScales, 0));
-    for (int64_t e = 1; e < kGroupTokens; ++e)
-      laneMax = l.maxNumF(laneMax, l.absF(l.extract(vScales, e)));
-    Value waveMax = l.butterfly(
-        laneMax, {kBlock, 2 * kBlock},
-        [&](Value p, Value q) { return l.maxNumF(p, q); });
+    Value waveMax;
+    if (laneScales) {
+      waveMax = waveMaxNum(l, l.absF(vScales));
+    } else {
+      Value laneMax = l.absF(l.extract(vScales, 0));
+      for (int64_t e = 1; e < kGroupTokens; ++e)
+        laneMax = l.maxNumF(laneMax, l.absF(l.extract(vScales, e)));
+      waveMax = l.butterfly(laneMax, {kBlock, 2 * kBlock},
+                            [&](Value p, Value q) { return l.maxNumF(p, q); });
+    }
     Value positive = l.cmpF(arith::CmpFPredicate::OGT, waveMax, l.f32(0.0));
     next.valueUnit = l.select(positive, waveMax, state.valueUnit);
     // One reciprocal (v_rcp_f32, 1 ulp) instead of two IEEE divides; the
@@ -1324,7 +1432,8 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
         l.cmpF(arith::CmpFPredicate::OEQ, next.valueUnit, state.valueUnit),
         l.f32(1.0), l.mulF(state.valueUnit, inverseUnit));
     Value factor = l.mulF(l.f32(pScale), inverseUnit);
-    pFactors = l.mulF(vScales, l.broadcast(tokenVector, factor));
+    pFactors = l.mulF(vScales, laneScales ? factor
+                                          : l.broadcast(tokenVector, factor));
   }
 
   // fp8 with per-token scales: the weights the product used are the
@@ -1333,26 +1442,31 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // 0: V scale 0, or out of the valid range, where P is 0 anyway) count
   // with their exact P instead. Kernels with registers to spare (the edge
   // branch's) make the zero tests and reciprocals once per tile for all
-  // M-tiles, pick the exact P per step (1 / 0 is inf there, never
-  // selected) and sum the weights pairwise; kernels at the 2-wave register
-  // limit (two M-tiles at D >= 256: the shared forms took gfx950's D = 256
+  // M-tiles and sum the weights pairwise: per step, with scales per group,
+  // the exact P where unfolded (1 / 0 is inf there, never selected), else
+  // used / factor; with scales per lane, used * (1 / factor, 0 where
+  // unfolded) + exact P * (1 where unfolded, else 0), exactly one term not
+  // 0 (a spread value has no select). Kernels at the 2-wave register limit
+  // (two M-tiles at D >= 256: the shared forms took gfx950's D = 256
   // 32-row kernel with per-token scales from 256 to 281 VGPRs, and the
   // pairwise sum a per-tensor one from 253 to 264) test and invert per
   // step, sum the unfolded tokens' P before the fold and the weights in
   // a chain.
-  const bool registersToSpare = edgeTileBranch;
   auto inverseOf = [&](Value factors) -> Value {
-    auto type = cast<VectorType>(factors.getType());
     return arith::DivFOp::create(
-        b, l.splatConstant(type, 1.0), factors,
+        b, l.splatLike(factors, 1.0), factors,
         arith::FastMathFlagsAttr::get(
             ctx, arith::FastMathFlags::arcp | arith::FastMathFlags::afn));
   };
-  Value unfoldedTokens, inverseFactors;
+  Value unfoldedTokens, inverseFactors, unfoldedOne;
   if (pFactors && s.fp8Compute() && registersToSpare) {
     unfoldedTokens = l.cmpF(arith::CmpFPredicate::OEQ, pFactors,
-                            l.splatConstant(tokenVector, 0.0));
+                            l.splatLike(pFactors, 0.0));
     inverseFactors = inverseOf(pFactors);
+    if (laneScales) {
+      inverseFactors = l.select(unfoldedTokens, l.f32(0.0), inverseFactors);
+      unfoldedOne = l.select(unfoldedTokens, l.f32(1.0), l.f32(0.0));
+    }
   }
 
   // Softmax per M-tile, then P for the PV operands.
@@ -1418,7 +1532,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       }
     }
     if (pFactors)
-      p16 = l.mulF(p16, pFactors);
+      p16 = mulByTokens(p16, pFactors, groupTokens);
     else if (pScale != 1.0)
       p16 = l.mulF(p16, l.splatConstant(tokenVector, pScale));
     auto stepVector = VectorType::get({instr.perLane}, f32);
@@ -1446,11 +1560,13 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
         probOperands[k].back().push_back(rest);
         used = l.addF(used, l.extF(stepVector, rest));
       }
-      if (pFactors && registersToSpare) {
-        used = l.select(
-            l.shuffle(unfoldedTokens, unfoldedTokens, positions),
-            l.shuffle(exactP, exactP, positions),
-            l.mulF(used, l.shuffle(inverseFactors, inverseFactors, positions)));
+      Value exactStep = l.shuffle(exactP, exactP, positions);
+      if (unfoldedOne) {
+        used = l.addF(mulTokens(l, used, inverseFactors, positions),
+                      mulTokens(l, exactStep, unfoldedOne, positions));
+      } else if (pFactors && registersToSpare) {
+        used = l.select(l.shuffle(unfoldedTokens, unfoldedTokens, positions),
+                        exactStep, mulByTokens(used, inverseFactors, positions));
       } else if (pFactors) {
         Value folded = l.shuffle(pFactors, pFactors, positions);
         Value zeros = l.splatConstant(stepVector, 0.0);

@@ -122,6 +122,12 @@ public:
             : Attribute(b.getIntegerAttr(element, static_cast<int64_t>(value)));
     return arith::ConstantOp::create(b, DenseElementsAttr::get(type, scalar));
   }
+  /// The f32 constant `value` shaped like `like` (f32 or an f32 vector).
+  Value splatLike(Value like, double value) {
+    if (auto type = dyn_cast<VectorType>(like.getType()))
+      return splatConstant(type, value);
+    return f32(value);
+  }
   /// A constant integer vector of `type` holding `values`.
   Value vectorOf(VectorType type, ArrayRef<int64_t> values) {
     unsigned width = type.getElementTypeBitWidth();
