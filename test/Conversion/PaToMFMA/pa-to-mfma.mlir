@@ -345,28 +345,53 @@
 // OFF64ONE-NOT:     fat_raw_buffer
 // OFF64ONE:         gpu.return
 
-// Per-token scales: 16 per lane and tile (the lane group's tokens), K's
-// applied to the scores, V's folded into P relative to the wave's largest
-// (the V unit: one more butterfly), with the 64-bit path's loop per M-tile.
-// The K scales are checked first (k * 0 + k: NaN for an infinite one, which
+// Per-token scales, one M-tile (with the edge branch): each lane loads its
+// own token's K and V scale (one f32 each), and its lane group's 16 reach
+// their users as DPP row broadcasts (rocdl.update.dpp 0x150 + token,
+// bound_ctrl so that the backend folds them into v_mul_f32_dpp). K's are
+// checked first, once per token (k * 0 + k: NaN for an infinite one, which
 // would give -inf scores that weigh 0 like masked ones); fp8 K elements
-// cannot be infinite, so the scores themselves are not.
+// cannot be infinite, so the scores themselves are not. V's are folded into
+// P relative to the wave's largest (the V unit): DPP within rows, then two
+// xor shuffles across them.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p64-transposed-per_token-w0-q1g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=TOKEN
 // TOKEN-LABEL:   gpu.func @pa_decode(
 // TOKEN:         scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
 // TOKEN:           amdgpu.mfma
-// TOKEN:           %[[KS_RAW:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
-// TOKEN:           %[[KS:.*]] = math.fma %[[KS_RAW]], %{{.*}}, %[[KS_RAW]] : vector<16xf32>
+// TOKEN:           %[[KS_RAW:.*]] = memref.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>
+// TOKEN:           %[[KS:.*]] = math.fma %[[KS_RAW]], %{{.*}}, %[[KS_RAW]] : f32
 // TOKEN-NOT:       math.fma
-// TOKEN:           vector.shuffle %[[KS]], %[[KS]] [0, 1, 2, 3]
-// TOKEN:           %[[VS:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
-// TOKEN:           arith.select %{{.*}}, %[[VS]], %{{.*}} : vector<16xi1>, vector<16xf32>
+// TOKEN:           %[[KS_BITS:.*]] = arith.bitcast %[[KS]] : f32 to i32
+// TOKEN:           rocdl.update.dpp %[[KS_BITS]], %[[KS_BITS]] with 336, 15, 15, true : i32
+// TOKEN-COUNT-15:  rocdl.update.dpp %{{.*}}, %{{.*}} with {{3[34][0-9]|35[01]}}, 15, 15, true : i32
+// TOKEN:           %[[VS:.*]] = memref.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>
+// TOKEN:           scf.if
+// TOKEN:             arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// TOKEN:           amdgpu.dpp {{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32]) {bound_ctrl = true} : f32
+// TOKEN:           amdgpu.dpp {{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32]) {bound_ctrl = true} : f32
+// TOKEN:           amdgpu.dpp {{.*}} row_half_mirror {bound_ctrl = true} : f32
+// TOKEN:           amdgpu.dpp {{.*}} row_mirror {bound_ctrl = true} : f32
 // TOKEN:           gpu.shuffle xor %{{.*}}, %c16_i32
 // TOKEN:           gpu.shuffle xor %{{.*}}, %c32_i32
-// TOKEN:           gpu.shuffle xor %{{.*}}, %c16_i32
-// TOKEN:           gpu.shuffle xor %{{.*}}, %c32_i32
+// TOKEN:           rocdl.update.dpp
 // TOKEN:           scf.yield
+
+// Two M-tiles: each spread value would cost an instruction per M-tile, so
+// each lane loads its group's 16 scales (16-byte loads) as before.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p64-transposed-per_token-w0-q4g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=TOKEN2
+// TOKEN2-LABEL:   gpu.func @pa_decode(
+// TOKEN2:         scf.for {{.*}} iter_args(
+// TOKEN2:           %[[KS_RAW:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
+// TOKEN2:           %[[KS:.*]] = math.fma %[[KS_RAW]], %{{.*}}, %[[KS_RAW]] : vector<16xf32>
+// TOKEN2:           vector.shuffle %[[KS]], %[[KS]] [0, 1, 2, 3]
+// TOKEN2:           %[[VS:.*]] = vector.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf32>
+// TOKEN2:           arith.select %{{.*}}, %[[VS]], %{{.*}} : vector<16xi1>, vector<16xf32>
+// TOKEN2:           gpu.shuffle xor %{{.*}}, %c16_i32
+// TOKEN2:           gpu.shuffle xor %{{.*}}, %c32_i32
+// TOKEN2-NOT:       rocdl.update.dpp
+// TOKEN2:           scf.yield
 
 // fp8-residual=p: P's fp8 residual is quantized in registers and each PV
 // step takes a second MFMA on it into the same accumulator; the query is
