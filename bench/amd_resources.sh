@@ -6,7 +6,10 @@
 # by class (bench/amd_isa_stats.py) and the mean bytes per lane of its VMEM
 # loads (16: buffer_load_dwordx4 only), MFMAs per 256-token tile against the
 # minimum 256 * D * rows / (16 * 16) * (1 / K_qk + 1 / K_pv) (K = 32 fp8,
-# 16 bf16; K_qk = 128 for fp8 on gfx950 when 128 divides D), compile time per code
+# 16 bf16; K_qk = 128 for fp8 on gfx950 when 128 divides D), the loop's
+# full-tile path and bench/amd_vs_aiter.py's issue estimate of it against
+# the memory time of the tile's K, V and per-token scales (MI300X for
+# gfx942, MI355X for gfx950; targets 0.5 / 0.65), compile time per code
 # object (plan + decode + reduce; wall and CPU seconds).
 #
 #   bash bench/amd_resources.sh [BUILD_DIR] [CONFIG...]
@@ -24,7 +27,6 @@ shift || true
 compile="$build/bin/pa-compile"
 llvm_bin=${LLVM_BIN:-/usr/lib/llvm-22/bin}
 generator="$root/test/Target/AMD/Inputs/mfma_decode.py"
-stats="$root/bench/amd_isa_stats.py"
 
 configs=("$@")
 if [ ${#configs[@]} -eq 0 ]; then
@@ -51,8 +53,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "| config | chip | VGPR (arch+acc) | AGPR | SGPR | LDS B | scratch B | waves/SIMD (VGPR, LDS, SGPR) | loop: MFMA | VMEM | B/load | LDS | VALU | SALU | waitcnt | total | MFMA/tile (min) | compile s (CPU s) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| config | chip | VGPR (arch+acc) | AGPR | SGPR | LDS B | scratch B | waves/SIMD (VGPR, LDS, SGPR) | loop: MFMA | VMEM | B/load | LDS | VALU | SALU | waitcnt | total | MFMA/tile (min) | full-tile path | issue / matrix / memory clk | ratio (target) | compile s (CPU s) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for config in "${configs[@]}"; do
   for chip in gfx942 gfx950; do
     src="$work/$config-$chip.mlir"
@@ -62,25 +64,20 @@ for config in "${configs[@]}"; do
     cpu=$( { /usr/bin/time -f "%U %S" "$compile" "$src" --chip="$chip" ${PA_COMPILE_FLAGS:-} -o "$obj" 2>&1 >/dev/null; } | tail -1 )
     end=$(date +%s.%N)
     "$llvm_bin/llvm-objdump" -d --mcpu="$chip" "$obj" > "$work/dis"
-    python3 - "$obj.json" "$work/dis" "$config" "$chip" "$start" "$end" "$cpu" "$stats" <<'EOF'
-import json, math, re, sys, importlib.util
-sidecar, dis, config, chip, start, end, cpu, stats_path = sys.argv[1:9]
-spec = importlib.util.spec_from_file_location("stats", stats_path)
-stats = importlib.util.module_from_spec(spec); spec.loader.exec_module(stats)
+    python3 - "$obj.json" "$work/dis" "$config" "$chip" "$start" "$end" "$cpu" "$root/bench" <<'EOF'
+import math, os, re, sys, json
+sidecar, dis, config, chip, start, end, cpu, bench = sys.argv[1:9]
+sys.path.insert(0, bench)
+import amd_isa_stats as stats  # noqa: E402
+import amd_vs_aiter as vs  # noqa: E402
 kernel = next(k for k in json.load(open(sidecar))["kernels"] if k["name"] == "pa_decode")
 vgpr, agpr, sgpr = kernel["vgpr_count"], kernel["agpr_count"], kernel["sgpr_count"]
 lds, scratch = kernel["lds_bytes"], kernel["scratch_bytes"]
-# gfx942 / gfx950: 512 unified VGPRs per SIMD lane (granule 8), 800 SGPRs per
-# SIMD (granule 16), LDS per CU 64 / 160 KiB shared by the workgroups (one
-# wave per SIMD each), at most 8 waves per SIMD.
-lds_cu = {"gfx942": 65536, "gfx950": 163840}[chip]
-by_vgpr = 512 // (math.ceil(vgpr / 8) * 8)
-by_lds = lds_cu // max(lds, 1)
-by_sgpr = 800 // (math.ceil((sgpr + 6) / 16) * 16)
-waves = min(8, by_vgpr, by_lds, by_sgpr)
+waves, by_vgpr, by_lds, by_sgpr = vs.occupancy(chip, vgpr, sgpr, lds)
 loop = stats.stats(dis, "pa_decode")
-m = re.match(r"d(\d+)-(fp8|bf16).*-q(\d+)g(\d+)", config)
-d, kv, rows = int(m.group(1)), m.group(2), int(m.group(3)) * int(m.group(4))
+m = re.match(r"d(\d+)-(fp8|bf16)-p\d+-\w+?-(\w+?)-w\d+-q(\d+)g(\d+)", config)
+d, kv, scale = int(m.group(1)), m.group(2), m.group(3)
+rows = int(m.group(4)) * int(m.group(5))
 padded = 16 if rows <= 16 else 32 * math.ceil(rows / 32)
 fp8 = kv == "fp8" and "bf16c" not in config
 k = 32 if fp8 else 16
@@ -92,12 +89,20 @@ minimum = products // qk_k + products // k
 per_tile = 4 * loop.get("MFMA", 0)
 loads, load_bytes = stats.vmem_loads(dis, "pa_decode")
 per_load = f"{load_bytes / loads:.1f}" if loads else "-"
+# The issue estimate of bench/amd_vs_aiter.py on the loop's full-tile path
+# against the memory time of the tile's K, V (and per-token scales).
+fast = vs.loop_figures(dis, "pa_decode", stats.compiler_local)
+issue, matrix, memory, ratio = vs.estimate(
+    chip, fast, vs.tile_bytes(d, 1 if kv == "fp8" else 2, scale == "per_token"))
+target = vs.CHIPS[chip]["target"]
 user, system = (float(x) for x in cpu.split())
 print(f"| {config} | {chip} | {vgpr} | {agpr} | {sgpr} | {lds} | {scratch} | "
       f"{waves} ({by_vgpr}, {by_lds}, {by_sgpr}) | {loop.get('MFMA', 0)} | "
       f"{loop.get('VMEM', 0)} | {per_load} | {loop.get('LDS', 0)} | {loop.get('VALU', 0)} | "
       f"{loop.get('SALU', 0)} | {loop.get('waitcnt', 0)} | {loop.get('total', 0)} | "
-      f"{per_tile} ({minimum}) | {float(end) - float(start):.2f} ({user + system:.2f}) |")
+      f"{per_tile} ({minimum}) | {fast['total']:g} | {issue:.0f} / {matrix:.0f} / {memory:.0f} | "
+      f"{ratio:.2f} ({'<=' if ratio <= target else 'over'} {target}) | "
+      f"{float(end) - float(start):.2f} ({user + system:.2f}) |")
 EOF
   done
 done

@@ -79,9 +79,9 @@ def hbm_bytes_per_clock(chip):
     return c["tbps"] * 1e12 / c["cus"] / (c["ghz"] * 1e9)
 
 
-def tile_bytes():
-    # K and V bytes (fp8) and the two per-token f32 scales of 256 tokens.
-    return TILE_TOKENS * (2 * HEAD_DIM + 2 * 4)
+def tile_bytes(head_dim=HEAD_DIM, kv_bytes=1, per_token=True):
+    # K and V bytes and the two per-token f32 scales of 256 tokens.
+    return TILE_TOKENS * (2 * head_dim * kv_bytes + (2 * 4 if per_token else 0))
 
 
 def minimum_mfma(chip, rows):
@@ -91,11 +91,19 @@ def minimum_mfma(chip, rows):
     return products // k_qk + products // 32
 
 
-def waves_per_simd(chip, vgpr, sgpr, lds):
+def occupancy(chip, vgpr, sgpr, lds):
+    """Waves per SIMD and what each resource allows: 512 unified VGPRs per
+    SIMD lane (granule 8), 800 SGPRs per SIMD (granule 16, 6 reserved),
+    the CU's LDS shared by the workgroups (one wave per SIMD each), at most
+    8 waves per SIMD."""
     by_vgpr = 512 // (math.ceil(vgpr / 8) * 8)
     by_lds = CHIPS[chip]["lds"] // max(lds, 1)
     by_sgpr = 800 // (math.ceil((sgpr + 6) / 16) * 16)
-    return min(8, by_vgpr, by_lds, by_sgpr)
+    return min(8, by_vgpr, by_lds, by_sgpr), by_vgpr, by_lds, by_sgpr
+
+
+def waves_per_simd(chip, vgpr, sgpr, lds):
+    return occupancy(chip, vgpr, sgpr, lds)[0]
 
 
 def load_bytes(mnemonic):
@@ -146,14 +154,14 @@ def metadata(code_object):
             "scratch": field("private_segment_fixed_size")}
 
 
-def estimate(chip, f):
+def estimate(chip, f, memory_bytes=None):
     m = ISSUE_MODEL
     valu, trans = f.get("VALU", 0), f.get("transcendental", 0)
     mfma, wide = f.get("MFMA", 0), f.get("MFMA16x16x128", 0)
     issue = (m["valu"] * (valu - trans) + m["transcendental"] * trans +
              m["mfma_issue"] * mfma)
     matrix = m["mfma_16x16x32"] * (mfma - wide) + m["mfma_16x16x128"] * wide
-    memory = tile_bytes() / hbm_bytes_per_clock(chip)
+    memory = (memory_bytes or tile_bytes()) / hbm_bytes_per_clock(chip)
     return issue, matrix, memory, max(issue, matrix) / memory
 
 
