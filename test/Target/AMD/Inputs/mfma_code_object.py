@@ -4,14 +4,17 @@ configuration, what the decode kernel's disassembly and metadata hold.
 
 usage: mfma_code_object.py PA_COMPILE OBJDUMP READELF --chip CHIP
                            [--fp8-residual=none|p|query-and-p]
-                           [--cache-offsets=auto|64] CONFIG...
+                           [--cache-offsets=auto|64] [--occupancy] CONFIG...
 
 One line per configuration:
   CONFIG CHIP: mfma=<instruction>x<count> buffer_load_dwordx4=<n>
     ds_read_b128=<n> ds_write_b128=<n> s_barrier=<n> scratch_insts=<n>
     private_segment=<bytes> lds=<bytes> vgprs=<n> global_load_dwordx4=<n>
 (counts over the whole decode kernel; scratch_insts counts scratch_* and
-buffer_store instructions, i.e. spills).
+buffer_store instructions, i.e. spills). With --occupancy instead:
+  CONFIG CHIP: waves=<n> vgprs=<n> sgprs=<n> lds=<bytes>
+(waves per SIMD the decode kernel's registers and LDS allow, by
+bench/amd_vs_aiter.py's occupancy formula).
 """
 import argparse
 import os
@@ -21,7 +24,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "bench"))
 import mfma_decode  # noqa: E402
+import amd_vs_aiter  # noqa: E402
 
 
 def decode_disassembly(objdump, chip, hsaco):
@@ -78,6 +84,13 @@ def summarize(args, config, tmp):
     spills = sum(1 for m in mnemonics
                  if m.startswith("scratch_") or m.startswith("buffer_store"))
     notes = decode_notes(args.readelf, hsaco)
+    if args.occupancy:
+        vgprs = int(notes.get("vgpr_count"))
+        sgprs = int(notes.get("sgpr_count"))
+        lds = int(notes.get("group_segment_fixed_size"))
+        waves = amd_vs_aiter.waves_per_simd(args.chip, vgprs, sgprs, lds)
+        return (f"{config} {args.chip}: waves={waves} vgprs={vgprs}"
+                f" sgprs={sgprs} lds={lds}")
     return (f"{config} {args.chip}: mfma={mfma}"
             f" buffer_load_dwordx4={count('buffer_load_dwordx4')}"
             f" ds_read_b128={count('ds_read_b128')}"
@@ -99,6 +112,8 @@ def main():
                         choices=["none", "p", "query-and-p"])
     parser.add_argument("--cache-offsets", default="auto",
                         choices=["auto", "64"])
+    parser.add_argument("--occupancy", action="store_true",
+                        help="print waves per SIMD and its resources")
     parser.add_argument("configs", nargs="+")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
