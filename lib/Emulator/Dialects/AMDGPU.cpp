@@ -5,6 +5,7 @@
 #include "pa/Emulator/MFMALayout.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
 #include <cmath>
 
@@ -119,6 +120,10 @@ LogicalResult compileMFMA(OpCompiler &c, Operation *operation) {
 struct DPPInfo : Payload {
   uint32_t old = 0, src = 0, dst = 0, words = 1;
   amdgpu::DPPPerm kind = amdgpu::DPPPerm::quad_perm;
+  /// rocdl.update.dpp with DPP_ROW_NEWBCAST (0x150 + n): lane n of each row
+  /// of 16 to the whole row (pa-to-mfma spreads per-token values with it;
+  /// amdgpu.dpp has no such kind). -1: `kind` decides.
+  int rowBroadcast = -1;
   SmallVector<int64_t, 4> argument; // quad_perm lanes or row shift
   uint32_t rowMask = 0xF, bankMask = 0xF;
   bool boundCtrl = false;
@@ -132,6 +137,13 @@ Step executeDPP(Executor &ex, Wave &wave, const Instr &in) {
     int row = lane & ~15, inRow = lane & 15;
     int source = -1;
     int64_t arg = info.argument.empty() ? 0 : info.argument[0];
+    if (info.rowBroadcast >= 0) {
+      source = row + info.rowBroadcast;
+      if (!(wave.exec >> source & 1))
+        source = -1;
+      sources[lane] = source;
+      continue;
+    }
     switch (info.kind) {
     case amdgpu::DPPPerm::quad_perm:
       source = (lane & ~3) + int(info.argument[lane & 3]);
@@ -185,6 +197,18 @@ Step executeDPP(Executor &ex, Wave &wave, const Instr &in) {
   return Step::Next;
 }
 
+LogicalResult attachDPP(OpCompiler &c, Operation *op, Value result, Value old,
+                        Value src, DPPInfo info) {
+  FailureOr<uint32_t> dst = c.define(result, op);
+  if (failed(dst))
+    return failure();
+  info.old = c.use(old);
+  info.src = c.use(src);
+  info.dst = *dst;
+  c.attach(c.emit(executeDPP, op), std::move(info));
+  return success();
+}
+
 LogicalResult compileDPP(OpCompiler &c, Operation *operation) {
   auto op = cast<amdgpu::DPPOp>(operation);
   if (failed(c.kernelOnly(op)))
@@ -215,14 +239,28 @@ LogicalResult compileDPP(OpCompiler &c, Operation *operation) {
   default:
     return c.fail(op, "unsupported DPP permutation");
   }
-  FailureOr<uint32_t> dst = c.define(op.getResult(), op);
-  if (failed(dst))
+  return attachDPP(c, op, op.getResult(), op.getOld(), op.getSrc(),
+                   std::move(info));
+}
+
+/// rocdl.update.dpp: the row broadcast only (the other controls are
+/// amdgpu.dpp ops in the emulated IR).
+LogicalResult compileDPPUpdate(OpCompiler &c, Operation *operation) {
+  auto op = cast<ROCDL::DPPUpdateOp>(operation);
+  if (failed(c.kernelOnly(op)))
     return failure();
-  info.old = c.use(op.getOld());
-  info.src = c.use(op.getSrc());
-  info.dst = *dst;
-  c.attach(c.emit(executeDPP, op), std::move(info));
-  return success();
+  constexpr uint32_t kRowNewBroadcast = 0x150;
+  uint32_t control = op.getDppCtrl();
+  if (control < kRowNewBroadcast || control >= kRowNewBroadcast + 16 ||
+      op.getRowMask() != 0xF || op.getBankMask() != 0xF ||
+      wordsOf(op.getType()) != 1)
+    return c.fail(op, "unsupported rocdl.update.dpp (only row_newbcast of "
+                      "32-bit values with full row and bank masks)");
+  DPPInfo info;
+  info.rowBroadcast = int(control - kRowNewBroadcast);
+  info.boundCtrl = op.getBoundCtrl();
+  return attachDPP(c, op, op.getResult(), op.getOld(), op.getSrc(),
+                   std::move(info));
 }
 
 //===----------------------------------------------------------------------===//
@@ -376,6 +414,7 @@ void mlir::pa::emulator::detail::registerAMDGPUHandlers(OpRegistry &r) {
   using namespace amdgpu;
   r.add<MFMAOp>(compileMFMA);
   r.add<DPPOp>(compileDPP);
+  r.add<ROCDL::DPPUpdateOp>(compileDPPUpdate);
   r.add<PackedTrunc2xFp8Op>(compilePackedTrunc);
   r.add<ExtPackedFp8Op>(compileExtPacked);
   r.add<FatRawBufferCastOp>(compileFatRawBufferCast);

@@ -59,60 +59,6 @@ Step executeMbcnt(Executor &, Wave &wave, const Instr &in) {
   return Step::Next;
 }
 
-/// rocdl.update.dpp with a row broadcast control (DPP_ROW_NEWBCAST, 0x150 +
-/// n: lane n of each row of 16 to the whole row; pa-to-mfma spreads
-/// per-token values with it). The other controls are amdgpu.dpp ops.
-struct RowBroadcastInfo : Payload {
-  uint32_t old = 0, src = 0, dst = 0;
-  int lane = 0;
-  bool boundCtrl = false;
-};
-
-constexpr uint32_t kRowNewBroadcast = 0x150;
-
-Step executeRowBroadcast(Executor &ex, Wave &wave, const Instr &in) {
-  const RowBroadcastInfo &info = in.get<RowBroadcastInfo>();
-  // Sources first: every lane reads its source before any lane writes.
-  uint64_t *temp = ex.scratchFor(kLanes);
-  uint64_t valid = 0;
-  for (int lane = 0; lane < kLanes; ++lane) {
-    int source = (lane & ~15) + info.lane;
-    if (wave.exec >> source & 1) {
-      temp[lane] = wave.frame(source)[info.src];
-      valid |= uint64_t(1) << lane;
-    }
-  }
-  forLanes(wave, [&](int lane, uint64_t *f) {
-    f[info.dst] = valid >> lane & 1 ? temp[lane]
-                  : info.boundCtrl  ? 0
-                                    : f[info.old];
-  });
-  return Step::Next;
-}
-
-LogicalResult compileDPPUpdate(OpCompiler &c, Operation *operation) {
-  auto op = cast<ROCDL::DPPUpdateOp>(operation);
-  if (failed(c.kernelOnly(op)))
-    return failure();
-  uint32_t control = op.getDppCtrl();
-  if (control < kRowNewBroadcast || control >= kRowNewBroadcast + 16 ||
-      op.getRowMask() != 0xF || op.getBankMask() != 0xF ||
-      wordsOf(op.getType()) != 1)
-    return c.fail(op, "unsupported rocdl.update.dpp (only row_newbcast of "
-                      "32-bit values with full row and bank masks)");
-  RowBroadcastInfo info;
-  info.lane = int(control - kRowNewBroadcast);
-  info.boundCtrl = op.getBoundCtrl();
-  FailureOr<uint32_t> dst = c.define(op.getResult(), op);
-  if (failed(dst))
-    return failure();
-  info.old = c.use(op.getOld());
-  info.src = c.use(op.getSrc());
-  info.dst = *dst;
-  c.attach(c.emit(executeRowBroadcast, op), std::move(info));
-  return success();
-}
-
 template <ExecuteFn Execute, uint8_t Mode = 0>
 LogicalResult compileLaneOp(OpCompiler &c, Operation *op) {
   if (failed(c.kernelOnly(op)))
@@ -129,7 +75,6 @@ LogicalResult compileLaneOp(OpCompiler &c, Operation *op) {
 void mlir::pa::emulator::detail::registerROCDLHandlers(OpRegistry &r) {
   using namespace ROCDL;
   r.add<DsBpermuteOp>(compileLaneOp<executeBpermute>);
-  r.add<DPPUpdateOp>(compileDPPUpdate);
   r.add<ReadfirstlaneOp>(compileLaneOp<executeReadFirstLane>);
   r.add<ReadlaneOp>(compileLaneOp<executeReadLane>);
   r.add<MbcntLoOp>(compileLaneOp<executeMbcnt, 0>);
