@@ -1278,16 +1278,11 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // kernels at the register limit keep that form too (the lane form took
   // the D = 256 32-row per-token kernels from 251-257 to 277-281 VGPRs).
   const bool registersToSpare = edgeTileBranch;
-  const bool laneScales = tiles == 1 && registersToSpare;
+  // Pages shorter than the 16 tokens of a group keep the group's form too
+  // (not measured with the lane form).
+  const bool laneScales = tiles == 1 && registersToSpare && !pagesSplitGroups;
   auto tokenScales = [&](Value scales) -> Value {
     if (laneScales) {
-      if (pagesSplitGroups) {
-        IndexExpr token = l.idx(vColumn) + i;
-        return memref::LoadOp::create(
-            b, scales,
-            ValueRange{pageAt((token / s.pageSize).get()), kvHead,
-                       (token % s.pageSize).get()});
-      }
       return memref::LoadOp::create(
           b, scales,
           ValueRange{valueRuns[0].page, kvHead,
