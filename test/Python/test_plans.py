@@ -36,6 +36,24 @@ COUNTING_TORCH = textwrap.dedent("""
 """)
 
 
+def plan_of_three_sequences(seed):
+    """Script lines: a random fp8 case of three sequences (Hq 8, Hkv 2,
+    D 64, page 16, per-tensor scales) drawn with `seed`, its tensors `t`,
+    the keyword arguments `sequences` and a `plan` of them."""
+    return textwrap.dedent("""
+        rng = np.random.default_rng(%d)
+        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
+                                  query_length=1, kv_dtype="e4m3fn",
+                                  v_layout="plain", lengths=[40, 3, 17],
+                                  scales="per_tensor")
+        t = tensors_of(case)
+        sequences = dict(num_query_heads=8, num_kv_heads=2, head_dim=64,
+                         page_size=16, kv_dtype="e4m3fn", scale="per_tensor")
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            debug=False, **sequences)
+    """) % seed
+
+
 @pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
                                           "(CTest sets it)")
 def test_a_plan_serves_every_layer_without_allocating():
@@ -224,17 +242,8 @@ def test_a_fused_qkv_query_is_read_in_place():
     kernel's query descriptor (run and decode() alike); a packed query in
     the next run gets its own row stride back; a query whose elements are
     not adjacent is refused."""
-    done = run_python(FAKE_RUN + COUNTING_TORCH + textwrap.dedent("""
-        rng = np.random.default_rng(9)
-        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
-                                  query_length=1, kv_dtype="e4m3fn",
-                                  v_layout="plain", lengths=[40, 3, 17],
-                                  scales="per_tensor")
-        t = tensors_of(case)
-        sequences = dict(num_query_heads=8, num_kv_heads=2, head_dim=64,
-                         page_size=16, kv_dtype="e4m3fn", scale="per_tensor")
-        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
-                            debug=False, **sequences)
+    done = run_python(FAKE_RUN + COUNTING_TORCH + plan_of_three_sequences(9)
+                      + textwrap.dedent("""
         bits = pa_mlir.float32_to_bits(case["query"], "bf16")
         qkv = np.zeros((3, 8 + 2 * 2, 64), np.uint16)
         qkv[:, :8, :] = bits
@@ -308,17 +317,8 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
     kernel reads its context lengths), leaving the first plan's alone; sequence tensors at the
     same address and shape but of another dtype or strides are checked
     anew (they were a cache hit when the key was address and shape)."""
-    done = run_python(FAKE_RUN + COUNTING_TORCH + textwrap.dedent("""
-        rng = np.random.default_rng(12)
-        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
-                                  query_length=1, kv_dtype="e4m3fn",
-                                  v_layout="plain", lengths=[40, 3, 17],
-                                  scales="per_tensor")
-        t = tensors_of(case)
-        sequences = dict(num_query_heads=8, num_kv_heads=2, head_dim=64,
-                         page_size=16, kv_dtype="e4m3fn", scale="per_tensor")
-        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
-                            debug=False, **sequences)
+    done = run_python(FAKE_RUN + COUNTING_TORCH + plan_of_three_sequences(12)
+                      + textwrap.dedent("""
         q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
         k, v = t["key_cache"], t["value_cache"]
         scale = torch.tensor_of(np.array([0.5], np.float32))
