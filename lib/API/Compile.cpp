@@ -12,7 +12,7 @@
 #include "pa/IR/NestingDepth.h"
 #include "pa/Target/AMD/CodeObject.h"
 #include "pa/Target/AMD/Pipeline.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 #include "pa/Target/NVIDIA/PTX.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
 

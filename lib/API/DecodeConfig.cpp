@@ -2,7 +2,7 @@
 #include "pa/API/DecodeConfig.h"
 
 #include "pa/IR/PaOps.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/Format.h"

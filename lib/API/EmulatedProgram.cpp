@@ -41,15 +41,13 @@ private:
 
 /// The lane-0 baseline: the tiled IR's workgroup programs on lane 0.
 void buildLane0Pipeline(OpPassManager &pm, StringRef chip) {
-  pm.addPass(createPaLowerPlan({chip.str()}));
-  pm.addPass(createPaTile({chip.str()}));
-  pm.addPass(createPaLowerReduce({chip.str()}));
+  addSetTarget(pm, chip);
+  pm.addPass(createPaLowerPlan());
+  pm.addPass(createPaTile());
+  pm.addPass(createPaLowerReduce());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  // The lane-0 bound of the AMD pipeline: an eighth of the LDS.
-  std::optional<ChipInfo> info = lookupChip(chip);
-  int64_t maxStaged =
-      std::min<int64_t>(4096, info ? info->workgroupMemoryBytes / 32 : 4096);
-  kernels.addPass(createPaStagePageIds({maxStaged}));
+  // The chip's staging bound, as in the AMD pipeline.
+  kernels.addPass(createPaStagePageIds());
   kernels.addPass(createPaLowerTileToLoops());
   kernels.addPass(createPaWorkgroupToLane0());
   kernels.addPass(createCanonicalizerPass());

@@ -11,7 +11,7 @@
 #include "Wrap.h"
 #include "pa/API/Compile.h"
 #include "pa/API/HostProgram.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 
 #include <optional>
 

@@ -116,6 +116,8 @@ public:
   Options options;
   int64_t ldsLimitBytes = 0;
   ScalarKind chipFp8 = ScalarKind::F8E4M3FN;
+  /// The chip has v_mfma_*_f8f6f4 (ChipInfo::hasF8F6F4Mfma).
+  bool chipHasF8F6F4Mfma = false;
   std::vector<detail::Function> functions;
   /// Host functions by name, kernels by "gpu_module::kernel".
   llvm::StringMap<uint32_t> functionIndex, kernelIndex;

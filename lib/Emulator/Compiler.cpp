@@ -12,7 +12,7 @@
 #include "Dialects/Dialects.h"
 #include "Executor.h"
 
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -397,8 +397,10 @@ LogicalResult mlir::pa::emulator::compileModule(ModuleOp module,
     return failure();
   }
   program.ldsLimitBytes = chip->workgroupMemoryBytes;
-  program.chipFp8 = chip->fp8TypeName == "f8E4M3FNUZ" ? ScalarKind::F8E4M3FNUZ
-                                                      : ScalarKind::F8E4M3FN;
+  program.chipFp8 = chip->fp8Format == Fp8Format::E4M3FNUZ
+                        ? ScalarKind::F8E4M3FNUZ
+                        : ScalarKind::F8E4M3FN;
+  program.chipHasF8F6F4Mfma = chip->hasF8F6F4Mfma;
 
   // Kernels first: launches refer to them.
   SmallVector<std::pair<Operation *, bool>> order;

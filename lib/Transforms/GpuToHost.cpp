@@ -6,6 +6,7 @@
 // barriers have nothing to order.
 //
 //===----------------------------------------------------------------------===//
+#include "pa/IR/PaDialect.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
 
@@ -260,6 +261,9 @@ struct PaGpuToHostPass : pa::impl::PaGpuToHostBase<PaGpuToHostPass> {
     if (kernels)
       kernels.erase();
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+    // The kernels are host functions now: the module targets no GPU, and
+    // its LLVM-dialect form must parse without the pa dialect (mlir-runner).
+    module->removeAttr(pa::PaDialect::kTargetAttrName);
   }
 };
 

@@ -101,14 +101,6 @@ std::string describeGrid(std::array<Value, 3> grid, ValueRange operands,
 }
 } // namespace
 
-FailureOr<ChipInfo> mlir::pa::resolveChip(ModuleOp module,
-                                          llvm::StringRef chipName) {
-  if (std::optional<ChipInfo> chip = lookupChip(chipName))
-    return *chip;
-  return module.emitError() << "unknown chip '" << chipName
-                            << "'; expected one of " << knownChipNames();
-}
-
 LogicalResult mlir::pa::checkPaOpsInTopLevelModule(ModuleOp module) {
   bool nested = false;
   module.walk([&](Operation *op) {

@@ -139,8 +139,13 @@ struct PaLowerPlanPass : pa::impl::PaLowerPlanBase<PaLowerPlanPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<ChipInfo> chip = resolveChip(module, this->chip);
-    if (failed(chip) || failed(checkPaOpsInTopLevelModule(module)))
+    if (failed(checkPaOpsInTopLevelModule(module)))
+      return signalPassFailure();
+    if (!module.walk([](PlanOp) { return WalkResult::interrupt(); })
+             .wasInterrupted())
+      return;
+    FailureOr<ChipInfo> chip = getTargetChip(module, getArgument());
+    if (failed(chip))
       return signalPassFailure();
 
     lowerPlanOps(module, *chip, /*attributions=*/{},

@@ -252,14 +252,16 @@ struct PaLowerReducePass : pa::impl::PaLowerReduceBase<PaLowerReducePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<ChipInfo> chip = resolveChip(module, this->chip);
-    if (failed(chip) || failed(checkPaOpsInTopLevelModule(module)))
+    if (failed(checkPaOpsInTopLevelModule(module)))
       return signalPassFailure();
 
     SmallVector<ReduceOp> reduces;
     module.walk([&](ReduceOp op) { reduces.push_back(op); });
     if (reduces.empty())
       return;
+    FailureOr<ChipInfo> chip = getTargetChip(module, getArgument());
+    if (failed(chip))
+      return signalPassFailure();
     gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
     OpBuilder builder(module.getContext());
     for (ReduceOp op : reduces) {

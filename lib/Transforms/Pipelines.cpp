@@ -10,22 +10,20 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::pa {
+#define GEN_PASS_DEF_PAREQUESTCINTERFACE
+#include "pa/Transforms/Passes.h.inc"
+} // namespace mlir::pa
+
 using namespace mlir;
 
 namespace {
 
-/// Marks every public func.func definition `llvm.emit_c_interface`, so that
-/// an ExecutionEngine can call the entry points as `_mlir_ciface_<name>`
-/// with memref descriptors. Runs before the kernels become (private) host
-/// functions, so only the functions the user wrote are marked.
+/// pa-request-c-interface (Passes.td).
 struct RequestCInterfacePass
-    : PassWrapper<RequestCInterfacePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RequestCInterfacePass)
+    : pa::impl::PaRequestCInterfaceBase<RequestCInterfacePass> {
+  using Base::Base;
 
-  StringRef getArgument() const override { return "pa-request-c-interface"; }
-  StringRef getDescription() const override {
-    return "mark public func.func definitions llvm.emit_c_interface";
-  }
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func.isPublic() && !func.isExternal())
@@ -38,16 +36,17 @@ struct HostPipelineOptions : PassPipelineOptions<HostPipelineOptions> {
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("chip the kernels are generated for (gfx942, gfx950, "
-                     "sm_90a); it fixes the plan budget and fp8 flavour"),
-      llvm::cl::init("gfx950")};
+                     "sm_90a); it fixes the plan budget and fp8 flavour. "
+                     "Default: the module's pa.target, else gfx950")};
 };
 
 /// pa ops -> tiled IR: kernels (workgroup programs) in gpu.module
 /// @pa_kernels, their bodies lowered to loops.
 void addTiledIRLowering(OpPassManager &pm, StringRef chip) {
-  pm.addPass(pa::createPaLowerPlan({chip.str()}));
-  pm.addPass(pa::createPaTile({chip.str()}));
-  pm.addPass(pa::createPaLowerReduce({chip.str()}));
+  pa::addSetTarget(pm, chip);
+  pm.addPass(pa::createPaLowerPlan());
+  pm.addPass(pa::createPaTile());
+  pm.addPass(pa::createPaLowerReduce());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(pa::createPaStagePageIds());
   kernels.addPass(pa::createPaLowerTileToLoops());
@@ -85,20 +84,24 @@ void addHostExecutionLowering(OpPassManager &pm) {
 
 } // namespace
 
+void mlir::pa::addSetTarget(OpPassManager &pm, StringRef chip,
+                            StringRef defaultChip) {
+  pm.addPass(pa::createPaSetTarget({chip.str(), defaultChip.str()}));
+}
+
 void mlir::pa::buildHostPipeline(OpPassManager &pm, StringRef chip) {
-  pm.addPass(std::make_unique<RequestCInterfacePass>());
+  pm.addPass(pa::createPaRequestCInterface());
   addTiledIRLowering(pm, chip);
   addHostExecutionLowering(pm);
 }
 
 void mlir::pa::buildTiledToHostPipeline(OpPassManager &pm) {
-  pm.addPass(std::make_unique<RequestCInterfacePass>());
+  pm.addPass(pa::createPaRequestCInterface());
   addHostExecutionLowering(pm);
 }
 
 void mlir::pa::registerPaPassesAndPipelines() {
   registerPaTransformsPasses();
-  PassRegistration<RequestCInterfacePass>();
   PassPipelineRegistration<HostPipelineOptions>(
       "pa-lower-to-host",
       "lower pa ops to the LLVM dialect for the host (CPU) executor; public "

@@ -54,6 +54,10 @@ struct PaStagePageIdsPass
           << "] (page ids in 64 KiB of workgroup memory), got " << maxIds;
       return signalPassFailure();
     }
+    // No more than the chip's workgroup memory is meant for.
+    stagedBound = maxIds;
+    if (std::optional<ChipInfo> chip = findTargetChip(getOperation()))
+      stagedBound = std::min(stagedBound, chip->maxStagedPageIds);
     SmallVector<TilePageIdsOp> reads;
     getOperation().walk([&](TilePageIdsOp read) {
       if (!read.getDirect())
@@ -65,7 +69,7 @@ struct PaStagePageIdsPass
 
   void stage(TilePageIdsOp read) {
     const int64_t idsPerTile = read.getPageIds().getType().getNumElements();
-    const int64_t stagedTilesMax = maxStaged / idsPerTile;
+    const int64_t stagedTilesMax = stagedBound / idsPerTile;
     scf::ForOp loop = stageableLoop(read);
     auto kernel = read->getParentOfType<gpu::GPUFuncOp>();
     if (!loop || !kernel || stagedTilesMax < 1) {
@@ -127,5 +131,8 @@ struct PaStagePageIdsPass
         read.getSequence(), tile, read.getVisibleBegin(),
         read.getVisibleEnd(), read.getPageSize(), /*direct=*/true);
   }
+
+  /// max-staged, bounded by the module's target chip.
+  int64_t stagedBound = 0;
 };
 } // namespace

@@ -36,15 +36,12 @@ int64_t rowsPerGroup(int64_t rows) {
 /// would be misread, so it is rejected here rather than miscompiled.
 LogicalResult checkChipTypes(DecodeOp op, const ChipInfo &chip) {
   Type kv = op.getKVElementType();
-  if (kv.isBF16())
-    return success();
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  os << kv;
-  if (name == chip.fp8TypeName)
+  Type fp8 = getFp8Type(op.getContext(), chip);
+  if (kv.isBF16() || kv == fp8)
     return success();
   return op.emitOpError() << "chip " << chip.name << " takes "
-                          << chip.fp8TypeName << " fp8 KV caches, got " << kv;
+                          << fp8TypeName(chip.fp8Format)
+                          << " fp8 KV caches, got " << kv;
 }
 
 /// i64 helpers over arith; the window math needs 64 bits (W up to 2^31-1).
@@ -133,7 +130,7 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     module.walk([&](DecodeOp op) { decodes.push_back(op); });
     if (decodes.empty())
       return;
-    FailureOr<ChipInfo> target = resolveChip(module, chip);
+    FailureOr<ChipInfo> target = getTargetChip(module, getArgument());
     if (failed(target))
       return signalPassFailure();
     for (DecodeOp op : decodes)

@@ -241,3 +241,10 @@ func.func @hnd_page_1024(
              scale = #pa.scale<per_token>}
   return
 }
+
+// -----
+
+// The chip the module is compiled for (#pa.target).
+// CHECK: module attributes {pa.target = #pa.target<"sm_90a">}
+module attributes {pa.target = #pa.target<"sm_90a">} {
+}

@@ -1,6 +1,6 @@
-// RUN: pa-opt %s --pass-pipeline="builtin.module(pa-lower-plan{chip=gfx950}, pa-tile{chip=gfx950}, pa-lower-reduce{chip=gfx950}, gpu.module(pa-stage-page-ids{max-staged=4096}, pa-to-mfma{chip=gfx950}, pa-workgroup-to-lane0))" \
+// RUN: pa-opt %s --pass-pipeline="builtin.module(pa-set-target{chip=gfx950},pa-lower-plan, pa-tile, pa-lower-reduce, gpu.module(pa-stage-page-ids{max-staged=4096}, pa-to-mfma, pa-workgroup-to-lane0))" \
 // RUN:   | pa-emulate - | FileCheck %s
-// RUN: pa-opt %s --pass-pipeline="builtin.module(pa-lower-plan{chip=gfx942}, pa-tile{chip=gfx942}, pa-lower-reduce{chip=gfx942}, gpu.module(pa-stage-page-ids{max-staged=2048}, pa-to-mfma{chip=gfx942}, pa-workgroup-to-lane0))" \
+// RUN: pa-opt %s --pass-pipeline="builtin.module(pa-set-target{chip=gfx942},pa-lower-plan, pa-tile, pa-lower-reduce, gpu.module(pa-stage-page-ids{max-staged=2048}, pa-to-mfma, pa-workgroup-to-lane0))" \
 // RUN:   | pa-emulate --chip=gfx942 - | FileCheck %s
 // CHECK: ok
 

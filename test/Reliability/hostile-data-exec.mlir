@@ -1,4 +1,4 @@
-// RUN: pa-opt %s --pass-pipeline="builtin.module(pa-lower-plan{chip=gfx950}, pa-tile{chip=gfx950}, pa-lower-reduce{chip=gfx950}, gpu.module(pa-stage-page-ids, pa-lower-tile-to-loops), pa-gpu-to-host, generate-runtime-verification, pa-lower-tiled-to-host)" \
+// RUN: pa-opt %s --pass-pipeline="builtin.module(pa-set-target{chip=gfx950},pa-lower-plan, pa-tile, pa-lower-reduce, gpu.module(pa-stage-page-ids, pa-lower-tile-to-loops), pa-gpu-to-host, generate-runtime-verification, pa-lower-tiled-to-host)" \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | FileCheck %s
 

@@ -3,6 +3,7 @@
 // A kernel with a workgroup buffer becomes a private function taking the
 // workgroup id; the buffer is a stack allocation without the address space,
 // also in the types of views and vector accesses on it; barriers go away.
+// The module loses gpu.container_module and pa.target: it targets no GPU.
 
 // CHECK-LABEL: module {
 // CHECK-NOT:     gpu.
@@ -28,7 +29,7 @@
 // CHECK-NEXT:          scf.for %[[IX:.*]] = %[[C0]] to %[[C2]] step %[[STEP]] {
 // CHECK-NEXT:            func.call @write_ids(%[[ARG]], %[[IX]], %[[IY]], %[[IZ]]) : (memref<4x3x2xi32>, index, index, index) -> ()
 // CHECK:           return
-module attributes {gpu.container_module} {
+module attributes {gpu.container_module, pa.target = #pa.target<"gfx950">} {
   gpu.module @pa_kernels {
     gpu.func @write_ids(%out: memref<4x3x2xi32>)
         workgroup(%scratch: memref<8xi32, #gpu.address_space<workgroup>>)

@@ -15,7 +15,7 @@
 // RUN: | mlir-runner -e jit_compiled -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN: | FileCheck %s --check-prefix=JIT
 
-// UNKNOWN-CHIP: error: unknown chip 'gfx1100'
+// UNKNOWN-CHIP: error: pa-set-target: unknown chip 'gfx1100'; expected one of gfx942, gfx950, sm_90a
 
 // EXAMPLE-NOT: {{[^.a-z_](func|scf|arith|memref|vector|gpu|math|cf|affine|index|ub|pa)\.}}
 // EXAMPLE:     llvm.func @decode_d256_fp8(

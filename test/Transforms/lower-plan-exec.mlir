@@ -1,4 +1,4 @@
-// RUN: pa-opt %s -pa-lower-plan=chip=gfx950 -pa-lower-tiled-to-host \
+// RUN: pa-opt %s -pa-set-target=chip=gfx950 -pa-lower-plan -pa-lower-tiled-to-host \
 // RUN:   | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_libs \
 // RUN:   | FileCheck %s
 

@@ -1,6 +1,8 @@
-// RUN: pa-opt %s -pa-lower-plan=chip=gfx000 -verify-diagnostics
+// RUN: pa-opt %s -pa-lower-plan -verify-diagnostics
 
-// expected-error@+1 {{unknown chip 'gfx000'; expected one of gfx942, gfx950, sm_90a}}
+// The plan defaults come from the chip: a module that states none is
+// rejected (pa-set-target or a pa.target attribute states it).
+// expected-error@+1 {{pa-lower-plan: no target chip: the module has no pa.target attribute}}
 module {
   func.func @plan(%lens: memref<?xi32>, %work: memref<?x4xi32>,
                   %red: memref<?x2xi32>) {

@@ -1,5 +1,5 @@
-// RUN: pa-opt %s -split-input-file -pa-lower-plan | FileCheck %s
-// RUN: pa-opt %s -split-input-file -pa-lower-plan=chip=gfx942 | FileCheck %s --check-prefix=GFX942
+// RUN: pa-opt %s -split-input-file -pa-set-target=chip=gfx950 -pa-lower-plan | FileCheck %s
+// RUN: pa-opt %s -split-input-file -pa-set-target=chip=gfx942 -pa-lower-plan | FileCheck %s --check-prefix=GFX942
 
 // A sliding window, an explicit budget, the default max_partitions (gfx950:
 // 256 CUs). The whole kernel, in order.

@@ -1,6 +1,8 @@
-// RUN: pa-opt %s -pa-lower-reduce=chip=sm_80 -verify-diagnostics
+// RUN: pa-opt %s -pa-lower-reduce -verify-diagnostics
 
-// expected-error@+1 {{unknown chip 'sm_80'; expected one of gfx942, gfx950, sm_90a}}
+// The workgroup size comes from the chip: a module that states none is
+// rejected.
+// expected-error@+1 {{pa-lower-reduce: no target chip: the module has no pa.target attribute}}
 module {
   func.func @reduce(%es: memref<1x?x1xf32>, %ml: memref<1x?x1xf32>,
                     %tmp: memref<1x?x1x64xf32>, %red: memref<?x2xi32>,

@@ -1,4 +1,4 @@
-// RUN: pa-opt %s -split-input-file -pa-lower-reduce | FileCheck %s
+// RUN: pa-opt %s -split-input-file -pa-set-target=chip=gfx950 -pa-lower-reduce | FileCheck %s
 
 // Hkv = 2, G = 4, Q = 2 (R = 8), D = 64, bf16 sinks and output. The whole
 // kernel, in order.

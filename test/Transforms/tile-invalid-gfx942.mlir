@@ -1,4 +1,4 @@
-// RUN: pa-opt %s -pa-tile="chip=gfx942" -verify-diagnostics
+// RUN: pa-opt %s -pa-set-target=chip=gfx942 -pa-tile -verify-diagnostics
 
 // gfx942's matrix units take FNUZ fp8 only.
 func.func @ocp_on_gfx942(%q: memref<?x4x128xbf16>, %k: memref<?x1x8x64x16xf8E4M3FN>,

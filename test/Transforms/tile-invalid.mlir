@@ -1,7 +1,9 @@
-// RUN: pa-opt %s -split-input-file -pa-tile="chip=gfx950" -verify-diagnostics
-// RUN: not pa-opt %s -split-input-file -pa-tile="chip=gfx1100" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: pa-opt %s -split-input-file -pa-set-target=chip=gfx950 -pa-tile -verify-diagnostics
+// RUN: not pa-opt %s -split-input-file -pa-set-target=chip=gfx1100 -pa-tile 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not pa-opt %s -split-input-file -pa-tile 2>&1 | FileCheck %s --check-prefix=NONE
 
-// UNKNOWN: error: unknown chip 'gfx1100'; expected one of gfx942, gfx950, sm_90a
+// UNKNOWN: error: pa-set-target: unknown chip 'gfx1100'; expected one of gfx942, gfx950, sm_90a
+// NONE: error: pa-tile: no target chip: the module has no pa.target attribute
 
 // gfx950's matrix units take OCP fp8 only.
 func.func @fnuz_on_gfx950(%q: memref<?x4x128xbf16>, %k: memref<?x1x8x64x16xf8E4M3FNUZ>,

@@ -1,4 +1,4 @@
-// RUN: pa-opt %s -split-input-file -pa-tile="chip=gfx950" | FileCheck %s
+// RUN: pa-opt %s -split-input-file -pa-set-target=chip=gfx950 -pa-tile | FileCheck %s
 
 // MTP 2 at GQA 8 (16 rows: one M-tile), window 257, per-token scales,
 // transposed V.

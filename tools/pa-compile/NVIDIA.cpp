@@ -10,7 +10,7 @@
 #include "NVIDIA.h"
 #include "Output.h"
 
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 #include "pa/Target/NVIDIA/PTX.h"
 
 #include "mlir/IR/BuiltinOps.h"

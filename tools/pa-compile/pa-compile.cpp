@@ -62,7 +62,7 @@ cl::opt<std::string> outputFilename("o", cl::desc("output file"),
                                     cl::value_desc("path"), cl::init("-"));
 cl::opt<std::string> chip("chip",
                           cl::desc("chip: gfx942, gfx950 (AMD) or sm_90a (NVIDIA)"),
-                          cl::init("gfx950"));
+                          cl::init(std::string(mlir::pa::kDefaultChip)));
 cl::opt<int> codeObjectVersion("code-object-version",
                                cl::desc("AMDHSA code object version (5 or 6)"),
                                cl::init(5));

@@ -25,7 +25,7 @@
 #include "pa/API/DecodeConfig.h"
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Planner.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 #include "pa/Target/NVIDIA/PTX.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -45,7 +45,7 @@ using oracle::ScalarType;
 
 namespace {
 
-constexpr const char *kChip = "sm_90a";
+constexpr llvm::StringLiteral kChip = mlir::pa::kDefaultNVIDIAChip;
 
 /// One static configuration and the cases to run on it.
 struct Program {
@@ -338,7 +338,7 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
     return false;
   }
   mlir::pa::DecodeConfig config = numerics::programConfigFor(
-      p.shape, p.sinks, kChip, p.budget, p.maxPartitions);
+      p.shape, p.sinks, kChip.str(), p.budget, p.maxPartitions);
   auto start = std::chrono::steady_clock::now();
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   std::string error;
@@ -347,7 +347,7 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   std::optional<mlir::pa::NVIDIAModule> compiled;
   if (module) {
     mlir::pa::NVIDIACompileOptions options;
-    options.chip = kChip;
+    options.chip = kChip.str();
     compiled = mlir::pa::compileToPTX(*module, options, error);
   }
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -

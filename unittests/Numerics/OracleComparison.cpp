@@ -3,7 +3,7 @@
 
 #include "pa/Oracle/Planner.h"
 #include "pa/Oracle/Reference.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 
 #include <chrono>
 #include <cstdio>

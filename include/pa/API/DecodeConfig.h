@@ -59,7 +59,7 @@ struct DecodeConfig {
   double logitsSoftCap = 0.0;         // 0: none; else cap * tanh(s / cap)
   bool hasSinks = false;
   std::optional<ComputeType> computeType; // default: fp8 for fp8 KV, else bf16
-  std::string chip = "gfx950";
+  std::string chip = std::string(kDefaultChip);
   std::optional<int64_t> budget;        // default 2 * compute units
   std::optional<int64_t> maxPartitions; // default compute units
 

@@ -23,13 +23,12 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
     docs/performance.md); the reduce kernel's head-dim loops are spread over
     the lanes. The plan kernel is left as it is (pa-workgroup-to-lane0).
 
-    Per-chip rules: gfx942 takes `f8E4M3FNUZ` only, gfx950 `f8E4M3FN` only
+    The chip is the module's `pa.target` (gfx942 or gfx950). Per-chip
+    rules: gfx942 takes `f8E4M3FNUZ` only, gfx950 `f8E4M3FN` only
     (and may use `v_mfma_f32_16x16x128_f8f6f4`); the wrong flavour is a
     diagnostic.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
-           "target chip: gfx942 or gfx950">,
     Option<"fp8Residual", "fp8-residual", "::mlir::pa::Fp8Residual",
            /*default=*/"::mlir::pa::kDefaultFp8Residual",
            "fp8 products whose operand's fp8 residual is multiplied too, by "
@@ -53,13 +52,11 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
   let summary = "distribute the tiled IR over warps for NVIDIA sm_90a";
   let description = [{
     Rewrites the kernels of `gpu.module @pa_kernels` into per-thread code for
-    NVIDIA GPUs (4-warp workgroups), with warp-level MMA where implemented;
+    the module's `pa.target` NVIDIA chip (sm_90a; 4-warp workgroups), with warp-level MMA where implemented;
     fp8 conversions are lowered explicitly (MLIR 22 does not translate fp8
     `arith.extf`/`truncf` in NVVM kernels).
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "target chip: sm_90a">,
     Option<"fp8Products", "fp8-products", "std::string", /*default=*/"\"f16\"",
            "matrix products of fp8 KV: f16 (K and V converted exactly) or "
            "e4m3 (raw K and V, the query split into two e4m3 terms and P "

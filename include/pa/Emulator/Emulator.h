@@ -30,6 +30,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "pa/IR/Chip.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -41,7 +42,7 @@ namespace mlir::pa::emulator {
 struct Options {
   /// The AMD chip whose semantics are followed: the fp8 flavour its
   /// conversions and MFMAs take and its LDS size (gfx942, gfx950).
-  std::string chip = "gfx950";
+  std::string chip = std::string(kDefaultChip);
   /// Accesses past a buffer descriptor's range (amdgpu.raw_buffer_*,
   /// memrefs of amdgpu.fat_raw_buffer_cast) are errors. Off: they return 0
   /// and drop stores, as the hardware does (still counted in Stats).

@@ -43,6 +43,12 @@ def Pa_Dialect : Dialect {
     its executable form.
   }];
   let useDefaultAttributePrinterParser = 1;
+  // `pa.target` (and the other `pa.`-prefixed attributes) on any op.
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The module attribute naming the chip the module is compiled for.
+    static constexpr ::llvm::StringLiteral kTargetAttrName = "pa.target";
+  }];
 }
 
 // Every pa op: an attribute the op does not define is an error (naming the
@@ -184,6 +190,33 @@ def Pa_KVLayoutAttr : Pa_Attr<"KVLayout", "kv_layout"> {
                         DefaultValuedParameter<"::mlir::pa::CacheLayout",
                             "::mlir::pa::CacheLayout::packed">:$layout);
   let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def Pa_TargetAttr : Pa_Attr<"Target", "target"> {
+  let summary = "the chip a module's kernels are compiled for";
+  let description = [{
+    Placed on the top-level module as `pa.target`, it names the chip every
+    chip-dependent pass reads its facts from (the table of
+    `include/pa/IR/Chip.h`: compute units for the plan defaults, workgroup
+    and wave size, workgroup memory, the fp8 flavour of the matrix units,
+    the MFMA instructions, the page-id staging bound). A pass that needs a
+    chip and finds no `pa.target` on an enclosing module is an error;
+    `pa-set-target{chip=...}` (the first step of every pipeline) sets it.
+    Only known chips parse: gfx942, gfx950, sm_90a.
+
+    Example:
+
+    ```mlir
+    module attributes {pa.target = #pa.target<"gfx942">} { ... }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"chip name">:$chip);
+  let assemblyFormat = "`<` $chip `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The chip's facts (the attribute verifies that the chip is known).
+    ::mlir::pa::ChipInfo getInfo() const;
+  }];
 }
 
 #endif // PA_IR_PABASE_TD

@@ -11,22 +11,13 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
+#include "pa/IR/KernelAttributes.h"
 
 namespace mlir::pa {
 
 /// Name of the gpu.module that holds every kernel pa-mlir generates.
 inline constexpr llvm::StringLiteral kKernelModuleName = "pa_kernels";
-
-/// Kernel gpu.func attributes the code-object metadata reports: the pa op
-/// operand name of each kernel argument (ArrayAttr of StringAttr) and the
-/// launch grid as text (StringAttr, "x = ..., y = ..., z = ...").
-inline constexpr llvm::StringLiteral kArgNamesAttrName = "pa.arg_names";
-inline constexpr llvm::StringLiteral kGridAttrName = "pa.grid";
-
-/// The chip named by a pass option, or an error on `module` listing the known
-/// chips.
-FailureOr<ChipInfo> resolveChip(ModuleOp module, llvm::StringRef chipName);
 
 /// Fails with an error on each pa.plan / pa.decode / pa.reduce that is
 /// inside a module nested in `module`: the lowerings put kernels in

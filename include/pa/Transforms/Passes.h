@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "pa/IR/Chip.h"
 
 namespace mlir::pa {
 
@@ -19,6 +21,11 @@ namespace mlir::pa {
 
 #define GEN_PASS_REGISTRATION
 #include "pa/Transforms/Passes.h.inc"
+
+/// Adds pa-set-target: `chip`, or when empty the module's own pa.target,
+/// or else `defaultChip`.
+void addSetTarget(OpPassManager &pm, llvm::StringRef chip,
+                  llvm::StringRef defaultChip = kDefaultChip);
 
 /// Registers the pa passes and the named pipelines (`pa-lower-to-host`).
 void registerPaPassesAndPipelines();

@@ -11,8 +11,35 @@
 
 include "mlir/Pass/PassBase.td"
 
-defvar ChipOption = Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
-    "target chip (gfx942, gfx950, sm_90a): sets compute-unit count and workgroup size">;
+def PaSetTarget : Pass<"pa-set-target", "ModuleOp"> {
+  let summary = "state the chip the module is compiled for (pa.target)";
+  let description = [{
+    Sets the module's `pa.target` attribute (`#pa.target<"gfx942">`), which
+    every chip-dependent pass reads. `chip` names the chip; a module that
+    already states another chip is an error (a module compiled for one chip
+    is not silently retargeted). Without `chip`, the module's own target
+    stays, or `default-chip` is set when it states none (the pipelines pass
+    their `chip` option and the project's default chip this way).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "chip the module is compiled for: gfx942, gfx950, sm_90a">,
+    Option<"defaultChip", "default-chip", "std::string", /*default=*/"",
+           "chip set when neither `chip` nor the module names one">
+  ];
+  let dependentDialects = ["::mlir::pa::PaDialect"];
+}
+
+def PaRequestCInterface : Pass<"pa-request-c-interface", "ModuleOp"> {
+  let summary = "mark public func.func definitions llvm.emit_c_interface";
+  let description = [{
+    Marks every public `func.func` definition `llvm.emit_c_interface`, so
+    that an ExecutionEngine can call the entry points as
+    `_mlir_ciface_<name>` with memref descriptors. Runs before the kernels
+    become (private) host functions, so only the functions the user wrote
+    are marked.
+  }];
+}
 
 def PaTile : Pass<"pa-tile", "ModuleOp"> {
   let summary = "lower pa.decode to a workgroup program over 256-token KV tiles";
@@ -24,7 +51,6 @@ def PaTile : Pass<"pa-tile", "ModuleOp"> {
     256-token tiles with the `pa.tile.*` ops (page ids, QK, masked online
     softmax in the exp2 domain, PV), then writes the partial results.
   }];
-  let options = [ChipOption];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect"];
@@ -37,9 +63,9 @@ def PaLowerPlan : Pass<"pa-lower-plan", "ModuleOp"> {
     kernel that computes `work_info` and `reduce_info` from the context
     lengths exactly as the host planner does (the spec's capacity, window
     tile skipping and prefix-sum apportioning). Missing `budget` and
-    `max_partitions` default to twice and once the chip's compute-unit count.
+    `max_partitions` default to twice and once the compute-unit count of the
+    module's target chip (`pa.target`).
   }];
-  let options = [ChipOption];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
@@ -52,7 +78,6 @@ def PaLowerReduce : Pass<"pa-lower-reduce", "ModuleOp"> {
     results of every row with the optional sink and writes the output rows
     in the output element type.
   }];
-  let options = [ChipOption];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect"];
@@ -64,7 +89,9 @@ def PaStagePageIds : Pass<"pa-stage-page-ids", "::mlir::gpu::GPUModuleOp"> {
     Rewrites the `pa.tile.page_ids` reads of a decode kernel: at kernel
     entry the page ids of the workgroup's visible tile range (for windows,
     only the union of tiles its rows can see) are copied from the block
-    table into workgroup memory, at most `max-staged` ids; each tile then
+    table into workgroup memory, at most `max-staged` ids and at most the
+    staging bound of the module's `pa.target` chip when it states one
+    (gfx942: 2048, an eighth of its LDS); each tile then
     reads its ids with vector-width loads. Tiles beyond the staged bound read
     the block table directly (scalar fallback); both give identical ids.
   }];

@@ -17,7 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "pa/IR/PaOps.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 #include "pa/Transforms/TileLowering.h"
 
 namespace mlir::pa {

@@ -16,13 +16,6 @@ using namespace mlir::pa::mfma;
 
 namespace {
 
-std::string typeName(Type type) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  os << type;
-  return name;
-}
-
 bool isWorkgroupMemRef(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
   return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
@@ -156,11 +149,12 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
   Type kvType = cast<MemRefType>(d.qk.getKeyCache().getType()).getElementType();
   DecodeShape &s = d.shape;
   s.kvType = kvType;
+  Type chipFp8 = getFp8Type(kernel.getContext(), chip);
   if (isa<FloatType>(kvType) && kvType.getIntOrFloatBitWidth() == 8 &&
-      typeName(kvType) != chip.fp8TypeName)
+      kvType != chipFp8)
     return d.qk.emitOpError() << "chip " << chip.name << " takes "
-                              << chip.fp8TypeName << " fp8 KV caches, got "
-                              << kvType;
+                              << fp8TypeName(chip.fp8Format)
+                              << " fp8 KV caches, got " << kvType;
   bool fp8Cache = isa<FloatType>(kvType) && kvType.getIntOrFloatBitWidth() == 8;
   if (!fp8Cache && !kvType.isBF16())
     return d.qk.emitOpError()

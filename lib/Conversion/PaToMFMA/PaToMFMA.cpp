@@ -25,12 +25,10 @@ struct PaToMFMAPass : pa::impl::PaToMFMABase<PaToMFMAPass> {
 
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
-    std::optional<ChipInfo> target = lookupChip(chip);
-    if (!target || target->vendor != Vendor::AMD) {
-      module.emitError() << "pa-to-mfma: unknown AMD chip '" << chip
-                         << "'; expected gfx942 or gfx950";
+    FailureOr<ChipInfo> target =
+        getTargetChip(module, getArgument(), Vendor::AMD);
+    if (failed(target))
       return signalPassFailure();
-    }
     SmallVector<mfma::DecodeKernel> decodes;
     SmallVector<gpu::GPUFuncOp> others;
     bool valid = true;

@@ -4,7 +4,7 @@
 
 #include "pa/IR/PaOps.h"
 #include "pa/Conversion/MFMAOptions.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -22,7 +22,8 @@
 
 #include "pa/Conversion/Passes.h"
 #include "pa/IR/PaOps.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
+#include "pa/IR/KernelAttributes.h"
 #include "pa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -39,8 +40,6 @@ using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
-
-constexpr llvm::StringLiteral kDistributionAttrName = "pa.distribution";
 
 bool hasTileOps(gpu::GPUFuncOp kernel) {
   return kernel
@@ -125,12 +124,10 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
 
   void runOnOperation() override {
     gpu::GPUModuleOp kernels = getOperation();
-    std::optional<ChipInfo> target = lookupChip(chip);
-    if (!target || target->vendor != Vendor::NVIDIA) {
-      kernels.emitError() << "pa-to-nvvm: '" << chip
-                          << "' is not an NVIDIA chip pa-mlir knows (sm_90a)";
+    FailureOr<ChipInfo> target =
+        getTargetChip(kernels, getArgument(), Vendor::NVIDIA);
+    if (failed(target))
       return signalPassFailure();
-    }
     if (fp8Products != "f16" && fp8Products != "e4m3") {
       kernels.emitError() << "pa-to-nvvm: fp8-products must be f16 or e4m3, "
                              "got '"
@@ -140,7 +137,8 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
     if (target->workgroupSize != nvvm::kWorkgroupThreads) {
       kernels.emitError() << "pa-to-nvvm distributes over "
                           << nvvm::kWorkgroupThreads << " threads, but "
-                          << chip << " launches " << target->workgroupSize;
+                          << target->name << " launches "
+                          << target->workgroupSize;
       return signalPassFailure();
     }
 
@@ -157,7 +155,7 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
                                          reason))
           distribution = "warps";
         else
-          kernel->setAttr("pa.thread0_reason", builder.getStringAttr(reason));
+          kernel->setAttr(kThread0ReasonAttrName, builder.getStringAttr(reason));
       } else if (nvvm::distributeReduceKernel(kernel, target->computeUnits)) {
         distribution = "warps";
       } else if (canSplitParallelLoops(kernel, loops)) {

@@ -36,7 +36,7 @@
 #include "DecodeToWarps.h"
 #include "WarpEmitter.h"
 
-#include "pa/Conversion/PaToNVVM.h"
+#include "pa/IR/KernelAttributes.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "llvm/Support/MathExtras.h"

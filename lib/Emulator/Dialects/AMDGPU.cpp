@@ -86,8 +86,8 @@ LogicalResult compileMFMA(OpCompiler &c, Operation *operation) {
                       "16x16x16 / 32x32x8 bf16 and f16, and gfx950's "
                       "16x16x128 / 32x32x64 f8f6f4 on fp8; f32 "
                       "accumulators)");
-  // The chip's MFMA instructions (the chip facts table will say this).
-  if (instruction->isF8F6F4() && c.program.options.chip != "gfx950")
+  // The chip's MFMA instructions (ChipInfo::hasF8F6F4Mfma).
+  if (instruction->isF8F6F4() && !c.program.chipHasF8F6F4Mfma)
     return c.fail(op, instruction->isaName() +
                           " exists on gfx950 only, "
                           "not on " +

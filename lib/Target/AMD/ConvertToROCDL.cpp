@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "AMDTarget.h"
+#include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
 #include "pa/Transforms/KernelBuilder.h"
 
@@ -38,6 +39,11 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+namespace mlir::pa {
+#define GEN_PASS_DEF_PACONVERTKERNELSTOROCDL
+#include "pa/Target/AMD/Passes.h.inc"
+} // namespace mlir::pa
+
 using namespace mlir;
 using namespace mlir::pa;
 
@@ -50,28 +56,27 @@ Type elementTypeOf(Type type) {
   return type;
 }
 
-/// The name an fp8 type prints as ("f8E4M3FN"); empty for other types.
-std::string fp8Name(Type type) {
+/// Whether `type` is an 8-bit float.
+bool isFp8(Type type) {
   auto fp = dyn_cast<FloatType>(type);
-  if (!fp || fp.getWidth() != 8)
-    return {};
-  std::string name;
-  llvm::raw_string_ostream(name) << type;
-  return name;
+  return fp && fp.getWidth() == 8;
 }
 
 } // namespace
 
 LogicalResult mlir::pa::checkFp8Flavour(Operation *kernels,
                                         const ChipInfo &chip) {
+  Type chipFp8 = getFp8Type(kernels->getContext(), chip);
   auto check = [&](Type type, Location loc) -> LogicalResult {
-    std::string name = fp8Name(elementTypeOf(type));
-    if (name.empty() || name == chip.fp8TypeName)
+    Type element = elementTypeOf(type);
+    if (!isFp8(element) || element == chipFp8)
       return success();
+    std::string name; // unquoted, as the chip's type name
+    llvm::raw_string_ostream(name) << element;
     return emitError(loc) << "chip " << chip.name << " converts "
-                          << chip.fp8TypeName << " fp8 values natively, not "
-                          << name << " (" << type
-                          << "); use the chip's fp8 flavour";
+                          << fp8TypeName(chip.fp8Format)
+                          << " fp8 values natively, not " << name << " ("
+                          << type << "); use the chip's fp8 flavour";
   };
   WalkResult walk = kernels->walk([&](Operation *op) {
     for (Region &region : op->getRegions())
@@ -123,7 +128,7 @@ void recordKernargFields(gpu::GPUFuncOp kernel) {
         name = named.str();
     appendKernargFields(name, type, fields, ctx);
   }
-  kernel->setAttr(amd::kKernargFieldsAttrName, ArrayAttr::get(ctx, fields));
+  kernel->setAttr(kKernargFieldsAttrName, ArrayAttr::get(ctx, fields));
 }
 
 /// Bytes of LDS the workgroup attributions of `kernel` take (before the
@@ -181,36 +186,14 @@ LogicalResult checkNoExternalFunctions(gpu::GPUModuleOp kernels) {
 }
 
 struct ConvertKernelsToROCDLPass
-    : PassWrapper<ConvertKernelsToROCDLPass, OperationPass<gpu::GPUModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertKernelsToROCDLPass)
-
-  ConvertKernelsToROCDLPass() = default;
-  ConvertKernelsToROCDLPass(const ConvertKernelsToROCDLPass &other)
-      : PassWrapper(other) {}
-  explicit ConvertKernelsToROCDLPass(StringRef chipName) {
-    chip = chipName.str();
-  }
-
-  StringRef getArgument() const override {
-    return "pa-convert-kernels-to-rocdl";
-  }
-  StringRef getDescription() const override {
-    return "convert kernels (gpu/arith/cf/memref/vector/amdgpu) to the LLVM "
-           "and ROCDL dialects without ROCm device-library calls";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect, ROCDL::ROCDLDialect,
-                    amdgpu::AMDGPUDialect, vector::VectorDialect>();
-  }
-
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("AMD chip: gfx942 or gfx950"),
-                           llvm::cl::init("gfx950")};
+    : pa::impl::PaConvertKernelsToROCDLBase<ConvertKernelsToROCDLPass> {
+  using Base::Base;
 
   void runOnOperation() override {
     gpu::GPUModuleOp kernels = getOperation();
     MLIRContext *ctx = &getContext();
-    FailureOr<ChipInfo> target = resolveAMDChip(kernels.getLoc(), chip);
+    FailureOr<ChipInfo> target =
+        getTargetChip(kernels, getArgument(), Vendor::AMD);
     if (failed(target))
       return signalPassFailure();
     FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(target->name);
@@ -306,11 +289,3 @@ struct ConvertKernelsToROCDLPass
 
 } // namespace
 
-std::unique_ptr<OperationPass<gpu::GPUModuleOp>>
-mlir::pa::createConvertKernelsToROCDLPass(StringRef chip) {
-  return std::make_unique<ConvertKernelsToROCDLPass>(chip);
-}
-
-void mlir::pa::amd::registerConvertKernelsToROCDLPass() {
-  PassRegistration<ConvertKernelsToROCDLPass>();
-}

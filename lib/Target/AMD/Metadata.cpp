@@ -45,7 +45,7 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
     KernelInterface info;
     if (auto grid = op.getAttrOfType<StringAttr>(kGridAttrName))
       info.grid = grid.str();
-    if (auto fields = op.getAttrOfType<ArrayAttr>(amd::kKernargFieldsAttrName))
+    if (auto fields = op.getAttrOfType<ArrayAttr>(kKernargFieldsAttrName))
       for (Attribute field : fields)
         if (auto text = dyn_cast<StringAttr>(field))
           info.kernargFields.push_back(text.str());

@@ -13,6 +13,11 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::pa {
+#define GEN_PASS_REGISTRATION
+#include "pa/Target/AMD/Passes.h.inc"
+} // namespace mlir::pa
+
 using namespace mlir;
 using namespace mlir::pa;
 
@@ -21,8 +26,8 @@ struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("AMD chip the kernels are built for (gfx942, gfx950); "
-                     "it fixes the plan budget, fp8 flavour and ISA"),
-      llvm::cl::init("gfx950")};
+                     "it fixes the plan budget, fp8 flavour and ISA. Default: "
+                     "the module's pa.target, else gfx950")};
   Option<Fp8Residual> fp8Residual{
       *this, "fp8-residual",
       llvm::cl::desc("fp8 products whose operand's fp8 residual is "
@@ -36,32 +41,16 @@ struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
 };
 } // namespace
 
-namespace {
-/// The spec's bound on staged page ids.
-constexpr int64_t kMaxStagedPageIds = 4096;
-
-/// Page ids staged in LDS: at most an eighth of the chip's LDS, so that on
-/// gfx942 (64 KiB) the MFMA decode kernel (ids + query / merge scratch)
-/// stays within 32 KiB and two workgroups fit a CU; the tiles beyond use
-/// the direct fallback.
-int64_t maxStagedPageIds(StringRef chipName) {
-  std::optional<ChipInfo> chip = lookupChip(chipName);
-  if (!chip)
-    return kMaxStagedPageIds;
-  return std::min<int64_t>(kMaxStagedPageIds,
-                           chip->workgroupMemoryBytes / 8 /
-                               static_cast<int64_t>(sizeof(int32_t)));
-}
-} // namespace
-
 void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
                                   const MFMAOptions &mfma) {
   // pa ops -> tiled IR (the same passes as the host path).
-  pm.addPass(createPaLowerPlan({chip.str()}));
-  pm.addPass(createPaTile({chip.str()}));
-  pm.addPass(createPaLowerReduce({chip.str()}));
+  addSetTarget(pm, chip);
+  pm.addPass(createPaLowerPlan());
+  pm.addPass(createPaTile());
+  pm.addPass(createPaLowerReduce());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  kernels.addPass(createPaStagePageIds({maxStagedPageIds(chip)}));
+  // The chip's bound on staged page ids (ChipInfo::maxStagedPageIds).
+  kernels.addPass(createPaStagePageIds());
   // arith ops without an LLVM lowering (ceil/floor division, ...) expanded
   // in the tiled IR, before pa-to-mfma: its float maxima must stay
   // llvm.maxnum (one v_max_f32), not become compare-and-select chains.
@@ -69,7 +58,7 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   // Decode on 4 waves with MFMA, reduce spread over the lanes; the plan
   // kernel (tiny, no lane code) runs its workgroup program on lane 0.
   kernels.addPass(
-      createPaToMFMA({chip.str(), mfma.fp8Residual, mfma.cacheOffsets}));
+      createPaToMFMA({mfma.fp8Residual, mfma.cacheOffsets}));
   kernels.addPass(createPaWorkgroupToLane0());
   // CSE first: the lane code repeats its constants and index math
   // thousands of times, and the canonicalizer is twice as fast on the
@@ -85,12 +74,12 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
-  kernels.addPass(createConvertKernelsToROCDLPass(chip));
+  kernels.addPass(createPaConvertKernelsToROCDL());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::pa::registerAMDPipelines() {
-  amd::registerConvertKernelsToROCDLPass();
+  registerPaTargetAMDPasses();
   PassPipelineRegistration<ROCDLPipelineOptions>(
       "pa-lower-to-rocdl",
       "lower pa ops to kernels of gpu.module @pa_kernels in the LLVM/ROCDL "

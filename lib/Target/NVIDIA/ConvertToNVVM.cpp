@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NVIDIATarget.h"
+#include "pa/IR/PaDialect.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -34,6 +35,11 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/Support/MathExtras.h"
+
+namespace mlir::pa {
+#define GEN_PASS_DEF_PACONVERTKERNELSTONVVM
+#include "pa/Target/NVIDIA/Passes.h.inc"
+} // namespace mlir::pa
 
 using namespace mlir;
 using namespace mlir::pa;
@@ -81,7 +87,7 @@ LogicalResult moveToDynamicSharedMemory(gpu::GPUFuncOp kernel,
           << "workgroup buffer " << buffer.getType();
     return failure();
   }
-  kernel->setAttr(nvidia::kSharedBytesAttrName,
+  kernel->setAttr(kSharedBytesAttrName,
                   IntegerAttr::get(IntegerType::get(ctx, 64), total));
   if (buffers.empty())
     return success();
@@ -147,32 +153,14 @@ LogicalResult checkNoExternalFunctions(gpu::GPUModuleOp kernels) {
 }
 
 struct ConvertKernelsToNVVMPass
-    : PassWrapper<ConvertKernelsToNVVMPass, OperationPass<gpu::GPUModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ConvertKernelsToNVVMPass)
-
-  ConvertKernelsToNVVMPass() = default;
-  ConvertKernelsToNVVMPass(const ConvertKernelsToNVVMPass &other)
-      : PassWrapper(other) {}
-  explicit ConvertKernelsToNVVMPass(StringRef chipName) { chip = chipName.str(); }
-
-  StringRef getArgument() const override { return "pa-convert-kernels-to-nvvm"; }
-  StringRef getDescription() const override {
-    return "convert kernels (gpu/arith/cf/memref/vector/nvvm) to the LLVM and "
-           "NVVM dialects without libdevice calls; workgroup buffers become "
-           "dynamic shared memory";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect, NVVM::NVVMDialect, memref::MemRefDialect,
-                    arith::ArithDialect>();
-  }
-
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA chip: sm_90a"),
-                           llvm::cl::init("sm_90a")};
+    : pa::impl::PaConvertKernelsToNVVMBase<ConvertKernelsToNVVMPass> {
+  using Base::Base;
 
   void runOnOperation() override {
     gpu::GPUModuleOp kernels = getOperation();
     MLIRContext *ctx = &getContext();
-    FailureOr<ChipInfo> target = resolveNVIDIAChip(kernels.getLoc(), chip);
+    FailureOr<ChipInfo> target =
+        getTargetChip(kernels, getArgument(), Vendor::NVIDIA);
     if (failed(target))
       return signalPassFailure();
 
@@ -193,7 +181,7 @@ struct ConvertKernelsToNVVMPass
       if (!kernel.isKernel())
         continue;
       SmallVector<std::string> fields = nvidia::kernelParamFields(kernel);
-      kernel->setAttr(nvidia::kParamFieldsAttrName,
+      kernel->setAttr(kParamFieldsAttrName,
                       Builder(ctx).getStrArrayAttr(SmallVector<StringRef>(
                           fields.begin(), fields.end())));
       fits &= succeeded(moveToDynamicSharedMemory(kernel, *target));
@@ -240,11 +228,3 @@ struct ConvertKernelsToNVVMPass
 
 } // namespace
 
-std::unique_ptr<OperationPass<gpu::GPUModuleOp>>
-mlir::pa::createConvertKernelsToNVVMPass(StringRef chip) {
-  return std::make_unique<ConvertKernelsToNVVMPass>(chip);
-}
-
-void mlir::pa::nvidia::registerConvertKernelsToNVVMPass() {
-  PassRegistration<ConvertKernelsToNVVMPass>();
-}

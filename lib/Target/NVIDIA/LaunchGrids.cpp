@@ -10,7 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NVIDIATarget.h"
-#include "pa/Conversion/PaToNVVM.h"
+#include "pa/Target/NVIDIA/Pipeline.h"
+#include "pa/IR/KernelAttributes.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,23 +20,18 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/Pass.h"
 
+namespace mlir::pa {
+#define GEN_PASS_DEF_PANVVMLAUNCHGRIDS
+#include "pa/Target/NVIDIA/Passes.h.inc"
+} // namespace mlir::pa
+
 using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
 
-struct LaunchGridsPass
-    : PassWrapper<LaunchGridsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LaunchGridsPass)
-
-  StringRef getArgument() const override { return "pa-nvvm-launch-grids"; }
-  StringRef getDescription() const override {
-    return "apply the grid z that pa-to-nvvm kernels ask for "
-           "(pa.nvvm.grid_z) to their gpu.launch_func ops and pa.grid";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, gpu::GPUDialect>();
-  }
+struct LaunchGridsPass : pa::impl::PaNVVMLaunchGridsBase<LaunchGridsPass> {
+  using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -45,7 +41,7 @@ struct LaunchGridsPass
           SymbolTable::lookupNearestSymbolFrom(launch, launch.getKernel());
       if (!kernel)
         return WalkResult::advance();
-      auto slices = kernel->getAttrOfType<IntegerAttr>(nvvm::kGridZAttrName);
+      auto slices = kernel->getAttrOfType<IntegerAttr>(kGridZAttrName);
       if (!slices)
         return WalkResult::advance();
       if (slices.getInt() < 1 || !isConstantIntValue(launch.getGridSizeZ(), 1)) {
@@ -67,7 +63,7 @@ struct LaunchGridsPass
 
     constexpr StringRef kUnitZ = ", z = 1";
     for (Operation *kernel : kernels) {
-      auto slices = kernel->getAttrOfType<IntegerAttr>(nvvm::kGridZAttrName);
+      auto slices = kernel->getAttrOfType<IntegerAttr>(kGridZAttrName);
       auto grid = kernel->getAttrOfType<StringAttr>(kGridAttrName);
       if (!grid || !grid.getValue().ends_with(kUnitZ)) {
         kernel->emitError() << "pa-nvvm-launch-grids: the kernel's "
@@ -80,17 +76,10 @@ struct LaunchGridsPass
               .str();
       kernel->setAttr(kGridAttrName,
                       StringAttr::get(kernel->getContext(), formula));
-      kernel->removeAttr(nvvm::kGridZAttrName);
+      kernel->removeAttr(kGridZAttrName);
     }
   }
 };
 
 } // namespace
 
-std::unique_ptr<Pass> mlir::pa::nvidia::createLaunchGridsPass() {
-  return std::make_unique<LaunchGridsPass>();
-}
-
-void mlir::pa::nvidia::registerLaunchGridsPass() {
-  PassRegistration<LaunchGridsPass>();
-}

@@ -43,15 +43,15 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
     KernelInterface info;
     if (auto grid = func->getAttrOfType<StringAttr>(kGridAttrName))
       info.grid = grid.str();
-    if (auto how = func->getAttrOfType<StringAttr>("pa.distribution"))
+    if (auto how = func->getAttrOfType<StringAttr>(kDistributionAttrName))
       info.distribution = how.str();
     if (auto fields =
-            func->getAttrOfType<ArrayAttr>(nvidia::kParamFieldsAttrName))
+            func->getAttrOfType<ArrayAttr>(kParamFieldsAttrName))
       for (Attribute field : fields)
         if (auto text = dyn_cast<StringAttr>(field))
           info.paramFields.push_back(text.str());
     if (auto bytes =
-            func->getAttrOfType<IntegerAttr>(nvidia::kSharedBytesAttrName))
+            func->getAttrOfType<IntegerAttr>(kSharedBytesAttrName))
       info.sharedBytes = bytes.getInt();
     // The GPU-to-NVVM lowering turns gpu.func's known block size into
     // nvvm.maxntid (and keeps gpu.known_block_size).

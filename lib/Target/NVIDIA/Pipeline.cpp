@@ -13,6 +13,11 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::pa {
+#define GEN_PASS_REGISTRATION
+#include "pa/Target/NVIDIA/Passes.h.inc"
+} // namespace mlir::pa
+
 using namespace mlir;
 using namespace mlir::pa;
 
@@ -21,27 +26,26 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("NVIDIA chip the kernels are built for (sm_90a); it "
-                     "fixes the plan budget, fp8 flavour and ISA"),
-      llvm::cl::init("sm_90a")};
+                     "fixes the plan budget, fp8 flavour and ISA. Default: "
+                     "the module's pa.target, else sm_90a")};
 };
-
-/// The spec's bound on staged page ids (16 KiB of the 227 KiB per block).
-constexpr int64_t kMaxStagedPageIds = 4096;
 } // namespace
 
 void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
   // pa ops -> tiled IR (the same passes as the host and AMD paths, but the
   // plan kernel on 128 threads instead of a sequential program).
-  pm.addPass(nvidia::createLowerPlanToThreadsPass(chip));
-  pm.addPass(createPaTile({chip.str()}));
-  pm.addPass(createPaLowerReduce({chip.str()}));
+  addSetTarget(pm, chip, kDefaultNVIDIAChip);
+  pm.addPass(createPaLowerPlanToThreads());
+  pm.addPass(createPaTile());
+  pm.addPass(createPaLowerReduce());
   {
     OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-    kernels.addPass(createPaStagePageIds({kMaxStagedPageIds}));
-    kernels.addPass(createPaToNVVM({chip.str()}));
+    // The chip's bound on staged page ids (ChipInfo::maxStagedPageIds).
+    kernels.addPass(createPaStagePageIds());
+    kernels.addPass(createPaToNVVM());
   }
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
-  pm.addPass(nvidia::createLaunchGridsPass());
+  pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -54,15 +58,13 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(arith::createArithExpandOpsPass());
-  kernels.addPass(createConvertKernelsToNVVMPass(chip));
+  kernels.addPass(createPaConvertKernelsToNVVM());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   kernels.addPass(createCanonicalizerPass());
 }
 
 void mlir::pa::registerNVIDIAPipelines() {
-  nvidia::registerConvertKernelsToNVVMPass();
-  nvidia::registerLowerPlanToThreadsPass();
-  nvidia::registerLaunchGridsPass();
+  registerPaTargetNVIDIAPasses();
   PassPipelineRegistration<NVVMPipelineOptions>(
       "pa-lower-to-nvvm",
       "lower pa ops to kernels of gpu.module @pa_kernels in the LLVM/NVVM "

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NVIDIATarget.h"
+#include "pa/Target/NVIDIA/Pipeline.h"
 
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/KernelBuilder.h"
@@ -33,6 +34,11 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Pass/Pass.h"
 
+namespace mlir::pa {
+#define GEN_PASS_DEF_PALOWERPLANTOTHREADS
+#include "pa/Target/NVIDIA/Passes.h.inc"
+} // namespace mlir::pa
+
 using namespace mlir;
 using namespace mlir::pa;
 using arith::CmpIPredicate;
@@ -41,7 +47,6 @@ namespace {
 
 constexpr int64_t kThreads = 128;
 /// What pa-to-nvvm records on each kernel (and leaves alone when set).
-constexpr llvm::StringLiteral kDistributionAttrName = "pa.distribution";
 
 /// The plan's arithmetic (PlanArithmetic, shared with pa-lower-plan) and
 /// the memory, barrier and loop ops of the threaded kernel.
@@ -263,37 +268,23 @@ private:
 };
 
 struct LowerPlanToThreadsPass
-    : PassWrapper<LowerPlanToThreadsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerPlanToThreadsPass)
-
-  LowerPlanToThreadsPass() = default;
-  LowerPlanToThreadsPass(const LowerPlanToThreadsPass &other)
-      : PassWrapper(other) {}
-  explicit LowerPlanToThreadsPass(StringRef chipName) {
-    chip = chipName.str();
-  }
-
-  StringRef getArgument() const override { return "pa-lower-plan-to-threads"; }
-  StringRef getDescription() const override {
-    return "lower pa.plan to a planning kernel that runs on the 128 threads "
-           "of one NVIDIA workgroup (the work plan of pa-lower-plan)";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
-                    memref::MemRefDialect, scf::SCFDialect>();
-  }
-
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA chip: sm_90a"),
-                           llvm::cl::init("sm_90a")};
+    : pa::impl::PaLowerPlanToThreadsBase<LowerPlanToThreadsPass> {
+  using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<ChipInfo> target = resolveChip(module, chip);
-    if (failed(target) || failed(checkPaOpsInTopLevelModule(module)))
+    if (failed(checkPaOpsInTopLevelModule(module)))
+      return signalPassFailure();
+    if (!module.walk([](PlanOp) { return WalkResult::interrupt(); })
+             .wasInterrupted())
+      return;
+    FailureOr<ChipInfo> target =
+        getTargetChip(module, getArgument(), Vendor::NVIDIA);
+    if (failed(target))
       return signalPassFailure();
     if (target->workgroupSize != kThreads) {
       module.emitError() << "pa-lower-plan-to-threads plans on " << kThreads
-                         << " threads, but " << chip << " launches "
+                         << " threads, but " << target->name << " launches "
                          << target->workgroupSize;
       return signalPassFailure();
     }
@@ -314,11 +305,3 @@ struct LowerPlanToThreadsPass
 
 } // namespace
 
-std::unique_ptr<Pass> mlir::pa::nvidia::createLowerPlanToThreadsPass(
-    StringRef chip) {
-  return std::make_unique<LowerPlanToThreadsPass>(chip);
-}
-
-void mlir::pa::nvidia::registerLowerPlanToThreadsPass() {
-  PassRegistration<LowerPlanToThreadsPass>();
-}

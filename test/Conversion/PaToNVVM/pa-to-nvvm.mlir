@@ -1,10 +1,10 @@
 // pa-to-nvvm on the kernels of the tiling passes: the decode and reduce
 // kernels on warps, the plan kernel on thread 0, no tile op left.
 // RUN: pa-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(pa-lower-plan{chip=sm_90a},pa-tile{chip=sm_90a},pa-lower-reduce{chip=sm_90a},gpu.module(pa-stage-page-ids,pa-to-nvvm))' \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},pa-lower-plan,pa-tile,pa-lower-reduce,gpu.module(pa-stage-page-ids,pa-to-nvvm))' \
 // RUN:   | FileCheck %s
 // RUN: pa-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(pa-lower-plan{chip=sm_90a},pa-tile{chip=sm_90a},pa-lower-reduce{chip=sm_90a},gpu.module(pa-stage-page-ids,pa-to-nvvm{fp8-products=e4m3}))' \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},pa-lower-plan,pa-tile,pa-lower-reduce,gpu.module(pa-stage-page-ids,pa-to-nvvm{fp8-products=e4m3}))' \
 // RUN:   | FileCheck %s --check-prefix=E4M3
 
 // fp8 KV (D = 128, G = 8: one 16-row M-tile), transposed V, per-token

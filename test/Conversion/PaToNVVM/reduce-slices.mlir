@@ -1,12 +1,12 @@
 // pa-to-nvvm's reduce kernel in slices of rows on grid z (ReduceToWarps.cpp),
 // and pa-nvvm-launch-grids putting the slices on the launch and in pa.grid.
 // RUN: pa-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(pa-lower-reduce{chip=sm_90a},gpu.module(pa-to-nvvm),pa-nvvm-launch-grids,canonicalize,cse)' \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},pa-lower-reduce,gpu.module(pa-to-nvvm),pa-nvvm-launch-grids,canonicalize,cse)' \
 // RUN:   | FileCheck %s
 // Without pa-nvvm-launch-grids the kernel asks for z = 4 (pa.nvvm.grid_z)
 // and its launch has z = 1.
 // RUN: pa-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(pa-lower-reduce{chip=sm_90a},gpu.module(pa-to-nvvm),canonicalize,cse)' \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},pa-lower-reduce,gpu.module(pa-to-nvvm),canonicalize,cse)' \
 // RUN:   | FileCheck %s --check-prefix=ASKS
 
 // Q = 1, G = 8, D = 256 (the benchmark's fp8 / bf16 programs): 8 rows of 64

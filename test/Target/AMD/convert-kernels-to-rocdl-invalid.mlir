@@ -1,4 +1,4 @@
-// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-rocdl{chip=gfx942}))' -verify-diagnostics
+// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(pa-set-target{chip=gfx942},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-rocdl))' -verify-diagnostics
 
 // OCP fp8 on gfx942 is diagnosed before any upstream fp8 conversion runs
 // (MLIR 22's arith-to-amdgpu crashes on it).

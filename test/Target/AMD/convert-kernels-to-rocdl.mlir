@@ -1,5 +1,5 @@
-// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-rocdl{chip=gfx950},reconcile-unrealized-casts))' | FileCheck %s
-// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-rocdl{chip=gfx950},reconcile-unrealized-casts))' | FileCheck %s --check-prefix=NOCALL
+// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-rocdl,reconcile-unrealized-casts))' | FileCheck %s
+// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-rocdl,reconcile-unrealized-casts))' | FileCheck %s --check-prefix=NOCALL
 
 // A workgroup program on lane 0: workgroup memory becomes an LDS global
 // (address space 3), exp2 stays LLVM's intrinsic (no __ocml_exp2_f32), the

@@ -1,7 +1,10 @@
-// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm))' -verify-diagnostics
-// RUN: not pa-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(pa-convert-kernels-to-nvvm{chip=gfx950}))' 2>&1 | FileCheck %s --check-prefix=AMD
+// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm))' -verify-diagnostics
+// RUN: not pa-opt %s -split-input-file -pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(pa-convert-kernels-to-nvvm))' 2>&1 | FileCheck %s --check-prefix=AMD
 
-// AMD: error: chip 'gfx950' is not an NVIDIA chip; PTX is built for sm_90a
+// RUN: not pa-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(pa-convert-kernels-to-nvvm))' 2>&1 | FileCheck %s --check-prefix=NONE
+
+// NONE: error: pa-convert-kernels-to-nvvm: no target chip: the module has no pa.target attribute
+// AMD: error: pa-convert-kernels-to-nvvm: gfx950 is not an NVIDIA chip (the module's pa.target)
 
 // More shared memory than sm_90a gives one block (227 KiB).
 gpu.module @pa_kernels {

@@ -1,5 +1,5 @@
-// RUN: pa-opt %s -pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s
-// RUN: pa-opt %s -pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s --check-prefix=NOCALL
+// RUN: pa-opt %s -pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s
+// RUN: pa-opt %s -pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s --check-prefix=NOCALL
 
 // Workgroup buffers become 16-byte aligned views of the dynamic shared
 // memory, declared external (an internal [0 x i8] definition would let LLVM

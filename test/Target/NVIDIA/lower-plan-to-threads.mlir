@@ -1,8 +1,8 @@
 // pa-lower-plan-to-threads: pa.plan as a planning kernel on the 128 threads
 // of one workgroup (block scans in shared memory, work_info rows over the
 // threads), which pa-to-nvvm leaves as it is.
-// RUN: pa-opt %s --pa-lower-plan-to-threads=chip=sm_90a | FileCheck %s
-// RUN: pa-opt %s --pass-pipeline='builtin.module(pa-lower-plan-to-threads{chip=sm_90a},gpu.module(pa-to-nvvm))' \
+// RUN: pa-opt %s --pa-set-target=chip=sm_90a --pa-lower-plan-to-threads | FileCheck %s
+// RUN: pa-opt %s --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},pa-lower-plan-to-threads,gpu.module(pa-to-nvvm))' \
 // RUN:   | FileCheck %s --check-prefix=KEPT
 
 // CHECK-LABEL: func.func @plan

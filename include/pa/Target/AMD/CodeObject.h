@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "pa/Conversion/MFMAOptions.h"
+#include "pa/IR/Chip.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -29,7 +30,7 @@ namespace mlir::pa {
 
 struct AMDCompileOptions {
   /// gfx942 or gfx950.
-  std::string chip = "gfx950";
+  std::string chip = std::string(kDefaultChip);
   /// AMDHSA code object version: 5 or 6.
   int codeObjectVersion = 5;
   /// pa-to-mfma's fp8-residual option.

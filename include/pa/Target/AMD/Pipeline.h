@@ -11,7 +11,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "pa/Conversion/MFMAOptions.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 
 #include <memory>
 
@@ -30,12 +30,9 @@ void registerAMDPipelines();
 void buildROCDLPipeline(OpPassManager &pm, llvm::StringRef chip,
                         const MFMAOptions &mfma = {});
 
-/// `pa-convert-kernels-to-rocdl`: the dialect conversion of a gpu.module
-/// whose kernels are loops over memrefs (gpu, arith, cf, memref, vector,
-/// amdgpu ops and llvm math intrinsics) to LLVM + ROCDL, without any call
-/// into the ROCm device libraries.
-std::unique_ptr<OperationPass<gpu::GPUModuleOp>>
-createConvertKernelsToROCDLPass(llvm::StringRef chip);
+/// `pa-convert-kernels-to-rocdl` (include/pa/Target/AMD/Passes.td).
+#define GEN_PASS_DECL
+#include "pa/Target/AMD/Passes.h.inc"
 
 /// The AMD chip named `chipName`, or an error at `loc` naming the chips
 /// pa-mlir can build code objects for.

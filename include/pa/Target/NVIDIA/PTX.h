@@ -15,6 +15,7 @@
 #define PA_TARGET_NVIDIA_PTX_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "pa/IR/Chip.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -30,7 +31,7 @@ namespace mlir::pa {
 
 struct NVIDIACompileOptions {
   /// sm_90a.
-  std::string chip = "sm_90a";
+  std::string chip = std::string(kDefaultNVIDIAChip);
   /// Also assemble a cubin with ptxas (an error when ptxas is not found).
   bool emitCubin = false;
   /// ptxas to run: empty searches PATH, then /usr/local/cuda/bin. Used for

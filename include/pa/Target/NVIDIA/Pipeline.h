@@ -11,7 +11,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
-#include "pa/Target/Chip.h"
+#include "pa/IR/Chip.h"
 
 #include <memory>
 
@@ -29,13 +29,11 @@ void registerNVIDIAPipelines();
 /// The host function keeps its gpu.launch_func ops.
 void buildNVVMPipeline(OpPassManager &pm, llvm::StringRef chip);
 
-/// `pa-convert-kernels-to-nvvm`: the dialect conversion of a gpu.module
-/// whose kernels use gpu, arith, cf, memref, vector and nvvm ops and LLVM
-/// math intrinsics to LLVM + NVVM, with no libdevice (__nv_*) calls.
-/// Workgroup buffers become views of the kernel's dynamic shared memory
-/// (static .shared is capped at 48 KiB).
-std::unique_ptr<OperationPass<gpu::GPUModuleOp>>
-createConvertKernelsToNVVMPass(llvm::StringRef chip);
+/// `pa-lower-plan-to-threads` (PlanKernel.cpp), `pa-nvvm-launch-grids`
+/// (LaunchGrids.cpp), `pa-convert-kernels-to-nvvm` (ConvertToNVVM.cpp):
+/// include/pa/Target/NVIDIA/Passes.td.
+#define GEN_PASS_DECL
+#include "pa/Target/NVIDIA/Passes.h.inc"
 
 /// The NVIDIA chip named `chipName`, or an error at `loc` naming the chips
 /// pa-mlir can build PTX for.

@@ -35,11 +35,11 @@ def main():
     chip = args.chip
     kernels = f"pa-stage-page-ids{{max-staged={MAX_STAGED[chip]}}}"
     if args.stage == "mfma":
-        kernels += (f",pa-to-mfma{{chip={chip} "
+        kernels += (f",pa-to-mfma{{"
                     f"fp8-residual={args.fp8_residual} "
                     f"cache-offsets={args.cache_offsets}}}")
-    pipeline = (f"builtin.module(pa-lower-plan{{chip={chip}}},"
-                f"pa-tile{{chip={chip}}},pa-lower-reduce{{chip={chip}}},"
+    pipeline = (f"builtin.module(pa-set-target{{chip={chip}}},pa-lower-plan,"
+                f"pa-tile,pa-lower-reduce,"
                 f"gpu.module({kernels}))")
     text = mfma_decode.module(args.config, chip)
     result = subprocess.run([args.pa_opt, f"--pass-pipeline={pipeline}"],

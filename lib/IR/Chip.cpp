@@ -1,7 +1,5 @@
 //===- Chip.cpp - the chips pa-mlir targets -------------------------------===//
-#include "pa/Target/Chip.h"
-
-#include "llvm/ADT/STLExtras.h"
+#include "pa/IR/Chip.h"
 
 using namespace mlir::pa;
 
@@ -9,10 +7,12 @@ namespace {
 // MI300X has 304 CUs (MI308X 80, MI300A 228); MI355X 256; H200 132 SMs.
 // Parts with fewer CUs pass an explicit budget.
 const ChipInfo kChips[] = {
-    {"gfx942", Vendor::AMD, 304, 256, 64 * 1024, "f8E4M3FNUZ"},
-    {"gfx950", Vendor::AMD, 256, 256, 160 * 1024, "f8E4M3FN",
-     /*hasF8F6F4Mfma=*/true},
-    {"sm_90a", Vendor::NVIDIA, 132, 128, 227 * 1024, "f8E4M3FN"},
+    {"gfx942", Vendor::AMD, 304, 256, 64, 64 * 1024,
+     /*maxStagedPageIds=*/2048, Fp8Format::E4M3FNUZ},
+    {"gfx950", Vendor::AMD, 256, 256, 64, 160 * 1024,
+     /*maxStagedPageIds=*/4096, Fp8Format::E4M3FN, /*hasF8F6F4Mfma=*/true},
+    {"sm_90a", Vendor::NVIDIA, 132, 128, 32, 227 * 1024,
+     /*maxStagedPageIds=*/4096, Fp8Format::E4M3FN},
 };
 } // namespace
 
@@ -24,3 +24,7 @@ std::optional<ChipInfo> mlir::pa::lookupChip(llvm::StringRef name) {
 }
 
 llvm::StringRef mlir::pa::knownChipNames() { return "gfx942, gfx950, sm_90a"; }
+
+llvm::StringRef mlir::pa::fp8TypeName(Fp8Format format) {
+  return format == Fp8Format::E4M3FNUZ ? "f8E4M3FNUZ" : "f8E4M3FN";
+}
