@@ -61,6 +61,8 @@ typedef struct {
   int64_t maxPartitions; /* 0: the chip's compute units */
   double logitsSoftCap;  /* 0: none; > 0: scores become cap * tanh(s / cap) */
   int32_t kvLayout;      /* PA_KV_LAYOUT_* */
+  bool returnLse;        /* the run also writes PaHostBuffers.lse */
+  bool hasAlibi;         /* the run reads PaHostBuffers.alibiSlopes */
 } PaDecodeConfig;
 
 /* Hq = 8, Hkv = 1, D = 128, P = 16, Q = 1, e4m3fn KV, bf16 query, packed K,
@@ -85,12 +87,14 @@ typedef struct {
   const float *kScale;         /* per-tensor [1], per-token [N, Hkv, P] */
   const float *vScale;
   const float *sinks;          /* [Hq] */
+  const float *alibiSlopes;    /* [Hq] with hasAlibi, else NULL */
   int32_t *workInfo;           /* [capacity, 4] */
   int32_t *reduceInfo;         /* [B, 2] */
   float *expSums;              /* [Hkv, capacity, Q*G] */
   float *maxLogits;            /* [Hkv, capacity, Q*G] */
   float *tmpOut;               /* [Hkv, capacity, Q*G, D] */
   uint16_t *output;            /* [B*Q, Hq, D] */
+  float *lse;                  /* [B*Q, Hq] with returnLse, else NULL */
 } PaHostBuffers;
 
 typedef struct {

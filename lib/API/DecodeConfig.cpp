@@ -153,5 +153,6 @@ std::string DecodeConfig::cacheKey() const {
   os << ';';
   os << ';' << (computeType ? int(*computeType) : -1);
   os << ';' << llvm::format_hex(llvm::bit_cast<uint64_t>(logitsSoftCap), 18);
+  os << ';' << returnLse << ';' << hasAlibi;
   return key;
 }

@@ -85,12 +85,16 @@ operandShapes(const DecodeConfig &config) {
   }
   if (config.hasSinks)
     add("sinks", {hq});
+  if (config.hasAlibi)
+    add("alibi_slopes", {hq});
   add("work_info", {capacity, 4});
   add("reduce_info", {batch, 2});
   add("exp_sums", {hkv, capacity, rows});
   add("max_logits", {hkv, capacity, rows});
   add("tmp_out", {hkv, capacity, rows, d});
   add("output", {tokens, hq, d});
+  if (config.returnLse)
+    add("lse", {tokens, hq});
   return shapes;
 }
 } // namespace
@@ -123,12 +127,14 @@ Value *DecodeOperands::lookup(StringRef name) {
       .Case("k_scale", &kScale)
       .Case("v_scale", &vScale)
       .Case("sinks", &sinks)
+      .Case("alibi_slopes", &alibiSlopes)
       .Case("work_info", &workInfo)
       .Case("reduce_info", &reduceInfo)
       .Case("exp_sums", &expSums)
       .Case("max_logits", &maxLogits)
       .Case("tmp_out", &tmpOut)
       .Case("output", &output)
+      .Case("lse", &lse)
       .Default(nullptr);
 }
 
@@ -164,7 +170,7 @@ DecodeOp mlir::pa::buildDecodeOp(OpBuilder &builder, Location loc,
   return DecodeOp::create(
       builder, loc, operands.query, operands.keyCache, operands.valueCache,
       operands.blockTables, operands.contextLengths, operands.kScale,
-      operands.vScale, operands.workInfo, operands.expSums,
+      operands.vScale, operands.alibiSlopes, operands.workInfo, operands.expSums,
       operands.maxLogits, operands.tmpOut, layout, config.scaleMode,
       config.slidingWindow, softmaxScale, compute, config.logitsSoftCap);
 }
@@ -173,7 +179,7 @@ ReduceOp mlir::pa::buildReduceOp(OpBuilder &builder, Location loc,
                                  const DecodeOperands &operands) {
   return ReduceOp::create(builder, loc, operands.expSums, operands.maxLogits,
                           operands.tmpOut, operands.reduceInfo, operands.sinks,
-                          operands.output);
+                          operands.output, operands.lse);
 }
 
 void mlir::pa::buildDecodeSequence(OpBuilder &builder, Location loc,

@@ -39,12 +39,16 @@ mlir::pa::decodeOperands(const DecodeConfig &c, const HostBuffers &b) {
   }
   if (c.hasSinks)
     add("sinks", b.sinks, {hq}, 4, true);
+  if (c.hasAlibi)
+    add("alibi_slopes", b.alibiSlopes, {hq}, 4, true);
   add("work_info", b.workInfo, {b.capacity, 4}, 4, false);
   add("reduce_info", b.reduceInfo, {b.batch, 2}, 4, false);
   add("exp_sums", b.expSums, {hkv, b.capacity, r}, 4, false);
   add("max_logits", b.maxLogits, {hkv, b.capacity, r}, 4, false);
   add("tmp_out", b.tmpOut, {hkv, b.capacity, r, d}, 4, false);
   add("output", b.output, {rows, hq, d}, 2, false);
+  if (c.returnLse)
+    add("lse", b.lse, {rows, hq}, 4, false);
   return operands;
 }
 

@@ -198,6 +198,15 @@ std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
     required(b.sinks, "sinks", {hq});
   else if (b.sinks)
     return "sinks are given but the program was compiled without sinks";
+  if (config.hasAlibi)
+    required(b.alibiSlopes, "alibi_slopes", {hq});
+  else if (b.alibiSlopes)
+    return "alibi_slopes are given but the program was compiled without "
+           "ALiBi";
+  if (config.returnLse)
+    required(b.lse, "lse", {b.batch, q, hq});
+  else if (b.lse)
+    return "lse is given but the program was compiled without it";
   if (!message.empty())
     return message;
 

@@ -43,6 +43,8 @@ PaDecodeConfig paDecodeConfigGetDefault(void) {
   c.maxPartitions = 0;
   c.logitsSoftCap = defaults.logitsSoftCap;
   c.kvLayout = static_cast<int32_t>(defaults.cacheLayout);
+  c.returnLse = defaults.returnLse;
+  c.hasAlibi = defaults.hasAlibi;
   return c;
 }
 

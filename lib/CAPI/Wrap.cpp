@@ -76,6 +76,8 @@ bool capi::unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
     config.softmaxScale = c->softmaxScale;
   config.hasSinks = c->hasSinks;
   config.logitsSoftCap = c->logitsSoftCap;
+  config.returnLse = c->returnLse;
+  config.hasAlibi = c->hasAlibi;
   if (c->chip)
     config.chip = c->chip;
   if (c->budget != 0)
@@ -99,6 +101,8 @@ HostBuffers capi::unwrapBuffers(const PaHostBuffers &c) {
   buffers.kScale = c.kScale;
   buffers.vScale = c.vScale;
   buffers.sinks = c.sinks;
+  buffers.alibiSlopes = c.alibiSlopes;
+  buffers.lse = c.lse;
   buffers.workInfo = c.workInfo;
   buffers.reduceInfo = c.reduceInfo;
   buffers.expSums = c.expSums;

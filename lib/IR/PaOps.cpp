@@ -619,6 +619,11 @@ LogicalResult DecodeOp::verify() {
   }
   if (failed(verifySoftCap(op, getLogitsSoftCap())))
     return failure();
+  if (Value slopes = getAlibiSlopes()) {
+    if (failed(check.shape("alibi_slopes", slopes, "[Hq]", {*queryHeads})) ||
+        failed(check.f32("alibi_slopes", slopes)))
+      return failure();
+  }
 
   if (failed(check.shape("exp_sums", getExpSums(), "[Hkv, capacity, Q*G]",
                          {*kvHeads, kAnySize, kAnySize})))
@@ -704,6 +709,12 @@ LogicalResult ReduceOp::verify() {
             "sinks", sinks,
             [](Type t) { return t.isF32() || t.isBF16() || t.isF16(); },
             "f32, bf16 or f16")))
+      return failure();
+  }
+  if (Value lse = getLse()) {
+    if (failed(check.shape("lse", lse, "[B*Q, Hq]", {kAnySize, *queryHeads})) ||
+        failed(check.f32("lse", lse)) ||
+        failed(check.sharedDim("batch size B", "lse", lse, 0, *rows / group)))
       return failure();
   }
   return success();
@@ -792,6 +803,16 @@ LogicalResult TileQKOp::verify() {
       failed(verifyTile(*this, "query_tile", getQueryTile(), {rows, kAnySize})) ||
       failed(verifyPageIdCount(*this, getPageIds().getType(), getPageSize())) ||
       failed(verifyScaleOperand(*this, getScale(), getKScale(), "k_scale")));
+}
+
+LogicalResult TileAlibiOp::verify() {
+  auto slopes = cast<MemRefType>(getAlibiSlopes().getType());
+  if (slopes.getRank() != 1 || !slopes.getElementType().isF32())
+    return emitOpError() << "alibi_slopes must be a 1-D f32 memref [Hq], got "
+                         << slopes;
+  if (getGroupSize() < 1 || getQueryLength() < 1)
+    return emitOpError() << "query_length and group_size must be positive";
+  return verifyTile(*this, "scores", getScores(), {kAnySize, kTileTokens});
 }
 
 LogicalResult TileSoftmaxOp::verify() {

@@ -401,6 +401,18 @@ bool generateCase(const CaseConfig &config, DecodeCase &c,
                                : float(config.sinkValues[size_t(i)]);
   }
 
+  if (config.alibi) {
+    // Geometric slopes as ALiBi's 2^(-8 (h + 1) / Hq), each scaled by a
+    // random factor in [0.5, 1.5) and one in eight negated, so that heads
+    // differ and recent tokens do not always win.
+    c.alibiSlopes.resize(size_t(c.numQueryHeads));
+    for (int64_t h = 0; h < c.numQueryHeads; ++h) {
+      double slope = std::exp2(-8.0 * double(h + 1) / double(c.numQueryHeads)) *
+                     (0.5 + data.unit());
+      c.alibiSlopes[size_t(h)] = float(data.below(8) == 0 ? -slope : slope);
+    }
+  }
+
   if (config.poisonInvisible) {
     for (int64_t b = 0; b < c.batch; ++b) {
       const int64_t length = c.contextLengths[size_t(b)];
@@ -477,6 +489,8 @@ void forEachField(Config &config, Visitor &visit) {
   visit("sink_values", config.sinkValues);
   visit("softmax_scale", config.softmaxScale);
   visit("logits_soft_cap", config.logitsSoftCap);
+  visit("lse", config.lse);
+  visit("alibi", config.alibi);
   visit("context_lengths", config.contextLengths);
   visit("min_context_length", config.minContextLength);
   visit("max_context_length", config.maxContextLength);

@@ -254,6 +254,9 @@ bool validateCase(const DecodeCase &c, std::string &error) {
                            scaleModeName(c.scaleMode));
   if (!c.sinks.empty() && c.sinks.size() != size_t(c.numQueryHeads))
     return fail(error, "sinks must be empty or have Hq elements");
+  if (c.alibiSlopes.size() != (c.alibi ? size_t(c.numQueryHeads) : 0))
+    return fail(error, "alibi_slopes must have Hq elements with alibi and "
+                       "none without");
   if (c.contextLengths.size() != size_t(c.batch) ||
       c.blockTables.size() != size_t(c.batch * c.maxPagesPerSequence))
     return fail(error, "contextLengths must be [B] and blockTables [B, maxPages]");

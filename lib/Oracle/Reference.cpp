@@ -101,6 +101,15 @@ void forEachVisibleScore(const DecodeCase &c, int64_t sequence,
           score = kNaN;
         else if (c.logitsSoftCap > 0.0)
           score = c.logitsSoftCap * std::tanh(score / c.logitsSoftCap);
+        // ALiBi after the cap: 0 for the row's own token C - Q + q,
+        // negative (for a positive slope) for older ones. A non-finite
+        // slope is a non-finite input: the row is NaN.
+        if (c.alibi) {
+          score += double(c.alibiSlopes[size_t(kvHead * G + g)]) *
+                   double(t - (C - c.queryLen + q));
+          if (!std::isfinite(score))
+            score = kNaN;
+        }
         visit(q * G + g, score, value.data());
       }
     }
@@ -134,15 +143,27 @@ bool checkPlan(const DecodeCase &c, const WorkPlan &plan, std::string &error) {
   return true;
 }
 
+// M + log(den), -inf when nothing (sink included) has weight.
+double logSumExp(double max, double denominator) {
+  return denominator == 0.0 ? -kInf : max + std::log(denominator);
+}
+
+int64_t lseIndex(const DecodeCase &c, int64_t sequence, int64_t q,
+                 int64_t queryHead) {
+  return (sequence * c.queryLen + q) * c.numQueryHeads + queryHead;
+}
+
 } // namespace
 
 bool referenceDecodeDirect(const DecodeCase &c, std::vector<double> &output,
-                           std::string &error) {
+                           std::string &error, std::vector<double> *lse) {
   if (!validateCase(c, error))
     return false;
   const int64_t G = groupSize(c), R = rowsPerKvHead(c), D = c.headDim;
   const IndexRange everything{0, std::numeric_limits<int64_t>::max()};
   output.assign(size_t(queryElementCount(c)), 0.0);
+  if (lse)
+    lse->assign(size_t(c.batch * c.queryLen * c.numQueryHeads), 0.0);
   for (int64_t b = 0; b < c.batch; ++b) {
     for (int64_t h = 0; h < c.numKvHeads; ++h) {
       // M = max(max_t s_t, z), then sum e^(s_t - M) V_t / (sum e^(s_t - M) + e^(z - M)).
@@ -166,6 +187,9 @@ bool referenceDecodeDirect(const DecodeCase &c, std::vector<double> &output,
               numerator[size_t(r * D + d)] += weight * value[d];
           });
       for (int64_t r = 0; r < R; ++r) {
+        if (lse)
+          (*lse)[size_t(lseIndex(c, b, r / G, h * G + r % G))] =
+              logSumExp(max[size_t(r)], denominator[size_t(r)]);
         if (denominator[size_t(r)] == 0.0)
           continue; // nothing visible and no sink: exactly 0
         for (int64_t d = 0; d < D; ++d)
@@ -229,7 +253,8 @@ bool computePartials(const DecodeCase &c, const WorkPlan &plan,
 
 bool reducePartials(const DecodeCase &c, const WorkPlan &plan,
                     const PartialResults &partials,
-                    std::vector<double> &output, std::string &error) {
+                    std::vector<double> &output, std::string &error,
+                    std::vector<double> *lse) {
   if (!validateCase(c, error) || !checkPlan(c, plan, error))
     return false;
   if (partials.numKvHeads != c.numKvHeads ||
@@ -240,6 +265,8 @@ bool reducePartials(const DecodeCase &c, const WorkPlan &plan,
   }
   const int64_t G = groupSize(c);
   output.assign(size_t(queryElementCount(c)), 0.0);
+  if (lse)
+    lse->assign(size_t(c.batch * c.queryLen * c.numQueryHeads), 0.0);
   for (int64_t b = 0; b < c.batch; ++b) {
     const int64_t first = plan.firstSlot(b);
     const int64_t end = first + plan.partitionCount(b);
@@ -262,6 +289,9 @@ bool reducePartials(const DecodeCase &c, const WorkPlan &plan,
                 expRelativeTo(partials.maxLogits[size_t(index)], max));
             denominator += weights.back();
           }
+          if (lse)
+            (*lse)[size_t(lseIndex(c, b, q, queryHead))] =
+                logSumExp(max, denominator);
           if (denominator == 0.0)
             continue; // nothing visible and no sink: exactly 0
           for (int64_t slot = first; slot < end; ++slot) {

@@ -35,12 +35,16 @@ std::vector<DecodeOperand> decodeOperands(const DecodeLayout &l,
   }
   if (l.sinks)
     operands.push_back({"sinks", 4, {hq}});
+  if (l.alibi)
+    operands.push_back({"alibi_slopes", 4, {hq}});
   operands.push_back({"work_info", 4, {d.capacity, 4}});
   operands.push_back({"reduce_info", 4, {d.batch, 2}});
   operands.push_back({"exp_sums", 4, {hkv, d.capacity, r}});
   operands.push_back({"max_logits", 4, {hkv, d.capacity, r}});
   operands.push_back({"tmp_out", 4, {hkv, d.capacity, r, dim}});
   operands.push_back({"output", 2, {rows, hq, dim}});
+  if (l.lse)
+    operands.push_back({"lse", 4, {rows, hq}});
   return operands;
 }
 

@@ -33,6 +33,7 @@ NamedOperands namedOperands(Operation *op) {
                     {"context_lengths", decode.getContextLengths()},
                     {"k_scale", decode.getKScale()},
                     {"v_scale", decode.getVScale()},
+                    {"alibi_slopes", decode.getAlibiSlopes()},
                     {"work_info", decode.getWorkInfo()},
                     {"exp_sums", decode.getExpSums()},
                     {"max_logits", decode.getMaxLogits()},
@@ -44,7 +45,8 @@ NamedOperands namedOperands(Operation *op) {
                     {"tmp_out", reduce.getTmpOut()},
                     {"reduce_info", reduce.getReduceInfo()},
                     {"sinks", reduce.getSinks()},
-                    {"output", reduce.getOutput()}};
+                    {"output", reduce.getOutput()},
+                    {"lse", reduce.getLse()}};
           })
           .Default([](Operation *) { return NamedOperands(); });
   llvm::erase_if(named, [](const auto &entry) { return !entry.second; });

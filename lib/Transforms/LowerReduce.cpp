@@ -8,6 +8,7 @@
 //   den = sum_p w_p + e_z, e_z = 0 without sink or for z = -inf, 1 when
 //         z == M (z = +inf then gives 0 instead of NaN), else exp(z - M)
 //   out = sum_p (w_p / den) * tmp_out_p, exactly 0 when den == 0
+//   lse = M + log(den), -inf when den == 0 (with the optional lse operand)
 // Partitions with w_p == 0 are skipped, so a row whose partitions are all
 // empty (or count == 0, or z = +inf) never divides by zero and stays 0.
 //
@@ -21,6 +22,7 @@
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
+#include "pa/Transforms/ScoreMath.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -46,6 +48,7 @@ struct ReduceShape {
 /// The kernel arguments, in launch order.
 struct ReduceArgs {
   Value expSums, maxLogits, tmpOut, reduceInfo, sinks /*may be null*/, output;
+  Value lse; // may be null
 };
 
 /// Emits f32 arithmetic of the reduce kernel.
@@ -214,6 +217,10 @@ void buildRow(ImplicitLocOpBuilder &b, const WorkgroupContext &wg, Value q,
         return SmallVector<Value>{};
       });
 
+  if (args.lse)
+    memref::StoreOp::create(b, emitLogSumExp(b, rowMax, den), args.lse,
+                            ValueRange{outputRow, queryHead});
+
   Type outType = cast<MemRefType>(args.output.getType()).getElementType();
   buildParallelFor(b, wg.shape.headDim, [&](ImplicitLocOpBuilder &db, Value d) {
     Value sum = memref::LoadOp::create(db, wg.acc, ValueRange{d});
@@ -272,6 +279,8 @@ struct PaLowerReducePass : pa::impl::PaLowerReduceBase<PaLowerReducePass> {
       if (op.getSinks())
         operands.push_back(op.getSinks());
       operands.push_back(op.getOutput());
+      if (op.getLse())
+        operands.push_back(op.getLse());
 
       MemRefType accType =
           workgroupMemRef({shape.headDim}, builder.getF32Type());
@@ -284,7 +293,8 @@ struct PaLowerReducePass : pa::impl::PaLowerReduceBase<PaLowerReducePass> {
                       kernelArgs[2],
                       kernelArgs[3],
                       op.getSinks() ? kernelArgs[4] : Value(),
-                      kernelArgs.back()};
+                      kernelArgs[op.getSinks() ? 5 : 4],
+                      op.getLse() ? kernelArgs.back() : Value()};
       ImplicitLocOpBuilder body(op.getLoc(), builder);
       buildReduceBody(body, args, kernel.getWorkgroupAttributions()[0], shape);
 

@@ -490,6 +490,32 @@ LogicalResult lowerQK(TileQKOp op, LoopEmitter &e) {
   return success();
 }
 
+/// scores[m][t] += log2(e) * slope(h) * (token - (C - Q + q)) for every row
+/// and column (the softmax masks the columns a row does not see).
+LogicalResult lowerAlibi(TileAlibiOp op, LoopEmitter &e) {
+  Value scores = op.getScores();
+  const int64_t groupSize = op.getGroupSize();
+  ImplicitLocOpBuilder &b = e.b;
+  e.forEach(dimSize(scores, 0), [&](Value m) {
+    Value row = e.addI(op.getRowBase(), m);
+    Value head = e.addI(e.mulI(op.getKvHead(), e.index(groupSize)),
+                        e.remU(row, e.index(groupSize)));
+    Value position = e.toI64(e.divU(row, e.index(groupSize)));
+    // The row's own token C - Q + q is the last one it sees.
+    Value own = e.subI(buildVisibleEnd(b, b.getLoc(), op.getContextLength(),
+                                       op.getQueryLength(), position),
+                       e.i64(1));
+    Value slope = emitAlibiSlopeExp2(b, e.load(op.getAlibiSlopes(), {head}));
+    e.forEach(kTileTokens, [&](Value t) {
+      Value token = e.addI(op.getTileStart(), e.toI64(t));
+      e.store(emitAlibiBias(b, e.load(scores, {m, t}), slope,
+                            e.subI(token, own)),
+              scores, {m, t});
+    });
+  });
+  return success();
+}
+
 /// Masks the tile's scores by selection to -inf and updates the online
 /// softmax in the exp2 domain; scores become p (a real -inf score is NaN
 /// already: lowerQK). Guards: a row whose new maximum is -inf keeps alpha = 1 and gets p = 0;
@@ -651,7 +677,7 @@ struct PaLowerTileToLoopsPass
     SmallVector<Operation *> tileOps;
     getOperation()->walk([&](Operation *op) {
       if (isa<TilePageIdsOp, TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp,
-              TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(op))
+              TileAlibiOp, TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(op))
         tileOps.push_back(op);
     });
     bool failedAny = false;
@@ -664,6 +690,7 @@ struct PaLowerTileToLoopsPass
               .Case([&](TileLoadQueryOp tileOp) { return lowerLoadQuery(tileOp, emitter); })
               .Case([&](TileInitSoftmaxOp tileOp) { return lowerInitSoftmax(tileOp, emitter); })
               .Case([&](TileQKOp tileOp) { return lowerQK(tileOp, emitter); })
+              .Case([&](TileAlibiOp tileOp) { return lowerAlibi(tileOp, emitter); })
               .Case([&](TileSoftmaxOp tileOp) { return lowerSoftmax(tileOp, emitter); })
               .Case([&](TilePVOp tileOp) { return lowerPV(tileOp, emitter); })
               .Case([&](TileStorePartialsOp tileOp) {

@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <limits>
+
 using namespace mlir;
 
 Value mlir::pa::emitSoftCap(ImplicitLocOpBuilder &b, Value scores, float cap,
@@ -31,4 +33,36 @@ Value mlir::pa::emitSoftCap(ImplicitLocOpBuilder &b, Value scores, float cap,
                             arith::FastMathFlagsAttr::get(b.getContext(), flags));
   return arith::SubFOp::create(
       b, constant(cap), arith::MulFOp::create(b, constant(2.0f * cap), reciprocal));
+}
+
+Value mlir::pa::emitAlibiSlopeExp2(ImplicitLocOpBuilder &b, Value slope) {
+  const double log2e = 1.4426950408889634;
+  FloatAttr scalar = b.getF32FloatAttr(static_cast<float>(log2e));
+  Value factor =
+      isa<VectorType>(slope.getType())
+          ? arith::ConstantOp::create(
+                b, DenseElementsAttr::get(cast<VectorType>(slope.getType()),
+                                          scalar.getValue()))
+                .getResult()
+          : arith::ConstantOp::create(b, scalar).getResult();
+  return arith::MulFOp::create(b, slope, factor);
+}
+
+Value mlir::pa::emitAlibiBias(ImplicitLocOpBuilder &b, Value scores,
+                              Value slopeExp2, Value distance) {
+  Value distanceF32 =
+      arith::SIToFPOp::create(b, scores.getType(), distance);
+  return arith::AddFOp::create(
+      b, scores, arith::MulFOp::create(b, slopeExp2, distanceF32));
+}
+
+Value mlir::pa::emitLogSumExp(ImplicitLocOpBuilder &b, Value rowMax,
+                              Value den) {
+  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0f));
+  Value negInf = arith::ConstantOp::create(
+      b, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  Value sum = arith::AddFOp::create(b, rowMax, math::LogOp::create(b, den));
+  Value empty =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, den, zero);
+  return arith::SelectOp::create(b, empty, negInf, sum);
 }

@@ -260,6 +260,9 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
                      arg(op.getKScale()), scores, pageSize, scoreScale,
                      scaleMode, compute, softCap,
                      layout.getLayout());
+    if (Value slopes = arg(op.getAlibiSlopes()))
+      TileAlibiOp::create(b, loc, scores, slopes, kvHead, context, tileStart,
+                          rowBase, queryLength, groupSize);
     TileSoftmaxOp::create(b, loc, scores, rowMax, rowSum, acc, context,
                           tileStart, rowBase, queryLength, groupSize, window);
     TilePVOp::create(b, loc, scores, arg(op.getValueCache()), pageIds, kvHead,

@@ -49,6 +49,8 @@ class PaDecodeConfig(_ffi.CheckedStructure):
         ("maxPartitions", _i64),
         ("logitsSoftCap", ctypes.c_double),
         ("kvLayout", _i32),
+        ("returnLse", ctypes.c_bool),
+        ("hasAlibi", ctypes.c_bool),
     ]
 
 
@@ -66,12 +68,14 @@ class PaHostBuffers(_ffi.CheckedStructure):
         ("kScale", _ptr),
         ("vScale", _ptr),
         ("sinks", _ptr),
+        ("alibiSlopes", _ptr),
         ("workInfo", _ptr),
         ("reduceInfo", _ptr),
         ("expSums", _ptr),
         ("maxLogits", _ptr),
         ("tmpOut", _ptr),
         ("output", _ptr),
+        ("lse", _ptr),
     ]
 
 

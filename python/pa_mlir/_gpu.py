@@ -87,10 +87,11 @@ class GpuDecodeProgram:
             "query": b.query, "key_cache": b.keyCache,
             "value_cache": b.valueCache, "block_tables": b.blockTables,
             "context_lengths": b.contextLengths, "k_scale": b.kScale,
-            "v_scale": b.vScale, "sinks": b.sinks, "work_info": b.workInfo,
+            "v_scale": b.vScale, "sinks": b.sinks,
+            "alibi_slopes": b.alibiSlopes, "work_info": b.workInfo,
             "reduce_info": b.reduceInfo, "exp_sums": b.expSums,
             "max_logits": b.maxLogits, "tmp_out": b.tmpOut,
-            "output": b.output}
+            "output": b.output, "lse": b.lse}
         table = self.operands(b.batch, b.numPages, b.maxPagesPerSequence,
                               b.capacity)
         self.device_program(None).run([

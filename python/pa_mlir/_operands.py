@@ -52,6 +52,8 @@ def operand_table(config, batch, num_pages, max_pages, capacity):
         table.append(Operand("v_scale", shape, pattern, 4, True))
     if c.sinks:
         table.append(Operand("sinks", (hq,), "[Hq]", 4, True))
+    if c.alibi:
+        table.append(Operand("alibi_slopes", (hq,), "[Hq]", 4, True))
     table += [
         Operand("work_info", (capacity, 4), "[capacity, 4]", 4, False),
         Operand("reduce_info", (batch, 2), "[B, 2]", 4, False),
@@ -63,4 +65,6 @@ def operand_table(config, batch, num_pages, max_pages, capacity):
                 4, False),
         Operand("output", (rows, hq, d), "[B*Q, Hq, D]", 2, False),
     ]
+    if c.return_lse:
+        table.append(Operand("lse", (rows, hq), "[B*Q, Hq]", 4, False))
     return table

@@ -62,6 +62,8 @@ class DecodeConfig:
     max_partitions: Optional[int] = None
     logits_soft_cap: float = 0.0
     kv_layout: str = "packed"
+    return_lse: bool = False
+    alibi: bool = False
 
     def __post_init__(self):
         # Python ints of the int64 fields of PaDecodeConfig (the key of the
@@ -86,6 +88,12 @@ class DecodeConfig:
         if self.compute is not None and self.compute not in COMPUTE_TYPES:
             raise ValueError(f"compute must be None, fp8 or bf16, got "
                              f"{self.compute!r}")
+        if not isinstance(self.alibi, bool):
+            raise ValueError(f"alibi must be True or False, got "
+                             f"{self.alibi!r}")
+        if not isinstance(self.return_lse, bool):
+            raise ValueError(f"return_lse must be True or False, got "
+                             f"{self.return_lse!r}")
         if not isinstance(self.sinks, bool):
             raise ValueError(f"sinks must be True or False, got {self.sinks!r}")
         if not isinstance(self.chip, str) or not self.chip or "\0" in self.chip:
@@ -135,6 +143,8 @@ class DecodeConfig:
         c.maxPartitions = self.max_partitions or 0
         c.logitsSoftCap = self.logits_soft_cap
         c.kvLayout = _capi.KV_LAYOUTS[self.kv_layout]
+        c.returnLse = self.return_lse
+        c.hasAlibi = self.alibi
         return c
 
     @classmethod
@@ -164,7 +174,8 @@ class DecodeConfig:
             chip=(c.chip or b"gfx950").decode("utf-8"),
             budget=c.budget or None, max_partitions=c.maxPartitions or None,
             logits_soft_cap=c.logitsSoftCap,
-            kv_layout=name_of(_capi.KV_LAYOUTS, c.kvLayout, "kvLayout"))
+            kv_layout=name_of(_capi.KV_LAYOUTS, c.kvLayout, "kvLayout"),
+            return_lse=bool(c.returnLse), alibi=bool(c.hasAlibi))
 
     def plan_capacity(self, batch):
         """Plan slots (work_info rows, partial-buffer capacity) for `batch`

@@ -114,7 +114,8 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
            v_scale=None, sliding_window=0, sinks=None, softmax_scale=None,
            v_layout="plain", chip="gfx950", target="host", budget=None,
            max_partitions=None, return_partials=False, out=None,
-           logits_soft_cap=0.0, kv_layout="packed"):
+           logits_soft_cap=0.0, kv_layout="packed", return_lse=False,
+           alibi_slopes=None):
     """Paged-attention decode.
 
     query: float32 [B*Q, Hq, D], rounded to `query_dtype` (RNE) before use.
@@ -130,7 +131,13 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     k_scale / v_scale: None, a float (per-tensor) or float32 [N, Hkv, P]
     (per-token). sinks: float32 [Hq] or None. logits_soft_cap: 0.0 for
     none; cap > 0 makes every score cap * tanh(score / cap) (Gemma 2,
-    Grok; sinks are not capped). target: "host" (the CPU),
+    Grok; sinks are not capped). return_lse: also return the float32
+    [B*Q, Hq] log-sum-exp of every row, M + log(den) in natural-log units
+    with the sink term (-inf for a row with nothing visible and no sink),
+    as (output, lse). alibi_slopes: float32 [Hq] or None (ALiBi): the
+    score of token t for query head h at MTP position q gains
+    alibi_slopes[h] * (t - (C - Q + q)) after the soft-cap, C the
+    sequence's context length. target: "host" (the CPU),
     "hip" (an AMD GPU), "cuda" (an NVIDIA GPU; compiled for sm_90a),
     "emulate" (the AMD kernels of `chip` on the wave64 emulator), "isa"
     (the code object of `chip` on the instruction-level executor) or
@@ -222,6 +229,15 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
                 raise ValueError(
                     "sinks must be a floating-point numpy array [Hq]")
             sinks = np.ascontiguousarray(sinks, dtype=np.float32)
+    if alibi_slopes is not None:
+        if device is not None:
+            raise ValueError("alibi_slopes is supported for numpy arrays "
+                             "(not yet with GPU tensors)")
+        if (not isinstance(alibi_slopes, np.ndarray)
+                or alibi_slopes.dtype.kind != "f"):
+            raise ValueError(
+                "alibi_slopes must be a floating-point numpy array [Hq]")
+        alibi_slopes = np.ascontiguousarray(alibi_slopes, dtype=np.float32)
     if softmax_scale is not None:
         softmax_scale = float(softmax_scale)
     if (isinstance(logits_soft_cap, bool)
@@ -254,10 +270,18 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     config.hasSoftmaxScale = softmax_scale is not None
     config.softmaxScale = softmax_scale if softmax_scale is not None else 0.0
     config.hasSinks = sinks is not None
+    config.hasAlibi = alibi_slopes is not None
     config.chip = chip.encode("utf-8")
     config.budget = int(budget) if budget is not None else 0
     config.maxPartitions = int(max_partitions) if max_partitions is not None else 0
     config.logitsSoftCap = float(logits_soft_cap)
+    if not isinstance(return_lse, bool):
+        raise ValueError(f"return_lse must be True or False, got "
+                         f"{return_lse!r}")
+    if return_lse and (device is not None or return_partials):
+        raise ValueError("return_lse is supported for numpy arrays without "
+                         "return_partials")
+    config.returnLse = return_lse
     program = _targets.program(target, config)
 
     # The configuration compiled, so the static sizes are valid; now every
@@ -275,7 +299,8 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
                                     capacity)
     named = dict(query=query, key_cache=key_cache, value_cache=value_cache,
                  block_tables=block_tables, context_lengths=context_lengths,
-                 k_scale=k_scale, v_scale=v_scale, sinks=sinks, output=out)
+                 k_scale=k_scale, v_scale=v_scale, sinks=sinks,
+                 alibi_slopes=alibi_slopes, output=out)
     for op in table:
         if op.read_only or op.name == "output" and out is not None:
             _expect_shape(op.name, named[op.name], op.shape, op.pattern)
@@ -301,6 +326,8 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     max_logits = np.full(partial_shape, np.nan, dtype=np.float32)
     tmp_out = np.full(partial_shape + (head_dim,), np.nan, dtype=np.float32)
     output_bits = np.full(query.shape, NAN_BITS[query_dtype], dtype=np.uint16)
+    lse = (np.full(query.shape[:2], np.nan, dtype=np.float32) if return_lse
+           else None)
 
     buffers = _capi.PaHostBuffers(
         batch=batch, numPages=num_pages,
@@ -309,12 +336,15 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
         valueCache=_address(value_cache), blockTables=_address(block_tables),
         contextLengths=_address(context_lengths), kScale=_address(k_scale),
         vScale=_address(v_scale), sinks=_address(sinks),
-        workInfo=_address(work_info), reduceInfo=_address(reduce_info),
+        alibiSlopes=_address(alibi_slopes), workInfo=_address(work_info), reduceInfo=_address(reduce_info),
         expSums=_address(exp_sums), maxLogits=_address(max_logits),
-        tmpOut=_address(tmp_out), output=_address(output_bits))
+        tmpOut=_address(tmp_out), output=_address(output_bits),
+        lse=_address(lse))
     program.run(buffers)
 
     output = bits_to_float32(output_bits, query_dtype)
+    if return_lse:
+        return output, lse
     if not return_partials:
         return output
     return DecodeResult(output, work_info, reduce_info, exp_sums, max_logits,

@@ -144,3 +144,205 @@ func.func @tile_qk_soft_cap_zero(%qt: memref<16x256xf32, 3>,
         memref<16x256xf32, 3>
   return
 }
+
+// -----
+
+func.func @lse_shape(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                     %tmp: memref<1x?x4x64xf32>, %red: memref<?x2xi32>,
+                     %out: memref<?x4x64xbf16>, %lse: memref<?x8xf32>) {
+  // expected-error @+1 {{'lse' must have shape [B*Q, Hq] = [?, 4], got 'memref<?x8xf32>'}}
+  pa.reduce exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%tmp : memref<1x?x4x64xf32>) reduce_info(%red : memref<?x2xi32>)
+            output(%out : memref<?x4x64xbf16>) lse(%lse : memref<?x8xf32>)
+  return
+}
+
+// -----
+
+func.func @lse_type(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                    %tmp: memref<1x?x4x64xf32>, %red: memref<?x2xi32>,
+                    %out: memref<?x4x64xbf16>, %lse: memref<?x4xbf16>) {
+  // expected-error @+1 {{'lse' element type must be f32, got 'bf16'}}
+  pa.reduce exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%tmp : memref<1x?x4x64xf32>) reduce_info(%red : memref<?x2xi32>)
+            output(%out : memref<?x4x64xbf16>) lse(%lse : memref<?x4xbf16>)
+  return
+}
+
+// -----
+
+func.func @lse_batch(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                     %tmp: memref<1x?x4x64xf32>, %red: memref<3x2xi32>,
+                     %out: memref<3x4x64xbf16>, %lse: memref<6x4xf32>) {
+  // expected-error @+1 {{batch size B disagrees between operands: 'reduce_info' gives 3, 'lse' gives 6}}
+  pa.reduce exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%tmp : memref<1x?x4x64xf32>) reduce_info(%red : memref<3x2xi32>)
+            output(%out : memref<3x4x64xbf16>) lse(%lse : memref<6x4xf32>)
+  return
+}
+
+// ALiBi slopes: [Hq] (static), f32, the caller's memory.
+
+// -----
+
+func.func @alibi_shape(
+    %q: memref<?x16x256xbf16>,
+    %k: memref<?x2x16x16x16xf8E4M3FN>,
+    %v: memref<?x2x256x16xf8E4M3FN>,
+    %bt: memref<?x?xi32>,
+    %lens: memref<?xi32>,
+    %slopes: memref<8xf32>,
+    %work: memref<?x4xi32>,
+    %es: memref<2x?x8xf32>,
+    %ml: memref<2x?x8xf32>,
+    %part: memref<2x?x8x256xf32>) {
+  // expected-error @+1 {{'alibi_slopes' must have shape [Hq] = [16], got 'memref<8xf32>'}}
+  pa.decode query(%q : memref<?x16x256xbf16>)
+      key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+      value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
+      block_tables(%bt : memref<?x?xi32>)
+      context_lengths(%lens : memref<?xi32>)
+      alibi_slopes(%slopes : memref<8xf32>)
+      work_info(%work : memref<?x4xi32>)
+      exp_sums(%es : memref<2x?x8xf32>)
+      max_logits(%ml : memref<2x?x8xf32>)
+      tmp_out(%part : memref<2x?x8x256xf32>)
+      {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
+  return
+}
+
+// -----
+
+func.func @alibi_dynamic(
+    %q: memref<?x16x256xbf16>,
+    %k: memref<?x2x16x16x16xf8E4M3FN>,
+    %v: memref<?x2x256x16xf8E4M3FN>,
+    %bt: memref<?x?xi32>,
+    %lens: memref<?xi32>,
+    %slopes: memref<?xf32>,
+    %work: memref<?x4xi32>,
+    %es: memref<2x?x8xf32>,
+    %ml: memref<2x?x8xf32>,
+    %part: memref<2x?x8x256xf32>) {
+  // expected-error @+1 {{'alibi_slopes' must have shape [Hq] = [16], got 'memref<?xf32>'}}
+  pa.decode query(%q : memref<?x16x256xbf16>)
+      key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+      value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
+      block_tables(%bt : memref<?x?xi32>)
+      context_lengths(%lens : memref<?xi32>)
+      alibi_slopes(%slopes : memref<?xf32>)
+      work_info(%work : memref<?x4xi32>)
+      exp_sums(%es : memref<2x?x8xf32>)
+      max_logits(%ml : memref<2x?x8xf32>)
+      tmp_out(%part : memref<2x?x8x256xf32>)
+      {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
+  return
+}
+
+// -----
+
+func.func @alibi_rank(
+    %q: memref<?x16x256xbf16>,
+    %k: memref<?x2x16x16x16xf8E4M3FN>,
+    %v: memref<?x2x256x16xf8E4M3FN>,
+    %bt: memref<?x?xi32>,
+    %lens: memref<?xi32>,
+    %slopes: memref<1x16xf32>,
+    %work: memref<?x4xi32>,
+    %es: memref<2x?x8xf32>,
+    %ml: memref<2x?x8xf32>,
+    %part: memref<2x?x8x256xf32>) {
+  // expected-error @+1 {{'alibi_slopes' must be 1-D [Hq], got 'memref<1x16xf32>'}}
+  pa.decode query(%q : memref<?x16x256xbf16>)
+      key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+      value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
+      block_tables(%bt : memref<?x?xi32>)
+      context_lengths(%lens : memref<?xi32>)
+      alibi_slopes(%slopes : memref<1x16xf32>)
+      work_info(%work : memref<?x4xi32>)
+      exp_sums(%es : memref<2x?x8xf32>)
+      max_logits(%ml : memref<2x?x8xf32>)
+      tmp_out(%part : memref<2x?x8x256xf32>)
+      {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
+  return
+}
+
+// -----
+
+func.func @alibi_type(
+    %q: memref<?x16x256xbf16>,
+    %k: memref<?x2x16x16x16xf8E4M3FN>,
+    %v: memref<?x2x256x16xf8E4M3FN>,
+    %bt: memref<?x?xi32>,
+    %lens: memref<?xi32>,
+    %slopes: memref<16xbf16>,
+    %work: memref<?x4xi32>,
+    %es: memref<2x?x8xf32>,
+    %ml: memref<2x?x8xf32>,
+    %part: memref<2x?x8x256xf32>) {
+  // expected-error @+1 {{'alibi_slopes' element type must be f32, got 'bf16'}}
+  pa.decode query(%q : memref<?x16x256xbf16>)
+      key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+      value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
+      block_tables(%bt : memref<?x?xi32>)
+      context_lengths(%lens : memref<?xi32>)
+      alibi_slopes(%slopes : memref<16xbf16>)
+      work_info(%work : memref<?x4xi32>)
+      exp_sums(%es : memref<2x?x8xf32>)
+      max_logits(%ml : memref<2x?x8xf32>)
+      tmp_out(%part : memref<2x?x8x256xf32>)
+      {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
+  return
+}
+
+// -----
+
+func.func @alibi_space(
+    %q: memref<?x16x256xbf16>,
+    %k: memref<?x2x16x16x16xf8E4M3FN>,
+    %v: memref<?x2x256x16xf8E4M3FN>,
+    %bt: memref<?x?xi32>,
+    %lens: memref<?xi32>,
+    %slopes: memref<16xf32, 3>,
+    %work: memref<?x4xi32>,
+    %es: memref<2x?x8xf32>,
+    %ml: memref<2x?x8xf32>,
+    %part: memref<2x?x8x256xf32>) {
+  // expected-error @+1 {{'alibi_slopes' must be in the default memory space (the caller's global memory), got memory space 3 : i64 in 'memref<16xf32, 3>'}}
+  pa.decode query(%q : memref<?x16x256xbf16>)
+      key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
+      value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
+      block_tables(%bt : memref<?x?xi32>)
+      context_lengths(%lens : memref<?xi32>)
+      alibi_slopes(%slopes : memref<16xf32, 3>)
+      work_info(%work : memref<?x4xi32>)
+      exp_sums(%es : memref<2x?x8xf32>)
+      max_logits(%ml : memref<2x?x8xf32>)
+      tmp_out(%part : memref<2x?x8x256xf32>)
+      {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
+  return
+}
+
+// -----
+
+func.func @tile_alibi_slopes_type(%scores: memref<16x256xf32, 3>,
+                                  %slopes: memref<16xf16>, %h: index,
+                                  %ctx: i64, %t0: i64, %r0: index) {
+  // expected-error @+1 {{alibi_slopes must be a 1-D f32 memref [Hq], got 'memref<16xf16>'}}
+  pa.tile.alibi %scores, %slopes[%h] context %ctx tile_start %t0 row_base %r0
+      {query_length = 2 : i64, group_size = 8 : i64}
+      : memref<16x256xf32, 3>, memref<16xf16>
+  return
+}
+
+// -----
+
+func.func @tile_alibi_group(%scores: memref<16x256xf32, 3>,
+                            %slopes: memref<16xf32>, %h: index,
+                            %ctx: i64, %t0: i64, %r0: index) {
+  // expected-error @+1 {{query_length and group_size must be positive}}
+  pa.tile.alibi %scores, %slopes[%h] context %ctx tile_start %t0 row_base %r0
+      {query_length = 2 : i64, group_size = 0 : i64}
+      : memref<16x256xf32, 3>, memref<16xf32>
+  return
+}

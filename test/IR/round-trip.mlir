@@ -244,6 +244,32 @@ func.func @hnd_page_1024(
 
 // -----
 
+// ALiBi slopes on pa.decode and the tiled IR's pa.tile.alibi.
+// CHECK-LABEL: func.func @alibi
+// CHECK:       pa.decode
+// CHECK-SAME:    context_lengths(%{{.*}} : memref<?xi32>) alibi_slopes(%{{.*}} : memref<8xf32>) work_info(
+// CHECK:       pa.tile.alibi %{{.*}}, %{{.*}}[%{{.*}}] context %{{.*}} tile_start %{{.*}} row_base %{{.*}} {group_size = 8 : i64, query_length = 1 : i64} : memref<8x256xf32, 3>, memref<8xf32>
+func.func @alibi(%q: memref<?x8x64xbf16>, %k: memref<?x1x8x64x8xbf16>,
+                 %v: memref<?x1x64x64xbf16>, %bt: memref<?x?xi32>,
+                 %lens: memref<?xi32>, %slopes: memref<8xf32>,
+                 %work: memref<?x4xi32>, %es: memref<1x?x8xf32>,
+                 %ml: memref<1x?x8xf32>, %part: memref<1x?x8x64xf32>,
+                 %scores: memref<8x256xf32, 3>, %h: index, %ctx: i64,
+                 %t0: i64, %r0: index) {
+  pa.decode query(%q : memref<?x8x64xbf16>) key_cache(%k : memref<?x1x8x64x8xbf16>)
+            value_cache(%v : memref<?x1x64x64xbf16>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) alibi_slopes(%slopes : memref<8xf32>)
+            work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<1x?x8xf32>)
+            max_logits(%ml : memref<1x?x8xf32>) tmp_out(%part : memref<1x?x8x64xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 64, k_pack = 8>}
+  pa.tile.alibi %scores, %slopes[%h] context %ctx tile_start %t0 row_base %r0
+      {query_length = 1 : i64, group_size = 8 : i64}
+      : memref<8x256xf32, 3>, memref<8xf32>
+  return
+}
+
+// -----
+
 // The chip the module is compiled for (#pa.target).
 // CHECK: module attributes {pa.target = #pa.target<"sm_90a">}
 module attributes {pa.target = #pa.target<"sm_90a">} {

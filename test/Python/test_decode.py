@@ -42,8 +42,11 @@ def cache_values(bits, kv_dtype):
 def reference_decode(query, key_cache, value_cache, block_tables,
                      context_lengths, *, query_length, kv_dtype, v_layout,
                      k_scale=None, v_scale=None, sliding_window=0, sinks=None,
-                     softmax_scale=None, logits_soft_cap=0.0):
-    """Attention of every query row over its visible tokens, in float64."""
+                     softmax_scale=None, logits_soft_cap=0.0,
+                     return_lse=False, alibi_slopes=None):
+    """Attention of every query row over its visible tokens, in float64;
+    with return_lse also each row's log(sum_t e^s_t + e^z); with
+    alibi_slopes each score gains slope[head] * (t - (C - Q + q))."""
     rows, hq, d = query.shape
     pages, hkv, _, p, x = key_cache.shape
     group = hq // hkv
@@ -62,6 +65,9 @@ def reference_decode(query, key_cache, value_cache, block_tables,
         cache *= scale[..., None] if scale.ndim == 3 else scale
     scale = d ** -0.5 if softmax_scale is None else softmax_scale
     out = np.zeros((rows, hq, d))
+    lse = np.full((rows, hq), -np.inf)
+    if sinks is not None:
+        lse[:] = np.asarray(sinks, dtype=np.float64)[None, :]
     for b, length in enumerate(context_lengths):
         tokens = np.arange(length)
         page_ids = block_tables[b, tokens // p]
@@ -78,6 +84,10 @@ def reference_decode(query, key_cache, value_cache, block_tables,
                 s = scale * (k_tokens[begin:end, h] @ row)
                 if logits_soft_cap > 0:
                     s = logits_soft_cap * np.tanh(s / logits_soft_cap)
+                if alibi_slopes is not None:
+                    own = length - query_length + q
+                    s = s + float(alibi_slopes[head]) * (
+                        np.arange(begin, end) - own)
                 m = s.max()
                 z = None if sinks is None else float(sinks[head])
                 if z is not None:
@@ -88,7 +98,8 @@ def reference_decode(query, key_cache, value_cache, block_tables,
                 denominator = w.sum() + (np.exp(z - m) if z is not None else 0)
                 out[b * query_length + q, head] = (
                     w @ v_tokens[begin:end, h]) / denominator
-    return out
+                lse[b * query_length + q, head] = m + np.log(denominator)
+    return (out, lse) if return_lse else out
 
 
 # ---------------------------------------------------------------------------
@@ -204,6 +215,21 @@ CASES = {
         v_layout="plain", lengths=[1, 300, 41], scales="per_token",
         sinks=True, call=dict(sliding_window=100, softmax_scale=1.0,
                               logits_soft_cap=0.8)),
+    # ALiBi after the soft-cap, with MTP, a window, sinks and a negative
+    # slope (older tokens weigh more for that head).
+    "alibi-mtp3-window-sinks-soft-cap": dict(
+        hq=8, hkv=2, d=128, p=16, query_length=3, kv_dtype="e4m3fn",
+        v_layout="plain", lengths=[1, 300, 41], scales="per_token",
+        sinks=True, call=dict(
+            sliding_window=100, softmax_scale=1.0, logits_soft_cap=0.8,
+            alibi_slopes=np.array([0.5, 0.25, -0.125, 0.0625, 2.0 ** -5,
+                                   2.0 ** -6, 0.0, 2.0 ** -8],
+                                  dtype=np.float32))),
+    "alibi-gqa16-split-bf16": dict(
+        hq=16, hkv=1, d=64, p=16, query_length=1, kv_dtype="bf16",
+        v_layout="transposed", lengths=[5, 700],
+        call=dict(budget=64, alibi_slopes=np.exp2(
+            -0.5 * np.arange(1, 17)).astype(np.float32))),
 }
 
 
@@ -494,3 +520,49 @@ def test_unpacked_layout_shape_errors():
     with pytest.raises(ValueError, match="kv_layout must be one of"):
         pa_mlir.decode(**dict(case, key_cache=key, value_cache=value),
                        **options, kv_layout="nhdd")
+
+
+def test_return_lse_matches_reference():
+    # Split-K with sinks (the reducer's M and den), an empty sequence (lse
+    # is the sink logit, -inf without one) and a +inf sink (lse +inf).
+    rng = np.random.default_rng(21)
+    case, options = make_case(rng, hq=4, hkv=1, d=64, p=16, query_length=2,
+                              kv_dtype="e4m3fn", v_layout="plain",
+                              lengths=[0, 300, 41], scales="per_tensor")
+    sinks = np.array([np.inf, -np.inf, 0.5, -1.0], dtype=np.float32)
+    got, lse = pa_mlir.decode(**case, **options, sinks=sinks, budget=64,
+                              return_lse=True)
+    assert lse.dtype == np.float32 and lse.shape == (6, 4)
+    ref, ref_lse = reference_decode(
+        **case, **{k: v for k, v in options.items() if k != "query_dtype"},
+        sinks=sinks, return_lse=True)
+    assert_close(got, ref, "e4m3fn")
+    assert np.all(lse[:, 0] == np.inf)
+    assert np.all(lse[:2, 1] == -np.inf)  # nothing visible, no sink
+    assert np.all(lse[:2, 2:] == sinks[2:])
+    np.testing.assert_allclose(lse[2:, 1:], ref_lse[2:, 1:], atol=5e-3,
+                               rtol=5e-3)
+    plain = pa_mlir.decode(**case, **options, sinks=sinks, budget=64)
+    assert np.array_equal(plain, got), "the output does not depend on lse"
+
+
+def test_alibi_slopes_errors():
+    case, options = small_case()
+    hq = case["query"].shape[1]
+    with pytest.raises(ValueError, match="alibi_slopes must be a floating"):
+        pa_mlir.decode(**case, **options, alibi_slopes=[0.5] * hq)
+    with pytest.raises(ValueError, match="alibi_slopes"):
+        pa_mlir.decode(**case, **options,
+                       alibi_slopes=np.ones(hq + 1, dtype=np.float32))
+
+
+def test_zero_alibi_slopes_change_nothing():
+    case, options = small_case()
+    hq = case["query"].shape[1]
+    plain = pa_mlir.decode(**case, **options)
+    zero = pa_mlir.decode(**case, **options,
+                          alibi_slopes=np.zeros(hq, dtype=np.float32))
+    assert np.array_equal(plain, zero)
+    steep = pa_mlir.decode(**case, **options,
+                           alibi_slopes=np.full(hq, 4.0, dtype=np.float32))
+    assert not np.array_equal(plain, steep), "the slopes must matter"

@@ -139,3 +139,32 @@ func.func @reduce_f16_no_sinks(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
             output(%out : memref<?x4x128xf16>)
   return
 }
+
+// -----
+
+// The optional lse operand: after out, each row stores M + log(den) at
+// lse[b*Q + q][h*G + g], -inf when den == 0 (log(0) = -inf would give
+// NaN for M = +inf). lse is the kernel's last argument.
+
+// CHECK-LABEL: func.func @reduce_lse
+// CHECK:       gpu.func @pa_reduce(%{{.*}}: memref<1x?x4xf32>, %{{.*}}: memref<1x?x4xf32>, %{{.*}}: memref<1x?x4x64xf32>, %{{.*}}: memref<?x2xi32>, %{{.*}}: memref<?x4x64xbf16>, %[[LSE:.*]]: memref<?x4xf32>)
+// CHECK-SAME:    pa.arg_names = ["exp_sums", "max_logits", "tmp_out", "reduce_info", "output", "lse"]
+// CHECK:         %[[MAX:.*]] = scf.for {{.*}} -> (f32)
+// CHECK:         %[[DEN:.*]] = scf.for {{.*}} -> (f32)
+// CHECK:         %[[LOG:.*]] = math.log %[[DEN]] : f32
+// CHECK:         %[[SUM:.*]] = arith.addf %[[MAX]], %[[LOG]] : f32
+// CHECK:         %[[EMPTY:.*]] = arith.cmpf oeq, %[[DEN]], %{{.*}} : f32
+// CHECK:         %[[VALUE:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[SUM]] : f32
+// CHECK:         memref.store %[[VALUE]], %[[LSE]][%{{.*}}, %{{.*}}] : memref<?x4xf32>
+
+func.func @reduce_lse(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+                      %tmp: memref<1x?x4x64xf32>, %red: memref<?x2xi32>,
+                      %out: memref<?x4x64xbf16>, %lse: memref<?x4xf32>) {
+  pa.reduce exp_sums(%es : memref<1x?x4xf32>)
+            max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%tmp : memref<1x?x4x64xf32>)
+            reduce_info(%red : memref<?x2xi32>)
+            output(%out : memref<?x4x64xbf16>)
+            lse(%lse : memref<?x4xf32>)
+  return
+}

@@ -475,3 +475,40 @@ gpu.module @pa_kernels {
     gpu.return
   }
 }
+
+// -----
+
+// pa.tile.alibi with Q = 2, G = 4: row r = base + m of KV head h reads the
+// slope of query head h * 4 + r % 4 (times log2(e)) and adds it times the
+// token's distance t - (C - Q + q) from the row's own token (q = r / 4),
+// as f32, to every score of the row.
+
+!scores = memref<16x256xf32, #gpu.address_space<workgroup>>
+// CHECK-LABEL: gpu.func @alibi
+// CHECK-SAME:    (%[[SLOPES:.*]]: memref<8xf32>, %[[H:.*]]: index, %[[CTX:.*]]: i64, %[[T0:.*]]: i64, %[[BASE:.*]]: index)
+// CHECK:         scf.for %[[M:.*]] =
+// CHECK:           %[[ROW:.*]] = arith.addi %[[BASE]], %[[M]] : index
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[H]], %{{.*}} : index
+// CHECK:           %[[G:.*]] = arith.remui %[[ROW]], %{{.*}} : index
+// CHECK:           %[[HEAD:.*]] = arith.addi %[[FIRST]], %[[G]] : index
+// CHECK:           %[[Q:.*]] = arith.divui %[[ROW]], %{{.*}} : index
+// CHECK:           %[[SLOPE:.*]] = memref.load %[[SLOPES]][%[[HEAD]]] : memref<8xf32>
+// CHECK:           %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK:           %[[SLOPE2:.*]] = arith.mulf %[[SLOPE]], %[[LOG2E]] : f32
+// CHECK:           scf.for %[[T:.*]] =
+// CHECK:             %[[TOKEN:.*]] = arith.addi %[[T0]], %{{.*}} : i64
+// CHECK:             %[[S:.*]] = memref.load
+// CHECK:             %[[DIST:.*]] = arith.subi %[[TOKEN]], %{{.*}} : i64
+// CHECK:             %[[DISTF:.*]] = arith.sitofp %[[DIST]] : i64 to f32
+// CHECK:             %[[BIAS:.*]] = arith.mulf %[[SLOPE2]], %[[DISTF]] : f32
+// CHECK:             %[[NEW:.*]] = arith.addf %[[S]], %[[BIAS]] : f32
+// CHECK:             memref.store %[[NEW]], %{{.*}}[%[[M]], %[[T]]]
+gpu.module @pa_kernels {
+  gpu.func @alibi(%slopes: memref<8xf32>, %h: index, %ctx: i64, %t0: i64,
+                  %base: index) workgroup(%s: !scores) kernel {
+    pa.tile.alibi %s, %slopes[%h] context %ctx tile_start %t0 row_base %base
+        {query_length = 2 : i64, group_size = 4 : i64}
+        : !scores, memref<8xf32>
+    gpu.return
+  }
+}

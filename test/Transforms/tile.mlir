@@ -129,6 +129,8 @@ func.func @four_row_groups(%q: memref<?x32x64xbf16>, %k: memref<?x1x8x128x8xbf16
 // CHECK-LABEL: func.func @soft_cap
 // CHECK:         pa.tile.qk
 // CHECK-SAME:      soft_cap = 43.2808495 : f32
+// CHECK-NOT:     pa.tile.alibi
+// CHECK:         pa.tile.softmax
 func.func @soft_cap(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
                     %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
                     %lens: memref<?xi32>, %work: memref<?x4xi32>,
@@ -210,5 +212,32 @@ func.func @hnd_page_1024(%q: memref<?x4x128xbf16>, %k: memref<?x1x1024x128xf8E4M
             exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
             tmp_out(%part : memref<1x?x4x128xf32>)
             {kv_layout = #pa.kv_layout<page_size = 1024, layout = hnd>}
+  return
+}
+
+// -----
+
+// ALiBi slopes: pa.tile.alibi between the qk and the softmax of each tile,
+// on the scores, the KV head (block id y) and the slopes kernel argument.
+// CHECK-LABEL: func.func @alibi
+// CHECK:         gpu.func @pa_decode(
+// CHECK-SAME:      %[[SLOPES:arg[0-9]+]]: memref<8xf32>
+// CHECK-SAME:      pa.arg_names = ["query", "key_cache", "value_cache", "block_tables", "context_lengths", "alibi_slopes", "work_info", "exp_sums", "max_logits", "tmp_out"]
+// CHECK:         %[[KV:.*]] = gpu.block_id y
+// CHECK:         pa.tile.qk
+// CHECK-NEXT:    pa.tile.alibi %{{.*}}, %[[SLOPES]][%[[KV]]] context %{{.*}} tile_start %{{.*}} row_base %{{.*}} {group_size = 8 : i64, query_length = 1 : i64}
+// CHECK-NEXT:    pa.tile.softmax
+func.func @alibi(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
+                 %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                 %lens: memref<?xi32>, %slopes: memref<8xf32>,
+                 %work: memref<?x4xi32>,
+                 %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                 %part: memref<1x?x8x128xf32>) {
+  pa.decode query(%q : memref<?x8x128xbf16>) key_cache(%k : memref<?x1x8x16x16xf8E4M3FN>)
+            value_cache(%v : memref<?x1x128x16xf8E4M3FN>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) alibi_slopes(%slopes : memref<8xf32>)
+            work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<1x?x8xf32>)
+            max_logits(%ml : memref<1x?x8xf32>) tmp_out(%part : memref<1x?x8x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
   return
 }

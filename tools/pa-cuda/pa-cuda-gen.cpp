@@ -236,10 +236,13 @@ std::vector<Program> matrixPrograms() {
     });
   }
   // Programs of the matrices, with e4m3fn for the gfx942 flavour: the model
-  // features (logits soft-cap) and the nhd / hnd cache layouts (page sizes
-  // 1 to 1024).
+  // features (logits soft-cap, ALiBi) and the nhd / hnd cache layouts (page
+  // sizes 1 to 1024). The log-sum-exp programs are left out: pa-to-nvvm
+  // rejects the lse output (no log lowering without libdevice yet).
   auto fromMatrix = [&](const std::vector<numerics::ProgramSpec> &specs) {
-    for (const numerics::ProgramSpec &spec : specs)
+    for (const numerics::ProgramSpec &spec : specs) {
+      if (spec.shape.lse)
+        continue;
       special(spec.label.c_str(), [&](Program &p) {
         p.shape = spec.shape;
         if (p.shape.kvType == ScalarType::F8E4M3FNUZ) // sm_90a: e4m3fn
@@ -248,6 +251,7 @@ std::vector<Program> matrixPrograms() {
         p.budget = spec.budget;
         p.nonFinite = spec.nonFinite;
       });
+    }
   };
   fromMatrix(numerics::modelFeaturePrograms());
   fromMatrix(numerics::layoutPrograms());

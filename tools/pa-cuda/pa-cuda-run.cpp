@@ -137,6 +137,8 @@ DecodeLayout layoutOf(const oracle::DecodeShape &s, bool sinks) {
                 ? DecodeLayout::Scale::PerTensor
                 : DecodeLayout::Scale::PerToken;
   l.sinks = sinks;
+  l.alibi = s.alibi;
+  l.lse = s.lse;
   return l;
 }
 
@@ -167,7 +169,7 @@ public:
   /// inputs.
   static constexpr const char *kWritten[] = {
       "work_info", "reduce_info", "exp_sums", "max_logits", "tmp_out",
-      "output"};
+      "output", "lse"};
   static bool isWritten(const std::string &name) {
     return std::find(std::begin(kWritten), std::end(kWritten), name) !=
            std::end(kWritten);
@@ -240,7 +242,9 @@ public:
   /// output and scratch buffer, so unwritten elements are caught.
   bool poison(CUstream stream, std::string &error) {
     for (const char *name : kWritten)
-      CHECK_CU(api, cuMemsetD8Async(pointer(name), 0xFF, bytes(name), stream));
+      if (has(name))
+        CHECK_CU(api,
+                 cuMemsetD8Async(pointer(name), 0xFF, bytes(name), stream));
     return true;
   }
 
@@ -286,6 +290,9 @@ bool uploadCase(DeviceOperands &d, const oracle::DecodeCase &c,
                   error);
   if (ok && d.has("sinks"))
     ok = d.upload("sinks", c.sinks.data(), c.sinks.size() * 4, error);
+  if (ok && d.has("alibi_slopes"))
+    ok = d.upload("alibi_slopes", c.alibiSlopes.data(),
+                  c.alibiSlopes.size() * 4, error);
   return ok;
 }
 
@@ -299,6 +306,7 @@ struct GpuResults {
   std::vector<int32_t> workInfo, reduceInfo;
   std::vector<float> expSums, maxLogits, tmpOut;
   std::vector<uint16_t> output;
+  std::vector<float> lse; // [B*Q, Hq] when the program returns it
 };
 
 struct CaseResult {
@@ -327,11 +335,12 @@ CaseResult compareWithOracle(const oracle::DecodeCase &c, const ProgramDir &p,
   request.maxPartitions = p.maxPartitions;
   oracle::WorkPlan plan;
   oracle::PartialResults partials;
-  std::vector<double> reference;
+  std::vector<double> reference, lseReference;
   std::string error;
   if (!oracle::computeWorkPlan(request, plan, error) ||
       !oracle::computePartials(c, plan, partials, error) ||
-      !oracle::referenceDecodeDirect(c, reference, error)) {
+      !oracle::referenceDecodeDirect(c, reference, error,
+                                     c.lse ? &lseReference : nullptr)) {
     result.failure = "oracle: " + error;
     return result;
   }
@@ -358,6 +367,14 @@ CaseResult compareWithOracle(const oracle::DecodeCase &c, const ProgramDir &p,
            std::to_string(i % d) + "] = " + std::to_string(got) + ", oracle " +
            std::to_string(reference[i]));
   }
+  // The log-sum-exp is the reducer's M and den: held to the partials'
+  // tolerance.
+  for (size_t i = 0; i < gpu.lse.size(); ++i)
+    if (!result.partials.note(gpu.lse[i], lseReference[i], tolerance))
+      fail("lse[" + std::to_string(int64_t(i) / c.numQueryHeads) + "][" +
+           std::to_string(int64_t(i) % c.numQueryHeads) + "] = " +
+           std::to_string(gpu.lse[i]) + ", oracle " +
+           std::to_string(lseReference[i]));
   for (int64_t seq = 0; seq < c.batch; ++seq)
     for (int64_t slot = plan.firstSlot(seq),
                  end = slot + plan.partitionCount(seq);
@@ -404,7 +421,8 @@ bool downloadResults(const DeviceOperands &d, GpuResults &r,
          d.download("exp_sums", r.expSums, error) &&
          d.download("max_logits", r.maxLogits, error) &&
          d.download("tmp_out", r.tmpOut, error) &&
-         d.download("output", r.output, error);
+         d.download("output", r.output, error) &&
+         (!d.has("lse") || d.download("lse", r.lse, error));
 }
 
 /// Allocates, uploads, poisons, launches plan -> decode -> reduce, waits

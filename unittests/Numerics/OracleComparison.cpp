@@ -97,6 +97,8 @@ DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
   config.slidingWindow = shape.window;
   config.softmaxScale = shape.softmaxScale;
   config.logitsSoftCap = shape.logitsSoftCap;
+  config.returnLse = shape.lse;
+  config.hasAlibi = shape.alibi;
   config.hasSinks = sinks;
   config.chip = chip;
   config.budget = budget;
@@ -146,6 +148,10 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
   std::vector<float> maxLogits(expSums.size(), kNaN);
   std::vector<float> tmpOut(size_t(hkv * capacity * rows * d), kNaN);
   std::vector<uint16_t> output(size_t(outputCount), outputPoison);
+  std::vector<float> lse(config.returnLse
+                             ? size_t(batch * c.queryLen * c.numQueryHeads)
+                             : 0,
+                         kNaN);
 
   HostBuffers buffers;
   buffers.batch = batch;
@@ -161,12 +167,14 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
   buffers.kScale = c.keyScales.empty() ? nullptr : c.keyScales.data();
   buffers.vScale = c.valueScales.empty() ? nullptr : c.valueScales.data();
   buffers.sinks = c.sinks.empty() ? nullptr : c.sinks.data();
+  buffers.alibiSlopes = c.alibi ? c.alibiSlopes.data() : nullptr;
   buffers.workInfo = workInfo.data();
   buffers.reduceInfo = reduceInfo.data();
   buffers.expSums = expSums.data();
   buffers.maxLogits = maxLogits.data();
   buffers.tmpOut = tmpOut.data();
   buffers.output = output.data();
+  buffers.lse = config.returnLse ? lse.data() : nullptr;
 
   auto start = std::chrono::steady_clock::now();
   std::string error;
@@ -192,10 +200,15 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
   oracle::PartialResults partials;
   oracle::DecodeCase partialsCase = c;
   partialsCase.queryQuantizedPerRow = options.queryQuantizedPerRow;
-  std::vector<double> reference;
+  std::vector<double> reference, partialsReference, lseReference;
+  // The log-sum-exp is the reducer's M and den: compared, like the
+  // partials, with the query the products see.
   if (!oracle::computeWorkPlan(request, plan, error) ||
       !oracle::computePartials(partialsCase, plan, partials, error) ||
-      !oracle::referenceDecodeDirect(c, reference, error)) {
+      !oracle::referenceDecodeDirect(c, reference, error) ||
+      (config.returnLse &&
+       !oracle::referenceDecodeDirect(partialsCase, partialsReference, error,
+                                      &lseReference))) {
     result.failure = "oracle failed: " + error;
     return result;
   }
@@ -240,6 +253,17 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
       *os << "output[" << i / (c.numQueryHeads * d) << "]["
           << i / d % c.numQueryHeads << "][" << i % d << "] = " << got
           << ", oracle " << ref;
+      failures.commit();
+    }
+  }
+
+  for (size_t i = 0; i < lse.size(); ++i) {
+    if (result.partials.note(lse[i], lseReference[i], tolerance))
+      continue;
+    if (std::ostream *os = failures.first()) {
+      *os << "lse[" << int64_t(i) / c.numQueryHeads << "]["
+          << int64_t(i) % c.numQueryHeads << "] = " << lse[i] << ", oracle "
+          << lseReference[i];
       failures.commit();
     }
   }

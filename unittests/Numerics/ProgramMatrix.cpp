@@ -27,14 +27,16 @@ std::string describe(const ProgramSpec &p) {
   char text[256];
   std::snprintf(text, sizeof text,
                 "%s Hq=%lld Hkv=%lld D=%lld P=%lld Q=%lld kv=%s q=%s V=%s "
-                "scale=%s W=%lld sinks=%d cap=%g chip=%s budget=%s",
+                "scale=%s W=%lld sinks=%d cap=%g lse=%d alibi=%d chip=%s "
+                "budget=%s",
                 p.label.c_str(), (long long)s.numQueryHeads,
                 (long long)s.numKvHeads, (long long)s.headDim,
                 (long long)s.pageSize, (long long)s.queryLen, kvName(s.kvType),
                 oracle::scalarTypeName(s.queryType),
                 oracle::vLayoutName(s.vLayout),
                 oracle::scaleModeName(s.scaleMode), (long long)s.window,
-                int(p.sinks), s.logitsSoftCap, p.chip.c_str(),
+                int(p.sinks), s.logitsSoftCap, int(s.lse), int(s.alibi),
+                p.chip.c_str(),
                 p.budget ? std::to_string(*p.budget).c_str() : "default");
   std::string line = text;
   if (s.cacheLayout != oracle::CacheLayout::Packed)
@@ -177,6 +179,9 @@ std::vector<ProgramSpec> modelFeaturePrograms() {
     bool sinks;
     std::optional<int64_t> budget;
     oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
+    double cap = 1.0;
+    bool lse = false;
+    bool alibi = false;
   } families[] = {
       {"softcap-window-mtp2", ScalarType::F8E4M3FN, oracle::ScaleMode::PerToken,
        128, 2, 2, 8, 257, true, std::nullopt},
@@ -191,6 +196,34 @@ std::vector<ProgramSpec> modelFeaturePrograms() {
       {"softcap-nonfinite-key", ScalarType::F8E4M3FN,
        oracle::ScaleMode::PerTensor, 128, 2, 2, 8, 0, true, std::nullopt,
        oracle::NonFiniteInput::KeyNaN},
+      // The log-sum-exp output: split-K with sinks (the reducer's M and
+      // den), one partition, windows, a soft-cap, empty rows.
+      {"lse-split-sinks", ScalarType::F8E4M3FN, oracle::ScaleMode::PerToken,
+       128, 2, 2, 8, 0, true, 4096, oracle::NonFiniteInput::None, 0.0, true},
+      {"lse-window-budget1", ScalarType::BF16, oracle::ScaleMode::None, 64, 3,
+       1, 4, 17, false, 1, oracle::NonFiniteInput::None, 0.0, true},
+      {"lse-softcap-fnuz", ScalarType::F8E4M3FNUZ, oracle::ScaleMode::PerTensor,
+       256, 1, 2, 16, 257, true, std::nullopt, oracle::NonFiniteInput::None,
+       1.0, true},
+      // ALiBi slopes, crossed with windows, sinks, MTP, the soft-cap,
+      // per-token scales, GQA shapes (two M-tiles), split-K and the LSE.
+      {"alibi-window-mtp2", ScalarType::F8E4M3FN, oracle::ScaleMode::PerToken,
+       128, 2, 2, 8, 257, true, std::nullopt, oracle::NonFiniteInput::None,
+       0.0, false, true},
+      {"alibi-softcap-bf16-gqa4", ScalarType::BF16, oracle::ScaleMode::None, 64,
+       1, 2, 4, 0, false, 6, oracle::NonFiniteInput::None, 1.0, false, true},
+      {"alibi-mtp4-budget1", ScalarType::F8E4M3FN, oracle::ScaleMode::PerTensor,
+       256, 4, 1, 8, 17, false, 1, oracle::NonFiniteInput::None, 0.0, false,
+       true},
+      {"alibi-fnuz-sinks-lse", ScalarType::F8E4M3FNUZ,
+       oracle::ScaleMode::PerToken, 128, 3, 1, 4, 0, true, std::nullopt,
+       oracle::NonFiniteInput::None, 0.0, true, true},
+      {"alibi-g16-mtp2-split", ScalarType::BF16, oracle::ScaleMode::PerToken,
+       128, 2, 1, 16, 0, true, 4096, oracle::NonFiniteInput::None, 0.0, false,
+       true},
+      {"alibi-softcap-window1", ScalarType::F8E4M3FN,
+       oracle::ScaleMode::PerTensor, 128, 2, 2, 8, 1, false, std::nullopt,
+       oracle::NonFiniteInput::None, 1.0, false, true},
   };
   std::vector<ProgramSpec> programs;
   for (const Family &f : families) {
@@ -205,8 +238,12 @@ std::vector<ProgramSpec> modelFeaturePrograms() {
     s.numKvHeads = f.kvHeads;
     s.numQueryHeads = f.group * f.kvHeads;
     s.window = f.window;
-    s.softmaxScale = 1.0;
-    s.logitsSoftCap = 1.0;
+    if (f.cap > 0.0) {
+      s.softmaxScale = 1.0;
+      s.logitsSoftCap = f.cap;
+    }
+    s.lse = f.lse;
+    s.alibi = f.alibi;
     p.sinks = f.sinks;
     p.budget = f.budget;
     p.nonFinite = f.nonFinite;
@@ -376,6 +413,8 @@ void AxisCoverage::note(const ProgramSpec &p) {
   seen["W"].insert(s.window);
   seen["sinks"].insert(p.sinks);
   seen["softcap"].insert(s.logitsSoftCap > 0.0);
+  seen["lse"].insert(s.lse);
+  seen["alibi"].insert(s.alibi);
   seen["f16 query"].insert(s.queryType == oracle::ScalarType::F16);
   seen["budget1"].insert(p.budget && *p.budget == 1);
   if (s.queryLen == 8)
@@ -412,6 +451,8 @@ bool checkCoverage(const std::vector<ProgramSpec> &programs) {
                          {"W", {0, 1, 17, 257, 8193}},
                          {"sinks", {0, 1}},
                          {"softcap", {0, 1}},
+                         {"lse", {0, 1}},
+                         {"alibi", {0, 1}},
                          {"budget1", {0, 1}},
                          {"Q8G", {4}}},
                         "the matrix has");

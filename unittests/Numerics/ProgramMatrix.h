@@ -61,8 +61,9 @@ std::vector<ProgramSpec> layoutPrograms();
 /// of the NVIDIA check set (pa-cuda-gen).
 std::vector<ProgramSpec> nonFinitePrograms();
 
-/// The model features (logits soft-cap) crossed with windows, sinks, MTP,
-/// per-token scales, GQA shapes, split-K and a non-finite input. Part of
+/// The model features (logits soft-cap, the log-sum-exp output) crossed
+/// with windows, sinks, MTP, per-token scales, GQA shapes, split-K and a
+/// non-finite input. Part of
 /// programMatrix(), and of the NVIDIA check set (pa-cuda-gen).
 std::vector<ProgramSpec> modelFeaturePrograms();
 

@@ -222,6 +222,7 @@ namespace {
 
 struct BruteForce {
   std::vector<double> output;  // [B*Q, Hq, D]
+  std::vector<double> lse;     // [B*Q, Hq]: log(sum e^s + e^z)
   std::vector<bool> rowIsEmpty; // [B*Q]: the mask row has no true entry
 };
 
@@ -234,6 +235,7 @@ BruteForce bruteForce(const DecodeCase &c) {
                 Hkv = c.numKvHeads, D = c.headDim, G = Hq / Hkv;
   const double scale = c.softmaxScale ? *c.softmaxScale : 1 / std::sqrt(double(D));
   result.output.assign(size_t(B * Q * Hq * D), 0.0);
+  result.lse.assign(size_t(B * Q * Hq), -kInf);
   result.rowIsEmpty.assign(size_t(B * Q), true);
   for (int64_t b = 0; b < B; ++b) {
     const int64_t C = c.contextLengths[size_t(b)];
@@ -273,8 +275,15 @@ BruteForce bruteForce(const DecodeCase &c) {
         const int64_t h = hq / G;
         const double z = c.sinks.empty() ? -kInf : c.sinks[size_t(hq)];
         double *out = &result.output[size_t(((b * Q + q) * Hq + hq) * D)];
-        if (z == kInf || result.rowIsEmpty[size_t(b * Q + q)])
-          continue; // both give exactly 0
+        double &lse = result.lse[size_t((b * Q + q) * Hq + hq)];
+        if (z == kInf) {
+          lse = kInf;
+          continue; // exactly 0
+        }
+        if (result.rowIsEmpty[size_t(b * Q + q)]) {
+          lse = z; // log(e^z), -inf without a sink
+          continue; // exactly 0
+        }
         std::vector<double> logits(static_cast<size_t>(C));
         double M = z;
         for (int64_t t = 0; t < C; ++t) {
@@ -288,6 +297,9 @@ BruteForce bruteForce(const DecodeCase &c) {
           if (c.logitsSoftCap > 0)
             logits[size_t(t)] =
                 c.logitsSoftCap * std::tanh(logits[size_t(t)] / c.logitsSoftCap);
+          if (c.alibi) // after the cap; pos = C - Q + q is the row's token
+            logits[size_t(t)] +=
+                double(c.alibiSlopes[size_t(hq)]) * double(t - (C - Q + q));
           M = std::max(M, logits[size_t(t)]);
         }
         double den = z == -kInf ? 0.0 : std::exp(z - M);
@@ -302,6 +314,7 @@ BruteForce bruteForce(const DecodeCase &c) {
         }
         for (int64_t d = 0; d < D; ++d)
           out[d] = num[size_t(d)] / den;
+        lse = M + std::log(den);
       }
     }
   }
@@ -315,7 +328,7 @@ TEST(Reference, MatchesDenseBruteForceOnTinyCases) {
   const ScalarType kvTypes[] = {ScalarType::F8E4M3FN, ScalarType::F8E4M3FNUZ,
                                 ScalarType::BF16};
   int emptyRowsSeen = 0, infiniteSinkHeadsSeen = 0, cases = 0;
-  int softCappedCases = 0;
+  int softCappedCases = 0, alibiCases = 0;
   for (ScalarType kvType : kvTypes) {
     for (int64_t queryLen : {1, 3, 5}) {
       for (int64_t window : windows) {
@@ -346,6 +359,10 @@ TEST(Reference, MatchesDenseBruteForceOnTinyCases) {
             config.logitsSoftCap = 0.4;
             ++softCappedCases;
           }
+          if (cases % 3 == 2) { // ALiBi, also together with the soft-cap
+            config.alibi = true;
+            ++alibiCases;
+          }
           config.seed = uint64_t(cases);
           SCOPED_TRACE(toJson(config));
           const DecodeCase c = generated(config);
@@ -356,6 +373,25 @@ TEST(Reference, MatchesDenseBruteForceOnTinyCases) {
                       "split, one partition per sequence");
           expectClose(expected.output, split(c, plan(planRequestFor(c, 64, 64))),
                       "split, one tile per partition");
+          // The log-sum-exp, direct and through the reducer.
+          std::vector<double> output, directLse, splitLse;
+          std::string error;
+          ASSERT_TRUE(referenceDecodeDirect(c, output, error, &directLse)) << error;
+          const WorkPlan tilePlan = plan(planRequestFor(c, 64, 64));
+          PartialResults partials;
+          ASSERT_TRUE(computePartials(c, tilePlan, partials, error)) << error;
+          ASSERT_TRUE(reducePartials(c, tilePlan, partials, output, error,
+                                     &splitLse))
+              << error;
+          for (size_t i = 0; i < expected.lse.size(); ++i) {
+            if (std::isinf(expected.lse[i])) {
+              ASSERT_EQ(directLse[i], expected.lse[i]) << "lse " << i;
+              ASSERT_EQ(splitLse[i], expected.lse[i]) << "lse " << i;
+            } else {
+              ASSERT_NEAR(directLse[i], expected.lse[i], 1e-12) << "lse " << i;
+              ASSERT_NEAR(splitLse[i], expected.lse[i], 1e-12) << "lse " << i;
+            }
+          }
           // Edge rows are exactly 0, not merely close to it.
           const int64_t Hq = c.numQueryHeads, D = c.headDim;
           for (int64_t row = 0; row < c.batch * c.queryLen; ++row) {
@@ -377,6 +413,7 @@ TEST(Reference, MatchesDenseBruteForceOnTinyCases) {
   EXPECT_GT(emptyRowsSeen, 0);
   EXPECT_GT(infiniteSinkHeadsSeen, 0);
   EXPECT_GT(softCappedCases, 0);
+  EXPECT_GT(alibiCases, 0);
 }
 
 // The soft-cap changes the output by far more than the spec's tolerance
@@ -401,6 +438,28 @@ TEST(Reference, SoftCapMattersOnlyNearTheCap) {
   }
   EXPECT_GT(largest, 20 * specTolerance(ScalarType::F8E4M3FN));
   EXPECT_LT(farthest, 1e-9);
+}
+
+// ALiBi slopes change the output by far more than the spec's tolerance (a
+// kernel that ignores them fails), and zero slopes change nothing.
+TEST(Reference, AlibiMattersAndZeroSlopesChangeNothing) {
+  CaseConfig config = invarianceConfig(2, 2, 8, 2, ScalarType::F8E4M3FN,
+                                       ScalarType::BF16, VLayout::Plain,
+                                       ScaleMode::PerToken, 0, 31);
+  config.headDim = 128;
+  config.contextLengths = {300, 41};
+  const std::vector<double> plain = direct(generated(config));
+  config.alibi = true;
+  DecodeCase sloped = generated(config);
+  const std::vector<double> biased = direct(sloped);
+  std::fill(sloped.alibiSlopes.begin(), sloped.alibiSlopes.end(), 0.0f);
+  const std::vector<double> zero = direct(sloped);
+  double largest = 0;
+  for (size_t i = 0; i < plain.size(); ++i) {
+    largest = std::max(largest, std::fabs(biased[i] - plain[i]));
+    ASSERT_EQ(zero[i], plain[i]) << i;
+  }
+  EXPECT_GT(largest, 20 * specTolerance(ScalarType::F8E4M3FN));
 }
 
 TEST(Reference, NegativeInfiniteSinkEqualsNoSink) {

@@ -63,7 +63,9 @@ void registerPaDialectsAndPasses(DialectRegistry &registry);
 struct DecodeOperands {
   Value query, keyCache, valueCache, blockTables, contextLengths;
   Value kScale, vScale, sinks;
+  Value alibiSlopes; // with DecodeConfig::hasAlibi
   Value workInfo, reduceInfo, expSums, maxLogits, tmpOut, output;
+  Value lse; // with DecodeConfig::returnLse
 
   /// The field of the pa operand `name` ("query", "k_scale", ...), or null
   /// for a name no pa op has.
@@ -89,7 +91,8 @@ DecodeOp buildDecodeOp(OpBuilder &builder, Location loc,
                        const DecodeConfig &config,
                        const DecodeOperands &operands);
 
-/// `pa.reduce` (sinks when `operands.sinks` is set).
+/// `pa.reduce` (sinks when `operands.sinks` is set, lse when `operands.lse`
+/// is).
 ReduceOp buildReduceOp(OpBuilder &builder, Location loc,
                        const DecodeOperands &operands);
 

@@ -57,7 +57,9 @@ struct DecodeConfig {
   int64_t slidingWindow = 0; // 0 and -1: no window
   std::optional<double> softmaxScale; // default D^-0.5
   double logitsSoftCap = 0.0;         // 0: none; else cap * tanh(s / cap)
+  bool returnLse = false; // pa.reduce also writes lse [B*Q, Hq] (f32)
   bool hasSinks = false;
+  bool hasAlibi = false; // pa.decode takes alibi_slopes [Hq] (f32)
   std::optional<ComputeType> computeType; // default: fp8 for fp8 KV, else bf16
   std::string chip = std::string(kDefaultChip);
   std::optional<int64_t> budget;        // default 2 * compute units
@@ -104,8 +106,8 @@ struct DecodeConfig {
 
 /// Builds the module of `config`: `func.func @pa_decode(query, key_cache,
 /// value_cache, block_tables, context_lengths, [k_scale, v_scale], [sinks],
-/// work_info, reduce_info, exp_sums, max_logits, tmp_out, output)` with
-/// dynamic dims exactly where the dialect has them, calling pa.plan,
+/// [alibi_slopes], work_info, reduce_info, exp_sums, max_logits, tmp_out,
+/// output, [lse])` with dynamic dims exactly where the dialect has them, calling pa.plan,
 /// pa.decode and pa.reduce. Returns null with `error` set when the
 /// configuration is invalid or the module fails the verifier (the verifier's
 /// diagnostics are the error text). Loads the dialects it needs into

@@ -45,6 +45,7 @@ struct HostBuffers {
   const float *kScale = nullptr; // per_tensor [1], per_token [N, Hkv, P]
   const float *vScale = nullptr; // like kScale; both null for scale none
   const float *sinks = nullptr;  // [Hq] when the config has sinks
+  const float *alibiSlopes = nullptr; // [Hq] when the config has ALiBi
 
   int32_t *workInfo = nullptr;   // [capacity, 4]
   int32_t *reduceInfo = nullptr; // [B, 2]
@@ -52,6 +53,7 @@ struct HostBuffers {
   float *maxLogits = nullptr;    // [Hkv, capacity, R]
   float *tmpOut = nullptr;       // [Hkv, capacity, R, D]
   uint16_t *output = nullptr;    // [B*Q, Hq, D], bits of the query type
+  float *lse = nullptr;          // [B*Q, Hq] when the config returns it
 };
 
 /// Empty when `buffers` fit `config` (sizes, missing operands, context

@@ -94,8 +94,11 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     `softmax_scale * dot(query_row, K_t)` with `softmax_scale` defaulting to
     `D^-0.5`. With `logits_soft_cap = cap > 0` (Gemma 2, Grok) a score `s`
     becomes `cap * tanh(s / cap)`, which bounds it to `(-cap, cap)`; `cap = 0`
-    (the default) leaves scores as they are. Keys and values are dequantized
-    by `scale`.
+    (the default) leaves scores as they are. With `alibi_slopes` (f32 `[Hq]`,
+    ALiBi) the score of token `t` for query head `h` at MTP position `q`
+    gains the linear position bias `alibi_slopes[h] * (t - (C - Q + q))`
+    after the soft-cap (0 for the newest visible token, negative for older
+    ones). Keys and values are dequantized by `scale`.
 
     Shapes (static: `Hq`, `Hkv`, `D`, `P`, `x`, `R`; dynamic: `B`, `N`,
     `max_pages`, `capacity`):
@@ -108,6 +111,7 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     | block_tables | `[B, max_pages]` | i32 |
     | context_lengths | `[B]` | i32 |
     | k_scale, v_scale | per_tensor `[1]`, per_token `[N, Hkv, P]` | f32 |
+    | alibi_slopes | `[Hq]` | f32 |
     | work_info | `[capacity, 4]` | i32 |
     | exp_sums, max_logits | `[Hkv, capacity, R]` | f32 |
     | tmp_out | `[Hkv, capacity, R, D]` | f32 |
@@ -155,6 +159,7 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     Pa_In<"context lengths `[B]` (i32)">:$context_lengths,
     Pa_In<"key scales", Optional<AnyMemRef>>:$k_scale,
     Pa_In<"value scales", Optional<AnyMemRef>>:$v_scale,
+    Pa_In<"ALiBi slopes `[Hq]` (f32)", Optional<AnyMemRef>>:$alibi_slopes,
     Pa_In<"work plan `[capacity, 4]` (i32)">:$work_info,
     Pa_Out<"partial exp sums `[Hkv, capacity, R]`">:$exp_sums,
     Pa_Out<"partial row maxima `[Hkv, capacity, R]`">:$max_logits,
@@ -175,6 +180,7 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     `context_lengths` `(` $context_lengths `:` type($context_lengths) `)`
     (`k_scale` `(` $k_scale^ `:` type($k_scale) `)`)?
     (`v_scale` `(` $v_scale^ `:` type($v_scale) `)`)?
+    (`alibi_slopes` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
     `work_info` `(` $work_info `:` type($work_info) `)`
     `exp_sums` `(` $exp_sums `:` type($exp_sums) `)`
     `max_logits` `(` $max_logits `:` type($max_logits) `)`
@@ -205,6 +211,8 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     bool hasSlidingWindow() { return getSlidingWindow() > 0; }
     /// True when scores are soft-capped (`logits_soft_cap > 0`).
     bool hasSoftCap() { return getLogitsSoftCap() > 0.0; }
+    /// True when scores get the ALiBi position bias.
+    bool hasAlibi() { return static_cast<bool>(getAlibiSlopes()); }
   }];
   let hasVerifier = 1;
 }
@@ -213,7 +221,7 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
 // pa.reduce
 //===----------------------------------------------------------------------===//
 
-def Pa_ReduceOp : Pa_Op<"reduce"> {
+def Pa_ReduceOp : Pa_Op<"reduce", [AttrSizedOperandSegments]> {
   let summary = "merge split-K partitions (and attention sinks) into the output";
   let description = [{
     For each sequence `b` with `reduce_info[b] = (first, count)`, combines the
@@ -226,6 +234,12 @@ def Pa_ReduceOp : Pa_Op<"reduce"> {
     sinks the `exp(z - M)` term is dropped. Row `r = q * G + g` of KV head
     `h` goes to `output[b * Q + q][h * G + g]`; `Q` and `G` follow from the
     shapes (`G = Hq / Hkv`, `Q = R / G`).
+
+    With the optional `lse` operand (f32 `[B*Q, Hq]`) the op also writes the
+    row's log-sum-exp `lse = M + log(den)` (natural log, the sink term
+    included), `-inf` when `den = 0`: what a caller needs to merge this
+    attention result with another one over other keys (cascade or shared
+    prefixes, context parallelism).
 
     Example:
 
@@ -245,7 +259,8 @@ def Pa_ReduceOp : Pa_Op<"reduce"> {
     Pa_In<"partial outputs `[Hkv, capacity, R, D]` (f32)">:$tmp_out,
     Pa_In<"reducer index `[B, 2]` (i32)">:$reduce_info,
     Pa_In<"sink logits `[Hq]` (f32, bf16 or f16)", Optional<AnyMemRef>>:$sinks,
-    Pa_Out<"output `[B*Q, Hq, D]` (bf16 or f16)">:$output
+    Pa_Out<"output `[B*Q, Hq, D]` (bf16 or f16)">:$output,
+    Arg<Optional<AnyMemRef>, "log-sum-exp `[B*Q, Hq]` (f32)", [MemWrite]>:$lse
   );
 
   let assemblyFormat = [{
@@ -255,6 +270,7 @@ def Pa_ReduceOp : Pa_Op<"reduce"> {
     `reduce_info` `(` $reduce_info `:` type($reduce_info) `)`
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     `output` `(` $output `:` type($output) `)`
+    (`lse` `(` $lse^ `:` type($lse) `)`)?
     attr-dict
   }];
 

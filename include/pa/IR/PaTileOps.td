@@ -151,6 +151,38 @@ def Pa_TileQKOp : Pa_TileOp<"qk"> {
   let hasVerifier = 1;
 }
 
+def Pa_TileAlibiOp : Pa_TileOp<"alibi"> {
+  let summary = "add the ALiBi position bias to one tile of scores";
+  let description = [{
+    For each row `m` (row `r = row_base + m`, MTP position `q = r / G`,
+    query head `h = kv_head * G + r % G`) and tile column `t` (absolute
+    token `tile_start + t`):
+    `scores[m][t] += log2(e) * alibi_slopes[h] * (token - (C - Q + q))`
+    with `C` = `context_length` (i64): the decode's ALiBi bias in the exp2
+    domain of the scores. It comes after `pa.tile.qk` (so after the
+    soft-cap) and before `pa.tile.softmax`, which masks the columns no row
+    sees; the bias of such columns and of padding rows `r >= Q * G` is
+    unspecified. The distance is exact in f32 for tokens below 2^24.
+
+    ```mlir
+    pa.tile.alibi %scores, %slopes[%kv_head] context %ctx tile_start %t0
+        row_base %r0 {query_length = 2 : i64, group_size = 8 : i64}
+        : memref<16x256xf32, 3>, memref<16xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "scores [M, 256]", [MemRead, MemWrite]>:$scores,
+                       Arg<AnyMemRef, "ALiBi slopes [Hq] (f32)", [MemRead]>:$alibi_slopes,
+                       Index:$kv_head, I64:$context_length, I64:$tile_start,
+                       Index:$row_base, Pa_I64Attr:$query_length,
+                       Pa_I64Attr:$group_size);
+  let assemblyFormat = [{
+    $scores `,` $alibi_slopes `[` $kv_head `]` `context` $context_length
+    `tile_start` $tile_start `row_base` $row_base attr-dict `:`
+    type($scores) `,` type($alibi_slopes)
+  }];
+  let hasVerifier = 1;
+}
+
 def Pa_TileSoftmaxOp : Pa_TileOp<"softmax"> {
   let summary = "mask one tile of scores and update the online softmax";
   let description = [{

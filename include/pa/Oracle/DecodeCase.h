@@ -83,6 +83,10 @@ struct DecodeShape {
   int64_t window = 0;                         // <= 0: no window
   std::optional<double> softmaxScale;         // default D^-0.5
   double logitsSoftCap = 0.0; // > 0: scores become cap * tanh(s / cap)
+  bool lse = false; // the program also returns the rows' log-sum-exp
+  // ALiBi: score of token t for query head h at MTP position q gains
+  // alibiSlopes[h] * (t - (C - Q + q)) after the soft-cap.
+  bool alibi = false;
 };
 
 struct DecodeCase : DecodeShape {
@@ -97,6 +101,7 @@ struct DecodeCase : DecodeShape {
   std::vector<float> keyScales;   // None: empty; PerTensor: [1]; PerToken: [N, Hkv, P]
   std::vector<float> valueScales; // same shape as keyScales
   std::vector<float> sinks;       // empty: no sinks; else [Hq] logits
+  std::vector<float> alibiSlopes; // [Hq] with alibi, else empty
   // fp8 compute, as the spec allows it: the products see every query row
   // (position, query head) scaled so that its largest magnitude is this fp8
   // type's largest finite value, rounded to it (RNE) and scaled back.

@@ -39,18 +39,22 @@ struct PartialResults {
 // value reaches is NaN in the output and in its partition's partials.
 //
 // Unsplit answer: out = sum_t e^(s_t-M) V_t / (sum_t e^(s_t-M) + e^(z-M)).
-// `output` is [B*Q, Hq, D].
+// `output` is [B*Q, Hq, D]. With `lse`, also each row's log-sum-exp
+// M + log(sum_t e^(s_t-M) + e^(z-M)), [B*Q, Hq]: -inf when that sum is 0.
 bool referenceDecodeDirect(const DecodeCase &c, std::vector<double> &output,
-                           std::string &error);
+                           std::string &error,
+                           std::vector<double> *lse = nullptr);
 
 // Partials for every slot the plan uses (reduce_info), tiles as in work_info.
 bool computePartials(const DecodeCase &c, const WorkPlan &plan,
                      PartialResults &partials, std::string &error);
 
-// The spec's reducer; sinks are applied here, once.
+// The spec's reducer; sinks are applied here, once. With `lse`, also each
+// row's M + log(den) as the reducer sees them ([B*Q, Hq]; -inf for den 0).
 bool reducePartials(const DecodeCase &c, const WorkPlan &plan,
                     const PartialResults &partials,
-                    std::vector<double> &output, std::string &error);
+                    std::vector<double> &output, std::string &error,
+                    std::vector<double> *lse = nullptr);
 
 // One query row as the products see it (DecodeCase::queryQuantizedPerRow):
 // `row` itself, or quantized per row. A row of zeros stays zero.

@@ -30,6 +30,8 @@ struct DecodeLayout {
   bool transposedV = false;
   Scale scale = Scale::None;
   bool sinks = false;
+  bool alibi = false; // the decode takes alibi_slopes [Hq]
+  bool lse = false; // the reducer also writes lse [B*Q, Hq]
 
   /// x: elements in one 16-byte vector of the packed layouts.
   int64_t packWidth() const { return 16 / kvElementBytes; }
@@ -71,8 +73,8 @@ std::string checkSequences(int64_t pageSize, int64_t queryLength,
 
 /// Every operand of a run in @pa_decode's argument order (absent optional
 /// ones left out): query, key_cache, value_cache, block_tables,
-/// context_lengths, [k_scale, v_scale], [sinks], work_info, reduce_info,
-/// exp_sums, max_logits, tmp_out, output.
+/// context_lengths, [k_scale, v_scale], [sinks], [alibi_slopes], work_info,
+/// reduce_info, exp_sums, max_logits, tmp_out, output, [lse].
 std::vector<DecodeOperand> decodeOperands(const DecodeLayout &layout,
                                           const DecodeDims &dims);
 

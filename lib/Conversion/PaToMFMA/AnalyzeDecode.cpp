@@ -144,6 +144,14 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
   d.softmax = *softmax;
   d.pv = *pv;
   d.storePartials = *store;
+  SmallVector<TileAlibiOp> alibis;
+  kernel.walk([&](TileAlibiOp op) { alibis.push_back(op); });
+  if (alibis.size() > 1)
+    return kernel.emitOpError() << "pa-to-mfma expects at most one "
+                                   "'pa.tile.alibi' in a decode kernel, found "
+                                << alibis.size();
+  if (!alibis.empty())
+    d.alibi = alibis.front();
 
   // The chip's matrix units take one fp8 flavour: checked first.
   Type kvType = cast<MemRefType>(d.qk.getKeyCache().getType()).getElementType();
@@ -213,13 +221,34 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
         arg && isWorkgroupMemRef(buffer) &&
         llvm::is_contained(kernel.getWorkgroupAttributions(), arg);
     bool onlyTileOps = llvm::all_of(buffer.getUsers(), [](Operation *user) {
-      return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileSoftmaxOp,
-                 TilePVOp, TileStorePartialsOp>(user);
+      return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileAlibiOp,
+                 TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(user);
     });
     if (!attribution || !onlyTileOps)
       return d.qk.emitOpError()
              << "pa-to-mfma expects each tile buffer to be a workgroup "
                 "attribution used by the tile ops only";
+  }
+
+  // ALiBi: between qk and softmax on the scores, for the softmax's rows and
+  // tile and the qk's KV head (the lane code computes its bias from those).
+  if (TileAlibiOp alibi = d.alibi) {
+    if (alibi->getParentOp() != d.tileLoop ||
+        !d.qk->isBeforeInBlock(alibi) || !alibi->isBeforeInBlock(d.softmax) ||
+        alibi.getScores() != scores ||
+        alibi.getContextLength() != d.softmax.getContextLength() ||
+        alibi.getTileStart() != d.softmax.getTileStart() ||
+        alibi.getRowBase() != d.softmax.getRowBase() ||
+        alibi.getKvHead() != d.qk.getKvHead() ||
+        alibi.getQueryLength() != d.softmax.getQueryLength() ||
+        alibi.getGroupSize() != d.softmax.getGroupSize())
+      return alibi.emitOpError()
+             << "pa-to-mfma expects pa.tile.alibi between pa.tile.qk and "
+                "pa.tile.softmax, on their scores, rows, tile and KV head";
+    if (failed(checkGlobalOperand(alibi, "alibi_slopes",
+                                  alibi.getAlibiSlopes(), {-1},
+                                  Float32Type::get(kernel.getContext()))))
+      return failure();
   }
 
   auto tileType = cast<MemRefType>(queryTile.getType());

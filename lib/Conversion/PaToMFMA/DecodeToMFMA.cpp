@@ -76,6 +76,10 @@ struct MTileLanes {
   // bounds are a scalar base (i64) plus the lane's MTP position q.
   Value rowPosition; // i32 q
   Value isQueryRow;  // i1 (r < Q * G)
+  // ALiBi (null without): the row's slope in the exp2 domain (f32), and
+  // the distance (i32) of the lane's first score token of a tile starting
+  // at token 0 from the row's own token C - Q + q.
+  Value alibiSlope, alibiDistance;
 };
 
 /// Per-lane state carried through one tile loop, for the M-tiles `mTiles`
@@ -735,7 +739,8 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
         {b.getIndexAttr(t * kBlock), scale,
          arith::IndexCastOp::create(b, b.getI32Type(),
                                     (row / s.groupSize).get()),
-         l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows))});
+         l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows)),
+         /*alibiSlope=*/Value(), /*alibiDistance=*/Value()});
   }
   visibleEndBase = buildVisibleEnd(b, b.getLoc(), context, s.queryLength);
   visibleBeginBase = buildVisibleBegin(b, b.getLoc(), visibleEndBase, s.window,
@@ -757,6 +762,22 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
   laneTokenOffset =
       arith::IndexCastOp::create(b, b.getI32Type(), vFirst.get());
   laneInGroup = arith::IndexCastOp::create(b, b.getI32Type(), i.get());
+  if (TileAlibiOp alibi = d.alibi) {
+    // The row's own token C - Q + q is the last it sees: visibleEndBase - 1
+    // + q (i32: context lengths are below 2^31).
+    Value ownBase = arith::TruncIOp::create(
+        b, b.getI32Type(), l.subI(visibleEndBase, l.i64(1)));
+    Value laneBase = l.subI(laneTokenOffset, ownBase);
+    for (auto [t, lanes] : llvm::enumerate(mTileLanes)) {
+      IndexExpr row = l.idx(softmax.getRowBase()) + (i + t * kBlock);
+      IndexExpr head =
+          l.idx(alibi.getKvHead()) * s.groupSize + row % s.groupSize;
+      lanes.alibiSlope = emitAlibiSlopeExp2(
+          b, memref::LoadOp::create(b, alibi.getAlibiSlopes(),
+                                    ValueRange{head.get()}));
+      lanes.alibiDistance = l.subI(laneBase, lanes.rowPosition);
+    }
+  }
 }
 
 Value DecodeLowering::spreadToken(LaneBuilder &l, Value perLane,
@@ -927,7 +948,7 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   // The tiled IR's per-tile values (tile start, page ids and their guards)
   // as they are; the tile ops themselves have no results.
   for (Operation &op : old.getBody()->without_terminator())
-    if (!isa<TileQKOp, TileSoftmaxOp, TilePVOp>(op))
+    if (!isa<TileQKOp, TileAlibiOp, TileSoftmaxOp, TilePVOp>(op))
       body.clone(op, map);
   LaneState state = LaneState::unflatten(loop.getRegionIterArgs(), init);
   LaneState next = emitTileStep(body, map, views, state);
@@ -980,6 +1001,11 @@ WaveResult DecodeLowering::emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
   lanes.rowScale = pick([](const MTileLanes &m) { return m.rowScale; });
   lanes.rowPosition = pick([](const MTileLanes &m) { return m.rowPosition; });
   lanes.isQueryRow = pick([](const MTileLanes &m) { return m.isQueryRow; });
+  if (d.alibi) {
+    lanes.alibiSlope = pick([](const MTileLanes &m) { return m.alibiSlope; });
+    lanes.alibiDistance =
+        pick([](const MTileLanes &m) { return m.alibiDistance; });
+  }
   SmallVector<Value> newest =
       emitTileLoop(b, views, initialState(b, {lanes})).flatten();
   const size_t width = newest.size();
@@ -1328,6 +1354,10 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     if (!keysMayBeInfinite)
       kScales = buildNaNIfNotFinite(b, b.getLoc(), kScales);
   }
+  // Tile starts are below 2^31 (context lengths are i32).
+  Value tileStart32 =
+      d.alibi ? arith::TruncIOp::create(b, b.getI32Type(), tileStart).getResult()
+              : Value();
   for (size_t k = 0; k < tiles; ++k)
     for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
       Value &score = scores[k][blk];
@@ -1343,6 +1373,19 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       // Before the mask, so that masked columns stay exactly -inf.
       if (s.softCap)
         score = emitSoftCap(b, score, *s.softCap, /*fastReciprocal=*/true);
+      // ALiBi after the cap, before the mask: element r of block blk is
+      // token 16 j + 4 blk + r of the wave's quarter (qkToken).
+      if (const MTileLanes &m = state.mTiles[k]; m.alibiSlope) {
+        auto i32s = VectorType::get({kResultElements}, b.getI32Type());
+        SmallVector<int64_t> offsets;
+        for (int64_t r = 0; r < kResultElements; ++r)
+          offsets.push_back(blk * kResultElements + r);
+        Value first = l.addI(tileStart32, m.alibiDistance);
+        Value distance = l.addI(l.broadcast(i32s, first),
+                                l.vectorOf(i32s, offsets));
+        score = emitAlibiBias(b, score, l.broadcast(vec4, m.alibiSlope),
+                              distance);
+      }
     }
   // Edge tiles: scores outside each row's visible range become -inf, and
   // per-token V scales and V bytes of tokens outside the op's valid range

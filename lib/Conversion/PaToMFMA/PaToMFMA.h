@@ -45,6 +45,7 @@ struct DecodeKernel {
   TileInitSoftmaxOp initSoftmax;
   scf::ForOp tileLoop;
   TileQKOp qk;
+  TileAlibiOp alibi; // null without ALiBi
   TileSoftmaxOp softmax;
   TilePVOp pv;
   TileStorePartialsOp storePartials;

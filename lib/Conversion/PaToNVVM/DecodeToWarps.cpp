@@ -140,6 +140,7 @@ struct TileOps {
   TileLoadQueryOp loadQuery;
   TileInitSoftmaxOp init;
   TileQKOp qk;
+  TileAlibiOp alibi; // null without ALiBi
   TileSoftmaxOp softmax;
   TilePVOp pv;
   TileStorePartialsOp store;
@@ -163,6 +164,8 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
       note(ops.init, x);
     else if (auto x = dyn_cast<TileQKOp>(op))
       note(ops.qk, x);
+    else if (auto x = dyn_cast<TileAlibiOp>(op))
+      note(ops.alibi, x);
     else if (auto x = dyn_cast<TileSoftmaxOp>(op))
       note(ops.softmax, x);
     else if (auto x = dyn_cast<TilePVOp>(op))
@@ -185,6 +188,19 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
       ops.softmax.getScores() != ops.pv.getProbs() ||
       ops.softmax.getAcc() != ops.pv.getAcc()) {
     reason = "the tile ops do not form one qk -> softmax -> pv chain";
+    return false;
+  }
+  // ALiBi: the softmax adds the bias as it reads the scores, so the op
+  // must describe the softmax's rows and tile (and the qk's KV head).
+  if (TileAlibiOp alibi = ops.alibi;
+      alibi && (alibi.getScores() != ops.qk.getScores() ||
+                alibi.getContextLength() != ops.softmax.getContextLength() ||
+                alibi.getTileStart() != ops.softmax.getTileStart() ||
+                alibi.getRowBase() != ops.softmax.getRowBase() ||
+                alibi.getKvHead() != ops.qk.getKvHead() ||
+                alibi.getQueryLength() != ops.softmax.getQueryLength() ||
+                alibi.getGroupSize() != ops.softmax.getGroupSize())) {
+    reason = "pa.tile.alibi does not describe the softmax's rows and tile";
     return false;
   }
   auto memref = [](Value v) { return cast<MemRefType>(v.getType()); };
@@ -298,6 +314,8 @@ public:
     storePageIds();
     lowerQK();
     lowerSoftmax();
+    if (ops.alibi) // applied by lowerSoftmax
+      ops.alibi.erase();
     lowerPV();
     lowerStore();
     dropUnusedBuffers();
@@ -769,6 +787,17 @@ private:
     Value begin =
         buildVisibleBegin(b, b.getLoc(), end, s.window, /*clamp=*/true);
     Value rowOffset = e.mul(m, kScoreStride);
+    // ALiBi: the row's slope (query head h * G + r % G) and own token
+    // C - Q + q = end - 1; the bias goes on as the scores are read, before
+    // the mask (the tiled IR's pa.tile.alibi, after the qk's soft-cap).
+    Value alibiSlope, ownToken;
+    if (TileAlibiOp alibi = ops.alibi) {
+      Value head = e.add(e.mul(alibi.getKvHead(), s.groupSize),
+                         e.rem(e.add(op.getRowBase(), m), s.groupSize));
+      alibiSlope =
+          emitAlibiSlopeExp2(b, e.load(alibi.getAlibiSlopes(), {head}));
+      ownToken = e.sub(end, e.i64(1));
+    }
 
     SmallVector<Value> values, columns;
     Value tileMax = e.negInf();
@@ -776,9 +805,10 @@ private:
       Value column = e.add(part, i * perRow);
       Value token = e.add(op.getTileStart(), e.toI64(column));
       Value visible = e.both(isRow, e.inRange(token, begin, end));
-      Value score = e.select(
-          visible, e.load(buffers.scores, {e.add(rowOffset, column)}),
-          e.negInf());
+      Value raw = e.load(buffers.scores, {e.add(rowOffset, column)});
+      if (alibiSlope)
+        raw = emitAlibiBias(b, raw, alibiSlope, e.sub(token, ownToken));
+      Value score = e.select(visible, raw, e.negInf());
       values.push_back(score);
       columns.push_back(column);
       tileMax = e.maxF(tileMax, score);

@@ -26,6 +26,7 @@
 #include "pa/IR/KernelAttributes.h"
 #include "pa/Transforms/Passes.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -141,6 +142,18 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
                           << target->workgroupSize;
       return signalPassFailure();
     }
+
+    // The log-sum-exp output needs a natural log, which the NVPTX backend
+    // cannot select (no libcall; the PTX links no libdevice): a diagnostic
+    // here instead of an LLVM fatal error later.
+    WalkResult logs = kernels.walk([](math::LogOp log) {
+      log.emitOpError() << "pa-to-nvvm: the log-sum-exp output (pa.reduce "
+                           "lse) is not supported on NVIDIA yet (no log "
+                           "lowering without libdevice)";
+      return WalkResult::interrupt();
+    });
+    if (logs.wasInterrupted())
+      return signalPassFailure();
 
     Builder builder(&getContext());
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {

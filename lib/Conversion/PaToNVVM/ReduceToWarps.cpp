@@ -38,6 +38,7 @@
 
 #include "pa/IR/KernelAttributes.h"
 #include "pa/Transforms/KernelBuilder.h"
+#include "pa/Transforms/ScoreMath.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -77,6 +78,7 @@ constexpr int64_t kMaxItemsPerThread = 64;
 
 struct ReduceOperands {
   Value expSums, maxLogits, tmpOut, reduceInfo, sinks, output;
+  Value lse; // null without the log-sum-exp output
 };
 
 /// The reduce kernel's operands by pa.arg_names, or false.
@@ -94,7 +96,8 @@ bool matchReduce(gpu::GPUFuncOp kernel, ReduceOperands &ops) {
   ops.reduceInfo = byName.lookup("reduce_info");
   ops.sinks = byName.lookup("sinks");
   ops.output = byName.lookup("output");
-  size_t expected = ops.sinks ? 6 : 5;
+  ops.lse = byName.lookup("lse");
+  size_t expected = 5 + (ops.sinks ? 1 : 0) + (ops.lse ? 1 : 0);
   if (!ops.expSums || !ops.maxLogits || !ops.tmpOut || !ops.reduceInfo ||
       !ops.output || byName.size() != expected)
     return false;
@@ -104,7 +107,8 @@ bool matchReduce(gpu::GPUFuncOp kernel, ReduceOperands &ops) {
   };
   if (!shaped(ops.expSums, 3) || !shaped(ops.maxLogits, 3) ||
       !shaped(ops.tmpOut, 4) || !shaped(ops.reduceInfo, 2) ||
-      !shaped(ops.output, 3) || (ops.sinks && !shaped(ops.sinks, 1)))
+      !shaped(ops.output, 3) || (ops.sinks && !shaped(ops.sinks, 1)) ||
+      (ops.lse && !shaped(ops.lse, 2)))
     return false;
   auto type = [](Value v) { return cast<MemRefType>(v.getType()); };
   // Static Hkv, R, D and Hq: what the body is specialized for.
@@ -279,6 +283,16 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
                  [&] {
                    e.store(rowMax[r], rowMaxes, {batchRows[r]});
                    e.store(den[r], denominators, {batchRows[r]});
+                   if (!ops.lse)
+                     return;
+                   // Row q * G + g is output row b * Q + q, head h * G + g.
+                   Value outputRow =
+                       e.add(e.mul(sequence, queryLength),
+                             e.div(batchRows[r], group));
+                   Value queryHead = e.add(e.mul(kvHead, group),
+                                           e.rem(batchRows[r], group));
+                   e.store(emitLogSumExp(b, rowMax[r], den[r]), ops.lse,
+                           {outputRow, queryHead});
                  });
       }
     });

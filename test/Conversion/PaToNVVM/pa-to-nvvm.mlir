@@ -202,3 +202,42 @@ func.func @decode_hnd_combined(%query: memref<?x16x128xbf16>,
              scale = #pa.scale<per_tensor>}
   return
 }
+
+// -----
+
+// ALiBi slopes on warps: the softmax reads the row's slope (query head
+// h * G + r % G) once, times log2(e), and adds slope * f32(t - (C - Q + q))
+// to each score as it reads it, before the mask.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      %[[SLOPES:arg[0-9]+]]: memref<8xf32>
+// CHECK-SAME:      pa.distribution = "warps"
+// CHECK:         %[[SLOPE:.*]] = memref.load %[[SLOPES]][%{{.*}}] : memref<8xf32>
+// CHECK:         %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK:         %[[SLOPE2:.*]] = arith.mulf %[[SLOPE]], %[[LOG2E]] : f32
+// CHECK:         %[[RAW:.*]] = memref.load %{{.*}} : memref<{{.*}}xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[DIST:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[DISTF:.*]] = arith.sitofp %[[DIST]] : i64 to f32
+// CHECK:         %[[BIAS:.*]] = arith.mulf %[[SLOPE2]], %[[DISTF]] : f32
+// CHECK:         %[[BIASED:.*]] = arith.addf %[[RAW]], %[[BIAS]] : f32
+// CHECK:         arith.select %{{.*}}, %[[BIASED]], %{{.*}} : f32
+// CHECK-NOT:     pa.tile
+func.func @alibi(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
+                 %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                 %lens: memref<?xi32>, %slopes: memref<8xf32>,
+                 %work: memref<?x4xi32>, %red: memref<?x2xi32>,
+                 %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                 %part: memref<1x?x8x128xf32>, %out: memref<?x8x128xbf16>) {
+  pa.plan context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+          reduce_info(%red : memref<?x2xi32>) {num_kv_heads = 1 : i64}
+  pa.decode query(%q : memref<?x8x128xbf16>) key_cache(%k : memref<?x1x8x16x16xf8E4M3FN>)
+            value_cache(%v : memref<?x1x128x16xf8E4M3FN>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) alibi_slopes(%slopes : memref<8xf32>)
+            work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<1x?x8xf32>)
+            max_logits(%ml : memref<1x?x8xf32>) tmp_out(%part : memref<1x?x8x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
+  pa.reduce exp_sums(%es : memref<1x?x8xf32>) max_logits(%ml : memref<1x?x8xf32>)
+            tmp_out(%part : memref<1x?x8x128xf32>) reduce_info(%red : memref<?x2xi32>)
+            output(%out : memref<?x8x128xbf16>)
+  return
+}

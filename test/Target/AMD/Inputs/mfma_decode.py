@@ -11,7 +11,8 @@ g); optional suffixes: -bf16c (bf16 compute on an fp8 cache), -kv<N> (KV
 heads, default 2), -n<N> (static page pool size instead of a dynamic one),
 -cap<C> (logits soft-cap C), -sq (a strided query, strided<[?, D, 1]>: a
 view of a fused qkv tensor), -cc (nhd / hnd: K and V as strided views of
-one combined [N, 2, P, Hkv, D] / [N, 2, Hkv, P, D] cache, static strides).
+one combined [N, 2, P, Hkv, D] / [N, 2, Hkv, P, D] cache, static strides), -alibi (ALiBi
+slopes [Hq]).
 The fp8 flavour follows --chip (gfx942: f8E4M3FNUZ, gfx950: f8E4M3FN).
 """
 import argparse
@@ -35,6 +36,7 @@ def parse(name):
     config["cap"] = None
     config["strided_query"] = False
     config["combined"] = False
+    config["alibi"] = False
     for part in filter(None, m.group("rest").split("-")):
         if part == "bf16c":
             config["compute"] = "bf16"
@@ -44,6 +46,8 @@ def parse(name):
             config["strided_query"] = True
         elif part == "cc" and config["v"] in ("nhd", "hnd"):
             config["combined"] = True
+        elif part == "alibi":
+            config["alibi"] = True
         elif part.startswith("n"):
             config["pool"] = part[1:]
         elif part.startswith("cap"):
@@ -90,6 +94,9 @@ def module(name, chip):
         args += [f"%k_scale: {scale_type}", f"%v_scale: {scale_type}"]
         scales = (f"\n            k_scale(%k_scale : {scale_type})"
                   f" v_scale(%v_scale : {scale_type})")
+    if c["alibi"]:
+        args.append(f"%alibi_slopes: memref<{hq}xf32>")
+        scales += f"\n            alibi_slopes(%alibi_slopes : memref<{hq}xf32>)"
     args += ["%work_info: memref<?x4xi32>", "%reduce_info: memref<?x2xi32>",
              f"%exp_sums: {partial}", f"%max_logits: {partial}",
              f"%tmp_out: {tmp}", f"%output: {output}"]
