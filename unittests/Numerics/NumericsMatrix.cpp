@@ -7,10 +7,11 @@
 // the spec's tolerance. Prints one line per program and a summary
 // "N passed, M failed"; exits non-zero on any failure.
 //
-//   PANumericsMatrix [--programs N] [--filter TEXT] [--verbose]
+//   PANumericsMatrix [--programs N] [--filter TEXT] [--shard I/N] [--verbose]
 //
-// --filter runs only the programs whose description contains TEXT (their
-// cases are those of the whole run).
+// --filter runs only the programs whose description contains TEXT, --shard
+// only every N-th program starting at I (in both cases the cases are those of
+// the whole run, so a failure reproduces with or without them).
 //
 //===----------------------------------------------------------------------===//
 #include "OracleComparison.h"
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
   size_t programLimit = SIZE_MAX;
   std::string filter;
   bool verbose = false;
+  size_t shard = 0, shards = 1;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--programs") && i + 1 < argc)
       programLimit = std::strtoull(argv[++i], nullptr, 10);
@@ -42,6 +44,13 @@ int main(int argc, char **argv) {
       filter = argv[++i];
     else if (!std::strcmp(argv[i], "--verbose"))
       verbose = true;
+    else if (!std::strcmp(argv[i], "--shard") && i + 1 < argc) {
+      if (std::sscanf(argv[++i], "%zu/%zu", &shard, &shards) != 2 ||
+          shards == 0 || shard >= shards) {
+        std::printf("--shard takes I/N with I < N\n");
+        return 2;
+      }
+    }
   }
 
   std::vector<ProgramSpec> programs = programMatrix();
@@ -60,7 +69,8 @@ int main(int argc, char **argv) {
   for (size_t index = 0; index < programs.size(); ++index) {
     const ProgramSpec &spec = programs[index];
     std::string description = describe(spec);
-    if (description.find(filter) == std::string::npos) {
+    if (description.find(filter) == std::string::npos ||
+        index % shards != shard) {
       // Draw what the program's cases would, so the others' stay the same.
       std::vector<std::vector<int32_t>> sets = lengthSets(spec, random);
       for (size_t set = 0; set < sets.size(); ++set)
