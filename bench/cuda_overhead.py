@@ -15,7 +15,9 @@ Shapes: D 256, Hq 16, Hkv 2, fp8 (e4m3fn, per-tensor scales), page 16,
   host+plan  pa_mlir.plan(...) (with the caller's workspace) + run, median:
            plan() of the same tensors again finds the plan it made and
            launches the plan kernel
-  +new plan  the same with the plan cache cleared first: a plan built
+  +new plan  the same with sequence tensors plan() has not seen (a serving
+           engine's fresh block tables and lengths every step: copies of
+           the step's, more of them than the plan cache holds, in turn)
   op       torch.ops.pa_mlir.paged_decode, the custom op (dispatcher
            included), median host time
   decode   pa_mlir.decode(...) on tensors with out= (plans per call)
@@ -87,8 +89,9 @@ class Step:
         self.workspace = t.empty(pa_mlir.workspace_bytes(batch, config()),
                                  dtype=t.uint8, device="cuda")
 
-    def plan(self):
-        return pa_mlir.plan(self.tables, self.lengths,
+    def plan(self, sequences=None):
+        tables, lengths = sequences or (self.tables, self.lengths)
+        return pa_mlir.plan(tables, lengths,
                             num_query_heads=HEADS, num_kv_heads=KV_HEADS,
                             head_dim=HEAD_DIM, page_size=PAGE,
                             kv_dtype="e4m3fn", scale="per_tensor",
@@ -175,10 +178,15 @@ def run(calls):
             step.run(step.plan())
         host_plan_us = host_time(torch, planned, calls)
 
-        def planned_afresh():
-            pa_mlir._plans.plans.clear()
-            step.run(step.plan())
-        host_new_plan_us = host_time(torch, planned_afresh, calls)
+        fresh = [(step.tables.clone(), step.lengths.clone())
+                 for _ in range(pa_mlir._plans.plans.size + 16)]
+        turn = [0]
+
+        def planned_anew():
+            turn[0] = (turn[0] + 1) % len(fresh)
+            step.run(step.plan(fresh[turn[0]]))
+        host_new_plan_us = host_time(torch, planned_anew, calls)
+        del fresh
 
         def op():
             torch.ops.pa_mlir.paged_decode(
@@ -215,8 +223,9 @@ def run(calls):
 
 
 class _NoLaunch:
-    """A bound launch that enqueues nothing (Plan.run calls `call`)."""
-    call = (lambda *arguments: True, 0, 0)
+    """A bound launch that enqueues nothing (Plan.run calls
+    `call_operands`)."""
+    call_operands = (lambda *arguments: True, 0)
 
     def __call__(self, stream, kernels=None):
         pass
@@ -245,16 +254,21 @@ def breakdown(calls):
     small = torch.zeros(16, device="cuda")
     torch_us = host_time(torch, lambda: small.add_(1.0), calls)
 
+    fresh = [(step.tables.clone(), step.lengths.clone())
+             for _ in range(pa_mlir._plans.plans.size + 16)]
+    turn = [0]
+
     def new_plan():
-        pa_mlir._plans.plans.clear()
-        return step.plan()
+        turn[0] = (turn[0] + 1) % len(fresh)
+        return step.plan(fresh[turn[0]])
     plan_us = host_time(torch, new_plan, calls)
     print(f"B 1 L 1024: Plan.run Python side {python_us:.1f} us, runtime "
           f"enqueue (decode + reduce) {enqueue_us:.1f} us, one torch kernel "
-          f"launch {torch_us:.1f} us, plan() building a plan {plan_us:.1f} us "
+          f"launch {torch_us:.1f} us, plan() of new sequence tensors "
+          f"{plan_us:.1f} us "
           f"(medians of {calls})")
     for label, planned in (("plan() of the same tensors", step.plan),
-                           ("a plan built", new_plan)):
+                           ("plan() of new sequence tensors", new_plan)):
         profiler = cProfile.Profile()
         profiler.enable()
         for _ in range(100):

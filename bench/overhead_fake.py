@@ -11,9 +11,16 @@ Shape: B 1, L 1024, D 256, Hq 16, Hkv 2, fp8 e4m3fn per-tensor scales,
 page 16 (bench/cuda_overhead.py's B 1 L 1024). Prints medians (us) of:
   run        Plan.run of a reused plan (what each layer costs)
   plan+run   pa_mlir.plan() of the same tensors (a lookup) + run
-  new plan   the same with the plan cache cleared first (a plan built)
+  new seqs   plan() of sequence tensors it has not seen (a serving
+             engine's fresh block tables and lengths each step: one of
+             more pairs than the plan cache holds, in turn) + run
+  first plan the same with every plan cache cleared first (a plan built
+             from its shapes: the first plan of a shape)
   decode     pa_mlir.decode() on tensors with out= (plans per call)
-and the launches one run and one plan() issue.
+and the launches one run and one plan() issue. --fast-tensors: tensors
+whose accessors (data_ptr, shape, stride, ...) return stored values, as
+fast as torch's C ones, so that the figures show pa_mlir's own cost
+rather than the fake tensors' numpy accessors.
 """
 
 import argparse
@@ -66,31 +73,72 @@ def launches(fake):
     return names
 
 
+class FastTensor(torch.Tensor):
+    """A fake tensor whose accessors return values stored when it is made
+    (the fake's compute them from numpy each time)."""
+    shape = is_cuda = None  # instance attributes here, not properties
+
+    def __init__(self, tensor):
+        super().__init__(tensor.array, tensor.dtype, str(tensor.device))
+        self.shape, self.is_cuda = tensor.shape, tensor.is_cuda
+        self._stored = (tensor.data_ptr(), tensor.stride(),
+                        tensor.get_device(), tensor.is_contiguous(),
+                        tensor.dim(), tensor.numel())
+
+    def data_ptr(self):
+        return self._stored[0]
+
+    def stride(self):
+        return self._stored[1]
+
+    def get_device(self):
+        return self._stored[2]
+
+    def is_contiguous(self):
+        return self._stored[3]
+
+    def dim(self):
+        return self._stored[4]
+
+    def numel(self):
+        return self._stored[5]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
-    calls = parser.parse_args().calls
+    parser.add_argument("--fast-tensors", action="store_true")
+    arguments = parser.parse_args()
+    calls = arguments.calls
+    made = FastTensor if arguments.fast_tensors else (lambda t: t)
     fake = ctypes.CDLL(os.environ["PA_CUDA_LIBRARY"])
     rng = np.random.default_rng(0)
     pages = BATCH * LENGTH // PAGE
-    tables = torch.tensor_of(rng.permutation(pages).astype(np.int32)
-                             .reshape(BATCH, -1))
-    lengths = torch.tensor_of(np.full((BATCH,), LENGTH, np.int32))
+
+    def sequences():
+        return (made(torch.tensor_of(rng.permutation(pages).astype(np.int32)
+                                     .reshape(BATCH, -1))),
+                made(torch.tensor_of(np.full((BATCH,), LENGTH, np.int32))))
+    tables, lengths = sequences()
+    # More pairs than the plan cache holds: each plan() of the next one
+    # finds no plan of its tensors.
+    fresh = [sequences() for _ in range(pa_mlir._plans.plans.size + 16)]
     cache_shape = (pages, KV_HEADS, HEAD_DIM // 16, PAGE, 16)
-    key = torch.tensor_of(rng.integers(0, 120, cache_shape, np.uint8))
-    value = torch.tensor_of(rng.integers(0, 120, (pages, KV_HEADS, HEAD_DIM,
-                                                  PAGE), np.uint8))
-    query = torch.tensor_of(pa_mlir.float32_to_bits(
-        rng.standard_normal((BATCH, HEADS, HEAD_DIM), np.float32), "bf16"))
-    scale = torch.tensor_of(np.array([0.5], np.float32))
-    out = torch.full((BATCH, HEADS, HEAD_DIM), 0.0, torch.bfloat16, "cuda:0")
+    key = made(torch.tensor_of(rng.integers(0, 120, cache_shape, np.uint8)))
+    value = made(torch.tensor_of(rng.integers(
+        0, 120, (pages, KV_HEADS, HEAD_DIM, PAGE), np.uint8)))
+    query = made(torch.tensor_of(pa_mlir.float32_to_bits(
+        rng.standard_normal((BATCH, HEADS, HEAD_DIM), np.float32), "bf16")))
+    scale = made(torch.tensor_of(np.array([0.5], np.float32)))
+    out = made(torch.full((BATCH, HEADS, HEAD_DIM), 0.0, torch.bfloat16,
+                          "cuda:0"))
     config = pa_mlir.DecodeConfig(chip="sm_90a", **{
         k: v for k, v in KEYWORDS.items() if k != "debug"})
-    workspace = torch.empty((pa_mlir.workspace_bytes(BATCH, config),),
-                            torch.uint8, "cuda:0")
+    workspace = made(torch.empty((pa_mlir.workspace_bytes(BATCH, config),),
+                                 torch.uint8, "cuda:0"))
 
-    def plan():
-        return pa_mlir.plan(tables, lengths, workspace=workspace, **KEYWORDS)
+    def plan(of=(tables, lengths)):
+        return pa_mlir.plan(*of, workspace=workspace, **KEYWORDS)
 
     reused = plan()
 
@@ -107,8 +155,15 @@ def main():
     def planned():
         run(plan())
 
-    def planned_afresh():
+    turn = [0]
+
+    def planned_anew():
+        turn[0] = (turn[0] + 1) % len(fresh)
+        run(plan(fresh[turn[0]]))
+
+    def planned_first():
         pa_mlir._plans.plans.clear()
+        pa_mlir._plans.likenesses.clear()
         run(plan())
 
     def decode():
@@ -118,10 +173,13 @@ def main():
     decode()
     figures = [("run", median_us(run, calls)),
                ("plan+run", median_us(planned, calls)),
-               ("new plan", median_us(planned_afresh, min(calls, 500))),
+               ("new seqs", median_us(planned_anew, calls)),
+               ("first plan", median_us(planned_first, min(calls, 500))),
                ("decode", median_us(decode, min(calls, 500)))]
     fake.fakeCudaReset()
-    print(f"B {BATCH} L {LENGTH}, fake torch + fake CUDA driver, medians of "
+    print(f"B {BATCH} L {LENGTH}, fake torch"
+          f"{' (fast tensors)' if arguments.fast_tensors else ''} + fake "
+          f"CUDA driver, medians of "
           f"{calls} calls (us): " + ", ".join(
               f"{name} {us:.1f}" for name, us in figures))
     print(f"a run launches {run_names}; plan() launches {plan_names}")

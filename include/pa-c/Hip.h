@@ -129,6 +129,18 @@ PA_CAPI_EXPORTED bool paHipLaunchEnqueueKernels(PaHipLaunch launch,
                                                 uint32_t kernels, void *stream,
                                                 PaString *error);
 
+/* paHipLaunchEnqueueKernels over `operands` in place of the bound
+ * array: `count` operands with the bound array's names in the same order
+ * (a copy of it with other addresses, sizes or strides), read where they
+ * are during the call. So one launch serves many operand arrays of one
+ * table (a plan per decode step, each with its own sequences and
+ * workspace, made by copying an array: no bind, no parameter buffers of
+ * its own); enqueues through one launch take turns (a mutex). False with
+ * `error` naming the first operand that differs, nothing launched. */
+PA_CAPI_EXPORTED bool paHipLaunchEnqueueOperands(
+    PaHipLaunch launch, const PaDeviceOperand *operands, size_t count,
+    uint32_t kernels, void *stream, PaString *error);
+
 PA_CAPI_EXPORTED void paHipLaunchDestroy(PaHipLaunch launch);
 
 /* Copies `operands` (host memory) to fresh device buffers, enqueues on the

@@ -28,9 +28,10 @@ from .compiler import compile as _compile
 from .config import DecodeConfig
 
 
-def _torch_for(*tensors):
+def _torch_for(block_tables, context_lengths):
     torch = _tensors.torch_module()
-    if torch is None or not all(_tensors.is_tensor(t) for t in tensors):
+    if torch is None or not (isinstance(block_tables, torch.Tensor)
+                             and isinstance(context_lengths, torch.Tensor)):
         raise ValueError("pa_mlir.plan() takes torch GPU tensors (numpy "
                          "arrays: pa_mlir.decode)")
     return torch
@@ -66,7 +67,7 @@ def decode_config(torch, target, device, *, num_query_heads, num_kv_heads,
                   query_length=1, scale="none", sliding_window=0,
                   softmax_scale=None, sinks=False, key_layout="packed",
                   v_layout="plain", chip=None, budget=None,
-                  max_partitions=None):
+                  max_partitions=None, alibi=False, return_lse=False):
     """The DecodeConfig of plan()'s keywords."""
     if chip is None:
         chip = default_chip(torch, target, device)
@@ -76,7 +77,8 @@ def decode_config(torch, target, device, *, num_query_heads, num_kv_heads,
         kv_dtype=_kv_dtype_name(kv_dtype), query_dtype=query_dtype,
         key_layout=key_layout, v_layout=v_layout, scale=scale,
         sliding_window=sliding_window, softmax_scale=softmax_scale,
-        sinks=sinks, chip=chip, budget=budget, max_partitions=max_partitions)
+        sinks=sinks, chip=chip, budget=budget, max_partitions=max_partitions,
+        alibi=alibi, return_lse=return_lse)
 
 
 # (target, device, plan() keywords) -> the program: a plan of new sequence
@@ -107,7 +109,9 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     page_size, kv_dtype (a string or torch.float8_e4m3fn / float8_e4m3fnuz
     / bfloat16), query_dtype, query_length, scale, sliding_window,
     softmax_scale, sinks, key_layout, v_layout, chip (None: sm_90a on CUDA,
-    the GPU's own on ROCm), budget, max_partitions). target: None (the
+    the GPU's own on ROCm), budget, max_partitions, alibi (runs take
+    alibi_slopes), return_lse (runs also write the log-sum-exp: AMD only,
+    the NVIDIA lowering refuses it)). target: None (the
     torch build's: "hip" on ROCm, else "cuda"). workspace: a contiguous
     uint8 GPU tensor of at least workspace_bytes() bytes for the partials,
     or None (the plan allocates one). debug: poison the output and the
@@ -121,31 +125,51 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     # sequence tensors are known by what the plan's checks and kernels
     # depend on (address, shape, strides, dtype; the address says the
     # device), so a tensor that differs in any of these is checked anew.
-    key = (target, device, items, _sequences_key(block_tables),
-           _sequences_key(context_lengths),
-           None if workspace is None else (workspace.data_ptr(),
-                                           workspace.numel()), debug)
+    shapes = (target, device, items, _sequences_shapes(block_tables,
+                                                       context_lengths),
+              None if workspace is None else (workspace.data_ptr(),
+                                              workspace.numel()), debug)
+    key = (shapes, block_tables.data_ptr(), context_lengths.data_ptr())
     found = plans.lookup(key)
     if found is not None:
         found.replan()
         return found
-    target = target or _tensors.tensor_target(torch)
-    _tensors.check_target(torch, target)
-    check_sequences(torch, block_tables, context_lengths, device)
-    program = _program_of_keywords(torch, target, device, config, items)
-    # New sequence tensors of known shapes: the plan's layout (operand
-    # table, workspace layout, operand array) is found, not derived again
-    # (_tensors.plan_layout), so what remains is this plan's own array,
-    # its addresses and its launches.
-    made = plans.store(key, _tensors.Plan(
-        torch, target, program, program.config, device, block_tables,
-        context_lengths, workspace=workspace, debug=debug))
+
+    def build():
+        resolved = target or _tensors.tensor_target(torch)
+        _tensors.check_target(torch, resolved)
+        check_sequences(torch, block_tables, context_lengths, device)
+        program = _program_of_keywords(torch, resolved, device, config,
+                                       items)
+        return _tensors.Plan(torch, resolved, program, program.config,
+                             device, block_tables, context_lengths,
+                             workspace=workspace, debug=debug)
+    made = plans.store(key, _new_plan(shapes, None, device, block_tables,
+                                      context_lengths, workspace, build))
     made.replan()
     return made
 
 
-def _sequences_key(tensor):
-    return (tensor.data_ptr(), tensor.shape, tensor.stride(), tensor.dtype)
+def _sequences_shapes(block_tables, context_lengths):
+    """What a plan's checks of its sequence tensors depend on but their
+    addresses and device: shapes, strides (contiguity), dtypes."""
+    return (block_tables.shape, block_tables.stride(), block_tables.dtype,
+            context_lengths.shape, context_lengths.stride(),
+            context_lengths.dtype)
+
+
+def _new_plan(shapes, owner, device, block_tables, context_lengths,
+              workspace, build):
+    """A plan of sequence tensors no plan has: the twin of the plan of
+    other tensors of the same `shapes` key (with `owner`, as PlanCache)
+    when these are on `device` (all that key does not say about them, so
+    every check of the sequences holds), else build() (the checks, a plan
+    made), which later new tensors of its key then twin."""
+    like = likenesses.lookup(shapes, owner)
+    if (like is not None and block_tables.get_device() == device
+            and context_lengths.get_device() == device):
+        return like.twin(block_tables, context_lengths, workspace)
+    return likenesses.store(shapes, build(), owner)
 
 
 def workspace_bytes(batch, config):
@@ -165,7 +189,7 @@ class PlanCache:
 
     def __init__(self, size=64):
         self._plans = collections.OrderedDict()
-        self._size = size
+        self.size = size
         self._lock = threading.Lock()
 
     def lookup(self, key, owner=None):
@@ -183,7 +207,7 @@ class PlanCache:
         own) and must be the one a lookup gives."""
         with self._lock:
             self._plans[key] = (owner, plan)
-            while len(self._plans) > self._size:
+            while len(self._plans) > self.size:
                 self._plans.popitem(last=False)
         return plan
 
@@ -198,20 +222,25 @@ class PlanCache:
         identity (hashing one costs microseconds; the entry keeps it, so
         the identity stays its own)."""
         device = torch.cuda.current_device()
-        key = (target, id(config), device, _sequences_key(block_tables),
-               _sequences_key(context_lengths),
-               None if workspace is None else (workspace.data_ptr(),
-                                               workspace.numel()))
+        shapes = (target, id(config), device,
+                  _sequences_shapes(block_tables, context_lengths),
+                  None if workspace is None else (workspace.data_ptr(),
+                                                  workspace.numel()))
+        key = (shapes, block_tables.data_ptr(), context_lengths.data_ptr())
         found = self.lookup(key, config)
         if found is not None:
             return found
-        _tensors.check_target(torch, target)
-        check_sequences(torch, block_tables, context_lengths, device)
-        program = _program_of_config(target, config)
-        plan = _tensors.Plan(torch, target, program, program.config, device,
-                             block_tables, context_lengths,
-                             workspace=workspace)
-        return self.store(key, plan, config)
+
+        def build():
+            _tensors.check_target(torch, target)
+            check_sequences(torch, block_tables, context_lengths, device)
+            program = _program_of_config(target, config)
+            return _tensors.Plan(torch, target, program, program.config,
+                                 device, block_tables, context_lengths,
+                                 workspace=workspace)
+        return self.store(key, _new_plan(shapes, config, device,
+                                         block_tables, context_lengths,
+                                         workspace, build), config)
 
 
 # (target, DecodeConfig) -> the program: DecodeConfig.to_c() and the
@@ -238,3 +267,7 @@ def check_sequences(torch, block_tables, context_lengths, device):
 
 
 plans = PlanCache()
+# The plan last built per shapes key (the key of plans and of
+# PlanCache.get without the sequence tensors' addresses): what a plan of
+# new sequence tensors of that key twins.
+likenesses = PlanCache()

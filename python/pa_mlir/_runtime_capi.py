@@ -248,17 +248,19 @@ class _Program(_ffi.OwnedHandle):
         return _BoundLaunch(self, prepared, kernels)
 
     def raise_launch_error(self, error):
-        """ValueError of a failed enqueue's message (freed here)."""
+        """ValueError of a failed enqueue's message (a PaString, freed
+        here)."""
         raise ValueError(_ffi.take_string(error, self._lib)
                          or "pa_mlir: the launch failed")
 
 
 def _bare_functions(lib, driver):
-    """(bind, enqueue kernels, destroy): the bound-launch entry points of
-    `driver` as bare ctypes functions (lib[name] is a new function object:
-    the declared ones keep their checked signatures). A struct of one
-    pointer is passed as the pointer, so bind returns the launch as a
-    void *. Made once per library and driver: every new plan binds."""
+    """(bind, enqueue kernels, enqueue operands, destroy): the
+    bound-launch entry points of `driver` as bare ctypes functions
+    (lib[name] is a new function object: the declared ones keep their
+    checked signatures). A struct of one pointer is passed as the pointer,
+    so bind returns the launch as a void *. Made once per library and
+    driver."""
     bind = lib[f"pa{driver}ProgramBind"]
     bind.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                      ctypes.c_uint32, ctypes.c_void_p)
@@ -267,10 +269,15 @@ def _bare_functions(lib, driver):
     enqueue.argtypes = (ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p,
                         ctypes.c_void_p)
     enqueue.restype = ctypes.c_bool
+    enqueue_operands = lib[f"pa{driver}LaunchEnqueueOperands"]
+    enqueue_operands.argtypes = (ctypes.c_void_p, ctypes.c_void_p,
+                                 ctypes.c_size_t, ctypes.c_uint32,
+                                 ctypes.c_void_p, ctypes.c_void_p)
+    enqueue_operands.restype = ctypes.c_bool
     destroy = lib[f"pa{driver}LaunchDestroy"]
     destroy.argtypes = (ctypes.c_void_p,)
     destroy.restype = None
-    return bind, enqueue, destroy
+    return bind, enqueue, enqueue_operands, destroy
 
 
 _bare = {}
@@ -288,7 +295,7 @@ class _BoundLaunch:
         if functions is None:
             functions = _bare[(id(lib), driver)] = _bare_functions(lib,
                                                                   driver)
-        bind, enqueue, self._destroy = functions
+        bind, enqueue, enqueue_operands, self._destroy = functions
         array, count, _ = prepared
         self._error = PaString()
         error = ctypes.addressof(self._error)
@@ -305,6 +312,11 @@ class _BoundLaunch:
         # function(launch, kernels, stream, error) itself (no frame of
         # __call__) and failed() when it returns false.
         self.call = (enqueue, self._launch, error)
+        # (function, launch): function(launch, operands address, count,
+        # kernels, stream, error) enqueues over a copy of the bound array
+        # (pa*LaunchEnqueueOperands: the plans of one layout share a
+        # launch); raise_launch_error(error) when it returns false.
+        self.call_operands = (enqueue_operands, self._launch)
 
     def __call__(self, stream, kernels=None):
         enqueue, launch, error = self.call

@@ -15,16 +15,18 @@ A Plan (pa_mlir.plan) fixes what stays the same over the layers of a
 decode step: the program, the block tables and context lengths, and the
 workspace of the split-K partials. Its replan() launches the plan kernel
 (pa_mlir.plan() does, once per step); its run() checks the per-layer
-tensors and patches their addresses into a descriptor array built once,
+tensors and patches their addresses into an operand block built once,
 then launches decode and reduce only: no allocation (with out= given), no
 ctypes structures built, no dict or JSON work per call. What a plan derives
 from shapes and dtypes alone (operand table, workspace layout, the
-descriptor array it copies) is a PlanLayout shared by every plan of the
-same program, batch and block-table width, so a plan of new sequence
-tensors copies an array and binds its launches. Poison fills of the
-outputs and the workspace happen only in debug mode (PA_MLIR_DEBUG=1, or
-debug=True): the partials before every run, the plan's work lists before
-every replan.
+operand block it copies) is a PlanLayout shared by every plan of the
+same program, batch and block-table width. A plan of new sequence tensors
+of a known shape is a twin of an earlier plan (Plan.twin): a copy of its
+block with the new addresses, enqueued through the earlier plan's launch
+(the runtime's enqueue over a copy of the bound operands), so nothing is
+derived, checked or bound again. Poison fills of the outputs and the
+workspace happen only in debug mode (PA_MLIR_DEBUG=1, or debug=True): the
+partials before every run, the plan's work lists before every replan.
 """
 
 import ctypes
@@ -318,14 +320,20 @@ def workspace_layout(table):
 
 class DeviceOperands:
     """The PaDeviceOperand array of one operand table
-    (_runtime_capi.device_operands), made once per PlanLayout; every plan
-    launches on its own copy(), whose addresses (`addresses[slot]`,
-    address_slot(name)), pool size N (set_pool()) and query row stride
-    (`query_strides[0]`) it patches in place."""
+    (_runtime_capi.device_operands), made once per PlanLayout, in one block
+    of 64-bit words (`addresses`) that also holds the sizes of the operands
+    whose dim 0 is the pool's page count N and the query's strides, the
+    array's pointers to them pointing into the block. Every plan launches
+    on its own copy(): one copy of the block and the rewrite of those few
+    pointers, so a plan of new sequence tensors builds no ctypes array per
+    operand. A plan patches its copy's words in place: the addresses
+    (`addresses[slot]`, address_slot(name)), N (set_pool()) and the query's
+    row stride (`addresses[query_row]`: the kernels read the query at these
+    strides, row-major until a run sets the row stride of a view)."""
 
     def __init__(self, table):
         self.names = [op.name for op in table]
-        self.array, self.count, self._keep = _runtime_capi.device_operands(
+        array, self.count, self._keep = _runtime_capi.device_operands(
             [(op.name, 0, op.shape) for op in table])
         record = _runtime_capi.PaDeviceOperand
         word = ctypes.sizeof(record) // 8
@@ -333,60 +341,72 @@ class DeviceOperands:
         def field_slot(i, field):
             return i * word + getattr(record, field).offset // 8
 
-        # Where in `addresses` (a c_uint64 view of the array) each
-        # operand's address field is; a run writes data_ptr() there.
+        # Where in `addresses` each operand's address field is; a run
+        # writes data_ptr() there.
         self.slots = {name: field_slot(i, "address")
                       for i, name in enumerate(self.names)}
-        # The operands whose dim 0 is the pool's page count N: (slot of
-        # the sizes pointer, the template's sizes), copied per plan.
-        self._pooled = [(field_slot(i, "sizes"), sizes)
-                        for i, (op, (_, sizes)) in enumerate(zip(table,
-                                                                  self._keep))
-                        if op.pattern.startswith("[N,")]
-        self._query = None
+        # The words each plan owns after the array: (the array's pointer
+        # slot, the values it points to).
+        owned = [(field_slot(i, "sizes"), op.shape)
+                 for i, op in enumerate(table) if op.pattern.startswith("[N,")]
         if "query" in self.slots:
-            i = self.names.index("query")
-            _, heads, dim = table[i].shape
-            self._query = (field_slot(i, "strides"),
-                           (ctypes.c_int64 * 3)(heads * dim, dim, 1))
+            _, heads, dim = table[self.names.index("query")].shape
+            owned.append((field_slot(self.names.index("query"), "strides"),
+                          (heads * dim, dim, 1)))
+        offset = ctypes.sizeof(array) // 8
+        block = (ctypes.c_uint64 * (offset + sum(
+            len(values) for _, values in owned)))()
+        ctypes.memmove(block, array, ctypes.sizeof(array))
+        # (pointer slot, byte offset of what it points to): rewritten in
+        # every copy to point into the copy's own block.
+        self._pointers = []
+        starts = []
+        for slot, values in owned:
+            self._pointers.append((slot, 8 * offset))
+            starts.append(offset)
+            block[offset:offset + len(values)] = values
+            offset += len(values)
+        # Dim 0 of every pooled operand's sizes; the query's row stride
+        # (its strides come last).
+        self.query_row = starts.pop() if "query" in self.slots else None
+        self._pool_words = starts
+        self.addresses = block
+        self._point_into_block()
         self.num_pages = 0
-        self._own_arrays()
 
     def copy(self):
-        """An array of the same operands, its own to patch (the sizes that
-        never change are shared)."""
+        """Operands of the same table, their own to patch (a copy of the
+        block as it is, N included)."""
         twin = object.__new__(DeviceOperands)
-        twin.__dict__.update(self.__dict__)
-        twin.array = type(self.array).from_buffer_copy(self.array)
-        twin.num_pages = 0  # as the pooled sizes copied below
-        twin._own_arrays()
+        twin.__dict__ = self.__dict__.copy()  # (faster than update())
+        twin.addresses = type(self.addresses).from_buffer_copy(
+            self.addresses)
+        twin._point_into_block()
         return twin
 
-    def _own_arrays(self):
-        """Arrays of this copy alone: the sizes of the pooled operands,
-        the query's strides (row-major until a run sets the row stride of
-        a view: the kernels read the query at these), and `addresses`, a
-        c_uint64 view of the array (`slots` index it)."""
-        words = ctypes.sizeof(self.array) // 8
-        self.addresses = words = (ctypes.c_uint64 * words).from_buffer(
-            self.array)
-        copy = ctypes.addressof
-        self._pooled_sizes = []
-        for slot, sizes in self._pooled:
-            own = type(sizes).from_buffer_copy(sizes)
-            words[slot] = copy(own)
-            self._pooled_sizes.append(own)
-        self.query_strides = None
-        if self._query is not None:
-            slot, strides = self._query
-            self.query_strides = type(strides).from_buffer_copy(strides)
-            words[slot] = copy(self.query_strides)
+    def _point_into_block(self):
+        block = self.addresses
+        base = ctypes.addressof(block)
+        for slot, offset in self._pointers:
+            block[slot] = base + offset
+
+    @property
+    def array(self):
+        """The block's PaDeviceOperand array (a view)."""
+        return (_runtime_capi.PaDeviceOperand * self.count).from_buffer(
+            self.addresses)
 
     @property
     def prepared(self):
-        """(array, count, keep-alive) for the runtime's launches."""
-        return (self.array, self.count,
-                (self._keep, self._pooled_sizes, self.query_strides))
+        """(array, count, keep-alive) for the runtime's launches
+        (_runtime_capi.device_operands' form)."""
+        return self.array, self.count, (self._keep, self.addresses)
+
+    @property
+    def bound(self):
+        """prepared, with the block itself as the array (a launcher
+        needs its address only): no view made."""
+        return self.addresses, self.count, self._keep
 
     def address_slot(self, name):
         """The index in `addresses` of operand `name`'s address (None when
@@ -396,8 +416,8 @@ class DeviceOperands:
 
     def set_pool(self, num_pages):
         value = _ffi.checked_int(num_pages, ctypes.c_int64, "num_pages")
-        for sizes in self._pooled_sizes:
-            sizes[0] = value
+        for at in self._pool_words:
+            self.addresses[at] = value
         self.num_pages = value
 
 
@@ -432,6 +452,11 @@ class PlanLayout:
         self.scale_tail = (self.shapes["k_scale"][1:] if self.scale_pooled
                            else self.shapes.get("k_scale"))
         self.sinks_shape = self.shapes.get("sinks")
+        self.alibi_shape = self.shapes.get("alibi_slopes")
+        self.lse_shape = self.shapes.get("lse")
+        # Whether a run takes any of sinks, alibi_slopes and lse.
+        self.optional = (self.sinks_shape, self.alibi_shape,
+                         self.lse_shape) != (None, None, None)
 
 
 @functools.lru_cache(maxsize=256)
@@ -492,27 +517,23 @@ class Plan:
         self.capacity = L.capacity
         self.workspace_bytes = L.workspace_bytes
         self._shapes, self._patterns = L.shapes, L.patterns
-        self.block_tables, self.context_lengths = block_tables, context_lengths
         self._operands = operands = L.operands.copy()
         slot = operands.address_slot
-        cells = operands.addresses
-        cells[slot("block_tables")] = block_tables.data_ptr()
-        cells[slot("context_lengths")] = context_lengths.data_ptr()
         self._buffers = None
         self.workspace = None
+        self._own_workspace = workspace is None and not separate_buffers
+        self._separate_buffers = separate_buffers
         if separate_buffers:
             self._buffers = {
                 name: torch.empty(shape, dtype=_workspace_dtype(torch, name),
                                   device=f"cuda:{device}")
                 for name, _, shape, _ in L.workspace}
             for name, tensor in self._buffers.items():
-                cells[slot(name)] = tensor.data_ptr()
+                operands.addresses[slot(name)] = tensor.data_ptr()
         else:
-            self.workspace = self._checked_workspace(workspace)
-            base = self.workspace.data_ptr()
-            for name, offset, _, _ in L.workspace:
-                cells[slot(name)] = base + offset
-        self._cells = cells
+            self._use_workspace(self._checked_workspace(workspace))
+        self._tables = slot("block_tables")
+        self._lengths = slot("context_lengths")
         self._query = slot("query")
         self._key = slot("key_cache")
         self._value = slot("value_cache")
@@ -520,15 +541,69 @@ class Plan:
         self._k_scale = slot("k_scale")
         self._v_scale = slot("v_scale")
         self._sinks = slot("sinks")
-        self._query_strides = operands.query_strides
-        # One launch of the three kernels bound to this plan's operand
-        # array; each enqueue picks some: the plan kernel (once per step:
-        # replan()), decode + reduce (per layer: run()), or all three
-        # (run(replan=True)).
+        self._alibi = slot("alibi_slopes")
+        self._lse = slot("lse")
+        self._query_row = operands.query_row
+        self._count = operands.count
         self._device_program = program.device_program(device)
-        self._launch = self._device_program.launcher(
-            operands.prepared, _runtime_capi.KERNELS_ALL)
         self._stream = stream_function(torch)
+        # One launch of the three kernels, bound to this plan's operands
+        # and shared by its twins, each enqueueing over its own copy of
+        # them; each enqueue picks some kernels: the plan kernel (once per
+        # step: replan()), decode + reduce (per layer: run()), or all
+        # three (run(replan=True)).
+        self._launch = self._device_program.launcher(
+            operands.bound, _runtime_capi.KERNELS_ALL)
+        self._bind(block_tables, context_lengths)
+
+    def _use_workspace(self, workspace):
+        """The workspace operands' addresses in `workspace`."""
+        self.workspace = workspace
+        cells, slot = self._operands.addresses, self._operands.address_slot
+        base = workspace.data_ptr()
+        for name, offset, _, _ in self._layout.workspace:
+            cells[slot(name)] = base + offset
+
+    def _bind(self, block_tables, context_lengths):
+        """The sequence tensors' addresses into this plan's operands; the
+        address of the operands and an error string of its own for its
+        enqueues."""
+        self.block_tables, self.context_lengths = block_tables, context_lengths
+        self._cells = cells = self._operands.addresses
+        cells[self._tables] = block_tables.data_ptr()
+        cells[self._lengths] = context_lengths.data_ptr()
+        self._block = ctypes.addressof(cells)
+        self._error = _ffi.PaString()
+        self._error_address = ctypes.addressof(self._error)
+
+    def _enqueue(self, kernels):
+        """Enqueues `kernels` (a KERNEL_* mask) over this plan's operands
+        on the current stream; ValueError with the runtime's message."""
+        enqueue, launch = self._launch.call_operands
+        if not enqueue(launch, self._block, self._count, kernels,
+                       self._stream(self.device), self._error_address):
+            self._device_program.raise_launch_error(self._error)
+
+    def twin(self, block_tables, context_lengths, workspace=None):
+        """A plan like this one (program, device, layout, debug mode; the
+        caller's `workspace`, which must be this plan's, or a workspace of
+        its own when this plan has its own) for other sequence tensors of
+        the same shapes, strides and dtypes on the plan's device - which
+        the caller has checked (pa_mlir.plan() and PlanCache keep a plan
+        per such key): nothing derived or checked again, one copy of the
+        operand block and one bind."""
+        if self._separate_buffers:
+            raise ValueError("a plan with separate buffers has no twins")
+        twin = object.__new__(Plan)
+        twin.__dict__ = self.__dict__.copy()  # (faster than update())
+        twin._operands = self._operands.copy()
+        twin._buffers = None
+        if self._own_workspace:
+            twin._use_workspace(twin._checked_workspace(None))
+        elif workspace is not None:
+            twin.workspace = workspace
+        twin._bind(block_tables, context_lengths)
+        return twin
 
     def _checked_workspace(self, workspace):
         """The caller's `workspace` (a contiguous uint8 GPU tensor of at
@@ -558,12 +633,13 @@ class Plan:
                                             self._layout.workspace)
         return self._buffers
 
-    def _poison(self, out, plan_lists):
-        """NaN into `out` and the partials; PLAN_POISON into the plan's
-        work lists too when `plan_lists` (they are the plan kernel's
+    def _poison(self, out, plan_lists, lse=None):
+        """NaN into `out`, `lse` and the partials; PLAN_POISON into the
+        plan's work lists too when `plan_lists` (they are the plan kernel's
         output, which a run without it reads)."""
-        if out is not None:
-            out.fill_(float("nan"))
+        for output in (out, lse):
+            if output is not None:
+                output.fill_(float("nan"))
         for name, tensor in self.buffers.items():
             if name in _PLAN_LISTS:
                 if plan_lists:
@@ -580,7 +656,7 @@ class Plan:
         same tensors, inside a captured graph too."""
         if self.debug:
             self._poison(None, True)
-        self._launch(self._stream(self.device), _runtime_capi.KERNEL_PLAN)
+        self._enqueue(_runtime_capi.KERNEL_PLAN)
 
     def _expect(self, name, tensor, dtypes, shape):
         """ValueError unless `tensor` is a contiguous GPU tensor of
@@ -635,7 +711,7 @@ class Plan:
         check_device(tensor, name, self.device, contiguous)
 
     def _checked_one_by_one(self, query, key_cache, value_cache, k_scale,
-                            v_scale, sinks, out):
+                            v_scale, sinks, alibi_slopes, out, lse):
         """The checks of run() argument by argument, for arguments the
         fast check of run() did not pass: the query's row stride when
         they are all right (a query whose dims of one element have other
@@ -667,18 +743,35 @@ class Plan:
         elif sinks is not None:
             raise ValueError("this plan has no sinks (planned with "
                              "sinks=False)")
+        if L.alibi_shape is not None:
+            if alibi_slopes is None:
+                raise ValueError("this plan reads alibi_slopes [Hq]")
+            self._expect("alibi_slopes", alibi_slopes, (L.float32,),
+                         L.alibi_shape)
+        elif alibi_slopes is not None:
+            raise ValueError("this plan has no ALiBi (planned with "
+                             "alibi=False)")
         self._expect("out", out, (L.query_dtype,), L.rows_shape)
+        if L.lse_shape is not None:
+            self._expect("lse", lse, (L.float32,), L.lse_shape)
+        elif lse is not None:
+            raise ValueError("this plan writes no lse (planned with "
+                             "return_lse=False)")
         return row_stride
 
     def run(self, query, key_cache, value_cache, k_scale=None, v_scale=None,
-            sinks=None, out=None, replan=False):
+            sinks=None, out=None, replan=False, alibi_slopes=None, lse=None):
         """Enqueues the decode of `query` over the caches on the current
         stream (the decode and reduce kernels, over the work lists of the
-        last replan()); returns `out` (allocated when None). query:
-        [B*Q, Hq, D] of the query dtype; the caches and scales as for
-        decode() (per-tensor scales as float32 tensors [1]), on the plan's
-        device. replan: launch the plan kernel first (for a caller without
-        a step, as the custom op: plan, decode, reduce in one call).
+        last replan()); returns `out` (allocated when None), or (out, lse)
+        for a plan of return_lse=True. query: [B*Q, Hq, D] of the query
+        dtype; the caches and scales as for decode() (per-tensor scales as
+        float32 tensors [1]), sinks and alibi_slopes float32 [Hq] (each
+        when the plan was made with sinks / alibi), lse the float32
+        [B*Q, Hq] the log-sum-exp of every row is written into (allocated
+        when None), all on the plan's device. replan: launch the plan
+        kernel first (for a caller without a step, as the custom op: plan,
+        decode, reduce in one call).
 
         Every argument is checked on every call (type, dtype, shape,
         device, contiguity; the query's strides): first all at once in one
@@ -686,10 +779,13 @@ class Plan:
         fails one by one, for the message."""
         L = self._layout
         device = self.device
+        Tensor, float32 = L.tensor_type, L.float32
         if out is None:
             out = self._torch.empty(L.rows_shape, dtype=L.query_dtype,
                                     device=f"cuda:{device}")
-        Tensor, float32 = L.tensor_type, L.float32
+        if lse is None and L.lse_shape is not None:
+            lse = self._torch.empty(L.lse_shape, dtype=float32,
+                                    device=f"cuda:{device}")
         try:
             num_pages = key_cache.shape[0]
             strides = query.stride()
@@ -727,24 +823,35 @@ class Plan:
                     and v_scale.is_contiguous())
             elif k_scale is not None or v_scale is not None:
                 valid = False
-            if valid and L.sinks_shape is not None:
-                valid = (isinstance(sinks, Tensor) and sinks.dtype == float32
-                         and sinks.shape == L.sinks_shape
-                         and sinks.get_device() == device
-                         and sinks.is_contiguous())
-            elif sinks is not None:
-                valid = False
+            # The optional float32 operands: given exactly when the plan
+            # has them, each of its shape.
+            if not L.optional:
+                valid = (valid and sinks is None and alibi_slopes is None
+                         and lse is None)
+            else:
+                for tensor, shape in ((sinks, L.sinks_shape),
+                                      (alibi_slopes, L.alibi_shape),
+                                      (lse, L.lse_shape)):
+                    if shape is None:
+                        valid = valid and tensor is None
+                        continue
+                    valid = (valid and isinstance(tensor, Tensor)
+                             and tensor.dtype == float32
+                             and tensor.shape == shape
+                             and tensor.get_device() == device
+                             and tensor.is_contiguous())
         except (AttributeError, TypeError, IndexError):
             valid = False
         if not valid:
             row_stride = self._checked_one_by_one(
-                query, key_cache, value_cache, k_scale, v_scale, sinks, out)
+                query, key_cache, value_cache, k_scale, v_scale, sinks,
+                alibi_slopes, out, lse)
             num_pages = key_cache.shape[0]
         operands = self._operands
         if num_pages != operands.num_pages:
             operands.set_pool(num_pages)
-        self._query_strides[0] = row_stride
         cells = self._cells
+        cells[self._query_row] = row_stride
         cells[self._query] = query.data_ptr()
         cells[self._key] = key_cache.data_ptr()
         cells[self._value] = value_cache.data_ptr()
@@ -754,11 +861,15 @@ class Plan:
             cells[self._v_scale] = v_scale.data_ptr()
         if sinks is not None:
             cells[self._sinks] = sinks.data_ptr()
+        if alibi_slopes is not None:
+            cells[self._alibi] = alibi_slopes.data_ptr()
+        if lse is not None:
+            cells[self._lse] = lse.data_ptr()
         if self.debug:
-            self._poison(out, replan)
-        launch = self._launch
-        enqueue, handle, error = launch.call
-        if not enqueue(handle, _ALL_KERNELS if replan else _LAYER_KERNELS,
-                       self._stream(device), error):
-            launch.failed()
-        return out
+            self._poison(out, replan, lse)
+        enqueue, launch = self._launch.call_operands
+        if not enqueue(launch, self._block, self._count,
+                       _ALL_KERNELS if replan else _LAYER_KERNELS,
+                       self._stream(device), self._error_address):
+            self._device_program.raise_launch_error(self._error)
+        return out if lse is None else (out, lse)

@@ -159,7 +159,10 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     (and partials) are GPU tensors, the output of the query dtype, written
     into `out` when given. kv_dtype may then be left out for float8 and
     bfloat16 caches (inferred); a kv_dtype that disagrees with a float8
-    cache is an error. Lengths and page ids in tensors are not checked.
+    cache is an error. alibi_slopes is then a float32 GPU tensor [Hq] and
+    return_lse gives lse as a new float32 GPU tensor [B*Q, Hq] (AMD only:
+    the NVIDIA lowering refuses it). Lengths and page ids in tensors are
+    not checked.
     Such a call may be captured in a CUDA (HIP) graph once a first call
     has loaded the program. Outputs and partials are poisoned (NaN) before
     the launch only in debug mode (PA_MLIR_DEBUG=1). For a decode step
@@ -169,7 +172,8 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     device = _tensors.tensor_call(
         dict(query=query, key_cache=key_cache, value_cache=value_cache,
              block_tables=block_tables, context_lengths=context_lengths,
-             k_scale=k_scale, v_scale=v_scale, sinks=sinks), out)
+             k_scale=k_scale, v_scale=v_scale, sinks=sinks,
+             alibi_slopes=alibi_slopes), out)
     if device is not None:
         expected = _tensors.tensor_target(device.torch)
         if not getattr(factory, "takes_tensors", False):
@@ -231,13 +235,15 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
             sinks = np.ascontiguousarray(sinks, dtype=np.float32)
     if alibi_slopes is not None:
         if device is not None:
-            raise ValueError("alibi_slopes is supported for numpy arrays "
-                             "(not yet with GPU tensors)")
-        if (not isinstance(alibi_slopes, np.ndarray)
+            alibi_slopes = _tensors._tensor("alibi_slopes", alibi_slopes,
+                                            (1,), (device.torch.float32,))
+        elif (not isinstance(alibi_slopes, np.ndarray)
                 or alibi_slopes.dtype.kind != "f"):
             raise ValueError(
                 "alibi_slopes must be a floating-point numpy array [Hq]")
-        alibi_slopes = np.ascontiguousarray(alibi_slopes, dtype=np.float32)
+        else:
+            alibi_slopes = np.ascontiguousarray(alibi_slopes,
+                                                dtype=np.float32)
     if softmax_scale is not None:
         softmax_scale = float(softmax_scale)
     if (isinstance(logits_soft_cap, bool)
@@ -278,9 +284,9 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     if not isinstance(return_lse, bool):
         raise ValueError(f"return_lse must be True or False, got "
                          f"{return_lse!r}")
-    if return_lse and (device is not None or return_partials):
-        raise ValueError("return_lse is supported for numpy arrays without "
-                         "return_partials")
+    if return_lse and return_partials:
+        raise ValueError("return_lse and return_partials cannot be "
+                         "combined")
     config.returnLse = return_lse
     program = _targets.program(target, config)
 
@@ -310,9 +316,9 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
                              device.device, block_tables, context_lengths,
                              separate_buffers=return_partials)
         output = plan.run(query, key_cache, value_cache, k_scale, v_scale,
-                          sinks, out, replan=True)
+                          sinks, out, replan=True, alibi_slopes=alibi_slopes)
         if not return_partials:
-            return output
+            return output  # (output, lse) with return_lse
         return DecodeResult(output, *(plan.buffers[name] for name in
                                       DecodeResult._fields[1:]))
 

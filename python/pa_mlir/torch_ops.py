@@ -15,13 +15,15 @@ capture.
                                    block_tables, context_lengths, workspace,
                                    k_scale, v_scale, None, "e4m3fn", 1, 0,
                                    None, "plain", "", 0, 0)
+    # ALiBi slopes float32 [Hq], the log-sum-exp into lse [B*Q, Hq]:
+    torch.ops.pa_mlir.paged_decode(..., alibi_slopes=slopes, lse=lse)
 
 vllm_paged_attention() and aiter_pa_fwd() take those libraries' arguments
 (docs/user-guide.md has the table); the caches' layouts are pa-mlir's own
 (vLLM's packed K [N, Hkv, D/x, P, x] and V [N, Hkv, D, P]; aiter's V
 [N, Hkv, P/x, D, x], pa-mlir's "transposed"), so nothing is copied. What
-pa-mlir does not do (ALiBi, fp8 output scales, ragged query lengths) is
-refused with a ValueError naming the argument.
+pa-mlir does not do (fp8 output scales, ragged query lengths) is refused
+with a ValueError naming the argument.
 """
 
 import torch
@@ -37,26 +39,27 @@ _configs = {}
 
 def _config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
             query_length, sliding_window, softmax_scale, v_layout, chip,
-            budget, max_partitions, target):
+            budget, max_partitions, target, alibi, lse):
     """The DecodeConfig of the op's tensors and arguments (cached by what
     decides it)."""
     key = (query.shape[1:], query.dtype, key_cache.shape[1:],
            key_cache.dtype, None if k_scale is None else
            (k_scale.numel(), k_scale.dim()), sinks is None, kv_dtype,
            query_length, sliding_window, softmax_scale, v_layout, chip,
-           budget, max_partitions, target, torch.cuda.current_device())
+           budget, max_partitions, target, torch.cuda.current_device(),
+           alibi, lse)
     found = _configs.get(key)
     if found is None:
         found = _configs[key] = _make_config(
             query, key_cache, value_cache, k_scale, sinks, kv_dtype,
             query_length, sliding_window, softmax_scale, v_layout, chip,
-            budget, max_partitions, target)
+            budget, max_partitions, target, alibi, lse)
     return found
 
 
 def _make_config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
                  query_length, sliding_window, softmax_scale, v_layout, chip,
-                 budget, max_partitions, target):
+                 budget, max_partitions, target, alibi, lse):
     """The DecodeConfig of the op's tensors and arguments."""
     packed = key_cache.dim() == 5
     kv = _tensors.kv_dtype_of(key_cache, kv_dtype or None)
@@ -76,27 +79,31 @@ def _make_config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
         softmax_scale=softmax_scale, sinks=sinks is not None,
         chip=chip or _plans.default_chip(torch, target,
                                          torch.cuda.current_device()),
-        budget=budget or None, max_partitions=max_partitions or None)
+        budget=budget or None, max_partitions=max_partitions or None,
+        alibi=alibi, return_lse=lse)
 
 
 def run_decode(out, query, key_cache, value_cache, block_tables,
                context_lengths, workspace=None, k_scale=None, v_scale=None,
                sinks=None, kv_dtype=None, query_length=1, sliding_window=0,
                softmax_scale=None, v_layout="plain", chip=None, budget=None,
-               max_partitions=None):
+               max_partitions=None, alibi_slopes=None, lse=None):
     """The op's body, callable without the dispatcher: decode into `out`
-    through the cached plan of these tensors. Per-tensor scales are
-    float32 tensors [1]."""
+    (and the log-sum-exp into `lse`, float32 [B*Q, Hq], when given)
+    through the cached plan of these tensors; returns `out`. Per-tensor
+    scales are float32 tensors [1]; alibi_slopes float32 [Hq] or None."""
     target = _tensors.tensor_target(torch)
     config = _config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
                      query_length, sliding_window, softmax_scale, v_layout,
-                     chip, budget, max_partitions, target)
+                     chip, budget, max_partitions, target,
+                     alibi_slopes is not None, lse is not None)
     plan = _plans.plans.get(torch, target, config, block_tables,
                             context_lengths, workspace)
     if k_scale is not None and k_scale.dim() == 0:
         k_scale, v_scale = k_scale.reshape(1), v_scale.reshape(1)
-    return plan.run(query, key_cache, value_cache, k_scale, v_scale, sinks,
-                    out, replan=True)
+    plan.run(query, key_cache, value_cache, k_scale, v_scale, sinks, out,
+             replan=True, alibi_slopes=alibi_slopes, lse=lse)
+    return out
 
 
 # The op is defined through torch.library.Library rather than
@@ -113,7 +120,8 @@ _SCHEMA = (
     "Tensor(b!) workspace, Tensor? k_scale, Tensor? v_scale, Tensor? sinks, "
     "str kv_dtype, int query_length, int sliding_window, "
     "float? softmax_scale, str v_layout, str chip, int budget, "
-    "int max_partitions) -> ()")
+    "int max_partitions, Tensor? alibi_slopes=None, "
+    "Tensor(c!)? lse=None) -> ()")
 _library = torch.library.Library("pa_mlir", "DEF")
 _library.define(_SCHEMA)
 
@@ -121,15 +129,19 @@ _library.define(_SCHEMA)
 def _paged_decode(out, query, key_cache, value_cache, block_tables,
                   context_lengths, workspace, k_scale, v_scale, sinks,
                   kv_dtype, query_length, sliding_window, softmax_scale,
-                  v_layout, chip, budget, max_partitions):
+                  v_layout, chip, budget, max_partitions, alibi_slopes=None,
+                  lse=None):
     """Paged-attention decode into `out` ([B*Q, Hq, D], the query's
     dtype); `workspace` a uint8 tensor of at least workspace_bytes().
     kv_dtype "" infers it from float8/bfloat16 caches; chip "" the
-    default; budget and max_partitions 0 the chip's defaults."""
+    default; budget and max_partitions 0 the chip's defaults;
+    alibi_slopes float32 [Hq] (ALiBi) or None; lse a float32 [B*Q, Hq]
+    the log-sum-exp of every row is written into, or None (AMD only)."""
     run_decode(out, query, key_cache, value_cache, block_tables,
                context_lengths, workspace, k_scale, v_scale, sinks,
                kv_dtype or None, query_length, sliding_window, softmax_scale,
-               v_layout, chip or None, budget or None, max_partitions or None)
+               v_layout, chip or None, budget or None, max_partitions or None,
+               alibi_slopes, lse)
 
 
 _library.impl("paged_decode", _paged_decode, "CompositeExplicitAutograd")
@@ -139,7 +151,10 @@ _library.impl("paged_decode", _paged_decode, "CompositeExplicitAutograd")
 def _paged_decode_fake(out, query, key_cache, value_cache, block_tables,
                        context_lengths, workspace, k_scale, v_scale, sinks,
                        kv_dtype, query_length, sliding_window, softmax_scale,
-                       v_layout, chip, budget, max_partitions):
+                       v_layout, chip, budget, max_partitions,
+                       alibi_slopes=None, lse=None):
+    # Nothing returned: out, workspace and lse are mutated (the schema's
+    # (a!), (b!), (c!)).
     return None
 
 
@@ -191,15 +206,16 @@ def vllm_paged_attention(out, exp_sums, max_logits, tmp_out, query,
     k_scale, v_scale per-tensor (tensors of one element). exp_sums,
     max_logits and tmp_out (vLLM's split-K scratch) and partition_size are
     not used: pa-mlir plans its own partitions into `workspace` (or the
-    plan's own). Refused: query_start_loc (a ragged batch), alibi_slopes,
-    fp8_out_scale, kv_cache_dtype other than auto/bf16/fp8/fp8_e4m3.
+    plan's own). alibi_slopes: float32 [Hq] or None, as vLLM's (score of
+    token t += slope * (t - seq_len + 1)). Refused: query_start_loc (a
+    ragged batch), fp8_out_scale, kv_cache_dtype other than
+    auto/bf16/fp8/fp8_e4m3.
     For fp8 caches held as uint8, chip decides the flavour (gfx942:
     e4m3fnuz, else e4m3fn); float8 tensors say it themselves.
     """
     _refuse("query_start_loc", query_start_loc,
             "ragged query lengths (pa-mlir decodes query_length rows per "
             "sequence; use run_decode with query_length=)")
-    _refuse("alibi_slopes", alibi_slopes, "ALiBi is not implemented")
     _refuse("fp8_out_scale", fp8_out_scale, "the output is bf16/f16")
     if kv_cache_dtype not in _VLLM_KV:
         raise ValueError(f"kv_cache_dtype {kv_cache_dtype!r} is not "
@@ -216,7 +232,7 @@ def vllm_paged_attention(out, exp_sums, max_logits, tmp_out, query,
                       seq_lens, workspace,
                       _per_tensor(k_scale, "k_scale"),
                       _per_tensor(v_scale, "v_scale"), None, kv_dtype, 1, 0,
-                      float(scale), "plain", chip)
+                      float(scale), "plain", chip, alibi_slopes=alibi_slopes)
 
 
 def aiter_pa_fwd(Q, K, V, block_tables, context_lens, block_tables_stride0,

@@ -479,6 +479,61 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
         "%s", error.data);
   paStringDestroy(error);
   CHECK(fake.launchCount() == 0, "nothing launched for a negative stride");
+  operands[0].strides = NULL;
+
+  /* Another operand array through the same launch (a copy with its own
+   * addresses: a plan of other sequences sharing the launch); the bound
+   * array is read again by the next plain enqueue. */
+  PaDeviceOperand copy[kOperands];
+  memcpy(copy, operands, sizeof copy);
+  copy[0].address = 0x700000u;
+  fake.reset();
+  CHECK(paCudaLaunchEnqueueOperands(launch, copy, kOperands,
+                                    PA_KERNEL_DECODE | PA_KERNEL_REDUCE,
+                                    stream, &error),
+        "%s", error.data);
+  CHECK(fake.launchCount() == 2 &&
+            launchedParam(json, "pa_decode", "query.aligned_ptr") ==
+                0x700000u,
+        "the copy's query address");
+  fake.reset();
+  CHECK(paCudaLaunchEnqueue(launch, stream, &error), "%s", error.data);
+  CHECK(launchedParam(json, "pa_decode", "query.aligned_ptr") ==
+            operands[0].address,
+        "the bound array's query address again");
+  /* Not a copy: another count, another name (the same text at another
+   * address is one), no array, a mask outside the bound one. */
+  char sameName[16];
+  strcpy(sameName, operands[0].name);
+  copy[0].name = sameName;
+  fake.reset();
+  CHECK(paCudaLaunchEnqueueOperands(launch, copy, kOperands,
+                                    PA_KERNEL_DECODE, stream, &error),
+        "%s", error.data);
+  copy[1].name = "query";
+  CHECK(!paCudaLaunchEnqueueOperands(launch, copy, kOperands,
+                                     PA_KERNEL_DECODE, stream, &error) &&
+            contains(error, "operand 1 is 'query' where the launch is bound "
+                            "to 'key_cache'"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paCudaLaunchEnqueueOperands(launch, operands, kOperands - 1,
+                                     PA_KERNEL_DECODE, stream, &error) &&
+            contains(error, "the launch is bound to 13 operands; got 12"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paCudaLaunchEnqueueOperands(launch, NULL, kOperands,
+                                     PA_KERNEL_DECODE, stream, &error) &&
+            contains(error, "needs operands"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paCudaLaunchEnqueueOperands(launch, operands, kOperands,
+                                     PA_KERNEL_PLAN, stream, &error) &&
+            contains(error, "the kernel mask 1 selects no kernel or one the "
+                            "launch was not bound to (mask 6)"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 1, "only the copy of the same names launched");
   paCudaLaunchDestroy(launch);
 
   launch = paCudaProgramBind(program, operands, kOperands, 8, &error);
@@ -498,7 +553,8 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
         error.data);
   paStringDestroy(error);
   paCudaLaunchDestroy(launch); /* NULL: nothing */
-  printf("ok a bound launch reads the caller's operands at every enqueue\n");
+  printf("ok a bound launch reads the caller's operands (or a copy of them) "
+         "at every enqueue\n");
 }
 
 static void testCheckSequences(void) {

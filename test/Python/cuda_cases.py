@@ -39,6 +39,14 @@ CASES = {
     "bf16-plain-q4": dict(
         hq=8, hkv=2, d=64, p=16, query_length=4, kv_dtype="bf16",
         v_layout="plain", lengths=[5, 257, 1024]),
+    # ALiBi (issue 17) on the plan case's configuration (test_cuda_gpu's
+    # plan and vLLM tests reuse it): slopes 2^-k, one negated.
+    "fp8-plain-per-tensor-alibi-q1": dict(
+        hq=8, hkv=1, d=128, p=16, query_length=1, kv_dtype="e4m3fn",
+        v_layout="plain", lengths=[1, 90, 700], scales="per_tensor",
+        call=dict(alibi_slopes=np.array(
+            [0.5, 0.25, -0.125, 2.0 ** -4, 2.0 ** -5, 2.0 ** -6, 2.0 ** -7,
+             2.0 ** -8], dtype=np.float32))),
     "bf16-transposed-per-tensor-window-q1-p64": dict(
         hq=32, hkv=4, d=128, p=64, query_length=1, kv_dtype="bf16",
         v_layout="transposed", lengths=[1, 64, 65, 2000],
@@ -120,6 +128,10 @@ EXTRA_CONFIGS = [
     pa_mlir.DecodeConfig(num_query_heads=8, num_kv_heads=1, head_dim=128,
                          scale="per_tensor", v_layout="transposed",
                          chip="sm_90a"),
+    # vLLM's call with ALiBi slopes.
+    pa_mlir.DecodeConfig(num_query_heads=8, num_kv_heads=1, head_dim=128,
+                         scale="per_tensor", softmax_scale=128 ** -0.5,
+                         alibi=True, chip="sm_90a"),
 ]
 
 

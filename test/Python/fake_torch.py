@@ -162,3 +162,61 @@ class cuda:
     @staticmethod
     def current_stream(device=None):
         return _Stream()
+
+
+class _Namespace:
+    """torch.ops.NAMESPACE: the ops a fake Library defined there."""
+
+
+class ops:
+    """torch.ops: the fake Library's ops, called directly (no dispatcher)."""
+
+
+def _schema_arguments(schema):
+    """The argument names of an op schema "name(Type a, Type? b=None)"."""
+    inside = schema[schema.index("(") + 1:schema.rindex(")")]
+    return [part.split("=")[0].split()[-1] for part in inside.split(",")]
+
+
+def _check_signature(function, names, what):
+    """The op's Python function must take the schema's arguments, in order
+    (as the real dispatcher passes them)."""
+    import inspect
+    got = list(inspect.signature(function).parameters)
+    if got != names:
+        raise TypeError(f"fake torch: {what} {function.__name__} takes "
+                        f"{got}, the schema {names}")
+
+
+class library:
+    """torch.library's Library (define, impl) and register_fake: enough
+    for pa_mlir.torch_ops to import and for its op to run on the fake
+    drivers, the schema's argument names checked against the kernel's and
+    the fake implementation's parameters."""
+
+    schemas = {}
+    fakes = {}
+
+    class Library:
+        def __init__(self, namespace, kind):
+            self.namespace = namespace
+            if not hasattr(ops, namespace):
+                setattr(ops, namespace, _Namespace())
+
+        def define(self, schema):
+            name = schema[:schema.index("(")]
+            library.schemas[f"{self.namespace}::{name}"] = schema
+
+        def impl(self, name, function, dispatch_key):
+            schema = library.schemas[f"{self.namespace}::{name}"]
+            _check_signature(function, _schema_arguments(schema), "kernel")
+            setattr(getattr(ops, self.namespace), name, function)
+
+    @staticmethod
+    def register_fake(qualified, lib=None):
+        def register(function):
+            _check_signature(function, _schema_arguments(
+                library.schemas[qualified]), "fake implementation")
+            library.fakes[qualified] = function
+            return function
+        return register

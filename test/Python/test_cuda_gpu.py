@@ -54,7 +54,7 @@ def to_device(torch, arrays, options):
 
     device_arrays = {name: tensor(array) for name, array in arrays.items()}
     device_options = dict(options)
-    for name in ("k_scale", "v_scale", "sinks"):
+    for name in ("k_scale", "v_scale", "sinks", "alibi_slopes"):
         if isinstance(options.get(name), np.ndarray):
             device_options[name] = tensor(options[name])
     return device_arrays, device_options
@@ -167,8 +167,15 @@ def bf16_query(torch, query):
     return torch.from_numpy(query).cuda().to(torch.bfloat16)
 
 
-def test_a_plan_runs_every_layer_against_the_reference(torch):
-    layers = layer_cases(0)
+ALIBI_CASE = "fp8-plain-per-tensor-alibi-q1"
+
+
+@pytest.mark.parametrize("alibi", [False, True])
+def test_a_plan_runs_every_layer_against_the_reference(torch, alibi):
+    """One plan, every layer's run against the reference; with
+    plan(alibi=True) each layer's run takes its own slopes as a float32
+    CUDA tensor [Hq]."""
+    layers = layer_cases(2 if alibi else 0)
     first = layers[0][0]
     tables = torch.from_numpy(first["block_tables"]).cuda()
     lengths = torch.from_numpy(first["context_lengths"]).cuda()
@@ -176,19 +183,27 @@ def test_a_plan_runs_every_layer_against_the_reference(torch):
     plan = pa_mlir.plan(tables, lengths, num_query_heads=hq,
                         num_kv_heads=first["key_cache"].shape[1],
                         head_dim=d, page_size=16,
-                        kv_dtype=torch.float8_e4m3fn, scale="per_tensor")
-    outs = []
-    for arrays, options in layers:
+                        kv_dtype=torch.float8_e4m3fn, scale="per_tensor",
+                        alibi=alibi)
+    outs, expected_options = [], []
+    for layer, (arrays, options) in enumerate(layers):
+        slopes = {}
+        if alibi:
+            slopes = dict(alibi_slopes=CASES[ALIBI_CASE]["call"][
+                "alibi_slopes"] * (layer + 1))
+        expected_options.append(dict(options, **slopes))
         out = torch.full(arrays["query"].shape, float("nan"),
                          dtype=torch.bfloat16, device="cuda")
         plan.run(bf16_query(torch, arrays["query"]),
                  float8_cache(torch, arrays["key_cache"]),
                  float8_cache(torch, arrays["value_cache"]),
                  k_scale=scale_tensor(torch, options["k_scale"]),
-                 v_scale=scale_tensor(torch, options["v_scale"]), out=out)
+                 v_scale=scale_tensor(torch, options["v_scale"]), out=out,
+                 **{name: torch.from_numpy(value).cuda()
+                    for name, value in slopes.items()})
         outs.append(out)
     torch.cuda.synchronize()
-    for (arrays, options), out in zip(layers, outs):
+    for (arrays, _), options, out in zip(layers, expected_options, outs):
         assert_close(output_of(out), reference(arrays, options), "e4m3fn")
 
 
@@ -315,11 +330,17 @@ def test_the_vllm_and_aiter_signatures_match_the_reference(torch):
                              "fp8", k_scale, v_scale, chip="sm_90a")
     torch.cuda.synchronize()
     assert_close(output_of(out), expected, "e4m3fn")
-    with pytest.raises(ValueError, match="alibi_slopes is not supported"):
-        ops.vllm_paged_attention(out, None, None, None, query, key, value,
-                                 key.shape[1], d ** -0.5, tables, lengths,
-                                 None, 16, 1, k_scale, "fp8", k_scale,
-                                 v_scale, chip="sm_90a")
+    # ALiBi slopes (vLLM's alibi_slopes, float32 [Hq]), a CUDA tensor.
+    slopes = CASES[ALIBI_CASE]["call"]["alibi_slopes"]
+    out.fill_(float("nan"))
+    ops.vllm_paged_attention(out, None, None, None, query, key, value,
+                             key.shape[1], d ** -0.5, tables, lengths, None,
+                             16, int(arrays["context_lengths"].max()),
+                             torch.from_numpy(slopes).cuda(), "fp8", k_scale,
+                             v_scale, chip="sm_90a")
+    torch.cuda.synchronize()
+    assert_close(output_of(out), reference(arrays, dict(
+        options, softmax_scale=d ** -0.5, alibi_slopes=slopes)), "e4m3fn")
     # aiter's V is pa-mlir's transposed layout [N, Hkv, P/x, D, x].
     n, hkv, _, p = arrays["value_cache"].shape
     transposed = np.ascontiguousarray(arrays["value_cache"].reshape(

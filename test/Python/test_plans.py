@@ -33,6 +33,15 @@ COUNTING_TORCH = textwrap.dedent("""
 
     def tensors_of(case):
         return {name: torch.tensor_of(array) for name, array in case.items()}
+
+    # errors[label]: the message of the ValueError call() raised, or None.
+    errors = {}
+    def refuse(label, call):
+        try:
+            call()
+            errors[label] = None
+        except ValueError as error:
+            errors[label] = str(error)
 """)
 
 
@@ -132,12 +141,6 @@ def test_a_plan_serves_every_layer_without_allocating():
                   v_scale=scales[1], out=debug_out)
         record()
 
-        errors = {}
-        def refuse(label, call):
-            try:
-                call()
-            except ValueError as error:
-                errors[label] = str(error)
         q, (k, v) = queries[0], caches[0]
         refuse("small workspace", lambda: pa_mlir.plan(
             first["block_tables"], first["context_lengths"],
@@ -312,11 +315,15 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
     by one: after runs that passed, each argument changed in one way
     (device, dtype, shape, contiguity, kind, presence) is still refused
     with its message, and the next good run launches with the right
-    addresses. A plan of new sequence tensors of the same shapes shares
-    the first plan's layout but launches on its own array (the plan
-    kernel reads its context lengths), leaving the first plan's alone; sequence tensors at the
-    same address and shape but of another dtype or strides are checked
-    anew (they were a cache hit when the key was address and shape)."""
+    addresses. A plan of new sequence tensors of the same shapes is the
+    first plan's twin: it shares its layout and launch but launches on its
+    own operand array (the plan kernel and the runs read its context
+    lengths, interleaved runs each their own), leaving the first plan's
+    alone; new sequence tensors on another device or the CPU are refused
+    (the twins' key has no device); a plan that owns its workspace gives
+    its twin another. Sequence tensors at the same address and shape but
+    of another dtype or strides are checked anew (they were a cache hit
+    when the key was address and shape)."""
     done = run_python(FAKE_RUN + COUNTING_TORCH + plan_of_three_sequences(12)
                       + textwrap.dedent("""
         q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
@@ -331,13 +338,6 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
             return torch.Tensor(tensor.array, tensor.dtype, where)
 
         gapped = torch.tensor_of(np.zeros((3, 8, 128), np.uint16))[:, :, ::2]
-        errors = {}
-        def refuse(label, call):
-            try:
-                call()
-                errors[label] = None
-            except ValueError as error:
-                errors[label] = str(error)
         refuse("query device", lambda: plan.run(moved(q, "cuda:1"), k, v,
                                                 **good))
         refuse("key dtype", lambda: plan.run(
@@ -368,6 +368,28 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
         [fresh_plan] = record()["launches"]
         plan.replan()
         [first_plan] = record()["launches"]
+        # The two plans' runs, interleaved, each over its own operands
+        # through the one launch they share.
+        interleaved = []
+        for which in (fresh, plan, fresh):
+            which.run(q, k, v, **good)
+            [decode] = [l for l in record()["launches"]
+                        if l["name"] == "pa_decode"]
+            interleaved.append(param(decode, a, "context_lengths.aligned_ptr"))
+        # Sequence tensors of the plan's shapes on another device or the
+        # CPU: the twin's key does not say the device, so it is checked.
+        def elsewhere(tensor, where):  # new memory, as a real move
+            return moved(torch.tensor_of(tensor.array.copy()), where)
+        refuse("lengths device", lambda: pa_mlir.plan(
+            tables, elsewhere(lengths, "cuda:1"), debug=False, **sequences))
+        refuse("tables on the cpu", lambda: pa_mlir.plan(
+            elsewhere(tables, "cpu"), lengths, debug=False, **sequences))
+        # Plans with a workspace of their own: a twin gets another one.
+        owned = [pa_mlir.plan(torch.tensor_of(case["block_tables"].copy()),
+                              lengths, **sequences) for _ in range(2)]
+        owned_workspaces = [o.workspace.data_ptr() for o in owned]
+        owned_cells = [o._cells[o._operands.address_slot("work_info")]
+                       for o in owned]
         bits = t["block_tables"]
         same_place = torch.Tensor(np.lib.stride_tricks.as_strided(
             bits.array, bits.shape, (4, 4 * bits.shape[0])), torch.int32)
@@ -381,7 +403,12 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
             expected=[x.data_ptr() for x in (q, k, v)],
             distinct=fresh is not plan,
             shared_layout=fresh._layout is plan._layout,
-            own_array=fresh._operands.array is not plan._operands.array,
+            shared_launch=fresh._launch is plan._launch,
+            own_array=ctypes.addressof(fresh._operands.addresses)
+                != ctypes.addressof(plan._operands.addresses),
+            interleaved=interleaved,
+            owned_workspaces=owned_workspaces, owned_cells=owned_cells,
+            owned_twins=owned[1]._launch is owned[0]._launch,
             lengths=[param(fresh_plan, a, "context_lengths.aligned_ptr"),
                      param(first_plan, a, "context_lengths.aligned_ptr")],
             expected_lengths=[lengths.data_ptr(),
@@ -409,7 +436,20 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
     assert errors["query as key"].startswith("key_cache must have dtype")
     assert out["after"] == out["expected"]
     assert out["distinct"] and out["shared_layout"] and out["own_array"]
+    assert out["shared_launch"], "a plan of new sequences twins the first"
     assert out["lengths"] == out["expected_lengths"]
+    fresh_lengths, first_lengths = out["expected_lengths"]
+    assert out["interleaved"] == [fresh_lengths, first_lengths,
+                                  fresh_lengths]
+    assert errors["lengths device"].startswith(
+        "context_lengths is on cuda:1, but the current CUDA device is "
+        "cuda:0")
+    assert errors["tables on the cpu"].startswith(
+        "block_tables is a torch tensor on cpu")
+    assert out["owned_twins"]
+    first_own, second_own = out["owned_workspaces"]
+    assert first_own != second_own, "a twin's own workspace is its own"
+    assert out["owned_cells"] == out["owned_workspaces"]
     assert out["same_place"]
     assert errors["tables as float32"] == (
         "block_tables must have dtype torch.int32, got torch.float32")
@@ -556,3 +596,150 @@ COUNTING_TORCH_PRELUDE = textwrap.dedent("""
         return int.from_bytes(launch["raw"][arg["offset"]:
                                             arg["offset"] + 8], "little")
 """)
+
+
+# A ROCm build of fake torch (gfx942) with torch.library's stand-in, for
+# the custom op and the drop-in entry points (pa_mlir.torch_ops).
+ROCM_TORCH = textwrap.dedent("""
+    torch.version.hip = "6.2.41133"
+    class properties:
+        gcnArchName = "gfx942:sramecc+:xnack-"
+    torch.cuda.get_device_properties = staticmethod(
+        lambda device=None: properties)
+""")
+
+
+@pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
+                                         "sets it)")
+def test_alibi_slopes_and_lse_as_tensors_on_rocm():
+    """ALiBi slopes given as a float32 GPU tensor [Hq] and the log-sum-exp
+    returned as one ([B*Q, Hq]), through plan()/run(), decode(), the
+    custom op and vLLM's signature: their addresses reach the decode
+    kernel (slopes) and the reduce kernel (lse); a wrong or missing
+    tensor is refused with its message."""
+    done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + ROCM_TORCH
+                      + textwrap.dedent("""
+        rng = np.random.default_rng(21)
+        case, options = make_case(rng, hq=8, hkv=1, d=64, p=16,
+                                  query_length=1, kv_dtype="e4m3fnuz",
+                                  v_layout="plain", lengths=[20, 70],
+                                  scales="per_tensor")
+        t = tensors_of(case)
+        q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
+        k, v = t["key_cache"], t["value_cache"]
+        scale = torch.tensor_of(np.array([0.5], np.float32))
+        slopes = torch.tensor_of(np.exp2(-np.arange(1, 9)).astype(np.float32))
+        out = torch.full((2, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        keywords = dict(num_query_heads=8, num_kv_heads=1, head_dim=64,
+                        page_size=16, kv_dtype="e4m3fnuz",
+                        scale="per_tensor")
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            alibi=True, return_lse=True, **keywords)
+        artifact = pa_mlir.compile(plan.config)
+
+        def addresses(artifact=artifact):
+            launches = hip_launches()
+            fake.fakeHipReset()
+            seen = {}
+            for l in launches:
+                if l["name"] == "pa_decode":
+                    seen["slopes"] = param(l, artifact,
+                                           "alibi_slopes.aligned_ptr")
+                if l["name"] == "pa_reduce" and artifact.config.return_lse:
+                    seen["lse"] = param(l, artifact, "lse.aligned_ptr")
+            return seen
+
+        fake.fakeHipReset()
+        allocations[0] = 0
+        got_out, lse = plan.run(q, k, v, k_scale=scale, v_scale=scale,
+                                out=out, alibi_slopes=slopes)
+        results = dict(planned=dict(
+            addresses(), lse_shape=list(lse.shape), lse_dtype=str(lse.dtype),
+            same_out=got_out is out, allocated=allocations[0]))
+        given = torch.full((2, 8), 0.0, torch.float32, "cuda:0")
+        returned = plan.run(q, k, v, k_scale=scale, v_scale=scale, out=out,
+                            alibi_slopes=slopes, lse=given)
+        results["given"] = dict(addresses(), same=returned[1] is given)
+
+        decoded, decoded_lse = pa_mlir.decode(
+            q, k, v, t["block_tables"], t["context_lengths"],
+            query_length=1, kv_dtype="e4m3fnuz", k_scale=scale,
+            v_scale=scale, target="hip", chip="gfx942", out=out,
+            alibi_slopes=slopes, return_lse=True)
+        results["decode"] = dict(addresses(), expected=decoded_lse.data_ptr(),
+                                 same_out=decoded is out)
+
+        import pa_mlir.torch_ops as ops
+        op_lse = torch.full((2, 8), 0.0, torch.float32, "cuda:0")
+        workspace = torch.empty((plan.workspace_bytes,), torch.uint8,
+                                "cuda:0")
+        torch.ops.pa_mlir.paged_decode(
+            out, q, k, v, t["block_tables"], t["context_lengths"], workspace,
+            scale, scale, None, "e4m3fnuz", 1, 0, None, "plain", "", 0, 0,
+            slopes, op_lse)
+        results["op"] = dict(addresses(), expected=op_lse.data_ptr())
+        ops.vllm_paged_attention(out, None, None, None, q, k, v, 1,
+                                 64 ** -0.5, t["block_tables"],
+                                 t["context_lengths"], None, 16, 70, slopes,
+                                 "fp8", scale, scale)
+        results["vllm"] = addresses(pa_mlir.compile(pa_mlir.DecodeConfig(
+            softmax_scale=64 ** -0.5, alibi=True, chip="gfx942",
+            **keywords)))
+
+        good = dict(k_scale=scale, v_scale=scale, out=out)
+        refuse("no slopes", lambda: plan.run(q, k, v, **good))
+        refuse("int slopes", lambda: plan.run(
+            q, k, v, alibi_slopes=torch.tensor_of(np.ones(8, np.int32)),
+            **good))
+        refuse("slopes shape", lambda: plan.run(
+            q, k, v, alibi_slopes=torch.tensor_of(np.ones(9, np.float32)),
+            **good))
+        refuse("lse shape", lambda: plan.run(
+            q, k, v, alibi_slopes=slopes, lse=torch.full(
+                (2, 9), 0.0, torch.float32, "cuda:0"), **good))
+        plain = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                             **keywords)
+        refuse("slopes for a plain plan", lambda: plain.run(
+            q, k, v, alibi_slopes=slopes, **good))
+        refuse("lse for a plain plan", lambda: plain.run(
+            q, k, v, lse=given, **good))
+        refuse("numpy slopes", lambda: pa_mlir.decode(
+            q, k, v, t["block_tables"], t["context_lengths"],
+            query_length=1, kv_dtype="e4m3fnuz", k_scale=scale,
+            v_scale=scale, target="hip", chip="gfx942",
+            alibi_slopes=np.ones(8, np.float32)))
+        results.update(errors=errors, slopes=slopes.data_ptr(),
+                       lse=lse.data_ptr(), given_lse=given.data_ptr())
+        print(json.dumps(results))
+    """), FAKE_HIP, PA_HIP_LIBRARY=FAKE_HIP, PA_MLIR_DEBUG="0")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    slopes = out["slopes"]
+    planned = out["planned"]
+    assert planned["slopes"] == slopes and planned["lse"] == out["lse"]
+    assert planned["lse_shape"] == [2, 8]
+    assert planned["lse_dtype"] == "torch.float32"
+    assert planned["same_out"]
+    assert planned["allocated"] == 1, "the lse alone (out= given)"
+    assert out["given"] == dict(slopes=slopes, lse=out["given_lse"],
+                                same=True)
+    assert out["decode"]["same_out"]
+    for through in ("decode", "op"):
+        assert out[through]["slopes"] == slopes, through
+        assert out[through]["lse"] == out[through]["expected"], through
+    assert out["vllm"] == dict(slopes=slopes)
+    errors = out["errors"]
+    assert errors["no slopes"] == "this plan reads alibi_slopes [Hq]"
+    assert errors["int slopes"] == (
+        "alibi_slopes must have dtype torch.float32, got torch.int32")
+    assert errors["slopes shape"] == (
+        "alibi_slopes must have shape [Hq] = (8,), got (9,)")
+    assert errors["lse shape"] == (
+        "lse must have shape [B*Q, Hq] = (2, 8), got (2, 9)")
+    assert errors["slopes for a plain plan"] == (
+        "this plan has no ALiBi (planned with alibi=False)")
+    assert errors["lse for a plain plan"] == (
+        "this plan writes no lse (planned with return_lse=False)")
+    assert errors["numpy slopes"].startswith(
+        "decode() got torch tensors (query, key_cache")
+    assert "other arrays (alibi_slopes)" in errors["numpy slopes"]

@@ -77,8 +77,13 @@ bool pa::capi::BoundOperands::bind(const PaDeviceOperand *operands,
   this->operands = operands;
   this->count = count;
   slots.clear();
-  for (size_t i = 0; i < count; ++i)
+  namePointers.clear();
+  names.clear();
+  for (size_t i = 0; i < count; ++i) {
     slots.push_back(&operandViews[operands[i].name]);
+    namePointers.push_back(operands[i].name);
+    names.emplace_back(operands[i].name);
+  }
   return true;
 }
 
@@ -102,9 +107,28 @@ bool pa::capi::checkBoundKernels(runtime::KernelMask bound,
 }
 
 bool pa::capi::BoundOperands::refresh(std::string &error) {
-  for (size_t i = 0; i < count; ++i)
+  return refreshFrom(operands, count, error);
+}
+
+bool pa::capi::BoundOperands::refreshFrom(const PaDeviceOperand *operands,
+                                          size_t count, std::string &error) {
+  if (count != this->count || (count && !operands)) {
+    error = "the launch is bound to " + std::to_string(this->count) +
+            " operands; got " + std::to_string(count) +
+            (count && !operands ? " (NULL)" : "");
+    return false;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const char *name = operands[i].name;
+    if (name != namePointers[i] && (!name || names[i] != name)) {
+      error = "operand " + std::to_string(i) + " is '" +
+              (name ? name : "(no name)") + "' where the launch is bound to '" +
+              names[i] + "' (the operands must be a copy of the bound array)";
+      return false;
+    }
     if (!setDeviceView(operands[i], i, *slots[i], error))
       return false;
+  }
   return true;
 }
 

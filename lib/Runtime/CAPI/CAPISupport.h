@@ -46,6 +46,12 @@ public:
   bool bind(const PaDeviceOperand *operands, size_t count, std::string &error);
   /// The operands' current addresses, sizes and strides into views().
   bool refresh(std::string &error);
+  /// refresh() from `operands` in place of the bound array: an array of
+  /// the bound count whose operands have the bound names in the same order
+  /// (a copy of the bound array with other addresses, sizes or strides);
+  /// false with `error` naming the first difference otherwise.
+  bool refreshFrom(const PaDeviceOperand *operands, size_t count,
+                   std::string &error);
   const runtime::OperandViews &views() const { return operandViews; }
   /// The launches kept for enqueues of the kernel mask `kernels` (one set
   /// per mask, so alternating masks - a step's plan kernel, then each
@@ -55,6 +61,10 @@ public:
 private:
   const PaDeviceOperand *operands = nullptr;
   size_t count = 0;
+  /// The bound operands' names: a copy of the bound array usually shares
+  /// the pointers (compared first), else the text.
+  std::vector<const char *> namePointers;
+  std::vector<std::string> names;
   runtime::OperandViews operandViews;
   std::vector<runtime::MemRefView *> slots; // parallel to `operands`
   std::vector<std::pair<runtime::KernelMask, runtime::LaunchSet>> launchSets;

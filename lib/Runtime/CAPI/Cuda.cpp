@@ -10,6 +10,8 @@
 #include "pa/Runtime/CudaLauncher.h"
 #include "pa/Runtime/LauncherCore.h"
 
+#include <mutex>
+
 using namespace pa::capi;
 using namespace pa::runtime;
 using namespace pa::runtime::cuda;
@@ -180,6 +182,9 @@ struct CudaLaunch {
   const CudaDecodeProgram *program = nullptr;
   BoundOperands operands;
   KernelMask kernels = kAllKernels;
+  /// Enqueues refill the launches' parameter buffers: one at a time (the
+  /// plans of one shape share a launch through PaCudaLaunchEnqueueOperands).
+  std::mutex enqueueing;
 };
 } // namespace
 
@@ -210,8 +215,11 @@ bool paCudaLaunchEnqueue(PaCudaLaunch launch, void *stream, PaString *error) {
                                     stream, error);
 }
 
-bool paCudaLaunchEnqueueKernels(PaCudaLaunch launch, uint32_t kernels,
-                                void *stream, PaString *error) {
+namespace {
+/// paCudaLaunchEnqueueKernels over `operands` (null: the bound array).
+bool enqueueBound(PaCudaLaunch launch, const PaDeviceOperand *operands,
+                  size_t count, uint32_t kernels, void *stream,
+                  PaString *error) {
   clear(error);
   auto *bound = static_cast<CudaLaunch *>(launch.ptr);
   if (!bound) {
@@ -220,8 +228,11 @@ bool paCudaLaunchEnqueueKernels(PaCudaLaunch launch, uint32_t kernels,
   }
   const CudaDecodeProgram &p = *bound->program;
   std::string message;
+  std::lock_guard<std::mutex> hold(bound->enqueueing);
   if (!checkBoundKernels(bound->kernels, kernels, message) ||
-      !bound->operands.refresh(message) || !enterContext(p, message) ||
+      !(operands ? bound->operands.refreshFrom(operands, count, message)
+                 : bound->operands.refresh(message)) ||
+      !enterContext(p, message) ||
       !p.program->enqueue(static_cast<CUstream>(stream),
                           bound->operands.views(), message, kernels,
                           &bound->operands.launches(kernels))) {
@@ -229,6 +240,24 @@ bool paCudaLaunchEnqueueKernels(PaCudaLaunch launch, uint32_t kernels,
     return false;
   }
   return true;
+}
+} // namespace
+
+bool paCudaLaunchEnqueueKernels(PaCudaLaunch launch, uint32_t kernels,
+                                void *stream, PaString *error) {
+  return enqueueBound(launch, nullptr, 0, kernels, stream, error);
+}
+
+bool paCudaLaunchEnqueueOperands(PaCudaLaunch launch,
+                                 const PaDeviceOperand *operands,
+                                 size_t count, uint32_t kernels, void *stream,
+                                 PaString *error) {
+  if (!operands) {
+    clear(error);
+    report(error, "paCudaLaunchEnqueueOperands needs operands (NULL given)");
+    return false;
+  }
+  return enqueueBound(launch, operands, count, kernels, stream, error);
 }
 
 void paCudaLaunchDestroy(PaCudaLaunch launch) {

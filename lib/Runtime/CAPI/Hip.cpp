@@ -10,6 +10,8 @@
 #include "CAPISupport.h"
 #include "pa/Runtime/HipLauncher.h"
 
+#include <mutex>
+
 using namespace pa::capi;
 using namespace pa::runtime;
 
@@ -124,6 +126,9 @@ struct HipLaunch {
   const HipProgram *program = nullptr;
   BoundOperands operands;
   KernelMask kernels = kAllKernels;
+  /// Enqueues refill the launches' parameter buffers: one at a time (the
+  /// plans of one shape share a launch through PaHipLaunchEnqueueOperands).
+  std::mutex enqueueing;
 };
 } // namespace
 
@@ -153,8 +158,11 @@ bool paHipLaunchEnqueue(PaHipLaunch launch, void *stream, PaString *error) {
                                    stream, error);
 }
 
-bool paHipLaunchEnqueueKernels(PaHipLaunch launch, uint32_t kernels,
-                               void *stream, PaString *error) {
+namespace {
+/// paHipLaunchEnqueueKernels over `operands` (null: the bound array).
+bool enqueueBound(PaHipLaunch launch, const PaDeviceOperand *operands,
+                  size_t count, uint32_t kernels, void *stream,
+                  PaString *error) {
   clear(error);
   auto *bound = static_cast<HipLaunch *>(launch.ptr);
   if (!bound) {
@@ -162,14 +170,34 @@ bool paHipLaunchEnqueueKernels(PaHipLaunch launch, uint32_t kernels,
     return false;
   }
   std::string message;
+  std::lock_guard<std::mutex> hold(bound->enqueueing);
   if (!checkBoundKernels(bound->kernels, kernels, message) ||
-      !bound->operands.refresh(message) ||
+      !(operands ? bound->operands.refreshFrom(operands, count, message)
+                 : bound->operands.refresh(message)) ||
       !bound->program->enqueue(stream, bound->operands.views(), message,
                                kernels, &bound->operands.launches(kernels))) {
     report(error, message);
     return false;
   }
   return true;
+}
+} // namespace
+
+bool paHipLaunchEnqueueKernels(PaHipLaunch launch, uint32_t kernels,
+                               void *stream, PaString *error) {
+  return enqueueBound(launch, nullptr, 0, kernels, stream, error);
+}
+
+bool paHipLaunchEnqueueOperands(PaHipLaunch launch,
+                                const PaDeviceOperand *operands, size_t count,
+                                uint32_t kernels, void *stream,
+                                PaString *error) {
+  if (!operands) {
+    clear(error);
+    report(error, "paHipLaunchEnqueueOperands needs operands (NULL given)");
+    return false;
+  }
+  return enqueueBound(launch, operands, count, kernels, stream, error);
 }
 
 void paHipLaunchDestroy(PaHipLaunch launch) {
