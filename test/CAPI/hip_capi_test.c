@@ -230,6 +230,65 @@ static void testEnqueue(PaHipProgram program) {
   printf("ok enqueue on the caller's stream, without copies or waits\n");
 }
 
+/* Whether launch `index`'s parameters hold `address` (at an 8-byte
+ * boundary, as pointers are). */
+static bool launchHolds(int index, uint64_t address) {
+  unsigned grid[3], block[3];
+  void *on;
+  const unsigned char *params;
+  size_t bytes;
+  if (!fake.launch(index, grid, block, &on, &params, &bytes))
+    return false;
+  for (size_t at = 0; at + sizeof address <= bytes; at += sizeof address)
+    if (memcmp(params + at, &address, sizeof address) == 0)
+      return true;
+  return false;
+}
+
+/* A bound launch enqueued over a copy of its operands (the plans of one
+ * table sharing a launch): the copy's addresses reach the kernels, the
+ * bound array's again on the next plain enqueue; an array that is not a
+ * copy is refused, nothing launched. */
+static void testEnqueueOperands(PaHipProgram program) {
+  PaDeviceOperand operands[kOperands], copy[kOperands];
+  deviceOperands(operands);
+  memcpy(copy, operands, sizeof copy);
+  copy[0].address = 0x7700000u;
+  void *stream = (void *)(uintptr_t)0x5000;
+  PaString error;
+  PaHipLaunch launch = paHipProgramBind(program, operands, kOperands,
+                                        PA_KERNELS_ALL, &error);
+  CHECK(launch.ptr != NULL, "%s", error.data);
+  fake.reset();
+  CHECK(paHipLaunchEnqueueOperands(launch, copy, kOperands,
+                                   PA_KERNEL_DECODE, stream, &error),
+        "%s", error.data);
+  CHECK(fake.launchCount() == 1 && launchHolds(0, copy[0].address) &&
+            !launchHolds(0, operands[0].address),
+        "the decode kernel reads the copy's query");
+  fake.reset();
+  CHECK(paHipLaunchEnqueueKernels(launch, PA_KERNEL_DECODE, stream, &error),
+        "%s", error.data);
+  CHECK(fake.launchCount() == 1 && launchHolds(0, operands[0].address),
+        "the bound array's query again");
+  copy[2].name = "sinks";
+  fake.reset();
+  CHECK(!paHipLaunchEnqueueOperands(launch, copy, kOperands,
+                                    PA_KERNEL_DECODE, stream, &error) &&
+            contains(error, "operand 2 is 'sinks' where the launch is bound "
+                            "to 'value_cache'"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(!paHipLaunchEnqueueOperands(launch, operands, 3, PA_KERNEL_DECODE,
+                                    stream, &error) &&
+            contains(error, "the launch is bound to 13 operands; got 3"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched for a wrong array");
+  paHipLaunchDestroy(launch);
+  printf("ok a bound launch enqueued over a copy of its operands\n");
+}
+
 /* A multi-chip program (gfx942 and gfx950 code objects in one directory):
  * the HIP runtime loads the program of the GPU's chip (the fake reports
  * FAKE_HIP_ARCH), and says which chips there are when none is the GPU's;
@@ -339,6 +398,7 @@ static void testFake(const char *hsaco, size_t size, const char *json,
 
   testHostRun(fromBytes);
   testEnqueue(fromFile);
+  testEnqueueOperands(fromFile);
   paHipProgramDestroy(fromBytes);
   paHipProgramDestroy(fromFile);
   CHECK(counter(Unloads) == 2, "both modules unloaded");
