@@ -376,12 +376,14 @@ class DeviceOperands:
 
     def copy(self):
         """Operands of the same table, their own to patch (a copy of the
-        block as it is, N included)."""
+        block as it is; N unknown, so the first run sets it: a run of this
+        array's owner on another thread may be setting it now)."""
         twin = object.__new__(DeviceOperands)
         twin.__dict__ = self.__dict__.copy()  # (faster than update())
         twin.addresses = type(self.addresses).from_buffer_copy(
             self.addresses)
         twin._point_into_block()
+        twin.num_pages = -1
         return twin
 
     def _point_into_block(self):
