@@ -593,7 +593,8 @@ class Plan:
         the same shapes, strides and dtypes on the plan's device - which
         the caller has checked (pa_mlir.plan() and PlanCache keep a plan
         per such key): nothing derived or checked again, one copy of the
-        operand block and one bind."""
+        operand block, and this plan's launch (enqueued over the twin's
+        block)."""
         if self._separate_buffers:
             raise ValueError("a plan with separate buffers has no twins")
         twin = object.__new__(Plan)
