@@ -110,8 +110,8 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     / bfloat16), query_dtype, query_length, scale, sliding_window,
     softmax_scale, sinks, key_layout, v_layout, chip (None: sm_90a on CUDA,
     the GPU's own on ROCm), budget, max_partitions, alibi (runs take
-    alibi_slopes), return_lse (runs also write the log-sum-exp: AMD only,
-    the NVIDIA lowering refuses it)). target: None (the
+    alibi_slopes), return_lse (runs also write the log-sum-exp)). target:
+    None (the
     torch build's: "hip" on ROCm, else "cuda"). workspace: a contiguous
     uint8 GPU tensor of at least workspace_bytes() bytes for the partials,
     or None (the plan allocates one). debug: poison the output and the

@@ -160,8 +160,9 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     into `out` when given. kv_dtype may then be left out for float8 and
     bfloat16 caches (inferred); a kv_dtype that disagrees with a float8
     cache is an error. alibi_slopes is then a float32 GPU tensor [Hq] and
-    return_lse gives lse as a new float32 GPU tensor [B*Q, Hq] (AMD only:
-    the NVIDIA lowering refuses it). Lengths and page ids in tensors are
+    return_lse gives lse as a new float32 GPU tensor [B*Q, Hq] (where the
+    target's compiler lowers it: a CompileError says when it does not).
+    Lengths and page ids in tensors are
     not checked.
     Such a call may be captured in a CUDA (HIP) graph once a first call
     has loaded the program. Outputs and partials are poisoned (NaN) before

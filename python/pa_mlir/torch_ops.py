@@ -136,7 +136,7 @@ def _paged_decode(out, query, key_cache, value_cache, block_tables,
     kv_dtype "" infers it from float8/bfloat16 caches; chip "" the
     default; budget and max_partitions 0 the chip's defaults;
     alibi_slopes float32 [Hq] (ALiBi) or None; lse a float32 [B*Q, Hq]
-    the log-sum-exp of every row is written into, or None (AMD only)."""
+    the log-sum-exp of every row is written into, or None."""
     run_decode(out, query, key_cache, value_cache, block_tables,
                context_lengths, workspace, k_scale, v_scale, sinks,
                kv_dtype or None, query_length, sliding_window, softmax_scale,

@@ -744,26 +744,3 @@ def test_alibi_slopes_and_lse_as_tensors_on_rocm():
         "decode() got torch tensors (query, key_cache")
     assert "other arrays (alibi_slopes)" in errors["numpy slopes"]
 
-
-@pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
-                                          "(CTest sets it)")
-def test_a_plan_returning_lse_on_cuda_is_refused_with_the_reason():
-    """The NVIDIA lowering has no log: plan(return_lse=True) on a CUDA
-    build is refused when it compiles, saying so (nothing launched)."""
-    done = run_python(FAKE_RUN + COUNTING_TORCH + textwrap.dedent("""
-        tables = torch.tensor_of(np.zeros((2, 3), np.int32))
-        lengths = torch.tensor_of(np.zeros(2, np.int32))
-        try:
-            pa_mlir.plan(tables, lengths, num_query_heads=8, num_kv_heads=1,
-                         head_dim=64, page_size=16, kv_dtype="e4m3fn",
-                         return_lse=True)
-            print(json.dumps(dict(error=None)))
-        except pa_mlir.CompileError as error:
-            print(json.dumps(dict(error=str(error),
-                                  launches=len(record()["launches"]))))
-    """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout)
-    assert "the log-sum-exp output (pa.reduce lse) is not supported on " \
-        "NVIDIA" in out["error"]
-    assert out["launches"] == 0
