@@ -27,9 +27,19 @@ namespace {
 constexpr int64_t kMTileRows = 16;
 constexpr int64_t kMaxRowsPerGroup = 2 * kMTileRows;
 
-/// Rows per row group: one M-tile when it holds every row, else two.
-int64_t rowsPerGroup(int64_t rows) {
-  return rows <= kMTileRows ? kMTileRows : kMaxRowsPerGroup;
+/// Above this head dim, AMD row groups hold one M-tile: two would keep
+/// 2 * D / 4 f32 PV accumulators per lane, more than the 128 VGPRs that
+/// fit beside a tile step (pa-to-mfma's budget; they would spill). Two
+/// 16-row workgroups read K and V twice instead.
+constexpr int64_t kMaxTwoMTileHeadDimAMD = 256;
+
+/// Rows per row group: one M-tile when it holds every row, else two
+/// (where the target's registers hold two at this head dim).
+int64_t rowsPerGroup(int64_t rows, int64_t headDim, const ChipInfo &target) {
+  if (rows <= kMTileRows ||
+      (target.vendor == Vendor::AMD && headDim > kMaxTwoMTileHeadDimAMD))
+    return kMTileRows;
+  return kMaxRowsPerGroup;
 }
 
 /// The chip's matrix units take one fp8 flavour; a cache of the other one
@@ -146,9 +156,9 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     OpBuilder b(op);
     Location loc = op.getLoc();
     const int64_t rows = op.getRowsPerKVHead();
-    const int64_t groupRows = rowsPerGroup(rows);
-    const int64_t numGroups = (rows + groupRows - 1) / groupRows;
     const int64_t headDim = op.getHeadDim();
+    const int64_t groupRows = rowsPerGroup(rows, headDim, target);
+    const int64_t numGroups = (rows + groupRows - 1) / groupRows;
     Type f32 = b.getF32Type();
 
     MemRefType queryTileType = workgroupMemRef({groupRows, headDim}, f32);

@@ -340,78 +340,79 @@ func.func @fp8_compute_bf16_kv(
 
 // -----
 
-func.func @fp8_head_dim_192(
-    %q: memref<?x16x192xbf16>,
-    %k: memref<?x2x12x16x16xf8E4M3FN>,
-    %v: memref<?x2x192x16xf8E4M3FN>,
+// Head dims: multiples of 16 from 64 to 512 (fp8 and bf16).
+func.func @fp8_head_dim_72(
+    %q: memref<?x16x72xbf16>,
+    %k: memref<?x2x4x16x16xf8E4M3FN>,
+    %v: memref<?x2x72x16xf8E4M3FN>,
     %bt: memref<?x?xi32>,
     %lens: memref<?xi32>,
     %work: memref<?x4xi32>,
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
-    %part: memref<2x?x8x192xf32>) {
-  // expected-error @+1 {{head dim 192 is not supported with fp8 compute (64, 128, 256 or 512)}}
-  pa.decode query(%q : memref<?x16x192xbf16>)
-      key_cache(%k : memref<?x2x12x16x16xf8E4M3FN>)
-      value_cache(%v : memref<?x2x192x16xf8E4M3FN>)
+    %part: memref<2x?x8x72xf32>) {
+  // expected-error @+1 {{head dim 72 is not supported (a multiple of 16 from 64 to 512)}}
+  pa.decode query(%q : memref<?x16x72xbf16>)
+      key_cache(%k : memref<?x2x4x16x16xf8E4M3FN>)
+      value_cache(%v : memref<?x2x72x16xf8E4M3FN>)
       block_tables(%bt : memref<?x?xi32>)
       context_lengths(%lens : memref<?xi32>)
       work_info(%work : memref<?x4xi32>)
       exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>)
-      tmp_out(%part : memref<2x?x8x192xf32>)
+      tmp_out(%part : memref<2x?x8x72xf32>)
       {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
   return
 }
 
 // -----
 
-func.func @bf16_head_dim_96(
-    %q: memref<?x16x96xbf16>,
-    %k: memref<?x2x12x16x8xbf16>,
-    %v: memref<?x2x96x16xbf16>,
+func.func @bf16_head_dim_48(
+    %q: memref<?x16x48xbf16>,
+    %k: memref<?x2x6x16x8xbf16>,
+    %v: memref<?x2x48x16xbf16>,
     %bt: memref<?x?xi32>,
     %lens: memref<?xi32>,
     %work: memref<?x4xi32>,
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
-    %part: memref<2x?x8x96xf32>) {
-  // expected-error @+1 {{head dim 96 is not supported with bf16 compute (a multiple of 64 up to 512)}}
-  pa.decode query(%q : memref<?x16x96xbf16>)
-      key_cache(%k : memref<?x2x12x16x8xbf16>)
-      value_cache(%v : memref<?x2x96x16xbf16>)
+    %part: memref<2x?x8x48xf32>) {
+  // expected-error @+1 {{head dim 48 is not supported (a multiple of 16 from 64 to 512)}}
+  pa.decode query(%q : memref<?x16x48xbf16>)
+      key_cache(%k : memref<?x2x6x16x8xbf16>)
+      value_cache(%v : memref<?x2x48x16xbf16>)
       block_tables(%bt : memref<?x?xi32>)
       context_lengths(%lens : memref<?xi32>)
       work_info(%work : memref<?x4xi32>)
       exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>)
-      tmp_out(%part : memref<2x?x8x96xf32>)
+      tmp_out(%part : memref<2x?x8x48xf32>)
       {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = plain>}
   return
 }
 
 // -----
 
-func.func @bf16_head_dim_576(
-    %q: memref<?x16x576xbf16>,
-    %k: memref<?x2x72x16x8xbf16>,
-    %v: memref<?x2x576x16xbf16>,
+func.func @bf16_head_dim_528(
+    %q: memref<?x16x528xbf16>,
+    %k: memref<?x2x66x16x8xbf16>,
+    %v: memref<?x2x528x16xbf16>,
     %bt: memref<?x?xi32>,
     %lens: memref<?xi32>,
     %work: memref<?x4xi32>,
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
-    %part: memref<2x?x8x576xf32>) {
-  // expected-error @+1 {{head dim 576 is not supported with bf16 compute (a multiple of 64 up to 512)}}
-  pa.decode query(%q : memref<?x16x576xbf16>)
-      key_cache(%k : memref<?x2x72x16x8xbf16>)
-      value_cache(%v : memref<?x2x576x16xbf16>)
+    %part: memref<2x?x8x528xf32>) {
+  // expected-error @+1 {{head dim 528 is not supported (a multiple of 16 from 64 to 512)}}
+  pa.decode query(%q : memref<?x16x528xbf16>)
+      key_cache(%k : memref<?x2x66x16x8xbf16>)
+      value_cache(%v : memref<?x2x528x16xbf16>)
       block_tables(%bt : memref<?x?xi32>)
       context_lengths(%lens : memref<?xi32>)
       work_info(%work : memref<?x4xi32>)
       exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>)
-      tmp_out(%part : memref<2x?x8x576xf32>)
+      tmp_out(%part : memref<2x?x8x528xf32>)
       {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = plain>}
   return
 }

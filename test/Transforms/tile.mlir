@@ -1,4 +1,5 @@
 // RUN: pa-opt %s -split-input-file -pa-set-target=chip=gfx950 -pa-tile | FileCheck %s
+// RUN: pa-opt %s -split-input-file -pa-set-target=chip=sm_90a -pa-tile | FileCheck %s --check-prefix=NV
 
 // MTP 2 at GQA 8 (16 rows: one M-tile), window 257, per-token scales,
 // transposed V.
@@ -238,6 +239,35 @@ func.func @alibi(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
             context_lengths(%lens : memref<?xi32>) alibi_slopes(%slopes : memref<8xf32>)
             work_info(%work : memref<?x4xi32>) exp_sums(%es : memref<1x?x8xf32>)
             max_logits(%ml : memref<1x?x8xf32>) tmp_out(%part : memref<1x?x8x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
+  return
+}
+
+// -----
+
+// Head dim 512 with 32 rows (Q 4, G 8): on AMD two 16-row groups (grid z
+// 2), whose kernels keep one M-tile of accumulators (128 VGPRs) instead of
+// two (256, spilling); NVIDIA keeps one 32-row group.
+// CHECK-LABEL: func.func @d512_32_rows
+// CHECK:         gpu.launch_func @pa_kernels::@pa_decode blocks in (%{{[^,]*}}, %c1{{[_0-9]*}}, %c2{{[_0-9]*}})
+// CHECK:         gpu.func @pa_decode(
+// CHECK-SAME:      workgroup(%{{.*}} : memref<16x512xf32, #gpu.address_space<workgroup>>
+// CHECK:           %[[GROUP:.*]] = gpu.block_id z
+// CHECK:           arith.muli %[[GROUP]], %c16 : index
+// NV-LABEL:      func.func @d512_32_rows
+// NV:            gpu.launch_func @pa_kernels::@pa_decode blocks in (%{{[^,]*}}, %c1{{[_0-9]*}}, %c1{{[_0-9]*}})
+// NV:            gpu.func @pa_decode(
+// NV-SAME:         workgroup(%{{.*}} : memref<32x512xf32, #gpu.address_space<workgroup>>
+func.func @d512_32_rows(%q: memref<?x8x512xbf16>, %k: memref<?x1x32x16x16xf8E4M3FN>,
+                        %v: memref<?x1x512x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                        %lens: memref<?xi32>, %work: memref<?x4xi32>,
+                        %es: memref<1x?x32xf32>, %ml: memref<1x?x32xf32>,
+                        %part: memref<1x?x32x512xf32>) {
+  pa.decode query(%q : memref<?x8x512xbf16>) key_cache(%k : memref<?x1x32x16x16xf8E4M3FN>)
+            value_cache(%v : memref<?x1x512x16xf8E4M3FN>) block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<1x?x32xf32>) max_logits(%ml : memref<1x?x32xf32>)
+            tmp_out(%part : memref<1x?x32x512xf32>)
             {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>}
   return
 }

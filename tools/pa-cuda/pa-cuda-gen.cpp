@@ -255,6 +255,7 @@ std::vector<Program> matrixPrograms() {
   };
   fromMatrix(numerics::modelFeaturePrograms());
   fromMatrix(numerics::layoutPrograms());
+  fromMatrix(numerics::headDimPrograms());
 
   std::mt19937_64 lengths(7);
   for (size_t i = 0; i < programs.size(); ++i)

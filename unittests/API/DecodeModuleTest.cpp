@@ -149,8 +149,8 @@ TEST(DecodeModule, VerifierDiagnosticsAreReturned) {
        [](DecodeConfig &c) { c.keyLayout = KeyLayout::unpacked; }},
       {"page size must be 16, 64 or 128, got 32",
        [](DecodeConfig &c) { c.pageSize = 32; }},
-      {"head dim 96 is not supported with fp8 compute",
-       [](DecodeConfig &c) { c.headDim = 96; }},
+      {"head dim 72 is not supported (a multiple of 16 from 64 to 512)",
+       [](DecodeConfig &c) { c.headDim = 72; }},
       {"fp8 compute needs an fp8 KV cache",
        [](DecodeConfig &c) {
          c.kvType = KVCacheType::bf16;

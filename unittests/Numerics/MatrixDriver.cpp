@@ -109,13 +109,16 @@ int runMatrix(const MatrixOptions &options, const char *executor,
   };
   std::vector<Job> jobs;
   std::vector<ProgramSpec> matrix = programMatrix();
-  // The layout programs after the others, numbered from kLayoutIndexBase
+  // The layout programs, then the head-dim programs, after the others,
+  // numbered from kLayoutIndexBase
   // (a multiple of 16: ciSets' every-16th rule starts at their first), so
   // that neither list's random streams and length sets change when the
   // other grows.
   constexpr size_t kLayoutIndexBase = 1024;
   const size_t matrixPrograms = matrix.size();
   std::vector<ProgramSpec> layouts = layoutPrograms();
+  std::vector<ProgramSpec> headDims = headDimPrograms();
+  layouts.insert(layouts.end(), headDims.begin(), headDims.end());
   matrix.insert(matrix.end(), layouts.begin(), layouts.end());
   if (matrix.size() > options.programLimit)
     matrix.resize(options.programLimit);

@@ -58,6 +58,8 @@ int main(int argc, char **argv) {
   // After the others, so their random cases stay what they were.
   std::vector<ProgramSpec> layouts = layoutPrograms();
   programs.insert(programs.end(), layouts.begin(), layouts.end());
+  std::vector<ProgramSpec> headDims = headDimPrograms();
+  programs.insert(programs.end(), headDims.begin(), headDims.end());
   if (programs.size() > programLimit)
     programs.resize(programLimit);
 

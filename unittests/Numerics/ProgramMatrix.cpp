@@ -302,6 +302,65 @@ std::vector<ProgramSpec> layoutPrograms() {
   return programs;
 }
 
+std::vector<ProgramSpec> headDimPrograms() {
+  // Head dims that are no multiple of the QK load chunk (64 fp8 / 32 bf16
+  // head dims: the AMD kernel pads the contraction; 80, 112, 144, 272 are
+  // odd numbers of 16-wide output blocks), fp8 and bf16, crossed with
+  // windows, sinks, MTP (two M-tiles at 32 rows), per-token scales, GQA
+  // shapes, split-K, the nhd / hnd layouts; and D = 512 with 32 rows.
+  using oracle::CacheLayout;
+  using oracle::ScaleMode;
+  using oracle::VLayout;
+  struct Row {
+    int64_t headDim;
+    ScalarType kv;
+    ScaleMode scales;
+    int64_t pageSize;
+    VLayout vLayout;
+    CacheLayout layout;
+    int64_t queryLen, kvHeads, group, window;
+    bool sinks;
+    std::optional<int64_t> budget;
+  } rows[] = {
+      {80, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 1, 2, 8, 0, true, std::nullopt},
+      {80, ScalarType::BF16, ScaleMode::None, 64, VLayout::Transposed, CacheLayout::Packed, 2, 1, 8, 257, false, 1},
+      {96, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, 1, 1, 16, 17, false, 1},
+      {96, ScalarType::BF16, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 4, 1, 8, 0, true, std::nullopt},
+      {112, ScalarType::F8E4M3FN, ScaleMode::PerToken, 64, VLayout::Plain, CacheLayout::Packed, 4, 1, 8, 0, false, 6},
+      {112, ScalarType::BF16, ScaleMode::None, 16, VLayout::Plain, CacheLayout::Nhd, 1, 2, 4, 0, true, std::nullopt},
+      {144, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 32, VLayout::Plain, CacheLayout::Hnd, 3, 1, 4, 17, false, std::nullopt},
+      {192, ScalarType::F8E4M3FNUZ, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 2, 2, 8, 17, true, std::nullopt},
+      {192, ScalarType::F8E4M3FN, ScaleMode::PerToken, 32, VLayout::Plain, CacheLayout::Hnd, 4, 1, 8, 0, false, 4096},
+      {192, ScalarType::BF16, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, 3, 1, 4, 0, false, std::nullopt},
+      {272, ScalarType::BF16, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 2, 1, 8, 0, true, std::nullopt},
+      {512, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 4, 1, 8, 0, true, std::nullopt},
+      {512, ScalarType::BF16, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, 4, 1, 8, 17, false, 1},
+  };
+  std::vector<ProgramSpec> programs;
+  for (const Row &row : rows) {
+    ProgramSpec p;
+    oracle::DecodeShape &s = p.shape;
+    s.headDim = row.headDim;
+    s.kvType = row.kv;
+    s.scaleMode = row.scales;
+    s.pageSize = row.pageSize;
+    s.vLayout = row.vLayout;
+    s.cacheLayout = row.layout;
+    s.queryLen = row.queryLen;
+    s.numKvHeads = row.kvHeads;
+    s.numQueryHeads = row.group * row.kvHeads;
+    s.window = row.window;
+    p.sinks = row.sinks;
+    p.budget = row.budget;
+    p.chip = row.kv == ScalarType::F8E4M3FNUZ ? "gfx942" : "gfx950";
+    p.label = "headdim-d" + std::to_string(row.headDim) + "-" +
+              (row.kv == ScalarType::BF16 ? "bf16" : "fp8") + "-q" +
+              std::to_string(row.queryLen) + "g" + std::to_string(row.group);
+    programs.push_back(p);
+  }
+  return programs;
+}
+
 std::vector<ProgramSpec> nonFinitePrograms() {
   // One partition per sequence behind a window (the tokens left of it
   // poisoned), and split-K with sinks, where the reducer must keep a NaN

@@ -55,6 +55,12 @@ std::vector<ProgramSpec> programMatrix();
 /// the NVIDIA check set (pa-cuda-gen).
 std::vector<ProgramSpec> layoutPrograms();
 
+/// Head dims that are no multiple of the QK load chunk (80 to 272) and
+/// D = 512 with 32 rows, fp8 and bf16, crossed with windows, sinks, MTP,
+/// scales, GQA shapes and layouts. Run after layoutPrograms() by the host
+/// matrix and the AMD matrices; part of the NVIDIA check set (pa-cuda-gen).
+std::vector<ProgramSpec> headDimPrograms();
+
 /// One program per family of non-finite input (oracle::NonFiniteInput,
 /// spec "Non-finite inputs"), one partition per sequence behind a window
 /// and split-K with sinks; fp8 KV is e4m3fn. Part of programMatrix(), and

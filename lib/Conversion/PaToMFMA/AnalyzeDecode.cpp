@@ -260,11 +260,14 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
            << "pa-to-mfma supports row groups of 16 or 32 rows (one or two "
               "16-row M-tiles), got "
            << s.rows;
-  if (s.headDim % 64 != 0 || s.headDim > 512)
+  // PV output columns come in 16-wide blocks; the QK contraction is padded
+  // to whole load chunks internally.
+  if (s.headDim % kBlock != 0 || s.headDim < 64 || s.headDim > 512)
     return d.loadQuery.emitOpError()
-           << "pa-to-mfma supports head dims that are multiples of 64 up to "
-              "512, got "
+           << "pa-to-mfma supports head dims that are multiples of 16 from 64 "
+              "to 512, got "
            << s.headDim;
+  // pa-tile makes 16-row groups on AMD where this would fail (D > 256).
   if (s.mTiles * s.headDim / 4 > kMaxAccumulatorVGPRs)
     return d.loadQuery.emitOpError()
            << "head dim " << s.headDim << " with a " << s.rows
@@ -272,7 +275,7 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
            << " accumulator VGPRs per lane for the output alone (at most "
            << kMaxAccumulatorVGPRs
            << " fit beside a tile step without spilling); use row groups of "
-              "16 rows (Q * G <= 16)";
+              "16 rows";
 
   s.layout = d.qk.getCacheLayout();
   if (d.pv.getCacheLayout() != s.layout)

@@ -268,6 +268,12 @@ public:
     f32 = Float32Type::get(ctx);
     vec4 = VectorType::get({kResultElements}, f32);
     computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;
+    // The QK contraction in load chunks of 4 lane groups x 16 bytes (64
+    // fp8 / 32 bf16 head dims); a head dim that is no multiple of that
+    // (80, 96, 112, ...) ends in a partial chunk whose lane groups past D
+    // contribute zeros (emitTileStep).
+    qkChunkDims = kLaneGroups * s.kvPack;
+    qkChunks = llvm::divideCeil(s.headDim, qkChunkDims);
     // Query rows in LDS, padded by 16 bytes against bank conflicts of the
     // 16-byte reads (rows 16 lanes apart would hit the same banks).
     queryRowWords = s.headDim * computeBytes / 4 + 4;
@@ -283,6 +289,19 @@ public:
     chunkDims = s.headDim;
     while (kWaves * s.rows * chunkDims > budgetWords && chunkDims % 32 == 0)
       chunkDims /= 2;
+    // Halving stops at an odd number of 16-wide blocks (D = 80: 5, 112: 7)
+    // far over the budget (20-56 KiB at D = 80-112): then the largest
+    // divisor of 16-wide blocks that fits. Within 1.5 times the budget the
+    // halved chunk stays (D = 192: 48, as measured before).
+    if (2 * kWaves * s.rows * chunkDims > 3 * budgetWords) {
+      const int64_t blocks = chunkDims / kBlock;
+      for (int64_t parts = 1; parts <= blocks; ++parts)
+        if (blocks % parts == 0 &&
+            kWaves * s.rows * (chunkDims / parts) <= budgetWords) {
+          chunkDims /= parts;
+          break;
+        }
+    }
     scratchWords = std::max(queryWords, kWaves * s.rows * chunkDims);
     pScale = probabilityScale(s);
   }
@@ -460,6 +479,9 @@ private:
   Type f32;
   VectorType vec4;
   int64_t computeBytes, queryRowWords, chunkDims, scratchWords;
+  /// Head dims per QK load chunk and the chunks covering D (the last one
+  /// partial where the chunk does not divide D).
+  int64_t qkChunkDims, qkChunks;
   double pScale;
 
   // Buffers: `scratch` (i32) holds the query during the loop and the wave
@@ -592,7 +614,7 @@ void DecodeLowering::stageQuery() {
     scf::YieldOp::create(nb);
   });
   // 4 values per unit; a power of two of lanes per row so that rows never
-  // straddle waves (D = 192: 16 lanes of 3 units).
+  // straddle waves (D = 192: 16 lanes of 3 units; D = 80: 4 lanes of 5).
   const int64_t units = s.headDim / 4;
   const int64_t lanesPerRow =
       std::min<int64_t>(kWaveLanes, int64_t{1} << llvm::countr_zero(
@@ -613,8 +635,11 @@ void DecodeLowering::stageQuery() {
 
   // The rounds of rows as a run-time loop: unrolled, its 8 rounds at
   // D = 256 and 32 rows were 10% of the decode kernel's code (compile
-  // time), for work done once per workgroup.
-  const int64_t rounds = s.rows / rowsPerRound;
+  // time), for work done once per workgroup. With few lanes per row (D =
+  // 80: 64 rows a round) one round holds more rows than the group: the
+  // lanes of rows m >= rows compute nothing they store (two waves storing
+  // the same row would race).
+  const int64_t rounds = std::max<int64_t>(1, s.rows / rowsPerRound);
   Value round = l.index(0);
   if (rounds > 1) {
     auto roundLoop =
@@ -628,6 +653,21 @@ void DecodeLowering::stageQuery() {
     IndexExpr row = l.idx(op.getRowBase()) + m;
     Value isQueryRow = l.cmpI(arith::CmpIPredicate::ult, row,
                               l.index(s.totalRows));
+    // Null where every lane's row is one of the group's.
+    Value ownsRow;
+    if (rowsPerRound > s.rows) {
+      ownsRow = l.cmpI(arith::CmpIPredicate::ult, m, l.index(s.rows));
+      isQueryRow = l.andI(isQueryRow, ownsRow);
+    }
+    // `store` where the lane's row is the group's.
+    auto ifOwnsRow = [&](function_ref<void()> store) {
+      if (!ownsRow)
+        return store();
+      OpBuilder::InsertionGuard guard(b);
+      auto owned = scf::IfOp::create(b, ownsRow, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&owned.getThenRegion().front());
+      store();
+    };
     IndexExpr d0 = laneInRow * values;
     auto read = scf::IfOp::create(
         b, isQueryRow,
@@ -665,12 +705,14 @@ void DecodeLowering::stageQuery() {
       IndexExpr word = laneInRow * words;
       if (wideQK)
         word = wideQueryWord(word);
-      vector::StoreOp::create(
-          b, l.bitcast(wordType, packed), scratch,
-          ValueRange{(l.idx(rowWord) + word + base).get()},
-          /*nontemporal=*/false,
-          llvm::Align(int64_t{4} << llvm::countr_zero(
-                          static_cast<uint64_t>(words))));
+      Value bits = l.bitcast(wordType, packed);
+      ifOwnsRow([&] {
+        vector::StoreOp::create(
+            b, bits, scratch, ValueRange{(l.idx(rowWord) + word + base).get()},
+            /*nontemporal=*/false,
+            llvm::Align(int64_t{4} << llvm::countr_zero(
+                            static_cast<uint64_t>(words))));
+      });
     };
     if (!s.fp8Compute()) {
       auto computeVector = VectorType::get({values}, s.computeType);
@@ -702,6 +744,8 @@ void DecodeLowering::stageQuery() {
     }
     Value scale = l.divF(absMax, l.f32(fp8Max));
     Value firstLane = l.cmpI(arith::CmpIPredicate::eq, laneInRow, l.index(0));
+    if (ownsRow)
+      firstLane = l.andI(firstLane, ownsRow);
     scf::IfOp::create(b, firstLane, [&](OpBuilder &nested, Location loc) {
       memref::StoreOp::create(nested, loc, scale, stats,
                               ValueRange{(l.idx(statsQueryScale()) + m).get()});
@@ -1131,7 +1175,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
                                        const LaneState &state) {
   LaneBuilder l(b);
   const int64_t x = s.kvPack;
-  const int64_t chunks = s.headDim / (kLaneGroups * x);
+  const int64_t chunks = qkChunks;
   const int64_t stepsPerChunk = x / instr.perLane;
   const int64_t dBlocks = s.headDim / kBlock;
   IndexExpr j = l.idx(group), i = l.idx(rowLane);
@@ -1199,6 +1243,32 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   auto constant = [&](TypedAttr value) -> Value {
     return arith::ConstantOp::create(b, value);
   };
+  // A partial last chunk (D = 80: head dims [64, 128) with D = 80 fp8):
+  // lane groups j >= inRowGroups hold no head dim of the row. Their K and
+  // query are read at the row's last 16 bytes (never past the row, never
+  // LDS the query staging did not write) and both are replaced by zeros,
+  // so that they add exact zeros (a query NaN of another row cannot reach
+  // this one).
+  const int64_t lastChunk = chunks - 1;
+  const int64_t inRowGroups =
+      (s.headDim - lastChunk * qkChunkDims) / x;
+  Value inRow;
+  if (inRowGroups < kLaneGroups)
+    inRow = l.cmpI(arith::CmpIPredicate::ult, group, l.index(inRowGroups));
+  // `words` (an i32 vector) with zeros in the pad lane groups of chunk c.
+  auto zeroPastRow = [&](Value words, int64_t c) -> Value {
+    if (!inRow || c != lastChunk)
+      return words;
+    return l.select(inRow, words,
+                    l.splatConstant(cast<VectorType>(words.getType()), 0));
+  };
+  // The first head dim of lane group j in chunk c, kept inside the row.
+  auto chunkFirst = [&](int64_t c) -> Value {
+    Value first = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0)).get();
+    if (!inRow || c != lastChunk)
+      return first;
+    return l.select(inRow, first, l.index(s.headDim - x));
+  };
 
   // Q^T: the lane's row, head-dim chunks 4c + j (qkHeadDim), from LDS.
   // With its residual, queries[k][c] holds the value and residual chunks.
@@ -1212,7 +1282,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // residual, the residual.
   auto loadQuery = [&](size_t k, int64_t c) {
     const MTileLanes &m = state.mTiles[k];
-    IndexExpr element = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0));
+    IndexExpr element = l.idx(chunkFirst(c));
     IndexExpr rowWord = element * computeBytes / 4;
     if (wideQK)
       rowWord = wideQueryWord(rowWord);
@@ -1226,6 +1296,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
           b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
           ValueRange{(word + base).get()}, /*nontemporal=*/false,
           llvm::Align(16));
+      words = zeroPastRow(words, c);
       terms.push_back(l.bitcast(
           VectorType::get({chunksPerRead * x}, s.computeType), words));
     }
@@ -1236,24 +1307,28 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // nhd / hnd: the lane's x consecutive head-dim values of the token, one
   // 16-byte load as in the packed layout, at the layout's address.
   auto loadKey = [&](int64_t blk, int64_t c) {
+    Value key;
     if (s.layout != CacheLayout::packed) {
       auto [page, slot] = keyPlace(blk);
-      Value first = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0));
-      return toComputeType(
-          l, vector::LoadOp::create(
-                 b, kvVector(x), views.keys,
-                 buildCacheElementIndices(b, b.getLoc(), s.layout,
-                                          CacheOperand::key, s.vLayout, x,
-                                          page, kvHead, slot, first,
-                                          constant)));
+      Value first = chunkFirst(c);
+      key = vector::LoadOp::create(
+          b, kvVector(x), views.keys,
+          buildCacheElementIndices(b, b.getLoc(), s.layout, CacheOperand::key,
+                                   s.vLayout, x, page, kvHead, slot, first,
+                                   constant));
+    } else {
+      int64_t slotOffset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
+      Value slot = l.idx(kSlot0) + slotOffset;
+      Value packIndex = l.idx(chunkFirst(c)) / x;
+      key = vector::LoadOp::create(
+          b, kvVector(x), views.keys,
+          ValueRange{kPage, kvHead, packIndex, slot, l.index(0)});
     }
-    int64_t slotOffset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
-    Value slot = l.idx(kSlot0) + slotOffset;
-    Value packIndex = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0)) / x;
-    return toComputeType(
-        l, vector::LoadOp::create(
-               b, kvVector(x), views.keys,
-               ValueRange{kPage, kvHead, packIndex, slot, l.index(0)}));
+    if (inRow && c == lastChunk) {
+      auto wordsType = VectorType::get({4}, b.getI32Type());
+      key = l.bitcast(kvVector(x), zeroPastRow(l.bitcast(wordsType, key), c));
+    }
+    return toComputeType(l, key);
   };
   // S^T block b of M-tile t (element r = token 16 j + 4 b + r), chunk-major:
   // only one chunk of the query (per M-tile, with its residual) and of a

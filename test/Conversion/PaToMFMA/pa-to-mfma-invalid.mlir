@@ -62,37 +62,54 @@ gpu.module @pa_kernels {
 
 // -----
 
-// Head dim 512 with a 32-row group: the two M-tiles' accumulators alone
-// would take 256 VGPRs per lane.
-func.func @d512_two_m_tiles(%q: memref<?x8x512xbf16>, %k: memref<?x1x64x16x8xbf16>,
-                %v: memref<?x1x512x16xbf16>, %bt: memref<?x?xi32>,
-                %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<1x?x32xf32>,
-                %ml: memref<1x?x32xf32>, %part: memref<1x?x32x512xf32>) {
-  // expected-error @+1 {{head dim 512 with a 32-row group needs 256 accumulator VGPRs per lane for the output alone (at most 128 fit beside a tile step without spilling); use row groups of 16 rows (Q * G <= 16)}}
-  pa.decode query(%q : memref<?x8x512xbf16>) key_cache(%k : memref<?x1x64x16x8xbf16>)
-            value_cache(%v : memref<?x1x512x16xbf16>) block_tables(%bt : memref<?x?xi32>)
-            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
-            exp_sums(%es : memref<1x?x32xf32>) max_logits(%ml : memref<1x?x32xf32>)
-            tmp_out(%part : memref<1x?x32x512xf32>)
-            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = plain>}
-  return
-}
-
-// -----
-
-// Head dim 384 with 32 rows: 192 accumulator VGPRs.
-func.func @d384_two_m_tiles(%q: memref<?x8x384xbf16>, %k: memref<?x1x48x16x8xbf16>,
-                %v: memref<?x1x384x16xbf16>, %bt: memref<?x?xi32>,
-                %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<1x?x24xf32>,
-                %ml: memref<1x?x24xf32>, %part: memref<1x?x24x384xf32>) {
-  // expected-error @+1 {{head dim 384 with a 32-row group needs 192 accumulator VGPRs}}
-  pa.decode query(%q : memref<?x8x384xbf16>) key_cache(%k : memref<?x1x48x16x8xbf16>)
-            value_cache(%v : memref<?x1x384x16xbf16>) block_tables(%bt : memref<?x?xi32>)
-            context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
-            exp_sums(%es : memref<1x?x24xf32>) max_logits(%ml : memref<1x?x24xf32>)
-            tmp_out(%part : memref<1x?x24x384xf32>)
-            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = plain>}
-  return
+// Tiled IR with head dim 512 in a 32-row group: the two M-tiles'
+// accumulators alone would take 256 VGPRs per lane (pa-tile makes 16-row
+// groups on AMD above D = 256; pa-tile.mlir checks that).
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%q: memref<?x8x512xbf16>, %k: memref<?x1x64x16x8xbf16>,
+                      %v: memref<?x1x512x16xbf16>, %bt: memref<?x?xi32>,
+                      %es: memref<1x?x32xf32>, %ml: memref<1x?x32xf32>,
+                      %part: memref<1x?x32x512xf32>)
+      workgroup(%qt : memref<32x512xf32, #gpu.address_space<workgroup>>,
+                %s : memref<32x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<32x512xf32, #gpu.address_space<workgroup>>,
+                %max : memref<32xf32, #gpu.address_space<workgroup>>,
+                %sum : memref<32xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ctx = arith.constant 100 : i64
+    %lo = arith.constant 0 : i64
+    // expected-error @+1 {{head dim 512 with a 32-row group needs 256 accumulator VGPRs per lane for the output alone (at most 128 fit beside a tile step without spilling); use row groups of 16 rows}}
+    pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 4 : i64, group_size = 8 : i64}
+        : memref<?x8x512xbf16>, memref<32x512xf32, #gpu.address_space<workgroup>>
+    pa.tile.init_softmax %max, %sum, %acc
+        : memref<32xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>,
+          memref<32x512xf32, #gpu.address_space<workgroup>>
+    scf.for %tile = %c0 to %c1 step %c1 {
+      %t64 = arith.index_cast %tile : index to i64
+      %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+          : memref<?x?xi32> -> vector<16xi32>
+      pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
+          {page_size = 16 : i64, score_scale = 0.06 : f32, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<32x512xf32, #gpu.address_space<workgroup>>, memref<?x1x64x16x8xbf16>,
+            vector<16xi32>, memref<32x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.softmax %s, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+          {query_length = 4 : i64, group_size = 8 : i64, sliding_window = 0 : i64}
+          : memref<32x256xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>,
+            memref<32xf32, #gpu.address_space<workgroup>>, memref<32x512xf32, #gpu.address_space<workgroup>>
+      pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+          {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<32x256xf32, #gpu.address_space<workgroup>>, memref<?x1x512x16xbf16>,
+            vector<16xi32>, memref<32x512xf32, #gpu.address_space<workgroup>>
+    }
+    pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 32 : i64}
+        : memref<32xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>,
+          memref<32x512xf32, #gpu.address_space<workgroup>>, memref<1x?x32xf32>, memref<1x?x32xf32>,
+          memref<1x?x32x512xf32>
+    gpu.return
+  }
 }
 
 // -----

@@ -498,3 +498,44 @@
 // PAGE1024:       arith.remui %{{.*}}, %c1024_i64{{.*}} : i64
 // PAGE1024:       vector.from_elements {{.*}} : vector<8xbf16>
 // PAGE1024:       gpu.return
+
+// Head dim 80: the QK contraction in load chunks of 4 lane groups x 16
+// bytes (64 fp8 / 32 bf16 head dims), the last one partial. Lane groups
+// past D (fp8: j >= 1 of chunk 1; bf16: j >= 2 of chunk 2) read K at the
+// row's last 16 bytes (K never past the row, the query never in LDS the
+// staging did not write) and zero their K and query words. The query is staged by 4 lanes per row (20 values, 5 words of
+// fp8); PV and the merge take the output in 16-wide blocks (5 of them;
+// merge chunks of 16 head dims: 4 waves x 16 rows x 16 f32 of scratch).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d80-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=D80
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d80-bf16-p16-plain-none-w0-q1g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=B80
+// D80-LABEL: gpu.func @pa_decode(
+// D80-SAME:    workgroup(%{{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, %[[SCRATCH:.*]] : memref<1025xi32, #gpu.address_space<workgroup>>
+// D80:         vector.load %{{.*}} : memref<?x16x80xbf16>, vector<20xbf16>
+// D80:         vector.store %{{.*}}, %[[SCRATCH]][%{{.*}}] {alignment = 4 : i64} : memref<1025xi32, #gpu.address_space<workgroup>>, vector<5xi32>
+// D80:         scf.for
+// D80:         %[[INROW:.*]] = arith.cmpi ult, %[[GROUP:.*]], %c1{{[_0-9]*}} : index
+// D80-COUNT-8: amdgpu.mfma 16x16x32
+// D80:         arith.select %[[INROW]], %{{.*}}, %c64{{[_0-9]*}} : index
+// D80:         %[[QW:.*]] = vector.load %[[SCRATCH]][%{{.*}}] {alignment = 16 : i64} : memref<1025xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// D80:         arith.select %[[INROW]], %[[QW]], %{{.*}} : vector<4xi32>
+// D80:         %[[FIRST:.*]] = arith.select %[[INROW]], %{{.*}}, %c64{{[_0-9]*}} : index
+// D80:         %[[PACK:.*]] = arith.divui %[[FIRST]], %c16{{[_0-9]*}} : index
+// D80:         %[[K:.*]] = vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[PACK]], %{{.*}}, %{{.*}}] : memref<64x2x5x16x16xf8E4M3FNUZ, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf8E4M3FNUZ>
+// D80:         %[[KW:.*]] = vector.bitcast %[[K]] : vector<16xf8E4M3FNUZ> to vector<4xi32>
+// D80:         arith.select %[[INROW]], %[[KW]], %{{.*}} : vector<4xi32>
+// D80-COUNT-8: amdgpu.mfma 16x16x32
+// D80-COUNT-10: amdgpu.mfma 16x16x32
+// D80-NOT:     amdgpu.mfma
+// D80-COUNT-5: memref<2x?x8x80xf32>, vector<4xf32>
+// D80:         gpu.func @pa_reduce
+// B80-LABEL: gpu.func @pa_decode(
+// B80-SAME:    workgroup(%{{.*}} : memref<4096xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1025xi32, #gpu.address_space<workgroup>>
+// B80:         %[[INROW:.*]] = arith.cmpi ult, %{{.*}}, %c2{{[_0-9]*}} : index
+// B80-COUNT-16: amdgpu.mfma 16x16x16
+// B80:         arith.select %[[INROW]], %{{.*}}, %{{.*}} : vector<4xi32>
+// B80:         arith.select %[[INROW]], %{{.*}}, %c72{{[_0-9]*}} : index
+// B80-COUNT-28: amdgpu.mfma 16x16x16
+// B80-NOT:     amdgpu.mfma
+// B80:         gpu.func @pa_reduce
