@@ -126,7 +126,14 @@ struct DecodeShape {
   int64_t stepsPerChunk() const { return chunk * operandBytes() / 8; }
   /// Operand elements per 32-bit word.
   int64_t elementsPerWord() const { return 4 / operandBytes(); }
-  int64_t accStride() const { return headDim + 8; }
+  /// Head dims the QK contraction runs over: D rounded up to whole blocks
+  /// of 4 chunks (64 fp8 / 32 bf16); the pad's query and K are zeros.
+  int64_t qkDim() const { return llvm::alignTo(headDim, 4 * chunk); }
+  /// Head-dim columns of the PV product: D rounded up to whole n-blocks of
+  /// 8 columns per warp (32); pad columns read a clamped V column and are
+  /// never stored.
+  int64_t pvDim() const { return llvm::alignTo(headDim, 32); }
+  int64_t accStride() const { return pvDim() + 8; }
   /// Where softmax's rescale of the accumulator rows (alpha) happens: in
   /// pv, as it loads the accumulators, for two M-tiles (32 rows: on the
   /// H200 6.5% faster for fp8 and 3% for bf16 at Q = 4, 2026-11-30), else
@@ -246,8 +253,8 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
     reason = "row groups of 16 or 32 rows only";
     return false;
   }
-  if (shape.headDim % (4 * shape.chunk) != 0 || shape.headDim % 32 != 0) {
-    reason = "head dims that are multiples of 32 (bf16) or 64 (fp8) only";
+  if (shape.headDim % 16 != 0) {
+    reason = "head dims that are multiples of 16 only";
     return false;
   }
   // nhd / hnd: any page size the verifier takes (powers of two up to
@@ -332,7 +339,7 @@ private:
     };
     MLIRContext *ctx = kernel.getContext();
     Type operand = s.operandType(ctx), f32 = Float32Type::get(ctx);
-    buffers.query = add(s.queryTerms() * s.rows * s.headDim, operand);
+    buffers.query = add(s.queryTerms() * s.rows * s.qkDim(), operand);
     if (s.products != Products::BF16)
       buffers.rowScale = add(s.rows, f32);
     buffers.scores = add(s.rows * kScoreStride, f32);
@@ -388,7 +395,8 @@ private:
     TileLoadQueryOp op = ops.loadQuery;
     ImplicitLocOpBuilder b(op.getLoc(), op);
     WarpEmitter e(b);
-    const int64_t perLane = s.headDim / 32;
+    // Columns past D (up to qkDim) hold zeros.
+    const int64_t perLane = s.qkDim() / 32;
     const int64_t queryRows = op.getQueryLength() * op.getGroupSize();
     Value group = e.idx(op.getGroupSize());
     for (int64_t i = 0; i < s.rows / kWarps; ++i) {
@@ -406,8 +414,18 @@ private:
             SmallVector<Value> values, columns;
             for (int64_t k = 0; k < perLane; ++k) {
               Value d = e.add(ids.lane, 32 * k);
-              Value x = e.load(op.getQuery(), {queryRow, head, d});
-              values.push_back(x.getType().isF32() ? x : toF32(e, x));
+              if (32 * (k + 1) <= s.headDim) {
+                Value x = e.load(op.getQuery(), {queryRow, head, d});
+                values.push_back(x.getType().isF32() ? x : toF32(e, x));
+              } else {
+                // Read inside the row, then 0 past D.
+                Value inRow = e.cmp(CmpIPredicate::ult, d, e.idx(s.headDim));
+                Value x = e.load(
+                    op.getQuery(),
+                    {queryRow, head, e.select(inRow, d, e.idx(s.headDim - 1))});
+                x = x.getType().isF32() ? x : toF32(e, x);
+                values.push_back(e.select(inRow, x, e.f32(0.0)));
+              }
               columns.push_back(d);
             }
             // A row holding a NaN or infinity becomes NaN as a whole
@@ -427,7 +445,7 @@ private:
             for (int64_t term = 0; term < s.queryTerms(); ++term)
               for (int64_t k = 0; k < perLane; ++k)
                 e.store(zero, buffers.query,
-                        {fragmentIndex(e, s.headDim, term, m,
+                        {fragmentIndex(e, s.qkDim(), term, m,
                                        e.add(ids.lane, 32 * k))});
             if (buffers.rowScale)
               e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)), [&] {
@@ -515,7 +533,7 @@ private:
       for (int64_t term = 0; term < s.queryTerms(); ++term) {
         Value part = arith::TruncFOp::create(b, narrow, rest);
         e.store(e.bitcast(s.operandType(b.getContext()), part), buffers.query,
-                {fragmentIndex(e, s.headDim, term, m, d)});
+                {fragmentIndex(e, s.qkDim(), term, m, d)});
         if (term + 1 < s.queryTerms())
           rest = e.subF(rest, arith::ExtFOp::create(b, f32, part));
       }
@@ -667,7 +685,10 @@ private:
     TilePages tile = tilePages(e, op.getTileStart());
     Value kvHead = op.getKvHead();
     Value key = op.getKeyCache();
-    const int64_t blocks = s.headDim / (4 * s.chunk);
+    const int64_t blocks = s.qkDim() / (4 * s.chunk);
+    // Chunks past D (a partial last block: D = 80 fp8, 64 + 16) read the
+    // row's last chunk (never past the row) and become zero words.
+    const int64_t rowChunks = s.headDim / s.chunk;
     constexpr int64_t nBlocks = kTokensPerWarp / 8;
     Value warpTokens = e.mul(ids.warp, kTokensPerWarp);
 
@@ -685,6 +706,11 @@ private:
     // does with V) measured no faster here and costs registers.
     for (int64_t block = 0; block < blocks; ++block) {
       Value chunkIndex = e.add(ids.t, 4 * block);
+      Value inRow;
+      if (4 * (block + 1) > rowChunks) {
+        inRow = e.cmp(CmpIPredicate::ult, chunkIndex, e.idx(rowChunks));
+        chunkIndex = e.select(inRow, chunkIndex, e.idx(rowChunks - 1));
+      }
       SmallVector<Value> chunks;
       // nhd / hnd: the token's E head dims from chunkIndex * E on, one
       // 16-byte load as in the packed layout.
@@ -703,12 +729,16 @@ private:
         for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
           query.emplace_back();
           for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
-            query.back().push_back(loadFragment(e, buffers.query, s.headDim,
+            query.back().push_back(loadFragment(e, buffers.query, s.qkDim(),
                                                 term, mt, block, step));
         }
       SmallVector<SmallVector<Value>> keys;
-      for (Value chunk : chunks)
+      for (Value chunk : chunks) {
         keys.push_back(kvWords(e, chunk));
+        if (inRow)
+          for (Value &word : keys.back())
+            word = e.select(inRow, word, e.constant(word.getType(), 0));
+      }
       for (int64_t j = 0; j < nBlocks; ++j)
         for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
           for (int64_t term = 0; term < s.queryTerms(); ++term)
@@ -760,7 +790,7 @@ private:
     // the softmax and pv's prologue (nothing in between writes V).
     firstValues = loadValueChunks(
         e, ops.pv, tile, /*first=*/0,
-        std::min(kMaxBlocksPerPass, s.headDim / kWarps / 8), /*block=*/0);
+        std::min(kMaxBlocksPerPass, s.pvDim() / kWarps / 8), /*block=*/0);
     op.erase();
   }
 
@@ -998,8 +1028,16 @@ private:
                                      const TilePages &tile,
                                      int64_t first, int64_t nBlocks,
                                      int64_t block) {
-    Value warpColumns = e.mul(ids.warp, s.headDim / kWarps);
+    Value warpColumns = e.mul(ids.warp, s.pvDim() / kWarps);
     Value firstToken = chunkTokenOf(e, block);
+    // Column n of n-block nb, pad columns (past D) read at column D - 1.
+    auto columnOf = [&](int64_t nb) {
+      Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
+      if (s.pvDim() == s.headDim)
+        return column;
+      return e.select(e.cmp(CmpIPredicate::ult, column, e.idx(s.headDim)),
+                      column, e.idx(s.headDim - 1));
+    };
     SmallVector<Value> chunks;
     if (s.layout != CacheLayout::packed) {
       // nhd / hnd keep a token's head dims together, not a head dim's
@@ -1011,7 +1049,7 @@ private:
       Type element =
           cast<MemRefType>(op.getValueCache().getType()).getElementType();
       for (int64_t nb = 0; nb < nBlocks; ++nb) {
-        Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
+        Value column = columnOf(nb);
         SmallVector<Value> elements;
         for (auto [page, slot] : places)
           elements.push_back(e.load(
@@ -1024,7 +1062,7 @@ private:
     }
     auto [page, slot] = locate(e, tile, firstToken);
     for (int64_t nb = 0; nb < nBlocks; ++nb) {
-      Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
+      Value column = columnOf(nb);
       SmallVector<Value> indices =
           s.transposedV
               ? SmallVector<Value>{page, op.getKvHead(), e.div(slot, s.chunk),
@@ -1041,7 +1079,7 @@ private:
   void emitPVProducts(WarpEmitter &e, TilePVOp op, const TilePages &tile,
                       Value down,
                       bool masked) {
-    const int64_t columnsPerWarp = s.headDim / kWarps;
+    const int64_t columnsPerWarp = s.pvDim() / kWarps;
     const int64_t nBlocksTotal = columnsPerWarp / 8;
     const int64_t tokenBlocks = kTileTokens / (4 * s.chunk);
     Value warpColumns = e.mul(ids.warp, columnsPerWarp);

@@ -241,3 +241,39 @@ func.func @alibi(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
             output(%out : memref<?x8x128xbf16>)
   return
 }
+
+// -----
+
+// Head dim 80 (fp8, f16 products): on warps. The QK contraction runs over
+// two 64-wide blocks; the query's columns past D (lane + 64) are read at
+// column 79 and zeroed, and block 1's K chunks t >= 1 (head dims 80..127)
+// read chunk 4 and become zero words. PV takes 96 columns (24 per warp,
+// n-blocks of 8); columns past D read V column 79 and are never stored.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      pa.distribution = "warps"
+// CHECK:         %[[QIN:.*]] = arith.cmpi ult, %{{.*}}, %c80 : index
+// CHECK:         arith.select %[[QIN]], %{{.*}}, %c79 : index
+// CHECK:         arith.select %[[QIN]], %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[KIN:.*]] = arith.cmpi ult, %{{.*}}, %c5 : index
+// CHECK:         %[[CHUNK:.*]] = arith.select %[[KIN]], %{{.*}}, %c4{{[_0-9]*}} : index
+// CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[CHUNK]], %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x1x5x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         arith.select %[[KIN]], %{{.*}}, %c0_i32{{[_0-9]*}} : i32
+// CHECK:         %[[VIN:.*]] = arith.cmpi ult, %{{.*}}, %c80{{[_0-9]*}} : index
+// CHECK:         %[[COLUMN:.*]] = arith.select %[[VIN]], %{{.*}}, %c79{{[_0-9]*}} : index
+// CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[COLUMN]], %{{.*}}] {alignment = 16 : i64} : memref<?x1x80x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK-NOT:   pa.tile.
+func.func @decode_d80(%query: memref<?x8x80xbf16>, %key_cache: memref<?x1x5x16x16xf8E4M3FN>,
+    %value_cache: memref<?x1x80x16xf8E4M3FN>, %block_tables: memref<?x?xi32>,
+    %context_lengths: memref<?xi32>, %work_info: memref<?x4xi32>,
+    %exp_sums: memref<1x?x8xf32>, %max_logits: memref<1x?x8xf32>,
+    %tmp_out: memref<1x?x8x80xf32>) {
+  pa.decode query(%query : memref<?x8x80xbf16>) key_cache(%key_cache : memref<?x1x5x16x16xf8E4M3FN>)
+            value_cache(%value_cache : memref<?x1x80x16xf8E4M3FN>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<1x?x8xf32>) max_logits(%max_logits : memref<1x?x8xf32>)
+            tmp_out(%tmp_out : memref<1x?x8x80xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>,
+             scale = #pa.scale<none>}
+  return
+}
