@@ -304,6 +304,52 @@ def test_hip_target_through_a_recording_runtime():
     assert record["output_is_poison"]
 
 
+@pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
+                                         "sets it)")
+def test_hip_target_takes_nhd_caches_and_d512_with_32_rows():
+    # kv_layout="nhd" on target "hip" (4-D K and V), D = 512 with Q 4, G 8:
+    # 32 rows, which the AMD kernels take as two 16-row groups (grid z 2).
+    script = textwrap.dedent("""
+        import json, sys
+        import numpy as np
+        import pa_mlir
+        from fake_hip import FakeHip
+        from test_decode import make_case, to_layout
+
+        rng = np.random.default_rng(6)
+        case, options = make_case(rng, hq=8, hkv=1, d=512, p=16,
+                                  query_length=4, kv_dtype="e4m3fn",
+                                  v_layout="plain", lengths=[40, 3],
+                                  scales="per_tensor")
+        key, value = to_layout(case["key_cache"], case["value_cache"], "nhd")
+        result = pa_mlir.decode(**dict(case, key_cache=key, value_cache=value),
+                                **options, target="hip", kv_layout="nhd",
+                                return_partials=True)
+        fake = FakeHip(sys.argv[1])
+        print(json.dumps({
+            "launches": [launch[:3] for launch in fake.launches()],
+            "capacity": result.work_info.shape[0],
+        }))
+    """)
+    package = str(Path(pa_mlir.__file__).resolve().parents[1])
+    env = dict(os.environ, PA_HIP_LIBRARY=FAKE_HIP,
+               PYTHONPATH=os.pathsep.join(
+                   [package] + os.environ.get("PYTHONPATH", "").split(
+                       os.pathsep)))
+    done = subprocess.run(
+        [sys.executable, "-c", script, FAKE_HIP], env=env,
+        cwd=Path(__file__).parent, capture_output=True, text=True,
+        timeout=300)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    capacity = record["capacity"]
+    assert record["launches"] == [
+        ["pa_plan", [1, 1, 1], [256, 1, 1]],
+        ["pa_decode", [capacity, 1, 2], [256, 1, 1]],
+        ["pa_reduce", [2, 1, 1], [256, 1, 1]],
+    ]
+
+
 # ---------------------------------------------------------------------------
 # The tuning table (docs/tuning.md)
 # ---------------------------------------------------------------------------
