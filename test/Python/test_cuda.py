@@ -210,6 +210,44 @@ def test_numpy_arrays_through_a_recording_driver():
 
 @pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
                                           "(CTest sets it)")
+def test_nhd_numpy_arrays_with_head_dim_80_through_a_recording_driver():
+    # kv_layout="nhd" on target "cuda" with D = 80: the decode kernel gets
+    # 4-D [N, P, Hkv, D] K and V descriptors (of the copies decode makes).
+    done = run_python(FAKE_RUN + textwrap.dedent("""
+        from test_decode import to_layout
+        rng = np.random.default_rng(8)
+        case, options = make_case(rng, hq=8, hkv=2, d=80, p=16,
+                                  query_length=1, kv_dtype="e4m3fn",
+                                  v_layout="plain", lengths=[40, 3],
+                                  scales="per_tensor")
+        key, value = to_layout(case["key_cache"], case["value_cache"], "nhd")
+        fake.fakeCudaReset()
+        result = pa_mlir.decode(**dict(case, key_cache=key, value_cache=value),
+                                **options, target="cuda", kv_layout="nhd",
+                                return_partials=True)
+        artifact = cuda_artifact()
+        run = record()
+        decode = [l for l in run["launches"] if l["name"] == "pa_decode"][0]
+        print(json.dumps(dict(
+            launches=[(l["name"], l["grid"]) for l in run["launches"]],
+            capacity=result.work_info.shape[0],
+            key=[param(decode, artifact, f"key_cache.size[{i}]")
+                 for i in range(4)],
+            value=[param(decode, artifact, f"value_cache.size[{i}]")
+                   for i in range(4)],
+            pages=key.shape[0])))
+    """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["launches"] == [["pa_plan", [1, 1, 1]],
+                               ["pa_decode", [out["capacity"], 2, 1]],
+                               ["pa_reduce", [2, 2, 1]]]
+    assert out["key"] == [out["pages"], 16, 2, 80]
+    assert out["value"] == [out["pages"], 16, 2, 80]
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
+                                          "(CTest sets it)")
 def test_cuda_tensors_through_a_recording_driver():
     done = run_python(FAKE_RUN + textwrap.dedent("""
         import fake_torch
