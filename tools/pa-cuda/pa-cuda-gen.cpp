@@ -236,13 +236,10 @@ std::vector<Program> matrixPrograms() {
     });
   }
   // Programs of the matrices, with e4m3fn for the gfx942 flavour: the model
-  // features (logits soft-cap, ALiBi) and the nhd / hnd cache layouts (page
-  // sizes 1 to 1024). The log-sum-exp programs are left out: pa-to-nvvm
-  // rejects the lse output (no log lowering without libdevice yet).
+  // features (logits soft-cap, ALiBi, the log-sum-exp output) and the nhd /
+  // hnd cache layouts (page sizes 1 to 1024).
   auto fromMatrix = [&](const std::vector<numerics::ProgramSpec> &specs) {
     for (const numerics::ProgramSpec &spec : specs) {
-      if (spec.shape.lse)
-        continue;
       special(spec.label.c_str(), [&](Program &p) {
         p.shape = spec.shape;
         if (p.shape.kvType == ScalarType::F8E4M3FNUZ) // sm_90a: e4m3fn

@@ -277,3 +277,29 @@ func.func @decode_d80(%query: memref<?x8x80xbf16>, %key_cache: memref<?x1x5x16x1
              scale = #pa.scale<none>}
   return
 }
+
+// -----
+
+// The log-sum-exp output: the reduce on warps stores M + ln(den), the natural
+// log as lg2.approx.f32 times ln 2 (NVPTX lowers llvm.log only to a
+// libdevice call, which the PTX does not link), -inf where den = 0.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_reduce(
+// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-NOT:     math.log
+// CHECK:         %[[LOG2:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[DEN:.*]]) : (f32) -> f32
+// CHECK:         %[[LN2:.*]] = arith.constant 0.693147182 : f32
+// CHECK:         %[[LN:.*]] = arith.mulf %[[LOG2]], %[[LN2]] : f32
+// CHECK:         %[[LSE:.*]] = arith.addf %{{.*}}, %[[LN]] : f32
+// CHECK:         %[[EMPTY:.*]] = arith.cmpf oeq, %[[DEN]], %{{.*}} : f32
+// CHECK:         %[[OUT:.*]] = arith.select %[[EMPTY]], %{{.*}}, %[[LSE]] : f32
+// CHECK:         memref.store %[[OUT]], %{{.*}} : memref<?x4xf32>
+// CHECK-NOT:     math.log
+func.func @lse(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
+               %tmp: memref<1x?x4x64xf32>, %red: memref<?x2xi32>,
+               %out: memref<?x4x64xbf16>, %lse: memref<?x4xf32>) {
+  pa.reduce exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
+            tmp_out(%tmp : memref<1x?x4x64xf32>) reduce_info(%red : memref<?x2xi32>)
+            output(%out : memref<?x4x64xbf16>) lse(%lse : memref<?x4xf32>)
+  return
+}
