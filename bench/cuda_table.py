@@ -15,12 +15,15 @@ def parse(pa_log, peers_log):
         m = re.match(r"BENCH copy ceiling ([\d.]+) TB/s", line)
         if m:
             ceiling = float(m.group(1))
-        m = re.match(r"BENCH pa-mlir (\w+)-q(\d)-p(\d+)-w(\d+)\s+B=(\d+)\s+L=(\d+)\s+"
-                     r"([\d.]+) us\s+([\d.]+) TB/s\s+([\d.]+)%", line)
+        # Labels: KV type, cache layout (absent for packed), Q, P, W.
+        m = re.match(r"BENCH pa-mlir (\w+)(?:-(nhd|hnd))?-q(\d)-p(\d+)-w(\d+)\s+"
+                     r"B=(\d+)\s+L=(\d+)\s+([\d.]+) us\s+([\d.]+) TB/s\s+([\d.]+)%",
+                     line)
         if m:
-            kv, q, p, w, b, l = m.group(1), *map(int, m.groups()[1:6])
-            ours[(kv, q, p, w, b, l)] = (float(m.group(7)), float(m.group(8)),
-                                         float(m.group(9)))
+            kv, layout = m.group(1), m.group(2) or "packed"
+            q, p, w, b, l = map(int, m.groups()[2:7])
+            ours[(kv, layout, q, p, w, b, l)] = (
+                float(m.group(8)), float(m.group(9)), float(m.group(10)))
     for line in open(peers_log):
         m = re.match(r"PEER (\w+)\s+Q=(\d) P=(\d+)\s+B=(\d+)\s+L=(\d+)\s+W=(\d+)\s+"
                      r"([\d.]+) us", line)
@@ -53,8 +56,8 @@ def main():
         for p in (16, 64):
             for w in (0, 4096):
                 for b, l in SHAPES:
-                    f = ours.get(("fp8", q, p, w, b, l))
-                    h = ours.get(("bf16", q, p, w, b, l))
+                    f = ours.get(("fp8", "packed", q, p, w, b, l))
+                    h = ours.get(("bf16", "packed", q, p, w, b, l))
                     sdpa = peers.get(("sdpa", q, 0, w, b, l))
                     gather = peers.get(("gather", q, p, w, b, l))
                     flex = peers.get(("flex", q, p, w, b, l))
@@ -76,6 +79,29 @@ def main():
                           f"{cell(flex, '{:.1f}')} | {ratio(sdpa, h)} | {ratio(gather, h)} | "
                           f"{ratio(flex, h)} | {ratio(sdpa, f)} | {ratio(gather, f)} | "
                           f"{ratio(flex, f)} |")
+    layouts(ours)
+
+
+def layouts(ours):
+    """The other cache layouts beside packed (transposed V) at the same
+    shape: Q 1, W 0; time ratios over packed at P 16."""
+    rows = sorted({(kv, layout, p) for kv, layout, q, p, w, b, l in ours
+                   if layout != "packed"})
+    if not rows:
+        return
+    print("\n| KV | layout | P | B | L | us | TB/s | % copy | packed P 16 us | "
+          "time vs packed |")
+    print("|" + "---|" * 10)
+    for kv, layout, p in rows:
+        for b, l in SHAPES:
+            mine = ours.get((kv, layout, 1, p, 0, b, l))
+            packed = ours.get((kv, "packed", 1, 16, 0, b, l))
+            if not mine:
+                continue
+            ratio = f"{mine[0] / packed[0]:.2f}x" if packed else "n/a"
+            base = f"{packed[0]:.1f}" if packed else "n/a"
+            print(f"| {kv} | {layout} | {p} | {b} | {l} | {mine[0]:.1f} | "
+                  f"{mine[1]:.2f} | {mine[2]:.1f}% | {base} | {ratio} |")
 
 
 if __name__ == "__main__":

@@ -283,40 +283,55 @@ Program graphReplayProgram() {
 }
 
 /// The benchmark: D = 256, Hq = 16, Hkv = 2, Q in {1, 4}, P in {16, 64},
-/// W in {0, 4096}, fp8 e4m3fn (per-tensor scales) and bf16 KV, at the plan
-/// limits of the tuning table (tuning/plans.json) or the chip's defaults;
-/// `budget` / `maxPartitions` (--budget, --max-partitions: a tuning
-/// candidate) take precedence.
+/// W in {0, 4096}, fp8 e4m3fn (per-tensor scales) and bf16 KV in the packed
+/// layout with transposed V; beside them, Q = 1 without a window, the nhd
+/// layout (vLLM v1's, FlashInfer's) at P = 16 and at P = 1 (SGLang's token
+/// pool). All at the plan limits of the tuning table (tuning/plans.json) or
+/// the chip's defaults; `budget` / `maxPartitions` (--budget,
+/// --max-partitions: a tuning candidate) take precedence.
 std::vector<Program> benchPrograms(std::optional<int64_t> budget,
                                    std::optional<int64_t> maxPartitions) {
   std::vector<Program> programs;
+  auto add = [&](ScalarType kv, oracle::CacheLayout layout, int64_t q,
+                 int64_t page, int64_t window) {
+    Program p;
+    oracle::DecodeShape &s = p.shape;
+    s.kvType = kv;
+    s.headDim = 256;
+    s.numQueryHeads = 16;
+    s.numKvHeads = 2;
+    s.queryLen = q;
+    s.pageSize = page;
+    s.window = window;
+    s.cacheLayout = layout;
+    if (layout == oracle::CacheLayout::Packed)
+      s.vLayout = oracle::VLayout::Transposed;
+    s.scaleMode = kv == ScalarType::BF16 ? oracle::ScaleMode::None
+                                         : oracle::ScaleMode::PerTensor;
+    // bench/cuda_table.py parses these: KV type, layout (not for packed),
+    // Q, P, W.
+    p.label = llvm::formatv(
+        "{0}{1}-q{2}-p{3}-w{4}", kv == ScalarType::BF16 ? "bf16" : "fp8",
+        layout == oracle::CacheLayout::Packed
+            ? std::string()
+            : "-" + std::string(oracle::cacheLayoutName(layout)),
+        q, page, window);
+    p.benchShapes = {{32, 8192}, {8, 131072}, {128, 2048}};
+    p.budget = budget;
+    p.maxPartitions = maxPartitions;
+    oracle::CaseConfig config;
+    static_cast<oracle::DecodeShape &>(config) = s;
+    p.cases.push_back(config);
+    programs.push_back(p);
+  };
   for (ScalarType kv : {ScalarType::F8E4M3FN, ScalarType::BF16})
     for (int64_t q : {1, 4})
       for (int64_t page : {16, 64})
-        for (int64_t window : {0, 4096}) {
-          Program p;
-          oracle::DecodeShape &s = p.shape;
-          s.kvType = kv;
-          s.headDim = 256;
-          s.numQueryHeads = 16;
-          s.numKvHeads = 2;
-          s.queryLen = q;
-          s.pageSize = page;
-          s.window = window;
-          s.vLayout = oracle::VLayout::Transposed;
-          s.scaleMode = kv == ScalarType::BF16 ? oracle::ScaleMode::None
-                                               : oracle::ScaleMode::PerTensor;
-          p.label = llvm::formatv("{0}-q{1}-p{2}-w{3}",
-                                  kv == ScalarType::BF16 ? "bf16" : "fp8", q,
-                                  page, window);
-          p.benchShapes = {{32, 8192}, {8, 131072}, {128, 2048}};
-          p.budget = budget;
-          p.maxPartitions = maxPartitions;
-          oracle::CaseConfig config;
-          static_cast<oracle::DecodeShape &>(config) = s;
-          p.cases.push_back(config);
-          programs.push_back(p);
-        }
+        for (int64_t window : {0, 4096})
+          add(kv, oracle::CacheLayout::Packed, q, page, window);
+  for (ScalarType kv : {ScalarType::F8E4M3FN, ScalarType::BF16})
+    for (int64_t page : {16, 1})
+      add(kv, oracle::CacheLayout::Nhd, 1, page, 0);
   return programs;
 }
 
