@@ -44,7 +44,10 @@
 //            P * v_scale (0 for tokens outside the valid range)
 //            packed into the product's terms in shared memory; then warp w:
 //            head-dim columns [w D/4, (w+1) D/4) in n-blocks of 8 (B = V,
-//            column n = g loads the chunks), all 256 tokens; the f32
+//            column n = g loads the chunks; in nhd / hnd caches the n-blocks
+//            of a pass interleave their columns, so that lane g reads a
+//            token's share of all of them at once: pvColumn), all 256
+//            tokens; the f32
 //            accumulator lives in shared memory between tiles. Values of
 //            tokens outside the valid range are zeroed (0 * NaN = NaN) in
 //            the tiles that have such tokens (a uniform branch).
@@ -1021,18 +1024,41 @@ private:
     return e.add(e.mul(ids.t, s.chunk), block * 4 * s.chunk);
   }
 
-  /// This thread's V chunks (16 bytes each, as loaded) of token block
-  /// `block` for n-blocks first .. first + nBlocks - 1 of its warp's
-  /// head-dim columns (column n = g of each).
+  /// Whether pv's n-blocks interleave their columns: in an nhd / hnd cache a
+  /// token's head dims are contiguous, so lane g of a pass of nBlocks
+  /// n-blocks (a power of two) takes the nBlocks adjacent columns
+  /// g * nBlocks + [0, nBlocks) (column n of n-block nb is n * nBlocks + nb)
+  /// and reads each token's share of all of them with one load (8 bytes
+  /// for fp8, 16 for bf16 at nBlocks = 8) instead of one load per element.
+  /// Not with pad columns (D not a multiple of 32): a load would pass D.
+  bool interleavedColumns(int64_t nBlocks) const {
+    return s.layout != CacheLayout::packed && s.pvDim() == s.headDim &&
+           llvm::isPowerOf2_64(nBlocks);
+  }
+
+  /// The warp-relative head-dim column of column n (index) of n-block nb
+  /// in the pass over n-blocks first .. first + nBlocks - 1.
+  Value pvColumn(WarpEmitter &e, int64_t first, int64_t nBlocks, int64_t nb,
+                 Value n) {
+    if (interleavedColumns(nBlocks))
+      return e.add(e.mul(n, nBlocks), first * 8 + nb);
+    return e.add(n, (first + nb) * 8);
+  }
+
+  /// This thread's V chunks (E tokens of one head-dim column each) of token
+  /// block `block` for n-blocks first .. first + nBlocks - 1 of its warp's
+  /// head-dim columns (column n = g of each, pvColumn).
   SmallVector<Value> loadValueChunks(WarpEmitter &e, TilePVOp op,
                                      const TilePages &tile,
                                      int64_t first, int64_t nBlocks,
                                      int64_t block) {
     Value warpColumns = e.mul(ids.warp, s.pvDim() / kWarps);
     Value firstToken = chunkTokenOf(e, block);
-    // Column n of n-block nb, pad columns (past D) read at column D - 1.
+    // Column n = g of n-block nb (pvColumn), pad columns (past D) read at
+    // column D - 1.
     auto columnOf = [&](int64_t nb) {
-      Value column = e.add(e.add(warpColumns, (first + nb) * 8), ids.g);
+      Value column =
+          e.add(warpColumns, pvColumn(e, first, nBlocks, nb, ids.g));
       if (s.pvDim() == s.headDim)
         return column;
       return e.select(e.cmp(CmpIPredicate::ult, column, e.idx(s.headDim)),
@@ -1041,23 +1067,42 @@ private:
     SmallVector<Value> chunks;
     if (s.layout != CacheLayout::packed) {
       // nhd / hnd keep a token's head dims together, not a head dim's
-      // tokens: the chunk's E tokens are E element loads (each token
-      // placed on its own: pages may be shorter than E).
+      // tokens: a chunk is E tokens' loads (each token placed through its
+      // own page id where pages are shorter than E).
       SmallVector<std::pair<Value, Value>> places;
-      for (int64_t k = 0; k < s.chunk; ++k)
-        places.push_back(locate(e, tile, e.add(firstToken, k)));
+      if (s.pageSize % s.chunk == 0) {
+        auto [page, slot] = locate(e, tile, firstToken);
+        for (int64_t k = 0; k < s.chunk; ++k)
+          places.push_back({page, e.add(slot, k)});
+      } else {
+        for (int64_t k = 0; k < s.chunk; ++k)
+          places.push_back(locate(e, tile, e.add(firstToken, k)));
+      }
       Type element =
           cast<MemRefType>(op.getValueCache().getType()).getElementType();
-      for (int64_t nb = 0; nb < nBlocks; ++nb) {
-        Value column = columnOf(nb);
-        SmallVector<Value> elements;
-        for (auto [page, slot] : places)
-          elements.push_back(e.load(
-              op.getValueCache(), cacheIndices(e, CacheOperand::value, page,
-                                               op.getKvHead(), slot, column)));
-        chunks.push_back(vector::FromElementsOp::create(
-            e.b, VectorType::get({s.chunk}, element), elements));
+      // elements[nb][k]: token k's value in n-block nb's column.
+      SmallVector<SmallVector<Value>> elements(nBlocks);
+      if (interleavedColumns(nBlocks)) {
+        for (auto [page, slot] : places) {
+          Value columns = e.loadVector(
+              op.getValueCache(),
+              cacheIndices(e, CacheOperand::value, page, op.getKvHead(), slot,
+                           columnOf(0)),
+              nBlocks);
+          for (int64_t nb = 0; nb < nBlocks; ++nb)
+            elements[nb].push_back(e.extract(columns, nb));
+        }
+      } else {
+        for (int64_t nb = 0; nb < nBlocks; ++nb)
+          for (auto [page, slot] : places)
+            elements[nb].push_back(e.load(
+                op.getValueCache(),
+                cacheIndices(e, CacheOperand::value, page, op.getKvHead(),
+                             slot, columnOf(nb))));
       }
+      for (int64_t nb = 0; nb < nBlocks; ++nb)
+        chunks.push_back(vector::FromElementsOp::create(
+            e.b, VectorType::get({s.chunk}, element), elements[nb]));
       return chunks;
     }
     auto [page, slot] = locate(e, tile, firstToken);
@@ -1089,12 +1134,29 @@ private:
 
     for (int64_t first = 0; first < nBlocksTotal; first += kMaxBlocksPerPass) {
       int64_t nBlocks = std::min(kMaxBlocksPerPass, nBlocksTotal - first);
-      // Accumulators: rows g, g + 8; columns 2t, 2t + 1 of each n-block.
-      auto accAt = [&](int64_t mt, int64_t half, int64_t nb) {
+      // Accumulators: rows g, g + 8; columns 2t, 2t + 1 of each n-block
+      // (pvColumn: adjacent, one pair access, unless interleaved).
+      auto accAt = [&](int64_t mt, int64_t half, int64_t nb, int64_t k) {
         Value row = e.add(ids.g, mt * 16 + half * 8);
-        Value column = e.add(e.add(warpColumns, (first + nb) * 8),
-                             e.mul(ids.t, 2));
+        Value column = e.add(
+            warpColumns,
+            pvColumn(e, first, nBlocks, nb, e.add(e.mul(ids.t, 2), k)));
         return e.add(e.mul(row, s.accStride()), column);
+      };
+      const bool pairs = !interleavedColumns(nBlocks);
+      auto loadAcc = [&](int64_t mt, int64_t half, int64_t nb) {
+        if (pairs)
+          return e.loadVector(buffers.acc, {accAt(mt, half, nb, 0)}, 2);
+        return e.pair(e.load(buffers.acc, {accAt(mt, half, nb, 0)}),
+                      e.load(buffers.acc, {accAt(mt, half, nb, 1)}));
+      };
+      auto storeAcc = [&](Value x0, Value x1, int64_t mt, int64_t half,
+                          int64_t nb) {
+        if (pairs)
+          return e.storeVector(e.pair(x0, x1), buffers.acc,
+                               {accAt(mt, half, nb, 0)});
+        e.store(x0, buffers.acc, {accAt(mt, half, nb, 0)});
+        e.store(x1, buffers.acc, {accAt(mt, half, nb, 1)});
       };
       SmallVector<SmallVector<Accumulator>> acc(
           nBlocks, SmallVector<Accumulator>(s.mTiles()));
@@ -1108,7 +1170,7 @@ private:
       for (int64_t nb = 0; nb < nBlocks; ++nb)
         for (int64_t mt = 0; mt < s.mTiles(); ++mt)
           for (int64_t half = 0; half < 2; ++half) {
-            Value pair = e.loadVector(buffers.acc, {accAt(mt, half, nb)}, 2);
+            Value pair = loadAcc(mt, half, nb);
             for (int64_t k = 0; k < 2; ++k) {
               Value x = e.extract(pair, k);
               if (s.rescaleInPV())
@@ -1166,7 +1228,7 @@ private:
               x0 = e.mulF(x0, down);
               x1 = e.mulF(x1, down);
             }
-            e.storeVector(e.pair(x0, x1), buffers.acc, {accAt(mt, half, nb)});
+            storeAcc(x0, x1, mt, half, nb);
           }
     }
   }

@@ -139,9 +139,10 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 
 // An nhd cache, page size 1 (a token pool), on the warps: a token's K head
 // dims are one 16-byte load at the layout's address [page, slot, kv head, d]
-// (buildCacheElementIndices, as on the host and AMD); a thread's V chunk of
-// 8 tokens of one head dim is 8 element loads, each token with its own page
-// id (two tiles' ids of 256 pages each in shared memory).
+// (buildCacheElementIndices, as on the host and AMD); pv's two n-blocks of a
+// warp interleave their columns (lane g: columns 2g, 2g + 1), so a thread's
+// V chunks of 8 tokens are 8 loads of 2 head dims, each token with its own
+// page id (two tiles' ids of 256 pages each in shared memory).
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      %[[KEYS:[^:]*]]: memref<?x1x1x64xbf16>, %[[VALUES:[^:]*]]: memref<?x1x1x64xbf16>
@@ -149,7 +150,8 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 // CHECK-SAME:      pa.distribution = "warps"
 // CHECK:         %[[KV:.*]] = gpu.block_id y
 // CHECK:         vector.load %[[KEYS]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] {alignment = 16 : i64} : memref<?x1x1x64xbf16>, vector<8xbf16>
-// CHECK-COUNT-8: memref.load %[[VALUES]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] : memref<?x1x1x64xbf16>
+// CHECK-COUNT-8: vector.load %[[VALUES]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] {alignment = 4 : i64} : memref<?x1x1x64xbf16>, vector<2xbf16>
+// CHECK:         vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK:         vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK-NOT:   pa.tile.
 func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xbf16>,
@@ -170,7 +172,8 @@ func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xb
 
 // hnd fp8, page size 1024 (a page spans four tiles), K and V as strided
 // views of one combined [N, 2, Hkv, P, D] cache: one page id per tile (two
-// tiles' in shared memory), the tile's slots from tile_start % 1024 on.
+// tiles' in shared memory), the tile's slots from tile_start % 1024 on; a V
+// chunk of 16 tokens is 16 loads of the 4 interleaved columns of lane g.
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      %[[KEYS:[^:]*]]: memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>
@@ -179,7 +182,7 @@ func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xb
 // CHECK-SAME:      pa.distribution = "warps"
 // CHECK:         arith.remui %{{.*}}, %c1024_i64{{.*}} : i64
 // CHECK:         vector.load %[[KEYS]][{{.*}}] {alignment = 16 : i64} : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>, vector<16xf8E4M3FN>
-// CHECK-COUNT-16: memref.load %[[VALUES]][{{.*}}] : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>
+// CHECK-COUNT-16: vector.load %[[VALUES]][{{.*}}] {alignment = 4 : i64} : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>, vector<4xf8E4M3FN>
 // CHECK:         vector.from_elements {{.*}} : vector<16xf8E4M3FN>
 // CHECK-NOT:   pa.tile.
 func.func @decode_hnd_combined(%query: memref<?x16x128xbf16>,
