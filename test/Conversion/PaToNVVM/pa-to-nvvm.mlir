@@ -142,13 +142,30 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 // (buildCacheElementIndices, as on the host and AMD); pv's two n-blocks of a
 // warp interleave their columns (lane g: columns 2g, 2g + 1), so a thread's
 // V chunks of 8 tokens are 8 loads of 2 head dims, each token with its own
-// page id (two tiles' ids of 256 pages each in shared memory).
+// page id (two tiles' ids of 256 pages each in shared memory). 256 ids per
+// tile are read one per thread: when staged (page f of the staged ids on
+// thread f % 128) and for the tiles past the staged bound (into the staged
+// buffer's first tile, then the staged form's vector load).
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      %[[KEYS:[^:]*]]: memref<?x1x1x64xbf16>, %[[VALUES:[^:]*]]: memref<?x1x1x64xbf16>
 // CHECK-SAME:      memref<512xi32, #gpu.address_space<workgroup>>
 // CHECK-SAME:      pa.distribution = "warps"
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK:         %[[KV:.*]] = gpu.block_id y
+// CHECK:         scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c128
+// CHECK:           memref.load %{{.*}} : memref<?x?xi32>
+// CHECK:           memref.store %{{.*}}, %[[STAGED:.*]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK:         gpu.barrier
+// CHECK:         scf.for
+// CHECK:           scf.if %{{.*}} -> (vector<256xi32>) {
+// CHECK:             vector.load %[[STAGED]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<256xi32>
+// CHECK:           } else {
+// CHECK:             scf.for %{{.*}} = %[[TID]] to %c256{{.*}} step %c128
+// CHECK:               memref.load %{{.*}} : memref<?x?xi32>
+// CHECK:               memref.store %{{.*}}, %[[STAGED]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK:             gpu.barrier
+// CHECK:             vector.load %[[STAGED]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<256xi32>
 // CHECK:         vector.load %[[KEYS]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] {alignment = 16 : i64} : memref<?x1x1x64xbf16>, vector<8xbf16>
 // CHECK-COUNT-8: vector.load %[[VALUES]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] {alignment = 4 : i64} : memref<?x1x1x64xbf16>, vector<2xbf16>
 // CHECK:         vector.from_elements {{.*}} : vector<8xbf16>
