@@ -343,6 +343,14 @@ private:
   SmallVector<Value> unlessFull(ImplicitLocOpBuilder &b, Value full,
                                 ArrayRef<Value> whole,
                                 function_ref<SmallVector<Value>()> mask);
+  /// The output accumulators `out` (blocks per M-tile) times each M-tile's
+  /// per-lane `outScales`. Those are exactly 1 on every lane of the wave in
+  /// a tile where no row's maximum rose and the V unit stayed (most tiles
+  /// of a long row), so one uniform branch (a ballot of the lanes whose
+  /// factor is not 1) skips the multiplies then.
+  SmallVector<SmallVector<Value>>
+  rescaleOutputs(LaneBuilder &l, ArrayRef<SmallVector<Value>> out,
+                 ArrayRef<Value> outScales);
   /// An edge tile's masking: the scores (flattened by M-tile) with tokens
   /// a row does not see at -inf, and `vScales` (null without per-token
   /// scales: the lane's token's, or its group's 16; see laneScales) 0
@@ -1106,6 +1114,35 @@ DecodeLowering::unlessFull(ImplicitLocOpBuilder &b, Value full,
   return SmallVector<Value>(edge.getResults().begin(), edge.getResults().end());
 }
 
+SmallVector<SmallVector<Value>>
+DecodeLowering::rescaleOutputs(LaneBuilder &l,
+                               ArrayRef<SmallVector<Value>> out,
+                               ArrayRef<Value> outScales) {
+  SmallVector<Value> whole;
+  Value changed; // on this lane, in some M-tile (NaN counts as changed)
+  for (auto [blocks, scale] : llvm::zip_equal(out, outScales)) {
+    whole.append(blocks);
+    Value notOne = l.cmpF(arith::CmpFPredicate::UNE, scale, l.f32(1.0));
+    changed = changed ? arith::OrIOp::create(l.b, changed, notOne) : notOne;
+  }
+  Value changedLanes = ROCDL::BallotOp::create(l.b, l.b.getI64Type(), changed);
+  Value unchanged = l.cmpI(arith::CmpIPredicate::eq, changedLanes, l.i64(0));
+  SmallVector<Value> rescaled = unlessFull(l.b, unchanged, whole, [&] {
+    SmallVector<Value> scaled;
+    for (auto [blocks, scale] : llvm::zip_equal(out, outScales))
+      for (Value block : blocks)
+        scaled.push_back(l.mulF(block, l.broadcast(vec4, scale)));
+    return scaled;
+  });
+  SmallVector<SmallVector<Value>> result;
+  ArrayRef<Value> rest = rescaled;
+  for (const SmallVector<Value> &blocks : out) {
+    result.push_back(llvm::to_vector(rest.take_front(blocks.size())));
+    rest = rest.drop_front(blocks.size());
+  }
+  return result;
+}
+
 SmallVector<Value> DecodeLowering::maskEdgeTile(LaneBuilder &l, IRMapping &map,
                                                 const LaneState &state,
                                                 ArrayRef<SmallVector<Value>> scores,
@@ -1557,9 +1594,10 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // branch's) make the zero tests and reciprocals once per tile for all
   // M-tiles and sum the weights pairwise: per step, with scales per group,
   // the exact P where unfolded (1 / 0 is inf there, never selected), else
-  // used / factor; with scales per lane, used * (1 / factor, 0 where
-  // unfolded) + exact P * (1 where unfolded, else 0), exactly one term not
-  // 0 (a spread value has no select). Kernels at the 2-wave register limit
+  // used / factor; with scales per lane, the sum of used * (1 / factor, 0
+  // where unfolded) plus, only in tiles with an unfolded token (a uniform
+  // branch), the sum of exact P * (1 where unfolded, else 0) (a spread
+  // value has no select). Kernels at the 2-wave register limit
   // (two M-tiles at D >= 256: the shared forms took gfx950's D = 256
   // 32-row kernel with per-token scales from 256 to 281 VGPRs, and the
   // pairwise sum a per-tensor one from 253 to 264) test and invert per
@@ -1584,6 +1622,9 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
 
   // Softmax per M-tile, then P for the PV operands.
   const int64_t pvStepCount = pvSteps(instr);
+  // Per M-tile, the factor of the output accumulators: the row's max shift
+  // times the V unit's ratio (exactly 1 where neither changed).
+  SmallVector<Value> outScales;
   // probOperands[k][step]: P, and with its residual P's fp8 residual.
   SmallVector<SmallVector<SmallVector<Value>>> probOperands(tiles);
   for (size_t k = 0; k < tiles; ++k) {
@@ -1621,17 +1662,16 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     next.rowMax.push_back(newMax);
     next.rowSum.push_back(l.addF(l.mulF(state.rowSum[k], alpha), laneSum));
 
-    Value outScale = unitRatio ? l.mulF(alpha, unitRatio) : alpha;
-    SmallVector<Value> rescaled;
-    for (Value block : state.out[k])
-      rescaled.push_back(l.mulF(block, l.broadcast(vec4, outScale)));
-    next.out.push_back(rescaled);
+    outScales.push_back(unitRatio ? l.mulF(alpha, unitRatio) : alpha);
 
     // P of the lane's 16 tokens in token order (block-major = token order).
     Value p8 = l.shuffle(probs[0], probs[1], {0, 1, 2, 3, 4, 5, 6, 7});
     Value p8b = l.shuffle(probs[2], probs[3], {0, 1, 2, 3, 4, 5, 6, 7});
     Value p16 = l.shuffle(p8, p8b, llvm::to_vector(llvm::seq<int64_t>(0, 16)));
     Value exactP = p16;
+    // With scales per lane: per PV step, the exact P and its token
+    // positions, whose unfolded tokens' weights are added apart.
+    SmallVector<std::pair<Value, SmallVector<int64_t>>> unfoldedWeights;
     // fp8: the used weights, as per-step vectors summed element-wise
     // (registersToSpare) or as a chain of scalars.
     Value usedWeights, usedSum;
@@ -1675,8 +1715,8 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       }
       Value exactStep = l.shuffle(exactP, exactP, positions);
       if (unfoldedOne) {
-        used = l.addF(mulTokens(l, used, inverseFactors, positions),
-                      mulTokens(l, exactStep, unfoldedOne, positions));
+        used = mulTokens(l, used, inverseFactors, positions);
+        unfoldedWeights.push_back({exactStep, positions});
       } else if (pFactors && registersToSpare) {
         used = l.select(l.shuffle(unfoldedTokens, unfoldedTokens, positions),
                         exactStep, mulByTokens(used, inverseFactors, positions));
@@ -1701,10 +1741,29 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     }
     if (usedWeights)
       usedSum = sumElements(l, usedWeights);
+    if (unfoldedOne) {
+      // The unfolded tokens' exact P, in a uniform branch that tiles
+      // without such a token (a V scale of 0, or an edge tile's token out
+      // of range) skip.
+      Value unfoldedLanes =
+          ROCDL::BallotOp::create(b, b.getI64Type(), unfoldedTokens);
+      Value noneUnfolded =
+          l.cmpI(arith::CmpIPredicate::eq, unfoldedLanes, l.i64(0));
+      usedSum = unlessFull(b, noneUnfolded, {usedSum}, [&] {
+        Value exact;
+        for (auto &[step, positions] : unfoldedWeights) {
+          Value weights = mulTokens(l, step, unfoldedOne, positions);
+          exact = exact ? l.addF(exact, weights) : weights;
+        }
+        return SmallVector<Value>{l.addF(usedSum, sumElements(l, exact))};
+      }).front();
+    }
     if (usedSum)
       next.rowWeight.push_back(
           l.addF(l.mulF(state.rowWeight[k], alpha), usedSum));
   }
+
+  next.out = rescaleOutputs(l, state.out, outScales);
 
   // V^T: for head-dim block blk, lane (d = 16 blk + i, group j) loads the
   // group's 16 tokens of d (one or two 16-byte loads) as i32 words; values

@@ -59,6 +59,27 @@ Step executeMbcnt(Executor &, Wave &wave, const Instr &in) {
   return Step::Next;
 }
 
+/// The wave's active lanes whose predicate (a) is true, as a bit mask.
+Step executeBallot(Executor &, Wave &wave, const Instr &in) {
+  uint64_t lanes = 0;
+  forLanes(wave, [&](int lane, uint64_t *f) {
+    if (f[in.a] & 1)
+      lanes |= uint64_t(1) << lane;
+  });
+  forLanes(wave, [&](int, uint64_t *f) { f[in.dst] = lanes; });
+  return Step::Next;
+}
+
+/// rocdl.ballot: a wave64's mask is an i64 (an i32 would drop lanes).
+LogicalResult compileBallot(OpCompiler &c, Operation *operation) {
+  auto op = cast<ROCDL::BallotOp>(operation);
+  if (!op.getType().isInteger(64))
+    return c.fail(op, "rocdl.ballot of a 64-lane wave must return i64");
+  if (failed(c.kernelOnly(op)))
+    return failure();
+  return failure(failed(c.emitResult(op, executeBallot, op->getOperands())));
+}
+
 template <ExecuteFn Execute, uint8_t Mode = 0>
 LogicalResult compileLaneOp(OpCompiler &c, Operation *op) {
   if (failed(c.kernelOnly(op)))
@@ -77,6 +98,7 @@ void mlir::pa::emulator::detail::registerROCDLHandlers(OpRegistry &r) {
   r.add<DsBpermuteOp>(compileLaneOp<executeBpermute>);
   r.add<ReadfirstlaneOp>(compileLaneOp<executeReadFirstLane>);
   r.add<ReadlaneOp>(compileLaneOp<executeReadLane>);
+  r.add<BallotOp>(compileBallot);
   r.add<MbcntLoOp>(compileLaneOp<executeMbcnt, 0>);
   r.add<MbcntHiOp>(compileLaneOp<executeMbcnt, 1>);
   r.add<SBarrierOp, BarrierOp>(compileBarrier);
