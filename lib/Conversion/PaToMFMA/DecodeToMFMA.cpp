@@ -1129,9 +1129,11 @@ DecodeLowering::rescaleOutputs(LaneBuilder &l,
   Value unchanged = l.cmpI(arith::CmpIPredicate::eq, changedLanes, l.i64(0));
   SmallVector<Value> rescaled = unlessFull(l.b, unchanged, whole, [&] {
     SmallVector<Value> scaled;
-    for (auto [blocks, scale] : llvm::zip_equal(out, outScales))
+    for (auto [blocks, scale] : llvm::zip_equal(out, outScales)) {
+      Value factor = l.broadcast(vec4, scale);
       for (Value block : blocks)
-        scaled.push_back(l.mulF(block, l.broadcast(vec4, scale)));
+        scaled.push_back(l.mulF(block, factor));
+    }
     return scaled;
   });
   SmallVector<SmallVector<Value>> result;

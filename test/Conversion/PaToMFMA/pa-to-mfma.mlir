@@ -108,11 +108,29 @@
 // CHECK:           math.exp2 %{{.*}} : vector<4xf32>
 // P quantized in registers.
 // CHECK:           amdgpu.packed_trunc_2xfp8
+// The accumulators' rescale in a uniform branch: a ballot of the lanes
+// whose factor (the row max's shift) is not exactly 1; a tile where none
+// is keeps the accumulators as they are.
+// CHECK:           %[[RESCALE:.*]] = arith.cmpf une, %[[FACTOR:.*]], %{{.*}} : f32
+// CHECK-NEXT:      %[[CHANGED:.*]] = rocdl.ballot %[[RESCALE]] : i64
+// CHECK-NEXT:      arith.constant 0 : i64
+// CHECK-NEXT:      %[[KEEP:.*]] = arith.cmpi eq, %[[CHANGED]], %{{.*}} : i64
+// CHECK-NEXT:      %[[OUT:.*]]:4 = scf.if %[[KEEP]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK-NEXT:        scf.yield %[[O0:.*]], %[[O1:.*]], %[[O2:.*]], %[[O3:.*]] : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        %[[SPREAD:.*]] = vector.broadcast %[[FACTOR]] : f32 to vector<4xf32>
+// CHECK-NEXT:        arith.mulf %[[O0]], %[[SPREAD]] : vector<4xf32>
+// CHECK-NEXT:        arith.mulf %[[O1]], %[[SPREAD]] : vector<4xf32>
+// CHECK-NEXT:        arith.mulf %[[O2]], %[[SPREAD]] : vector<4xf32>
+// CHECK-NEXT:        arith.mulf %[[O3]], %[[SPREAD]] : vector<4xf32>
+// CHECK-NEXT:        scf.yield
+// CHECK-NEXT:      }
 // PV: V in 16-byte loads, zeroed outside the valid range; 4 head-dim
 // blocks x 2 K-steps.
 // CHECK:           vector.load %[[V]][{{.*}}] : memref<64x2x64x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
 // CHECK:           arith.andi %{{.*}}, %[[EDGE]]#4 : vector<4xi32>
-// CHECK-COUNT-8:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// CHECK:           amdgpu.mfma 16x16x32 {{.*}} + %[[OUT]]#0 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// CHECK-COUNT-7:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
 // CHECK-NOT:       amdgpu.mfma
 // CHECK-NOT:       gpu.barrier
 // CHECK:           scf.yield
@@ -375,6 +393,21 @@
 // TOKEN:           gpu.shuffle xor %{{.*}}, %c16_i32
 // TOKEN:           gpu.shuffle xor %{{.*}}, %c32_i32
 // TOKEN:           rocdl.update.dpp
+// The used weights: the exact P of tokens whose P is not folded into the
+// product (factor 0) only in a uniform branch that tiles without such a
+// token skip (a ballot of the lanes whose token has factor 0).
+// TOKEN:           %[[UNFOLDED_LANES:.*]] = rocdl.ballot %{{.*}} : i64
+// TOKEN-NEXT:      arith.constant 0 : i64
+// TOKEN-NEXT:      %[[NONE_UNFOLDED:.*]] = arith.cmpi eq, %[[UNFOLDED_LANES]], %{{.*}} : i64
+// TOKEN-NEXT:      scf.if %[[NONE_UNFOLDED]] -> (f32) {
+// TOKEN-NEXT:        scf.yield %[[USED:.*]] : f32
+// TOKEN-NEXT:      } else {
+// TOKEN-COUNT-16:      rocdl.update.dpp
+// TOKEN:             arith.addf %[[USED]], %{{.*}} : f32
+// TOKEN-NEXT:        scf.yield
+// TOKEN-NEXT:      }
+// TOKEN:           rocdl.ballot
+// TOKEN:           scf.if %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // TOKEN:           scf.yield
 
 // Two M-tiles: each spread value would cost an instruction per M-tile, so
