@@ -347,10 +347,12 @@ private:
   /// per-lane `outScales`. Those are exactly 1 on every lane of the wave in
   /// a tile where no row's maximum rose and the V unit stayed (most tiles
   /// of a long row), so one uniform branch (a ballot of the lanes whose
-  /// factor is not 1) skips the multiplies then.
+  /// factor is not 1) skips the multiplies then, where registers allow
+  /// (`branch`, the edge branch's kernels: at D = 256 with two M-tiles the
+  /// branch took gfx950's per-token kernel from 256 to 259 VGPRs).
   SmallVector<SmallVector<Value>>
   rescaleOutputs(LaneBuilder &l, ArrayRef<SmallVector<Value>> out,
-                 ArrayRef<Value> outScales);
+                 ArrayRef<Value> outScales, bool branch);
   /// An edge tile's masking: the scores (flattened by M-tile) with tokens
   /// a row does not see at -inf, and `vScales` (null without per-token
   /// scales: the lane's token's, or its group's 16; see laneScales) 0
@@ -1117,17 +1119,8 @@ DecodeLowering::unlessFull(ImplicitLocOpBuilder &b, Value full,
 SmallVector<SmallVector<Value>>
 DecodeLowering::rescaleOutputs(LaneBuilder &l,
                                ArrayRef<SmallVector<Value>> out,
-                               ArrayRef<Value> outScales) {
-  SmallVector<Value> whole;
-  Value changed; // on this lane, in some M-tile (NaN counts as changed)
-  for (auto [blocks, scale] : llvm::zip_equal(out, outScales)) {
-    whole.append(blocks);
-    Value notOne = l.cmpF(arith::CmpFPredicate::UNE, scale, l.f32(1.0));
-    changed = changed ? arith::OrIOp::create(l.b, changed, notOne) : notOne;
-  }
-  Value changedLanes = ROCDL::BallotOp::create(l.b, l.b.getI64Type(), changed);
-  Value unchanged = l.cmpI(arith::CmpIPredicate::eq, changedLanes, l.i64(0));
-  SmallVector<Value> rescaled = unlessFull(l.b, unchanged, whole, [&] {
+                               ArrayRef<Value> outScales, bool branch) {
+  auto rescale = [&] {
     SmallVector<Value> scaled;
     for (auto [blocks, scale] : llvm::zip_equal(out, outScales)) {
       Value factor = l.broadcast(vec4, scale);
@@ -1135,7 +1128,23 @@ DecodeLowering::rescaleOutputs(LaneBuilder &l,
         scaled.push_back(l.mulF(block, factor));
     }
     return scaled;
-  });
+  };
+  SmallVector<Value> rescaled;
+  if (branch) {
+    SmallVector<Value> whole;
+    Value changed; // on this lane, in some M-tile (NaN counts as changed)
+    for (auto [blocks, scale] : llvm::zip_equal(out, outScales)) {
+      whole.append(blocks);
+      Value notOne = l.cmpF(arith::CmpFPredicate::UNE, scale, l.f32(1.0));
+      changed = changed ? arith::OrIOp::create(l.b, changed, notOne) : notOne;
+    }
+    Value changedLanes =
+        ROCDL::BallotOp::create(l.b, l.b.getI64Type(), changed);
+    Value unchanged = l.cmpI(arith::CmpIPredicate::eq, changedLanes, l.i64(0));
+    rescaled = unlessFull(l.b, unchanged, whole, rescale);
+  } else {
+    rescaled = rescale();
+  }
   SmallVector<SmallVector<Value>> result;
   ArrayRef<Value> rest = rescaled;
   for (const SmallVector<Value> &blocks : out) {
@@ -1665,6 +1674,12 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     next.rowSum.push_back(l.addF(l.mulF(state.rowSum[k], alpha), laneSum));
 
     outScales.push_back(unitRatio ? l.mulF(alpha, unitRatio) : alpha);
+    // Without the branch, here (after the softmax, before P's operands: at
+    // the end of the M-tiles it took gfx950's D = 256 32-row per-token
+    // kernel from 256 to 258 VGPRs).
+    if (!registersToSpare)
+      next.out.append(rescaleOutputs(l, ArrayRef(state.out).slice(k, 1),
+                                     outScales.back(), /*branch=*/false));
 
     // P of the lane's 16 tokens in token order (block-major = token order).
     Value p8 = l.shuffle(probs[0], probs[1], {0, 1, 2, 3, 4, 5, 6, 7});
@@ -1765,7 +1780,8 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
           l.addF(l.mulF(state.rowWeight[k], alpha), usedSum));
   }
 
-  next.out = rescaleOutputs(l, state.out, outScales);
+  if (registersToSpare)
+    next.out = rescaleOutputs(l, state.out, outScales, /*branch=*/true);
 
   // V^T: for head-dim block blk, lane (d = 16 blk + i, group j) loads the
   // group's 16 tokens of d (one or two 16-byte loads) as i32 words; values
