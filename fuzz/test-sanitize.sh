@@ -3,9 +3,9 @@
 # test-sanitize; docs/reliability.md):
 #   - every CTest entry (lit with instrumented pa-opt / pa-compile, the unit
 #     tests) except the full numerics matrix and the Python tests; this
-#     includes the emulator matrix's CI subset, emulator-matrix-ci-0 and -1
+#     includes the emulator matrix's CI subset, emulator-matrix-ci-0 to -2
 #     (instrumented wave64 emulator, both chips, every axis value; 3 to 5
-#     minutes per shard, side by side on two cores, under the 900 s CTest
+#     minutes per shard, side by side on two cores, under the 1200 s CTest
 #     timeout), so the whole CTest step takes 5 to 7 minutes;
 #   - the numerics matrix on its first PA_SANITIZE_PROGRAMS programs
 #     (default 24 of its fixed-seed sweep: every KV type, V layout, scale
