@@ -124,11 +124,10 @@ int runMatrix(const MatrixOptions &options, const char *executor,
     matrix.resize(options.programLimit);
   for (size_t at = 0; at < matrix.size(); at += options.every)
     for (const std::string &chip : options.chips)
-      if (!matrix[at].hostOnly)
-        jobs.push_back({forChip(matrix[at], chip),
-                        at < matrixPrograms
-                            ? at
-                            : kLayoutIndexBase + (at - matrixPrograms)});
+      jobs.push_back({forChip(matrix[at], chip),
+                      at < matrixPrograms
+                          ? at
+                          : kLayoutIndexBase + (at - matrixPrograms)});
 
   std::map<std::string, AxisCoverage> coverage;
   MatrixTally tally;

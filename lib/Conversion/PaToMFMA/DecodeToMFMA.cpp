@@ -277,7 +277,18 @@ public:
                s.headDim % kWideFp8K == 0 &&
                (s.mTiles == 1 || s.headDim <= 128 ||
                 (s.headDim <= 256 && s.scale != ScaleMode::per_token))),
-        edgeTileBranch(s.mTiles == 1 || s.headDim <= 128) {
+        edgeTileBranch(s.mTiles == 1 || s.headDim <= 128),
+        // Rows r of the group have MTP positions q = r / G in [q_lo, q_hi]
+        // with q_hi - q_lo <= ceil((rows - 1) / G) (and < Q). Kernels
+        // without the edge branch (two M-tiles at D >= 256, at the 2-wave
+        // register limit) keep partly seen tokens in the product: the
+        // stores below cost them 24 VGPRs (253 to 277 at D = 256, 32 rows
+        // on gfx950: 2 waves per SIMD to 1), also without a branch.
+        partlyRunSlots(s.queryLength > 1 && edgeTileBranch
+                           ? std::min<int64_t>(s.queryLength - 1,
+                                               llvm::divideCeil(s.rows - 1,
+                                                                s.groupSize))
+                           : 0) {
     f32 = Float32Type::get(ctx);
     vec4 = VectorType::get({kResultElements}, f32);
     computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;
@@ -388,10 +399,40 @@ private:
   /// of 16 lanes (v_max_f32_dpp), then xor shuffles across the rows.
   Value waveMaxNum(LaneBuilder &l, Value value);
   /// Per 16-byte V load of a lane group, the i32 words that keep the bytes
-  /// of the tokens in the op's valid range (and zero the others: 0 * NaN
-  /// must not reach the output).
+  /// of the tokens the shared product multiplies (productBounds) and zero
+  /// the others: 0 * NaN must not reach the output.
   SmallVector<Value> validValueWords(LaneBuilder &l, IRMapping &map,
                                      Value tileStart);
+  /// The lane group's bounds (groupBound) of the tokens whose V the shared
+  /// PV product multiplies: the op's valid range less the partly seen
+  /// tokens, which the epilogue adds (partlySeenShare).
+  std::pair<Value, Value> productBounds(LaneBuilder &l, IRMapping &map,
+                                        Value tileStart);
+  // -- tokens some rows of the group see and others do not (MTP) --
+  // Row q sees [vB + q, vE + q): of the group's positions [q_lo, q_hi],
+  // the tokens of the tail run [vE + q_lo, vE + q_hi) and, with a window,
+  // of the head run [vB + q_lo, vB + q_hi) are seen by some rows only. In
+  // the shared PV product their V would meet the other rows' zero P, and
+  // a NaN or infinite V (or V scale) gives 0 * NaN = NaN in rows that do
+  // not see it. So they are kept out of the product (productBounds), the
+  // edge tile holding them writes their masked scores and cache places to
+  // LDS (storePartlySeen), and the epilogue adds exp2(s - M) V / L per
+  // output element (partlySeenShare): at most 2 (Q - 1) tokens, none of
+  // it in full tiles.
+  /// Slots of both runs: the tail run's, then the head run's.
+  int64_t partlySlots() const {
+    return partlyRunSlots * (s.window > 0 ? 2 : 1);
+  }
+  void initPartlySeen(ImplicitLocOpBuilder &b);
+  /// Writes, in a tile that meets a run, each run token's masked scores
+  /// (-inf for rows that do not see it) and its V page and slot (`place`
+  /// of the lane group's token e).
+  void storePartlySeen(LaneBuilder &l, IRMapping &map, const LaneState &state,
+                       ArrayRef<Value> scores, Value tileStart);
+  /// The partly seen tokens' share of the output row `row` (index in the
+  /// group), head dims [firstDim, firstDim + 4): sum over the tokens the
+  /// row sees of exp2(s - M) * v_scale * V / normalizer.
+  Value partlySeenShare(ImplicitLocOpBuilder &b, Value row, Value firstDim);
   // -- epilogue --
   void mergeAndStore(ImplicitLocOpBuilder &b, const WaveResult &state);
 
@@ -524,6 +565,9 @@ private:
   /// per SIMD (the branch's results raised gfx950's 16x16x128 kernel at
   /// D = 256, 32 rows from 256 to 280 VGPRs: 1 wave); those mask every tile.
   bool edgeTileBranch;
+  /// Slots of one run of partly seen tokens: a bound of q_hi - q_lo (0
+  /// without MTP).
+  int64_t partlyRunSlots;
   Type f32;
   VectorType vec4;
   int64_t computeBytes, queryRowWords, chunkDims, scratchWords;
@@ -536,6 +580,10 @@ private:
   // outputs during the merge (plus the zero word); `stats` (f32) the query
   // scales and each wave's row maxima, sums and used-weight sums.
   Value scratch, stats;
+  /// The block-table read of the tile ops (operands and page size) and the
+  /// pool size the tile's page ids are guarded with (partlySeenShare).
+  TilePageIdsOp pageIdsRule;
+  Value poolSize;
   int64_t statsQueryScale() const { return 0; }
   /// Where the query's residual rows start in `scratch`.
   int64_t queryResidualWord() const { return s.rows * queryRowWords; }
@@ -544,6 +592,17 @@ private:
   int64_t statsRowMax() const { return s.rows; }
   int64_t statsRowSum() const { return s.rows + kWaves * s.rows; }
   int64_t statsRowWeight() const { return s.rows + 2 * kWaves * s.rows; }
+  /// Partly seen tokens: masked scores [slot][row], then per row the merged
+  /// maximum and the inverse normalizer.
+  int64_t statsPartlyScore() const { return s.rows + 3 * kWaves * s.rows; }
+  int64_t statsMergedMax() const {
+    return statsPartlyScore() + partlySlots() * s.rows;
+  }
+  int64_t statsInverseNormalizer() const { return statsMergedMax() + s.rows; }
+  int64_t statsWords() const {
+    return partlySlots() ? statsInverseNormalizer() + s.rows
+                         : statsPartlyScore();
+  }
 
   // Lane ids (index values at kernel entry).
   Value tid, wave, lane, rowLane, group;
@@ -559,6 +618,9 @@ private:
   Value laneTokenOffset;                // i32: 64 w + 16 j
   Value laneInGroup;                    // i32: i
   Value vScaleTensor;                   // per_tensor V scale
+  /// i64: q_hi - q_lo, and where the tail and head runs start (head: null
+  /// without a window); null without MTP.
+  Value partlyRunLength, partlyTailStart, partlyHeadStart;
 };
 
 //===----------------------------------------------------------------------===//
@@ -837,6 +899,18 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
   visibleEndBase = buildVisibleEnd(b, b.getLoc(), context, s.queryLength);
   visibleBeginBase = buildVisibleBegin(b, b.getLoc(), visibleEndBase, s.window,
                                        /*clamp=*/false);
+  if (partlyRunSlots) {
+    Value rowBase = softmax.getRowBase();
+    Value lastRow =
+        l.subI(l.minSI(l.addI(rowBase, l.index(s.rows)), l.index(s.totalRows)),
+               l.index(1));
+    Value qLo = l.toI64((l.idx(rowBase) / s.groupSize).get());
+    Value qHi = l.toI64((l.idx(lastRow) / s.groupSize).get());
+    partlyRunLength = l.subI(qHi, qLo);
+    partlyTailStart = l.addI(visibleEndBase, qLo);
+    if (visibleBeginBase)
+      partlyHeadStart = l.addI(visibleBeginBase, qLo);
+  }
   // Keys: lane i loads token qkToken(b, i) of its wave's quarter (one page,
   // since the 16 tokens of a lane's 4 blocks lie in one 16-token group).
   // Pages larger than a tile: the tile's one page (position 0), slots
@@ -1216,10 +1290,7 @@ SmallVector<Value> DecodeLowering::maskEdgeTile(LaneBuilder &l, IRMapping &map,
           l.select(visible, scores[k][blk], l.broadcast(vec4, l.negInf())));
     }
   }
-  Value validLo =
-      groupBound(l, map.lookupOrDefault(d.pv.getValidBegin()), tileStart);
-  Value validHi =
-      groupBound(l, map.lookupOrDefault(d.pv.getValidEnd()), tileStart);
+  auto [validLo, validHi] = productBounds(l, map, tileStart);
   if (vScales && isa<VectorType>(vScales.getType())) {
     masked.push_back(l.select(
         positionsIn(l, 0, kGroupTokens, validLo, validHi), vScales,
@@ -1233,13 +1304,197 @@ SmallVector<Value> DecodeLowering::maskEdgeTile(LaneBuilder &l, IRMapping &map,
   return masked;
 }
 
+std::pair<Value, Value> DecodeLowering::productBounds(LaneBuilder &l,
+                                                      IRMapping &map,
+                                                      Value tileStart) {
+  Value lo = map.lookupOrDefault(d.pv.getValidBegin());
+  Value hi = map.lookupOrDefault(d.pv.getValidEnd());
+  if (partlyRunSlots) {
+    hi = l.minSI(hi, partlyTailStart);
+    if (partlyHeadStart)
+      lo = l.maxSI(lo, l.addI(partlyHeadStart, partlyRunLength));
+  }
+  return {groupBound(l, lo, tileStart), groupBound(l, hi, tileStart)};
+}
+
+void DecodeLowering::initPartlySeen(ImplicitLocOpBuilder &b) {
+  LaneBuilder l(b);
+  // No score yet: a slot no tile writes adds nothing.
+  scf::ForOp::create(
+      b, tid, l.index(partlySlots() * s.rows), l.index(chip.workgroupSize),
+      ValueRange{},
+      [&](OpBuilder &nested, Location loc, Value element, ValueRange) {
+        ImplicitLocOpBuilder nb(loc, nested);
+        LaneBuilder nl(nb);
+        memref::StoreOp::create(
+            nb, nl.negInf(), stats,
+            ValueRange{(nl.idx(element) + statsPartlyScore()).get()});
+        scf::YieldOp::create(nb);
+      });
+}
+
+void DecodeLowering::storePartlySeen(
+    LaneBuilder &l, IRMapping &map, const LaneState &state,
+    ArrayRef<Value> scores, Value tileStart) {
+  ImplicitLocOpBuilder &b = l.b;
+  OpBuilder::InsertionGuard guard(b);
+  Value tileEnd = l.addI(tileStart, l.i64(kTileTokens));
+  Value validBegin = map.lookupOrDefault(d.pv.getValidBegin());
+  Value validEnd = map.lookupOrDefault(d.pv.getValidEnd());
+  auto inRange = [&](Value token, Value lo, Value hi) {
+    return l.andI(l.cmpI(arith::CmpIPredicate::sle, lo, token),
+                  l.cmpI(arith::CmpIPredicate::slt, token, hi));
+  };
+  // M-tile k's score of the lane's token `element` (uniform index). One
+  // M-tile: a dynamic extract from the 16 scores; two: a select per token
+  // (the extract copies each M-tile's scores into 16 consecutive registers:
+  // 13 more VGPRs at D = 128 bf16, 32 rows on gfx950, 3 waves per SIMD to
+  // 2; the selects cost the one-M-tile kernels 8, 4 waves to 3).
+  const int64_t blocks = kQuarterTokens / kBlock;
+  auto scoreOf = [&](size_t k, Value element) {
+    if (state.mTiles.size() == 1) {
+      Value first = concat(l, scores[k * blocks], scores[k * blocks + 1]);
+      Value second =
+          concat(l, scores[k * blocks + 2], scores[k * blocks + 3]);
+      return vector::ExtractOp::create(b, concat(l, first, second),
+                                       OpFoldResult(element))
+          .getResult();
+    }
+    Value score;
+    for (int64_t e = 0; e < kGroupTokens; ++e) {
+      Value candidate = l.extract(scores[k * blocks + e / kResultElements],
+                                  e % kResultElements);
+      score = score ? l.select(l.cmpI(arith::CmpIPredicate::eq, element,
+                                      l.index(e)),
+                               candidate, score)
+                    : candidate;
+    }
+    return score;
+  };
+  // One run token at a time, in uniform values: per-lane values per token
+  // (16 per lane) would be loop-invariant, and LLVM hoisted them out of the
+  // tile loop (48 more VGPRs at D = 128 bf16, 16 rows).
+  auto storeRun = [&](Value runStart, int64_t firstSlot, Value skipFrom) {
+    auto loop = scf::ForOp::create(b, l.index(0), l.toIndex(partlyRunLength),
+                                   l.index(1));
+    OpBuilder::InsertionGuard inLoop(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    Value k = loop.getInductionVar();
+    Value token = l.addI(runStart, l.toI64(k));
+    Value here = l.andI(inRange(token, tileStart, tileEnd),
+                        inRange(token, validBegin, validEnd));
+    if (skipFrom) // a token of both runs (a short window) is the tail's
+      here = l.andI(here,
+                    l.cmpI(arith::CmpIPredicate::slt, token, skipFrom));
+    auto inTile = scf::IfOp::create(b, TypeRange{}, here,
+                                    /*withElseRegion=*/false);
+    b.setInsertionPoint(inTile.thenBlock()->getTerminator());
+    IndexExpr offset = l.idx(l.toIndex(l.subI(token, tileStart)));
+    // Its lane group: wave offset / 64, group offset % 64 / 16.
+    Value owner = l.andI(
+        l.cmpI(arith::CmpIPredicate::eq, wave, (offset / kQuarterTokens).get()),
+        l.cmpI(arith::CmpIPredicate::eq, group,
+               (offset % kQuarterTokens / kGroupTokens).get()));
+    auto write = scf::IfOp::create(b, TypeRange{}, owner,
+                                   /*withElseRegion=*/false);
+    b.setInsertionPoint(write.thenBlock()->getTerminator());
+    IndexExpr slot = l.idx(k) + firstSlot;
+    Value element = (offset % kGroupTokens).get();
+    for (size_t t = 0; t < state.mTiles.size(); ++t) {
+      Value score = scoreOf(t, element);
+      IndexExpr word = slot * s.rows + firstRowOf(l, state.mTiles[t]) +
+                       l.idx(rowLane) + statsPartlyScore();
+      memref::StoreOp::create(b, score, stats, ValueRange{word.get()});
+    }
+  };
+  storeRun(partlyTailStart, 0, Value());
+  if (partlyHeadStart)
+    storeRun(partlyHeadStart, partlyRunSlots, partlyTailStart);
+}
+
+Value DecodeLowering::partlySeenShare(ImplicitLocOpBuilder &b, Value row,
+                                      Value firstDim) {
+  LaneBuilder l(b);
+  IndexExpr r = l.idx(row);
+  Value rowMax = memref::LoadOp::create(
+      b, stats, ValueRange{(r + statsMergedMax()).get()});
+  Value inverse = memref::LoadOp::create(
+      b, stats, ValueRange{(r + statsInverseNormalizer()).get()});
+  Value zeros = l.splatConstant(vec4, 0.0);
+  Value kvHead = d.storePartials.getKvHead();
+  auto constant = [&](TypedAttr value) -> Value {
+    return arith::ConstantOp::create(b, value);
+  };
+  auto loop = scf::ForOp::create(b, l.index(0), l.index(partlySlots()),
+                                 l.index(1), ValueRange{zeros});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  IndexExpr slot = l.idx(loop.getInductionVar());
+  Value score = memref::LoadOp::create(
+      b, stats, ValueRange{(slot * s.rows + r + statsPartlyScore()).get()});
+  // -inf: the row does not see the token (or no tile wrote the slot); a
+  // NaN score is seen.
+  Value seen = l.cmpF(arith::CmpFPredicate::UNE, score, l.negInf());
+  auto share = scf::IfOp::create(b, TypeRange{vec4}, seen,
+                                 /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(share.thenBlock());
+    // The slot's token (tail run, then head run), its page by the tile
+    // ops' block-table rule and pool guard, and its slot in the page.
+    Value token;
+    if (partlyHeadStart) {
+      Value inTail = l.cmpI(arith::CmpIPredicate::ult, slot.get(),
+                            l.index(partlyRunSlots));
+      token = l.select(
+          inTail, l.addI(partlyTailStart, l.toI64(slot.get())),
+          l.addI(partlyHeadStart,
+                 l.toI64((slot - partlyRunSlots).get())));
+    } else {
+      token = l.addI(partlyTailStart, l.toI64(slot.get()));
+    }
+    Value pageIndex =
+        arith::DivUIOp::create(b, token, l.i64(s.pageSize)).getResult();
+    TilePageRange range{l.toIndex(pageIndex),
+                        arith::MulIOp::create(b, pageIndex, l.i64(s.pageSize)).getResult()};
+    Value id = buildVisiblePageId(b, b.getLoc(), pageIdsRule, range,
+                                  l.index(0), constant);
+    id = l.select(l.cmpI(arith::CmpIPredicate::ult, id, poolSize), id,
+                  l.i32(0));
+    Value page = l.toIndex(id);
+    Value tokenSlot = l.toIndex(
+        arith::RemUIOp::create(b, token, l.i64(s.pageSize)).getResult());
+    SmallVector<Value> values;
+    for (int64_t e = 0; e < kResultElements; ++e) {
+      Value dim = (l.idx(firstDim) + e).get();
+      Value v = memref::LoadOp::create(
+          b, d.pv.getValueCache(),
+          buildCacheElementIndices(b, b.getLoc(), s.layout,
+                                   CacheOperand::value, s.vLayout, s.kvPack,
+                                   page, kvHead, tokenSlot, dim, constant));
+      values.push_back(l.extF(f32, v));
+    }
+    Value weight = l.mulF(l.exp2(l.subF(score, rowMax)), inverse);
+    if (s.scale == ScaleMode::per_token)
+      weight = l.mulF(weight, memref::LoadOp::create(
+                                  b, d.pv.getVScale(),
+                                  ValueRange{page, kvHead, tokenSlot}));
+    else if (vScaleTensor)
+      weight = l.mulF(weight, vScaleTensor);
+    Value vec = vector::FromElementsOp::create(b, vec4, values);
+    scf::YieldOp::create(b, ValueRange{l.mulF(vec, l.broadcast(vec4, weight))});
+    b.setInsertionPointToStart(share.elseBlock());
+    scf::YieldOp::create(b, ValueRange{zeros});
+  }
+  scf::YieldOp::create(
+      b, ValueRange{l.addF(loop.getRegionIterArgs()[0], share.getResult(0))});
+  return loop.getResult(0);
+}
+
 SmallVector<Value> DecodeLowering::validValueWords(LaneBuilder &l,
                                                    IRMapping &map,
                                                    Value tileStart) {
-  Value validLo =
-      groupBound(l, map.lookupOrDefault(d.pv.getValidBegin()), tileStart);
-  Value validHi =
-      groupBound(l, map.lookupOrDefault(d.pv.getValidEnd()), tileStart);
+  auto [validLo, validHi] = productBounds(l, map, tileStart);
   SmallVector<Value> words;
   const int64_t loadsPerGroup = s.kvBytes();
   const int64_t tokensPerLoad = kGroupTokens / loadsPerGroup;
@@ -1571,6 +1826,11 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
     auto mask = [&] {
       SmallVector<Value> masked =
           maskEdgeTile(l, map, state, scores, vScales, tileStart);
+      // In the edge branch: full tiles hold no partly seen token.
+      if (partlyRunSlots)
+        storePartlySeen(l, map, state,
+                        ArrayRef<Value>(masked).take_front(tiles * blocks),
+                        tileStart);
       if (!valueBranch)
         masked.append(validValueWords(l, map, tileStart));
       return masked;
@@ -2102,6 +2362,18 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
                                         row.get()};
           memref::StoreOp::create(nb, maxLogit, store.getMaxLogits(), indices);
           memref::StoreOp::create(nb, total, store.getExpSums(), indices);
+          if (partlySlots()) {
+            // What partlySeenShare weighs the partly seen tokens with.
+            memref::StoreOp::create(
+                nb, rowMax, stats,
+                ValueRange{(nl.idx(rowIndex.get()) + statsMergedMax()).get()});
+            memref::StoreOp::create(
+                nb,
+                nl.select(noWeight, zero, nl.divF(nl.f32(1.0), normalizer)),
+                stats,
+                ValueRange{
+                    (nl.idx(rowIndex.get()) + statsInverseNormalizer()).get()});
+          }
           scf::YieldOp::create(nb);
         });
   }
@@ -2152,6 +2424,8 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
           sum = sum ? nl.addF(sum, part) : part;
         }
         Value headDim = (nl.idx(dim.get()) + chunk * chunkDims).get();
+        if (partlySlots())
+          sum = nl.addF(sum, partlySeenShare(nb, rowIndex.get(), headDim));
         // An element that is not finite (an infinite V element reached
         // it) is NaN, as in the reference.
         sum = buildNaNIfNotFinite(nb, loc, sum);
@@ -2179,7 +2453,22 @@ LogicalResult DecodeLowering::run() {
   scratch = kernel.addWorkgroupAttribution(
       workgroupMemRef({scratchWords + 1}, IntegerType::get(ctx, 32)), loc);
   stats = kernel.addWorkgroupAttribution(
-      workgroupMemRef({s.rows * (1 + 3 * kWaves)}, f32), loc);
+      workgroupMemRef({statsWords()}, f32), loc);
+  if (partlySlots()) {
+    // pa-tile's page ids: select(ids <u broadcast(N), ids, 0) of a
+    // pa.tile.page_ids (staged or direct).
+    d.tileLoop.walk([&](TilePageIdsOp op) { pageIdsRule = op; });
+    auto guard = d.pv.getPageIds().getDefiningOp<arith::SelectOp>();
+    auto inPool = guard ? guard.getCondition().getDefiningOp<arith::CmpIOp>()
+                        : arith::CmpIOp();
+    auto bound = inPool ? inPool.getRhs().getDefiningOp<vector::BroadcastOp>()
+                        : vector::BroadcastOp();
+    if (!pageIdsRule || !bound || !d.tileLoop.isDefinedOutsideOfLoop(
+                                      bound.getSource()))
+      return kernel.emitError(
+          "pa-to-mfma: expected the tile's page ids guarded by the pool size");
+    poolSize = bound.getSource();
+  }
   // f32 denormals flush to zero in this kernel: exp2 is then one
   // v_exp_f32 (no range reduction for denormal results). Weights and sums
   // below 2^-126 are far under the contract's tolerance.
@@ -2205,6 +2494,8 @@ LogicalResult DecodeLowering::run() {
   stageQuery();
 
   ImplicitLocOpBuilder b(d.tileLoop.getLoc(), d.tileLoop);
+  if (partlySlots())
+    initPartlySeen(b);
   // Page ids and query rows are in LDS for every wave.
   gpu::BarrierOp::create(b);
   computeLaneConstants(b);

@@ -594,3 +594,52 @@
 // B80-COUNT-48: amdgpu.mfma 16x16x16
 // B80-NOT:     amdgpu.mfma
 // B80:         gpu.func @pa_reduce
+
+// Partly seen tokens (MTP): with Q = 2 and a window, the tail token of
+// position 1 and the head token of position 0's window are seen by some
+// rows of the group only. They are kept out of the shared PV product (the
+// edge tile's valid bounds stop at them), the edge tile writes each one's
+// masked scores (-inf for rows that do not see it) to LDS, and the
+// epilogue adds exp2(s - M) * v_scale * V / L for the rows that see it,
+// V read at the token's page (block table, pool guard) and slot. LDS: the
+// statistics grow by 2 slots x 16 rows of scores plus 16 merged maxima and
+// 16 inverse normalizers (208 + 64 f32).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w257-q2g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefixes=PARTLY,GFX942P -DFP8=f8E4M3FNUZ
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefixes=PARTLY,GFX950P -DFP8=f8E4M3FN
+// PARTLY-LABEL:  gpu.func @pa_decode(
+// GFX942P-SAME:    workgroup(%{{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>)
+// GFX950P-SAME:    workgroup(%{{.*}} : memref<4096xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>)
+// No score yet in any slot before the loop.
+// PARTLY:          scf.for %{{.*}} = %{{.*}} to %c32 step %c256
+// PARTLY-NEXT:       arith.constant 0xFF800000 : f32
+// PARTLY-NEXT:       arith.constant 208 : index
+// PARTLY-NEXT:       arith.addi
+// PARTLY-NEXT:       memref.store %{{.*}}, %[[STATS]]
+// PARTLY:          gpu.barrier
+// PARTLY:          scf.for {{.*}} iter_args(
+// In the edge branch: the tail run's tokens, then the head run's, each
+// written by the lanes of its lane group (the score picked by a uniform
+// position).
+// PARTLY:            scf.if %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, f32
+// PARTLY-COUNT-2:    scf.for
+// PARTLY:              scf.if
+// PARTLY:                scf.if
+// PARTLY:                  %[[SCORE:.*]] = vector.extract %{{.*}}[%{{.*}}] : f32 from vector<16xf32>
+// PARTLY:                  memref.store %[[SCORE]], %[[STATS]]
+// The epilogue: per output element, the slots a row sees (score not -inf,
+// NaN included) add their share of V (4 elements of the token) times
+// exp2(s - M), the inverse normalizer and the token's V scale.
+// PARTLY:          %[[SHARE:.*]] = scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4xf32>) {
+// PARTLY:            %[[S:.*]] = memref.load %[[STATS]]
+// PARTLY:            %[[SEEN:.*]] = arith.cmpf une, %[[S]], %{{.*}} : f32
+// PARTLY:            scf.if %[[SEEN]] -> (vector<4xf32>) {
+// PARTLY:              memref.load %{{.*}} : memref<?x?xi32>
+// PARTLY:              arith.cmpi ult, %{{.*}}, %{{.*}} : i32
+// PARTLY-COUNT-4:      arith.extf %{{.*}} : [[FP8]] to f32
+// PARTLY:              math.exp2
+// PARTLY:              memref.load %{{.*}} : memref<64x2x16xf32>
+// PARTLY:            } else {
+// PARTLY:          arith.addf %{{.*}}, %[[SHARE]] : vector<4xf32>
+// PARTLY:          gpu.return
