@@ -20,6 +20,8 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace mlir::pa;
 
@@ -97,6 +99,37 @@ operandShapes(const DecodeConfig &config) {
     add("lse", {tokens, hq});
   return shapes;
 }
+
+// The destinations (DPS inits) of each op in the order of its results on
+// tensors; absent optional ones are null.
+template <typename Operands> auto planDestinations(Operands &operands) {
+  return std::array{&operands.workInfo, &operands.reduceInfo};
+}
+template <typename Operands> auto decodeDestinations(Operands &operands) {
+  return std::array{&operands.expSums, &operands.maxLogits, &operands.tmpOut};
+}
+template <typename Operands> auto reduceDestinations(Operands &operands) {
+  return std::array{&operands.output, &operands.lse};
+}
+
+/// One tensor result per destination that is a tensor, of its type: none
+/// on memrefs, which the op writes in place.
+SmallVector<Type> tensorResultTypes(ArrayRef<const Value *> destinations) {
+  SmallVector<Type> types;
+  for (const Value *destination : destinations)
+    if (*destination && isa<RankedTensorType>(destination->getType()))
+      types.push_back(destination->getType());
+  return types;
+}
+
+/// On tensors the ops after `op` read what it wrote, its results: they
+/// replace its destinations. On memrefs (no results) nothing changes.
+void takeWrittenValues(Operation *op, ArrayRef<Value *> destinations) {
+  auto written = op->result_begin();
+  for (Value *destination : destinations)
+    if (*destination && written != op->result_end())
+      *destination = *written++;
+}
 } // namespace
 
 SmallVector<std::pair<StringRef, MemRefType>>
@@ -144,9 +177,9 @@ PlanOp mlir::pa::buildPlanOp(OpBuilder &builder, Location loc,
   // The plan's budget is always explicit so that the IR and the runtime's
   // buffer sizes (DecodeConfig::planCapacity) agree by construction.
   return PlanOp::create(
-      builder, loc, operands.contextLengths, operands.workInfo,
-      operands.reduceInfo, config.numKVHeads, config.queryLength,
-      config.slidingWindow,
+      builder, loc, tensorResultTypes(planDestinations(operands)),
+      operands.contextLengths, operands.workInfo, operands.reduceInfo,
+      config.numKVHeads, config.queryLength, config.slidingWindow,
       builder.getI64IntegerAttr(config.effectiveBudget()),
       builder.getI64IntegerAttr(config.effectiveMaxPartitions()));
 }
@@ -168,26 +201,34 @@ DecodeOp mlir::pa::buildDecodeOp(OpBuilder &builder, Location loc,
       config.computeType ? ComputeTypeAttr::get(context, *config.computeType)
                          : ComputeTypeAttr();
   return DecodeOp::create(
-      builder, loc, operands.query, operands.keyCache, operands.valueCache,
+      builder, loc, tensorResultTypes(decodeDestinations(operands)),
+      operands.query, operands.keyCache, operands.valueCache,
       operands.blockTables, operands.contextLengths, operands.kScale,
-      operands.vScale, operands.alibiSlopes, operands.workInfo, operands.expSums,
-      operands.maxLogits, operands.tmpOut, layout, config.scaleMode,
-      config.slidingWindow, softmaxScale, compute, config.logitsSoftCap);
+      operands.vScale, operands.alibiSlopes, operands.workInfo,
+      operands.expSums, operands.maxLogits, operands.tmpOut, layout,
+      config.scaleMode, config.slidingWindow, softmaxScale, compute,
+      config.logitsSoftCap);
 }
 
 ReduceOp mlir::pa::buildReduceOp(OpBuilder &builder, Location loc,
                                  const DecodeOperands &operands) {
-  return ReduceOp::create(builder, loc, operands.expSums, operands.maxLogits,
-                          operands.tmpOut, operands.reduceInfo, operands.sinks,
-                          operands.output, operands.lse);
+  return ReduceOp::create(
+      builder, loc, tensorResultTypes(reduceDestinations(operands)),
+      operands.expSums, operands.maxLogits, operands.tmpOut,
+      operands.reduceInfo, operands.sinks, operands.output, operands.lse);
 }
 
-void mlir::pa::buildDecodeSequence(OpBuilder &builder, Location loc,
-                                   const DecodeConfig &config,
-                                   const DecodeOperands &operands) {
-  buildPlanOp(builder, loc, config, operands);
-  buildDecodeOp(builder, loc, config, operands);
-  buildReduceOp(builder, loc, operands);
+DecodeOperands mlir::pa::buildDecodeSequence(OpBuilder &builder, Location loc,
+                                             const DecodeConfig &config,
+                                             const DecodeOperands &operands) {
+  DecodeOperands current = operands;
+  takeWrittenValues(buildPlanOp(builder, loc, config, current),
+                    planDestinations(current));
+  takeWrittenValues(buildDecodeOp(builder, loc, config, current),
+                    decodeDestinations(current));
+  takeWrittenValues(buildReduceOp(builder, loc, current),
+                    reduceDestinations(current));
+  return current;
 }
 
 OwningOpRef<ModuleOp> mlir::pa::buildDecodeModule(MLIRContext &context,

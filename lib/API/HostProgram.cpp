@@ -1,8 +1,11 @@
 //===- HostProgram.cpp - JIT-compiled decode on the CPU -------------------===//
 #include "pa/API/HostProgram.h"
 
+#include "pa/API/Builders.h"
+
 #include "DiagnosticCapture.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -61,13 +64,57 @@ LogicalResult lowerToHost(ModuleOp module, llvm::StringRef chip) {
   return pm.run(module);
 }
 
-/// The lowered module of `config` in `context`, or null with `error`.
+/// Checks that `module`'s @pa_decode takes the memref types of
+/// decodeOperandTypes(config), the query strided like those or row-major;
+/// failure with `error` otherwise. `packedQueryOnly`: the query is
+/// row-major.
+LogicalResult checkDecodeSignature(ModuleOp module, const DecodeConfig &config,
+                                   bool &packedQueryOnly, std::string &error) {
+  auto function = module.lookupSymbol<func::FuncOp>(kDecodeFunctionName);
+  if (!function) {
+    error = ("the module has no func.func @" + kDecodeFunctionName).str();
+    return failure();
+  }
+  SmallVector<std::pair<StringRef, MemRefType>> expected =
+      decodeOperandTypes(*module.getContext(), config);
+  FunctionType type = function.getFunctionType();
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (type.getNumResults() != 0 || type.getNumInputs() != expected.size()) {
+    os << "@" << kDecodeFunctionName << " must take " << expected.size()
+       << " memrefs and return nothing, got " << type;
+    error = std::move(message);
+    return failure();
+  }
+  packedQueryOnly = false;
+  for (auto [operand, argument] : llvm::zip(expected, type.getInputs())) {
+    auto [name, want] = operand;
+    if (argument == want)
+      continue;
+    auto rowMajor = MemRefType::get(want.getShape(), want.getElementType());
+    if (name == "query" && argument == rowMajor) {
+      packedQueryOnly = true;
+      continue;
+    }
+    os << "@" << kDecodeFunctionName << " operand '" << name << "' must be "
+       << want << ", got " << argument;
+    error = std::move(message);
+    return failure();
+  }
+  return success();
+}
+
+/// The lowered module `build` makes for `config` in `context`, or null with
+/// `error`.
 OwningOpRef<ModuleOp> buildLoweredModule(MLIRContext &context,
                                          const DecodeConfig &config,
+                                         DecodeModuleBuilder build,
+                                         bool &packedQueryOnly,
                                          std::string &error) {
   initializeNativeTargetOnce();
-  OwningOpRef<ModuleOp> module = buildDecodeModule(context, config, error);
-  if (!module)
+  OwningOpRef<ModuleOp> module = build(context, config, error);
+  if (!module ||
+      failed(checkDecodeSignature(*module, config, packedQueryOnly, error)))
     return nullptr;
   DiagnosticCapture diagnostics(context);
   if (failed(lowerToHost(*module, config.chip))) {
@@ -227,16 +274,19 @@ std::string mlir::pa::checkHostBuffers(const DecodeConfig &config,
 
 HostProgram::HostProgram(DecodeConfig config,
                          std::unique_ptr<ExecutionEngine> engine,
-                         void (*entry)(void **))
-    : decodeConfig(std::move(config)), engine(std::move(engine)),
-      entry(entry) {}
+                         void (*entry)(void **), bool packedQueryOnly)
+    : decodeConfig(std::move(config)), engine(std::move(engine)), entry(entry),
+      packedQueryOnly(packedQueryOnly) {}
 
 HostProgram::~HostProgram() = default;
 
 FailureOr<std::unique_ptr<HostProgram>>
-HostProgram::compile(const DecodeConfig &config, std::string &error) {
+HostProgram::compile(const DecodeConfig &config, std::string &error,
+                     DecodeModuleBuilder build) {
   std::unique_ptr<MLIRContext> context = makeContext();
-  OwningOpRef<ModuleOp> module = buildLoweredModule(*context, config, error);
+  bool packedQueryOnly = false;
+  OwningOpRef<ModuleOp> module =
+      buildLoweredModule(*context, config, build, packedQueryOnly, error);
   if (!module)
     return failure();
 
@@ -267,13 +317,20 @@ HostProgram::compile(const DecodeConfig &config, std::string &error) {
     return failure();
   }
   return std::unique_ptr<HostProgram>(
-      new HostProgram(config, std::move(*engine), *entry));
+      new HostProgram(config, std::move(*engine), *entry, packedQueryOnly));
 }
 
 LogicalResult HostProgram::run(const HostBuffers &b, std::string &error) const {
   const DecodeConfig &c = decodeConfig;
   if (std::string problem = checkBuffers(c, b); !problem.empty()) {
     error = std::move(problem);
+    return failure();
+  }
+  if (packedQueryOnly && b.queryRowStride != 0 &&
+      b.queryRowStride != c.numQueryHeads * c.headDim) {
+    error = "this program reads packed query rows (a row-major query), got "
+            "a row stride of " +
+            std::to_string(b.queryRowStride) + " elements";
     return failure();
   }
   DescriptorPack pack(16);
@@ -293,7 +350,9 @@ FailureOr<std::string>
 mlir::pa::lowerDecodeToHostText(const DecodeConfig &config,
                                 std::string &error) {
   std::unique_ptr<MLIRContext> context = makeContext();
-  OwningOpRef<ModuleOp> module = buildLoweredModule(*context, config, error);
+  bool packedQueryOnly = false;
+  OwningOpRef<ModuleOp> module = buildLoweredModule(
+      *context, config, buildDecodeModule, packedQueryOnly, error);
   if (!module)
     return failure();
   std::string text;

@@ -2,6 +2,7 @@
 #include "pa/API/Builders.h"
 
 #include "pa/Conversion/Passes.h"
+#include "pa/IR/PaBufferization.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
@@ -10,6 +11,8 @@
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -42,6 +45,10 @@ void mlir::pa::registerPaDialects(DialectRegistry &registry) {
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
                   NVVM::NVVMDialect, ROCDL::ROCDLDialect, scf::SCFDialect,
                   ub::UBDialect, vector::VectorDialect>();
+  // The tensor form (addBufferizeToMemRefForm): pa ops and functions.
+  pa::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
   registerBuiltinDialectTranslation(registry);
   registerGPUDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
@@ -63,6 +70,17 @@ void mlir::pa::registerPaPasses() {
 void mlir::pa::registerPaDialectsAndPasses(DialectRegistry &registry) {
   registerPaDialects(registry);
   registerPaPasses();
+}
+
+void mlir::pa::addBufferizeToMemRefForm(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  // The pa ops take row-major operands (the query may be strided, but a
+  // tensor has no strides to give it).
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
 }
 
 LogicalResult mlir::pa::addPaPipeline(OpPassManager &pm, llvm::StringRef name,

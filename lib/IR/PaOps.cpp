@@ -50,17 +50,25 @@ public:
   /// lowerings read from the memref).
   LogicalResult shape(StringRef operand, Value value, StringRef pattern,
                       ArrayRef<int64_t> expected, bool strided = false) {
-    auto type = cast<MemRefType>(value.getType());
+    auto type = cast<ShapedType>(value.getType());
     // Every operand of plan, decode and reduce is a buffer the caller hands
     // in: global memory on a GPU, host memory on the host. The lowerings
     // give it its target's address space; any other space (LDS, a private
     // or target-specific one) would be read as that space.
-    if (Attribute space = type.getMemorySpace())
+    auto memref = dyn_cast<MemRefType>(type);
+    if (Attribute space = memref ? memref.getMemorySpace() : Attribute())
       return op->emitOpError()
              << "'" << operand
              << "' must be in the default memory space (the caller's global "
                 "memory), got memory space "
              << space << " in " << type;
+    // An encoding (sparse, ...) is no dense row-major buffer once
+    // bufferized.
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && tensor.getEncoding())
+      return op->emitOpError() << "'" << operand
+                               << "' must be a tensor without an encoding, got "
+                               << type;
     if (type.getRank() != static_cast<int64_t>(expected.size()))
       return op->emitOpError() << "'" << operand << "' must be "
                                << expected.size() << "-D " << pattern
@@ -72,9 +80,10 @@ public:
              << "'" << operand << "' must have shape " << pattern << " = "
              << formatShape(expected) << ", got " << type;
     }
-    if (type.getLayout().isIdentity())
+    // Layouts exist on memrefs only; a tensor is bufferized row-major.
+    if (!memref || memref.getLayout().isIdentity())
       return success();
-    auto layout = dyn_cast<StridedLayoutAttr>(type.getLayout());
+    auto layout = dyn_cast<StridedLayoutAttr>(memref.getLayout());
     if (strided && layout && !layout.getStrides().empty() &&
         layout.getStrides().back() == 1)
       return success();
@@ -91,7 +100,7 @@ public:
   LogicalResult elementType(StringRef operand, Value value,
                             llvm::function_ref<bool(Type)> accept,
                             StringRef allowed) {
-    Type element = cast<MemRefType>(value.getType()).getElementType();
+    Type element = cast<ShapedType>(value.getType()).getElementType();
     if (accept(element))
       return success();
     return op->emitOpError() << "'" << operand << "' element type must be "
@@ -110,7 +119,7 @@ public:
   /// (divided by `divisor`, for `B*Q`-style dims).
   LogicalResult sharedDim(StringRef symbol, StringRef operand, Value value,
                           unsigned index, int64_t divisor = 1) {
-    int64_t size = cast<MemRefType>(value.getType()).getDimSize(index);
+    int64_t size = cast<ShapedType>(value.getType()).getDimSize(index);
     if (ShapedType::isDynamic(size))
       return success();
     if (size % divisor != 0)
@@ -142,7 +151,7 @@ private:
 /// Static dim or failure with a message saying that it must be static.
 FailureOr<int64_t> staticDim(Operation *op, StringRef operand, Value value,
                              unsigned index, StringRef symbol) {
-  auto type = cast<MemRefType>(value.getType());
+  auto type = cast<ShapedType>(value.getType());
   if (index >= type.getRank())
     return op->emitOpError() << "'" << operand << "' has too few dims";
   int64_t size = type.getDimSize(index);
@@ -238,10 +247,28 @@ LogicalResult verifyPartials(OperandChecker &check, Value expSums,
   return success();
 }
 
+/// The tensor form (before bufferization) or the memref form: every shaped
+/// operand a ranked tensor, or every one a memref. The tensor results are
+/// checked by DestinationStyleOpInterface: one per output, of its type.
+LogicalResult verifyTensorOrMemRefForm(Operation *op) {
+  std::optional<Type> tensor, memref;
+  for (Value operand : op->getOperands()) {
+    std::optional<Type> &first =
+        isa<RankedTensorType>(operand.getType()) ? tensor : memref;
+    if (!first)
+      first = operand.getType();
+  }
+  if (tensor && memref)
+    return op->emitOpError()
+           << "takes tensors (before bufferization) or memrefs, not both: got "
+           << *tensor << " and " << *memref;
+  return success();
+}
+
 bool isQueryType(Type t) { return t.isBF16() || t.isF16(); }
 
 int64_t dimOf(Value v, unsigned index) {
-  return cast<MemRefType>(v.getType()).getDimSize(index);
+  return cast<ShapedType>(v.getType()).getDimSize(index);
 }
 } // namespace
 
@@ -295,6 +322,8 @@ int64_t mlir::pa::planCapacity(int64_t batch, int64_t kvHeads, int64_t budget,
 
 LogicalResult PlanOp::verify() {
   Operation *op = getOperation();
+  if (failed(verifyTensorOrMemRefForm(op)))
+    return failure();
   OperandChecker check(op);
   if (failed(verifyCount(op, "num_kv_heads", getNumKvHeads())) ||
       failed(verifyCount(op, "query_length", getQueryLength())) ||
@@ -349,6 +378,11 @@ Value viewedBuffer(Value value) {
 /// The pa.plan ops that write `buffer` or a view of it as their work_info.
 SmallVector<PlanOp> plansWriting(Value buffer) {
   SmallVector<PlanOp> plans;
+  // On tensors the plan's work_info result (result 0) is the decode's.
+  if (auto result = dyn_cast<OpResult>(buffer))
+    if (auto plan = dyn_cast<PlanOp>(result.getOwner());
+        plan && result.getResultNumber() == 0)
+      plans.push_back(plan);
   SmallVector<Value> views = {buffer};
   llvm::DenseSet<Value> seen;
   while (!views.empty()) {
@@ -423,7 +457,7 @@ int64_t DecodeOp::getQueryLength() {
   return getRowsPerKVHead() / getGroupSize();
 }
 Type DecodeOp::getKVElementType() {
-  return cast<MemRefType>(getKeyCache().getType()).getElementType();
+  return cast<ShapedType>(getKeyCache().getType()).getElementType();
 }
 double DecodeOp::getEffectiveSoftmaxScale() {
   if (std::optional<double> scale = getSoftmaxScale())
@@ -438,13 +472,15 @@ ComputeType DecodeOp::getEffectiveComputeType() {
 
 LogicalResult DecodeOp::verify() {
   Operation *op = getOperation();
+  if (failed(verifyTensorOrMemRefForm(op)))
+    return failure();
   OperandChecker check(op);
   KVLayoutAttr layout = getKvLayout();
   const int64_t pageSize = layout.getPageSize();
   const int64_t pack = layout.getKPack();
   const CacheLayout cacheLayout = layout.getLayout();
   const bool packed = cacheLayout == CacheLayout::packed;
-  auto keyType = cast<MemRefType>(getKeyCache().getType());
+  auto keyType = cast<ShapedType>(getKeyCache().getType());
 
   // The key's rank tells the layout families apart: a 4-D cache under the
   // packed attribute is a layout mix-up, not a wrong page size.
@@ -484,7 +520,7 @@ LogicalResult DecodeOp::verify() {
                             "f8E4M3FNUZ or bf16, got "
                          << kvType;
   Type valueElement =
-      cast<MemRefType>(getValueCache().getType()).getElementType();
+      cast<ShapedType>(getValueCache().getType()).getElementType();
   if (valueElement != kvType)
     return emitOpError() << "key and value caches must have the same element "
                             "type, got "
@@ -666,6 +702,8 @@ int64_t ReduceOp::getQueryLength() {
 
 LogicalResult ReduceOp::verify() {
   Operation *op = getOperation();
+  if (failed(verifyTensorOrMemRefForm(op)))
+    return failure();
   OperandChecker check(op);
   if (failed(check.elementType("output", getOutput(), isQueryType,
                                "bf16 or f16")) ||

@@ -104,10 +104,17 @@ std::string describeGrid(std::array<Value, 3> grid, ValueRange operands,
 } // namespace
 
 LogicalResult mlir::pa::checkPaOpsInTopLevelModule(ModuleOp module) {
-  bool nested = false;
+  bool nested = false, onTensors = false;
   module.walk([&](Operation *op) {
     if (!isa<PlanOp, DecodeOp, ReduceOp>(op))
       return;
+    // The lowerings read and write the ops' buffers.
+    if (cast<DestinationStyleOpInterface>(op).hasPureTensorSemantics()) {
+      onTensors = true;
+      op->emitOpError() << "takes tensors: bufferize it first "
+                           "(one-shot-bufferize) to lower it";
+      return;
+    }
     auto parent = op->getParentOfType<ModuleOp>();
     if (parent == module)
       return;
@@ -119,7 +126,7 @@ LogicalResult mlir::pa::checkPaOpsInTopLevelModule(ModuleOp module) {
     diag << "; pa ops are compiled from the functions of the top-level "
             "module only";
   });
-  return failure(nested);
+  return failure(nested || onTensors);
 }
 
 gpu::GPUModuleOp mlir::pa::getOrCreateKernelModule(ModuleOp module) {

@@ -21,6 +21,7 @@
 
 #include "pa/Conversion/Passes.h"
 #include "pa/IR/NestingDepth.h"
+#include "pa/IR/PaBufferization.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
@@ -38,6 +39,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::pa::PaDialect>();
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  mlir::pa::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(

@@ -48,17 +48,11 @@ protected:
   static oracle::DecodeCase generated(std::vector<int32_t> lengths,
                                       uint64_t seed,
                                       bool poisonInvisible = true) {
-    oracle::CaseConfig config;
-    static_cast<oracle::DecodeShape &>(config) = shape;
-    config.sinks = true;
-    config.batch = int64_t(lengths.size());
-    config.contextLengths = std::move(lengths);
-    config.seed = seed;
-    config.garbageSeed = seed + 1;
-    config.poisonInvisible = poisonInvisible;
     oracle::DecodeCase c;
     std::string error;
-    EXPECT_TRUE(oracle::generateCase(config, c, error)) << error;
+    EXPECT_TRUE(generateCaseOf(shape, /*sinks=*/true, std::move(lengths), seed,
+                               poisonInvisible, c, error))
+        << error;
     return c;
   }
 

@@ -71,6 +71,21 @@ private:
 
 } // namespace
 
+bool generateCaseOf(const oracle::DecodeShape &shape, bool sinks,
+                    std::vector<int32_t> lengths, uint64_t seed,
+                    bool poisonInvisible, oracle::DecodeCase &c,
+                    std::string &error) {
+  oracle::CaseConfig config;
+  static_cast<oracle::DecodeShape &>(config) = shape;
+  config.sinks = sinks;
+  config.batch = int64_t(lengths.size());
+  config.contextLengths = std::move(lengths);
+  config.seed = seed;
+  config.garbageSeed = seed + 1;
+  config.poisonInvisible = poisonInvisible;
+  return oracle::generateCase(config, c, error);
+}
+
 DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
                               const std::string &chip,
                               std::optional<int64_t> budget,

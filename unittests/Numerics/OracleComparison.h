@@ -25,6 +25,15 @@ mlir::pa::DecodeConfig programConfigFor(const oracle::DecodeShape &shape,
                                         std::optional<int64_t> budget,
                                         std::optional<int64_t> maxPartitions);
 
+/// A fresh random case of `shape` (sinks random when `sinks`) with context
+/// lengths `lengths`, data from `seed` (garbage from seed + 1);
+/// `poisonInvisible`: tokens no row sees are garbage too. False with
+/// `error` when generation fails.
+bool generateCaseOf(const oracle::DecodeShape &shape, bool sinks,
+                    std::vector<int32_t> lengths, uint64_t seed,
+                    bool poisonInvisible, oracle::DecodeCase &c,
+                    std::string &error);
+
 using oracle::Deviation;
 
 struct CaseResult {

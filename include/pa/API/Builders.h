@@ -10,6 +10,7 @@
 //   pa::DecodeConfig config;  config.numQueryHeads = 16; ...
 //   pa::DecodeOperands operands;  operands.query = %q; ...
 //   pa::buildDecodeSequence(b, loc, config, operands);  // plan, decode, reduce
+//   // (on tensors: pa::addBufferizeToMemRefForm(pm) first, below)
 //   PassManager pm(&context);
 //   pa::addPaPipeline(pm, "pa-lower-to-rocdl", config.chip, error);
 //   // or pa::compileModule (Compile.h) for the whole way to a code object.
@@ -59,7 +60,10 @@ void registerPaDialectsAndPasses(DialectRegistry &registry);
 
 /// The operands of one decode (memref values); the optional ones stay null
 /// when the configuration has none. Their types must be those of
-/// decodeOperandTypes (the verifier reports any other).
+/// decodeOperandTypes (the verifier reports any other). Or all ranked
+/// tensors of those shapes (the tensor form): then each builder gives its op
+/// one tensor result per destination (destination-passing style), and
+/// addBufferizeToMemRefForm makes the memref form of it.
 struct DecodeOperands {
   Value query, keyCache, valueCache, blockTables, contextLengths;
   Value kScale, vScale, sinks;
@@ -97,13 +101,25 @@ ReduceOp buildReduceOp(OpBuilder &builder, Location loc,
                        const DecodeOperands &operands);
 
 /// pa.plan -> pa.decode -> pa.reduce at the builder's insertion point.
-void buildDecodeSequence(OpBuilder &builder, Location loc,
-                         const DecodeConfig &config,
-                         const DecodeOperands &operands);
+/// Returns `operands` with each destination replaced by the value written
+/// to it: on tensors the op's result (the decode reads the plan's work_info
+/// result, the reduce the decode's partials), on memrefs the same buffer.
+DecodeOperands buildDecodeSequence(OpBuilder &builder, Location loc,
+                                   const DecodeConfig &config,
+                                   const DecodeOperands &operands);
 
 //===----------------------------------------------------------------------===//
 // Pipelines
 //===----------------------------------------------------------------------===//
+
+/// Adds what turns pa ops on tensors, in functions on tensors, into the
+/// memref form the pipelines lower: one-shot-bufferize over function
+/// boundaries with row-major memrefs there (the pa ops write in place into
+/// the buffers of their destinations), then drop-equivalent-buffer-results
+/// (a private function returning its own argument buffers then returns
+/// nothing; upstream leaves public signatures alone). The context needs
+/// registerPaDialects' bufferization models.
+void addBufferizeToMemRefForm(OpPassManager &pm);
 
 /// Adds the registered pipeline `name` (pa-lower-to-host, pa-lower-to-rocdl,
 /// or any other registered one that takes a `chip` option) for `chip` to

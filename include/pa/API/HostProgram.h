@@ -14,6 +14,7 @@
 #include "pa/API/DecodeConfig.h"
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
 #include <memory>
@@ -83,12 +84,23 @@ struct DecodeOperand {
 llvm::SmallVector<DecodeOperand, 16> decodeOperands(const DecodeConfig &config,
                                                     const HostBuffers &buffers);
 
+/// Builds the module a HostProgram of `config` lowers, in `context` (null
+/// with `error` on failure): buildDecodeModule, or another module with the
+/// same `@pa_decode` signature (e.g. a tensor program after
+/// one-shot-bufferize).
+using DecodeModuleBuilder = llvm::function_ref<OwningOpRef<ModuleOp>(
+    MLIRContext &context, const DecodeConfig &config, std::string &error)>;
+
 class HostProgram {
 public:
   /// Compiles `config`; on failure returns failure with `error` holding the
-  /// verifier's, the pipeline's or the JIT's message.
+  /// verifier's, the pipeline's or the JIT's message. `build` makes the
+  /// module; its `@pa_decode` must take the memref types of
+  /// decodeOperandTypes(config) (the query also row-major), which is
+  /// checked.
   static FailureOr<std::unique_ptr<HostProgram>>
-  compile(const DecodeConfig &config, std::string &error);
+  compile(const DecodeConfig &config, std::string &error,
+          DecodeModuleBuilder build = buildDecodeModule);
 
   ~HostProgram();
   HostProgram(const HostProgram &) = delete;
@@ -106,12 +118,15 @@ public:
 
 private:
   HostProgram(DecodeConfig config, std::unique_ptr<ExecutionEngine> engine,
-              void (*entry)(void **));
+              void (*entry)(void **), bool packedQueryOnly);
 
   DecodeConfig decodeConfig;
   std::unique_ptr<ExecutionEngine> engine;
   /// The packed wrapper of _mlir_ciface_pa_decode, looked up once.
   void (*entry)(void **);
+  /// The module's query is row-major (not strided): run() takes packed
+  /// query rows only.
+  bool packedQueryOnly;
 };
 
 /// The module of `config` after the host pipeline, as text (for inspection

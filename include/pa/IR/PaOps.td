@@ -1,7 +1,8 @@
 //===- PaOps.td - pa.plan, pa.decode, pa.reduce ------------*- tablegen -*-===//
 //
 // Semantics: shared/spec/paged-attention-decode.md. Operands are memrefs
-// (destination style): the ops read their inputs and write their outputs.
+// (the ops read their inputs and write their outputs) or ranked tensors
+// (destination-passing style: the outputs are the inits of tensor results).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 #define PA_IR_PAOPS_TD
 
 include "pa/IR/PaBase.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Pa_Op<string mnemonic, list<Trait> traits = []>
@@ -17,13 +19,26 @@ class Pa_Op<string mnemonic, list<Trait> traits = []>
 // Operand wrappers that state the memory effect of each operand.
 class Pa_In<string desc, TypeConstraint type = AnyMemRef>
     : Arg<type, desc, [MemRead]>;
-class Pa_Out<string desc> : Arg<AnyMemRef, desc, [MemWrite]>;
+class Pa_Out<string desc, TypeConstraint type = AnyMemRef>
+    : Arg<type, desc, [MemWrite]>;
+
+// plan, decode and reduce take memrefs (no results) or ranked tensors in
+// destination-passing style: each output operand is the init of a tensor
+// result of the same type (DestinationStyleOpInterface); one-shot-bufferize
+// turns the tensor form into the memref form (PaBufferization.cpp).
+def Pa_TensorOrMemRef : Type<Or<[AnyRankedTensor.predicate,
+                                 AnyMemRef.predicate]>,
+                             "ranked tensor or memref", "::mlir::ShapedType">;
+class Pa_ShapedIn<string desc, TypeConstraint type = Pa_TensorOrMemRef>
+    : Pa_In<desc, type>;
+class Pa_ShapedOut<string desc, TypeConstraint type = Pa_TensorOrMemRef>
+    : Pa_Out<desc, type>;
 
 //===----------------------------------------------------------------------===//
 // pa.plan
 //===----------------------------------------------------------------------===//
 
-def Pa_PlanOp : Pa_Op<"plan"> {
+def Pa_PlanOp : Pa_Op<"plan", [DestinationStyleOpInterface]> {
   let summary = "map the KV tiles of each sequence to workgroup slots";
   let description = [{
     Computes the split-K work plan from the context lengths only, so it can
@@ -42,6 +57,10 @@ def Pa_PlanOp : Pa_Op<"plan"> {
     the compute-unit count of the target chip and `max_partitions` to the
     compute-unit count; the lowering fills them in when absent.
 
+    On ranked tensors (before bufferization) `work_info` and `reduce_info`
+    are the initial values of the op's two results, the plan written
+    (destination-passing style); one-shot-bufferize makes the memref form.
+
     Example:
 
     ```mlir
@@ -54,9 +73,9 @@ def Pa_PlanOp : Pa_Op<"plan"> {
   }];
 
   let arguments = (ins
-    Arg<AnyMemRef, "context lengths `[B]` (i32)", [MemRead]>:$context_lengths,
-    Arg<AnyMemRef, "work plan `[capacity, 4]` (i32)", [MemWrite]>:$work_info,
-    Arg<AnyMemRef, "reducer index `[B, 2]` (i32)", [MemWrite]>:$reduce_info,
+    Pa_ShapedIn<"context lengths `[B]` (i32)">:$context_lengths,
+    Pa_ShapedOut<"work plan `[capacity, 4]` (i32)">:$work_info,
+    Pa_ShapedOut<"reducer index `[B, 2]` (i32)">:$reduce_info,
     Pa_I64Attr:$num_kv_heads,
     DefaultValuedAttr<Pa_I64Attr, "1">:$query_length,
     DefaultValuedAttr<Pa_I64Attr, "0">:$sliding_window,
@@ -68,7 +87,14 @@ def Pa_PlanOp : Pa_Op<"plan"> {
     `context_lengths` `(` $context_lengths `:` type($context_lengths) `)`
     `work_info` `(` $work_info `:` type($work_info) `)`
     `reduce_info` `(` $reduce_info `:` type($reduce_info) `)`
-    attr-dict
+    attr-dict (`->` type($results)^)?
+  }];
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let extraClassDeclaration = [{
+    /// The destinations: work_info and reduce_info.
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return ::mlir::MutableOperandRange(getOperation(), 1, 2);
+    }
   }];
   let hasVerifier = 1;
 }
@@ -77,7 +103,8 @@ def Pa_PlanOp : Pa_Op<"plan"> {
 // pa.decode
 //===----------------------------------------------------------------------===//
 
-def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
+def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments,
+                                   DestinationStyleOpInterface]> {
   let summary = "split-K paged-attention decode: partial results per slot";
   let description = [{
     For every slot of the work plan and every KV head `h`, attends the
@@ -124,11 +151,17 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     the lowering passes.
 
     When `work_info` is written by a `pa.plan` visible in the IR (the same
-    buffer or a view of it), the plan's `num_kv_heads`, `query_length` and
+    buffer or a view of it, or on tensors its `work_info` result), the
+    plan's `num_kv_heads`, `query_length` and
     `sliding_window` must equal the decode's: a plan made for other
     parameters covers other tiles. Every operand is in the default memory
     space (the caller's global memory), and attributes other than the ones
     below need a dialect prefix (for all pa ops).
+
+    On ranked tensors (before bufferization) every operand is a tensor and
+    `exp_sums`, `max_logits` and `tmp_out` are the initial values of the
+    op's three results (destination-passing style, as for `pa.plan` and
+    `pa.reduce`).
 
     Example (gfx950, D = 256, fp8 KV with per-token scales, transposed V,
     GQA 8, two query tokens per sequence):
@@ -152,18 +185,18 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
   }];
 
   let arguments = (ins
-    Pa_In<"query `[B*Q, Hq, D]`">:$query,
-    Pa_In<"packed key cache `[N, Hkv, D/x, P, x]`">:$key_cache,
-    Pa_In<"value cache, plain or transposed">:$value_cache,
-    Pa_In<"page ids `[B, max_pages]` (i32)">:$block_tables,
-    Pa_In<"context lengths `[B]` (i32)">:$context_lengths,
-    Pa_In<"key scales", Optional<AnyMemRef>>:$k_scale,
-    Pa_In<"value scales", Optional<AnyMemRef>>:$v_scale,
-    Pa_In<"ALiBi slopes `[Hq]` (f32)", Optional<AnyMemRef>>:$alibi_slopes,
-    Pa_In<"work plan `[capacity, 4]` (i32)">:$work_info,
-    Pa_Out<"partial exp sums `[Hkv, capacity, R]`">:$exp_sums,
-    Pa_Out<"partial row maxima `[Hkv, capacity, R]`">:$max_logits,
-    Pa_Out<"partial outputs `[Hkv, capacity, R, D]`">:$tmp_out,
+    Pa_ShapedIn<"query `[B*Q, Hq, D]`">:$query,
+    Pa_ShapedIn<"packed key cache `[N, Hkv, D/x, P, x]`">:$key_cache,
+    Pa_ShapedIn<"value cache, plain or transposed">:$value_cache,
+    Pa_ShapedIn<"page ids `[B, max_pages]` (i32)">:$block_tables,
+    Pa_ShapedIn<"context lengths `[B]` (i32)">:$context_lengths,
+    Pa_ShapedIn<"key scales", Optional<Pa_TensorOrMemRef>>:$k_scale,
+    Pa_ShapedIn<"value scales", Optional<Pa_TensorOrMemRef>>:$v_scale,
+    Pa_ShapedIn<"ALiBi slopes `[Hq]` (f32)", Optional<Pa_TensorOrMemRef>>:$alibi_slopes,
+    Pa_ShapedIn<"work plan `[capacity, 4]` (i32)">:$work_info,
+    Pa_ShapedOut<"partial exp sums `[Hkv, capacity, R]`">:$exp_sums,
+    Pa_ShapedOut<"partial row maxima `[Hkv, capacity, R]`">:$max_logits,
+    Pa_ShapedOut<"partial outputs `[Hkv, capacity, R, D]`">:$tmp_out,
     Pa_KVLayoutAttr:$kv_layout,
     DefaultValuedAttr<Pa_ScaleModeAttr, "::mlir::pa::ScaleMode::none">:$scale,
     DefaultValuedAttr<Pa_I64Attr, "0">:$sliding_window,
@@ -185,8 +218,9 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     `exp_sums` `(` $exp_sums `:` type($exp_sums) `)`
     `max_logits` `(` $max_logits `:` type($max_logits) `)`
     `tmp_out` `(` $tmp_out `:` type($tmp_out) `)`
-    attr-dict
+    attr-dict (`->` type($results)^)?
   }];
+  let results = (outs Variadic<AnyRankedTensor>:$results);
 
   let extraClassDeclaration = [{
     /// Query heads `Hq`, from the query shape.
@@ -213,6 +247,13 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
     bool hasSoftCap() { return getLogitsSoftCap() > 0.0; }
     /// True when scores get the ALiBi position bias.
     bool hasAlibi() { return static_cast<bool>(getAlibiSlopes()); }
+    /// The destinations: exp_sums, max_logits and tmp_out (consecutive).
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      unsigned first = getExpSumsMutable().getOperandNumber();
+      unsigned last = getTmpOutMutable().getOperandNumber();
+      return ::mlir::MutableOperandRange(getOperation(), first,
+                                         last + 1 - first);
+    }
   }];
   let hasVerifier = 1;
 }
@@ -221,7 +262,8 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments]> {
 // pa.reduce
 //===----------------------------------------------------------------------===//
 
-def Pa_ReduceOp : Pa_Op<"reduce", [AttrSizedOperandSegments]> {
+def Pa_ReduceOp : Pa_Op<"reduce", [AttrSizedOperandSegments,
+                                   DestinationStyleOpInterface]> {
   let summary = "merge split-K partitions (and attention sinks) into the output";
   let description = [{
     For each sequence `b` with `reduce_info[b] = (first, count)`, combines the
@@ -233,7 +275,9 @@ def Pa_ReduceOp : Pa_Op<"reduce", [AttrSizedOperandSegments]> {
     sink logit of the query head (not scaled by the softmax scale); without
     sinks the `exp(z - M)` term is dropped. Row `r = q * G + g` of KV head
     `h` goes to `output[b * Q + q][h * G + g]`; `Q` and `G` follow from the
-    shapes (`G = Hq / Hkv`, `Q = R / G`).
+    shapes (`G = Hq / Hkv`, `Q = R / G`). On ranked tensors `output` (and
+    `lse` when present) are the initial values of the op's results
+    (destination-passing style).
 
     With the optional `lse` operand (f32 `[B*Q, Hq]`) the op also writes the
     row's log-sum-exp `lse = M + log(den)` (natural log, the sink term
@@ -254,13 +298,13 @@ def Pa_ReduceOp : Pa_Op<"reduce", [AttrSizedOperandSegments]> {
   }];
 
   let arguments = (ins
-    Pa_In<"partial exp sums `[Hkv, capacity, R]` (f32)">:$exp_sums,
-    Pa_In<"partial row maxima `[Hkv, capacity, R]` (f32)">:$max_logits,
-    Pa_In<"partial outputs `[Hkv, capacity, R, D]` (f32)">:$tmp_out,
-    Pa_In<"reducer index `[B, 2]` (i32)">:$reduce_info,
-    Pa_In<"sink logits `[Hq]` (f32, bf16 or f16)", Optional<AnyMemRef>>:$sinks,
-    Pa_Out<"output `[B*Q, Hq, D]` (bf16 or f16)">:$output,
-    Arg<Optional<AnyMemRef>, "log-sum-exp `[B*Q, Hq]` (f32)", [MemWrite]>:$lse
+    Pa_ShapedIn<"partial exp sums `[Hkv, capacity, R]` (f32)">:$exp_sums,
+    Pa_ShapedIn<"partial row maxima `[Hkv, capacity, R]` (f32)">:$max_logits,
+    Pa_ShapedIn<"partial outputs `[Hkv, capacity, R, D]` (f32)">:$tmp_out,
+    Pa_ShapedIn<"reducer index `[B, 2]` (i32)">:$reduce_info,
+    Pa_ShapedIn<"sink logits `[Hq]` (f32, bf16 or f16)", Optional<Pa_TensorOrMemRef>>:$sinks,
+    Pa_ShapedOut<"output `[B*Q, Hq, D]` (bf16 or f16)">:$output,
+    Pa_ShapedOut<"log-sum-exp `[B*Q, Hq]` (f32)", Optional<Pa_TensorOrMemRef>>:$lse
   );
 
   let assemblyFormat = [{
@@ -271,8 +315,9 @@ def Pa_ReduceOp : Pa_Op<"reduce", [AttrSizedOperandSegments]> {
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
     `output` `(` $output `:` type($output) `)`
     (`lse` `(` $lse^ `:` type($lse) `)`)?
-    attr-dict
+    attr-dict (`->` type($results)^)?
   }];
+  let results = (outs Variadic<AnyRankedTensor>:$results);
 
   let extraClassDeclaration = [{
     int64_t getNumQueryHeads();
@@ -281,6 +326,12 @@ def Pa_ReduceOp : Pa_Op<"reduce", [AttrSizedOperandSegments]> {
     int64_t getGroupSize();
     int64_t getRowsPerKVHead();
     int64_t getQueryLength();
+    /// The destinations: output and, when present, lse (consecutive).
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return ::mlir::MutableOperandRange(
+          getOperation(), getOutputMutable().getOperandNumber(),
+          getLse() ? 2 : 1);
+    }
   }];
   let hasVerifier = 1;
 }

@@ -23,7 +23,8 @@ inline constexpr llvm::StringLiteral kKernelModuleName = "pa_kernels";
 /// inside a module nested in `module`: the lowerings put kernels in
 /// `module`'s gpu.module and launch them from where the ops are, which must
 /// be `module` itself (the C API and pa-compile compile the top-level
-/// module's functions).
+/// module's functions). Fails as well on each op on tensors: the lowerings
+/// take the memref form that one-shot-bufferize makes of it.
 LogicalResult checkPaOpsInTopLevelModule(ModuleOp module);
 
 /// The module's `gpu.module @pa_kernels`, created (and the module marked
