@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
+#include "pa/Transforms/IntegerArithmetic.h"
 #include "pa/Transforms/Passes.h"
 #include "pa/Transforms/ScoreMath.h"
 #include "pa/Transforms/TileLowering.h"
@@ -739,25 +740,22 @@ TilePageRange mlir::pa::buildTilePageRange(OpBuilder &builder, Location loc,
 Value mlir::pa::buildVisibleEnd(OpBuilder &builder, Location loc,
                                 Value contextLength, int64_t queryLength,
                                 Value position) {
-  Value firstEnd = arith::SubIOp::create(
-      builder, loc, contextLength,
-      arith::ConstantIntOp::create(builder, loc, queryLength - 1, 64));
+  IntegerArithmetic m(builder, loc);
+  Value firstEnd = m.sub(contextLength, m.i64(queryLength - 1));
   if (!position)
     return firstEnd;
-  return arith::AddIOp::create(builder, loc, firstEnd, position);
+  return m.add(firstEnd, position);
 }
 
 Value mlir::pa::buildVisibleBegin(OpBuilder &builder, Location loc, Value end,
                                   int64_t window, bool clamp) {
-  auto i64 = [&](int64_t v) {
-    return arith::ConstantIntOp::create(builder, loc, v, 64);
-  };
+  IntegerArithmetic m(builder, loc);
   if (window <= 0)
-    return clamp ? i64(0) : Value();
-  Value begin = arith::SubIOp::create(builder, loc, end, i64(window));
+    return clamp ? m.i64(0) : Value();
+  Value begin = m.sub(end, m.i64(window));
   if (!clamp)
     return begin;
-  return arith::MaxSIOp::create(builder, loc, begin, i64(0));
+  return m.max(begin, m.i64(0));
 }
 
 Value mlir::pa::buildVisiblePageId(OpBuilder &builder, Location loc,

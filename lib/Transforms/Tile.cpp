@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
+#include "pa/Transforms/IntegerArithmetic.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
 #include "pa/Transforms/TileLowering.h"
@@ -54,28 +55,6 @@ LogicalResult checkChipTypes(DecodeOp op, const ChipInfo &chip) {
                           << " fp8 KV caches, got " << kv;
 }
 
-/// i64 helpers over arith; the window math needs 64 bits (W up to 2^31-1).
-struct I64Math {
-  OpBuilder &b;
-  Location loc;
-  Value c(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivSIOp::create(b, loc, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value fromIndex(Value v) {
-    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
-  }
-  Value toIndex(Value v) {
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-  }
-  Value fromI32(Value v) {
-    return arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
-  }
-};
-
 /// Keeps the kernel inside its buffers whatever the block table and the
 /// context lengths hold: on a GPU nothing validates them (the host runtime
 /// rejects such input before launching; docs/reliability.md). Entries past
@@ -109,23 +88,21 @@ struct PoolGuard {
 PoolGuard guardPool(OpBuilder &b, Location loc, DecodeOp op,
                     llvm::function_ref<Value(Value)> arg, int64_t pageSize,
                     Value visibleEnd) {
-  I64Math m{b, loc};
+  IntegerArithmetic m(b, loc);
   SmallVector<Value> paged = {op.getKeyCache(), op.getValueCache()};
   if (op.getScale() == ScaleMode::per_token)
     paged.append({op.getKScale(), op.getVScale()});
   Value pages;
   for (Value buffer : paged) {
-    Value size = m.fromIndex(memref::DimOp::create(b, loc, arg(buffer), 0));
+    Value size = m.toI64(memref::DimOp::create(b, loc, arg(buffer), 0));
     pages = pages ? m.min(pages, size) : size;
   }
   Value width =
-      m.fromIndex(memref::DimOp::create(b, loc, arg(op.getBlockTables()), 1));
+      m.toI64(memref::DimOp::create(b, loc, arg(op.getBlockTables()), 1));
   PoolGuard guard;
-  guard.idsEnd = m.min(visibleEnd, m.mul(width, m.c(pageSize)));
-  guard.poolEmpty =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, pages, m.c(0));
-  guard.poolSize = arith::TruncIOp::create(b, loc, b.getI32Type(),
-                                           m.min(pages, m.c(int64_t{1} << 31)));
+  guard.idsEnd = m.min(visibleEnd, m.mul(width, m.i64(pageSize)));
+  guard.poolEmpty = m.cmp(arith::CmpIPredicate::eq, pages, m.i64(0));
+  guard.poolSize = m.toI32(m.min(pages, m.i64(int64_t{1} << 31)));
   return guard;
 }
 
@@ -182,47 +159,43 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     Value rowMax = kernel.getWorkgroupAttributions()[3];
     Value rowSum = kernel.getWorkgroupAttributions()[4];
 
-    I64Math m{b, loc};
-    auto idx = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
+    IntegerArithmetic m(b, loc);
     Value slot = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
     Value kvHead = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
     Value group = gpu::BlockIdOp::create(b, loc, gpu::Dimension::z);
     Value work = arg(op.getWorkInfo());
     auto workField = [&](int64_t field) {
-      return memref::LoadOp::create(b, loc, work, ValueRange{slot, idx(field)})
+      return memref::LoadOp::create(b, loc, work,
+                                    ValueRange{slot, m.idx(field)})
           .getResult();
     };
     Value sequence = workField(0);
-    Value beginTile = m.fromI32(workField(1));
-    Value endTile = m.fromI32(workField(2));
-    Value context = m.fromI32(workField(3));
+    Value beginTile = m.toI64(workField(1));
+    Value endTile = m.toI64(workField(2));
+    Value context = m.toI64(workField(3));
 
     // Unused plan slots are all zero: their workgroups exit at once.
-    Value nonEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                           beginTile, endTile);
+    Value nonEmpty = m.cmp(arith::CmpIPredicate::slt, beginTile, endTile);
     auto ifNonEmpty = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
     b.setInsertionPointToStart(&ifNonEmpty.getThenRegion().front());
 
     const int64_t queryLength = op.getQueryLength();
     const int64_t groupSize = op.getGroupSize();
     const int64_t window = op.getSlidingWindow();
-    Value seqIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                                sequence);
-    Value rowBase = arith::MulIOp::create(b, loc, group, idx(groupRows));
+    Value seqIndex = m.toIndex(sequence);
+    Value rowBase = m.mul(group, m.idx(groupRows));
 
     // The tokens some row of this group can see: rows r in
     // [rowBase, min(rowBase + M, R)) have MTP positions q in [qLo, qHi];
     // position q sees [max(0, C - Q + 1 + q - W), C - Q + 1 + q).
-    Value rowBase64 = m.fromIndex(rowBase);
-    Value qLo = m.div(rowBase64, m.c(groupSize));
-    Value lastRow = m.sub(m.min(m.add(rowBase64, m.c(groupRows)), m.c(rows)),
-                          m.c(1));
-    Value qHi = m.div(lastRow, m.c(groupSize));
+    Value rowBase64 = m.toI64(rowBase);
+    Value qLo = m.div(rowBase64, m.i64(groupSize));
+    Value lastRow =
+        m.sub(m.min(m.add(rowBase64, m.i64(groupRows)), m.i64(rows)), m.i64(1));
+    Value qHi = m.div(lastRow, m.i64(groupSize));
     Value firstEnd = buildVisibleEnd(b, loc, context, queryLength, qLo);
     Value visibleEnd =
-        m.max(m.c(0), buildVisibleEnd(b, loc, context, queryLength, qHi));
+        m.max(m.i64(0), buildVisibleEnd(b, loc, context, queryLength, qHi));
     Value visibleBegin =
         buildVisibleBegin(b, loc, firstEnd, window, /*clamp=*/true);
 
@@ -231,10 +204,10 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
     PoolGuard guard = guardPool(b, loc, op, arg, pageSize, visibleEnd);
 
     // Tiles of the slot that hold a visible token (none from an empty pool).
-    Value tileTokens = m.c(kTileTokens);
+    Value tileTokens = m.i64(kTileTokens);
     Value tileBegin = m.max(beginTile, m.div(visibleBegin, tileTokens));
     Value tileEnd = m.min(
-        endTile, m.div(m.add(visibleEnd, m.c(kTileTokens - 1)), tileTokens));
+        endTile, m.div(m.add(visibleEnd, m.i64(kTileTokens - 1)), tileTokens));
     tileEnd = arith::SelectOp::create(b, loc, guard.poolEmpty, tileBegin,
                                       tileEnd);
 
@@ -256,10 +229,10 @@ struct PaTilePass : pa::impl::PaTileBase<PaTilePass> {
             : FloatAttr();
 
     auto loop = scf::ForOp::create(b, loc, m.toIndex(tileBegin),
-                                   m.toIndex(tileEnd), idx(1));
+                                   m.toIndex(tileEnd), m.idx(1));
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();
-    Value tileStart = m.mul(m.fromIndex(tile), tileTokens);
+    Value tileStart = m.mul(m.toI64(tile), tileTokens);
     Value pageIds = guard.clamp(
         b, loc,
         TilePageIdsOp::create(b, loc, pageIdsType, arg(op.getBlockTables()),

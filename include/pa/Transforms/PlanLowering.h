@@ -16,8 +16,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
-#include "pa/IR/PaOps.h"
 #include "pa/IR/Chip.h"
+#include "pa/IR/PaOps.h"
+#include "pa/Transforms/IntegerArithmetic.h"
 #include "pa/Transforms/TileLowering.h"
 
 namespace mlir::pa {
@@ -34,41 +35,10 @@ struct PlanParams {
 /// The plan's arithmetic, in i64 (window bounds reach 2^31, cum * rem is a
 /// product of two plan-sized numbers), shared by every planning kernel so
 /// that they compute the same bits: the spec's formulas in one place.
-class PlanArithmetic {
+class PlanArithmetic : public IntegerArithmetic {
 public:
   PlanArithmetic(ImplicitLocOpBuilder &b, const PlanParams &params)
-      : b(b), params(params) {}
-
-  Value i64(int64_t value) {
-    return arith::ConstantIntOp::create(b, b.getI64Type(), value);
-  }
-  Value i32(int64_t value) {
-    return arith::ConstantIntOp::create(b, b.getI32Type(), value);
-  }
-  Value idx(int64_t value) { return arith::ConstantIndexOp::create(b, value); }
-  /// An index or a narrower integer as i64 (sign-extended).
-  Value toI64(Value x) {
-    if (x.getType().isIndex())
-      return arith::IndexCastOp::create(b, b.getI64Type(), x);
-    return arith::ExtSIOp::create(b, b.getI64Type(), x);
-  }
-  Value toIndex(Value x) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), x);
-  }
-  Value toI32(Value x) { return arith::TruncIOp::create(b, b.getI32Type(), x); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  /// Division of non-negative operands (so truncation is the floor).
-  Value div(Value x, Value y) { return arith::DivSIOp::create(b, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
-  Value cmp(arith::CmpIPredicate predicate, Value x, Value y) {
-    return arith::CmpIOp::create(b, predicate, x, y);
-  }
-  Value select(Value condition, Value x, Value y) {
-    return arith::SelectOp::create(b, condition, x, y);
-  }
+      : IntegerArithmetic(b, b.getLoc()), b(b), params(params) {}
 
   /// Context length of sequence `sequence` (index) as i64. Negative lengths
   /// are invalid input; they are read as 0 (no tiles, an empty sequence)
