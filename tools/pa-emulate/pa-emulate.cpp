@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "pa/API/Builders.h"
 #include "pa/Emulator/Emulator.h"
+#include "pa/IR/Chip.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -26,8 +27,9 @@ namespace {
 llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::desc("<input .mlir>"),
                                      llvm::cl::Required);
-llvm::cl::opt<std::string> chip("chip", llvm::cl::desc("gfx942 or gfx950"),
-                                llvm::cl::init("gfx950"));
+llvm::cl::opt<std::string>
+    chip("chip", llvm::cl::desc("gfx942 or gfx950"),
+         llvm::cl::init(std::string(mlir::pa::kDefaultChip)));
 llvm::cl::opt<std::string> entry("entry",
                                  llvm::cl::desc("host function to run"),
                                  llvm::cl::init("main"));

@@ -9,6 +9,7 @@
 #ifndef PA_UNITTESTS_NUMERICS_PROGRAMMATRIX_H
 #define PA_UNITTESTS_NUMERICS_PROGRAMMATRIX_H
 
+#include "pa/IR/Chip.h"
 #include "pa/Oracle/CaseGen.h"
 
 #include <cstdint>
@@ -25,7 +26,7 @@ namespace pa::numerics {
 struct ProgramSpec {
   oracle::DecodeShape shape;
   bool sinks = false;
-  std::string chip = "gfx950";
+  std::string chip = std::string(mlir::pa::kDefaultChip);
   std::optional<int64_t> budget, maxPartitions;
   /// Dynamic variations to run, beyond the standard ones.
   std::vector<std::vector<int32_t>> extraLengths;
