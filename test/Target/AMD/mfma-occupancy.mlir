@@ -41,7 +41,9 @@
 
 // GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
 // GFX942: d64-fp8-p16-plain-none-w0-q4g8 gfx942: waves={{[2-8]}} 
-// GFX942: d128-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
+// d128 q2g8 on gfx942: 3 -> 2 waves (160 -> 170 VGPRs) since the partly seen
+// tokens' score stores in the edge tile (8d5cb22, issue 14; docs/performance.md).
+// GFX942: d128-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[2-8]}} 
 // GFX942: d128-fp8-p16-plain-none-w0-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d256-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
 // GFX942: d256-fp8-p16-plain-none-w0-q4g8 gfx942: waves={{[2-8]}} 
