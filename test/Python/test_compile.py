@@ -249,6 +249,22 @@ def test_hip_without_a_runtime_says_so():
 FAKE_HIP = os.environ.get("PA_FAKE_HIP_LIB")
 
 
+def run_with_fake_hip(script, timeout):
+    """Runs `script` in a fresh process (the HIP runtime is chosen once per
+    process) with the recording HIP driver; returns the JSON it prints."""
+    package = str(Path(pa_mlir.__file__).resolve().parents[1])
+    env = dict(os.environ, PA_HIP_LIBRARY=FAKE_HIP,
+               PYTHONPATH=os.pathsep.join(
+                   [package] + os.environ.get("PYTHONPATH", "").split(
+                       os.pathsep)))
+    done = subprocess.run(
+        [sys.executable, "-c", script, FAKE_HIP], env=env,
+        cwd=Path(__file__).parent, capture_output=True, text=True,
+        timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 @pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
                                          "sets it)")
 def test_hip_target_through_a_recording_runtime():
@@ -275,17 +291,7 @@ def test_hip_target_through_a_recording_runtime():
             "output_is_poison": bool(np.isnan(result.output).all()),
         }))
     """)
-    package = str(Path(pa_mlir.__file__).resolve().parents[1])
-    env = dict(os.environ, PA_HIP_LIBRARY=FAKE_HIP,
-               PYTHONPATH=os.pathsep.join(
-                   [package] + os.environ.get("PYTHONPATH", "").split(
-                       os.pathsep)))
-    done = subprocess.run(
-        [sys.executable, "-c", script, FAKE_HIP], env=env,
-        cwd=Path(__file__).parent, capture_output=True, text=True,
-        timeout=120)
-    assert done.returncode == 0, done.stderr
-    record = json.loads(done.stdout)
+    record = run_with_fake_hip(script, timeout=120)
     capacity = record["capacity"]
     assert capacity == pa_mlir.DecodeConfig(
         num_query_heads=8, num_kv_heads=2, head_dim=64, query_length=2,
@@ -331,17 +337,7 @@ def test_hip_target_takes_nhd_caches_and_d512_with_32_rows():
             "capacity": result.work_info.shape[0],
         }))
     """)
-    package = str(Path(pa_mlir.__file__).resolve().parents[1])
-    env = dict(os.environ, PA_HIP_LIBRARY=FAKE_HIP,
-               PYTHONPATH=os.pathsep.join(
-                   [package] + os.environ.get("PYTHONPATH", "").split(
-                       os.pathsep)))
-    done = subprocess.run(
-        [sys.executable, "-c", script, FAKE_HIP], env=env,
-        cwd=Path(__file__).parent, capture_output=True, text=True,
-        timeout=300)
-    assert done.returncode == 0, done.stderr
-    record = json.loads(done.stdout)
+    record = run_with_fake_hip(script, timeout=300)
     capacity = record["capacity"]
     assert record["launches"] == [
         ["pa_plan", [1, 1, 1], [256, 1, 1]],
