@@ -462,6 +462,26 @@ def to_layout(packed_key, plain_value, kv_layout):
             np.ascontiguousarray(hnd_value.transpose(0, 2, 1, 3)))
 
 
+def layout_case(rng, spec, kv_dtype, d):
+    """A random case of an unpacked-layout spec (kv_layout, p, lengths,
+    scales, combined) for 8 query heads over 2 KV heads, query length 2 and
+    sinks: the decode() arguments with K and V in that layout (views of one
+    combined cache when spec["combined"]), its options and the reference."""
+    case, options = make_case(
+        rng, hq=8, hkv=2, d=d, p=spec["p"], query_length=2,
+        kv_dtype=kv_dtype, v_layout="plain", lengths=spec["lengths"],
+        scales=spec["scales"], sinks=True)
+    reference_options = {k: v for k, v in options.items()
+                         if k != "query_dtype"}
+    ref = reference_decode(**case, **reference_options)
+    key, value = to_layout(case["key_cache"], case["value_cache"],
+                           spec["kv_layout"])
+    if spec["combined"]:
+        combined = np.stack([key, value], axis=1)
+        key, value = combined[:, 0], combined[:, 1]
+    return dict(case, key_cache=key, value_cache=value), options, ref
+
+
 LAYOUT_CASES = {
     "nhd-p1-fp8-per-token-window": dict(
         kv_layout="nhd", hq=8, hkv=2, d=64, p=1, query_length=2,

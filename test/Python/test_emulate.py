@@ -57,23 +57,11 @@ LAYOUT_CASES = {
 @pytest.mark.parametrize("chip", sorted(CHIP_FP8))
 @pytest.mark.parametrize("name", sorted(LAYOUT_CASES))
 def test_emulated_unpacked_layouts_match_the_reference(chip, name):
-    from test_decode import to_layout
+    from test_decode import layout_case
     spec = LAYOUT_CASES[name]
     rng = np.random.default_rng(21 + sorted(LAYOUT_CASES).index(name))
     kv_dtype = CHIP_FP8[chip] if spec["kv"] == "fp8" else "bf16"
-    case, options = make_case(
-        rng, hq=8, hkv=2, d=64, p=spec["p"], query_length=2,
-        kv_dtype=kv_dtype, v_layout="plain", lengths=spec["lengths"],
-        scales=spec["scales"], sinks=True)
-    reference_options = {k: v for k, v in options.items()
-                         if k != "query_dtype"}
-    ref = reference_decode(**case, **reference_options)
-    key, value = to_layout(case["key_cache"], case["value_cache"],
-                           spec["kv_layout"])
-    if spec["combined"]:
-        combined = np.stack([key, value], axis=1)
-        key, value = combined[:, 0], combined[:, 1]
-    out = pa_mlir.decode(**dict(case, key_cache=key, value_cache=value),
-                         **options, chip=chip, target="emulate",
+    inputs, options, ref = layout_case(rng, spec, kv_dtype, d=64)
+    out = pa_mlir.decode(**inputs, **options, chip=chip, target="emulate",
                          kv_layout=spec["kv_layout"])
     assert_close(out, ref, kv_dtype)

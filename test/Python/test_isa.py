@@ -80,24 +80,13 @@ ISA_LAYOUT_CASES = {
 @pytest.mark.parametrize("chip", sorted(CHIP_FP8))
 @pytest.mark.parametrize("name", sorted(ISA_LAYOUT_CASES))
 def test_isa_unpacked_layouts_match_the_reference(chip, name):
-    from test_decode import to_layout
+    from test_decode import layout_case
     spec = ISA_LAYOUT_CASES[name]
     rng = np.random.default_rng()
     kv_dtype = CHIP_FP8[chip] if spec["kv"] == "fp8" else "bf16"
-    case, options = make_case(
-        rng, hq=8, hkv=2, d=spec["d"], p=spec["p"], query_length=2,
-        kv_dtype=kv_dtype, v_layout="plain", lengths=spec["lengths"],
-        scales=spec["scales"], sinks=True)
-    reference_options = {k: v for k, v in options.items()
-                         if k != "query_dtype"}
-    ref = reference_decode(**case, **reference_options)
-    key, value = to_layout(case["key_cache"], case["value_cache"],
-                           spec["kv_layout"])
+    inputs, options, ref = layout_case(rng, spec, kv_dtype, d=spec["d"])
     if spec["combined"]:
-        combined = np.stack([key, value], axis=1)
-        key, value = combined[:, 0], combined[:, 1]
-        assert not key.flags.c_contiguous
-    out = pa_mlir.decode(**dict(case, key_cache=key, value_cache=value),
-                         **options, chip=chip, target="isa",
+        assert not inputs["key_cache"].flags.c_contiguous
+    out = pa_mlir.decode(**inputs, **options, chip=chip, target="isa",
                          kv_layout=spec["kv_layout"])
     assert_close(out, ref, kv_dtype)
