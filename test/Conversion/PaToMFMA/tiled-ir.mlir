@@ -1,0 +1,355 @@
+// pa-to-mfma on checked-in tiled IR: the input the pass takes (pa-tile,
+// then pa-stage-page-ids), written here by hand and reduced to what each
+// check needs, so that the contract between the tiling passes and the AMD
+// backend is visible and no earlier pass runs at test time. Inputs are
+// written with OCP fp8 (gfx950's f8E4M3FN); the gfx942 runs read them as
+// f8E4M3FNUZ (sed), the fp8 its matrix units take. pa-to-mfma-invalid.mlir
+// has the tiled IR the pass refuses.
+// RUN: sed -e 's/f8E4M3FN>/f8E4M3FNUZ>/g' %s | pa-opt -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx942},gpu.module(pa-to-mfma{fp8-residual=none}))' \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,GFX942 -DFP8=f8E4M3FNUZ
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(pa-to-mfma{fp8-residual=none}))' \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,GFX950 -DFP8=f8E4M3FN
+
+// The decode kernel of pa-tile for D = 64, fp8 KV (page size 16, packed K,
+// plain V, a static pool of 64 pages, 2 KV heads), G = 8, Q = 1: one
+// 16-row M-tile. The workgroup reads its slot of the plan, exits when it
+// is empty, loads and quantizes the query, stages the page ids of its
+// first 128 tiles in LDS (the ids past them are read directly), and runs
+// qk -> softmax -> pv per 256-token tile on the workgroup buffers (query
+// tile, scores, row max, row sum, accumulator). Then the reduce kernel's
+// head-dim loops.
+
+// The tile buffers of the workgroup program (f32 [M, D] query tile, scores,
+// accumulator, row statistics) are gone; LDS holds the staged page ids
+// (the input's 2048 ids), the query / merge scratch (i32: 16 rows of
+// 64 fp8 + 16 bytes, or 4 waves x 16 rows x 32 f32 for the merge, plus the
+// zero word) and the row statistics (16 rows x (1 + 3 x 4 waves)).
+// CHECK-LABEL: gpu.func @pa_decode(
+// CHECK-SAME:    workgroup(%[[IDS:.*]] : memref<2048xi32, #gpu.address_space<workgroup>>, %[[SCRATCH:.*]] : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<208xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME:    denormal_fp_math_f32 = "preserve-sign"
+// CHECK-SAME:    passthrough = {{\[\["amdgpu-ieee", "false"\], \["amdgpu-waves-per-eu", "2"\]\]}}
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK-NOT:     pa.tile
+
+// The query, quantized per row: 16 lanes per row (4 values each), the
+// row's max |q| over them by a butterfly, 4 rows per wave. First a row
+// holding a NaN or infinity becomes NaN as a whole: q + sum(0 * q) over
+// the row's lanes.
+// CHECK:         scf.if
+// CHECK:         %[[Q:.*]] = scf.if %{{.*}} -> (vector<4xf32>)
+// CHECK:           vector.load %{{.*}} : memref<?x16x64xbf16>, vector<4xbf16>
+// CHECK:         %[[TIMES0:.*]] = arith.mulf %[[Q]], %{{.*}} : vector<4xf32>
+// CHECK:         vector.extract %[[TIMES0]][0]
+// CHECK:         gpu.shuffle xor %{{.*}}, %c1_i32, %c64_i32 : f32
+// CHECK:         gpu.shuffle xor %{{.*}}, %c8_i32
+// CHECK:         %[[POISON:.*]] = arith.addf
+// CHECK:         %[[SPREAD:.*]] = vector.broadcast %[[POISON]] : f32 to vector<4xf32>
+// CHECK:         arith.addf %[[Q]], %[[SPREAD]] : vector<4xf32>
+// CHECK:         gpu.shuffle xor %{{.*}}, %c1_i32
+// CHECK:         gpu.shuffle xor %{{.*}}, %c2_i32{{.*}},
+// CHECK:         gpu.shuffle xor %{{.*}}, %c4_i32{{.*}},
+// CHECK:         gpu.shuffle xor %{{.*}}, %c8_i32{{.*}},
+// CHECK:         amdgpu.packed_trunc_2xfp8 {{.*}} : f32 to vector<4x[[FP8]]>
+// CHECK:         vector.store %{{.*}}, %[[SCRATCH]][%{{.*}}] {alignment = 4 : i64} : memref<2049xi32, #gpu.address_space<workgroup>>, vector<1xi32>
+// The row's scale, from its first lane.
+// CHECK:         memref.store %{{.*}}, %[[STATS]]
+
+// Page ids staged by all lanes, one id per lane and step.
+// CHECK:         scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c256{{.*}} {
+// CHECK:           memref.load %{{.*}} : memref<?x?xi32>
+// CHECK:           memref.store %{{.*}}, %[[IDS]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK:         gpu.barrier
+// CHECK-NOT:     gpu.barrier
+
+// K and V through fat raw buffers (32-bit offsets: the static pool is
+// small), one tile loop.
+// CHECK:         %[[K:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} : memref<64x2x4x16x16x[[FP8]]> to memref<64x2x4x16x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>
+// CHECK:         %[[V:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} : memref<64x2x64x16x[[FP8]]> to memref<64x2x64x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>
+// CHECK-NOT:     amdgpu.mfma
+// The loop carries the query offset, the M-tile's row max, lane-partial
+// sum, lane-partial sum of the weights the fp8 product used, and its 4
+// accumulator blocks (D = 64).
+// CHECK:         scf.for %{{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// Page ids of the tile: each lane reads its own staged id for K and for V
+// (one LDS word, no vector of 16 ids extracted at a lane position), or
+// the direct read past the staged tiles.
+// CHECK-NOT:       vector<16xi32>
+// CHECK:           scf.if %{{.*}} -> (i32) {
+// CHECK-NEXT:        arith.constant 16 : index
+// CHECK-NEXT:        arith.muli
+// CHECK-NEXT:        arith.addi
+// CHECK-NEXT:        memref.load %[[IDS]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK:           } else {
+// CHECK:             memref.load %{{.*}} : memref<?x?xi32>
+// CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK:           scf.if %{{.*}} -> (i32) {
+// CHECK:             memref.load %[[IDS]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
+// QK: 4 blocks x 2 K-steps; K in 16-byte loads, the query chunk from LDS.
+// CHECK:           vector.load %[[SCRATCH]][%{{.*}}] {alignment = 16 : i64} : memref<2049xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK:           vector.load %[[K]][{{.*}}] : memref<64x2x4x16x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
+// CHECK-COUNT-8:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// Edge tiles only: one uniform branch on whether every row sees the whole
+// tile, all of it in the op's valid range (tile start and end against the
+// valid begin and end and the rows' visible end). A full tile keeps its
+// scores and ANDs V with ones; an edge tile masks scores by selection and
+// builds the V byte masks.
+// CHECK:           arith.cmpi sle, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:      arith.cmpi sle, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:      arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT:      arith.cmpi sle, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:      %[[FULL:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT:      %[[EDGE:.*]]:5 = scf.if %[[FULL]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xi32>) {
+// CHECK-NEXT:        scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xi32>
+// CHECK-NEXT:      } else {
+// CHECK-COUNT-4:     arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK:             arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xi8>
+// CHECK:             scf.yield
+// CHECK-NEXT:      }
+// Softmax on the branch's scores: the row max across lane groups.
+// CHECK-NOT:       arith.select %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK:           gpu.shuffle xor %{{.*}}, %c16_i32{{.*}}, %c64_i32{{.*}} : f32
+// CHECK:           gpu.shuffle xor %{{.*}}, %c32_i32{{.*}}, %c64_i32{{.*}} : f32
+// CHECK:           math.exp2 %{{.*}} : vector<4xf32>
+// P quantized in registers.
+// CHECK:           amdgpu.packed_trunc_2xfp8
+// The accumulators' rescale in a uniform branch: a ballot of the lanes
+// whose factor (the row max's shift) is not exactly 1; a tile where none
+// is keeps the accumulators as they are.
+// CHECK:           %[[RESCALE:.*]] = arith.cmpf une, %[[FACTOR:.*]], %{{.*}} : f32
+// CHECK-NEXT:      %[[CHANGED:.*]] = rocdl.ballot %[[RESCALE]] : i64
+// CHECK-NEXT:      arith.constant 0 : i64
+// CHECK-NEXT:      %[[KEEP:.*]] = arith.cmpi eq, %[[CHANGED]], %{{.*}} : i64
+// CHECK-NEXT:      %[[OUT:.*]]:4 = scf.if %[[KEEP]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK-NEXT:        scf.yield %[[O0:.*]], %[[O1:.*]], %[[O2:.*]], %[[O3:.*]] : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        %[[SPREAD:.*]] = vector.broadcast %[[FACTOR]] : f32 to vector<4xf32>
+// CHECK-NEXT:        arith.mulf %[[O0]], %[[SPREAD]] : vector<4xf32>
+// CHECK-NEXT:        arith.mulf %[[O1]], %[[SPREAD]] : vector<4xf32>
+// CHECK-NEXT:        arith.mulf %[[O2]], %[[SPREAD]] : vector<4xf32>
+// CHECK-NEXT:        arith.mulf %[[O3]], %[[SPREAD]] : vector<4xf32>
+// CHECK-NEXT:        scf.yield
+// CHECK-NEXT:      }
+// PV: V in 16-byte loads, zeroed outside the valid range; 4 head-dim
+// blocks x 2 K-steps.
+// CHECK:           vector.load %[[V]][{{.*}}] : memref<64x2x64x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
+// CHECK:           arith.andi %{{.*}}, %[[EDGE]]#4 : vector<4xi32>
+// CHECK:           amdgpu.mfma 16x16x32 {{.*}} + %[[OUT]]#0 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// CHECK-COUNT-7:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// CHECK-NOT:       amdgpu.mfma
+// CHECK-NOT:       gpu.barrier
+// CHECK:           scf.yield
+// CHECK-NOT:     amdgpu.mfma
+
+// Merge of the 4 waves: row sums over the lane groups, statistics through
+// LDS, the output in two 32-wide chunks (each: the waves' shares to LDS, a
+// barrier, every lane sums 4 values of the 4 shares).
+// CHECK:         gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK:         gpu.shuffle xor %{{.*}}, %c32_i32
+// CHECK:         memref.store %{{.*}}, %[[STATS]]
+// CHECK:         gpu.barrier
+// A NaN merged sum (a non-finite input reached the row) is also the
+// normalizer and max_logits, so the reducer keeps the partition.
+// CHECK:         %[[NAN_SUM:.*]] = arith.cmpf uno, %[[TOTAL:.*]], %[[TOTAL]] : f32
+// CHECK:         %[[NORMALIZER:.*]] = arith.select %[[NAN_SUM]], %[[TOTAL]], %{{.*}} : f32
+// CHECK:         arith.divf %{{.*}}, %[[NORMALIZER]] : f32
+// CHECK:         %[[LOGIT:.*]] = arith.select %[[NAN_SUM]], %[[TOTAL]], %{{.*}} : f32
+// CHECK:         memref.store %[[LOGIT]], %{{.*}} : memref<2x?x8xf32>
+// CHECK:         memref.store %[[TOTAL]], %{{.*}} : memref<2x?x8xf32>
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK:         gpu.barrier
+// CHECK-COUNT-4: vector.load %[[SCRATCH]]
+// CHECK:         vector.store %{{.*}} : memref<2x?x8x64xf32>, vector<4xf32>
+// CHECK:         gpu.barrier
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[SCRATCH]]
+// CHECK:         gpu.barrier
+// CHECK-COUNT-4: vector.load %[[SCRATCH]]
+// CHECK:         vector.store %{{.*}} : memref<2x?x8x64xf32>, vector<4xf32>
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.return
+
+// The reduce kernel: its head-dim loops are lane-strided; no barrier.
+// CHECK-LABEL: gpu.func @pa_reduce(
+// CHECK:         %[[RTID:.*]] = gpu.thread_id x
+// CHECK-NOT:     scf.parallel
+// CHECK-NOT:     gpu.barrier
+// CHECK:         scf.for %{{.*}} = %[[RTID]] to %c64{{.*}} step %c256
+// CHECK-NOT:     scf.parallel
+// CHECK:         gpu.return
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%query: memref<?x16x64xbf16>, %key_cache: memref<64x2x4x16x16xf8E4M3FN>,
+                      %value_cache: memref<64x2x64x16xf8E4M3FN>, %block_tables: memref<?x?xi32>,
+                      %work_info: memref<?x4xi32>, %exp_sums: memref<2x?x8xf32>,
+                      %max_logits: memref<2x?x8xf32>, %tmp_out: memref<2x?x8x64xf32>)
+      workgroup(%query_tile : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %scores : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %row_max : memref<16xf32, #gpu.address_space<workgroup>>,
+                %row_sum : memref<16xf32, #gpu.address_space<workgroup>>,
+                %staged_ids : memref<2048xi32, #gpu.address_space<workgroup>>)
+      kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c16 = arith.constant 16 : index
+    %c128 = arith.constant 128 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c256_i64 = arith.constant 256 : i64
+    %pool = arith.constant dense<64> : vector<16xi32>
+    %no_page = arith.constant dense<0> : vector<16xi32>
+    %slot = gpu.block_id x
+    %kv_head = gpu.block_id y
+    // The slot: sequence, first and end tile, context length.
+    %seq_i32 = memref.load %work_info[%slot, %c0] : memref<?x4xi32>
+    %begin_i32 = memref.load %work_info[%slot, %c1] : memref<?x4xi32>
+    %end_i32 = memref.load %work_info[%slot, %c2] : memref<?x4xi32>
+    %context_i32 = memref.load %work_info[%slot, %c3] : memref<?x4xi32>
+    %seq = arith.index_cast %seq_i32 : i32 to index
+    %begin = arith.index_cast %begin_i32 : i32 to index
+    %end = arith.index_cast %end_i32 : i32 to index
+    %context = arith.extsi %context_i32 : i32 to i64
+    // An empty slot (begin >= end) exits at once.
+    %nonempty = arith.cmpi slt, %begin, %end : index
+    scf.if %nonempty {
+      pa.tile.load_query %query[%seq, %kv_head, %c0] into %query_tile {group_size = 8 : i64, query_length = 1 : i64}
+          : memref<?x16x64xbf16>, memref<16x64xf32, #gpu.address_space<workgroup>>
+      pa.tile.init_softmax %row_max, %row_sum, %acc
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x64xf32, #gpu.address_space<workgroup>>
+      // pa-stage-page-ids: the first (at most 128) tiles' ids to LDS.
+      %tiles = arith.subi %end, %begin : index
+      %staged = arith.minsi %tiles, %c128 : index
+      scf.for %j = %c0 to %staged step %c1 {
+        %tile = arith.addi %begin, %j : index
+        %ids = pa.tile.page_ids %block_tables[%seq] tile %tile visible [%c0_i64, %context] {direct, page_size = 16 : i64}
+            : memref<?x?xi32> -> vector<16xi32>
+        %at = arith.muli %j, %c16 : index
+        vector.store %ids, %staged_ids[%at] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<16xi32>
+      }
+      scf.for %tile = %begin to %end step %c1 {
+        %tile_i64 = arith.index_cast %tile : index to i64
+        %tile_start = arith.muli %tile_i64, %c256_i64 : i64
+        %j = arith.subi %tile, %begin : index
+        %is_staged = arith.cmpi slt, %j, %staged : index
+        %ids = scf.if %is_staged -> (vector<16xi32>) {
+          %c16_ids = arith.constant 16 : index
+          %at = arith.muli %j, %c16_ids : index
+          %loaded = vector.load %staged_ids[%at] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<16xi32>
+          scf.yield %loaded : vector<16xi32>
+        } else {
+          %read = pa.tile.page_ids %block_tables[%seq] tile %tile visible [%c0_i64, %context] {direct, page_size = 16 : i64}
+              : memref<?x?xi32> -> vector<16xi32>
+          scf.yield %read : vector<16xi32>
+        }
+        // Ids outside the pool read page 0 (pa-tile's guard).
+        %in_pool = arith.cmpi ult, %ids, %pool : vector<16xi32>
+        %pages = arith.select %in_pool, %ids, %no_page : vector<16xi1>, vector<16xi32>
+        pa.tile.qk %query_tile, %key_cache[%pages, %kv_head] tile_start %tile_start valid [%c0_i64, %context] into %scores
+            {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<none>, score_scale = 0.180336878 : f32}
+            : memref<16x64xf32, #gpu.address_space<workgroup>>, memref<64x2x4x16x16xf8E4M3FN>, vector<16xi32>,
+              memref<16x256xf32, #gpu.address_space<workgroup>>
+        pa.tile.softmax %scores, %row_max, %row_sum, %acc context %context tile_start %tile_start row_base %c0
+            {group_size = 8 : i64, query_length = 1 : i64, sliding_window = 0 : i64}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+              memref<16xf32, #gpu.address_space<workgroup>>, memref<16x64xf32, #gpu.address_space<workgroup>>
+        pa.tile.pv %scores, %value_cache[%pages, %kv_head] tile_start %tile_start valid [%c0_i64, %context] into %acc
+            {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<none>, v_layout = #pa.v_layout<plain>}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<64x2x64x16xf8E4M3FN>, vector<16xi32>,
+              memref<16x64xf32, #gpu.address_space<workgroup>>
+      }
+      pa.tile.store_partials %row_max, %row_sum, %acc into %exp_sums, %max_logits, %tmp_out[%kv_head, %slot, %c0] {rows = 8 : i64}
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x64xf32, #gpu.address_space<workgroup>>, memref<2x?x8xf32>, memref<2x?x8xf32>, memref<2x?x8x64xf32>
+    }
+    gpu.return
+  }
+
+  // The reduce kernel of pa-lower-reduce, reduced to its head-dim loops
+  // (scf.parallel: iterations that touch their own elements).
+  gpu.func @pa_reduce(%tmp_out: memref<2x?x8x64xf32>, %output: memref<?x16x64xbf16>)
+      workgroup(%row : memref<64xf32, #gpu.address_space<workgroup>>)
+      kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %partition = gpu.block_id x
+    %kv_head = gpu.block_id y
+    scf.parallel (%d) = (%c0) to (%c64) step (%c1) {
+      memref.store %zero, %row[%d] : memref<64xf32, #gpu.address_space<workgroup>>
+      scf.reduce
+    }
+    scf.parallel (%d) = (%c0) to (%c64) step (%c1) {
+      %part = memref.load %tmp_out[%kv_head, %partition, %c0, %d] : memref<2x?x8x64xf32>
+      %sum = memref.load %row[%d] : memref<64xf32, #gpu.address_space<workgroup>>
+      %added = arith.addf %sum, %part : f32
+      %out = arith.truncf %added : f32 to bf16
+      memref.store %out, %output[%partition, %kv_head, %d] : memref<?x16x64xbf16>
+      scf.reduce
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// The chip picks the MFMA instructions. D = 128, fp8, one M-tile, no
+// staging (every tile reads its ids from the block table): gfx950 takes
+// QK in one 16x16x128 per block (4), gfx942 in 16x16x32 steps (4 blocks x
+// 4 K-steps); PV is 8 head-dim blocks x 2 K-steps of 16x16x32 on both.
+// CHECK-LABEL:    gpu.func @pa_decode(
+// CHECK:          scf.for {{.*}} iter_args(
+// GFX942-COUNT-32: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// GFX950-COUNT-4: amdgpu.mfma 16x16x128 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
+// GFX950-COUNT-16: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FN>, vector<8xf8E4M3FN>, vector<4xf32>
+// CHECK-NOT:      amdgpu.mfma
+// CHECK:          gpu.return
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%query: memref<?x8x128xbf16>, %key_cache: memref<64x1x8x16x16xf8E4M3FN>,
+                      %value_cache: memref<64x1x128x16xf8E4M3FN>, %block_tables: memref<?x?xi32>,
+                      %exp_sums: memref<1x?x8xf32>, %max_logits: memref<1x?x8xf32>,
+                      %tmp_out: memref<1x?x8x128xf32>)
+      workgroup(%query_tile : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                %scores : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                %row_max : memref<16xf32, #gpu.address_space<workgroup>>,
+                %row_sum : memref<16xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c256_i64 = arith.constant 256 : i64
+    %context = arith.constant 1000 : i64
+    %tiles = arith.constant 4 : index
+    %slot = gpu.block_id x
+    pa.tile.load_query %query[%slot, %c0, %c0] into %query_tile {group_size = 8 : i64, query_length = 1 : i64}
+        : memref<?x8x128xbf16>, memref<16x128xf32, #gpu.address_space<workgroup>>
+    pa.tile.init_softmax %row_max, %row_sum, %acc
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x128xf32, #gpu.address_space<workgroup>>
+    scf.for %tile = %c0 to %tiles step %c1 {
+      %tile_i64 = arith.index_cast %tile : index to i64
+      %tile_start = arith.muli %tile_i64, %c256_i64 : i64
+      %pages = pa.tile.page_ids %block_tables[%slot] tile %tile visible [%c0_i64, %context] {direct, page_size = 16 : i64}
+          : memref<?x?xi32> -> vector<16xi32>
+      pa.tile.qk %query_tile, %key_cache[%pages, %c0] tile_start %tile_start valid [%c0_i64, %context] into %scores
+          {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<none>, score_scale = 0.1275 : f32}
+          : memref<16x128xf32, #gpu.address_space<workgroup>>, memref<64x1x8x16x16xf8E4M3FN>, vector<16xi32>,
+            memref<16x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.softmax %scores, %row_max, %row_sum, %acc context %context tile_start %tile_start row_base %c0
+          {group_size = 8 : i64, query_length = 1 : i64, sliding_window = 0 : i64}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16xf32, #gpu.address_space<workgroup>>, memref<16x128xf32, #gpu.address_space<workgroup>>
+      pa.tile.pv %scores, %value_cache[%pages, %c0] tile_start %tile_start valid [%c0_i64, %context] into %acc
+          {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<none>, v_layout = #pa.v_layout<plain>}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<64x1x128x16xf8E4M3FN>, vector<16xi32>,
+            memref<16x128xf32, #gpu.address_space<workgroup>>
+    }
+    pa.tile.store_partials %row_max, %row_sum, %acc into %exp_sums, %max_logits, %tmp_out[%c0, %slot, %c0] {rows = 8 : i64}
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x128xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>, memref<1x?x8x128xf32>
+    gpu.return
+  }
+}

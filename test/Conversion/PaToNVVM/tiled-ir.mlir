@@ -1,0 +1,409 @@
+// pa-to-nvvm on checked-in tiled IR: the input the pass takes (pa-tile,
+// then pa-stage-page-ids), written here by hand and reduced to what each
+// check needs, so that the contract between the tiling passes and the
+// NVIDIA backend is visible and no earlier pass runs at test time. A
+// decode kernel the warp lowering does not take runs its workgroup program
+// on thread 0 (pa.distribution = "thread0") and says why in
+// pa.thread0_reason: the last cases.
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm))' \
+// RUN:   | FileCheck %s
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{fp8-products=e4m3}))' \
+// RUN:   | FileCheck %s --check-prefix=E4M3
+
+// The decode kernel of pa-tile for D = 64, fp8 KV (page size 16, packed K,
+// plain V, a static pool of 64 pages, 2 KV heads), G = 8, Q = 1: one
+// 16-row M-tile. The workgroup reads its slot of the plan, exits when it
+// is empty, loads the query, stages the page ids of its first 128 tiles in
+// shared memory (the ids past them are read directly), and runs qk ->
+// softmax -> pv per 256-token tile on the workgroup buffers (query tile,
+// scores, row max, row sum, accumulator). Then the reduce kernel's
+// head-dim loops.
+// CHECK-LABEL: gpu.func @pa_decode(
+// CHECK-SAME:      workgroup(
+// CHECK-SAME:      pa.distribution = "warps"
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// A query row holding a NaN or infinity becomes NaN as a whole: each of the
+// lane's 4 values (bf16 widened by bits) plus sum(0 * q) over the warp.
+// CHECK:         %[[Q0:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK:         arith.mulf %[[Q0]], %[[ZERO:.*]] : f32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c8_i32
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK:         %[[POISON:.*]] = arith.addf
+// CHECK:         arith.addf %[[Q0]], %[[POISON]] : f32
+// The staging loop of pa-stage-page-ids: thread i copies the ids of tiles
+// i, i + 128, ...; a barrier publishes them.
+// CHECK:         %[[FIRST:.*]] = arith.muli %[[TID]], %c1 : index
+// CHECK-NEXT:    %[[OWN:.*]] = arith.addi %c0, %[[FIRST]] : index
+// CHECK-NEXT:    %c128{{.*}} = arith.constant 128 : index
+// CHECK-NEXT:    %[[STRIDE:.*]] = arith.muli %c1, %c128{{.*}} : index
+// CHECK-NEXT:    scf.for %{{.*}} = %[[OWN]] to %{{.*}} step %[[STRIDE]] {
+// CHECK:           memref.load %{{.*}} : memref<?x?xi32>
+// CHECK:           vector.store %{{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, vector<16xi32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.barrier
+// The tile's page ids go through shared memory, by tile parity (thread 0
+// stores a tile's vector).
+// CHECK:         vector.store %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, vector<16xi32>
+// The K chunks: 16-byte loads of 16 fp8 values, converted exactly to f16.
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<64x2x4x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
+// A score that is not finite is NaN (s * 0 + s) when it is stored: a real
+// -inf must make its row NaN, not weigh 0 like a masked score.
+// CHECK:         math.fma %[[RAW:[^,]+]], %{{.*}}, %[[RAW]] : f32
+// CHECK:         gpu.barrier
+// CHECK:         gpu.shuffle  xor
+// CHECK:         math.exp2
+// P packed to f16 pairs for the PV products.
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"
+// Tiles with invalid tokens take the masked branch.
+// CHECK:         scf.if
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<64x2x64x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// A NaN row sum (a non-finite input reached the row) is max_logits too.
+// CHECK:         %[[NAN_SUM:.*]] = arith.cmpf uno, %[[SUM:.*]], %[[SUM]] : f32
+// CHECK:         %[[LOGIT:.*]] = arith.select %[[NAN_SUM]], %[[SUM]], %{{.*}} : f32
+// CHECK:         memref.store %[[LOGIT]], %{{.*}} : memref<2x?x8xf32>
+// CHECK-NOT:     pa.tile.
+// CHECK:         gpu.return
+
+// The reduce kernel (not pa-lower-reduce's whole kernel, so not rebuilt
+// for warps): its writes are all in scf.parallel loops, which thread i
+// runs for iterations i, i + 128, ...
+// CHECK-LABEL: gpu.func @pa_reduce(
+// CHECK-SAME:      pa.distribution = "parallel-loops"
+// CHECK:         %[[RTID:.*]] = gpu.thread_id x
+// CHECK-NOT:     scf.parallel
+// CHECK:         scf.for %{{.*}} = %[[RTID]] to %c64 step %c128
+// CHECK-NOT:     scf.parallel
+// CHECK:         gpu.return
+
+// With fp8-products=e4m3 the products take the raw e4m3 bytes.
+// E4M3-LABEL:  gpu.func @pa_decode(
+// E4M3:          llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32"
+// E4M3:          llvm.call_intrinsic "llvm.nvvm.ff.to.e4m3x2.rn"
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%query: memref<?x16x64xbf16>, %key_cache: memref<64x2x4x16x16xf8E4M3FN>,
+                      %value_cache: memref<64x2x64x16xf8E4M3FN>, %block_tables: memref<?x?xi32>,
+                      %work_info: memref<?x4xi32>, %exp_sums: memref<2x?x8xf32>,
+                      %max_logits: memref<2x?x8xf32>, %tmp_out: memref<2x?x8x64xf32>)
+      workgroup(%query_tile : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %scores : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %row_max : memref<16xf32, #gpu.address_space<workgroup>>,
+                %row_sum : memref<16xf32, #gpu.address_space<workgroup>>,
+                %staged_ids : memref<2048xi32, #gpu.address_space<workgroup>>)
+      kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c16 = arith.constant 16 : index
+    %c128 = arith.constant 128 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c256_i64 = arith.constant 256 : i64
+    %pool = arith.constant dense<64> : vector<16xi32>
+    %no_page = arith.constant dense<0> : vector<16xi32>
+    %slot = gpu.block_id x
+    %kv_head = gpu.block_id y
+    // The slot: sequence, first and end tile, context length.
+    %seq_i32 = memref.load %work_info[%slot, %c0] : memref<?x4xi32>
+    %begin_i32 = memref.load %work_info[%slot, %c1] : memref<?x4xi32>
+    %end_i32 = memref.load %work_info[%slot, %c2] : memref<?x4xi32>
+    %context_i32 = memref.load %work_info[%slot, %c3] : memref<?x4xi32>
+    %seq = arith.index_cast %seq_i32 : i32 to index
+    %begin = arith.index_cast %begin_i32 : i32 to index
+    %end = arith.index_cast %end_i32 : i32 to index
+    %context = arith.extsi %context_i32 : i32 to i64
+    // An empty slot (begin >= end) exits at once.
+    %nonempty = arith.cmpi slt, %begin, %end : index
+    scf.if %nonempty {
+      pa.tile.load_query %query[%seq, %kv_head, %c0] into %query_tile {group_size = 8 : i64, query_length = 1 : i64}
+          : memref<?x16x64xbf16>, memref<16x64xf32, #gpu.address_space<workgroup>>
+      pa.tile.init_softmax %row_max, %row_sum, %acc
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x64xf32, #gpu.address_space<workgroup>>
+      // pa-stage-page-ids: the first (at most 128) tiles' ids to LDS.
+      %tiles = arith.subi %end, %begin : index
+      %staged = arith.minsi %tiles, %c128 : index
+      scf.for %j = %c0 to %staged step %c1 {
+        %tile = arith.addi %begin, %j : index
+        %ids = pa.tile.page_ids %block_tables[%seq] tile %tile visible [%c0_i64, %context] {direct, page_size = 16 : i64}
+            : memref<?x?xi32> -> vector<16xi32>
+        %at = arith.muli %j, %c16 : index
+        vector.store %ids, %staged_ids[%at] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<16xi32>
+      }
+      scf.for %tile = %begin to %end step %c1 {
+        %tile_i64 = arith.index_cast %tile : index to i64
+        %tile_start = arith.muli %tile_i64, %c256_i64 : i64
+        %j = arith.subi %tile, %begin : index
+        %is_staged = arith.cmpi slt, %j, %staged : index
+        %ids = scf.if %is_staged -> (vector<16xi32>) {
+          %at = arith.muli %j, %c16 : index
+          %loaded = vector.load %staged_ids[%at] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<16xi32>
+          scf.yield %loaded : vector<16xi32>
+        } else {
+          %read = pa.tile.page_ids %block_tables[%seq] tile %tile visible [%c0_i64, %context] {direct, page_size = 16 : i64}
+              : memref<?x?xi32> -> vector<16xi32>
+          scf.yield %read : vector<16xi32>
+        }
+        // Ids outside the pool read page 0 (pa-tile's guard).
+        %in_pool = arith.cmpi ult, %ids, %pool : vector<16xi32>
+        %pages = arith.select %in_pool, %ids, %no_page : vector<16xi1>, vector<16xi32>
+        pa.tile.qk %query_tile, %key_cache[%pages, %kv_head] tile_start %tile_start valid [%c0_i64, %context] into %scores
+            {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<none>, score_scale = 0.180336878 : f32}
+            : memref<16x64xf32, #gpu.address_space<workgroup>>, memref<64x2x4x16x16xf8E4M3FN>, vector<16xi32>,
+              memref<16x256xf32, #gpu.address_space<workgroup>>
+        pa.tile.softmax %scores, %row_max, %row_sum, %acc context %context tile_start %tile_start row_base %c0
+            {group_size = 8 : i64, query_length = 1 : i64, sliding_window = 0 : i64}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+              memref<16xf32, #gpu.address_space<workgroup>>, memref<16x64xf32, #gpu.address_space<workgroup>>
+        pa.tile.pv %scores, %value_cache[%pages, %kv_head] tile_start %tile_start valid [%c0_i64, %context] into %acc
+            {compute = #pa.compute<fp8>, page_size = 16 : i64, scale = #pa.scale<none>, v_layout = #pa.v_layout<plain>}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<64x2x64x16xf8E4M3FN>, vector<16xi32>,
+              memref<16x64xf32, #gpu.address_space<workgroup>>
+      }
+      pa.tile.store_partials %row_max, %row_sum, %acc into %exp_sums, %max_logits, %tmp_out[%kv_head, %slot, %c0] {rows = 8 : i64}
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x64xf32, #gpu.address_space<workgroup>>, memref<2x?x8xf32>, memref<2x?x8xf32>, memref<2x?x8x64xf32>
+    }
+    gpu.return
+  }
+
+  // The reduce kernel of pa-lower-reduce, reduced to its head-dim loops
+  // (scf.parallel: iterations that touch their own elements).
+  gpu.func @pa_reduce(%tmp_out: memref<2x?x8x64xf32>, %output: memref<?x16x64xbf16>)
+      workgroup(%row : memref<64xf32, #gpu.address_space<workgroup>>)
+      kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %partition = gpu.block_id x
+    %kv_head = gpu.block_id y
+    scf.parallel (%d) = (%c0) to (%c64) step (%c1) {
+      memref.store %zero, %row[%d] : memref<64xf32, #gpu.address_space<workgroup>>
+      scf.reduce
+    }
+    scf.parallel (%d) = (%c0) to (%c64) step (%c1) {
+      %part = memref.load %tmp_out[%kv_head, %partition, %c0, %d] : memref<2x?x8x64xf32>
+      %sum = memref.load %row[%d] : memref<64xf32, #gpu.address_space<workgroup>>
+      %added = arith.addf %sum, %part : f32
+      %out = arith.truncf %added : f32 to bf16
+      memref.store %out, %output[%partition, %kv_head, %d] : memref<?x16x64xbf16>
+      scf.reduce
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// A decode kernel without pa.tile.softmax (not one of each tile op).
+// CHECK-LABEL: gpu.func @pa_decode(
+// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.thread0_reason = "not one of each pa.tile op of a decode kernel"
+// CHECK-NOT:     pa.tile.
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%q: memref<?x8x64xbf16>, %k: memref<?x1x8x16x8xbf16>,
+                      %v: memref<?x1x64x16xbf16>, %bt: memref<?x?xi32>,
+                      %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                      %part: memref<1x?x8x64xf32>)
+      workgroup(%qt : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %s : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %max : memref<16xf32, #gpu.address_space<workgroup>>,
+                %sum : memref<16xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ctx = arith.constant 100 : i64
+    %lo = arith.constant 0 : i64
+    pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xbf16>, memref<16x64xf32, #gpu.address_space<workgroup>>
+    pa.tile.init_softmax %max, %sum, %acc
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x64xf32, #gpu.address_space<workgroup>>
+    scf.for %tile = %c0 to %c1 step %c1 {
+      %t64 = arith.index_cast %tile : index to i64
+      %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+          : memref<?x?xi32> -> vector<16xi32>
+      pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
+          {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<16x64xf32, #gpu.address_space<workgroup>>, memref<?x1x8x16x8xbf16>,
+            vector<16xi32>, memref<16x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+          {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<?x1x64x16xbf16>,
+            vector<16xi32>, memref<16x64xf32, #gpu.address_space<workgroup>>
+    }
+    pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x64xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+          memref<1x?x8x64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// The softmax and pv on other scores than the qk wrote: no qk -> softmax
+// -> pv chain through the tile buffers.
+// CHECK-LABEL: gpu.func @pa_decode(
+// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.thread0_reason = "the tile ops do not form one qk -> softmax -> pv chain"
+// CHECK-NOT:     pa.tile.
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%q: memref<?x8x64xbf16>, %k: memref<?x1x8x16x8xbf16>,
+                      %v: memref<?x1x64x16xbf16>, %bt: memref<?x?xi32>,
+                      %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                      %part: memref<1x?x8x64xf32>)
+      workgroup(%qt : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %s : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %max : memref<16xf32, #gpu.address_space<workgroup>>,
+                %sum : memref<16xf32, #gpu.address_space<workgroup>>,
+                %s2 : memref<16x256xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ctx = arith.constant 100 : i64
+    %lo = arith.constant 0 : i64
+    pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xbf16>, memref<16x64xf32, #gpu.address_space<workgroup>>
+    pa.tile.init_softmax %max, %sum, %acc
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x64xf32, #gpu.address_space<workgroup>>
+    scf.for %tile = %c0 to %c1 step %c1 {
+      %t64 = arith.index_cast %tile : index to i64
+      %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+          : memref<?x?xi32> -> vector<16xi32>
+      pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
+          {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<16x64xf32, #gpu.address_space<workgroup>>, memref<?x1x8x16x8xbf16>,
+            vector<16xi32>, memref<16x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.softmax %s2, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+          {query_length = 1 : i64, group_size = 8 : i64, sliding_window = 0 : i64}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16xf32, #gpu.address_space<workgroup>>, memref<16x64xf32, #gpu.address_space<workgroup>>
+      pa.tile.pv %s2, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+          {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<?x1x64x16xbf16>,
+            vector<16xi32>, memref<16x64xf32, #gpu.address_space<workgroup>>
+    }
+    pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x64xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+          memref<1x?x8x64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// An f32 query (the warps take bf16 or f16).
+// CHECK-LABEL: gpu.func @pa_decode(
+// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.thread0_reason = "bf16 or f16 queries only"
+// CHECK-NOT:     pa.tile.
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%q: memref<?x8x64xf32>, %k: memref<?x1x8x16x8xbf16>,
+                      %v: memref<?x1x64x16xbf16>, %bt: memref<?x?xi32>,
+                      %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                      %part: memref<1x?x8x64xf32>)
+      workgroup(%qt : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %s : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<16x64xf32, #gpu.address_space<workgroup>>,
+                %max : memref<16xf32, #gpu.address_space<workgroup>>,
+                %sum : memref<16xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ctx = arith.constant 100 : i64
+    %lo = arith.constant 0 : i64
+    pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xf32>, memref<16x64xf32, #gpu.address_space<workgroup>>
+    pa.tile.init_softmax %max, %sum, %acc
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x64xf32, #gpu.address_space<workgroup>>
+    scf.for %tile = %c0 to %c1 step %c1 {
+      %t64 = arith.index_cast %tile : index to i64
+      %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+          : memref<?x?xi32> -> vector<16xi32>
+      pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
+          {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<16x64xf32, #gpu.address_space<workgroup>>, memref<?x1x8x16x8xbf16>,
+            vector<16xi32>, memref<16x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.softmax %s, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+          {query_length = 1 : i64, group_size = 8 : i64, sliding_window = 0 : i64}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16xf32, #gpu.address_space<workgroup>>, memref<16x64xf32, #gpu.address_space<workgroup>>
+      pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+          {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<?x1x64x16xbf16>,
+            vector<16xi32>, memref<16x64xf32, #gpu.address_space<workgroup>>
+    }
+    pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+        : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+          memref<16x64xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+          memref<1x?x8x64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// A 48-row group (the warps take one or two 16-row M-tiles).
+// CHECK-LABEL: gpu.func @pa_decode(
+// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.thread0_reason = "row groups of 16 or 32 rows only"
+// CHECK-NOT:     pa.tile.
+gpu.module @pa_kernels {
+  gpu.func @pa_decode(%q: memref<?x8x64xbf16>, %k: memref<?x1x8x16x8xbf16>,
+                      %v: memref<?x1x64x16xbf16>, %bt: memref<?x?xi32>,
+                      %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                      %part: memref<1x?x8x64xf32>)
+      workgroup(%qt : memref<48x64xf32, #gpu.address_space<workgroup>>,
+                %s : memref<48x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<48x64xf32, #gpu.address_space<workgroup>>,
+                %max : memref<48xf32, #gpu.address_space<workgroup>>,
+                %sum : memref<48xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ctx = arith.constant 100 : i64
+    %lo = arith.constant 0 : i64
+    pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xbf16>, memref<48x64xf32, #gpu.address_space<workgroup>>
+    pa.tile.init_softmax %max, %sum, %acc
+        : memref<48xf32, #gpu.address_space<workgroup>>, memref<48xf32, #gpu.address_space<workgroup>>,
+          memref<48x64xf32, #gpu.address_space<workgroup>>
+    scf.for %tile = %c0 to %c1 step %c1 {
+      %t64 = arith.index_cast %tile : index to i64
+      %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+          : memref<?x?xi32> -> vector<16xi32>
+      pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
+          {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<48x64xf32, #gpu.address_space<workgroup>>, memref<?x1x8x16x8xbf16>,
+            vector<16xi32>, memref<48x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.softmax %s, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+          {query_length = 1 : i64, group_size = 8 : i64, sliding_window = 0 : i64}
+          : memref<48x256xf32, #gpu.address_space<workgroup>>, memref<48xf32, #gpu.address_space<workgroup>>,
+            memref<48xf32, #gpu.address_space<workgroup>>, memref<48x64xf32, #gpu.address_space<workgroup>>
+      pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+          {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+           compute = #pa.compute<bf16>}
+          : memref<48x256xf32, #gpu.address_space<workgroup>>, memref<?x1x64x16xbf16>,
+            vector<16xi32>, memref<48x64xf32, #gpu.address_space<workgroup>>
+    }
+    pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+        : memref<48xf32, #gpu.address_space<workgroup>>, memref<48xf32, #gpu.address_space<workgroup>>,
+          memref<48x64xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+          memref<1x?x8x64xf32>
+    gpu.return
+  }
+}
