@@ -189,10 +189,45 @@ bool parseManifest(const std::string &text, ModuleManifest &manifest,
   return true;
 }
 
+namespace {
+/// The value of parameter `param` in `view`; false with `error` when its
+/// dim is outside the view's rank.
+bool paramValue(const KernelInfo &kernel, const KernelParam &param,
+                const MemRefView &view, int64_t &value, std::string &error) {
+  switch (param.field) {
+  case KernelParam::Field::Pointer:
+    value = static_cast<int64_t>(view.data);
+    return true;
+  case KernelParam::Field::Offset:
+    value = view.offset;
+    return true;
+  case KernelParam::Field::Size:
+  case KernelParam::Field::Stride: {
+    const std::vector<int64_t> &values =
+        param.field == KernelParam::Field::Size ? view.sizes : view.strides;
+    if (param.dim >= static_cast<int64_t>(values.size())) {
+      error = "kernel '" + kernel.name + "' parameter '" + param.meaning +
+              "': operand '" + param.operand + "' has rank " +
+              std::to_string(values.size());
+      return false;
+    }
+    value = values[static_cast<size_t>(param.dim)];
+    return true;
+  }
+  }
+  return false;
+}
+} // namespace
+
 bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
-                        std::string &error) {
+                        std::string &error, bool fixedViews) {
+  if (fixedViews && resolvedKernel == &kernel && resolvedViews == &views)
+    return refill(kernel, error);
+  resolvedKernel = nullptr;
+  resolvedViews = nullptr;
   buffer.assign(static_cast<size_t>(kernel.paramBytes), 0);
   pointers.clear();
+  sources.clear();
   // The parameters of one operand's descriptor are adjacent: its view is
   // looked up once per run of them, not once per parameter.
   const std::string *viewOperand = nullptr;
@@ -215,31 +250,32 @@ bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
       viewOperand = &param.operand;
     }
     int64_t value = 0;
-    switch (param.field) {
-    case KernelParam::Field::Pointer:
-      value = static_cast<int64_t>(view->data);
-      break;
-    case KernelParam::Field::Offset:
-      value = view->offset;
-      break;
-    case KernelParam::Field::Size:
-    case KernelParam::Field::Stride: {
-      const std::vector<int64_t> &values =
-          param.field == KernelParam::Field::Size ? view->sizes
-                                                  : view->strides;
-      if (param.dim >= static_cast<int64_t>(values.size())) {
-        error = where() + ": operand '" + param.operand + "' has rank " +
-                std::to_string(values.size());
-        return false;
-      }
-      value = values[static_cast<size_t>(param.dim)];
-      break;
-    }
-    }
+    if (!paramValue(kernel, param, *view, value, error))
+      return false;
     std::memcpy(buffer.data() + param.offset, &value, sizeof value);
+    sources.push_back(view);
   }
   for (const KernelParam &param : kernel.params)
     pointers.push_back(buffer.data() + param.offset);
+  if (fixedViews) {
+    resolvedKernel = &kernel;
+    resolvedViews = &views;
+  }
+  return true;
+}
+
+bool PackedParams::refill(const KernelInfo &kernel, std::string &error) {
+  // Sizes were checked by the first pack (the kernel is the same); only a
+  // view's rank may have changed since.
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const KernelParam &param = kernel.params[i];
+    int64_t value = 0;
+    if (!paramValue(kernel, param, *sources[i], value, error)) {
+      resolvedKernel = nullptr; // the next pack starts over
+      return false;
+    }
+    std::memcpy(buffer.data() + param.offset, &value, sizeof value);
+  }
   return true;
 }
 

@@ -184,7 +184,8 @@ bool parseAMDManifest(const std::string &text, ModuleManifest &manifest,
 
 bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
                      std::vector<PreparedLaunch> &launches,
-                     std::string &error, KernelMask kernels) {
+                     std::string &error, KernelMask kernels,
+                     bool fixedViews) {
   size_t used = 0;
   auto fail = [&] {
     launches.clear();
@@ -213,7 +214,7 @@ bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
     launch.grid = grid;
     if (!launch.params)
       launch.params = std::make_unique<PackedParams>();
-    if (!launch.params->pack(kernel, views, error))
+    if (!launch.params->pack(kernel, views, error, fixedViews))
       return fail();
   }
   launches.resize(used);
@@ -245,7 +246,8 @@ bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
                     LaunchDriver &driver, void *stream, std::string &error,
                     KernelMask kernels, LaunchSet &reuse) {
   if (!checkKernelMask(manifest, kernels, error) ||
-      !prepareLaunches(manifest, views, reuse.launches, error, kernels))
+      !prepareLaunches(manifest, views, reuse.launches, error, kernels,
+                       reuse.fixedViews))
     return false;
   for (PreparedLaunch &launch : reuse.launches)
     if (!driver.launch(launch.kernelIndex,

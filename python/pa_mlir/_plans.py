@@ -118,7 +118,7 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     workspace before every run (None: PA_MLIR_DEBUG).
     """
     torch = _torch_for(block_tables, context_lengths)
-    device = torch.cuda.current_device()
+    device = _tensors.current_device_of(torch)()
     items = tuple(config.items())
     # The same arguments (a serving engine's persistent sequence tensors,
     # step after step) give the same plan: a lookup, not a rebuild. The
@@ -193,13 +193,19 @@ class PlanCache:
         self._lock = threading.Lock()
 
     def lookup(self, key, owner=None):
-        """The plan stored under `key` with `owner` (None when none)."""
-        with self._lock:
-            found = self._plans.get(key)
-            if found is None or found[0] is not owner:
-                return None
-            self._plans.move_to_end(key)
-            return found[1]
+        """The plan stored under `key` with `owner` (None when none).
+        Without the lock: get() and move_to_end() are each one atomic
+        call of the C OrderedDict, and a store() on another thread that
+        evicts the entry in between only makes it a miss next time."""
+        plans = self._plans
+        found = plans.get(key)
+        if found is None or found[0] is not owner:
+            return None
+        try:
+            plans.move_to_end(key)
+        except KeyError:  # evicted meanwhile by another thread's store()
+            pass
+        return found[1]
 
     def store(self, key, plan, owner=None):
         """Stores `plan` under `key`; `owner`, an object whose id() is
@@ -221,7 +227,7 @@ class PlanCache:
         and the drop-in entry points'). The configuration is known by its
         identity (hashing one costs microseconds; the entry keeps it, so
         the identity stays its own)."""
-        device = torch.cuda.current_device()
+        device = _tensors.current_device_of(torch)()
         shapes = (target, id(config), device,
                   _sequences_shapes(block_tables, context_lengths),
                   None if workspace is None else (workspace.data_ptr(),

@@ -50,6 +50,13 @@ FLOAT8_KV_DTYPES = {"float8_e4m3fn": "e4m3fn", "float8_e4m3fnuz": "e4m3fnuz"}
 
 _ARRAYS = ("query", "key_cache", "value_cache", "block_tables",
            "context_lengths")
+# The optional float32 operands of Plan.run, in its argument order: (name,
+# what a run passing it to a plan without it is told). A plan with one
+# reads (lse: writes) it at its operand-table shape on every run.
+OPTIONAL_OPERANDS = (
+    ("sinks", "this plan has no sinks (planned with sinks=False)"),
+    ("alibi_slopes", "this plan has no ALiBi (planned with alibi=False)"),
+    ("lse", "this plan writes no lse (planned with return_lse=False)"))
 # What a run launches: decode + reduce, or (replan=True) all three.
 _LAYER_KERNELS = _runtime_capi.KERNEL_DECODE | _runtime_capi.KERNEL_REDUCE
 _ALL_KERNELS = _runtime_capi.KERNELS_ALL
@@ -72,6 +79,25 @@ def current_device():
     if torch is None or not torch.cuda.is_available():
         return None
     return torch.cuda.current_device()
+
+
+# id(torch) -> the function giving torch's current GPU index, once torch
+# has answered through torch.cuda.current_device() (which initializes
+# CUDA): then its raw accessor, without the initialization check.
+_current_device_functions = {}
+
+
+def current_device_of(torch):
+    """A function of no arguments giving torch's current GPU index (for a
+    caller holding GPU tensors, so CUDA is there)."""
+    found = _current_device_functions.get(id(torch))
+    if found is not None:
+        return found
+    torch.cuda.current_device()
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getDevice", None)
+    found = raw or torch.cuda.current_device
+    _current_device_functions[id(torch)] = found
+    return found
 
 
 def is_tensor(value):
@@ -329,7 +355,10 @@ class DeviceOperands:
     operand. A plan patches its copy's words in place: the addresses
     (`addresses[slot]`, address_slot(name)), N (set_pool()) and the query's
     row stride (`addresses[query_row]`: the kernels read the query at these
-    strides, row-major until a run sets the row stride of a view)."""
+    strides, row-major until a run sets the row stride of a view). The
+    block ends with a PaString (`error_offset`, bytes) that the runtime
+    writes an enqueue's error message into: each copy has its own, made
+    with the copy."""
 
     def __init__(self, table):
         self.names = [op.name for op in table]
@@ -354,8 +383,9 @@ class DeviceOperands:
             owned.append((field_slot(self.names.index("query"), "strides"),
                           (heads * dim, dim, 1)))
         offset = ctypes.sizeof(array) // 8
+        error_words = ctypes.sizeof(_ffi.PaString) // 8
         block = (ctypes.c_uint64 * (offset + sum(
-            len(values) for _, values in owned)))()
+            len(values) for _, values in owned) + error_words))()
         ctypes.memmove(block, array, ctypes.sizeof(array))
         # (pointer slot, byte offset of what it points to): rewritten in
         # every copy to point into the copy's own block.
@@ -370,6 +400,7 @@ class DeviceOperands:
         # (its strides come last).
         self.query_row = starts.pop() if "query" in self.slots else None
         self._pool_words = starts
+        self.error_offset = 8 * offset
         self.addresses = block
         self._point_into_block()
         self.num_pages = 0
@@ -417,10 +448,12 @@ class DeviceOperands:
         return self.slots.get(name)
 
     def set_pool(self, num_pages):
-        value = _ffi.checked_int(num_pages, ctypes.c_int64, "num_pages")
+        """N (the pooled operands' dim 0): dim 0 of a checked tensor, an
+        int in int64's range."""
+        addresses = self.addresses
         for at in self._pool_words:
-            self.addresses[at] = value
-        self.num_pages = value
+            addresses[at] = num_pages
+        self.num_pages = num_pages
 
 
 class PlanLayout:
@@ -453,12 +486,29 @@ class PlanLayout:
             "k_scale"].startswith("[N,")
         self.scale_tail = (self.shapes["k_scale"][1:] if self.scale_pooled
                            else self.shapes.get("k_scale"))
-        self.sinks_shape = self.shapes.get("sinks")
-        self.alibi_shape = self.shapes.get("alibi_slopes")
         self.lse_shape = self.shapes.get("lse")
-        # Whether a run takes any of sinks, alibi_slopes and lse.
-        self.optional = (self.sinks_shape, self.alibi_shape,
-                         self.lse_shape) != (None, None, None)
+        # Where a plan's copy of the operand block holds the addresses a
+        # plan (the sequences) and a run (the rest) write, the query's
+        # row stride and the operand count: the same in every copy.
+        slot = self.operands.address_slot
+        self.tables_slot = slot("block_tables")
+        self.lengths_slot = slot("context_lengths")
+        self.query_slot = slot("query")
+        self.key_slot = slot("key_cache")
+        self.value_slot = slot("value_cache")
+        self.output_slot = slot("output")
+        self.k_scale_slot = slot("k_scale")
+        self.v_scale_slot = slot("v_scale")
+        self.query_row_slot = self.operands.query_row
+        self.count = self.operands.count
+        # The shapes of the optional operands (OPTIONAL_OPERANDS' order),
+        # None for those the program does not have, and their slots.
+        self.optional_shapes = tuple(self.shapes.get(name)
+                                     for name, _ in OPTIONAL_OPERANDS)
+        self.optional_slots = tuple(self.operands.address_slot(name)
+                                    for name, _ in OPTIONAL_OPERANDS)
+        # Whether a run takes any of them.
+        self.optional = self.optional_shapes != (None, None, None)
 
 
 @functools.lru_cache(maxsize=256)
@@ -534,19 +584,6 @@ class Plan:
                 operands.addresses[slot(name)] = tensor.data_ptr()
         else:
             self._use_workspace(self._checked_workspace(workspace))
-        self._tables = slot("block_tables")
-        self._lengths = slot("context_lengths")
-        self._query = slot("query")
-        self._key = slot("key_cache")
-        self._value = slot("value_cache")
-        self._output = slot("output")
-        self._k_scale = slot("k_scale")
-        self._v_scale = slot("v_scale")
-        self._sinks = slot("sinks")
-        self._alibi = slot("alibi_slopes")
-        self._lse = slot("lse")
-        self._query_row = operands.query_row
-        self._count = operands.count
         self._device_program = program.device_program(device)
         self._stream = stream_function(torch)
         # One launch of the three kernels, bound to this plan's operands
@@ -571,20 +608,18 @@ class Plan:
         address of the operands and an error string of its own for its
         enqueues."""
         self.block_tables, self.context_lengths = block_tables, context_lengths
+        L = self._layout
         self._cells = cells = self._operands.addresses
-        cells[self._tables] = block_tables.data_ptr()
-        cells[self._lengths] = context_lengths.data_ptr()
-        self._block = ctypes.addressof(cells)
-        self._error = _ffi.PaString()
-        self._error_address = ctypes.addressof(self._error)
+        cells[L.tables_slot] = block_tables.data_ptr()
+        cells[L.lengths_slot] = context_lengths.data_ptr()
+        self._block = block = ctypes.addressof(cells)
+        self._error_address = block + self._operands.error_offset
 
-    def _enqueue(self, kernels):
-        """Enqueues `kernels` (a KERNEL_* mask) over this plan's operands
-        on the current stream; ValueError with the runtime's message."""
-        enqueue, launch = self._launch.call_operands
-        if not enqueue(launch, self._block, self._count, kernels,
-                       self._stream(self.device), self._error_address):
-            self._device_program.raise_launch_error(self._error)
+    def _raise_enqueue_error(self):
+        """The ValueError of the enqueue that just failed (its message in
+        this plan's operand block)."""
+        self._device_program.raise_launch_error(
+            _ffi.PaString.from_address(self._error_address))
 
     def twin(self, block_tables, context_lengths, workspace=None):
         """A plan like this one (program, device, layout, debug mode; the
@@ -659,7 +694,11 @@ class Plan:
         same tensors, inside a captured graph too."""
         if self.debug:
             self._poison(None, True)
-        self._enqueue(_runtime_capi.KERNEL_PLAN)
+        enqueue, launch = self._launch.call_operands
+        if not enqueue(launch, self._block, self._layout.count,
+                       _runtime_capi.KERNEL_PLAN, self._stream(self.device),
+                       self._error_address):
+            self._raise_enqueue_error()
 
     def _expect(self, name, tensor, dtypes, shape):
         """ValueError unless `tensor` is a contiguous GPU tensor of
@@ -738,28 +777,18 @@ class Plan:
         elif k_scale is not None or v_scale is not None:
             raise ValueError("this plan has no scales (planned with "
                              "scale='none')")
-        if L.sinks_shape is not None:
-            if sinks is None:
-                raise ValueError("this plan reads sinks [Hq]")
-            self._expect("sinks", sinks, (L.float32,),
-                         L.sinks_shape)
-        elif sinks is not None:
-            raise ValueError("this plan has no sinks (planned with "
-                             "sinks=False)")
-        if L.alibi_shape is not None:
-            if alibi_slopes is None:
-                raise ValueError("this plan reads alibi_slopes [Hq]")
-            self._expect("alibi_slopes", alibi_slopes, (L.float32,),
-                         L.alibi_shape)
-        elif alibi_slopes is not None:
-            raise ValueError("this plan has no ALiBi (planned with "
-                             "alibi=False)")
         self._expect("out", out, (L.query_dtype,), L.rows_shape)
-        if L.lse_shape is not None:
-            self._expect("lse", lse, (L.float32,), L.lse_shape)
-        elif lse is not None:
-            raise ValueError("this plan writes no lse (planned with "
-                             "return_lse=False)")
+        for (name, unexpected), tensor, shape in zip(
+                OPTIONAL_OPERANDS, (sinks, alibi_slopes, lse),
+                L.optional_shapes):
+            if shape is None:
+                if tensor is not None:
+                    raise ValueError(unexpected)
+            elif tensor is None:
+                raise ValueError(f"this plan reads {name} "
+                                 f"{L.patterns[name]}")
+            else:
+                self._expect(name, tensor, (L.float32,), shape)
         return row_stride
 
     def run(self, query, key_cache, value_cache, k_scale=None, v_scale=None,
@@ -832,9 +861,8 @@ class Plan:
                 valid = (valid and sinks is None and alibi_slopes is None
                          and lse is None)
             else:
-                for tensor, shape in ((sinks, L.sinks_shape),
-                                      (alibi_slopes, L.alibi_shape),
-                                      (lse, L.lse_shape)):
+                for tensor, shape in zip((sinks, alibi_slopes, lse),
+                                         L.optional_shapes):
                     if shape is None:
                         valid = valid and tensor is None
                         continue
@@ -854,25 +882,24 @@ class Plan:
         if num_pages != operands.num_pages:
             operands.set_pool(num_pages)
         cells = self._cells
-        cells[self._query_row] = row_stride
-        cells[self._query] = query.data_ptr()
-        cells[self._key] = key_cache.data_ptr()
-        cells[self._value] = value_cache.data_ptr()
-        cells[self._output] = out.data_ptr()
+        cells[L.query_row_slot] = row_stride
+        cells[L.query_slot] = query.data_ptr()
+        cells[L.key_slot] = key_cache.data_ptr()
+        cells[L.value_slot] = value_cache.data_ptr()
+        cells[L.output_slot] = out.data_ptr()
         if L.scaled:
-            cells[self._k_scale] = k_scale.data_ptr()
-            cells[self._v_scale] = v_scale.data_ptr()
-        if sinks is not None:
-            cells[self._sinks] = sinks.data_ptr()
-        if alibi_slopes is not None:
-            cells[self._alibi] = alibi_slopes.data_ptr()
-        if lse is not None:
-            cells[self._lse] = lse.data_ptr()
+            cells[L.k_scale_slot] = k_scale.data_ptr()
+            cells[L.v_scale_slot] = v_scale.data_ptr()
+        if L.optional:
+            for tensor, slot in zip((sinks, alibi_slopes, lse),
+                                    L.optional_slots):
+                if tensor is not None:
+                    cells[slot] = tensor.data_ptr()
         if self.debug:
             self._poison(out, replan, lse)
         enqueue, launch = self._launch.call_operands
-        if not enqueue(launch, self._block, self._count,
+        if not enqueue(launch, self._block, L.count,
                        _ALL_KERNELS if replan else _LAYER_KERNELS,
                        self._stream(device), self._error_address):
-            self._device_program.raise_launch_error(self._error)
+            self._raise_enqueue_error()
         return out if lse is None else (out, lse)

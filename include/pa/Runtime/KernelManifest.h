@@ -96,15 +96,30 @@ public:
 
   /// Fills the parameters of `kernel` from `views`; false with `error` when
   /// an operand is missing, a dim is out of range or a size is not 8.
+  /// `fixedViews`: the caller keeps `views` with the same operands (the
+  /// same map entries; their addresses, sizes and strides may change)
+  /// until it packs from another map, as a bound launch does: the
+  /// operands are then looked up by name on the first pack only, and a
+  /// later pack of the same kernel from the same map reads each value
+  /// through the view it resolved (a serving loop's per-layer enqueue).
   bool pack(const KernelInfo &kernel, const OperandViews &views,
-            std::string &error);
+            std::string &error, bool fixedViews = false);
 
   void **kernelParams() { return pointers.data(); }
   const std::vector<uint8_t> &bytes() const { return buffer; }
 
 private:
+  /// pack() through `sources`, resolved by an earlier pack.
+  bool refill(const KernelInfo &kernel, std::string &error);
+
   std::vector<uint8_t> buffer;
   std::vector<void *> pointers;
+  /// The view of each parameter of `resolvedKernel` in `resolvedViews`
+  /// (parallel to its params); valid while the caller keeps the views
+  /// fixed (pack's `fixedViews`).
+  std::vector<const MemRefView *> sources;
+  const KernelInfo *resolvedKernel = nullptr;
+  const OperandViews *resolvedViews = nullptr;
 };
 
 /// The grid of `kernel` for `views`; false with `error` when an operand the

@@ -66,9 +66,12 @@ constexpr KernelMask kAllKernels = ~KernelMask(0);
 /// 2^31-1 workgroups per axis. The PackedParams of `launches` on entry are
 /// reused (their buffers kept), so preparing the same kernels again
 /// allocates nothing (LaunchSet).
+/// `fixedViews`: PackedParams::pack's (the caller keeps `views`'
+/// entries between calls with the same `launches`).
 bool prepareLaunches(const ModuleManifest &manifest, const OperandViews &views,
                      std::vector<PreparedLaunch> &launches, std::string &error,
-                     KernelMask kernels = kAllKernels);
+                     KernelMask kernels = kAllKernels,
+                     bool fixedViews = false);
 
 /// The backend-specific half: a loaded module's kernel functions and an
 /// asynchronous launch on a stream of the backend (hipStream_t, CUstream).
@@ -123,6 +126,10 @@ bool enqueueKernels(const ModuleManifest &manifest, const OperandViews &views,
 /// place instead of allocated per call.
 struct LaunchSet {
   std::vector<PreparedLaunch> launches;
+  /// Whether every enqueue with this set passes the same OperandViews map
+  /// with the same entries (a bound launch's): the parameters are then
+  /// refilled through the views resolved once (PackedParams::pack).
+  bool fixedViews = false;
 };
 
 /// False with `error` when `kernels` selects no kernel of `manifest` or

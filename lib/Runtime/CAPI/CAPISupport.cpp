@@ -72,6 +72,8 @@ bool pa::capi::unwrapDeviceOperands(const PaDeviceOperand *operands,
 
 bool pa::capi::BoundOperands::bind(const PaDeviceOperand *operands,
                                    size_t count, std::string &error) {
+  // Launches packed from the views before (their entries are rebuilt).
+  launchSets.clear();
   if (!unwrapDeviceOperands(operands, count, operandViews, error))
     return false;
   this->operands = operands;
@@ -92,7 +94,12 @@ pa::capi::BoundOperands::launches(runtime::KernelMask kernels) {
   for (auto &[mask, set] : launchSets)
     if (mask == kernels)
       return set;
-  return launchSets.emplace_back(kernels, runtime::LaunchSet()).second;
+  runtime::LaunchSet &set =
+      launchSets.emplace_back(kernels, runtime::LaunchSet()).second;
+  // operandViews keeps its entries from bind() on (refreshes write into
+  // them), so the parameters are resolved once per kernel.
+  set.fixedViews = true;
+  return set;
 }
 
 bool pa::capi::checkBoundKernels(runtime::KernelMask bound,
