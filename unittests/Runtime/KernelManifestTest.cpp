@@ -121,6 +121,64 @@ TEST(KernelManifest, ReportsMissingOperandsAndBadDims) {
       << error;
 }
 
+TEST(KernelManifest, RefillsThroughViewsResolvedOnce) {
+  // A bound launch's packs (fixedViews): the views are looked up on the
+  // first pack only; later packs read the values the caller wrote into
+  // the same views since, a rank that shrank is still reported, and a
+  // pack from another map or of another kernel resolves anew.
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kSidecar, manifest, error)) << error;
+  const KernelInfo &decode = manifest.kernels[1];
+  OperandViews views;
+  views["work_info"] = rowMajorView(0x7000, {132, 4});
+  PackedParams params;
+  ASSERT_TRUE(params.pack(decode, views, error, /*fixedViews=*/true))
+      << error;
+  MemRefView &view = views["work_info"];
+  view.data = 0x9000;
+  view.offset = 5;
+  view.sizes = {7, 4};
+  view.strides = {8, 1};
+  ASSERT_TRUE(params.pack(decode, views, error, true)) << error;
+  EXPECT_EQ(paramAt(params, 1), 0x9000);
+  EXPECT_EQ(paramAt(params, 2), 5);
+  EXPECT_EQ(paramAt(params, 3), 7);
+  EXPECT_EQ(paramAt(params, 5), 8);
+  EXPECT_EQ(static_cast<uint8_t *>(params.kernelParams()[5]) -
+                params.bytes().data(),
+            40);
+
+  view.sizes = {7};
+  EXPECT_FALSE(params.pack(decode, views, error, true));
+  EXPECT_NE(error.find("kernel 'pa_decode' parameter 'work_info.size[1]': "
+                       "operand 'work_info' has rank 1"),
+            std::string::npos)
+      << error;
+
+  OperandViews other;
+  other["work_info"] = rowMajorView(0x5000, {3, 4});
+  ASSERT_TRUE(params.pack(decode, other, error, true)) << error;
+  EXPECT_EQ(paramAt(params, 1), 0x5000);
+  EXPECT_EQ(paramAt(params, 3), 3);
+  other["context_lengths"] = rowMajorView(0x6000, {9});
+  ASSERT_TRUE(params.pack(manifest.kernels[0], other, error, true)) << error;
+  EXPECT_EQ(params.bytes().size(), 40u);
+  EXPECT_EQ(paramAt(params, 1), 0x6000);
+  EXPECT_EQ(paramAt(params, 3), 9);
+
+  // Without fixedViews every pack looks the operands up: a map whose
+  // entries were rebuilt is read afresh.
+  PackedParams unfixed;
+  OperandViews rebuilt;
+  rebuilt["work_info"] = rowMajorView(0x8000, {2, 4});
+  ASSERT_TRUE(unfixed.pack(decode, rebuilt, error)) << error;
+  rebuilt.clear();
+  rebuilt["work_info"] = rowMajorView(0x8100, {2, 4});
+  ASSERT_TRUE(unfixed.pack(decode, rebuilt, error)) << error;
+  EXPECT_EQ(paramAt(unfixed, 1), 0x8100);
+}
+
 TEST(KernelManifest, RejectsMalformedSidecars) {
   ModuleManifest manifest;
   std::string error;
