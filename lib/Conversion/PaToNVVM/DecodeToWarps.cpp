@@ -89,6 +89,11 @@ constexpr int64_t kE4M3Headroom = 256;
 /// thread's chain of dependent reads (256 at P = 1: 10-40 times the packed
 /// layout's time on the H200, 2026-12-02).
 constexpr int64_t kSerialPageIds = 16;
+/// Shared memory of a workgroup that lets two of them share an sm_90a SM
+/// (228 KiB per SM, 1 KiB of it reserved per workgroup). Two workgroups
+/// (8 warps) keep enough KV loads in flight; one does not (fp8 at Q = 4:
+/// 26-28% faster with two, 1353ff8).
+constexpr int64_t kTwoPerSMBytes = 228 * 1024 / 2 - 1024;
 
 /// The element type of the mma operands.
 enum class Products { E4M3, F16, BF16 };
@@ -296,7 +301,8 @@ struct Buffers {
   Value query;    // A fragments of [terms][M][D] (fragmentIndex), operand bits
   Value rowScale; // [M] f32: 2^-shift of the query rows (f16, e4m3)
   Value scores;   // [M][kScoreStride] f32
-  Value probs;    // A fragments of [terms][M][256] (fragmentIndex)
+  Value probs;    // A fragments of [terms][M][256] (fragmentIndex); in the
+                  // scores' bytes when probsAliasScores
   Value acc;      // [M][accStride] f32
   Value pageIds;  // [2][256 / P] i32, by tile parity
   Value warpMax;  // [4] f32: per-warp largest P weight (e4m3, per-token)
@@ -351,11 +357,31 @@ private:
     };
     MLIRContext *ctx = kernel.getContext();
     Type operand = s.operandType(ctx), f32 = Float32Type::get(ctx);
+    const int64_t scoreCount = s.rows * kScoreStride;
+    const int64_t probCount = s.probTerms() * s.rows * kTileTokens;
+    probsAliasScores = scoresAndProbsShareBytes(scoreCount * 4,
+                                                probCount * s.operandBytes());
     buffers.query = add(s.queryTerms() * s.rows * s.qkDim(), operand);
     if (s.products != Products::BF16)
       buffers.rowScale = add(s.rows, f32);
-    buffers.scores = add(s.rows * kScoreStride, f32);
-    buffers.probs = add(s.probTerms() * s.rows * kTileTokens, operand);
+    if (probsAliasScores) {
+      const int64_t bytes =
+          std::max(scoreCount * 4, probCount * s.operandBytes());
+      Value shared = add(bytes, IntegerType::get(ctx, 8));
+      auto view = [&](int64_t count, Type element) -> Value {
+        ImplicitLocOpBuilder b(loc, kernel.getContext());
+        b.setInsertionPointToStart(&kernel.getBody().front());
+        return memref::ViewOp::create(b, workgroupMemRef({count}, element),
+                                      shared,
+                                      arith::ConstantIndexOp::create(b, 0),
+                                      ValueRange{});
+      };
+      buffers.scores = view(scoreCount, f32);
+      buffers.probs = view(probCount, operand);
+    } else {
+      buffers.scores = add(scoreCount, f32);
+      buffers.probs = add(probCount, operand);
+    }
     buffers.acc = add(s.rows * s.accStride(), f32);
     buffers.pageIds =
         add(2 * pagesPerTile(s.pageSize), IntegerType::get(ctx, 32));
@@ -365,6 +391,49 @@ private:
       buffers.alpha = add(s.rows, f32);
     buffers.rowMax = ops.softmax.getRowMax();
     buffers.rowSum = ops.softmax.getRowSum();
+  }
+
+  /// Whether P's terms go into the scores' bytes (pv's prologue reads every
+  /// score it needs before any thread writes a term; nothing reads a score
+  /// after it): only where that brings the kernel's shared memory down to
+  /// two workgroups per SM (bf16 KV at 32 rows and D 256: 125 -> 93 KiB).
+  /// Elsewhere it would cost a barrier per tile for nothing: registers cap
+  /// the 16-row kernels' workgroups per SM first.
+  bool scoresAndProbsShareBytes(int64_t scoreBytes, int64_t probBytes) {
+    auto aligned = [](int64_t bytes) { return llvm::alignTo(bytes, 16); };
+    auto bytesOf = [](int64_t count, int64_t elementBytes) {
+      return llvm::alignTo(count * elementBytes, 16);
+    };
+    // The tiled IR's buffers that stay (staged page ids, row statistics:
+    // not those only its tile ops use, which this lowering replaces) and
+    // this lowering's others.
+    auto replaced = [&](Value buffer) {
+      if (buffer == ops.softmax.getRowMax() || buffer == ops.softmax.getRowSum())
+        return false;
+      return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+        return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileAlibiOp,
+                   TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(user);
+      });
+    };
+    int64_t others = 0;
+    for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
+      if (replaced(buffer))
+        continue;
+      auto type = cast<MemRefType>(buffer.getType());
+      others += bytesOf(type.getNumElements(),
+                        llvm::divideCeil(type.getElementTypeBitWidth(), 8));
+    }
+    others += bytesOf(s.queryTerms() * s.rows * s.qkDim(), s.operandBytes()) +
+              bytesOf(s.rows * s.accStride(), 4) +
+              bytesOf(2 * pagesPerTile(s.pageSize), 4);
+    if (s.products != Products::BF16)
+      others += bytesOf(s.rows, 4);
+    if (s.e4m3() && s.vScale == ScaleMode::per_token)
+      others += bytesOf(kWarps, 4);
+    if (s.rescaleInPV())
+      others += bytesOf(s.rows, 4);
+    return others + aligned(scoreBytes) + aligned(probBytes) > kTwoPerSMBytes &&
+           others + aligned(std::max(scoreBytes, probBytes)) <= kTwoPerSMBytes;
   }
 
   /// pa-stage-page-ids fills its staging buffer in a loop whose iteration j
@@ -1023,12 +1092,23 @@ private:
     for (Value &weight : weights)
       if (up)
         weight = e.mulF(weight, up);
+    // With probsAliasScores every thread reads its scores of all rows
+    // before a barrier and writes the terms after it.
+    SmallVector<std::pair<Value, Value>> pending;
     for (int64_t m = 0; m < s.rows; ++m) {
       Value p = e.loadVector(buffers.scores,
                              {e.add(e.idx(m * kScoreStride), token)}, 2);
       Value x0 = e.mulF(e.extract(p, 0), weights[0]);
       Value x1 = e.mulF(e.extract(p, 1), weights[1]);
-      storeProbTerms(e, m, token, x0, x1);
+      if (probsAliasScores)
+        pending.push_back({x0, x1});
+      else
+        storeProbTerms(e, m, token, x0, x1);
+    }
+    if (probsAliasScores) {
+      e.barrier();
+      for (auto [m, x] : llvm::enumerate(pending))
+        storeProbTerms(e, int64_t(m), token, x.first, x.second);
     }
     e.barrier();
 
@@ -1421,6 +1501,8 @@ private:
   TileOps ops;
   DecodeShape s;
   Buffers buffers;
+  /// P's terms live in the scores' bytes (scoresAndProbsShareBytes).
+  bool probsAliasScores = false;
   /// The V chunks of pv's first token block (first pass), loaded in qk.
   SmallVector<Value> firstValues;
   ThreadIds ids;

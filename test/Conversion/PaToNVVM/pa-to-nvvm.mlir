@@ -323,3 +323,64 @@ func.func @lse(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
             output(%out : memref<?x4x64xbf16>) lse(%lse : memref<?x4xf32>)
   return
 }
+
+// -----
+
+// bf16 KV at 32 rows (G = 8, Q = 4) and D = 256: P's two bf16 terms
+// (32 KiB) go into the scores' bytes (33 KiB), so that the kernel's shared
+// memory (125 -> 91 KiB) lets two workgroups share an SM. pv's prologue
+// reads all its scores, then a barrier, then writes the terms.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      %[[BYTES:[^ ]*]] : memref<33792xi8, #gpu.address_space<workgroup>>
+// CHECK-DAG:     %[[PROBS:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<33792xi8, #gpu.address_space<workgroup>> to memref<16384xi16, #gpu.address_space<workgroup>>
+// CHECK-DAG:     %[[SCORES:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<33792xi8, #gpu.address_space<workgroup>> to memref<8448xf32, #gpu.address_space<workgroup>>
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
+// The prologue: the last row's scores read, a barrier, the first term stored.
+// CHECK:         vector.load %[[SCORES]]
+// CHECK-NOT:     vector.store {{.*}}%[[PROBS]]
+// CHECK:         gpu.barrier
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
+// CHECK:         vector.store %{{.*}}, %[[PROBS]]
+// CHECK:         gpu.barrier
+func.func @decode_bf16_d256_32_rows(%query: memref<?x8x256xbf16>,
+    %key_cache: memref<?x1x32x16x8xbf16>, %value_cache: memref<?x1x2x256x8xbf16>,
+    %block_tables: memref<?x?xi32>, %context_lengths: memref<?xi32>,
+    %work_info: memref<?x4xi32>, %exp_sums: memref<1x?x32xf32>,
+    %max_logits: memref<1x?x32xf32>, %tmp_out: memref<1x?x32x256xf32>) {
+  pa.decode query(%query : memref<?x8x256xbf16>) key_cache(%key_cache : memref<?x1x32x16x8xbf16>)
+            value_cache(%value_cache : memref<?x1x2x256x8xbf16>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<1x?x32xf32>) max_logits(%max_logits : memref<1x?x32xf32>)
+            tmp_out(%tmp_out : memref<1x?x32x256xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = transposed>,
+             scale = #pa.scale<none>}
+  return
+}
+
+// -----
+
+// fp8 KV at the same shape fits two workgroups per SM as it is (109 KiB):
+// scores and P keep their own buffers.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      memref<8448xf32, #gpu.address_space<workgroup>>
+// CHECK-SAME:      memref<8192xi16, #gpu.address_space<workgroup>>
+// CHECK-NOT:     memref.view
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
+func.func @decode_fp8_d256_32_rows(%query: memref<?x8x256xbf16>,
+    %key_cache: memref<?x1x16x16x16xf8E4M3FN>, %value_cache: memref<?x1x1x256x16xf8E4M3FN>,
+    %block_tables: memref<?x?xi32>, %context_lengths: memref<?xi32>,
+    %work_info: memref<?x4xi32>, %exp_sums: memref<1x?x32xf32>,
+    %max_logits: memref<1x?x32xf32>, %tmp_out: memref<1x?x32x256xf32>,
+    %k_scale: memref<1xf32>, %v_scale: memref<1xf32>) {
+  pa.decode query(%query : memref<?x8x256xbf16>) key_cache(%key_cache : memref<?x1x16x16x16xf8E4M3FN>)
+            value_cache(%value_cache : memref<?x1x1x256x16xf8E4M3FN>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) k_scale(%k_scale : memref<1xf32>)
+            v_scale(%v_scale : memref<1xf32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<1x?x32xf32>) max_logits(%max_logits : memref<1x?x32xf32>)
+            tmp_out(%tmp_out : memref<1x?x32x256xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = transposed>,
+             scale = #pa.scale<per_tensor>}
+  return
+}
