@@ -55,8 +55,8 @@ static inline PaStringRef paStringRefFromCString(const char *string) {
  * under its pa operand name ("query", "key_cache", "work_info", ...; the
  * argument names of pa-c/Decode.h's buffers in snake case). `strides`
  * (elements, `rank` of them) or NULL: row-major. Only the query may be
- * strided (a view of a fused qkv tensor: row stride >= Hq * D); the
- * kernels read every other operand as row-major, whatever is given. */
+ * strided (a view of a fused qkv tensor: row stride >= Hq * D); other
+ * strides than row-major ones for another operand are an error. */
 typedef struct {
   const char *name;
   uint64_t address;

@@ -480,6 +480,30 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
   paStringDestroy(error);
   CHECK(fake.launchCount() == 0, "nothing launched for a negative stride");
   operands[0].strides = NULL;
+  /* The kernels read the caches row-major: K as a view of a combined
+   * [N, 2, ...] cache (its page stride doubled) is refused, its own
+   * row-major strides (a dim of one element at any stride) are not. */
+  {
+    int64_t strides[5];
+    int64_t step = 1;
+    for (int d = operands[1].rank; d-- > 0;) {
+      strides[d] = operands[1].sizes[d] == 1 ? 12345 : step;
+      step *= operands[1].sizes[d];
+    }
+    operands[1].strides = strides;
+    fake.reset();
+    CHECK(paCudaLaunchEnqueue(launch, stream, &error), "%s", error.data);
+    strides[0] = 2 * step / operands[1].sizes[0];
+    fake.reset();
+    CHECK(!paCudaLaunchEnqueue(launch, stream, &error) &&
+              contains(error, "operand 'key_cache' has strides [") &&
+              contains(error, "the kernels read it row-major (only the "
+                              "query may be strided)"),
+          "%s", error.data);
+    paStringDestroy(error);
+    CHECK(fake.launchCount() == 0, "nothing launched for a strided cache");
+    operands[1].strides = NULL;
+  }
 
   /* Another operand array through the same launch (a copy with its own
    * addresses: a plan of other sequences sharing the launch); the bound

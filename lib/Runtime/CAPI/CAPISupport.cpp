@@ -50,6 +50,26 @@ bool setDeviceView(const PaDeviceOperand &operand, size_t index,
               std::to_string(d) + "; strides must be >= 0";
       return false;
     }
+  if (std::strcmp(operand.name, "query") == 0)
+    return true;
+  // The programs read every other operand row-major (their memref types
+  // have the identity layout, so the kernels ignore the strides passed):
+  // a view of another layout (a K or V of a combined [N, 2, P, Hkv, D]
+  // cache) would be read at the wrong places. Dims of one element may
+  // have any stride, as for a contiguous torch tensor.
+  int64_t rowMajor = 1;
+  for (int32_t d = operand.rank; d-- > 0;) {
+    if (operand.sizes[d] != 1 && operand.strides[d] != rowMajor) {
+      std::string strides;
+      for (int32_t i = 0; i < operand.rank; ++i)
+        strides += (i ? ", " : "") + std::to_string(operand.strides[i]);
+      error = "operand '" + std::string(operand.name) + "' has strides [" +
+              strides + "]; the kernels read it row-major (only the query "
+              "may be strided): pass a contiguous copy";
+      return false;
+    }
+    rowMajor *= operand.sizes[d];
+  }
   return true;
 }
 } // namespace
