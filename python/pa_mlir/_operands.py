@@ -10,6 +10,13 @@ Operand = collections.namedtuple(
     "Operand", ["name", "shape", "pattern", "element_bytes", "read_only"])
 
 
+def pooled(operand):
+    """Whether dim 0 of `operand` is the pool's page count N (the caches
+    of every layout, per-token scales): its pattern's dims start with N
+    ("[N, Hkv, P]", "nhd [N, P, Hkv, D]")."""
+    return operand.pattern.partition("[")[2].startswith("N,")
+
+
 def operand_table(config, batch, num_pages, max_pages, capacity):
     """Every operand of a run of `config` (a DecodeConfig) in @pa_decode's
     argument order, optional ones left out when the configuration has

@@ -67,7 +67,8 @@ def decode_config(torch, target, device, *, num_query_heads, num_kv_heads,
                   query_length=1, scale="none", sliding_window=0,
                   softmax_scale=None, sinks=False, key_layout="packed",
                   v_layout="plain", chip=None, budget=None,
-                  max_partitions=None, alibi=False, return_lse=False):
+                  max_partitions=None, alibi=False, return_lse=False,
+                  kv_layout="packed", logits_soft_cap=0.0):
     """The DecodeConfig of plan()'s keywords."""
     if chip is None:
         chip = default_chip(torch, target, device)
@@ -78,7 +79,8 @@ def decode_config(torch, target, device, *, num_query_heads, num_kv_heads,
         key_layout=key_layout, v_layout=v_layout, scale=scale,
         sliding_window=sliding_window, softmax_scale=softmax_scale,
         sinks=sinks, chip=chip, budget=budget, max_partitions=max_partitions,
-        alibi=alibi, return_lse=return_lse)
+        alibi=alibi, return_lse=return_lse, kv_layout=kv_layout,
+        logits_soft_cap=logits_soft_cap)
 
 
 # (target, device, plan() keywords) -> the program: a plan of new sequence
@@ -110,9 +112,11 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     / bfloat16), query_dtype, query_length, scale, sliding_window,
     softmax_scale, sinks, key_layout, v_layout, chip (None: sm_90a on CUDA,
     the GPU's own on ROCm), budget, max_partitions, alibi (runs take
-    alibi_slopes), return_lse (runs also write the log-sum-exp)). target:
-    None (the
-    torch build's: "hip" on ROCm, else "cuda"). workspace: a contiguous
+    alibi_slopes), return_lse (runs also write the log-sum-exp),
+    kv_layout ("packed", or "nhd" / "hnd": runs take 4-D K and V, each
+    contiguous - K and V of a combined [2, N, P, Hkv, D] cache are, as
+    cache[0] and cache[1], and are read in place), logits_soft_cap).
+    target: None (the torch build's: "hip" on ROCm, else "cuda"). workspace: a contiguous
     uint8 GPU tensor of at least workspace_bytes() bytes for the partials,
     or None (the plan allocates one). debug: poison the output and the
     workspace before every run (None: PA_MLIR_DEBUG).

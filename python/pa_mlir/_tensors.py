@@ -34,7 +34,7 @@ import functools
 import os
 import sys
 
-from . import _ffi, _runtime_capi
+from . import _ffi, _operands, _runtime_capi
 
 # Poison of the int32 plan buffers (as decode.py's numpy path).
 PLAN_POISON = -0x21524111  # 0xDEADBEEF
@@ -377,7 +377,7 @@ class DeviceOperands:
         # The words each plan owns after the array: (the array's pointer
         # slot, the values it points to).
         owned = [(field_slot(i, "sizes"), op.shape)
-                 for i, op in enumerate(table) if op.pattern.startswith("[N,")]
+                 for i, op in enumerate(table) if _operands.pooled(op)]
         if "query" in self.slots:
             _, heads, dim = table[self.names.index("query")].shape
             owned.append((field_slot(self.names.index("query"), "strides"),
@@ -482,8 +482,8 @@ class PlanLayout:
         self.value_tail = self.shapes["value_cache"][1:]
         self.scaled = "k_scale" in self.shapes
         # Per-token scales [N, Hkv, P] follow the pool; per-tensor ones [1].
-        self.scale_pooled = self.scaled and self.patterns[
-            "k_scale"].startswith("[N,")
+        self.scale_pooled = self.scaled and _operands.pooled(
+            next(op for op in table if op.name == "k_scale"))
         self.scale_tail = (self.shapes["k_scale"][1:] if self.scale_pooled
                            else self.shapes.get("k_scale"))
         self.lse_shape = self.shapes.get("lse")

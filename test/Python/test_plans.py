@@ -744,3 +744,67 @@ def test_alibi_slopes_and_lse_as_tensors_on_rocm():
         "decode() got torch tensors (query, key_cache")
     assert "other arrays (alibi_slopes)" in errors["numpy slopes"]
 
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
+                                          "(CTest sets it)")
+def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
+    """plan(kv_layout="nhd" / "hnd") on tensors: K and V as cache[0] and
+    cache[1] of one combined [2, N, ...] cache reach the decode kernel at
+    their own addresses (no copy: the combined tensor's address and one
+    half further), with their 4-D sizes; K and V of an [N, 2, ...] cache
+    (page stride doubled, which the kernels would misread) are refused
+    with the contiguity message; a soft-capped plan compiles the cap
+    (issue 17 on the plan path)."""
+    done = run_python(FAKE_RUN + COUNTING_TORCH + textwrap.dedent("""
+        from test_decode import to_layout
+        rng = np.random.default_rng(31)
+        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
+                                  query_length=1, kv_dtype="e4m3fn",
+                                  v_layout="plain", lengths=[40, 3],
+                                  scales="per_tensor")
+        t = tensors_of(case)
+        q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
+        scale = torch.tensor_of(np.array([0.5], np.float32))
+        out = torch.full((2, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        seen = {}
+        for kv_layout in ("nhd", "hnd"):
+            key, value = to_layout(case["key_cache"], case["value_cache"],
+                                   kv_layout)
+            combined = torch.tensor_of(np.stack([key, value]))
+            k, v = combined[0], combined[1]
+            plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                                num_query_heads=8, num_kv_heads=2,
+                                head_dim=64, page_size=16, kv_dtype="e4m3fn",
+                                scale="per_tensor", kv_layout=kv_layout,
+                                logits_soft_cap=30.0, debug=False)
+            artifact = pa_mlir.compile(plan.config)
+            fake.fakeCudaReset()
+            plan.run(q, k, v, k_scale=scale, v_scale=scale, out=out)
+            [decode] = [l for l in record()["launches"]
+                        if l["name"] == "pa_decode"]
+            interleaved = torch.tensor_of(np.stack([key, value], axis=1))
+            refuse(kv_layout, lambda: plan.run(
+                q, interleaved[:, 0], interleaved[:, 1], k_scale=scale,
+                v_scale=scale, out=out))
+            seen[kv_layout] = dict(
+                key=param(decode, artifact, "key_cache.aligned_ptr"),
+                value=param(decode, artifact, "value_cache.aligned_ptr"),
+                expected=[combined.data_ptr(),
+                          combined.data_ptr() + key.nbytes],
+                sizes=[param(decode, artifact, f"key_cache.size[{i}]")
+                       for i in range(4)],
+                shape=list(key.shape),
+                cap=plan.config.logits_soft_cap,
+                layout=plan.config.kv_layout)
+        print(json.dumps(dict(seen=seen, errors=errors)))
+    """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    for kv_layout in ("nhd", "hnd"):
+        seen = out["seen"][kv_layout]
+        assert [seen["key"], seen["value"]] == seen["expected"], kv_layout
+        assert seen["sizes"] == seen["shape"]
+        assert seen["cap"] == 30.0 and seen["layout"] == kv_layout
+        assert out["errors"][kv_layout].startswith(
+            "key_cache is not contiguous"), out["errors"][kv_layout]
