@@ -63,6 +63,22 @@ def plan_of_three_sequences(seed):
     """) % seed
 
 
+def one_row_case(seed, hkv, kv_dtype, lengths):
+    """Script lines: a random case of query length 1 (Hq 8, D 64, page 16,
+    per-tensor scales, plain V) drawn with `seed`, its tensors `t`, the
+    bf16 query `q` and a float32 scale tensor `scale` [1]."""
+    return textwrap.dedent("""
+        rng = np.random.default_rng(%d)
+        case, options = make_case(rng, hq=8, hkv=%d, d=64, p=16,
+                                  query_length=1, kv_dtype=%r,
+                                  v_layout="plain", lengths=%r,
+                                  scales="per_tensor")
+        t = tensors_of(case)
+        q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
+        scale = torch.tensor_of(np.array([0.5], np.float32))
+    """) % (seed, hkv, kv_dtype, lengths)
+
+
 @pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
                                           "(CTest sets it)")
 def test_a_plan_serves_every_layer_without_allocating():
@@ -618,16 +634,9 @@ def test_alibi_slopes_and_lse_as_tensors_on_rocm():
     kernel (slopes) and the reduce kernel (lse); a wrong or missing
     tensor is refused with its message."""
     done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + ROCM_TORCH
+                      + one_row_case(21, 1, "e4m3fnuz", [20, 70])
                       + textwrap.dedent("""
-        rng = np.random.default_rng(21)
-        case, options = make_case(rng, hq=8, hkv=1, d=64, p=16,
-                                  query_length=1, kv_dtype="e4m3fnuz",
-                                  v_layout="plain", lengths=[20, 70],
-                                  scales="per_tensor")
-        t = tensors_of(case)
-        q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
         k, v = t["key_cache"], t["value_cache"]
-        scale = torch.tensor_of(np.array([0.5], np.float32))
         slopes = torch.tensor_of(np.exp2(-np.arange(1, 9)).astype(np.float32))
         out = torch.full((2, 8, 64), 0.0, torch.bfloat16, "cuda:0")
         keywords = dict(num_query_heads=8, num_kv_heads=1, head_dim=64,
@@ -756,16 +765,10 @@ def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
     (page stride doubled, which the kernels would misread) are refused
     with the contiguity message; a soft-capped plan compiles the cap
     (issue 17 on the plan path)."""
-    done = run_python(FAKE_RUN + COUNTING_TORCH + textwrap.dedent("""
+    done = run_python(FAKE_RUN + COUNTING_TORCH
+                      + one_row_case(31, 2, "e4m3fn", [40, 3])
+                      + textwrap.dedent("""
         from test_decode import to_layout
-        rng = np.random.default_rng(31)
-        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
-                                  query_length=1, kv_dtype="e4m3fn",
-                                  v_layout="plain", lengths=[40, 3],
-                                  scales="per_tensor")
-        t = tensors_of(case)
-        q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
-        scale = torch.tensor_of(np.array([0.5], np.float32))
         out = torch.full((2, 8, 64), 0.0, torch.bfloat16, "cuda:0")
         seen = {}
         for kv_layout in ("nhd", "hnd"):
