@@ -412,7 +412,8 @@ private:
       if (config.checkHazards) {
         if (!((wave->written[reg] >> lane) & 1))
           return failLane(lane, "reads " + vgprName(reg) +
-                                    ", which this lane never wrote");
+                                    ", which this lane never wrote (nor "
+                                    "copied from a register it wrote)");
         if (!checkPendingVgpr(reg, "reads"))
           return false;
       }
@@ -494,6 +495,34 @@ private:
     if (!op.isVector())
       return fail("destination is not a vector register");
     return writeVgprLane(vgprIndex(op, 3, d), lane, value);
+  }
+  /// Dword `d` of VGPR source `slot` copied into dword `to` of the
+  /// destination.
+  /// Copying a VGPR lane that was never written is no error in itself:
+  /// LLVM copies a 64-bit register pair whole (v_mov_b64, v_pk_mov_b32)
+  /// also where one half holds no value (an i64 of which only the low half
+  /// is used keeps an IMPLICIT_DEF high half), and the hardware then
+  /// copies a garbage dword that nothing reads. The destination lane stays
+  /// unwritten, so whatever reads it later is the error.
+  bool copyLane(const Instruction &inst, unsigned slot, unsigned d,
+                unsigned to, int lane) {
+    const Operand &from = inst.src[slot];
+    if (!config.checkHazards) {
+      uint32_t value;
+      return readLane(inst, slot, d, lane, value) &&
+             writeLane(inst, to, lane, value);
+    }
+    unsigned reg = vgprIndex(from, slot, d);
+    if (reg >= kVgprs)
+      return fail("VGPR index out of range");
+    if (!checkPendingVgpr(reg, "reads"))
+      return false;
+    bool defined = (wave->written[reg] >> lane) & 1;
+    if (!writeLane(inst, to, lane, wave->vgpr[reg * kLanes + lane]))
+      return false;
+    if (!defined)
+      wave->written[vgprIndex(inst.dst[0], 3, to)] &= ~(uint64_t(1) << lane);
+    return true;
   }
   bool writeLane64(const Instruction &inst, int lane, uint64_t value) {
     return writeLane(inst, 0, lane, uint32_t(value)) &&
@@ -1570,12 +1599,22 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
   case Op::v_accvgpr_write_b32:
   case Op::v_accvgpr_read_b32:
   case Op::v_accvgpr_mov_b32:
-    return u(1) && put(a);
+    // DPP and SDWA moves read other lanes or parts of words: checked
+    // reads, as are scalar and constant sources.
+    if (inst.encoding == Encoding::Dpp || inst.encoding == Encoding::Sdwa ||
+        !inst.src[0].isVector())
+      return u(1) && put(a);
+    return copyLane(inst, 0, 0, 0, lane);
   case Op::v_mov_b64: {
-    uint64_t v;
-    return read64(inst, 0, lane, v) && put64(v);
+    uint64_t v64;
+    if (inst.src[0].isVector())
+      return copyLane(inst, 0, 0, 0, lane) && copyLane(inst, 0, 1, 1, lane);
+    return read64(inst, 0, lane, v64) && put64(v64);
   }
   case Op::v_pk_mov_b32: {
+    if (inst.src[0].isVector() && inst.src[1].isVector())
+      return copyLane(inst, 0, inst.opSel & 1 ? 1 : 0, 0, lane) &&
+             copyLane(inst, 1, inst.opSel & 2 ? 1 : 0, 1, lane);
     uint64_t x, y;
     if (!read64(inst, 0, lane, x) || !read64(inst, 1, lane, y))
       return false;
