@@ -15,6 +15,12 @@ namespace {
 
 const char *kvName(ScalarType type) { return oracle::scalarTypeName(type); }
 
+/// Long contexts where the heads are few enough for the float64 oracle:
+/// the last of lengthSets' standard sets.
+bool hasLongSet(const ProgramSpec &p) {
+  return p.shape.numQueryHeads * p.shape.headDim <= 1024;
+}
+
 template <typename T>
 T pick(std::mt19937_64 &random, std::initializer_list<T> values) {
   return *(values.begin() + random() % values.size());
@@ -163,6 +169,41 @@ std::vector<ProgramSpec> programMatrix() {
   programs.insert(programs.end(), nonFinite.begin(), nonFinite.end());
   std::vector<ProgramSpec> features = modelFeaturePrograms();
   programs.insert(programs.end(), features.begin(), features.end());
+  std::vector<ProgramSpec> precision = precisionPrograms();
+  programs.insert(programs.end(), precision.begin(), precision.end());
+  return programs;
+}
+
+std::vector<ProgramSpec> precisionPrograms() {
+  // Dequantized K and V are N(0, 1) whatever the per-token scale (2^-7 to
+  // 2^0), so a row's few visible tokens (W 17) weigh values of both signs
+  // with weights spread over 2^7: one bf16 rounding of P per token moved
+  // outputs by up to 1.6 times the tolerance where the values cancel.
+  // Packed P 16 (plain V) and hnd P 1, the layouts it was seen with.
+  std::vector<ProgramSpec> programs;
+  for (oracle::CacheLayout layout :
+       {oracle::CacheLayout::Packed, oracle::CacheLayout::Hnd}) {
+    ProgramSpec p;
+    oracle::DecodeShape &s = p.shape;
+    s.cacheLayout = layout;
+    s.pageSize = layout == oracle::CacheLayout::Packed ? 16 : 1;
+    s.kvType = ScalarType::BF16;
+    s.scaleMode = oracle::ScaleMode::PerToken;
+    s.headDim = 64;
+    s.queryLen = 2;
+    s.numKvHeads = 2;
+    s.numQueryHeads = 8;
+    s.window = 17;
+    p.sinks = true;
+    p.budget = 1;
+    p.extraLengths = {{1501, 1366, 799, 1165, 1200, 977, 1733, 420},
+                      {300, 2047, 18, 1025, 611, 1499, 256, 90}};
+    p.extraDistribution = oracle::ValueDistribution::Normal;
+    p.label = std::string("precision-bf16-normal-") +
+              oracle::cacheLayoutName(layout) + "-p" +
+              std::to_string(s.pageSize);
+    programs.push_back(p);
+  }
   return programs;
 }
 
@@ -450,8 +491,7 @@ std::vector<std::vector<int32_t>> lengthSets(const ProgramSpec &p,
   for (int i = 0; i < 4; ++i)
     mixed.push_back(int32_t(1 + random() % 2000));
   sets.push_back(mixed);
-  // Long contexts where the heads are few enough for the float64 oracle.
-  if (p.shape.numQueryHeads * p.shape.headDim <= 1024)
+  if (hasLongSet(p))
     sets.push_back({int32_t(8192 + random() % 1024)});
   for (const std::vector<int32_t> &extra : p.extraLengths)
     sets.push_back(extra);
@@ -532,7 +572,10 @@ oracle::CaseConfig caseConfigFor(const ProgramSpec &spec, size_t index,
   config.spareTableColumns = int64_t(set % 3);
   config.poisonInvisible = spec.shape.window > 0;
   config.nonFinite = spec.nonFinite;
-  config.distribution = set == 3 && index % 4 == 0
+  // lengthSets: three boundary sets, the mixed one, maybe the long one.
+  const size_t standardSets = 4 + size_t(hasLongSet(spec));
+  config.distribution = set >= standardSets ? spec.extraDistribution
+                        : set == 3 && index % 4 == 0
                             ? oracle::ValueDistribution::Normal
                             : oracle::ValueDistribution::Uniform;
   return config;

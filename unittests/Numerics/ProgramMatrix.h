@@ -30,6 +30,10 @@ struct ProgramSpec {
   std::optional<int64_t> budget, maxPartitions;
   /// Dynamic variations to run, beyond the standard ones.
   std::vector<std::vector<int32_t>> extraLengths;
+  /// The values of the extraLengths cases (the standard sets' are uniform
+  /// but for every 4th program's normal-distribution set).
+  oracle::ValueDistribution extraDistribution =
+      oracle::ValueDistribution::Uniform;
   /// Sink logits (+-inf allowed); empty: random.
   std::vector<double> sinkValues;
   /// Every case gets this non-finite input (spec, "Non-finite inputs"):
@@ -74,6 +78,12 @@ std::vector<ProgramSpec> nonFinitePrograms();
 /// non-finite input. Part of
 /// programMatrix(), and of the NVIDIA check set (pa-cuda-gen).
 std::vector<ProgramSpec> modelFeaturePrograms();
+
+/// Normal-distributed inputs on a bf16 cache with per-token scales in the
+/// CI subsets (their extra sets): the cases where one rounding of P to
+/// bf16 for the PV product exceeded the bf16-KV tolerance (1.57 times it,
+/// layout-hnd-p1's normal set). Part of programMatrix().
+std::vector<ProgramSpec> precisionPrograms();
 
 /// The context-length sets each program runs: boundaries of pages and
 /// tiles, empty and one-token sequences, and random ones.

@@ -244,14 +244,27 @@ bool queryNeedsResidual(DecodeKernel &d, Fp8Residual fp8Residual) {
   return query.getIntOrFloatBitWidth() == 16 && query != d.shape.computeType;
 }
 
+/// Whether the PV product also multiplies P's residual in the compute
+/// type: fp8 compute unless fp8-residual=none, and a bf16 cache (bf16
+/// compute): P rounded once to bf16 (relative error up to 2^-8 per token)
+/// took normal-distributed inputs with per-token scales to 1.57 times the
+/// bf16-KV tolerance (values of opposite sign cancel, the errors do not);
+/// with the residual the host executor's and the kernels' outputs agree.
+/// bf16 compute of an fp8 cache keeps one term: the fp8-KV tolerance is
+/// 2.5 times wider and its P may be quantized to fp8.
+bool probabilitiesNeedResidual(const DecodeShape &s, Fp8Residual fp8Residual) {
+  if (s.fp8Compute())
+    return fp8Residual != Fp8Residual::none;
+  return s.kvType.isBF16();
+}
+
 class DecodeLowering {
 public:
   DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
                  const MFMAOptions &options)
       : d(d), s(d.shape), chip(chip), ctx(d.kernel.getContext()),
         instr(s.fp8Compute() ? kFp8Instr : kBf16Instr),
-        probResidual(options.fp8Residual != Fp8Residual::none &&
-                     s.fp8Compute()),
+        probResidual(probabilitiesNeedResidual(s, options.fp8Residual)),
         queryResidual(queryNeedsResidual(d, options.fp8Residual)),
         only64BitOffsets(options.cacheOffsets == CacheOffsets::only64Bit),
         // QK with 16x16x128 where the chip has it and the head dim is a
@@ -468,6 +481,30 @@ private:
       positions.push_back(first + e);
     return l.shuffle(v, v, positions);
   }
+  /// An f32 vector as two bf16 terms by truncation: `hi`, the high half of
+  /// each word, and `lo`, the high half of what it leaves (x - hi, exact in
+  /// f32). Together 15-16 significant bits (relative error below 2^-14),
+  /// for an and, a subtract and the packing of high halves per value; one
+  /// round-to-nearest conversion alone costs more on gfx942 (no bf16
+  /// conversion instruction). NaN stays NaN in `lo`.
+  std::pair<Value, Value> splitToBf16Terms(LaneBuilder &l, Value wide) {
+    auto wideType = cast<VectorType>(wide.getType());
+    int64_t n = wideType.getNumElements();
+    auto halves = VectorType::get({2 * n}, s.computeType);
+    SmallVector<int64_t> highHalves;
+    for (int64_t e = 0; e < n; ++e)
+      highHalves.push_back(2 * e + 1); // little-endian: the high half
+    auto highHalfOf = [&](Value words) {
+      Value split = l.bitcast(halves, words);
+      return l.shuffle(split, split, highHalves);
+    };
+    auto wordsType = wideType.clone(l.b.getI32Type());
+    Value truncated = l.bitcast(
+        wideType,
+        l.andI(l.bitcast(wordsType, wide),
+               l.splatConstant(wordsType, -65536.0 /* 0xFFFF0000 */)));
+    return {highHalfOf(wide), highHalfOf(l.subF(wide, truncated))};
+  }
   /// fp8 of an f32 vector whose values are within the fp8 range (query
   /// rows scaled to at most fp8_max, probabilities at most 2^8): the packed
   /// conversions directly (v_cvt_pk_fp8_f32), without the clamp that
@@ -514,8 +551,9 @@ private:
   MLIRContext *ctx;
   Instr instr;
   /// The PV (`probResidual`) and QK (`queryResidual`) products also
-  /// multiply the fp8 residual of the quantized P / query (value + residual
-  /// carry ~8 significant bits instead of 4).
+  /// multiply the residual of the quantized P / query in the compute type
+  /// (fp8: value + residual carry ~8 significant bits instead of 4; bf16:
+  /// 16 instead of 8).
   bool probResidual;
   bool queryResidual;
   /// cache-offsets=64: only the 64-bit tile loop.
@@ -1975,8 +2013,13 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       }
       Value operand = l.shuffle(p16, p16, positions);
       if (!s.fp8Compute()) {
-        probOperands[k].push_back({l.truncF(
-            VectorType::get({instr.perLane}, s.computeType), operand)});
+        if (probResidual) {
+          auto [hi, lo] = splitToBf16Terms(l, operand);
+          probOperands[k].push_back({hi, lo});
+        } else {
+          probOperands[k].push_back({l.truncF(
+              VectorType::get({instr.perLane}, s.computeType), operand)});
+        }
         continue;
       }
       Value quantized = quantizeInRange(l, operand);

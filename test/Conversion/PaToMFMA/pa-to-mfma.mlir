@@ -92,8 +92,10 @@
 // WIDE-NOT:      amdgpu.mfma
 // WIDE:          gpu.return
 
-// bf16 KV: v_mfma_f32_16x16x16_bf16, 4 values (8 bytes) per lane and step:
-// M-tiles x (4 x D/16 + D/16 x 4) = M-tiles x D/2; no quantization.
+// bf16 KV: v_mfma_f32_16x16x16_bf16, 4 values (8 bytes) per lane and step;
+// P in two bf16 terms, its truncation and what that missed (one term moved
+// normal-distributed outputs past the bf16-KV tolerance), whatever
+// fp8-residual says: M-tiles x (4 x D/16 + 2 x D/16 x 4) = M-tiles x 3D/4.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-bf16-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=BF16,B32
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-bf16-p64-transposed-none-w0-q3g8-n64 --chip gfx950 --fp8-residual=none \
@@ -102,10 +104,30 @@
 // BF16-NOT:      packed_trunc
 // BF16:          scf.for {{.*}} iter_args(
 // BF16:          vector.load {{.*}} #amdgpu.address_space<fat_raw_buffer>>, vector<8xbf16>
-// B32-COUNT-32:  amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
-// B128-COUNT-128: amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// B32-COUNT-48:  amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// B128-COUNT-192: amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
 // BF16-NOT:      amdgpu.mfma
 // BF16:          gpu.return
+
+// The two terms of P's first step, by truncation: the high halves of P's
+// words, then of P minus its truncation (exact in f32); the V operand's two
+// products into one accumulator.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-bf16-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=BF16P
+// BF16P-LABEL:   gpu.func @pa_decode(
+// BF16P:         scf.for {{.*}} iter_args(
+// BF16P:         %[[P:.*]] = vector.shuffle %{{.*}} [0, 1, 2, 3] : vector<16xf32>, vector<16xf32>
+// BF16P-NEXT:    %[[BITS:.*]] = vector.bitcast %[[P]] : vector<4xf32> to vector<4xi32>
+// BF16P-NEXT:    %[[MASK:.*]] = arith.constant dense<-65536> : vector<4xi32>
+// BF16P-NEXT:    %[[HIBITS:.*]] = arith.andi %[[BITS]], %[[MASK]] : vector<4xi32>
+// BF16P-NEXT:    %[[TRUNCATED:.*]] = vector.bitcast %[[HIBITS]] : vector<4xi32> to vector<4xf32>
+// BF16P-NEXT:    %[[PHALVES:.*]] = vector.bitcast %[[P]] : vector<4xf32> to vector<8xbf16>
+// BF16P-NEXT:    %[[HI:.*]] = vector.shuffle %[[PHALVES]], %[[PHALVES]] [1, 3, 5, 7] : vector<8xbf16>, vector<8xbf16>
+// BF16P-NEXT:    %[[REST:.*]] = arith.subf %[[P]], %[[TRUNCATED]] : vector<4xf32>
+// BF16P-NEXT:    %[[RHALVES:.*]] = vector.bitcast %[[REST]] : vector<4xf32> to vector<8xbf16>
+// BF16P-NEXT:    %[[LO:.*]] = vector.shuffle %[[RHALVES]], %[[RHALVES]] [1, 3, 5, 7] : vector<8xbf16>, vector<8xbf16>
+// BF16P:         %[[SUM:.*]] = amdgpu.mfma 16x16x16 %[[V:[^ ]*]] * %[[HI]] + %{{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// BF16P-NEXT:    amdgpu.mfma 16x16x16 %[[V]] * %[[LO]] + %[[SUM]] {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
 
 // bf16 K elements can be infinite: each score block is checked (s * 0 + s,
 // NaN for +-inf) after its scale and before the mask, so that an infinite
@@ -408,7 +430,7 @@
 // B80-COUNT-16: amdgpu.mfma 16x16x16
 // B80:         arith.select %[[INROW]], %{{.*}}, %{{.*}} : vector<4xi32>
 // B80:         arith.select %[[INROW]], %{{.*}}, %c72{{[_0-9]*}} : index
-// B80-COUNT-28: amdgpu.mfma 16x16x16
+// B80-COUNT-48: amdgpu.mfma 16x16x16
 // B80-NOT:     amdgpu.mfma
 // B80:         gpu.func @pa_reduce
 

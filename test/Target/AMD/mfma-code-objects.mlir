@@ -86,13 +86,14 @@
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 
-// bf16 KV: 16 rows at GQA 16, transposed V (x = 8), window 1.
-// CHECK:       d128-bf16-p16-transposed-none-w1-q1g16 [[CHIP]]: mfma=v_mfma_f32_16x16x16_bf16x128 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// bf16 KV: 16 rows at GQA 16, transposed V (x = 8), window 1; P in two bf16
+// terms (its truncation and what that missed): twice the PV products.
+// CHECK:       d128-bf16-p16-transposed-none-w1-q1g16 [[CHIP]]: mfma=v_mfma_f32_16x16x16_bf16x192 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 
 // bf16 KV: 32 rows, page 64, per-token scales.
-// CHECK:       d64-bf16-p64-plain-per_token-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x16_bf16x96 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d64-bf16-p64-plain-per_token-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x16_bf16x144 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 

@@ -7,6 +7,10 @@
 // below 2 (issue 15: >= 2 waves per SIMD, D 256 with 32 rows included). A
 // change that costs a wave fails here; if the trade is worth it, lower the
 // bound and say why in docs/performance.md.
+// Lowered on 2026-12-02: gfx950's bf16 kernels at D 128, 4 -> 3 waves (16
+// rows, 114 -> 134 VGPRs) and 3 -> 2 (32 rows, 161 -> 204), for P's second
+// bf16 term, without which bf16 caches missed the contract's tolerance on
+// normal-distributed inputs (docs/performance.md, Numerics).
 //
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --occupancy \
 // RUN:   d64-fp8-p16-plain-none-w0-q2g8 \
@@ -63,8 +67,8 @@
 // GFX950: d256-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p16-transposed-per_token-w257-q2g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p64-transposed-per_token-w257-q4g8 gfx950: waves={{[2-8]}} 
-// GFX950: d128-bf16-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
-// GFX950: d128-bf16-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
+// GFX950: d128-bf16-p16-plain-none-w0-q2g8 gfx950: waves={{[3-8]}} 
+// GFX950: d128-bf16-p16-plain-none-w0-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d512-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[2-8]}} 
 // GFX950: d128-fp8-p16-transposed-per_token-w0-q1g8 gfx950: waves={{[3-8]}} 
 // GFX950: d128-fp8-p16-transposed-per_token-w0-q4g8 gfx950: waves={{[2-8]}} 
