@@ -889,16 +889,20 @@ private:
       }
       SmallVector<Value> chunks;
       // nhd / hnd: the token's E head dims from chunkIndex * E on, one
-      // 16-byte load as in the packed layout.
+      // 16-byte load as in the packed layout; the block's first load brings
+      // the row's next 256 bytes into L2 (the later blocks' chunks).
       for (int64_t j = 0; j < nBlocks; ++j)
-        chunks.push_back(e.loadVector(
-            key,
+        chunks.push_back(
             s.layout == CacheLayout::packed
-                ? SmallVector<Value, 5>{pages[j], kvHead, chunkIndex, slots[j],
-                                        e.idx(0)}
-                : cacheIndices(e, CacheOperand::key, pages[j], kvHead,
-                               slots[j], e.mul(chunkIndex, s.chunk)),
-            s.chunk));
+                ? e.loadVector(key,
+                               {pages[j], kvHead, chunkIndex, slots[j],
+                                e.idx(0)},
+                               s.chunk)
+                : e.loadVectorL2Block(
+                      key,
+                      cacheIndices(e, CacheOperand::key, pages[j], kvHead,
+                                   slots[j], e.mul(chunkIndex, s.chunk)),
+                      s.chunk));
       // The query's A fragments of each M-tile (and term) and step.
       SmallVector<SmallVector<std::array<Value, 4>>> query;
       for (int64_t term = 0; term < s.queryTerms(); ++term)
@@ -1267,8 +1271,10 @@ private:
       // elements[nb][k]: token k's value in n-block nb's column.
       SmallVector<SmallVector<Value>> elements(nBlocks);
       if (interleavedColumns(nBlocks)) {
+        // Each warp reads its D / 4 columns of a token's row: the first
+        // warp's load brings the row's 256-byte block into L2 for the rest.
         for (auto [page, slot] : places) {
-          Value columns = e.loadVector(
+          Value columns = e.loadVectorL2Block(
               op.getValueCache(),
               cacheIndices(e, CacheOperand::value, page, op.getKvHead(), slot,
                            columnOf(0)),

@@ -130,6 +130,61 @@ public:
                                   /*nontemporal=*/false,
                                   llvm::MaybeAlign(std::min<int64_t>(bytes, 16)));
   }
+  /// loadVector of global memory (4, 8 or 16 bytes; others a plain
+  /// loadVector) that asks L2 to fetch the whole 256-byte block around the
+  /// bytes (`ld.global.L2::256B`, inline PTX: NVPTX has no intrinsic for the
+  /// prefetch size). For caches whose K / V rows are read in pieces by
+  /// successive loads (nhd / hnd: a token's row is 64-byte pieces on four
+  /// warps or in four steps), the first piece brings the rest into L2.
+  Value loadVectorL2Block(Value memref, ValueRange indices, int64_t count) {
+    auto type = cast<MemRefType>(memref.getType());
+    Type element = type.getElementType();
+    const int64_t elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+    const int64_t words = count * elementBytes / 4;
+    if (count * elementBytes % 4 != 0 || (words != 1 && words != 2 && words != 4))
+      return loadVector(memref, indices, count);
+    // The element's address: aligned pointer + (offset + sum index * stride)
+    // * element bytes.
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, memref);
+    Value linear = metadata.getOffset();
+    for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
+      linear = add(linear, mul(index, stride));
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+    Value address = arith::IndexCastOp::create(
+        b, b.getI64Type(), add(base, mul(linear, elementBytes)));
+    MLIRContext *ctx = b.getContext();
+    Value generic =
+        LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx), address);
+    Value global = LLVM::AddrSpaceCastOp::create(
+        b, LLVM::LLVMPointerType::get(ctx, /*global=*/1), generic);
+    std::string destinations, constraints;
+    for (int64_t i = 0; i < words; ++i) {
+      destinations += (i ? ", $" : "$") + std::to_string(i);
+      constraints += "=r,";
+    }
+    std::string vector = words == 1 ? "" : ".v" + std::to_string(words);
+    std::string text = "ld.global.L2::256B" + vector + ".b32 " +
+                       (words == 1 ? destinations : "{" + destinations + "}") +
+                       ", [$" + std::to_string(words) + "];";
+    Type i32 = b.getI32Type();
+    Type result = words == 1 ? i32
+                             : LLVM::LLVMStructType::getLiteral(
+                                   ctx, SmallVector<Type>(words, i32));
+    auto load = LLVM::InlineAsmOp::create(
+        b, result, ValueRange{global}, text, constraints + "l",
+        /*has_side_effects=*/false, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < words; ++i)
+      parts.push_back(words == 1 ? load.getResult(0)
+                                 : Value(LLVM::ExtractValueOp::create(
+                                       b, load.getResult(0), i)));
+    Value packed = vector::FromElementsOp::create(
+        b, VectorType::get({words}, i32), parts);
+    return vector::BitCastOp::create(b, VectorType::get({count}, element),
+                                     packed);
+  }
   void storeVector(Value vector, Value memref, ValueRange indices) {
     auto type = cast<VectorType>(vector.getType());
     int64_t bytes = type.getNumElements() *

@@ -166,8 +166,15 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 // CHECK:               memref.store %{{.*}}, %[[STAGED]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
 // CHECK:             gpu.barrier
 // CHECK:             vector.load %[[STAGED]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<256xi32>
-// CHECK:         vector.load %[[KEYS]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] {alignment = 16 : i64} : memref<?x1x1x64xbf16>, vector<8xbf16>
-// CHECK-COUNT-8: vector.load %[[VALUES]][%{{.*}}, %{{.*}}, %[[KV]], %{{.*}}] {alignment = 4 : i64} : memref<?x1x1x64xbf16>, vector<2xbf16>
+// K and V are read with ld.global.L2::256B (inline PTX at the element's
+// address: aligned pointer + (offset + indices . strides) * 2 bytes), so
+// that the first piece of a token's row brings the rest into L2.
+// CHECK:         memref.extract_strided_metadata %[[KEYS]]
+// CHECK:         memref.extract_aligned_pointer_as_index %[[KEYS]]
+// CHECK:         llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<1>
+// CHECK:         llvm.inline_asm "ld.global.L2::256B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.*}} : (!llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK:         vector.bitcast %{{.*}} : vector<4xi32> to vector<8xbf16>
+// CHECK-COUNT-8: llvm.inline_asm "ld.global.L2::256B.b32 $0, [$1];", "=r,l" %{{.*}} : (!llvm.ptr<1>) -> i32
 // CHECK:         vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK:         vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK-NOT:   pa.tile.
@@ -198,8 +205,13 @@ func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xb
 // CHECK-SAME:      memref<2xi32, #gpu.address_space<workgroup>>
 // CHECK-SAME:      pa.distribution = "warps"
 // CHECK:         arith.remui %{{.*}}, %c1024_i64{{.*}} : i64
-// CHECK:         vector.load %[[KEYS]][{{.*}}] {alignment = 16 : i64} : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>, vector<16xf8E4M3FN>
-// CHECK-COUNT-16: vector.load %[[VALUES]][{{.*}}] {alignment = 4 : i64} : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>, vector<4xf8E4M3FN>
+// The views' addresses from their strided metadata (V's offset of 262144
+// elements included).
+// CHECK:         memref.extract_strided_metadata %[[KEYS]] : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>
+// CHECK:         llvm.inline_asm "ld.global.L2::256B.v4.b32 {$0, $1, $2, $3}, [$4];"
+// CHECK:         vector.bitcast %{{.*}} : vector<4xi32> to vector<16xf8E4M3FN>
+// CHECK:         memref.extract_strided_metadata %[[VALUES]] : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>
+// CHECK-COUNT-16: llvm.inline_asm "ld.global.L2::256B.b32 $0, [$1];", "=r,l"
 // CHECK:         vector.from_elements {{.*}} : vector<16xf8E4M3FN>
 // CHECK-NOT:   pa.tile.
 func.func @decode_hnd_combined(%query: memref<?x16x128xbf16>,
