@@ -764,7 +764,8 @@ def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
     half further), with their 4-D sizes; K and V of an [N, 2, ...] cache
     (page stride doubled, which the kernels would misread) are refused
     with the contiguity message; a soft-capped plan compiles the cap
-    (issue 17 on the plan path)."""
+    (issue 17 on the plan path). A failed launch of a run or a replan
+    raises the runtime's message."""
     done = run_python(FAKE_RUN + COUNTING_TORCH
                       + one_row_case(31, 2, "e4m3fn", [40, 3])
                       + textwrap.dedent("""
@@ -800,6 +801,13 @@ def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
                 shape=list(key.shape),
                 cap=plan.config.logits_soft_cap,
                 layout=plan.config.kv_layout)
+        # A failed launch's message comes back through the plan's own
+        # error string (in its operand block), for a run and a replan.
+        for label, call in (("failed run", lambda: plan.run(
+                q, k, v, k_scale=scale, v_scale=scale, out=out)),
+                            ("failed replan", plan.replan)):
+            fake.fakeCudaFailAfter(b"cuLaunchKernel", 0, 1)
+            refuse(label, call)
         print(json.dumps(dict(seen=seen, errors=errors)))
     """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
     assert done.returncode == 0, done.stderr
@@ -811,3 +819,7 @@ def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
         assert seen["cap"] == 30.0 and seen["layout"] == kv_layout
         assert out["errors"][kv_layout].startswith(
             "key_cache is not contiguous"), out["errors"][kv_layout]
+    for label, kernel in (("failed run", "pa_decode"),
+                          ("failed replan", "pa_plan")):
+        error = out["errors"][label]
+        assert error and "cuLaunchKernel" in error and kernel in error, error
