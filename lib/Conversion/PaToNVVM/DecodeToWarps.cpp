@@ -60,6 +60,7 @@
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/ScoreMath.h"
 #include "pa/Transforms/TileLowering.h"
+#include "pa/Transforms/TiledDecode.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -158,74 +159,17 @@ struct DecodeShape {
   bool rescaleInPV() const { return mTiles() == 2; }
 };
 
-/// The tile ops of one decode kernel.
-struct TileOps {
-  TileLoadQueryOp loadQuery;
-  TileInitSoftmaxOp init;
-  TileQKOp qk;
-  TileAlibiOp alibi; // null without ALiBi
-  TileSoftmaxOp softmax;
-  TilePVOp pv;
-  TileStorePartialsOp store;
-};
-
-/// Collects the tile ops (one of each) and checks that the lowering below
-/// supports their types and sizes; false with `reason` otherwise.
-bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TileOps &ops,
+/// Matches the tile ops against the tiled IR contract (TiledDecode.h) and
+/// checks that the lowering below supports their types and sizes; false
+/// with `reason` otherwise.
+bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TiledDecode &ops,
              DecodeShape &shape, std::string &reason) {
-  int count = 0;
-  bool duplicate = false;
-  auto note = [&](auto &slot, auto op) {
-    duplicate |= bool(slot);
-    slot = op;
-    ++count;
-  };
-  kernel.walk([&](Operation *op) {
-    if (auto x = dyn_cast<TileLoadQueryOp>(op))
-      note(ops.loadQuery, x);
-    else if (auto x = dyn_cast<TileInitSoftmaxOp>(op))
-      note(ops.init, x);
-    else if (auto x = dyn_cast<TileQKOp>(op))
-      note(ops.qk, x);
-    else if (auto x = dyn_cast<TileAlibiOp>(op))
-      note(ops.alibi, x);
-    else if (auto x = dyn_cast<TileSoftmaxOp>(op))
-      note(ops.softmax, x);
-    else if (auto x = dyn_cast<TilePVOp>(op))
-      note(ops.pv, x);
-    else if (auto x = dyn_cast<TileStorePartialsOp>(op))
-      note(ops.store, x);
-  });
-  if (count == 0) {
-    reason = "no tile ops";
+  FailureOr<TiledDecode> tiled = matchTiledDecode(
+      kernel, "pa-to-nvvm",
+      [&](Operation *, const Twine &message) { reason = message.str(); });
+  if (failed(tiled))
     return false;
-  }
-  if (duplicate || !ops.loadQuery || !ops.init || !ops.qk || !ops.softmax ||
-      !ops.pv || !ops.store) {
-    reason = "not one of each pa.tile op of a decode kernel";
-    return false;
-  }
-  if (ops.qk.getPageIds() != ops.pv.getPageIds() ||
-      ops.qk.getTileStart() != ops.pv.getTileStart() ||
-      ops.qk.getScores() != ops.softmax.getScores() ||
-      ops.softmax.getScores() != ops.pv.getProbs() ||
-      ops.softmax.getAcc() != ops.pv.getAcc()) {
-    reason = "the tile ops do not form one qk -> softmax -> pv chain";
-    return false;
-  }
-  // ALiBi: the softmax adds the bias as it reads the scores, so the op
-  // must describe the softmax's rows and tile (and the qk's KV head).
-  if (TileAlibiOp alibi = ops.alibi;
-      alibi && (alibi.getScores() != ops.qk.getScores() ||
-                alibi.getContextLength() != ops.softmax.getContextLength() ||
-                alibi.getTileStart() != ops.softmax.getTileStart() ||
-                alibi.getRowBase() != ops.softmax.getRowBase() ||
-                alibi.getKvHead() != ops.qk.getKvHead() ||
-                alibi.getQueryLength() != ops.softmax.getQueryLength() ||
-                alibi.getGroupSize() != ops.softmax.getGroupSize())) {
-    reason = "pa.tile.alibi does not describe the softmax's rows and tile";
-    return false;
-  }
+  ops = *tiled;
   auto memref = [](Value v) { return cast<MemRefType>(v.getType()); };
   MemRefType queryTile = memref(ops.qk.getQueryTile());
   shape.rows = queryTile.getDimSize(0);
@@ -317,7 +261,7 @@ struct ThreadIds {
 
 class DecodeLowering {
 public:
-  DecodeLowering(gpu::GPUFuncOp kernel, const TileOps &ops,
+  DecodeLowering(gpu::GPUFuncOp kernel, const TiledDecode &ops,
                  const DecodeShape &shape)
       : kernel(kernel), ops(ops), s(shape) {}
 
@@ -719,7 +663,7 @@ private:
   //===--- init_softmax --------------------------------------------------===//
 
   void lowerInit() {
-    TileInitSoftmaxOp op = ops.init;
+    TileInitSoftmaxOp op = ops.initSoftmax;
     ImplicitLocOpBuilder b(op.getLoc(), op);
     WarpEmitter e(b);
     e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
@@ -1446,7 +1390,7 @@ private:
   //===--- store_partials ------------------------------------------------===//
 
   void lowerStore() {
-    TileStorePartialsOp op = ops.store;
+    TileStorePartialsOp op = ops.storePartials;
     ImplicitLocOpBuilder b(op.getLoc(), op);
     WarpEmitter e(b);
     e.barrier();
@@ -1504,7 +1448,7 @@ private:
   }
 
   gpu::GPUFuncOp kernel;
-  TileOps ops;
+  TiledDecode ops;
   DecodeShape s;
   Buffers buffers;
   /// P's terms live in the scores' bytes (scoresAndProbsShareBytes).
@@ -1519,7 +1463,7 @@ private:
 bool mlir::pa::nvvm::distributeDecodeKernel(gpu::GPUFuncOp kernel,
                                             bool e4m3Products,
                                             std::string &reason) {
-  TileOps ops;
+  TiledDecode ops;
   DecodeShape shape;
   if (!analyze(kernel, e4m3Products, ops, shape, reason))
     return false;
