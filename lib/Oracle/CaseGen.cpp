@@ -139,6 +139,7 @@ constexpr NonFiniteFamily kNonFiniteFamilies[] = {
     {NonFiniteInput::SoftmaxScaleNaN, "softmax_scale_nan"},
     {NonFiniteInput::SoftmaxScaleInfinity, "softmax_scale_inf"},
     {NonFiniteInput::ValueNaNPartlySeen, "value_nan_partly_seen"},
+    {NonFiniteInput::ValueScaleNaNPartlySeen, "value_scale_nan_partly_seen"},
 };
 
 } // namespace
@@ -205,7 +206,8 @@ bool placeNonFinite(const CaseConfig &config, DecodeCase &c,
                      input == Input::KeyInfinity;
   const bool isScale =
       input == Input::KeyScale || input == Input::ValueScale ||
-      input == Input::KeyScaleInfinity || input == Input::ValueScaleInfinity;
+      input == Input::KeyScaleInfinity || input == Input::ValueScaleInfinity ||
+      input == Input::ValueScaleNaNPartlySeen;
   const bool isInfinite =
       input == Input::KeyScaleInfinity || input == Input::ValueScaleInfinity ||
       input == Input::KeyInfinity || input == Input::ValueInfinity;
@@ -214,6 +216,10 @@ bool placeNonFinite(const CaseConfig &config, DecodeCase &c,
     return fail(error, std::string(nonFiniteInputName(input)) +
                            " needs a kv dtype with infinities, got " +
                            scalarTypeName(c.kvType));
+  // One token's scale (a per-tensor one every row sees).
+  if (input == Input::ValueScaleNaNPartlySeen &&
+      c.scaleMode != ScaleMode::PerToken)
+    return fail(error, "value_scale_nan_partly_seen needs per-token scales");
   std::vector<float> &scales = isKey ? c.keyScales : c.valueScales;
   if (isScale && c.scaleMode == ScaleMode::None)
     return fail(error, "a non-finite scale needs a scale mode");
@@ -225,9 +231,11 @@ bool placeNonFinite(const CaseConfig &config, DecodeCase &c,
   // go to a token every row of the sequence sees, so that each case tests
   // one thing; ValueNaNPartlySeen to the last token, which position 0 does
   // not see.
-  const bool partlySeen = input == Input::ValueNaNPartlySeen;
+  const bool partlySeen = input == Input::ValueNaNPartlySeen ||
+                          input == Input::ValueScaleNaNPartlySeen;
   if (partlySeen && c.queryLen < 2)
-    return fail(error, "value_nan_partly_seen needs query_len > 1");
+    return fail(error, std::string(nonFiniteInputName(input)) +
+                           " needs query_len > 1");
   auto tokensFor = [&](int64_t b) -> IndexRange {
     const int64_t length = c.contextLengths[size_t(b)];
     if (partlySeen) {

@@ -374,6 +374,11 @@ TEST(CaseGen, RejectsBadConfigs) {
     c.queryLen = 1;
     c.nonFinite = NonFiniteInput::ValueNaNPartlySeen;
   }, "query_len > 1");
+  rejects([](CaseConfig &c) {
+    c.queryLen = 2;
+    c.scaleMode = ScaleMode::PerTensor;
+    c.nonFinite = NonFiniteInput::ValueScaleNaNPartlySeen;
+  }, "needs per-token scales");
 }
 
 // The non-finite value lands where the family says: a V-side one on a token

@@ -62,6 +62,10 @@ enum class NonFiniteInput {
   // does not see it): only the rows that see it are NaN. Needs
   // query_len > 1.
   ValueNaNPartlySeen,
+  // NaN per-token v_scale of that token (every V value of it): only the rows
+  // that see it are NaN, as a whole. Needs query_len > 1 and per-token
+  // scales.
+  ValueScaleNaNPartlySeen,
 };
 const char *nonFiniteInputName(NonFiniteInput input);
 bool parseNonFiniteInput(const std::string &name, NonFiniteInput &input);
