@@ -1,13 +1,17 @@
 //===- PaOps.cpp - verifiers and accessors of the pa ops ------------------===//
 //
-// Every rule of the dialect is checked here with a diagnostic that names the
-// operand, the expected shape in the spec's symbols and what was given.
+// The rules that relate operands to each other and to the attributes are
+// checked here, with a diagnostic that names the operand, the expected shape
+// in the spec's symbols and what was given. What one operand's type must be
+// on its own (rank, element types, memory space, layout) is an ODS type
+// constraint of PaOps.td / PaTileOps.td.
 //
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -42,33 +46,12 @@ class OperandChecker {
 public:
   explicit OperandChecker(Operation *op) : op(op) {}
 
-  /// `operand` must be a row-major memref of rank `expected.size()` whose
-  /// static dims equal `expected` (kAnySize accepts any size). `pattern`
-  /// names the dims in the spec's symbols for the diagnostic. `strided`:
-  /// a strided layout with a unit innermost stride is accepted too (the
-  /// query: a view of a fused qkv tensor, its rows apart at a stride the
-  /// lowerings read from the memref).
+  /// `operand` must have rank `expected.size()` and static dims equal to
+  /// `expected` (kAnySize accepts any size). `pattern` names the dims in
+  /// the spec's symbols for the diagnostic.
   LogicalResult shape(StringRef operand, Value value, StringRef pattern,
-                      ArrayRef<int64_t> expected, bool strided = false) {
+                      ArrayRef<int64_t> expected) {
     auto type = cast<ShapedType>(value.getType());
-    // Every operand of plan, decode and reduce is a buffer the caller hands
-    // in: global memory on a GPU, host memory on the host. The lowerings
-    // give it its target's address space; any other space (LDS, a private
-    // or target-specific one) would be read as that space.
-    auto memref = dyn_cast<MemRefType>(type);
-    if (Attribute space = memref ? memref.getMemorySpace() : Attribute())
-      return op->emitOpError()
-             << "'" << operand
-             << "' must be in the default memory space (the caller's global "
-                "memory), got memory space "
-             << space << " in " << type;
-    // An encoding (sparse, ...) is no dense row-major buffer once
-    // bufferized.
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (tensor && tensor.getEncoding())
-      return op->emitOpError() << "'" << operand
-                               << "' must be a tensor without an encoding, got "
-                               << type;
     if (type.getRank() != static_cast<int64_t>(expected.size()))
       return op->emitOpError() << "'" << operand << "' must be "
                                << expected.size() << "-D " << pattern
@@ -80,39 +63,7 @@ public:
              << "'" << operand << "' must have shape " << pattern << " = "
              << formatShape(expected) << ", got " << type;
     }
-    // Layouts exist on memrefs only; a tensor is bufferized row-major.
-    if (!memref || memref.getLayout().isIdentity())
-      return success();
-    auto layout = dyn_cast<StridedLayoutAttr>(memref.getLayout());
-    if (strided && layout && !layout.getStrides().empty() &&
-        layout.getStrides().back() == 1)
-      return success();
-    return op->emitOpError()
-           << "'" << operand << "' must be "
-           << (strided ? "row-major or strided with a unit innermost stride "
-                         "(strided<[?, ?, 1]>)"
-                       : "row-major (the identity layout)")
-           << ", got " << type;
-  }
-
-  /// `operand`'s element type must satisfy `accept`; `allowed` names the
-  /// accepted types for the diagnostic.
-  LogicalResult elementType(StringRef operand, Value value,
-                            llvm::function_ref<bool(Type)> accept,
-                            StringRef allowed) {
-    Type element = cast<ShapedType>(value.getType()).getElementType();
-    if (accept(element))
-      return success();
-    return op->emitOpError() << "'" << operand << "' element type must be "
-                             << allowed << ", got " << element;
-  }
-
-  LogicalResult i32(StringRef operand, Value value) {
-    return elementType(
-        operand, value, [](Type t) { return t.isSignlessInteger(32); }, "i32");
-  }
-  LogicalResult f32(StringRef operand, Value value) {
-    return elementType(operand, value, [](Type t) { return t.isF32(); }, "f32");
+    return success();
   }
 
   /// Records that dim `index` of `operand` is the shared dim `symbol`
@@ -234,10 +185,7 @@ LogicalResult verifyPartials(OperandChecker &check, Value expSums,
       failed(check.shape("max_logits", maxLogits, "[Hkv, capacity, Q*G]",
                          {kvHeads, kAnySize, rows})) ||
       failed(check.shape("tmp_out", tmpOut, "[Hkv, capacity, Q*G, D]",
-                         {kvHeads, kAnySize, rows, headDim})) ||
-      failed(check.f32("exp_sums", expSums)) ||
-      failed(check.f32("max_logits", maxLogits)) ||
-      failed(check.f32("tmp_out", tmpOut)))
+                         {kvHeads, kAnySize, rows, headDim})))
     return failure();
   for (auto [name, value] : {std::pair<StringRef, Value>{"exp_sums", expSums},
                              {"max_logits", maxLogits},
@@ -265,12 +213,19 @@ LogicalResult verifyTensorOrMemRefForm(Operation *op) {
   return success();
 }
 
-bool isQueryType(Type t) { return t.isBF16() || t.isF16(); }
-
 int64_t dimOf(Value v, unsigned index) {
   return cast<ShapedType>(v.getType()).getDimSize(index);
 }
 } // namespace
+
+bool mlir::pa::isRowMajorOrUnitInnermostStride(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || memref.getLayout().isIdentity())
+    return true;
+  auto layout = dyn_cast<StridedLayoutAttr>(memref.getLayout());
+  return layout && !layout.getStrides().empty() &&
+         layout.getStrides().back() == 1;
+}
 
 //===----------------------------------------------------------------------===//
 // Attributes of every pa op
@@ -332,15 +287,10 @@ LogicalResult PlanOp::verify() {
       (getMaxPartitions() &&
        failed(verifyCount(op, "max_partitions", *getMaxPartitions()))))
     return failure();
-  if (failed(check.shape("context_lengths", getContextLengths(), "[B]",
-                         {kAnySize})) ||
-      failed(check.i32("context_lengths", getContextLengths())) ||
-      failed(check.shape("work_info", getWorkInfo(), "[capacity, 4]",
+  if (failed(check.shape("work_info", getWorkInfo(), "[capacity, 4]",
                          {kAnySize, 4})) ||
-      failed(check.i32("work_info", getWorkInfo())) ||
       failed(check.shape("reduce_info", getReduceInfo(), "[B, 2]",
                          {kAnySize, 2})) ||
-      failed(check.i32("reduce_info", getReduceInfo())) ||
       failed(check.sharedDim("batch size B", "context_lengths",
                              getContextLengths(), 0)) ||
       failed(check.sharedDim("batch size B", "reduce_info", getReduceInfo(), 0)))
@@ -491,10 +441,6 @@ LogicalResult DecodeOp::verify() {
              << " does not match the packed layout (keys [N, Hkv, D/x, P, "
                 "x]); a [N, P, Hkv, D] cache is `layout = nhd` and a [N, "
                 "Hkv, P, D] cache is `layout = hnd` in #pa.kv_layout";
-    if (keyType.getRank() != 5)
-      return emitOpError() << "'key_cache' must be 5-D packed [N, Hkv, D/x, "
-                              "P, x], got "
-                           << keyType;
     if (pageSize != 16 && pageSize != 64 && pageSize != 128)
       return emitOpError() << "page size must be 16, 64 or 128, got "
                            << pageSize
@@ -514,28 +460,14 @@ LogicalResult DecodeOp::verify() {
                            << name;
   }
 
+  // The element types (f8E4M3FN, f8E4M3FNUZ or bf16, the same for K and V)
+  // are PaOps.td's.
   Type kvType = keyType.getElementType();
-  if (!isFp8(kvType) && !kvType.isBF16())
-    return emitOpError() << "KV cache element type must be f8E4M3FN, "
-                            "f8E4M3FNUZ or bf16, got "
-                         << kvType;
-  Type valueElement =
-      cast<ShapedType>(getValueCache().getType()).getElementType();
-  if (valueElement != kvType)
-    return emitOpError() << "key and value caches must have the same element "
-                            "type, got "
-                         << kvType << " and " << valueElement;
   const int64_t expectedPack = isFp8(kvType) ? 16 : 8;
   if (packed && pack != expectedPack)
     return emitOpError() << "k_pack must be " << expectedPack << " for "
                          << kvType << " (16 bytes per token), got " << pack;
 
-  if (failed(check.elementType("query", getQuery(), isQueryType,
-                               "bf16 or f16")))
-    return failure();
-  if (failed(check.shape("query", getQuery(), "[B*Q, Hq, D]",
-                         {kAnySize, kAnySize, kAnySize}, /*strided=*/true)))
-    return failure();
   FailureOr<int64_t> queryHeads =
       staticDim(op, "query", getQuery(), 1, "query heads Hq");
   FailureOr<int64_t> headDim = staticDim(op, "query", getQuery(), 2,
@@ -567,6 +499,18 @@ LogicalResult DecodeOp::verify() {
 
   switch (cacheLayout) {
   case CacheLayout::packed:
+    // The packed lowerings index the caches row-major; PaOps.td accepts
+    // strided views for the nhd and hnd layouts.
+    for (auto [name, cache] :
+         {std::pair<StringRef, Value>{"key_cache", getKeyCache()},
+          {"value_cache", getValueCache()}}) {
+      auto memref = dyn_cast<MemRefType>(cache.getType());
+      if (memref && !memref.getLayout().isIdentity())
+        return emitOpError() << "'" << name
+                             << "' must be row-major (the identity layout) "
+                                "for the packed layout, got "
+                             << memref;
+    }
     if (failed(check.shape("key_cache", getKeyCache(), "[N, Hkv, D/x, P, x]",
                            {kAnySize, *kvHeads, d / pack, pageSize, pack})))
       return failure();
@@ -593,23 +537,16 @@ LogicalResult DecodeOp::verify() {
     for (auto [name, cache] :
          {std::pair<StringRef, Value>{"key_cache", getKeyCache()},
           {"value_cache", getValueCache()}})
-      // Views of a combined cache: any outer strides, unit head-dim stride.
-      if (failed(check.shape(name, cache, pattern, expected,
-                             /*strided=*/true)))
+      // Views of a combined cache (any outer strides, unit head-dim
+      // stride) pass PaOps.td's constraint.
+      if (failed(check.shape(name, cache, pattern, expected)))
         return failure();
     break;
   }
   }
 
-  if (failed(check.shape("block_tables", getBlockTables(), "[B, max_pages]",
-                         {kAnySize, kAnySize})) ||
-      failed(check.i32("block_tables", getBlockTables())) ||
-      failed(check.shape("context_lengths", getContextLengths(), "[B]",
-                         {kAnySize})) ||
-      failed(check.i32("context_lengths", getContextLengths())) ||
-      failed(check.shape("work_info", getWorkInfo(), "[capacity, 4]",
+  if (failed(check.shape("work_info", getWorkInfo(), "[capacity, 4]",
                          {kAnySize, 4})) ||
-      failed(check.i32("work_info", getWorkInfo())) ||
       failed(check.sharedDim("plan capacity", "work_info", getWorkInfo(), 0)))
     return failure();
 
@@ -626,8 +563,6 @@ LogicalResult DecodeOp::verify() {
     if (!scale)
       return emitOpError() << "scale mode " << stringifyScaleMode(mode)
                            << " needs '" << name << "'";
-    if (failed(check.f32(name, scale)))
-      return failure();
     if (mode == ScaleMode::per_tensor) {
       if (failed(check.shape(name, scale, "per-tensor [1]", {1})))
         return failure();
@@ -654,8 +589,7 @@ LogicalResult DecodeOp::verify() {
   if (failed(verifySoftCap(op, getLogitsSoftCap())))
     return failure();
   if (Value slopes = getAlibiSlopes()) {
-    if (failed(check.shape("alibi_slopes", slopes, "[Hq]", {*queryHeads})) ||
-        failed(check.f32("alibi_slopes", slopes)))
+    if (failed(check.shape("alibi_slopes", slopes, "[Hq]", {*queryHeads})))
       return failure();
   }
 
@@ -705,13 +639,6 @@ LogicalResult ReduceOp::verify() {
   if (failed(verifyTensorOrMemRefForm(op)))
     return failure();
   OperandChecker check(op);
-  if (failed(check.elementType("output", getOutput(), isQueryType,
-                               "bf16 or f16")) ||
-      failed(check.shape("output", getOutput(), "[B*Q, Hq, D]",
-                         {kAnySize, kAnySize, kAnySize})) ||
-      failed(check.shape("tmp_out", getTmpOut(), "[Hkv, capacity, Q*G, D]",
-                         {kAnySize, kAnySize, kAnySize, kAnySize})))
-    return failure();
   FailureOr<int64_t> queryHeads =
       staticDim(op, "output", getOutput(), 1, "query heads Hq");
   FailureOr<int64_t> headDim =
@@ -733,23 +660,17 @@ LogicalResult ReduceOp::verify() {
                             *kvHeads, *rows, *headDim)) ||
       failed(check.shape("reduce_info", getReduceInfo(), "[B, 2]",
                          {kAnySize, 2})) ||
-      failed(check.i32("reduce_info", getReduceInfo())) ||
       failed(check.sharedDim("batch size B", "reduce_info", getReduceInfo(),
                              0)) ||
       failed(check.sharedDim("batch size B", "output", getOutput(), 0,
                              *rows / group)))
     return failure();
   if (Value sinks = getSinks()) {
-    if (failed(check.shape("sinks", sinks, "[Hq]", {*queryHeads})) ||
-        failed(check.elementType(
-            "sinks", sinks,
-            [](Type t) { return t.isF32() || t.isBF16() || t.isF16(); },
-            "f32, bf16 or f16")))
+    if (failed(check.shape("sinks", sinks, "[Hq]", {*queryHeads})))
       return failure();
   }
   if (Value lse = getLse()) {
     if (failed(check.shape("lse", lse, "[B*Q, Hq]", {kAnySize, *queryHeads})) ||
-        failed(check.f32("lse", lse)) ||
         failed(check.sharedDim("batch size B", "lse", lse, 0, *rows / group)))
       return failure();
   }
@@ -762,27 +683,22 @@ LogicalResult ReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Checks that `value` is an f32 memref of shape `expected` (kAnySize: any);
-/// tile buffers of one op must agree on the row count M and head dim D.
+/// Checks that the tile buffer `value` (a static f32 memref of the right
+/// rank: PaTileOps.td) has the sizes `expected` (kAnySize: any); the tile
+/// buffers of one op must agree on the row count M and head dim D.
 LogicalResult verifyTile(Operation *op, StringRef name, Value value,
                          ArrayRef<int64_t> expected) {
   auto type = cast<MemRefType>(value.getType());
-  bool ok = type.getElementType().isF32() &&
-            type.getRank() == static_cast<int64_t>(expected.size()) &&
-            type.hasStaticShape();
   for (auto [dim, want] : llvm::zip(type.getShape(), expected))
-    ok = ok && (ShapedType::isDynamic(want) || dim == want);
-  if (ok)
-    return success();
-  return op->emitOpError() << "'" << name << "' must be a static f32 tile of shape "
-                           << formatShape(expected) << ", got " << type;
+    if (!ShapedType::isDynamic(want) && dim != want)
+      return op->emitOpError() << "'" << name << "' must be a tile of shape "
+                               << formatShape(expected) << ", got " << type;
+  return success();
 }
 
-/// Dim 0 (M) of a tile buffer; any size for a 0-D memref, which the
-/// verifyTile call on that same buffer rejects.
+/// Dim 0 (M) of a tile buffer.
 int64_t tileRows(Value tile) {
-  auto type = cast<MemRefType>(tile.getType());
-  return type.getRank() > 0 ? type.getDimSize(0) : kAnySize;
+  return cast<MemRefType>(tile.getType()).getDimSize(0);
 }
 
 LogicalResult verifyPageIdCount(Operation *op, VectorType ids,
@@ -813,8 +729,6 @@ LogicalResult TilePageIdsOp::verify() {
 
 LogicalResult TileLoadQueryOp::verify() {
   auto query = cast<MemRefType>(getQuery().getType());
-  if (query.getRank() != 3)
-    return emitOpError() << "'query' must be 3-D [B*Q, Hq, D], got " << query;
   return verifyTile(*this, "query_tile", getQueryTile(),
                     {kAnySize, query.getDimSize(2)});
 }
@@ -842,10 +756,6 @@ LogicalResult TileQKOp::verify() {
 }
 
 LogicalResult TileAlibiOp::verify() {
-  auto slopes = cast<MemRefType>(getAlibiSlopes().getType());
-  if (slopes.getRank() != 1 || !slopes.getElementType().isF32())
-    return emitOpError() << "alibi_slopes must be a 1-D f32 memref [Hq], got "
-                         << slopes;
   if (getGroupSize() < 1 || getQueryLength() < 1)
     return emitOpError() << "query_length and group_size must be positive";
   return verifyTile(*this, "scores", getScores(), {kAnySize, kTileTokens});

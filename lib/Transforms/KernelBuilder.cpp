@@ -74,19 +74,16 @@ SmallVector<std::string> kernelArgNames(Operation *op, ValueRange operands) {
   return names;
 }
 
-/// "x = <extent>, y = ..., z = ..." where an extent is a constant or the
-/// dimension of a kernel operand it was read from.
-std::string describeGrid(std::array<Value, 3> grid, ValueRange operands,
-                         ArrayRef<std::string> argNames) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  const char *axes[] = {"x", "y", "z"};
-  for (auto [axis, extent] : llvm::zip(axes, grid)) {
-    if (axis != axes[0])
-      os << ", ";
-    os << axis << " = ";
+/// The launch grid as a #pa.grid: each extent a constant or the dimension
+/// of a kernel operand it was read from.
+GridAttr describeGrid(std::array<Value, 3> grid, ValueRange operands,
+                      ArrayRef<std::string> argNames) {
+  MLIRContext *context = operands.empty() ? grid[0].getContext()
+                                          : operands.front().getContext();
+  SmallVector<GridExtent, 3> extents;
+  for (Value extent : grid) {
     if (std::optional<int64_t> constant = getConstantIntValue(extent)) {
-      os << *constant;
+      extents.push_back(GridExtent::constant(*constant));
       continue;
     }
     auto dim = extent.getDefiningOp<memref::DimOp>();
@@ -94,12 +91,14 @@ std::string describeGrid(std::array<Value, 3> grid, ValueRange operands,
         dim ? dim.getConstantIndex() : std::optional<int64_t>();
     auto source = dim ? llvm::find(operands, dim.getSource()) : operands.end();
     if (index && source != operands.end())
-      os << argNames[std::distance(operands.begin(), source)] << " dim "
-         << *index;
+      extents.push_back(GridExtent::dimOf(
+          StringAttr::get(context,
+                          argNames[std::distance(operands.begin(), source)]),
+          *index));
     else
-      os << "dynamic";
+      extents.push_back(GridExtent::dynamic());
   }
-  return text;
+  return GridAttr::get(context, extents);
 }
 } // namespace
 
@@ -152,8 +151,7 @@ gpu::GPUFuncOp mlir::pa::createKernel(OpBuilder &builder,
                                       llvm::StringRef baseName,
                                       ValueRange operands,
                                       ArrayRef<MemRefType> workgroupBuffers,
-                                      const ChipInfo &chip,
-                                      llvm::StringRef gridFormula) {
+                                      const ChipInfo &chip) {
   builder.setInsertionPointToEnd(kernels.getBody());
   auto type = builder.getFunctionType(TypeRange(operands), {});
   SmallVector<Type> buffers(workgroupBuffers.begin(), workgroupBuffers.end());
@@ -163,8 +161,6 @@ gpu::GPUFuncOp mlir::pa::createKernel(OpBuilder &builder,
                   builder.getUnitAttr());
   kernel.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr(
       {static_cast<int32_t>(chip.workgroupSize), 1, 1}));
-  if (!gridFormula.empty())
-    kernel->setAttr(kGridAttrName, builder.getStringAttr(gridFormula));
   // Unique the name within the gpu.module.
   SymbolTable symbols(kernels);
   symbols.insert(kernel);
@@ -188,9 +184,7 @@ void mlir::pa::replaceWithLaunch(OpBuilder &builder, Operation *op,
   kernel->setAttr(kArgNamesAttrName,
                   builder.getStrArrayAttr(SmallVector<StringRef>(
                       argNames.begin(), argNames.end())));
-  if (!kernel->hasAttr(kGridAttrName))
-    kernel->setAttr(kGridAttrName, builder.getStringAttr(
-                                       describeGrid(grid, operands, argNames)));
+  kernel->setAttr(kGridAttrName, describeGrid(grid, operands, argNames));
   gpu::LaunchFuncOp::create(builder, loc, kernel,
                             gpu::KernelDim3{grid[0], grid[1], grid[2]},
                             gpu::KernelDim3{threads, one, one},

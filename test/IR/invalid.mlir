@@ -64,7 +64,7 @@ func.func @k_rank_3(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'key_cache' must be 5-D packed [N, Hkv, D/x, P, x], got 'memref<?x2x4096xf8E4M3FN>'}}
+  // expected-error @+1 {{operand #1 must be 4-D (nhd, hnd) or 5-D (packed) KV cache of f8E4M3FN, f8E4M3FNUZ or bf16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x2x4096xf8E4M3FN>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x4096xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -90,7 +90,7 @@ func.func @kv_f16(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{KV cache element type must be f8E4M3FN, f8E4M3FNUZ or bf16, got 'f16'}}
+  // expected-error @+1 {{operand #1 must be 4-D (nhd, hnd) or 5-D (packed) KV cache of f8E4M3FN, f8E4M3FNUZ or bf16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x2x32x16x8xf16>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x32x16x8xf16>)
       value_cache(%v : memref<?x2x256x16xf16>)
@@ -116,7 +116,7 @@ func.func @kv_mismatch(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{key and value caches must have the same element type, got 'f8E4M3FN' and 'f8E4M3FNUZ'}}
+  // expected-error @+1 {{failed to verify that all of {key_cache, value_cache} have same element type}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FNUZ>)
@@ -194,7 +194,7 @@ func.func @query_f32(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'query' element type must be bf16 or f16, got 'f32'}}
+  // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x16x256xf32>'}}
   pa.decode query(%q : memref<?x16x256xf32>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -220,7 +220,7 @@ func.func @query_rank(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'query' must be 3-D [B*Q, Hq, D], got 'memref<?x4096xbf16>'}}
+  // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x4096xbf16>'}}
   pa.decode query(%q : memref<?x4096xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -533,7 +533,7 @@ func.func @block_tables_i64(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'block_tables' element type must be i32, got 'i64'}}
+  // expected-error @+1 {{operand #3 must be 2-D block tables [B, max_pages] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x?xi64>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -559,7 +559,7 @@ func.func @block_tables_rank(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'block_tables' must be 2-D [B, max_pages], got 'memref<?xi32>'}}
+  // expected-error @+1 {{operand #3 must be 2-D block tables [B, max_pages] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?xi32>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -585,7 +585,7 @@ func.func @context_lengths_rank(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'context_lengths' must be 1-D [B], got 'memref<?x1xi32>'}}
+  // expected-error @+1 {{operand #4 must be 1-D context lengths [B] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x1xi32>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -611,7 +611,7 @@ func.func @context_lengths_f32(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'context_lengths' element type must be i32, got 'f32'}}
+  // expected-error @+1 {{operand #4 must be 1-D context lengths [B] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?xf32>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -663,7 +663,7 @@ func.func @work_info_i64(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'work_info' element type must be i32, got 'i64'}}
+  // expected-error @+1 {{operand #5 must be 2-D work plan [capacity, 4] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x4xi64>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -805,7 +805,7 @@ func.func @per_tensor_f16(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'v_scale' element type must be f32, got 'f16'}}
+  // expected-error @+1 {{operand #6 must be 1-D per-tensor [1] or 3-D per-token [N, Hkv, P] scales of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<1xf16>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -1105,7 +1105,7 @@ func.func @tmp_out_bf16(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xbf16>) {
-  // expected-error @+1 {{'tmp_out' element type must be f32, got 'bf16'}}
+  // expected-error @+1 {{operand #8 must be 4-D partial outputs [Hkv, capacity, Q*G, D] of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<2x?x8x256xbf16>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -1131,7 +1131,7 @@ func.func @exp_sums_f16(
     %es: memref<2x?x8xf16>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'exp_sums' element type must be f32, got 'f16'}}
+  // expected-error @+1 {{operand #6 must be 3-D partial row statistics [Hkv, capacity, Q*G] of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<2x?x8xf16>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -1323,7 +1323,7 @@ func.func @plan_max_partitions(%lens: memref<?xi32>, %work: memref<?x4xi32>, %re
 // -----
 
 func.func @plan_lengths_rank(%lens: memref<?x?xi32>, %work: memref<?x4xi32>, %red: memref<?x2xi32>) {
-  // expected-error @+1 {{'context_lengths' must be 1-D [B], got 'memref<?x?xi32>'}}
+  // expected-error @+1 {{operand #0 must be 1-D context lengths [B] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x?xi32>'}}
   pa.plan context_lengths(%lens : memref<?x?xi32>) work_info(%work : memref<?x4xi32>)
           reduce_info(%red : memref<?x2xi32>) {num_kv_heads = 2 : i64}
   return
@@ -1332,7 +1332,7 @@ func.func @plan_lengths_rank(%lens: memref<?x?xi32>, %work: memref<?x4xi32>, %re
 // -----
 
 func.func @plan_lengths_i64(%lens: memref<?xi64>, %work: memref<?x4xi32>, %red: memref<?x2xi32>) {
-  // expected-error @+1 {{'context_lengths' element type must be i32, got 'i64'}}
+  // expected-error @+1 {{operand #0 must be 1-D context lengths [B] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?xi64>'}}
   pa.plan context_lengths(%lens : memref<?xi64>) work_info(%work : memref<?x4xi32>)
           reduce_info(%red : memref<?x2xi32>) {num_kv_heads = 2 : i64}
   return
@@ -1350,7 +1350,7 @@ func.func @plan_work_shape(%lens: memref<?xi32>, %work: memref<?x2xi32>, %red: m
 // -----
 
 func.func @plan_work_i16(%lens: memref<?xi32>, %work: memref<?x4xi16>, %red: memref<?x2xi32>) {
-  // expected-error @+1 {{'work_info' element type must be i32, got 'i16'}}
+  // expected-error @+1 {{operand #1 must be 2-D work plan [capacity, 4] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x4xi16>'}}
   pa.plan context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi16>)
           reduce_info(%red : memref<?x2xi32>) {num_kv_heads = 2 : i64}
   return
@@ -1368,7 +1368,7 @@ func.func @plan_reduce_shape(%lens: memref<?xi32>, %work: memref<?x4xi32>, %red:
 // -----
 
 func.func @plan_reduce_f32(%lens: memref<?xi32>, %work: memref<?x4xi32>, %red: memref<?x2xf32>) {
-  // expected-error @+1 {{'reduce_info' element type must be i32, got 'f32'}}
+  // expected-error @+1 {{operand #2 must be 2-D reducer index [B, 2] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x2xf32>'}}
   pa.plan context_lengths(%lens : memref<?xi32>) work_info(%work : memref<?x4xi32>)
           reduce_info(%red : memref<?x2xf32>) {num_kv_heads = 2 : i64}
   return
@@ -1400,7 +1400,7 @@ func.func @reduce_output_f32(
     %part: memref<2x?x8x256xf32>,
     %red: memref<?x2xi32>,
     %out: memref<?x16x256xf32>) {
-  // expected-error @+1 {{'output' element type must be bf16 or f16, got 'f32'}}
+  // expected-error @+1 {{operand #4 must be 3-D output [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x16x256xf32>'}}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>)
       tmp_out(%part : memref<2x?x8x256xf32>)
@@ -1417,7 +1417,7 @@ func.func @reduce_output_rank(
     %part: memref<2x?x8x256xf32>,
     %red: memref<?x2xi32>,
     %out: memref<?x4096xbf16>) {
-  // expected-error @+1 {{'output' must be 3-D [B*Q, Hq, D], got 'memref<?x4096xbf16>'}}
+  // expected-error @+1 {{operand #4 must be 3-D output [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x4096xbf16>'}}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>)
       tmp_out(%part : memref<2x?x8x256xf32>)
@@ -1434,7 +1434,7 @@ func.func @reduce_tmp_out_rank(
     %part: memref<2x?x8xf32>,
     %red: memref<?x2xi32>,
     %out: memref<?x16x256xbf16>) {
-  // expected-error @+1 {{'tmp_out' must be 4-D [Hkv, capacity, Q*G, D], got 'memref<2x?x8xf32>'}}
+  // expected-error @+1 {{operand #2 must be 4-D partial outputs [Hkv, capacity, Q*G, D] of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<2x?x8xf32>'}}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>)
       tmp_out(%part : memref<2x?x8xf32>)
@@ -1587,7 +1587,7 @@ func.func @reduce_info_i64(
     %part: memref<2x?x8x256xf32>,
     %red: memref<?x2xi64>,
     %out: memref<?x16x256xbf16>) {
-  // expected-error @+1 {{'reduce_info' element type must be i32, got 'i64'}}
+  // expected-error @+1 {{operand #3 must be 2-D reducer index [B, 2] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x2xi64>'}}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>)
       tmp_out(%part : memref<2x?x8x256xf32>)
@@ -1641,7 +1641,7 @@ func.func @reduce_sinks_i32(
     %red: memref<?x2xi32>,
     %sinks: memref<16xi32>,
     %out: memref<?x16x256xbf16>) {
-  // expected-error @+1 {{'sinks' element type must be f32, bf16 or f16, got 'i32'}}
+  // expected-error @+1 {{operand #4 must be 1-D sink logits [Hq] of f32, bf16 or f16 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<16xi32>'}}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>)
       max_logits(%ml : memref<2x?x8xf32>)
       tmp_out(%part : memref<2x?x8x256xf32>)
@@ -1667,4 +1667,51 @@ func.func @kv_layout_missing_param() {
   // expected-error @+1 {{struct is missing required parameter: page_size}}
   "test.op"() {layout = #pa.kv_layout<k_pack = 16, v_layout = plain>} : () -> ()
   return
+}
+
+// -----
+
+// Tile buffers (PaTileOps.td): row statistics are static 1-D f32 tiles.
+gpu.module @k {
+  gpu.func @row_tile_2d(%m: memref<16x1xf32>, %acc: memref<16x64xf32>) kernel {
+    // expected-error @+1 {{operand #0 must be static 1-D f32 tile [M], but got 'memref<16x1xf32>'}}
+    pa.tile.init_softmax %m, %m, %acc : memref<16x1xf32>, memref<16x1xf32>, memref<16x64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @row_tile_dynamic(%m: memref<?xf32>, %acc: memref<16x64xf32>) kernel {
+    // expected-error @+1 {{operand #0 must be static 1-D f32 tile [M], but got 'memref<?xf32>'}}
+    pa.tile.init_softmax %m, %m, %acc : memref<?xf32>, memref<?xf32>, memref<16x64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// The query of pa.tile.load_query is [B*Q, Hq, D].
+gpu.module @k {
+  gpu.func @load_query_rank(%q: memref<?x1024xbf16>, %i: index,
+                            %tile: memref<16x64xf32>) kernel {
+    // expected-error @+1 {{operand #0 must be 3D memref of any type values, but got 'memref<?x1024xbf16>'}}
+    pa.tile.load_query %q[%i, %i, %i] into %tile
+        {query_length = 1 : i64, group_size = 16 : i64}
+        : memref<?x1024xbf16>, memref<16x64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Tile buffers of one op agree on their sizes (the verifier).
+gpu.module @k {
+  gpu.func @row_tile_mismatch(%m: memref<16xf32>, %s: memref<8xf32>,
+                              %acc: memref<16x64xf32>) kernel {
+    // expected-error @+1 {{'row_sum' must be a tile of shape [16], got 'memref<8xf32>'}}
+    pa.tile.init_softmax %m, %s, %acc : memref<16xf32>, memref<8xf32>, memref<16x64xf32>
+    gpu.return
+  }
 }

@@ -158,7 +158,7 @@ func.func @nhd_head_dim_strided(
     %v: memref<?x16x2x256xf8E4M3FN>, %bt: memref<?x?xi32>,
     %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>, %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'key_cache' must be row-major or strided with a unit innermost stride (strided<[?, ?, 1]>), got 'memref<?x16x2x256xf8E4M3FN, strided<[?, 1024, 512, 2]>>'}}
+  // expected-error @+1 {{operand #1 must be 4-D (nhd, hnd) or 5-D (packed) KV cache of f8E4M3FN, f8E4M3FNUZ or bf16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x16x2x256xf8E4M3FN, strided<[?, 1024, 512, 2]>>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x16x2x256xf8E4M3FN, strided<[?, 1024, 512, 2]>>)
       value_cache(%v : memref<?x16x2x256xf8E4M3FN>)
@@ -177,7 +177,7 @@ func.func @hnd_value_head_dim_dynamic_stride(
     %bt: memref<?x?xi32>,
     %lens: memref<?xi32>, %work: memref<?x4xi32>, %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>, %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'value_cache' must be row-major or strided with a unit innermost stride}}
+  // expected-error @+1 {{operand #2 must be 4-D (nhd, hnd) or 5-D (packed) KV cache of f8E4M3FN, f8E4M3FNUZ or bf16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x2x16x256xf8E4M3FN, strided<[?, ?, ?, ?], offset: ?>>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x256xf8E4M3FN>)
       value_cache(%v : memref<?x2x16x256xf8E4M3FN, strided<[?, ?, ?, ?], offset: ?>>)

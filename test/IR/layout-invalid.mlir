@@ -15,7 +15,7 @@ func.func @query_inner_stride(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'query' must be row-major or strided with a unit innermost stride (strided<[?, ?, 1]>), got 'memref<?x16x256xbf16, strided<[?, 512, 2]>>'}}
+  // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x16x256xbf16, strided<[?, 512, 2]>>'}}
   pa.decode query(%q : memref<?x16x256xbf16, strided<[?, 512, 2]>>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -41,7 +41,7 @@ func.func @query_permuted(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'query' must be row-major or strided with a unit innermost stride}}
+  // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x16x256xbf16, affine_map<(d0, d1, d2) -> (d1, d0, d2)>>'}}
   pa.decode query(%q : memref<?x16x256xbf16, affine_map<(r, h, d) -> (h, r, d)>>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -67,7 +67,7 @@ func.func @key_cache_strided(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'key_cache' must be row-major (the identity layout), got 'memref<?x2x16x16x16xf8E4M3FN, strided<[?, 4096, 256, 16, 1]>>'}}
+  // expected-error @+1 {{'key_cache' must be row-major (the identity layout) for the packed layout, got 'memref<?x2x16x16x16xf8E4M3FN, strided<[?, 4096, 256, 16, 1]>>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN, strided<[?, 4096, 256, 16, 1]>>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -86,7 +86,7 @@ func.func @key_cache_strided(
 func.func @plan_work_info_strided(%lens: memref<?xi32>,
                                   %w: memref<?x4xi32, strided<[8, 1]>>,
                                   %r: memref<?x2xi32>) {
-  // expected-error @+1 {{'work_info' must be row-major (the identity layout)}}
+  // expected-error @+1 {{operand #1 must be 2-D work plan [capacity, 4] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x4xi32, strided<[8, 1]>>'}}
   pa.plan context_lengths(%lens : memref<?xi32>)
           work_info(%w : memref<?x4xi32, strided<[8, 1]>>)
           reduce_info(%r : memref<?x2xi32>) {num_kv_heads = 1 : i64}
@@ -100,7 +100,7 @@ func.func @reduce_output_strided(%es: memref<2x?x8xf32>,
                                  %part: memref<2x?x8x256xf32>,
                                  %red: memref<?x2xi32>,
                                  %out: memref<?x16x256xbf16, strided<[?, 256, 1]>>) {
-  // expected-error @+1 {{'output' must be row-major (the identity layout)}}
+  // expected-error @+1 {{operand #4 must be 3-D output [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x16x256xbf16, strided<[?, 256, 1]>>'}}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>) max_logits(%ml : memref<2x?x8xf32>)
             tmp_out(%part : memref<2x?x8x256xf32>) reduce_info(%red : memref<?x2xi32>)
             output(%out : memref<?x16x256xbf16, strided<[?, 256, 1]>>)

@@ -14,7 +14,7 @@ func.func @query_lds(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'query' must be in the default memory space (the caller's global memory), got memory space 3 : i64 in 'memref<?x16x256xbf16, 3>'}}
+  // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x16x256xbf16, 3>'}}
   pa.decode query(%q : memref<?x16x256xbf16, 3>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -40,7 +40,7 @@ func.func @query_257(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'query' must be in the default memory space (the caller's global memory), got memory space 257 : i64}}
+  // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x16x256xbf16, 257>'}}
   pa.decode query(%q : memref<?x16x256xbf16, 257>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -68,7 +68,7 @@ func.func @tmp_out_gpu_global(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32, #gpu.address_space<global>>) {
-  // expected-error @+1 {{'tmp_out' must be in the default memory space (the caller's global memory), got memory space #gpu.address_space<global>}}
+  // expected-error @+1 {{operand #8 must be 4-D partial outputs [Hkv, capacity, Q*G, D] of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<2x?x8x256xf32, #gpu.address_space<global>>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -96,7 +96,7 @@ func.func @key_cache_lds(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'key_cache' must be in the default memory space}}
+  // expected-error @+1 {{operand #1 must be 4-D (nhd, hnd) or 5-D (packed) KV cache of f8E4M3FN, f8E4M3FNUZ or bf16 (a ranked tensor without an encoding, or a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x2x16x16x16xf8E4M3FN, 3>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN, 3>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -127,7 +127,7 @@ func.func @k_scale_private(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'k_scale' must be in the default memory space (the caller's global memory), got memory space 5 : i64}}
+  // expected-error @+1 {{operand #5 must be 1-D per-tensor [1] or 3-D per-token [N, Hkv, P] scales of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<1xf32, 5>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -147,7 +147,7 @@ func.func @k_scale_private(
 // -----
 
 func.func @plan_work_info_lds(%lens: memref<?xi32>, %w: memref<?x4xi32, 3>, %r: memref<?x2xi32>) {
-  // expected-error @+1 {{'work_info' must be in the default memory space}}
+  // expected-error @+1 {{operand #1 must be 2-D work plan [capacity, 4] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x4xi32, 3>'}}
   pa.plan context_lengths(%lens : memref<?xi32>) work_info(%w : memref<?x4xi32, 3>)
           reduce_info(%r : memref<?x2xi32>) {num_kv_heads = 1 : i64}
   return
@@ -159,7 +159,7 @@ func.func @reduce_sinks_lds(%es: memref<2x?x8xf32>, %ml: memref<2x?x8xf32>,
                             %part: memref<2x?x8x256xf32>, %red: memref<?x2xi32>,
                             %sinks: memref<16xf32, 3>,
                             %out: memref<?x16x256xbf16>) {
-  // expected-error @+1 {{'sinks' must be in the default memory space}}
+  // expected-error @+1 {{operand #4 must be 1-D sink logits [Hq] of f32, bf16 or f16 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<16xf32, 3>'}}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>) max_logits(%ml : memref<2x?x8xf32>)
             tmp_out(%part : memref<2x?x8x256xf32>) reduce_info(%red : memref<?x2xi32>)
             sinks(%sinks : memref<16xf32, 3>)
@@ -172,7 +172,7 @@ func.func @reduce_sinks_lds(%es: memref<2x?x8xf32>, %ml: memref<2x?x8xf32>,
 func.func @reduce_output_lds(%es: memref<2x?x8xf32>, %ml: memref<2x?x8xf32>,
                              %part: memref<2x?x8x256xf32>, %red: memref<?x2xi32>,
                              %out: memref<?x16x256xbf16, 3>) {
-  // expected-error @+1 {{'output' must be in the default memory space}}
+  // expected-error @+1 {{operand #4 must be 3-D output [B*Q, Hq, D] of bf16 or f16 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x16x256xbf16, 3>'}}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>) max_logits(%ml : memref<2x?x8xf32>)
             tmp_out(%part : memref<2x?x8x256xf32>) reduce_info(%red : memref<?x2xi32>)
             output(%out : memref<?x16x256xbf16, 3>)

@@ -162,7 +162,7 @@ func.func @lse_shape(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
 func.func @lse_type(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
                     %tmp: memref<1x?x4x64xf32>, %red: memref<?x2xi32>,
                     %out: memref<?x4x64xbf16>, %lse: memref<?x4xbf16>) {
-  // expected-error @+1 {{'lse' element type must be f32, got 'bf16'}}
+  // expected-error @+1 {{operand #5 must be 2-D log-sum-exp [B*Q, Hq] of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<?x4xbf16>'}}
   pa.reduce exp_sums(%es : memref<1x?x4xf32>) max_logits(%ml : memref<1x?x4xf32>)
             tmp_out(%tmp : memref<1x?x4x64xf32>) reduce_info(%red : memref<?x2xi32>)
             output(%out : memref<?x4x64xbf16>) lse(%lse : memref<?x4xbf16>)
@@ -252,7 +252,7 @@ func.func @alibi_rank(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'alibi_slopes' must be 1-D [Hq], got 'memref<1x16xf32>'}}
+  // expected-error @+1 {{operand #5 must be 1-D ALiBi slopes [Hq] of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<1x16xf32>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -280,7 +280,7 @@ func.func @alibi_type(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'alibi_slopes' element type must be f32, got 'bf16'}}
+  // expected-error @+1 {{operand #5 must be 1-D ALiBi slopes [Hq] of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<16xbf16>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -308,7 +308,7 @@ func.func @alibi_space(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'alibi_slopes' must be in the default memory space (the caller's global memory), got memory space 3 : i64 in 'memref<16xf32, 3>'}}
+  // expected-error @+1 {{operand #5 must be 1-D ALiBi slopes [Hq] of f32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'memref<16xf32, 3>'}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -328,7 +328,7 @@ func.func @alibi_space(
 func.func @tile_alibi_slopes_type(%scores: memref<16x256xf32, 3>,
                                   %slopes: memref<16xf16>, %h: index,
                                   %ctx: i64, %t0: i64, %r0: index) {
-  // expected-error @+1 {{alibi_slopes must be a 1-D f32 memref [Hq], got 'memref<16xf16>'}}
+  // expected-error @+1 {{operand #1 must be 1D memref of 32-bit float values, but got 'memref<16xf16>'}}
   pa.tile.alibi %scores, %slopes[%h] context %ctx tile_start %t0 row_base %r0
       {query_length = 2 : i64, group_size = 8 : i64}
       : memref<16x256xf32, 3>, memref<16xf16>

@@ -274,3 +274,34 @@ func.func @alibi(%q: memref<?x8x64xbf16>, %k: memref<?x1x8x64x8xbf16>,
 // CHECK: module attributes {pa.target = #pa.target<"sm_90a">}
 module attributes {pa.target = #pa.target<"sm_90a">} {
 }
+
+// -----
+
+// The hnd example of the pa.decode description: D = 96, fp8 KV with
+// per-tensor scales, page size 1024.
+// CHECK-LABEL: func.func @hnd_d96_per_tensor
+// CHECK:       pa.decode
+// CHECK-SAME:    key_cache(%{{[a-z0-9]+}} : memref<?x2x1024x96xf8E4M3FN>)
+// CHECK-SAME:    k_scale(%{{.*}} : memref<1xf32>)
+// CHECK-SAME:    kv_layout = #pa.kv_layout<page_size = 1024, layout = hnd>
+// CHECK-SAME:    scale = #pa.scale<per_tensor>
+func.func @hnd_d96_per_tensor(
+    %q: memref<?x8x96xbf16>, %k: memref<?x2x1024x96xf8E4M3FN>,
+    %v: memref<?x2x1024x96xf8E4M3FN>, %bt: memref<?x?xi32>, %lens: memref<?xi32>,
+    %ks: memref<1xf32>, %vs: memref<1xf32>, %work: memref<?x4xi32>,
+    %es: memref<2x?x4xf32>, %ml: memref<2x?x4xf32>, %out: memref<2x?x4x96xf32>) {
+  pa.decode query(%q : memref<?x8x96xbf16>)
+            key_cache(%k : memref<?x2x1024x96xf8E4M3FN>)
+            value_cache(%v : memref<?x2x1024x96xf8E4M3FN>)
+            block_tables(%bt : memref<?x?xi32>)
+            context_lengths(%lens : memref<?xi32>)
+            k_scale(%ks : memref<1xf32>)
+            v_scale(%vs : memref<1xf32>)
+            work_info(%work : memref<?x4xi32>)
+            exp_sums(%es : memref<2x?x4xf32>)
+            max_logits(%ml : memref<2x?x4xf32>)
+            tmp_out(%out : memref<2x?x4x96xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 1024, layout = hnd>,
+             scale = #pa.scale<per_tensor>}
+  return
+}

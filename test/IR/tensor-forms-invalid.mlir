@@ -172,7 +172,7 @@ func.func @alibi_shape(
 // memrefs) or memrefs.
 func.func @unranked(%lens: tensor<*xi32>, %work: tensor<?x4xi32>,
                     %red: tensor<?x2xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor or memref, but got 'tensor<*xi32>'}}
+  // expected-error @+1 {{operand #0 must be 1-D context lengths [B] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'tensor<*xi32>'}}
   %w, %r = pa.plan context_lengths(%lens : tensor<*xi32>)
       work_info(%work : tensor<?x4xi32>) reduce_info(%red : tensor<?x2xi32>)
       {num_kv_heads = 1 : i64} -> tensor<?x4xi32>, tensor<?x2xi32>
@@ -183,7 +183,7 @@ func.func @unranked(%lens: tensor<*xi32>, %work: tensor<?x4xi32>,
 
 func.func @encoding(%lens: tensor<?xi32, "sparse">, %work: tensor<?x4xi32>,
                     %red: tensor<?x2xi32>) {
-  // expected-error @+1 {{'context_lengths' must be a tensor without an encoding, got 'tensor<?xi32, "sparse">'}}
+  // expected-error @+1 {{operand #0 must be 1-D context lengths [B] of i32 (a ranked tensor without an encoding, or a row-major memref in the default memory space), but got 'tensor<?xi32, "sparse">'}}
   %w, %r = pa.plan context_lengths(%lens : tensor<?xi32, "sparse">)
       work_info(%work : tensor<?x4xi32>) reduce_info(%red : tensor<?x2xi32>)
       {num_kv_heads = 1 : i64} -> tensor<?x4xi32>, tensor<?x2xi32>

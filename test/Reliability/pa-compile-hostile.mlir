@@ -35,7 +35,7 @@
 //
 // The tile-op verifier crash (0-D buffers) through pa-compile.
 // RUN: not pa-compile %s --chip=gfx950 -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=ZERO-D
-// ZERO-D: pa-compile-hostile.mlir:[[# @LINE + 3]]:5: error: 'pa.tile.init_softmax' op 'acc' must be a static f32 tile of shape [?, ?], got 'memref<f32>'
+// ZERO-D: pa-compile-hostile.mlir:[[# @LINE + 3]]:5: error: 'pa.tile.init_softmax' op operand #2 must be static 2-D f32 tile [M, D] or [M, 256], but got 'memref<f32>'
 gpu.module @pa_kernels {
   gpu.func @init(%m: memref<16xf32>, %acc: memref<f32>) kernel {
     pa.tile.init_softmax %m, %m, %acc : memref<16xf32>, memref<16xf32>, memref<f32>

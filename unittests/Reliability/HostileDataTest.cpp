@@ -798,7 +798,7 @@ TEST(HostileText, VerifyTextReportsInsteadOfCrashing) {
       {"func.func @f(%a: memref<-1xf32>) { return }", "error"},
       {"\"pa.plan\"() : () -> ()", "error"},
       {"func.func @f( {", "error"},
-      {zeroDTile, "'acc' must be a static f32 tile"},
+      {zeroDTile, "operand #2 must be static 2-D f32 tile"},
       {deepTuple, nullptr},
       // Deep enough to overflow the parser's stack: refused before parsing.
       {"func.func @f() attributes {a = " + std::string(20000, '[') +

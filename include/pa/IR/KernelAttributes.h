@@ -9,6 +9,8 @@
 #ifndef PA_IR_KERNELATTRIBUTES_H
 #define PA_IR_KERNELATTRIBUTES_H
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::pa {
@@ -16,14 +18,11 @@ namespace mlir::pa {
 /// The pa op operand name of each kernel argument (ArrayAttr of
 /// StringAttr), for the metadata.
 inline constexpr llvm::StringLiteral kArgNamesAttrName = "pa.arg_names";
-/// The launch grid as text (StringAttr, "x = ..., y = ..., z = ..."), for
-/// the metadata.
+/// The launch grid (#pa.grid, GridAttr), for the metadata.
 inline constexpr llvm::StringLiteral kGridAttrName = "pa.grid";
-/// How pa-to-nvvm spread the kernel over its threads (StringAttr, one of
-/// kDistributions); a kernel that has one is left alone by later passes.
+/// How pa-to-nvvm spread the kernel over its threads (#pa.distribution,
+/// DistributionAttr); a kernel that has one is left alone by later passes.
 inline constexpr llvm::StringLiteral kDistributionAttrName = "pa.distribution";
-inline constexpr llvm::StringLiteral kDistributions[] = {
-    "thread0", "warps", "parallel-loops", "threads"};
 /// Why pa-to-nvvm left a decode kernel on thread 0 (StringAttr).
 inline constexpr llvm::StringLiteral kThread0ReasonAttrName =
     "pa.thread0_reason";
@@ -47,6 +46,30 @@ inline constexpr llvm::StringLiteral kParamFieldsAttrName = "pa.param_fields";
 /// i64 attribute): the launch must pass it, and above 48 KiB first raise
 /// the function's limit.
 inline constexpr llvm::StringLiteral kSharedBytesAttrName = "pa.shared_bytes";
+
+/// One axis of a kernel's launch grid (#pa.grid): a constant number of
+/// workgroups (`operand` null, `value` >= 1), the size of dim `value` of the
+/// kernel buffer named `operand`, or unknown (`operand` null, `value` =
+/// kDynamic).
+struct GridExtent {
+  static constexpr int64_t kDynamic = -1;
+  StringAttr operand;
+  int64_t value = kDynamic;
+
+  static GridExtent constant(int64_t size) { return {StringAttr(), size}; }
+  static GridExtent dimOf(StringAttr operand, int64_t dim) {
+    return {operand, dim};
+  }
+  static GridExtent dynamic() { return {}; }
+  bool isConstant() const { return !operand && value != kDynamic; }
+  bool isDim() const { return static_cast<bool>(operand); }
+  bool operator==(const GridExtent &other) const {
+    return operand == other.operand && value == other.value;
+  }
+};
+inline llvm::hash_code hash_value(const GridExtent &extent) {
+  return llvm::hash_combine(extent.operand, extent.value);
+}
 
 } // namespace mlir::pa
 

@@ -31,11 +31,16 @@ def Pa_Dialect : Dialect {
       attention sinks) into the output.
 
     The KV cache is paged: token `t` of sequence `b` lives in page
-    `block_tables[b][t / P]` at slot `t % P`. Keys are stored "packed"
-    (`[N, Hkv, D/x, P, x]`, x values of one token contiguous); values are
-    plain (`[N, Hkv, D, P]`) or packed-transposed (`[N, Hkv, P/x, D, x]`).
+    `block_tables[b][t / P]` at slot `t % P`. Three layouts
+    (`#pa.kv_layout`): "packed" keys (`[N, Hkv, D/x, P, x]`, x values of
+    one token contiguous) with plain (`[N, Hkv, D, P]`) or
+    packed-transposed (`[N, Hkv, P/x, D, x]`) values (vLLM v0, aiter); `nhd`
+    (`[N, P, Hkv, D]`, vLLM v1, FlashInfer, SGLang) and `hnd`
+    (`[N, Hkv, P, D]`, FlashInfer), for keys and values alike.
     Head counts, head dim, page size and query length are static; batch,
-    page pool and plan capacity are dynamic.
+    page pool and plan capacity are dynamic. The ops also take ranked
+    tensors (destination-passing style) for tensor-level frontends;
+    `one-shot-bufferize` turns them into the memref form.
 
     The exact function, including masking, sliding windows, multi-token
     queries, scales, sinks and the numerical tolerance, is defined in
@@ -85,6 +90,19 @@ def Pa_ScaleMode : I32EnumAttr<"ScaleMode", "KV dequantization scales", [
     I32EnumAttrCase<"none", 0>,
     I32EnumAttrCase<"per_tensor", 1>,
     I32EnumAttrCase<"per_token", 2>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::pa";
+}
+
+// "parallel-loops" is printed quoted (`#pa.distribution<"parallel-loops">`):
+// the PTX metadata carries the same text.
+def Pa_Distribution : I32EnumAttr<"Distribution",
+    "how pa-to-nvvm spread a kernel over its threads", [
+    I32EnumAttrCase<"thread0", 0>,
+    I32EnumAttrCase<"warps", 1>,
+    I32EnumAttrCase<"parallel_loops", 2, "parallel-loops">,
+    I32EnumAttrCase<"threads", 3>
   ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::pa";
@@ -151,6 +169,54 @@ def Pa_ComputeTypeAttr : EnumAttr<Pa_Dialect, Pa_ComputeType, "compute"> {
     Example: `#pa.compute<fp8>`
   }];
   let assemblyFormat = "`<` $value `>`";
+}
+
+def Pa_DistributionAttr : EnumAttr<Pa_Dialect, Pa_Distribution,
+                                   "distribution"> {
+  let summary = "how pa-to-nvvm spread a kernel over its threads";
+  let description = [{
+    Set as `pa.distribution` on each kernel of the NVIDIA path (a kernel that
+    has one is left alone by later passes) and copied into the PTX metadata:
+
+    - `thread0`: the workgroup program runs on thread 0 (the fallback for
+      kernels no distribution applies to).
+    - `warps`: the decode kernel on warps, rows and tokens spread over lanes.
+    - `parallel-loops`: a kernel whose writes all sit in loops that run in
+      parallel over the threads (the reducer's rows).
+    - `threads`: the plan kernel, one sequence per thread.
+
+    Examples: `#pa.distribution<warps>`, `#pa.distribution<"parallel-loops">`
+  }];
+  let assemblyFormat = ?;
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Pa_GridAttr : Pa_Attr<"Grid", "grid"> {
+  let summary = "the launch grid of a kernel, per axis";
+  let description = [{
+    Set as `pa.grid` on each kernel by the pass that creates its launch, for
+    the launchers: per axis `x`, `y`, `z` the number of workgroups, as a
+    constant (`>= 1`), as the size of a dim of one of the kernel's buffers
+    (`work_info dim 0`: named as the pa op's operand), or `dynamic` when it
+    is neither (a launcher cannot compute such a grid and rejects the
+    kernel). The code-object and PTX metadata carry it as the text
+    `x = work_info dim 0, y = 2, z = 1`, which the runtime evaluates.
+
+    Example:
+
+    ```mlir
+    gpu.func @pa_reduce(...) kernel
+        attributes {pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 1>}
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"::mlir::pa::GridExtent",
+                            "the extents of axes x, y and z">:$extents);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The grid as the metadata's text: "x = work_info dim 0, y = 2, z = 1".
+    std::string getFormula() const;
+  }];
 }
 
 def Pa_KVLayoutAttr : Pa_Attr<"KVLayout", "kv_layout"> {

@@ -20,6 +20,10 @@ inline constexpr int64_t pagesPerTile(int64_t pageSize) {
   return pageSize >= kTileTokens ? 1 : kTileTokens / pageSize;
 }
 
+/// True for a ranked tensor, a row-major memref or a strided memref whose
+/// innermost stride is 1 (the views PaOps.td's strided buffers accept).
+bool isRowMajorOrUnitInnermostStride(Type type);
+
 /// Work-plan capacity (slots) for `batch` sequences:
 /// min(B * max_partitions, max(B, ceil(budget / Hkv))).
 int64_t planCapacity(int64_t batch, int64_t kvHeads, int64_t budget,

@@ -35,6 +35,79 @@ class Pa_ShapedOut<string desc, TypeConstraint type = Pa_TensorOrMemRef>
     : Pa_Out<desc, type>;
 
 //===----------------------------------------------------------------------===//
+// Operand type constraints of plan, decode and reduce
+//===----------------------------------------------------------------------===//
+
+// Every operand is a buffer the caller hands in. A tensor must have no
+// encoding (a sparse or otherwise encoded tensor is no dense row-major
+// buffer once bufferized). A memref must be in the default memory space: the
+// caller's global memory on a GPU, host memory on the host; the lowerings
+// give it its target's address space, and any other space (LDS, a private
+// or target-specific one) would be read as that space.
+def Pa_NoEncodingPred : CPred<[{
+    !::llvm::isa<::mlir::RankedTensorType>($_self) ||
+    !::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding()}]>;
+def Pa_DefaultMemorySpacePred : CPred<[{
+    !::llvm::isa<::mlir::MemRefType>($_self) ||
+    !::llvm::cast<::mlir::MemRefType>($_self).getMemorySpace()}]>;
+// The lowerings index most buffers row-major (the identity layout; tensors
+// bufferize to it). The query and the nhd / hnd caches may also be strided
+// views (of a fused qkv tensor, of a combined KV cache) whose innermost
+// stride is 1: the lowerings read the outer strides from the memref.
+def Pa_RowMajorPred : CPred<[{
+    !::llvm::isa<::mlir::MemRefType>($_self) ||
+    ::llvm::cast<::mlir::MemRefType>($_self).getLayout().isIdentity()}]>;
+def Pa_UnitInnermostStridePred
+    : CPred<"::mlir::pa::isRowMajorOrUnitInnermostStride($_self)">;
+
+// A buffer of one of `ranks` with elements of `elementTypes`; `shape` and
+// `elements` say so in the spec's symbols for the diagnostic. `strided`:
+// strided views with a unit innermost stride are accepted too. Sizes that
+// depend on other operands or on attributes are checked by the verifiers.
+class Pa_Buffer<list<int> ranks, string shape, list<Type> elementTypes,
+                string elements, bit strided = 0>
+    : Type<And<[Pa_TensorOrMemRef.predicate, Pa_NoEncodingPred,
+                Pa_DefaultMemorySpacePred, HasAnyRankOfPred<ranks>,
+                SubstLeaves<"$_self",
+                    "::llvm::cast<::mlir::ShapedType>($_self).getElementType()",
+                    AnyTypeOf<elementTypes>.predicate>,
+                !if(strided, Pa_UnitInnermostStridePred, Pa_RowMajorPred)]>,
+           shape # " of " # elements # " (a ranked tensor without an "
+           # "encoding, or a " # !if(strided, "row-major or strided (unit "
+           # "innermost stride)", "row-major") # " memref in the default "
+           # "memory space)",
+           "::mlir::ShapedType">;
+
+def Pa_ContextLengths : Pa_Buffer<[1], "1-D context lengths [B]", [I32], "i32">;
+def Pa_WorkInfo : Pa_Buffer<[2], "2-D work plan [capacity, 4]", [I32], "i32">;
+def Pa_ReduceInfo : Pa_Buffer<[2], "2-D reducer index [B, 2]", [I32], "i32">;
+def Pa_BlockTables
+    : Pa_Buffer<[2], "2-D block tables [B, max_pages]", [I32], "i32">;
+def Pa_Query : Pa_Buffer<[3], "3-D query [B*Q, Hq, D]", [BF16, F16],
+                         "bf16 or f16", /*strided=*/1>;
+// Rank 5 for the packed layout, 4 for nhd and hnd: which one, and that a
+// packed cache is row-major, the decode verifier checks against kv_layout.
+def Pa_KVCache
+    : Pa_Buffer<[4, 5], "4-D (nhd, hnd) or 5-D (packed) KV cache",
+                [F8E4M3FN, F8E4M3FNUZ, BF16], "f8E4M3FN, f8E4M3FNUZ or bf16",
+                /*strided=*/1>;
+def Pa_KVScales
+    : Pa_Buffer<[1, 3], "1-D per-tensor [1] or 3-D per-token [N, Hkv, P] "
+                        "scales", [F32], "f32">;
+def Pa_AlibiSlopes : Pa_Buffer<[1], "1-D ALiBi slopes [Hq]", [F32], "f32">;
+def Pa_RowStatistics
+    : Pa_Buffer<[3], "3-D partial row statistics [Hkv, capacity, Q*G]",
+                [F32], "f32">;
+def Pa_PartialOutputs
+    : Pa_Buffer<[4], "4-D partial outputs [Hkv, capacity, Q*G, D]", [F32],
+                "f32">;
+def Pa_Sinks : Pa_Buffer<[1], "1-D sink logits [Hq]", [F32, BF16, F16],
+                         "f32, bf16 or f16">;
+def Pa_Output : Pa_Buffer<[3], "3-D output [B*Q, Hq, D]", [BF16, F16],
+                          "bf16 or f16">;
+def Pa_LogSumExp : Pa_Buffer<[2], "2-D log-sum-exp [B*Q, Hq]", [F32], "f32">;
+
+//===----------------------------------------------------------------------===//
 // pa.plan
 //===----------------------------------------------------------------------===//
 
@@ -73,9 +146,9 @@ def Pa_PlanOp : Pa_Op<"plan", [DestinationStyleOpInterface]> {
   }];
 
   let arguments = (ins
-    Pa_ShapedIn<"context lengths `[B]` (i32)">:$context_lengths,
-    Pa_ShapedOut<"work plan `[capacity, 4]` (i32)">:$work_info,
-    Pa_ShapedOut<"reducer index `[B, 2]` (i32)">:$reduce_info,
+    Pa_ShapedIn<"context lengths `[B]` (i32)", Pa_ContextLengths>:$context_lengths,
+    Pa_ShapedOut<"work plan `[capacity, 4]` (i32)", Pa_WorkInfo>:$work_info,
+    Pa_ShapedOut<"reducer index `[B, 2]` (i32)", Pa_ReduceInfo>:$reduce_info,
     Pa_I64Attr:$num_kv_heads,
     DefaultValuedAttr<Pa_I64Attr, "1">:$query_length,
     DefaultValuedAttr<Pa_I64Attr, "0">:$sliding_window,
@@ -104,7 +177,9 @@ def Pa_PlanOp : Pa_Op<"plan", [DestinationStyleOpInterface]> {
 //===----------------------------------------------------------------------===//
 
 def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments,
-                                   DestinationStyleOpInterface]> {
+                                   DestinationStyleOpInterface,
+                                   AllElementTypesMatch<["key_cache",
+                                                         "value_cache"]>]> {
   let summary = "split-K paged-attention decode: partial results per slot";
   let description = [{
     For every slot of the work plan and every KV head `h`, attends the
@@ -128,13 +203,16 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments,
     ones). Keys and values are dequantized by `scale`.
 
     Shapes (static: `Hq`, `Hkv`, `D`, `P`, `x`, `R`; dynamic: `B`, `N`,
-    `max_pages`, `capacity`):
+    `max_pages`, `capacity`). The KV cache layout is the `kv_layout`
+    attribute's `layout` (see `#pa.kv_layout`):
 
     | operand | shape | type |
     |---|---|---|
     | query | `[B*Q, Hq, D]` | bf16, f16 |
-    | key_cache | `[N, Hkv, D/x, P, x]` | f8E4M3FN, f8E4M3FNUZ, bf16 |
-    | value_cache | plain `[N, Hkv, D, P]`, transposed `[N, Hkv, P/x, D, x]` | as key_cache |
+    | key_cache, packed | `[N, Hkv, D/x, P, x]` | f8E4M3FN, f8E4M3FNUZ, bf16 |
+    | value_cache, packed | plain `[N, Hkv, D, P]`, transposed `[N, Hkv, P/x, D, x]` | as key_cache |
+    | key_cache, value_cache, nhd | `[N, P, Hkv, D]` | as above |
+    | key_cache, value_cache, hnd | `[N, Hkv, P, D]` | as above |
     | block_tables | `[B, max_pages]` | i32 |
     | context_lengths | `[B]` | i32 |
     | k_scale, v_scale | per_tensor `[1]`, per_token `[N, Hkv, P]` | f32 |
@@ -143,12 +221,20 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments,
     | exp_sums, max_logits | `[Hkv, capacity, R]` | f32 |
     | tmp_out | `[Hkv, capacity, R, D]` | f32 |
 
-    Supported: `Hq % Hkv == 0`; head dim 64, 128, 256 or 512 for fp8 compute
-    and any multiple of 64 up to 512 for bf16; page size 16, 64 or 128;
-    `sliding_window >= -1` (0 and -1 mean no window); `logits_soft_cap`
-    finite and `>= 0`. Chip rules (gfx942 takes
-    only `f8E4M3FNUZ`, gfx950 and sm_90a only `f8E4M3FN`) are diagnosed by
-    the lowering passes.
+    Supported: `Hq % Hkv == 0`; head dim `D` any multiple of 16 from 64 to
+    512, for fp8 and bf16 compute alike (the backends pad the products'
+    contraction internally where an instruction needs it); page size 16, 64
+    or 128 for the packed layout and any power of two from 1 to 1024 for
+    `nhd` and `hnd`; `sliding_window >= -1` (0 and -1 mean no window);
+    `logits_soft_cap` 0 or a finite positive number. K and V have the same
+    element type. The query, and the K and V caches of the `nhd` and `hnd`
+    layouts, may be strided views with a unit innermost stride (a slice of a
+    fused qkv tensor; K and V of one combined cache `[2, N, P, Hkv, D]` or
+    `[N, 2, P, Hkv, D]`); every other memref is row-major. Chip rules
+    (gfx942 takes only `f8E4M3FNUZ`, gfx950 and sm_90a only `f8E4M3FN`) are
+    diagnosed by the lowering passes. The log-sum-exp of each row, for
+    merging with another attention result, is an optional output of
+    `pa.reduce` (`lse`).
 
     When `work_info` is written by a `pa.plan` visible in the IR (the same
     buffer or a view of it, or on tensors its `work_info` result), the
@@ -163,8 +249,8 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments,
     op's three results (destination-passing style, as for `pa.plan` and
     `pa.reduce`).
 
-    Example (gfx950, D = 256, fp8 KV with per-token scales, transposed V,
-    GQA 8, two query tokens per sequence):
+    Example, packed layout (gfx950, D = 256, fp8 KV with per-token scales,
+    transposed V, GQA 8, two query tokens per sequence, sliding window):
 
     ```mlir
     pa.decode query(%q : memref<?x16x256xbf16>)
@@ -182,21 +268,61 @@ def Pa_DecodeOp : Pa_Op<"decode", [AttrSizedOperandSegments,
                                          v_layout = transposed>,
                scale = #pa.scale<per_token>, sliding_window = 257 : i64}
     ```
+
+    Example, `nhd` layout (vLLM v1, SGLang: D = 128, bf16, page size 1, K
+    and V strided views of one combined `[N, 2, P, Hkv, D]` cache, GQA 4,
+    ALiBi and a soft-cap):
+
+    ```mlir
+    pa.decode query(%q : memref<?x8x128xbf16>)
+              key_cache(%k : memref<?x1x2x128xbf16,
+                                    strided<[?, 256, 128, 1], offset: ?>>)
+              value_cache(%v : memref<?x1x2x128xbf16,
+                                      strided<[?, 256, 128, 1], offset: ?>>)
+              block_tables(%bt : memref<?x?xi32>)
+              context_lengths(%lens : memref<?xi32>)
+              alibi_slopes(%slopes : memref<8xf32>)
+              work_info(%work : memref<?x4xi32>)
+              exp_sums(%es : memref<2x?x4xf32>)
+              max_logits(%ml : memref<2x?x4xf32>)
+              tmp_out(%out : memref<2x?x4x128xf32>)
+              {kv_layout = #pa.kv_layout<page_size = 1, layout = nhd>,
+               logits_soft_cap = 30.0 : f64}
+    ```
+
+    Example, `hnd` layout (FlashInfer HND: D = 96, fp8 KV with per-tensor
+    scales, page size 1024):
+
+    ```mlir
+    pa.decode query(%q : memref<?x8x96xbf16>)
+              key_cache(%k : memref<?x2x1024x96xf8E4M3FN>)
+              value_cache(%v : memref<?x2x1024x96xf8E4M3FN>)
+              block_tables(%bt : memref<?x?xi32>)
+              context_lengths(%lens : memref<?xi32>)
+              k_scale(%ks : memref<1xf32>)
+              v_scale(%vs : memref<1xf32>)
+              work_info(%work : memref<?x4xi32>)
+              exp_sums(%es : memref<2x?x4xf32>)
+              max_logits(%ml : memref<2x?x4xf32>)
+              tmp_out(%out : memref<2x?x4x96xf32>)
+              {kv_layout = #pa.kv_layout<page_size = 1024, layout = hnd>,
+               scale = #pa.scale<per_tensor>}
+    ```
   }];
 
   let arguments = (ins
-    Pa_ShapedIn<"query `[B*Q, Hq, D]`">:$query,
-    Pa_ShapedIn<"packed key cache `[N, Hkv, D/x, P, x]`">:$key_cache,
-    Pa_ShapedIn<"value cache, plain or transposed">:$value_cache,
-    Pa_ShapedIn<"page ids `[B, max_pages]` (i32)">:$block_tables,
-    Pa_ShapedIn<"context lengths `[B]` (i32)">:$context_lengths,
-    Pa_ShapedIn<"key scales", Optional<Pa_TensorOrMemRef>>:$k_scale,
-    Pa_ShapedIn<"value scales", Optional<Pa_TensorOrMemRef>>:$v_scale,
-    Pa_ShapedIn<"ALiBi slopes `[Hq]` (f32)", Optional<Pa_TensorOrMemRef>>:$alibi_slopes,
-    Pa_ShapedIn<"work plan `[capacity, 4]` (i32)">:$work_info,
-    Pa_ShapedOut<"partial exp sums `[Hkv, capacity, R]`">:$exp_sums,
-    Pa_ShapedOut<"partial row maxima `[Hkv, capacity, R]`">:$max_logits,
-    Pa_ShapedOut<"partial outputs `[Hkv, capacity, R, D]`">:$tmp_out,
+    Pa_ShapedIn<"query `[B*Q, Hq, D]`", Pa_Query>:$query,
+    Pa_ShapedIn<"key cache, by kv_layout", Pa_KVCache>:$key_cache,
+    Pa_ShapedIn<"value cache, by kv_layout", Pa_KVCache>:$value_cache,
+    Pa_ShapedIn<"page ids `[B, max_pages]` (i32)", Pa_BlockTables>:$block_tables,
+    Pa_ShapedIn<"context lengths `[B]` (i32)", Pa_ContextLengths>:$context_lengths,
+    Pa_ShapedIn<"key scales", Optional<Pa_KVScales>>:$k_scale,
+    Pa_ShapedIn<"value scales", Optional<Pa_KVScales>>:$v_scale,
+    Pa_ShapedIn<"ALiBi slopes `[Hq]` (f32)", Optional<Pa_AlibiSlopes>>:$alibi_slopes,
+    Pa_ShapedIn<"work plan `[capacity, 4]` (i32)", Pa_WorkInfo>:$work_info,
+    Pa_ShapedOut<"partial exp sums `[Hkv, capacity, R]`", Pa_RowStatistics>:$exp_sums,
+    Pa_ShapedOut<"partial row maxima `[Hkv, capacity, R]`", Pa_RowStatistics>:$max_logits,
+    Pa_ShapedOut<"partial outputs `[Hkv, capacity, R, D]`", Pa_PartialOutputs>:$tmp_out,
     Pa_KVLayoutAttr:$kv_layout,
     DefaultValuedAttr<Pa_ScaleModeAttr, "::mlir::pa::ScaleMode::none">:$scale,
     DefaultValuedAttr<Pa_I64Attr, "0">:$sliding_window,
@@ -298,13 +424,13 @@ def Pa_ReduceOp : Pa_Op<"reduce", [AttrSizedOperandSegments,
   }];
 
   let arguments = (ins
-    Pa_ShapedIn<"partial exp sums `[Hkv, capacity, R]` (f32)">:$exp_sums,
-    Pa_ShapedIn<"partial row maxima `[Hkv, capacity, R]` (f32)">:$max_logits,
-    Pa_ShapedIn<"partial outputs `[Hkv, capacity, R, D]` (f32)">:$tmp_out,
-    Pa_ShapedIn<"reducer index `[B, 2]` (i32)">:$reduce_info,
-    Pa_ShapedIn<"sink logits `[Hq]` (f32, bf16 or f16)", Optional<Pa_TensorOrMemRef>>:$sinks,
-    Pa_ShapedOut<"output `[B*Q, Hq, D]` (bf16 or f16)">:$output,
-    Pa_ShapedOut<"log-sum-exp `[B*Q, Hq]` (f32)", Optional<Pa_TensorOrMemRef>>:$lse
+    Pa_ShapedIn<"partial exp sums `[Hkv, capacity, R]` (f32)", Pa_RowStatistics>:$exp_sums,
+    Pa_ShapedIn<"partial row maxima `[Hkv, capacity, R]` (f32)", Pa_RowStatistics>:$max_logits,
+    Pa_ShapedIn<"partial outputs `[Hkv, capacity, R, D]` (f32)", Pa_PartialOutputs>:$tmp_out,
+    Pa_ShapedIn<"reducer index `[B, 2]` (i32)", Pa_ReduceInfo>:$reduce_info,
+    Pa_ShapedIn<"sink logits `[Hq]` (f32, bf16 or f16)", Optional<Pa_Sinks>>:$sinks,
+    Pa_ShapedOut<"output `[B*Q, Hq, D]` (bf16 or f16)", Pa_Output>:$output,
+    Pa_ShapedOut<"log-sum-exp `[B*Q, Hq]` (f32)", Optional<Pa_LogSumExp>>:$lse
   );
 
   let assemblyFormat = [{

@@ -19,6 +19,15 @@ class Pa_TileOp<string mnemonic, list<Trait> traits = []>
     : Op<Pa_Dialect, "tile." # mnemonic,
          !listconcat([Pa_KnownAttributesOnly], traits)>;
 
+// A tile buffer: a static f32 memref of `rank` (in workgroup memory after
+// pa-tile; any space in hand-written tiled IR). How its sizes relate to the
+// op's other tiles (M rows, 256 tokens, D) the op verifiers check.
+class Pa_Tile<int rank, string shape>
+    : Type<And<[MemRefRankOf<[F32], [rank]>.predicate, HasStaticShapePred]>,
+           "static " # rank # "-D f32 tile " # shape, "::mlir::MemRefType">;
+def Pa_RowTile : Pa_Tile<1, "[M]">;
+def Pa_MatrixTile : Pa_Tile<2, "[M, D] or [M, 256]">;
+
 def Pa_TilePageIdsOp : Pa_TileOp<"page_ids"> {
   let summary = "page ids of one 256-token KV tile";
   let description = [{
@@ -68,9 +77,9 @@ def Pa_TileLoadQueryOp : Pa_TileOp<"load_query"> {
         : memref<?x16x256xbf16>, memref<16x256xf32, #gpu.address_space<workgroup>>
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "query", [MemRead]>:$query,
+  let arguments = (ins Arg<MemRefRankOf<[AnyType], [3]>, "query [B*Q, Hq, D]", [MemRead]>:$query,
                        Index:$sequence, Index:$kv_head, Index:$row_base,
-                       Arg<AnyMemRef, "query tile [M, D]", [MemWrite]>:$query_tile,
+                       Arg<Pa_MatrixTile, "query tile [M, D]", [MemWrite]>:$query_tile,
                        Pa_I64Attr:$query_length, Pa_I64Attr:$group_size);
   let assemblyFormat = [{
     $query `[` $sequence `,` $kv_head `,` $row_base `]` `into` $query_tile
@@ -89,9 +98,9 @@ def Pa_TileInitSoftmaxOp : Pa_TileOp<"init_softmax"> {
         : memref<16xf32, 3>, memref<16xf32, 3>, memref<16x256xf32, 3>
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "row maxima [M]", [MemWrite]>:$row_max,
-                       Arg<AnyMemRef, "row sums [M]", [MemWrite]>:$row_sum,
-                       Arg<AnyMemRef, "accumulator [M, D]", [MemWrite]>:$acc);
+  let arguments = (ins Arg<Pa_RowTile, "row maxima [M]", [MemWrite]>:$row_max,
+                       Arg<Pa_RowTile, "row sums [M]", [MemWrite]>:$row_sum,
+                       Arg<Pa_MatrixTile, "accumulator [M, D]", [MemWrite]>:$acc);
   let assemblyFormat = [{
     $row_max `,` $row_sum `,` $acc attr-dict `:` type($row_max) `,`
     type($row_sum) `,` type($acc)
@@ -129,13 +138,13 @@ def Pa_TileQKOp : Pa_TileOp<"qk"> {
           vector<16xi32>, memref<16x256xf32, 3>
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "query tile [M, D]", [MemRead]>:$query_tile,
+  let arguments = (ins Arg<Pa_MatrixTile, "query tile [M, D]", [MemRead]>:$query_tile,
                        Arg<AnyMemRef, "packed key cache", [MemRead]>:$key_cache,
                        VectorOfRankAndType<[1], [I32]>:$page_ids,
                        Index:$kv_head, I64:$tile_start, I64:$valid_begin,
                        I64:$valid_end,
                        Arg<Optional<AnyMemRef>, "key scales", [MemRead]>:$k_scale,
-                       Arg<AnyMemRef, "scores [M, 256]", [MemWrite]>:$scores,
+                       Arg<Pa_MatrixTile, "scores [M, 256]", [MemWrite]>:$scores,
                        Pa_I64Attr:$page_size, F32Attr:$score_scale,
                        Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute,
                        OptionalAttr<F32Attr>:$soft_cap,
@@ -170,8 +179,8 @@ def Pa_TileAlibiOp : Pa_TileOp<"alibi"> {
         : memref<16x256xf32, 3>, memref<16xf32>
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "scores [M, 256]", [MemRead, MemWrite]>:$scores,
-                       Arg<AnyMemRef, "ALiBi slopes [Hq] (f32)", [MemRead]>:$alibi_slopes,
+  let arguments = (ins Arg<Pa_MatrixTile, "scores [M, 256]", [MemRead, MemWrite]>:$scores,
+                       Arg<MemRefRankOf<[F32], [1]>, "ALiBi slopes [Hq] (f32)", [MemRead]>:$alibi_slopes,
                        Index:$kv_head, I64:$context_length, I64:$tile_start,
                        Index:$row_base, Pa_I64Attr:$query_length,
                        Pa_I64Attr:$group_size);
@@ -205,10 +214,10 @@ def Pa_TileSoftmaxOp : Pa_TileOp<"softmax"> {
           memref<16x256xf32, 3>
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "scores -> P [M, 256]", [MemRead, MemWrite]>:$scores,
-                       Arg<AnyMemRef, "row maxima [M]", [MemRead, MemWrite]>:$row_max,
-                       Arg<AnyMemRef, "row sums [M]", [MemRead, MemWrite]>:$row_sum,
-                       Arg<AnyMemRef, "accumulator [M, D]", [MemRead, MemWrite]>:$acc,
+  let arguments = (ins Arg<Pa_MatrixTile, "scores -> P [M, 256]", [MemRead, MemWrite]>:$scores,
+                       Arg<Pa_RowTile, "row maxima [M]", [MemRead, MemWrite]>:$row_max,
+                       Arg<Pa_RowTile, "row sums [M]", [MemRead, MemWrite]>:$row_sum,
+                       Arg<Pa_MatrixTile, "accumulator [M, D]", [MemRead, MemWrite]>:$acc,
                        I64:$context_length, I64:$tile_start, Index:$row_base,
                        Pa_I64Attr:$query_length, Pa_I64Attr:$group_size,
                        Pa_I64Attr:$sliding_window);
@@ -240,13 +249,13 @@ def Pa_TilePVOp : Pa_TileOp<"pv"> {
         {page_size = 16 : i64, v_layout = #pa.v_layout<transposed>, ...}
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "P [M, 256]", [MemRead]>:$probs,
+  let arguments = (ins Arg<Pa_MatrixTile, "P [M, 256]", [MemRead]>:$probs,
                        Arg<AnyMemRef, "value cache", [MemRead]>:$value_cache,
                        VectorOfRankAndType<[1], [I32]>:$page_ids,
                        Index:$kv_head, I64:$tile_start, I64:$valid_begin,
                        I64:$valid_end,
                        Arg<Optional<AnyMemRef>, "value scales", [MemRead]>:$v_scale,
-                       Arg<AnyMemRef, "accumulator [M, D]", [MemRead, MemWrite]>:$acc,
+                       Arg<Pa_MatrixTile, "accumulator [M, D]", [MemRead, MemWrite]>:$acc,
                        Pa_I64Attr:$page_size, Pa_VLayoutAttr:$v_layout,
                        Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute,
                        DefaultValuedAttr<Pa_CacheLayoutAttr,
@@ -278,9 +287,9 @@ def Pa_TileStorePartialsOp : Pa_TileOp<"store_partials"> {
         : ...
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "row maxima [M]", [MemRead]>:$row_max,
-                       Arg<AnyMemRef, "row sums [M]", [MemRead]>:$row_sum,
-                       Arg<AnyMemRef, "accumulator [M, D]", [MemRead]>:$acc,
+  let arguments = (ins Arg<Pa_RowTile, "row maxima [M]", [MemRead]>:$row_max,
+                       Arg<Pa_RowTile, "row sums [M]", [MemRead]>:$row_sum,
+                       Arg<Pa_MatrixTile, "accumulator [M, D]", [MemRead]>:$acc,
                        Arg<AnyMemRef, "exp sums", [MemWrite]>:$exp_sums,
                        Arg<AnyMemRef, "max logits", [MemWrite]>:$max_logits,
                        Arg<AnyMemRef, "partial outputs", [MemWrite]>:$tmp_out,

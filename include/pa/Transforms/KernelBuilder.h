@@ -34,22 +34,20 @@ gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
 /// A new kernel `gpu.func` in `kernels` named `baseName` (uniqued with a
 /// numeric suffix) whose arguments have the types of `operands`, with
 /// `workgroupBuffers` as workgroup-memory attributions and the known
-/// workgroup size attached. `gridFormula`, when given, becomes the kernel's
-/// `pa.grid` (what each grid dimension counts); replaceWithLaunch derives
-/// one from the grid values otherwise. The builder is left at the start of
-/// its body, which ends in gpu.return.
+/// workgroup size attached. The builder is left at the start of its body,
+/// which ends in gpu.return.
 gpu::GPUFuncOp createKernel(OpBuilder &builder, gpu::GPUModuleOp kernels,
                             llvm::StringRef baseName, ValueRange operands,
                             ArrayRef<MemRefType> workgroupBuffers,
-                            const ChipInfo &chip,
-                            llvm::StringRef gridFormula = {});
+                            const ChipInfo &chip);
 
 /// A memref type in workgroup memory (LDS / shared memory).
 MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type elementType);
 
 /// Replaces `op` with a gpu.launch_func of `kernel` over `grid` (x, y, z
 /// as index values) with the chip's workgroup size, passing `operands`.
-/// Records the operands' names in `op` as the kernel's `pa.arg_names`.
+/// Records the operands' names in `op` as the kernel's `pa.arg_names` and
+/// what each grid extent counts as its `pa.grid`.
 void replaceWithLaunch(OpBuilder &builder, Operation *op,
                        gpu::GPUFuncOp kernel, std::array<Value, 3> grid,
                        ValueRange operands, const ChipInfo &chip);

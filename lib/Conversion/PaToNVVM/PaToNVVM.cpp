@@ -178,23 +178,23 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
       // A kernel built for its threads already (pa-lower-plan-to-threads).
       if (!kernel.isKernel() || kernel->hasAttr(kDistributionAttrName))
         continue;
-      StringRef distribution = "thread0";
+      Distribution distribution = Distribution::thread0;
       SmallVector<scf::ParallelOp> loops;
       std::string reason;
       if (hasTileOps(kernel)) {
         if (nvvm::distributeDecodeKernel(kernel, fp8Products == "e4m3",
                                          reason))
-          distribution = "warps";
+          distribution = Distribution::warps;
         else
           kernel->setAttr(kThread0ReasonAttrName, builder.getStringAttr(reason));
       } else if (nvvm::distributeReduceKernel(kernel, target->computeUnits)) {
-        distribution = "warps";
+        distribution = Distribution::warps;
       } else if (canSplitParallelLoops(kernel, loops)) {
         splitParallelLoops(kernel, loops);
-        distribution = "parallel-loops";
+        distribution = Distribution::parallel_loops;
       }
       kernel->setAttr(kDistributionAttrName,
-                      builder.getStringAttr(distribution));
+                      DistributionAttr::get(&getContext(), distribution));
     }
 
     // The rest: sequential programs on thread 0, casts as bit operations.

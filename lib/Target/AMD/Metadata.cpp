@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "AMDTarget.h"
 #include "pa/Target/AMD/CodeObject.h"
+#include "pa/IR/PaDialect.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -43,8 +44,8 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
     if (!symbol)
       continue;
     KernelInterface info;
-    if (auto grid = op.getAttrOfType<StringAttr>(kGridAttrName))
-      info.grid = grid.str();
+    if (auto grid = op.getAttrOfType<GridAttr>(kGridAttrName))
+      info.grid = grid.getFormula();
     if (auto fields = op.getAttrOfType<ArrayAttr>(kKernargFieldsAttrName))
       for (Attribute field : fields)
         if (auto text = dyn_cast<StringAttr>(field))

@@ -5,13 +5,14 @@
 // workgroups on grid z (the reduce kernel's row slices, ReduceToWarps.cpp)
 // carries pa.nvvm.grid_z = S. This pass sets grid z of every gpu.launch_func
 // of such a kernel (z = 1 until then) to S, writes "z = S" into the kernel's
-// pa.grid formula (which the sidecar reports and the CUDA launcher
+// pa.grid (which the sidecar reports and the CUDA launcher
 // evaluates), and drops the attribute.
 //
 //===----------------------------------------------------------------------===//
 #include "NVIDIATarget.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
 #include "pa/IR/KernelAttributes.h"
+#include "pa/IR/PaDialect.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -61,21 +62,18 @@ struct LaunchGridsPass : pa::impl::PaNVVMLaunchGridsBase<LaunchGridsPass> {
     if (result.wasInterrupted())
       return signalPassFailure();
 
-    constexpr StringRef kUnitZ = ", z = 1";
     for (Operation *kernel : kernels) {
       auto slices = kernel->getAttrOfType<IntegerAttr>(kGridZAttrName);
-      auto grid = kernel->getAttrOfType<StringAttr>(kGridAttrName);
-      if (!grid || !grid.getValue().ends_with(kUnitZ)) {
+      auto grid = kernel->getAttrOfType<GridAttr>(kGridAttrName);
+      if (!grid || !(grid.getExtents()[2] == GridExtent::constant(1))) {
         kernel->emitError() << "pa-nvvm-launch-grids: the kernel's "
-                            << kGridAttrName << " does not end in 'z = 1'";
+                            << kGridAttrName << " does not have z = 1";
         return signalPassFailure();
       }
-      std::string formula =
-          (grid.getValue().drop_back(kUnitZ.size()) + ", z = " +
-           std::to_string(slices.getInt()))
-              .str();
+      SmallVector<GridExtent, 3> extents(grid.getExtents());
+      extents[2] = GridExtent::constant(slices.getInt());
       kernel->setAttr(kGridAttrName,
-                      StringAttr::get(kernel->getContext(), formula));
+                      GridAttr::get(kernel->getContext(), extents));
       kernel->removeAttr(kGridZAttrName);
     }
   }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "PTXMetadata.h"
 #include "NVIDIATarget.h"
+#include "pa/IR/PaDialect.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -41,10 +42,10 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
     return kernels;
   for (auto func : kernelModule.getOps<LLVM::LLVMFuncOp>()) {
     KernelInterface info;
-    if (auto grid = func->getAttrOfType<StringAttr>(kGridAttrName))
-      info.grid = grid.str();
-    if (auto how = func->getAttrOfType<StringAttr>(kDistributionAttrName))
-      info.distribution = how.str();
+    if (auto grid = func->getAttrOfType<GridAttr>(kGridAttrName))
+      info.grid = grid.getFormula();
+    if (auto how = func->getAttrOfType<DistributionAttr>(kDistributionAttrName))
+      info.distribution = stringifyDistribution(how.getValue()).str();
     if (auto fields =
             func->getAttrOfType<ArrayAttr>(kParamFieldsAttrName))
       for (Attribute field : fields)

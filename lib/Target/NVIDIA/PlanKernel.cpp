@@ -299,7 +299,8 @@ struct LowerPlanToThreadsPass
                    .build();
              }))
       kernel->setAttr(kDistributionAttrName,
-                      builder.getStringAttr("threads"));
+                      DistributionAttr::get(module.getContext(),
+                                            Distribution::threads));
   }
 };
 

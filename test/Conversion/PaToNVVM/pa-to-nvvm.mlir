@@ -11,12 +11,12 @@
 // scales, sinks.
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_plan(
-// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.distribution = #pa.distribution<thread0>
 // CHECK:         gpu.thread_id x
 // CHECK:         scf.if
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      workgroup(
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // A query row holding a NaN or infinity becomes NaN as a whole: each of the
 // lane's 4 values (bf16 widened by bits) plus sum(0 * q) over the warp.
 // CHECK:         %[[Q0:.*]] = arith.bitcast %{{.*}} : i32 to f32
@@ -51,7 +51,7 @@
 // CHECK:         %[[NORM_OR_NAN:.*]] = math.fma %[[NORM]], %{{.*}}, %[[NORM]] : f32
 // CHECK:         arith.select %{{.*}}, %{{.*}}, %[[NORM_OR_NAN]] : f32
 // CHECK:       gpu.func @pa_reduce(
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         gpu.shuffle  xor
 // CHECK-NOT:   pa.tile.
 
@@ -87,7 +87,7 @@ func.func @decode_fp8(%query: memref<?x8x128xbf16>, %key_cache: memref<?x1x8x16x
 // query are bit operations by now: pa-expand-float-casts).
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x8x64x8xbf16>, vector<8xbf16>
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
@@ -150,7 +150,7 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      %[[KEYS:[^:]*]]: memref<?x1x1x64xbf16>, %[[VALUES:[^:]*]]: memref<?x1x1x64xbf16>
 // CHECK-SAME:      memref<512xi32, #gpu.address_space<workgroup>>
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK:         %[[KV:.*]] = gpu.block_id y
 // CHECK:         scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c128
@@ -203,7 +203,7 @@ func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xb
 // CHECK-SAME:      %[[KEYS:[^:]*]]: memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>
 // CHECK-SAME:      %[[VALUES:[^:]*]]: memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>
 // CHECK-SAME:      memref<2xi32, #gpu.address_space<workgroup>>
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         arith.remui %{{.*}}, %c1024_i64{{.*}} : i64
 // The views' addresses from their strided metadata (V's offset of 262144
 // elements included).
@@ -243,7 +243,7 @@ func.func @decode_hnd_combined(%query: memref<?x16x128xbf16>,
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      %[[SLOPES:arg[0-9]+]]: memref<8xf32>
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         %[[SLOPE:.*]] = memref.load %[[SLOPES]][%{{.*}}] : memref<8xf32>
 // CHECK:         %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
 // CHECK:         %[[SLOPE2:.*]] = arith.mulf %[[SLOPE]], %[[LOG2E]] : f32
@@ -283,7 +283,7 @@ func.func @alibi(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
 // n-blocks of 8); columns past D read V column 79 and are never stored.
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         %[[QIN:.*]] = arith.cmpi ult, %{{.*}}, %c80 : index
 // CHECK:         arith.select %[[QIN]], %{{.*}}, %c79 : index
 // CHECK:         arith.select %[[QIN]], %{{.*}}, %{{.*}} : f32
@@ -317,7 +317,7 @@ func.func @decode_d80(%query: memref<?x8x80xbf16>, %key_cache: memref<?x1x5x16x1
 // libdevice call, which the PTX does not link), -inf where den = 0.
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_reduce(
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK-NOT:     math.log
 // CHECK:         %[[LOG2:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[DEN:.*]]) : (f32) -> f32
 // CHECK:         %[[LN2:.*]] = arith.constant 0.693147182 : f32

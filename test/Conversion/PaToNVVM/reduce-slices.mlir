@@ -18,8 +18,8 @@
 // CHECK:       %[[Z:.*]] = arith.constant 4 : index
 // CHECK:       gpu.launch_func @pa_kernels::@pa_reduce blocks in (%{{.*}}, %{{.*}}, %[[Z]])
 // CHECK:       gpu.func @pa_reduce(
-// CHECK-SAME:      pa.distribution = "warps"
-// CHECK-SAME:      pa.grid = "x = reduce_info dim 0, y = 2, z = 4"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
+// CHECK-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 4>
 // CHECK-NOT:       pa.nvvm.grid_z
 // CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
@@ -71,7 +71,7 @@
 // ASKS:       %[[ONE:.*]] = arith.constant 1 : index
 // ASKS:       gpu.launch_func @pa_kernels::@pa_reduce blocks in (%{{.*}}, %{{.*}}, %[[ONE]])
 // ASKS:       gpu.func @pa_reduce(
-// ASKS-SAME:      pa.grid = "x = reduce_info dim 0, y = 2, z = 1"
+// ASKS-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 1>
 // ASKS-SAME:      pa.nvvm.grid_z = 4 : i64
 // ASKS:         gpu.block_id  z
 func.func @reduce_d256(%exp_sums: memref<2x?x8xf32>, %max_logits: memref<2x?x8xf32>,
@@ -90,7 +90,7 @@ func.func @reduce_d256(%exp_sums: memref<2x?x8xf32>, %max_logits: memref<2x?x8xf
 // CHECK:       %[[ONE:.*]] = arith.constant 1 : index
 // CHECK:       gpu.launch_func @pa_kernels::@pa_reduce blocks in (%{{.*}}, %{{.*}}, %[[ONE]])
 // CHECK:       gpu.func @pa_reduce(
-// CHECK-SAME:      pa.grid = "x = reduce_info dim 0, y = 1, z = 1"
+// CHECK-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 1, z = 1>
 // CHECK-NOT:     gpu.block_id  z
 // CHECK-NOT:     gpu.grid_dim
 // CHECK:         gpu.return
@@ -118,7 +118,7 @@ func.func @reduce_d64(%exp_sums: memref<1x?x8xf32>, %max_logits: memref<1x?x8xf3
 // CHECK:       %[[Z:.*]] = arith.constant 4 : index
 // CHECK:       gpu.launch_func @pa_kernels::@pa_reduce blocks in (%{{.*}}, %{{.*}}, %[[Z]])
 // CHECK:       gpu.func @pa_reduce(
-// CHECK-SAME:      pa.grid = "x = reduce_info dim 0, y = 1, z = 4"
+// CHECK-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 1, z = 4>
 // CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index

@@ -3,7 +3,7 @@
 // check needs, so that the contract between the tiling passes and the
 // NVIDIA backend is visible and no earlier pass runs at test time. A
 // decode kernel the warp lowering does not take runs its workgroup program
-// on thread 0 (pa.distribution = "thread0") and says why in
+// on thread 0 (pa.distribution = #pa.distribution<thread0>) and says why in
 // pa.thread0_reason: the last cases.
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm))' \
@@ -22,7 +22,7 @@
 // head-dim loops.
 // CHECK-LABEL: gpu.func @pa_decode(
 // CHECK-SAME:      workgroup(
-// CHECK-SAME:      pa.distribution = "warps"
+// CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // A query row holding a NaN or infinity becomes NaN as a whole: each of the
 // lane's 4 values (bf16 widened by bits) plus sum(0 * q) over the warp.
@@ -72,7 +72,7 @@
 // for warps): its writes are all in scf.parallel loops, which thread i
 // runs for iterations i, i + 128, ...
 // CHECK-LABEL: gpu.func @pa_reduce(
-// CHECK-SAME:      pa.distribution = "parallel-loops"
+// CHECK-SAME:      pa.distribution = #pa.distribution<"parallel-loops">
 // CHECK:         %[[RTID:.*]] = gpu.thread_id x
 // CHECK-NOT:     scf.parallel
 // CHECK:         scf.for %{{.*}} = %[[RTID]] to %c64 step %c128
@@ -202,7 +202,7 @@ gpu.module @pa_kernels {
 
 // A decode kernel without pa.tile.softmax (not one of each tile op).
 // CHECK-LABEL: gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.distribution = #pa.distribution<thread0>
 // CHECK-SAME:      pa.thread0_reason = "pa-to-nvvm expects exactly one 'pa.tile.softmax' in a decode kernel, found 0"
 // CHECK-NOT:     pa.tile.
 gpu.module @pa_kernels {
@@ -252,7 +252,7 @@ gpu.module @pa_kernels {
 // The softmax and pv on other scores than the qk wrote: no qk -> softmax
 // -> pv chain through the tile buffers.
 // CHECK-LABEL: gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.distribution = #pa.distribution<thread0>
 // CHECK-SAME:      pa.thread0_reason = "pa-to-nvvm expects the tile ops to share their tile buffers (query tile, scores, row max, row sum, accumulator)"
 // CHECK-NOT:     pa.tile.
 gpu.module @pa_kernels {
@@ -306,7 +306,7 @@ gpu.module @pa_kernels {
 
 // An f32 query (the warps take bf16 or f16).
 // CHECK-LABEL: gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.distribution = #pa.distribution<thread0>
 // CHECK-SAME:      pa.thread0_reason = "bf16 or f16 queries only"
 // CHECK-NOT:     pa.tile.
 gpu.module @pa_kernels {
@@ -359,7 +359,7 @@ gpu.module @pa_kernels {
 
 // A 48-row group (the warps take one or two 16-row M-tiles).
 // CHECK-LABEL: gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.distribution = #pa.distribution<thread0>
 // CHECK-SAME:      pa.thread0_reason = "row groups of 16 or 32 rows only"
 // CHECK-NOT:     pa.tile.
 gpu.module @pa_kernels {
@@ -415,7 +415,7 @@ gpu.module @pa_kernels {
 // must run in this order. (Before the shared contract, TiledDecode.h, the
 // warps took this kernel.)
 // CHECK-LABEL: gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.distribution = #pa.distribution<thread0>
 // CHECK-SAME:      pa.thread0_reason = "pa-to-nvvm expects pa.tile.qk, pa.tile.softmax and pa.tile.pv, in that order, directly in the tile loop"
 // CHECK-NOT:     pa.tile.
 gpu.module @pa_kernels {
@@ -468,7 +468,7 @@ gpu.module @pa_kernels {
 
 // qk and pv of one tile on other page ids: V of other pages than K.
 // CHECK-LABEL: gpu.func @pa_decode(
-// CHECK-SAME:      pa.distribution = "thread0"
+// CHECK-SAME:      pa.distribution = #pa.distribution<thread0>
 // CHECK-SAME:      pa.thread0_reason = "pa-to-nvvm expects pa.tile.qk, pa.tile.softmax and pa.tile.pv on one tile (one tile start, the same page ids in qk and pv)"
 // CHECK-NOT:     pa.tile.
 gpu.module @pa_kernels {

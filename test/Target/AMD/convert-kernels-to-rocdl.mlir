@@ -10,7 +10,7 @@
 // CHECK-LABEL:   llvm.func @softmax(
 // CHECK-SAME:        %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64,
 // CHECK-SAME:        pa.arg_names = ["cache", "out"]
-// CHECK-SAME:        pa.grid = "x = 4, y = 1, z = 1"
+// CHECK-SAME:        pa.grid = #pa.grid<x = 4, y = 1, z = 1>
 // CHECK-SAME:        pa.kernarg_fields = ["cache.allocated_ptr", "cache.aligned_ptr", "cache.offset", "cache.size[0]", "cache.stride[0]", "out.allocated_ptr", "out.aligned_ptr", "out.offset", "out.size[0]", "out.size[1]", "out.stride[0]", "out.stride[1]"]
 // CHECK-SAME:        rocdl.flat_work_group_size = "256,256"
 // CHECK-SAME:        rocdl.kernel
@@ -30,7 +30,7 @@ gpu.module @pa_kernels {
       workgroup(%lds : memref<16xf32, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 256, 1, 1>,
                          pa.arg_names = ["cache", "out"],
-                         pa.grid = "x = 4, y = 1, z = 1"} {
+                         pa.grid = #pa.grid<x = 4, y = 1, z = 1>} {
     %tid = gpu.thread_id x
     %c0 = arith.constant 0 : index
     %lane0 = arith.cmpi eq, %tid, %c0 : index

@@ -28,7 +28,7 @@ gpu.module @pa_kernels {
                 %b : memref<3xf32, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 128, 1, 1>,
                          pa.arg_names = ["cache", "out"],
-                         pa.grid = "x = 4, y = 1, z = 1"} {
+                         pa.grid = #pa.grid<x = 4, y = 1, z = 1>} {
     %tid = gpu.thread_id x
     %c0 = arith.constant 0 : index
     %wg = gpu.block_id x

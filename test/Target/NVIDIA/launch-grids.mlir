@@ -1,5 +1,5 @@
 // pa-nvvm-launch-grids: a kernel's pa.nvvm.grid_z onto its launches' grid z
-// and its pa.grid formula.
+// and its pa.grid.
 // RUN: pa-opt %s -split-input-file --pa-nvvm-launch-grids -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @host
@@ -7,10 +7,10 @@
 // CHECK:       gpu.launch_func @kernels::@sliced blocks in (%{{.*}}, %{{.*}}, %[[Z]])
 // CHECK:       gpu.launch_func @kernels::@plain blocks in (%{{.*}}, %{{.*}}, %{{.*}})
 // CHECK:       gpu.func @sliced()
-// CHECK-SAME:      pa.grid = "x = 4, y = 2, z = 3"
+// CHECK-SAME:      pa.grid = #pa.grid<x = 4, y = 2, z = 3>
 // CHECK-NOT:       pa.nvvm.grid_z
 // CHECK:       gpu.func @plain()
-// CHECK-SAME:      pa.grid = "x = 4, y = 2, z = 1"
+// CHECK-SAME:      pa.grid = #pa.grid<x = 4, y = 2, z = 1>
 module attributes {gpu.container_module} {
   func.func @host() {
     %c1 = arith.constant 1 : index
@@ -22,10 +22,10 @@ module attributes {gpu.container_module} {
     return
   }
   gpu.module @kernels {
-    gpu.func @sliced() kernel attributes {pa.grid = "x = 4, y = 2, z = 1", pa.nvvm.grid_z = 3 : i64} {
+    gpu.func @sliced() kernel attributes {pa.grid = #pa.grid<x = 4, y = 2, z = 1>, pa.nvvm.grid_z = 3 : i64} {
       gpu.return
     }
-    gpu.func @plain() kernel attributes {pa.grid = "x = 4, y = 2, z = 1"} {
+    gpu.func @plain() kernel attributes {pa.grid = #pa.grid<x = 4, y = 2, z = 1>} {
       gpu.return
     }
   }
@@ -42,7 +42,7 @@ module attributes {gpu.container_module} {
     return
   }
   gpu.module @kernels {
-    gpu.func @sliced() kernel attributes {pa.grid = "x = 1, y = 1, z = dynamic", pa.nvvm.grid_z = 2 : i64} {
+    gpu.func @sliced() kernel attributes {pa.grid = #pa.grid<x = 1, y = 1, z = dynamic>, pa.nvvm.grid_z = 2 : i64} {
       gpu.return
     }
   }
@@ -58,8 +58,8 @@ module attributes {gpu.container_module} {
     return
   }
   gpu.module @kernels {
-    // expected-error @+1 {{pa-nvvm-launch-grids: the kernel's pa.grid does not end in 'z = 1'}}
-    gpu.func @sliced() kernel attributes {pa.grid = "x = 1, y = 1, z = 2", pa.nvvm.grid_z = 2 : i64} {
+    // expected-error @+1 {{pa-nvvm-launch-grids: the kernel's pa.grid does not have z = 1}}
+    gpu.func @sliced() kernel attributes {pa.grid = #pa.grid<x = 1, y = 1, z = 2>, pa.nvvm.grid_z = 2 : i64} {
       gpu.return
     }
   }

@@ -9,7 +9,7 @@
 // CHECK:       gpu.launch_func  @pa_kernels::@pa_plan blocks in (%[[ONE:.*]], %[[ONE]], %[[ONE]]) threads in (%{{.*}}, %{{.*}}, %{{.*}})
 // CHECK:       gpu.func @pa_plan(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?x4xi32>, %{{.*}}: memref<?x2xi32>)
 // CHECK-SAME:      workgroup(%{{.*}} : memref<128xi64, #gpu.address_space<workgroup>>, %{{.*}} : memref<128xi64, #gpu.address_space<workgroup>>, %{{.*}} : memref<128xi64, #gpu.address_space<workgroup>>)
-// CHECK-SAME:      pa.distribution = "threads"
+// CHECK-SAME:      pa.distribution = #pa.distribution<threads>
 // Thread i takes sequences [i C, (i + 1) C), C = ceil(B / 128).
 // CHECK:         gpu.thread_id  x
 // CHECK:         arith.ceildivui
@@ -21,7 +21,7 @@
 // CHECK-NOT:   pa.plan
 
 // KEPT:        gpu.func @pa_plan(
-// KEPT-SAME:       pa.distribution = "threads"
+// KEPT-SAME:       pa.distribution = #pa.distribution<threads>
 // KEPT-NOT:    thread0
 func.func @plan(%context_lengths: memref<?xi32>, %work_info: memref<?x4xi32>,
                 %reduce_info: memref<?x2xi32>) {

@@ -68,6 +68,6 @@
 // MLIR: gpu.launch_func  @pa_kernels::@pa_reduce
 // MLIR: gpu.module @pa_kernels
 // MLIR: llvm.func @pa_decode(
-// MLIR-SAME: pa.distribution = "warps"
+// MLIR-SAME: pa.distribution = #pa.distribution<warps>
 
 // FORMAT: pa-compile: --format must be ptx or cubin, got 'sass'
