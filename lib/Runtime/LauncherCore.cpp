@@ -28,19 +28,6 @@ Role roleOf(const std::string &name) {
   return Role::Other;
 }
 
-/// `text` as a JSON string literal.
-std::string quote(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20)
-      continue; // names and meanings never hold control characters
-    out += c;
-  }
-  return out + "\"";
-}
-
 const std::string *stringMember(const json::Value &object, const char *key) {
   const json::Value *value = object.get(key);
   return value ? value->string() : nullptr;
@@ -79,8 +66,8 @@ bool translateArguments(const json::Value &kernel, const std::string &where,
     }
     paramBytes = std::max(paramBytes, *at + *bytes);
     out << (first ? "" : ", ") << "{\"offset\": " << *at
-        << ", \"size\": " << *bytes << ", \"meaning\": " << quote(*meaning)
-        << "}";
+        << ", \"size\": " << *bytes
+        << ", \"meaning\": " << json::quote(*meaning) << "}";
     first = false;
   }
   out << "]";
@@ -129,8 +116,9 @@ bool translateKernel(const json::Value &kernel, std::ostringstream &out,
   const json::Value *vgprs = kernel.get("vgpr_count");
   // The manifest's symbol is what the driver looks up: the kernel's name
   // (the sidecar's "symbol" is its descriptor, NAME.kd).
-  out << "{\"name\": " << quote(*name) << ", \"symbol\": " << quote(*name)
-      << ", \"grid\": " << quote(grid ? *grid : std::string()) << ", ";
+  out << "{\"name\": " << json::quote(*name)
+      << ", \"symbol\": " << json::quote(*name)
+      << ", \"grid\": " << json::quote(grid ? *grid : std::string()) << ", ";
   if (!translateBlockSize(kernel, where, out, error))
     return false;
   // LDS is static in AMD code objects: no dynamic shared memory.
@@ -170,7 +158,7 @@ bool parseAMDManifest(const std::string &text, ModuleManifest &manifest,
   // both backends go through one validation.
   std::ostringstream neutral;
   const std::string *target = stringMember(root, "target");
-  neutral << "{\"target\": " << quote(target ? *target : std::string())
+  neutral << "{\"target\": " << json::quote(target ? *target : std::string())
           << ", \"format\": \"hsaco\", \"kernels\": [";
   for (size_t i = 0; i < order.size(); ++i) {
     if (i)

@@ -124,22 +124,6 @@ bool stringMember(const json::Value &root, const char *key, std::string &out,
 
 /// `value` as JSON text (compact); numbers as they were written.
 std::string print(const json::Value &value) {
-  auto quote = [](const std::string &text) {
-    std::string out = "\"";
-    for (char c : text) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += c;
-      } else if (static_cast<unsigned char>(c) < 0x20) {
-        char escaped[8];
-        std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-        out += escaped;
-      } else {
-        out += c;
-      }
-    }
-    return out + "\"";
-  };
   switch (value.kind) {
   case json::Value::Kind::Null:
     return "null";
@@ -148,7 +132,7 @@ std::string print(const json::Value &value) {
   case json::Value::Kind::Number:
     return value.text;
   case json::Value::Kind::String:
-    return quote(value.text);
+    return json::quote(value.text);
   case json::Value::Kind::Array: {
     std::string out = "[";
     for (size_t i = 0; i < value.items.size(); ++i)
@@ -158,7 +142,7 @@ std::string print(const json::Value &value) {
   case json::Value::Kind::Object: {
     std::string out = "{";
     for (size_t i = 0; i < value.members.size(); ++i)
-      out += (i ? ", " : "") + quote(value.members[i].first) + ": " +
+      out += (i ? ", " : "") + json::quote(value.members[i].first) + ": " +
              print(value.members[i].second);
     return out + "}";
   }

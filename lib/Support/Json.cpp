@@ -1,21 +1,22 @@
-//===- Json.cpp - Minimal JSON reader/writer for case descriptions --------===//
+//===- Json.cpp - the JSON reader of the plain C++ libraries --------------===//
 #include "Json.h"
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
-namespace pa::oracle::json {
+namespace pa::json {
 namespace {
 
 class Parser {
 public:
-  explicit Parser(const std::string &source) : s_(source) {}
+  explicit Parser(const std::string &source) : s(source) {}
 
   bool parseDocument(Value &value, std::string &error) {
-    if (!parseValue(value, 0) || (skipSpace(), pos_ != s_.size())) {
-      error = "JSON error at offset " + std::to_string(pos_) +
-              (message_.empty() ? ": unexpected input" : ": " + message_);
+    if (!parseValue(value, 0) || (skipSpace(), pos != s.size())) {
+      error = "JSON error at offset " + std::to_string(pos) +
+              (message.empty() ? ": unexpected input" : ": " + message);
       return false;
     }
     return true;
@@ -25,27 +26,29 @@ private:
   static constexpr int kMaxDepth = 64;
 
   void skipSpace() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' ||
-                                s_[pos_] == '\t' || s_[pos_] == '\r'))
-      ++pos_;
+    while (pos < s.size() &&
+           (s[pos] == ' ' || s[pos] == '\n' || s[pos] == '\t' || s[pos] == '\r'))
+      ++pos;
   }
   bool consume(char c) {
     skipSpace();
-    if (pos_ < s_.size() && s_[pos_] == c) {
-      ++pos_;
+    if (pos < s.size() && s[pos] == c) {
+      ++pos;
       return true;
     }
     return false;
   }
   bool consumeWord(const char *word) {
     size_t n = std::char_traits<char>::length(word);
-    if (s_.compare(pos_, n, word) != 0)
+    if (s.compare(pos, n, word) != 0)
       return false;
-    pos_ += n;
+    pos += n;
     return true;
   }
-  bool fail(const char *message) {
-    message_ = message;
+  /// Keeps the first (innermost) reason.
+  bool fail(const char *what) {
+    if (message.empty())
+      message = what;
     return false;
   }
 
@@ -53,9 +56,9 @@ private:
     if (depth > kMaxDepth)
       return fail("nesting too deep");
     skipSpace();
-    if (pos_ >= s_.size())
+    if (pos >= s.size())
       return fail("unexpected end");
-    char c = s_[pos_];
+    char c = s[pos];
     if (c == '{')
       return parseObject(value, depth);
     if (c == '[')
@@ -79,48 +82,66 @@ private:
   }
 
   bool parseNumber(Value &value) {
-    size_t start = pos_;
+    size_t start = pos;
     bool nonFinite = consumeWord("NaN") || consumeWord("Infinity") ||
                      consumeWord("-Infinity");
-    while (!nonFinite && pos_ < s_.size() &&
-           std::string("+-0123456789.eE").find(s_[pos_]) != std::string::npos)
-      ++pos_;
-    if (pos_ == start)
+    while (!nonFinite && pos < s.size() &&
+           std::string("+-0123456789.eE").find(s[pos]) != std::string::npos)
+      ++pos;
+    if (pos == start)
       return fail("expected a value");
     value.kind = Value::Kind::Number;
-    value.text = s_.substr(start, pos_ - start);
+    value.text = s.substr(start, pos - start);
     double ignored;
     return toNumber(value, ignored) || fail("malformed number");
   }
 
   bool parseString(std::string &out) {
-    ++pos_; // opening quote
+    ++pos; // opening quote
     out.clear();
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      char c = s_[pos_++];
-      if (c == '\\') {
-        if (pos_ >= s_.size())
-          return fail("unterminated string");
-        char e = s_[pos_++];
-        if (e == 'n')
-          c = '\n';
-        else if (e == 't')
-          c = '\t';
-        else if (e == '"' || e == '\\' || e == '/')
-          c = e;
-        else
-          return fail("unsupported escape");
+    while (pos < s.size() && s[pos] != '"') {
+      char c = s[pos++];
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
       }
-      out.push_back(c);
+      if (pos >= s.size())
+        return fail("unterminated string");
+      char e = s[pos++];
+      switch (e) {
+      case '"': case '\\': case '/': out.push_back(e); break;
+      case 'b': out.push_back('\b'); break;
+      case 'f': out.push_back('\f'); break;
+      case 'n': out.push_back('\n'); break;
+      case 'r': out.push_back('\r'); break;
+      case 't': out.push_back('\t'); break;
+      case 'u': {
+        unsigned code = 0;
+        const char *digits = s.data() + pos;
+        auto [end, ec] =
+            pos + 4 <= s.size()
+                ? std::from_chars(digits, digits + 4, code, 16)
+                : std::from_chars_result{digits, std::errc::invalid_argument};
+        if (ec != std::errc() || end != digits + 4)
+          return fail("malformed \\u escape");
+        if (code >= 0x80)
+          return fail("non-ASCII \\u escape");
+        out.push_back(static_cast<char>(code));
+        pos += 4;
+        break;
+      }
+      default:
+        return fail("unknown escape");
+      }
     }
-    if (pos_ >= s_.size())
+    if (pos >= s.size())
       return fail("unterminated string");
-    ++pos_;
+    ++pos; // closing quote
     return true;
   }
 
   bool parseArray(Value &value, int depth) {
-    ++pos_;
+    ++pos;
     value.kind = Value::Kind::Array;
     if (consume(']'))
       return true;
@@ -133,27 +154,29 @@ private:
   }
 
   bool parseObject(Value &value, int depth) {
-    ++pos_;
+    ++pos;
     value.kind = Value::Kind::Object;
     if (consume('}'))
       return true;
     do {
       skipSpace();
       std::string key;
-      if (pos_ >= s_.size() || s_[pos_] != '"' || !parseString(key))
-        return fail("expected a string key");
+      if (pos >= s.size() || s[pos] != '"')
+        return fail("expected a member name");
+      if (!parseString(key))
+        return false;
       if (!consume(':'))
         return fail("expected ':'");
-      value.members.emplace_back(key, Value());
+      value.members.emplace_back(std::move(key), Value());
       if (!parseValue(value.members.back().second, depth + 1))
         return false;
     } while (consume(','));
     return consume('}') || fail("expected ',' or '}'");
   }
 
-  const std::string &s_;
-  size_t pos_ = 0;
-  std::string message_;
+  const std::string &s;
+  size_t pos = 0;
+  std::string message;
 };
 
 template <typename T> bool parseWhole(const std::string &text, T &result) {
@@ -163,6 +186,22 @@ template <typename T> bool parseWhole(const std::string &text, T &result) {
 }
 
 } // namespace
+
+const Value *Value::get(const std::string &key) const {
+  if (kind != Kind::Object)
+    return nullptr;
+  for (const auto &member : members)
+    if (member.first == key)
+      return &member.second;
+  return nullptr;
+}
+
+std::optional<int64_t> Value::integer() const {
+  int64_t value;
+  if (toNumber(*this, value))
+    return value;
+  return std::nullopt;
+}
 
 bool parse(const std::string &source, Value &value, std::string &error) {
   value = Value();
@@ -208,19 +247,22 @@ std::string formatDouble(double value) {
 std::string quote(const std::string &text) {
   std::string out = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\')
+    if (c == '"' || c == '\\') {
       out.push_back('\\');
-    if (c == '\n') {
+      out.push_back(c);
+    } else if (c == '\n') {
       out += "\\n";
-      continue;
-    }
-    if (c == '\t') {
+    } else if (c == '\t') {
       out += "\\t";
-      continue;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out.push_back(c);
     }
-    out.push_back(c);
   }
   return out + "\"";
 }
 
-} // namespace pa::oracle::json
+} // namespace pa::json
