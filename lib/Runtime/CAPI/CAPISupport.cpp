@@ -133,6 +133,15 @@ bool pa::capi::checkBoundKernels(runtime::KernelMask bound,
   return false;
 }
 
+bool pa::capi::requireOperands(const PaDeviceOperand *operands,
+                               const char *entryPoint, PaString *error) {
+  clear(error);
+  if (operands)
+    return true;
+  report(error, std::string(entryPoint) + " needs operands (NULL given)");
+  return false;
+}
+
 bool pa::capi::BoundOperands::refresh(std::string &error) {
   return refreshFrom(operands, count, error);
 }

@@ -16,6 +16,8 @@
 #include "pa/Runtime/ProgramArtifact.h"
 
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +76,77 @@ private:
 /// selects and no other (a bound launch's enqueue of some of its kernels).
 bool checkBoundKernels(runtime::KernelMask bound, runtime::KernelMask kernels,
                        std::string &error);
+
+/// What paHipProgramBind and paCudaProgramBind return (PaHipLaunch,
+/// PaCudaLaunch): the program, its operands bound once and the kernel mask.
+template <typename Program> struct BoundLaunch {
+  const Program *program = nullptr;
+  BoundOperands operands;
+  runtime::KernelMask kernels = runtime::kAllKernels;
+  /// Enqueues refill the launches' parameter buffers: one at a time (the
+  /// plans of one shape share a launch through ...LaunchEnqueueOperands).
+  std::mutex enqueueing;
+};
+
+/// The launch handle's pointer for `program` bound to `operands` (of whose
+/// kernels `manifest` tells), or null with `error` reported; `entryPoint`
+/// names the C function for a null program.
+template <typename Program>
+void *bindLaunch(const Program *program,
+                 const runtime::ModuleManifest *manifest,
+                 const PaDeviceOperand *operands, size_t count,
+                 uint32_t kernels, const char *entryPoint, PaString *error) {
+  clear(error);
+  if (!program) {
+    report(error, std::string(entryPoint) +
+                      " needs a program (this one is NULL)");
+    return nullptr;
+  }
+  auto launch = std::make_unique<BoundLaunch<Program>>();
+  launch->program = program;
+  launch->kernels = kernels;
+  std::string message;
+  if (!checkKernelMask(*manifest, kernels, message) ||
+      !launch->operands.bind(operands, count, message)) {
+    report(error, message);
+    return nullptr;
+  }
+  return launch.release();
+}
+
+/// The enqueue of `kernels` of the bound launch `handle` (a
+/// BoundLaunch<Program>; null: an error naming `entryPoint`) over
+/// `operands`, or over the bound array when null: refreshes the operands,
+/// then runs `enqueue(program, views, launches, message)`. One enqueue of a
+/// launch at a time; false with `error` reported.
+template <typename Program, typename Enqueue>
+bool enqueueBound(void *handle, const PaDeviceOperand *operands, size_t count,
+                  uint32_t kernels, const char *entryPoint, PaString *error,
+                  Enqueue enqueue) {
+  clear(error);
+  auto *bound = static_cast<BoundLaunch<Program> *>(handle);
+  if (!bound) {
+    report(error, std::string(entryPoint) +
+                      " needs a launch (this one is NULL)");
+    return false;
+  }
+  std::string message;
+  std::lock_guard<std::mutex> hold(bound->enqueueing);
+  if (!checkBoundKernels(bound->kernels, kernels, message) ||
+      !(operands ? bound->operands.refreshFrom(operands, count, message)
+                 : bound->operands.refresh(message)) ||
+      !enqueue(*bound->program, bound->operands.views(),
+               bound->operands.launches(kernels), message)) {
+    report(error, message);
+    return false;
+  }
+  return true;
+}
+
+/// ...LaunchEnqueueOperands takes an array in place of the bound one:
+/// false with `error` naming `entryPoint` when there is none.
+bool requireOperands(const PaDeviceOperand *operands, const char *entryPoint,
+                     PaString *error);
 
 /// The C++ view of `count` host operands (the same pointers); false with
 /// `error` naming the first one without a name, with a negative rank or

@@ -176,37 +176,14 @@ bool paCudaProgramEnqueueKernels(PaCudaProgram program,
   return true;
 }
 
-namespace {
-/// A PaCudaLaunch: the program, the bound operands and the kernel mask.
-struct CudaLaunch {
-  const CudaDecodeProgram *program = nullptr;
-  BoundOperands operands;
-  KernelMask kernels = kAllKernels;
-  /// Enqueues refill the launches' parameter buffers: one at a time (the
-  /// plans of one shape share a launch through PaCudaLaunchEnqueueOperands).
-  std::mutex enqueueing;
-};
-} // namespace
+using CudaLaunch = BoundLaunch<CudaDecodeProgram>;
 
 PaCudaLaunch paCudaProgramBind(PaCudaProgram program,
                                const PaDeviceOperand *operands, size_t count,
                                uint32_t kernels, PaString *error) {
-  clear(error);
-  if (!program.ptr) {
-    report(error, "paCudaProgramBind needs a program (this one is NULL)");
-    return {nullptr};
-  }
-  auto launch = std::make_unique<CudaLaunch>();
-  launch->program = unwrap(program);
-  launch->kernels = kernels;
-  std::string message;
-  if (!checkKernelMask(launch->program->program->manifest(), kernels,
-                       message) ||
-      !launch->operands.bind(operands, count, message)) {
-    report(error, message);
-    return {nullptr};
-  }
-  return {launch.release()};
+  return {bindLaunch(unwrap(program),
+                     program.ptr ? &unwrap(program)->program->manifest() : nullptr,
+                     operands, count, kernels, "paCudaProgramBind", error)};
 }
 
 bool paCudaLaunchEnqueue(PaCudaLaunch launch, void *stream, PaString *error) {
@@ -217,47 +194,31 @@ bool paCudaLaunchEnqueue(PaCudaLaunch launch, void *stream, PaString *error) {
 
 namespace {
 /// paCudaLaunchEnqueueKernels over `operands` (null: the bound array).
-bool enqueueBound(PaCudaLaunch launch, const PaDeviceOperand *operands,
-                  size_t count, uint32_t kernels, void *stream,
-                  PaString *error) {
-  clear(error);
-  auto *bound = static_cast<CudaLaunch *>(launch.ptr);
-  if (!bound) {
-    report(error, "paCudaLaunchEnqueue needs a launch (this one is NULL)");
-    return false;
-  }
-  const CudaDecodeProgram &p = *bound->program;
-  std::string message;
-  std::lock_guard<std::mutex> hold(bound->enqueueing);
-  if (!checkBoundKernels(bound->kernels, kernels, message) ||
-      !(operands ? bound->operands.refreshFrom(operands, count, message)
-                 : bound->operands.refresh(message)) ||
-      !enterContext(p, message) ||
-      !p.program->enqueue(static_cast<CUstream>(stream),
-                          bound->operands.views(), message, kernels,
-                          &bound->operands.launches(kernels))) {
-    report(error, message);
-    return false;
-  }
-  return true;
+bool enqueueCudaLaunch(PaCudaLaunch launch, const PaDeviceOperand *operands,
+                       size_t count, uint32_t kernels, void *stream,
+                       PaString *error) {
+  return enqueueBound<CudaDecodeProgram>(
+      launch.ptr, operands, count, kernels, "paCudaLaunchEnqueue", error,
+      [&](const CudaDecodeProgram &p, const OperandViews &views,
+          LaunchSet &launches, std::string &message) {
+        return enterContext(p, message) &&
+               p.program->enqueue(static_cast<CUstream>(stream), views,
+                                  message, kernels, &launches);
+      });
 }
 } // namespace
 
 bool paCudaLaunchEnqueueKernels(PaCudaLaunch launch, uint32_t kernels,
                                 void *stream, PaString *error) {
-  return enqueueBound(launch, nullptr, 0, kernels, stream, error);
+  return enqueueCudaLaunch(launch, nullptr, 0, kernels, stream, error);
 }
 
 bool paCudaLaunchEnqueueOperands(PaCudaLaunch launch,
                                  const PaDeviceOperand *operands,
                                  size_t count, uint32_t kernels, void *stream,
                                  PaString *error) {
-  if (!operands) {
-    clear(error);
-    report(error, "paCudaLaunchEnqueueOperands needs operands (NULL given)");
-    return false;
-  }
-  return enqueueBound(launch, operands, count, kernels, stream, error);
+  return requireOperands(operands, "paCudaLaunchEnqueueOperands", error) &&
+         enqueueCudaLaunch(launch, operands, count, kernels, stream, error);
 }
 
 void paCudaLaunchDestroy(PaCudaLaunch launch) {

@@ -120,36 +120,14 @@ bool paHipProgramEnqueueKernels(PaHipProgram program,
   return true;
 }
 
-namespace {
-/// A PaHipLaunch: the program, the bound operands and the kernel mask.
-struct HipLaunch {
-  const HipProgram *program = nullptr;
-  BoundOperands operands;
-  KernelMask kernels = kAllKernels;
-  /// Enqueues refill the launches' parameter buffers: one at a time (the
-  /// plans of one shape share a launch through PaHipLaunchEnqueueOperands).
-  std::mutex enqueueing;
-};
-} // namespace
+using HipLaunch = BoundLaunch<HipProgram>;
 
 PaHipLaunch paHipProgramBind(PaHipProgram program,
                              const PaDeviceOperand *operands, size_t count,
                              uint32_t kernels, PaString *error) {
-  clear(error);
-  if (!program.ptr) {
-    report(error, "paHipProgramBind needs a program (this one is NULL)");
-    return {nullptr};
-  }
-  auto launch = std::make_unique<HipLaunch>();
-  launch->program = unwrap(program);
-  launch->kernels = kernels;
-  std::string message;
-  if (!checkKernelMask(launch->program->manifest(), kernels, message) ||
-      !launch->operands.bind(operands, count, message)) {
-    report(error, message);
-    return {nullptr};
-  }
-  return {launch.release()};
+  return {bindLaunch(unwrap(program),
+                     program.ptr ? &unwrap(program)->manifest() : nullptr,
+                     operands, count, kernels, "paHipProgramBind", error)};
 }
 
 bool paHipLaunchEnqueue(PaHipLaunch launch, void *stream, PaString *error) {
@@ -160,44 +138,29 @@ bool paHipLaunchEnqueue(PaHipLaunch launch, void *stream, PaString *error) {
 
 namespace {
 /// paHipLaunchEnqueueKernels over `operands` (null: the bound array).
-bool enqueueBound(PaHipLaunch launch, const PaDeviceOperand *operands,
-                  size_t count, uint32_t kernels, void *stream,
-                  PaString *error) {
-  clear(error);
-  auto *bound = static_cast<HipLaunch *>(launch.ptr);
-  if (!bound) {
-    report(error, "paHipLaunchEnqueue needs a launch (this one is NULL)");
-    return false;
-  }
-  std::string message;
-  std::lock_guard<std::mutex> hold(bound->enqueueing);
-  if (!checkBoundKernels(bound->kernels, kernels, message) ||
-      !(operands ? bound->operands.refreshFrom(operands, count, message)
-                 : bound->operands.refresh(message)) ||
-      !bound->program->enqueue(stream, bound->operands.views(), message,
-                               kernels, &bound->operands.launches(kernels))) {
-    report(error, message);
-    return false;
-  }
-  return true;
+bool enqueueHipLaunch(PaHipLaunch launch, const PaDeviceOperand *operands,
+                      size_t count, uint32_t kernels, void *stream,
+                      PaString *error) {
+  return enqueueBound<HipProgram>(
+      launch.ptr, operands, count, kernels, "paHipLaunchEnqueue", error,
+      [&](const HipProgram &p, const OperandViews &views, LaunchSet &launches,
+          std::string &message) {
+        return p.enqueue(stream, views, message, kernels, &launches);
+      });
 }
 } // namespace
 
 bool paHipLaunchEnqueueKernels(PaHipLaunch launch, uint32_t kernels,
                                void *stream, PaString *error) {
-  return enqueueBound(launch, nullptr, 0, kernels, stream, error);
+  return enqueueHipLaunch(launch, nullptr, 0, kernels, stream, error);
 }
 
 bool paHipLaunchEnqueueOperands(PaHipLaunch launch,
-                                const PaDeviceOperand *operands, size_t count,
-                                uint32_t kernels, void *stream,
+                                const PaDeviceOperand *operands,
+                                size_t count, uint32_t kernels, void *stream,
                                 PaString *error) {
-  if (!operands) {
-    clear(error);
-    report(error, "paHipLaunchEnqueueOperands needs operands (NULL given)");
-    return false;
-  }
-  return enqueueBound(launch, operands, count, kernels, stream, error);
+  return requireOperands(operands, "paHipLaunchEnqueueOperands", error) &&
+         enqueueHipLaunch(launch, operands, count, kernels, stream, error);
 }
 
 void paHipLaunchDestroy(PaHipLaunch launch) {
