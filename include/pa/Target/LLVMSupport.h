@@ -12,13 +12,16 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/CodeGen.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -27,7 +30,27 @@ class TargetMachine;
 class PipelineTuningOptions;
 } // namespace llvm
 
+namespace mlir {
+class Operation;
+} // namespace mlir
+
 namespace mlir::pa {
+
+/// A target machine for `chip` of the registered target of `triple` at O3
+/// (the caller initializes the target first); null with `error` set when
+/// LLVM lacks it (`targetName` names it: "AMDGPU", "NVPTX").
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(llvm::StringRef triple, llvm::StringRef chip,
+                    llvm::StringRef features,
+                    std::optional<llvm::Reloc::Model> relocation,
+                    llvm::StringRef targetName, std::string &error);
+
+/// Gives `kernels` (a gpu.module) the data layout of `machine`, and returns
+/// it, so that memref and index arithmetic agree with the backend's; null
+/// `machine`: an error at `kernels` saying `error`.
+FailureOr<llvm::DataLayout> setDataLayout(Operation *kernels,
+                                          const llvm::TargetMachine *machine,
+                                          llvm::StringRef error);
 
 /// LLVM's default O3 module pipeline for `machine`, with `tuning`.
 void optimizeModuleO3(llvm::Module &module, llvm::TargetMachine &machine,

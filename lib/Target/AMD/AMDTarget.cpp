@@ -1,6 +1,7 @@
 //===- AMDTarget.cpp - the AMDGPU target machine and chip checks ----------===//
 #include "AMDTarget.h"
 #include "pa/Target/AMD/Pipeline.h"
+#include "pa/Target/LLVMSupport.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -21,17 +22,8 @@ mlir::pa::amd::createTargetMachine(StringRef chip, std::string &error) {
     LLVMInitializeAMDGPUAsmPrinter();
     LLVMInitializeAMDGPUAsmParser();
   });
-  llvm::Triple triple(kTriple);
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return nullptr;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, chip, /*Features=*/"", llvm::TargetOptions(), llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  if (!machine)
-    error = ("LLVM cannot create an AMDGPU target machine for " + chip).str();
-  return machine;
+  return pa::createTargetMachine(kTriple, chip, /*features=*/"",
+                                 llvm::Reloc::PIC_, "AMDGPU", error);
 }
 
 FailureOr<ChipInfo> mlir::pa::resolveAMDChip(Location loc, StringRef chipName) {

@@ -12,6 +12,7 @@
 #include "AMDTarget.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
+#include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
@@ -204,16 +205,10 @@ struct ConvertKernelsToROCDLPass
     // The layout the AMDGPU backend will use, so that memref and index
     // arithmetic here agrees with it.
     std::string error;
-    std::unique_ptr<llvm::TargetMachine> machine =
-        amd::createTargetMachine(target->name, error);
-    if (!machine) {
-      kernels.emitError() << error;
+    FailureOr<llvm::DataLayout> dataLayout = setDataLayout(
+        kernels, amd::createTargetMachine(target->name, error).get(), error);
+    if (failed(dataLayout))
       return signalPassFailure();
-    }
-    llvm::DataLayout dataLayout = machine->createDataLayout();
-    kernels->setAttr(
-        LLVM::LLVMDialect::getDataLayoutAttrName(),
-        StringAttr::get(ctx, dataLayout.getStringRepresentation()));
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>())
       if (kernel.isKernel())
         recordKernargFields(kernel);
@@ -238,7 +233,7 @@ struct ConvertKernelsToROCDLPass
     }
 
     LowerToLLVMOptions options(ctx, DataLayout(kernels));
-    options.dataLayout = dataLayout;
+    options.dataLayout = *dataLayout;
     // Window and plan arithmetic is i64 (windows reach 2^31 - 1).
     options.overrideIndexBitwidth(64);
     LLVMTypeConverter converter(ctx, options);

@@ -15,6 +15,7 @@
 #include "NVIDIATarget.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
+#include "pa/Target/LLVMSupport.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -165,16 +166,10 @@ struct ConvertKernelsToNVVMPass
       return signalPassFailure();
 
     std::string error;
-    std::unique_ptr<llvm::TargetMachine> machine =
-        nvidia::createTargetMachine(target->name, error);
-    if (!machine) {
-      kernels.emitError() << error;
+    FailureOr<llvm::DataLayout> dataLayout = setDataLayout(
+        kernels, nvidia::createTargetMachine(target->name, error).get(), error);
+    if (failed(dataLayout))
       return signalPassFailure();
-    }
-    llvm::DataLayout dataLayout = machine->createDataLayout();
-    kernels->setAttr(
-        LLVM::LLVMDialect::getDataLayoutAttrName(),
-        StringAttr::get(ctx, dataLayout.getStringRepresentation()));
 
     bool fits = true;
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
@@ -197,7 +192,7 @@ struct ConvertKernelsToNVVMPass
     }
 
     LowerToLLVMOptions options(ctx, DataLayout(kernels));
-    options.dataLayout = dataLayout;
+    options.dataLayout = *dataLayout;
     // Window and plan arithmetic is i64 (windows reach 2^31 - 1).
     options.overrideIndexBitwidth(64);
     LLVMTypeConverter converter(ctx, options);

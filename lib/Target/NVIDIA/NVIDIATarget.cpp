@@ -1,6 +1,7 @@
 //===- NVIDIATarget.cpp - the NVPTX target machine and chip checks --------===//
 #include "NVIDIATarget.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
+#include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -21,17 +22,8 @@ mlir::pa::nvidia::createTargetMachine(StringRef chip, std::string &error) {
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
-  llvm::Triple triple(kTriple);
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return nullptr;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, chip, kPTXFeatures, llvm::TargetOptions(), std::nullopt,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  if (!machine)
-    error = ("LLVM cannot create an NVPTX target machine for " + chip).str();
-  return machine;
+  return pa::createTargetMachine(kTriple, chip, kPTXFeatures,
+                                 /*relocation=*/std::nullopt, "NVPTX", error);
 }
 
 SmallVector<std::string> mlir::pa::nvidia::kernelParamFields(
