@@ -1,9 +1,9 @@
 //===- AnalyzeDecode.cpp - what the MFMA decode lowering relies on --------===//
 //
-// Every check pa-to-mfma makes before it changes anything: the chip's fp8
-// flavour, the shapes the lane mappings support, the register budget, and
-// the structure pa-tile / pa-stage-page-ids produce (one tile loop holding
-// qk -> softmax -> pv on the same tile buffers).
+// Every check pa-to-mfma makes before it changes anything: the structure
+// pa-tile / pa-stage-page-ids produce (the tiled IR contract both backends
+// share, matchTiledDecode), then the chip's fp8 flavour, the shapes the lane
+// mappings support and the register budget.
 //
 //===----------------------------------------------------------------------===//
 #include "PaToMFMA.h"
@@ -15,23 +15,6 @@ using namespace mlir::pa;
 using namespace mlir::pa::mfma;
 
 namespace {
-
-bool isWorkgroupMemRef(Value value) {
-  auto type = dyn_cast<MemRefType>(value.getType());
-  return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
-}
-
-/// The one op of type OpTy in `kernel`, or an error naming how many there are.
-template <typename OpTy>
-FailureOr<OpTy> findSingle(gpu::GPUFuncOp kernel) {
-  SmallVector<OpTy> found;
-  kernel.walk([&](OpTy op) { found.push_back(op); });
-  if (found.size() == 1)
-    return found.front();
-  return kernel.emitOpError()
-         << "pa-to-mfma expects exactly one '" << OpTy::getOperationName()
-         << "' in a decode kernel, found " << found.size();
-}
 
 /// `dims` as "d0, d1, ..." with "?" for kAnySize (-1).
 void appendDims(InFlightDiagnostic &diag, ArrayRef<int64_t> dims) {
@@ -127,33 +110,17 @@ bool mfma::isDecodeKernel(gpu::GPUFuncOp kernel) {
 
 FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
                                                   const ChipInfo &chip) {
-  DecodeKernel d;
-  d.kernel = kernel;
-  auto loadQuery = findSingle<TileLoadQueryOp>(kernel);
-  auto init = findSingle<TileInitSoftmaxOp>(kernel);
-  auto qk = findSingle<TileQKOp>(kernel);
-  auto softmax = findSingle<TileSoftmaxOp>(kernel);
-  auto pv = findSingle<TilePVOp>(kernel);
-  auto store = findSingle<TileStorePartialsOp>(kernel);
-  if (failed(loadQuery) || failed(init) || failed(qk) || failed(softmax) ||
-      failed(pv) || failed(store))
+  // The structure pa-tile and pa-stage-page-ids produce (TiledDecode.h).
+  FailureOr<TiledDecode> tiled = matchTiledDecode(
+      kernel, "pa-to-mfma",
+      [](Operation *at, const Twine &message) { at->emitOpError(message); });
+  if (failed(tiled))
     return failure();
-  d.loadQuery = *loadQuery;
-  d.initSoftmax = *init;
-  d.qk = *qk;
-  d.softmax = *softmax;
-  d.pv = *pv;
-  d.storePartials = *store;
-  SmallVector<TileAlibiOp> alibis;
-  kernel.walk([&](TileAlibiOp op) { alibis.push_back(op); });
-  if (alibis.size() > 1)
-    return kernel.emitOpError() << "pa-to-mfma expects at most one "
-                                   "'pa.tile.alibi' in a decode kernel, found "
-                                << alibis.size();
-  if (!alibis.empty())
-    d.alibi = alibis.front();
+  DecodeKernel d;
+  static_cast<TiledDecode &>(d) = *tiled;
+  d.kernel = kernel;
 
-  // The chip's matrix units take one fp8 flavour: checked first.
+  // The chip's matrix units take one fp8 flavour.
   Type kvType = cast<MemRefType>(d.qk.getKeyCache().getType()).getElementType();
   DecodeShape &s = d.shape;
   s.kvType = kvType;
@@ -177,80 +144,12 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
                               << kvType;
   s.computeType = s.fp8Compute() ? kvType : BFloat16Type::get(kernel.getContext());
 
-  // Structure: prologue ops, the tile loop and the store in one block, in
-  // order; qk, softmax, pv in the loop body, in order, on the same buffers.
-  d.tileLoop = dyn_cast<scf::ForOp>(d.qk->getParentOp());
-  if (!d.tileLoop || d.softmax->getParentOp() != d.tileLoop ||
-      d.pv->getParentOp() != d.tileLoop ||
-      !d.qk->isBeforeInBlock(d.softmax) || !d.softmax->isBeforeInBlock(d.pv))
-    return d.qk.emitOpError()
-           << "pa-to-mfma expects pa.tile.qk, pa.tile.softmax and pa.tile.pv, "
-              "in that order, directly in the tile loop";
-  if (!d.tileLoop.getInitArgs().empty())
-    return d.tileLoop.emitOpError()
-           << "pa-to-mfma expects a tile loop without loop-carried values";
-  Block *block = d.tileLoop->getBlock();
-  Operation *sequence[] = {d.loadQuery, d.initSoftmax, d.tileLoop,
-                           d.storePartials};
-  for (Operation *op : sequence)
-    if (op->getBlock() != block)
-      return op->emitOpError()
-             << "pa-to-mfma expects the query load, softmax init, tile loop "
-                "and partial store in one block";
-  for (int i = 0; i + 1 < 4; ++i)
-    if (!sequence[i]->isBeforeInBlock(sequence[i + 1]))
-      return sequence[i + 1]->emitOpError()
-             << "pa-to-mfma expects the query load, softmax init, tile loop "
-                "and partial store in that order";
+  if (d.alibi && failed(checkGlobalOperand(d.alibi, "alibi_slopes",
+                                           d.alibi.getAlibiSlopes(), {-1},
+                                           Float32Type::get(kernel.getContext()))))
+    return failure();
 
   Value queryTile = d.loadQuery.getQueryTile();
-  Value scores = d.qk.getScores();
-  Value rowMax = d.initSoftmax.getRowMax(), rowSum = d.initSoftmax.getRowSum();
-  Value acc = d.initSoftmax.getAcc();
-  if (d.qk.getQueryTile() != queryTile || d.softmax.getScores() != scores ||
-      d.pv.getProbs() != scores || d.softmax.getRowMax() != rowMax ||
-      d.softmax.getRowSum() != rowSum || d.softmax.getAcc() != acc ||
-      d.pv.getAcc() != acc || d.storePartials.getRowMax() != rowMax ||
-      d.storePartials.getRowSum() != rowSum || d.storePartials.getAcc() != acc)
-    return d.qk.emitOpError()
-           << "pa-to-mfma expects the tile ops to share their tile buffers "
-              "(query tile, scores, row max, row sum, accumulator)";
-  for (Value buffer : {queryTile, scores, rowMax, rowSum, acc}) {
-    auto arg = dyn_cast<BlockArgument>(buffer);
-    bool attribution =
-        arg && isWorkgroupMemRef(buffer) &&
-        llvm::is_contained(kernel.getWorkgroupAttributions(), arg);
-    bool onlyTileOps = llvm::all_of(buffer.getUsers(), [](Operation *user) {
-      return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileAlibiOp,
-                 TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(user);
-    });
-    if (!attribution || !onlyTileOps)
-      return d.qk.emitOpError()
-             << "pa-to-mfma expects each tile buffer to be a workgroup "
-                "attribution used by the tile ops only";
-  }
-
-  // ALiBi: between qk and softmax on the scores, for the softmax's rows and
-  // tile and the qk's KV head (the lane code computes its bias from those).
-  if (TileAlibiOp alibi = d.alibi) {
-    if (alibi->getParentOp() != d.tileLoop ||
-        !d.qk->isBeforeInBlock(alibi) || !alibi->isBeforeInBlock(d.softmax) ||
-        alibi.getScores() != scores ||
-        alibi.getContextLength() != d.softmax.getContextLength() ||
-        alibi.getTileStart() != d.softmax.getTileStart() ||
-        alibi.getRowBase() != d.softmax.getRowBase() ||
-        alibi.getKvHead() != d.qk.getKvHead() ||
-        alibi.getQueryLength() != d.softmax.getQueryLength() ||
-        alibi.getGroupSize() != d.softmax.getGroupSize())
-      return alibi.emitOpError()
-             << "pa-to-mfma expects pa.tile.alibi between pa.tile.qk and "
-                "pa.tile.softmax, on their scores, rows, tile and KV head";
-    if (failed(checkGlobalOperand(alibi, "alibi_slopes",
-                                  alibi.getAlibiSlopes(), {-1},
-                                  Float32Type::get(kernel.getContext()))))
-      return failure();
-  }
-
   auto tileType = cast<MemRefType>(queryTile.getType());
   s.rows = tileType.getDimSize(0);
   s.headDim = tileType.getDimSize(1);

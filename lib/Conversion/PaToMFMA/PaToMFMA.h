@@ -5,6 +5,7 @@
 #include "pa/IR/PaOps.h"
 #include "pa/Conversion/MFMAOptions.h"
 #include "pa/IR/Chip.h"
+#include "pa/Transforms/TiledDecode.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -37,18 +38,10 @@ struct DecodeShape {
   int64_t kvBytes() const { return kvType.getIntOrFloatBitWidth() / 8; }
 };
 
-/// The tile ops of a decode kernel (pa-tile + pa-stage-page-ids output),
-/// checked to have the structure the lowering expects.
-struct DecodeKernel {
+/// The tile ops of a decode kernel (the tiled IR contract, matchTiledDecode)
+/// and what the MFMA lowering reads off them.
+struct DecodeKernel : TiledDecode {
   gpu::GPUFuncOp kernel;
-  TileLoadQueryOp loadQuery;
-  TileInitSoftmaxOp initSoftmax;
-  scf::ForOp tileLoop;
-  TileQKOp qk;
-  TileAlibiOp alibi; // null without ALiBi
-  TileSoftmaxOp softmax;
-  TilePVOp pv;
-  TileStorePartialsOp storePartials;
   DecodeShape shape;
 };
 
