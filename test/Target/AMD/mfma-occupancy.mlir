@@ -61,7 +61,7 @@
 
 // GFX950: d64-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d64-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
-// GFX950: d128-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[3-8]}} 
+// GFX950: d128-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d128-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[2-8]}} 
