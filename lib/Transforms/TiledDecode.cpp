@@ -41,6 +41,13 @@ bool isWorkgroupAttribution(gpu::GPUFuncOp kernel, Value buffer) {
 
 } // namespace
 
+bool mlir::pa::usedByTileOpsOnly(Value buffer) {
+  return llvm::all_of(buffer.getUsers(), [](Operation *user) {
+    return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileAlibiOp,
+               TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(user);
+  });
+}
+
 FailureOr<TiledDecode> mlir::pa::matchTiledDecode(gpu::GPUFuncOp kernel,
                                                   StringRef pass,
                                                   ContractViolation violation) {
@@ -122,11 +129,7 @@ FailureOr<TiledDecode> mlir::pa::matchTiledDecode(gpu::GPUFuncOp kernel,
     return failure();
   }
   for (Value buffer : {queryTile, scores, rowMax, rowSum, acc}) {
-    bool onlyTileOps = llvm::all_of(buffer.getUsers(), [](Operation *user) {
-      return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileAlibiOp,
-                 TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(user);
-    });
-    if (!isWorkgroupAttribution(kernel, buffer) || !onlyTileOps) {
+    if (!isWorkgroupAttribution(kernel, buffer) || !usedByTileOpsOnly(buffer)) {
       violation(d.qk, pass + " expects each tile buffer to be a workgroup "
                              "attribution used by the tile ops only");
       return failure();

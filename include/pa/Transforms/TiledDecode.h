@@ -51,6 +51,10 @@ FailureOr<TiledDecode> matchTiledDecode(gpu::GPUFuncOp kernel,
                                         llvm::StringRef pass,
                                         ContractViolation violation);
 
+/// Whether every user of `buffer` is one of the decode kernel's tile ops
+/// (those a backend replaces: a buffer only they use is theirs to replace).
+bool usedByTileOpsOnly(Value buffer);
+
 } // namespace mlir::pa
 
 #endif // PA_TRANSFORMS_TILEDDECODE_H

@@ -352,12 +352,8 @@ private:
     // not those only its tile ops use, which this lowering replaces) and
     // this lowering's others.
     auto replaced = [&](Value buffer) {
-      if (buffer == ops.softmax.getRowMax() || buffer == ops.softmax.getRowSum())
-        return false;
-      return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
-        return isa<TileLoadQueryOp, TileInitSoftmaxOp, TileQKOp, TileAlibiOp,
-                   TileSoftmaxOp, TilePVOp, TileStorePartialsOp>(user);
-      });
+      return buffer != ops.softmax.getRowMax() &&
+             buffer != ops.softmax.getRowSum() && usedByTileOpsOnly(buffer);
     };
     int64_t others = 0;
     for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
