@@ -138,6 +138,13 @@ PA_CAPI_EXPORTED bool paCudaLaunchEnqueueOperands(
     PaCudaLaunch launch, const PaDeviceOperand *operands, size_t count,
     uint32_t kernels, void *stream, PaString *error);
 
+/* paCudaLaunchEnqueueOperands (or, with NULL operands,
+ * paCudaLaunchEnqueueKernels) of the arguments in `call`, its `launch` a
+ * PaCudaLaunch's ptr: the same results and errors, the message in
+ * call->error. False, with nothing to report, for a NULL call; false with
+ * call->error when `kernels` does not fit 32 bits. */
+PA_CAPI_EXPORTED bool paCudaLaunchCall(PaLaunchCall *call);
+
 PA_CAPI_EXPORTED void paCudaLaunchDestroy(PaCudaLaunch launch);
 
 /* Copies `operands` (host memory) to fresh device buffers, enqueues on the

@@ -141,6 +141,13 @@ PA_CAPI_EXPORTED bool paHipLaunchEnqueueOperands(
     PaHipLaunch launch, const PaDeviceOperand *operands, size_t count,
     uint32_t kernels, void *stream, PaString *error);
 
+/* paHipLaunchEnqueueOperands (or, with NULL operands,
+ * paHipLaunchEnqueueKernels) of the arguments in `call`, its `launch` a
+ * PaHipLaunch's ptr: the same results and errors, the message in
+ * call->error. False, with nothing to report, for a NULL call; false with
+ * call->error when `kernels` does not fit 32 bits. */
+PA_CAPI_EXPORTED bool paHipLaunchCall(PaLaunchCall *call);
+
 PA_CAPI_EXPORTED void paHipLaunchDestroy(PaHipLaunch launch);
 
 /* Copies `operands` (host memory) to fresh device buffers, enqueues on the

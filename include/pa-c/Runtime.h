@@ -61,6 +61,22 @@ PA_CAPI_EXPORTED bool paDecodeCheckSequences(
 #define PA_KERNEL_REDUCE 4u
 #define PA_KERNELS_ALL (PA_KERNEL_PLAN | PA_KERNEL_DECODE | PA_KERNEL_REDUCE)
 
+/* One enqueue of a bound launch held in memory (paCudaLaunchCall,
+ * paHipLaunchCall): the arguments of paCudaLaunchEnqueueOperands /
+ * paHipLaunchEnqueueOperands as fields the caller fills in place between
+ * calls, so that a binding which converts every argument of a call (Python's
+ * ctypes: a few hundred nanoseconds each) passes one pointer per enqueue. */
+typedef struct {
+  void *launch;                    /* the PaCudaLaunch's / PaHipLaunch's ptr */
+  const PaDeviceOperand *operands; /* a copy of the bound array, or NULL:
+                                      the bound array itself */
+  uint64_t count;                  /* operands in `operands` */
+  uint64_t kernels;                /* a mask of PA_KERNEL_* */
+  void *stream;                    /* the stream to enqueue on */
+  PaString error; /* cleared by each call; a failed call's message, which
+                     the caller frees with paStringDestroy */
+} PaLaunchCall;
+
 /* The version of the AOT program format this library writes and reads
  * (2: the kernels read the query at its PaDeviceOperand strides; version 1
  * programs read it packed and are refused). */

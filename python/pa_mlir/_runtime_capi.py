@@ -42,6 +42,16 @@ class PaDeviceOperand(_ffi.CheckedStructure):
                 ("strides", ctypes.POINTER(_i64))]
 
 
+class PaLaunchCall(ctypes.Structure):
+    """pa-c/Runtime.h's PaLaunchCall: one enqueue of a bound launch as
+    fields (launch, operands, count, kernels, stream, error), filled in
+    place and passed to pa*LaunchCall as one pointer. Used for its layout:
+    a plan keeps it at the head of its operand block (_tensors)."""
+    _fields_ = [("launch", ctypes.c_void_p), ("operands", ctypes.c_void_p),
+                ("count", ctypes.c_uint64), ("kernels", ctypes.c_uint64),
+                ("stream", ctypes.c_void_p), ("error", PaString)]
+
+
 class PaCudaProgram(_ffi.Handle):
     """A PaCudaProgram handle."""
 
@@ -255,12 +265,14 @@ class _Program(_ffi.OwnedHandle):
 
 
 def _bare_functions(lib, driver):
-    """(bind, enqueue kernels, enqueue operands, destroy): the
+    """(bind, enqueue kernels, enqueue operands, call, destroy): the
     bound-launch entry points of `driver` as bare ctypes functions
     (lib[name] is a new function object: the declared ones keep their
     checked signatures). A struct of one pointer is passed as the pointer,
-    so bind returns the launch as a void *. Made once per library and
-    driver."""
+    so bind returns the launch as a void *. call (pa*LaunchCall) declares
+    no argument types: it is passed a ctypes array holding a PaLaunchCall
+    at its start, which ctypes passes as its address without converting
+    anything. Made once per library and driver."""
     bind = lib[f"pa{driver}ProgramBind"]
     bind.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
                      ctypes.c_uint32, ctypes.c_void_p)
@@ -274,10 +286,12 @@ def _bare_functions(lib, driver):
                                  ctypes.c_size_t, ctypes.c_uint32,
                                  ctypes.c_void_p, ctypes.c_void_p)
     enqueue_operands.restype = ctypes.c_bool
+    call = lib[f"pa{driver}LaunchCall"]
+    call.restype = ctypes.c_bool
     destroy = lib[f"pa{driver}LaunchDestroy"]
     destroy.argtypes = (ctypes.c_void_p,)
     destroy.restype = None
-    return bind, enqueue, enqueue_operands, destroy
+    return bind, enqueue, enqueue_operands, call, destroy
 
 
 _bare = {}
@@ -295,7 +309,7 @@ class _BoundLaunch:
         if functions is None:
             functions = _bare[(id(lib), driver)] = _bare_functions(lib,
                                                                   driver)
-        bind, enqueue, enqueue_operands, self._destroy = functions
+        bind, enqueue, enqueue_operands, call, self._destroy = functions
         array, count, _ = prepared
         self._error = PaString()
         error = ctypes.addressof(self._error)
@@ -317,6 +331,12 @@ class _BoundLaunch:
         # (pa*LaunchEnqueueOperands: the plans of one layout share a
         # launch); raise_launch_error(error) when it returns false.
         self.call_operands = (enqueue_operands, self._launch)
+        # function(block): the enqueue a PaLaunchCall at the start of the
+        # ctypes array `block` describes (its launch: self.handle), one
+        # argument converted instead of six; raise_launch_error(its
+        # error field) when it returns false.
+        self.call_block = call
+        self.handle = self._launch
 
     def __call__(self, stream, kernels=None):
         enqueue, launch, error = self.call

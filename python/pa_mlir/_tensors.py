@@ -347,33 +347,42 @@ def workspace_layout(table):
 class DeviceOperands:
     """The PaDeviceOperand array of one operand table
     (_runtime_capi.device_operands), made once per PlanLayout, in one block
-    of 64-bit words (`addresses`) that also holds the sizes of the operands
-    whose dim 0 is the pool's page count N and the query's strides, the
-    array's pointers to them pointing into the block. Every plan launches
-    on its own copy(): one copy of the block and the rewrite of those few
-    pointers, so a plan of new sequence tensors builds no ctypes array per
-    operand. A plan patches its copy's words in place: the addresses
-    (`addresses[slot]`, address_slot(name)), N (set_pool()) and the query's
-    row stride (`addresses[query_row]`: the kernels read the query at these
-    strides, row-major until a run sets the row stride of a view). The
-    block ends with a PaString (`error_offset`, bytes) that the runtime
-    writes an enqueue's error message into: each copy has its own, made
-    with the copy."""
+    of 64-bit words (`addresses`) that starts with a PaLaunchCall (the
+    enqueue pa*LaunchCall reads: launch, operands, count, kernels, stream,
+    error) and also holds the sizes of the operands whose dim 0 is the
+    pool's page count N and the query's strides, the array's pointers to
+    them (and the call's to the array) pointing into the block. Every plan
+    launches on its own copy(): one copy of the block and the rewrite of
+    those few pointers, so a plan of new sequence tensors builds no ctypes
+    array per operand. A plan patches its copy's words in place: the
+    addresses (`addresses[slot]`, address_slot(name)), N (set_pool()), the
+    query's row stride (`addresses[query_row]`: the kernels read the query
+    at these strides, row-major until a run sets the row stride of a
+    view), and the call's launch, kernels and stream (`launch_word`,
+    `kernels_word`, `stream_word`); the runtime writes a failed enqueue's
+    message into the call's error (`error_offset`, bytes): each copy has
+    its own."""
 
     def __init__(self, table):
         self.names = [op.name for op in table]
         array, self.count, self._keep = _runtime_capi.device_operands(
             [(op.name, 0, op.shape) for op in table])
+        call = _runtime_capi.PaLaunchCall
+        header = ctypes.sizeof(call) // 8
         record = _runtime_capi.PaDeviceOperand
         word = ctypes.sizeof(record) // 8
 
         def field_slot(i, field):
-            return i * word + getattr(record, field).offset // 8
+            return header + i * word + getattr(record, field).offset // 8
 
         # Where in `addresses` each operand's address field is; a run
         # writes data_ptr() there.
         self.slots = {name: field_slot(i, "address")
                       for i, name in enumerate(self.names)}
+        self.launch_word = call.launch.offset // 8
+        self.kernels_word = call.kernels.offset // 8
+        self.stream_word = call.stream.offset // 8
+        self.error_offset = call.error.offset
         # The words each plan owns after the array: (the array's pointer
         # slot, the values it points to).
         owned = [(field_slot(i, "sizes"), op.shape)
@@ -382,14 +391,15 @@ class DeviceOperands:
             _, heads, dim = table[self.names.index("query")].shape
             owned.append((field_slot(self.names.index("query"), "strides"),
                           (heads * dim, dim, 1)))
-        offset = ctypes.sizeof(array) // 8
-        error_words = ctypes.sizeof(_ffi.PaString) // 8
+        offset = header + ctypes.sizeof(array) // 8
         block = (ctypes.c_uint64 * (offset + sum(
-            len(values) for _, values in owned) + error_words))()
-        ctypes.memmove(block, array, ctypes.sizeof(array))
+            len(values) for _, values in owned)))()
+        ctypes.memmove(ctypes.addressof(block) + 8 * header, array,
+                       ctypes.sizeof(array))
+        block[call.count.offset // 8] = self.count
         # (pointer slot, byte offset of what it points to): rewritten in
         # every copy to point into the copy's own block.
-        self._pointers = []
+        self._pointers = [(call.operands.offset // 8, 8 * header)]
         starts = []
         for slot, values in owned:
             self._pointers.append((slot, 8 * offset))
@@ -400,7 +410,7 @@ class DeviceOperands:
         # (its strides come last).
         self.query_row = starts.pop() if "query" in self.slots else None
         self._pool_words = starts
-        self.error_offset = 8 * offset
+        self._array_offset = 8 * header
         self.addresses = block
         self._point_into_block()
         self.num_pages = 0
@@ -427,19 +437,13 @@ class DeviceOperands:
     def array(self):
         """The block's PaDeviceOperand array (a view)."""
         return (_runtime_capi.PaDeviceOperand * self.count).from_buffer(
-            self.addresses)
+            self.addresses, self._array_offset)
 
     @property
     def prepared(self):
         """(array, count, keep-alive) for the runtime's launches
         (_runtime_capi.device_operands' form)."""
         return self.array, self.count, (self._keep, self.addresses)
-
-    @property
-    def bound(self):
-        """prepared, with the block itself as the array (a launcher
-        needs its address only): no view made."""
-        return self.addresses, self.count, self._keep
 
     def address_slot(self, name):
         """The index in `addresses` of operand `name`'s address (None when
@@ -500,7 +504,8 @@ class PlanLayout:
         self.k_scale_slot = slot("k_scale")
         self.v_scale_slot = slot("v_scale")
         self.query_row_slot = self.operands.query_row
-        self.count = self.operands.count
+        self.kernels_word = self.operands.kernels_word
+        self.stream_word = self.operands.stream_word
         # The shapes of the optional operands (OPTIONAL_OPERANDS' order),
         # None for those the program does not have, and their slots.
         self.optional_shapes = tuple(self.shapes.get(name)
@@ -591,8 +596,10 @@ class Plan:
         # them; each enqueue picks some kernels: the plan kernel (once per
         # step: replan()), decode + reduce (per layer: run()), or all
         # three (run(replan=True)).
-        self._launch = self._device_program.launcher(
-            operands.bound, _runtime_capi.KERNELS_ALL)
+        self._launch = launch = self._device_program.launcher(
+            operands.prepared, _runtime_capi.KERNELS_ALL)
+        operands.addresses[operands.launch_word] = launch.handle
+        self._call = launch.call_block
         self._bind(block_tables, context_lengths)
 
     def _use_workspace(self, workspace):
@@ -604,22 +611,18 @@ class Plan:
             cells[slot(name)] = base + offset
 
     def _bind(self, block_tables, context_lengths):
-        """The sequence tensors' addresses into this plan's operands; the
-        address of the operands and an error string of its own for its
-        enqueues."""
+        """The sequence tensors' addresses into this plan's operands."""
         self.block_tables, self.context_lengths = block_tables, context_lengths
         L = self._layout
         self._cells = cells = self._operands.addresses
         cells[L.tables_slot] = block_tables.data_ptr()
         cells[L.lengths_slot] = context_lengths.data_ptr()
-        self._block = block = ctypes.addressof(cells)
-        self._error_address = block + self._operands.error_offset
 
     def _raise_enqueue_error(self):
         """The ValueError of the enqueue that just failed (its message in
-        this plan's operand block)."""
-        self._device_program.raise_launch_error(
-            _ffi.PaString.from_address(self._error_address))
+        the PaLaunchCall at the head of this plan's operand block)."""
+        self._device_program.raise_launch_error(_ffi.PaString.from_address(
+            ctypes.addressof(self._cells) + self._operands.error_offset))
 
     def twin(self, block_tables, context_lengths, workspace=None):
         """A plan like this one (program, device, layout, debug mode; the
@@ -694,10 +697,10 @@ class Plan:
         same tensors, inside a captured graph too."""
         if self.debug:
             self._poison(None, True)
-        enqueue, launch = self._launch.call_operands
-        if not enqueue(launch, self._block, self._layout.count,
-                       _runtime_capi.KERNEL_PLAN, self._stream(self.device),
-                       self._error_address):
+        L, cells = self._layout, self._cells
+        cells[L.kernels_word] = _runtime_capi.KERNEL_PLAN
+        cells[L.stream_word] = self._stream(self.device)
+        if not self._call(cells):
             self._raise_enqueue_error()
 
     def _expect(self, name, tensor, dtypes, shape):
@@ -897,9 +900,8 @@ class Plan:
                     cells[slot] = tensor.data_ptr()
         if self.debug:
             self._poison(out, replan, lse)
-        enqueue, launch = self._launch.call_operands
-        if not enqueue(launch, self._block, L.count,
-                       _ALL_KERNELS if replan else _LAYER_KERNELS,
-                       self._stream(device), self._error_address):
+        cells[L.kernels_word] = _ALL_KERNELS if replan else _LAYER_KERNELS
+        cells[L.stream_word] = self._stream(device)
+        if not self._call(cells):
             self._raise_enqueue_error()
         return out if lse is None else (out, lse)

@@ -558,6 +558,45 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
         "%s", error.data);
   paStringDestroy(error);
   CHECK(fake.launchCount() == 1, "only the copy of the same names launched");
+
+  /* The same enqueues held in a PaLaunchCall (one pointer per call). */
+  copy[1].name = operands[1].name;
+  PaLaunchCall call = {launch.ptr, copy, kOperands,
+                       PA_KERNEL_DECODE | PA_KERNEL_REDUCE, stream,
+                       {NULL, 0}};
+  fake.reset();
+  CHECK(paCudaLaunchCall(&call), "%s", call.error.data);
+  CHECK(fake.launchCount() == 2 &&
+            launchedParam(json, "pa_decode", "query.aligned_ptr") ==
+                0x700000u,
+        "a call reads its operands' query address");
+  call.operands = NULL;
+  fake.reset();
+  CHECK(paCudaLaunchCall(&call), "%s", call.error.data);
+  CHECK(launchedParam(json, "pa_decode", "query.aligned_ptr") ==
+            operands[0].address,
+        "a call without operands reads the bound array");
+  call.operands = copy;
+  call.count = kOperands - 1;
+  CHECK(!paCudaLaunchCall(&call) &&
+            contains(call.error, "the launch is bound to 13 operands; got 12"),
+        "%s", call.error.data);
+  paStringDestroy(call.error);
+  call.count = kOperands;
+  call.kernels = PA_KERNEL_PLAN;
+  CHECK(!paCudaLaunchCall(&call) &&
+            contains(call.error, "the kernel mask 1 selects no kernel or one "
+                                 "the launch was not bound to (mask 6)"),
+        "%s", call.error.data);
+  paStringDestroy(call.error);
+  call.kernels = PA_KERNEL_DECODE | ((uint64_t)1 << 32);
+  CHECK(!paCudaLaunchCall(&call) &&
+            contains(call.error, "paCudaLaunchCall: the kernel mask "
+                                 "4294967298 does not fit 32 bits"),
+        "%s", call.error.data);
+  paStringDestroy(call.error);
+  CHECK(!paCudaLaunchCall(NULL), "a NULL call fails");
+  CHECK(fake.launchCount() == 2, "nothing launched for a wrong call");
   paCudaLaunchDestroy(launch);
 
   launch = paCudaProgramBind(program, operands, kOperands, 8, &error);

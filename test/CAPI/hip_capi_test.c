@@ -285,6 +285,40 @@ static void testEnqueueOperands(PaHipProgram program) {
         "%s", error.data);
   paStringDestroy(error);
   CHECK(fake.launchCount() == 0, "nothing launched for a wrong array");
+
+  /* The same enqueues held in a PaLaunchCall (one pointer per call). */
+  copy[2].name = operands[2].name;
+  PaLaunchCall call = {launch.ptr, copy, kOperands, PA_KERNEL_DECODE, stream,
+                       {NULL, 0}};
+  fake.reset();
+  CHECK(paHipLaunchCall(&call), "%s", call.error.data);
+  CHECK(fake.launchCount() == 1 && launchHolds(0, copy[0].address),
+        "a call reads its operands' query");
+  call.operands = NULL;
+  fake.reset();
+  CHECK(paHipLaunchCall(&call), "%s", call.error.data);
+  CHECK(fake.launchCount() == 1 && launchHolds(0, operands[0].address),
+        "a call without operands reads the bound array");
+  call.operands = copy;
+  call.count = 3;
+  CHECK(!paHipLaunchCall(&call) &&
+            contains(call.error, "the launch is bound to 13 operands; got 3"),
+        "%s", call.error.data);
+  paStringDestroy(call.error);
+  call.count = kOperands;
+  call.kernels = PA_KERNEL_PLAN | ((uint64_t)1 << 32);
+  CHECK(!paHipLaunchCall(&call) &&
+            contains(call.error, "paHipLaunchCall: the kernel mask 4294967297 "
+                                 "does not fit 32 bits"),
+        "%s", call.error.data);
+  paStringDestroy(call.error);
+  call.kernels = PA_KERNEL_DECODE;
+  call.launch = NULL;
+  CHECK(!paHipLaunchCall(&call) && contains(call.error, "needs a launch"),
+        "%s", call.error.data);
+  paStringDestroy(call.error);
+  CHECK(!paHipLaunchCall(NULL), "a NULL call fails");
+  CHECK(fake.launchCount() == 1, "nothing launched for a wrong call");
   paHipLaunchDestroy(launch);
   printf("ok a bound launch enqueued over a copy of its operands\n");
 }

@@ -15,6 +15,7 @@
 #include "pa/Runtime/LauncherCore.h"
 #include "pa/Runtime/ProgramArtifact.h"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -147,6 +148,26 @@ bool enqueueBound(void *handle, const PaDeviceOperand *operands, size_t count,
 /// false with `error` naming `entryPoint` when there is none.
 bool requireOperands(const PaDeviceOperand *operands, const char *entryPoint,
                      PaString *error);
+
+/// The enqueue `call` describes (pa*LaunchCall), through
+/// `enqueue(launch, operands, count, kernels, stream, error)`, the driver's
+/// ...LaunchEnqueueOperands body (NULL operands: the bound array). False
+/// for a NULL call (nowhere to report), or with call->error for a kernel
+/// mask past 32 bits (named by `entryPoint`).
+template <typename Enqueue>
+bool enqueueCall(PaLaunchCall *call, const char *entryPoint, Enqueue enqueue) {
+  if (!call)
+    return false;
+  if (call->kernels > UINT32_MAX) {
+    clear(&call->error);
+    report(&call->error, std::string(entryPoint) + ": the kernel mask " +
+                             std::to_string(call->kernels) +
+                             " does not fit 32 bits");
+    return false;
+  }
+  return enqueue(call->launch, call->operands, size_t(call->count),
+                 uint32_t(call->kernels), call->stream, &call->error);
+}
 
 /// The C++ view of `count` host operands (the same pointers); false with
 /// `error` naming the first one without a name, with a negative rank or

@@ -221,6 +221,16 @@ bool paCudaLaunchEnqueueOperands(PaCudaLaunch launch,
          enqueueCudaLaunch(launch, operands, count, kernels, stream, error);
 }
 
+bool paCudaLaunchCall(PaLaunchCall *call) {
+  return enqueueCall(call, "paCudaLaunchCall",
+                     [](void *launch, const PaDeviceOperand *operands,
+                        size_t count, uint32_t kernels, void *stream,
+                        PaString *error) {
+                       return enqueueCudaLaunch(PaCudaLaunch{launch}, operands,
+                                                count, kernels, stream, error);
+                     });
+}
+
 void paCudaLaunchDestroy(PaCudaLaunch launch) {
   delete static_cast<CudaLaunch *>(launch.ptr);
 }

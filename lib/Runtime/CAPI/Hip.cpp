@@ -163,6 +163,16 @@ bool paHipLaunchEnqueueOperands(PaHipLaunch launch,
          enqueueHipLaunch(launch, operands, count, kernels, stream, error);
 }
 
+bool paHipLaunchCall(PaLaunchCall *call) {
+  return enqueueCall(call, "paHipLaunchCall",
+                     [](void *launch, const PaDeviceOperand *operands,
+                        size_t count, uint32_t kernels, void *stream,
+                        PaString *error) {
+                       return enqueueHipLaunch(PaHipLaunch{launch}, operands,
+                                               count, kernels, stream, error);
+                     });
+}
+
 void paHipLaunchDestroy(PaHipLaunch launch) {
   delete static_cast<HipLaunch *>(launch.ptr);
 }
