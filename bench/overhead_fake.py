@@ -163,7 +163,6 @@ def main():
 
     def planned_first():
         pa_mlir._plans.plans.clear()
-        pa_mlir._plans.likenesses.clear()
         run(plan())
 
     def decode():

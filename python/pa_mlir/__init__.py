@@ -24,7 +24,7 @@ from .dtypes import QUERY_DTYPES, bits_to_float32, float32_to_bits, round_to
 from . import targets
 from .compiler import Artifact, clear_compile_cache, compile, compile_cache_size
 from .config import DecodeConfig
-from ._plans import plan, workspace_bytes
+from ._plans import Planner, plan, workspace_bytes
 from ._tensors import Plan
 from .programs import Program, load_program
 from .errors import CompileError, PaError, TargetUnavailableError
@@ -36,5 +36,6 @@ __all__ = [
     "compile", "Artifact", "DecodeConfig", "compile_cache_size",
     "clear_compile_cache", "targets", "PaError", "CompileError",
     "TargetUnavailableError", "Program", "load_program", "plan", "Plan",
+    "Planner",
     "workspace_bytes",
 ]

@@ -119,11 +119,39 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     target: None (the torch build's: "hip" on ROCm, else "cuda"). workspace: a contiguous
     uint8 GPU tensor of at least workspace_bytes() bytes for the partials,
     or None (the plan allocates one). debug: poison the output and the
-    workspace before every run (None: PA_MLIR_DEBUG).
+    workspace before every run (None: PA_MLIR_DEBUG). Planner binds these
+    keywords once, for a loop that plans every step.
     """
+    return _plan(block_tables, context_lengths, target, workspace, debug,
+                 config, tuple(config.items()))
+
+
+class Planner:
+    """pa_mlir.plan() with its keywords bound once (a serving loop's
+    per-step plan without parsing them again):
+
+        planner = pa_mlir.Planner(num_query_heads=16, ..., workspace=ws)
+        plan = planner.plan(block_tables, context_lengths)  # every step
+
+    planner.plan(tables, lengths) is pa_mlir.plan(tables, lengths,
+    **keywords): the same checks, caches and plans."""
+
+    def __init__(self, *, target=None, workspace=None, debug=None,
+                 **config):
+        self._arguments = (target, workspace, debug, dict(config),
+                           tuple(config.items()))
+
+    def plan(self, block_tables, context_lengths):
+        return _plan(block_tables, context_lengths, *self._arguments)
+
+
+def _plan(block_tables, context_lengths, target, workspace, debug, config,
+          items):
+    """plan() of its keywords `config`, `items` = tuple(config.items()) (a
+    caller's keywords come in one order: another order is another cache
+    entry, not another program)."""
     torch = _torch_for(block_tables, context_lengths)
     device = _tensors.current_device_of(torch)()
-    items = tuple(config.items())
     # The same arguments (a serving engine's persistent sequence tensors,
     # step after step) give the same plan: a lookup, not a rebuild. The
     # sequence tensors are known by what the plan's checks and kernels
@@ -133,25 +161,21 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
                                                        context_lengths),
               None if workspace is None else (workspace.data_ptr(),
                                               workspace.numel()), debug)
-    key = (shapes, block_tables.data_ptr(), context_lengths.data_ptr())
-    found = plans.lookup(key)
-    if found is not None:
-        found.replan()
-        return found
-
-    def build():
-        resolved = target or _tensors.tensor_target(torch)
-        _tensors.check_target(torch, resolved)
-        check_sequences(torch, block_tables, context_lengths, device)
-        program = _program_of_keywords(torch, resolved, device, config,
-                                       items)
-        return _tensors.Plan(torch, resolved, program, program.config,
-                             device, block_tables, context_lengths,
-                             workspace=workspace, debug=debug)
-    made = plans.store(key, _new_plan(shapes, None, device, block_tables,
-                                      context_lengths, workspace, build))
-    made.replan()
-    return made
+    found = plans.lookup(shapes, None, block_tables, context_lengths)
+    if found is None:
+        def build():
+            resolved = target or _tensors.tensor_target(torch)
+            _tensors.check_target(torch, resolved)
+            check_sequences(torch, block_tables, context_lengths, device)
+            program = _program_of_keywords(torch, resolved, device, config,
+                                           items)
+            return _tensors.Plan(torch, resolved, program, program.config,
+                                 device, block_tables, context_lengths,
+                                 workspace=workspace, debug=debug)
+        found = plans.add(shapes, None, device, block_tables,
+                          context_lengths, workspace, build)
+    found.replan()
+    return found
 
 
 def _sequences_shapes(block_tables, context_lengths):
@@ -160,20 +184,6 @@ def _sequences_shapes(block_tables, context_lengths):
     return (block_tables.shape, block_tables.stride(), block_tables.dtype,
             context_lengths.shape, context_lengths.stride(),
             context_lengths.dtype)
-
-
-def _new_plan(shapes, owner, device, block_tables, context_lengths,
-              workspace, build):
-    """A plan of sequence tensors no plan has: the twin of the plan of
-    other tensors of the same `shapes` key (with `owner`, as PlanCache)
-    when these are on `device` (all that key does not say about them, so
-    every check of the sequences holds), else build() (the checks, a plan
-    made), which later new tensors of its key then twin."""
-    like = likenesses.lookup(shapes, owner)
-    if (like is not None and block_tables.get_device() == device
-            and context_lengths.get_device() == device):
-        return like.twin(block_tables, context_lengths, workspace)
-    return likenesses.store(shapes, build(), owner)
 
 
 def workspace_bytes(batch, config):
@@ -185,59 +195,103 @@ def workspace_bytes(batch, config):
     return _tensors.workspace_layout(table)[1]
 
 
+class _Family:
+    """The plans of one shapes key of a PlanCache (see there): its owner
+    and the plan last built for it, which new sequence tensors of the key
+    twin."""
+
+    __slots__ = ("owner", "like")
+
+    def __init__(self, owner, like):
+        self.owner, self.like = owner, like
+
+
 class PlanCache:
-    """Plans by what makes them (configuration, sequences' and workspace's
-    addresses and shapes, device), for entry points that get tensors
-    rather than a plan (the torch custom op, the vLLM and aiter
-    signatures); the oldest dropped past `size`."""
+    """Plans by what makes them, for pa_mlir.plan() and for entry points
+    that get tensors rather than a plan (the torch custom op, the vLLM and
+    aiter signatures): a *shapes* key (configuration, device, the sequence
+    tensors' shapes, strides and dtypes, workspace, debug mode), with an
+    `owner` (an object whose id() is part of the key, kept alive with it),
+    and the sequence tensors' addresses. The plans of one shapes key form a
+    family whose last built plan a plan of new sequence tensors of the key
+    twins (Plan.twin: those properties decide every check of the
+    sequences but their device, which is compared). The shapes key is
+    hashed once per call, the plan found by (family, addresses). The
+    oldest `size` plans and `size` families are kept."""
 
     def __init__(self, size=64):
         self._plans = collections.OrderedDict()
+        self._families = collections.OrderedDict()
         self.size = size
         self._lock = threading.Lock()
 
-    def lookup(self, key, owner=None):
-        """The plan stored under `key` with `owner` (None when none).
-        Without the lock: get() and move_to_end() are each one atomic
-        call of the C OrderedDict, and a store() on another thread that
-        evicts the entry in between only makes it a miss next time."""
+    def lookup(self, shapes, owner, block_tables, context_lengths):
+        """The plan of these sequence tensors under `shapes` with `owner`
+        (None when there is none). Without the lock: get() and
+        move_to_end() are each one atomic call of the C OrderedDict, and a
+        store on another thread that evicts the entry in between only makes
+        it a miss next time."""
+        family = self._families.get(shapes)
+        if family is None or family.owner is not owner:
+            return None
+        key = (family, block_tables.data_ptr(), context_lengths.data_ptr())
         plans = self._plans
         found = plans.get(key)
-        if found is None or found[0] is not owner:
-            return None
-        try:
-            plans.move_to_end(key)
-        except KeyError:  # evicted meanwhile by another thread's store()
-            pass
-        return found[1]
+        if found is not None:
+            try:
+                plans.move_to_end(key)
+            except KeyError:  # evicted meanwhile by another thread's store
+                pass
+        return found
 
-    def store(self, key, plan, owner=None):
-        """Stores `plan` under `key`; `owner`, an object whose id() is
-        part of the key, is kept with it (alive, so that its id stays its
-        own) and must be the one a lookup gives."""
+    def add(self, shapes, owner, device, block_tables, context_lengths,
+            workspace, build):
+        """A plan of sequence tensors lookup() did not find, stored: the
+        twin of the family's last built plan when these are on `device`
+        (all the shapes key does not say about them), else build() (the
+        checks, a plan made), which later new tensors of the key then
+        twin."""
+        family = self._families.get(shapes)
+        if family is not None and family.owner is owner:
+            if (block_tables.get_device() == device
+                    and context_lengths.get_device() == device):
+                made = family.like.twin(block_tables, context_lengths,
+                                        workspace)
+            else:
+                made = family.like = build()
+        else:
+            made = build()
+            family = _Family(owner, made)
+        key = (family, block_tables.data_ptr(), context_lengths.data_ptr())
         with self._lock:
-            self._plans[key] = (owner, plan)
-            while len(self._plans) > self.size:
-                self._plans.popitem(last=False)
-        return plan
+            families = self._families
+            families[shapes] = family
+            families.move_to_end(shapes)
+            while len(families) > self.size:
+                families.popitem(last=False)
+            plans = self._plans
+            plans[key] = made
+            while len(plans) > self.size:
+                plans.popitem(last=False)
+        return made
 
     def clear(self):
         with self._lock:
             self._plans.clear()
+            self._families.clear()
 
     def get(self, torch, target, config, block_tables, context_lengths,
             workspace):
         """The plan of a DecodeConfig on these tensors (the custom op's
         and the drop-in entry points'). The configuration is known by its
-        identity (hashing one costs microseconds; the entry keeps it, so
-        the identity stays its own)."""
+        identity (hashing one costs microseconds; the cache keeps it as
+        the owner, so the identity stays its own)."""
         device = _tensors.current_device_of(torch)()
         shapes = (target, id(config), device,
                   _sequences_shapes(block_tables, context_lengths),
                   None if workspace is None else (workspace.data_ptr(),
                                                   workspace.numel()))
-        key = (shapes, block_tables.data_ptr(), context_lengths.data_ptr())
-        found = self.lookup(key, config)
+        found = self.lookup(shapes, config, block_tables, context_lengths)
         if found is not None:
             return found
 
@@ -248,9 +302,8 @@ class PlanCache:
             return _tensors.Plan(torch, target, program, program.config,
                                  device, block_tables, context_lengths,
                                  workspace=workspace)
-        return self.store(key, _new_plan(shapes, config, device,
-                                         block_tables, context_lengths,
-                                         workspace, build), config)
+        return self.add(shapes, config, device, block_tables,
+                        context_lengths, workspace, build)
 
 
 # (target, DecodeConfig) -> the program: DecodeConfig.to_c() and the
@@ -277,7 +330,3 @@ def check_sequences(torch, block_tables, context_lengths, device):
 
 
 plans = PlanCache()
-# The plan last built per shapes key (the key of plans and of
-# PlanCache.get without the sequence tensors' addresses): what a plan of
-# new sequence tensors of that key twins.
-likenesses = PlanCache()

@@ -265,7 +265,7 @@ class _Program(_ffi.OwnedHandle):
 
 
 def _bare_functions(lib, driver):
-    """(bind, enqueue kernels, enqueue operands, call, destroy): the
+    """(bind, enqueue kernels, call, destroy): the
     bound-launch entry points of `driver` as bare ctypes functions
     (lib[name] is a new function object: the declared ones keep their
     checked signatures). A struct of one pointer is passed as the pointer,
@@ -281,17 +281,12 @@ def _bare_functions(lib, driver):
     enqueue.argtypes = (ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p,
                         ctypes.c_void_p)
     enqueue.restype = ctypes.c_bool
-    enqueue_operands = lib[f"pa{driver}LaunchEnqueueOperands"]
-    enqueue_operands.argtypes = (ctypes.c_void_p, ctypes.c_void_p,
-                                 ctypes.c_size_t, ctypes.c_uint32,
-                                 ctypes.c_void_p, ctypes.c_void_p)
-    enqueue_operands.restype = ctypes.c_bool
     call = lib[f"pa{driver}LaunchCall"]
     call.restype = ctypes.c_bool
     destroy = lib[f"pa{driver}LaunchDestroy"]
     destroy.argtypes = (ctypes.c_void_p,)
     destroy.restype = None
-    return bind, enqueue, enqueue_operands, call, destroy
+    return bind, enqueue, call, destroy
 
 
 _bare = {}
@@ -309,7 +304,7 @@ class _BoundLaunch:
         if functions is None:
             functions = _bare[(id(lib), driver)] = _bare_functions(lib,
                                                                   driver)
-        bind, enqueue, enqueue_operands, call, self._destroy = functions
+        bind, enqueue, call, self._destroy = functions
         array, count, _ = prepared
         self._error = PaString()
         error = ctypes.addressof(self._error)
@@ -322,19 +317,14 @@ class _BoundLaunch:
         self._program = program  # the launch must not outlive it
         self._prepared = prepared
         self._kernels = kernels
-        # (function, launch, error): a hot path calls
-        # function(launch, kernels, stream, error) itself (no frame of
-        # __call__) and failed() when it returns false.
+        # (function, launch, error): function(launch, kernels, stream,
+        # error) enqueues the bound array's kernels (__call__).
         self.call = (enqueue, self._launch, error)
-        # (function, launch): function(launch, operands address, count,
-        # kernels, stream, error) enqueues over a copy of the bound array
-        # (pa*LaunchEnqueueOperands: the plans of one layout share a
-        # launch); raise_launch_error(error) when it returns false.
-        self.call_operands = (enqueue_operands, self._launch)
         # function(block): the enqueue a PaLaunchCall at the start of the
-        # ctypes array `block` describes (its launch: self.handle), one
-        # argument converted instead of six; raise_launch_error(its
-        # error field) when it returns false.
+        # ctypes array `block` describes (its launch: self.handle; its
+        # operands the bound array or a copy of it, so the plans of one
+        # layout share a launch), one argument converted instead of six;
+        # raise_launch_error(its error field) when it returns false.
         self.call_block = call
         self.handle = self._launch
 

@@ -346,22 +346,22 @@ def workspace_layout(table):
 
 class DeviceOperands:
     """The PaDeviceOperand array of one operand table
-    (_runtime_capi.device_operands), made once per PlanLayout, in one block
-    of 64-bit words (`addresses`) that starts with a PaLaunchCall (the
+    (_runtime_capi.device_operands), made once per PlanLayout, in a
+    template block of 64-bit words that starts with a PaLaunchCall (the
     enqueue pa*LaunchCall reads: launch, operands, count, kernels, stream,
     error) and also holds the sizes of the operands whose dim 0 is the
     pool's page count N and the query's strides, the array's pointers to
     them (and the call's to the array) pointing into the block. Every plan
-    launches on its own copy(): one copy of the block and the rewrite of
-    those few pointers, so a plan of new sequence tensors builds no ctypes
-    array per operand. A plan patches its copy's words in place: the
-    addresses (`addresses[slot]`, address_slot(name)), N (set_pool()), the
-    query's row stride (`addresses[query_row]`: the kernels read the query
-    at these strides, row-major until a run sets the row stride of a
-    view), and the call's launch, kernels and stream (`launch_word`,
-    `kernels_word`, `stream_word`); the runtime writes a failed enqueue's
-    message into the call's error (`error_offset`, bytes): each copy has
-    its own."""
+    launches on a block of its own (block(), copy_block()): one copy and
+    the rewrite of those few pointers, so a plan of new sequence tensors
+    builds no ctypes array per operand. A plan patches its block's words in
+    place: the addresses (`block[slot]`, address_slot(name)), N
+    (set_pool()), the query's row stride (`block[query_row]`: the kernels
+    read the query at these strides, row-major until a run sets the row
+    stride of a view), and the call's launch, kernels and stream
+    (`launch_word`, `kernels_word`, `stream_word`); the runtime writes a
+    failed enqueue's message into the call's error (`error_offset`,
+    bytes): each block has its own."""
 
     def __init__(self, table):
         self.names = [op.name for op in table]
@@ -375,7 +375,7 @@ class DeviceOperands:
         def field_slot(i, field):
             return header + i * word + getattr(record, field).offset // 8
 
-        # Where in `addresses` each operand's address field is; a run
+        # Where in a block each operand's address field is; a run
         # writes data_ptr() there.
         self.slots = {name: field_slot(i, "address")
                       for i, name in enumerate(self.names)}
@@ -411,53 +411,44 @@ class DeviceOperands:
         self.query_row = starts.pop() if "query" in self.slots else None
         self._pool_words = starts
         self._array_offset = 8 * header
-        self.addresses = block
-        self._point_into_block()
-        self.num_pages = 0
+        self._pointers = tuple(self._pointers)
+        self.template = block
 
-    def copy(self):
-        """Operands of the same table, their own to patch (a copy of the
-        block as it is; N unknown, so the first run sets it: a run of this
-        array's owner on another thread may be setting it now)."""
-        twin = object.__new__(DeviceOperands)
-        twin.__dict__ = self.__dict__.copy()  # (faster than update())
-        twin.addresses = type(self.addresses).from_buffer_copy(
-            self.addresses)
-        twin._point_into_block()
-        twin.num_pages = -1
-        return twin
+    def block(self):
+        """A plan's own copy of the template block (its addresses unset,
+        N 0), its pointers pointing into it."""
+        block = type(self.template).from_buffer_copy(self.template)
+        return self.copy_block(block, block)
 
-    def _point_into_block(self):
-        block = self.addresses
-        base = ctypes.addressof(block)
+    def copy_block(self, block, into=None):
+        """A copy of a plan's `block` (or `into`, already a copy), its
+        pointers rewritten to point into the copy."""
+        if into is None:
+            into = type(block).from_buffer_copy(block)
+        base = ctypes.addressof(into)
         for slot, offset in self._pointers:
-            block[slot] = base + offset
+            into[slot] = base + offset
+        return into
 
-    @property
-    def array(self):
-        """The block's PaDeviceOperand array (a view)."""
-        return (_runtime_capi.PaDeviceOperand * self.count).from_buffer(
-            self.addresses, self._array_offset)
-
-    @property
-    def prepared(self):
-        """(array, count, keep-alive) for the runtime's launches
-        (_runtime_capi.device_operands' form)."""
-        return self.array, self.count, (self._keep, self.addresses)
+    def prepared(self, block):
+        """(array, count, keep-alive) of the PaDeviceOperand array in
+        `block` for the runtime's launches (_runtime_capi.device_operands'
+        form)."""
+        array = (_runtime_capi.PaDeviceOperand * self.count).from_buffer(
+            block, self._array_offset)
+        return array, self.count, (self._keep, block)
 
     def address_slot(self, name):
-        """The index in `addresses` of operand `name`'s address (None when
-        the table has no such operand). A tensor's data_ptr() is always an
+        """The index in a block of operand `name`'s address (None when the
+        table has no such operand). A tensor's data_ptr() is always an
         address, so a run writes it there without a range check."""
         return self.slots.get(name)
 
-    def set_pool(self, num_pages):
-        """N (the pooled operands' dim 0): dim 0 of a checked tensor, an
-        int in int64's range."""
-        addresses = self.addresses
+    def set_pool(self, block, num_pages):
+        """N (the pooled operands' dim 0) into `block`: dim 0 of a checked
+        tensor, an int in int64's range."""
         for at in self._pool_words:
-            addresses[at] = num_pages
-        self.num_pages = num_pages
+            block[at] = num_pages
 
 
 class PlanLayout:
@@ -514,6 +505,26 @@ class PlanLayout:
                                     for name, _ in OPTIONAL_OPERANDS)
         # Whether a run takes any of them.
         self.optional = self.optional_shapes != (None, None, None)
+        # Per-tensor scales are [1]: one element, so contiguous whatever
+        # torch says of its stride (a run checks their shape only).
+        self.scale_contiguity = self.scale_pooled
+        # pool_shapes[N]: (key, value, scale) shapes a run's tensors of a
+        # pool of N pages have (scale: None unscaled), made on first use.
+        self.pool_shapes = {}
+
+    def shapes_of_pool(self, num_pages):
+        """The (key_cache, value_cache, scale) shapes of a pool of
+        `num_pages` pages (cached: a serving loop's caches have a few
+        sizes), or None for a non-int."""
+        if type(num_pages) is not int:
+            return None
+        shapes = ((num_pages,) + self.key_tail, (num_pages,) + self.value_tail,
+                  ((num_pages,) + self.scale_tail if self.scale_pooled
+                   else self.scale_tail))
+        if len(self.pool_shapes) >= 64:
+            self.pool_shapes.clear()
+        self.pool_shapes[num_pages] = shapes
+        return shapes
 
 
 @functools.lru_cache(maxsize=256)
@@ -574,8 +585,9 @@ class Plan:
         self.capacity = L.capacity
         self.workspace_bytes = L.workspace_bytes
         self._shapes, self._patterns = L.shapes, L.patterns
-        self._operands = operands = L.operands.copy()
-        slot = operands.address_slot
+        self._cells = cells = L.operands.block()
+        self._num_pages = 0
+        slot = L.operands.address_slot
         self._buffers = None
         self.workspace = None
         self._own_workspace = workspace is None and not separate_buffers
@@ -586,7 +598,7 @@ class Plan:
                                   device=f"cuda:{device}")
                 for name, _, shape, _ in L.workspace}
             for name, tensor in self._buffers.items():
-                operands.addresses[slot(name)] = tensor.data_ptr()
+                cells[slot(name)] = tensor.data_ptr()
         else:
             self._use_workspace(self._checked_workspace(workspace))
         self._device_program = program.device_program(device)
@@ -597,15 +609,18 @@ class Plan:
         # step: replan()), decode + reduce (per layer: run()), or all
         # three (run(replan=True)).
         self._launch = launch = self._device_program.launcher(
-            operands.prepared, _runtime_capi.KERNELS_ALL)
-        operands.addresses[operands.launch_word] = launch.handle
+            L.operands.prepared(cells), _runtime_capi.KERNELS_ALL)
+        cells[L.operands.launch_word] = launch.handle
+        # The call's kernels are a run's (decode + reduce) between calls:
+        # replan() and run(replan=True) set theirs and put these back.
+        cells[L.kernels_word] = _LAYER_KERNELS
         self._call = launch.call_block
         self._bind(block_tables, context_lengths)
 
     def _use_workspace(self, workspace):
         """The workspace operands' addresses in `workspace`."""
         self.workspace = workspace
-        cells, slot = self._operands.addresses, self._operands.address_slot
+        cells, slot = self._cells, self._layout.operands.address_slot
         base = workspace.data_ptr()
         for name, offset, _, _ in self._layout.workspace:
             cells[slot(name)] = base + offset
@@ -613,8 +628,7 @@ class Plan:
     def _bind(self, block_tables, context_lengths):
         """The sequence tensors' addresses into this plan's operands."""
         self.block_tables, self.context_lengths = block_tables, context_lengths
-        L = self._layout
-        self._cells = cells = self._operands.addresses
+        L, cells = self._layout, self._cells
         cells[L.tables_slot] = block_tables.data_ptr()
         cells[L.lengths_slot] = context_lengths.data_ptr()
 
@@ -622,7 +636,19 @@ class Plan:
         """The ValueError of the enqueue that just failed (its message in
         the PaLaunchCall at the head of this plan's operand block)."""
         self._device_program.raise_launch_error(_ffi.PaString.from_address(
-            ctypes.addressof(self._cells) + self._operands.error_offset))
+            ctypes.addressof(self._cells)
+            + self._layout.operands.error_offset))
+
+    def _set_pool(self, num_pages):
+        """N (the pooled operands' dim 0) into this plan's block."""
+        self._layout.operands.set_pool(self._cells, num_pages)
+        self._num_pages = num_pages
+
+    @property
+    def _prepared(self):
+        """(array, count, keep-alive) of this plan's operands
+        (_runtime_capi.device_operands' form: enqueue_prepared)."""
+        return self._layout.operands.prepared(self._cells)
 
     def twin(self, block_tables, context_lengths, workspace=None):
         """A plan like this one (program, device, layout, debug mode; the
@@ -637,7 +663,10 @@ class Plan:
             raise ValueError("a plan with separate buffers has no twins")
         twin = object.__new__(Plan)
         twin.__dict__ = self.__dict__.copy()  # (faster than update())
-        twin._operands = self._operands.copy()
+        # N unknown, so the first run sets it: a run of this plan on
+        # another thread may be setting it now.
+        twin._cells = self._layout.operands.copy_block(self._cells)
+        twin._num_pages = -1
         twin._buffers = None
         if self._own_workspace:
             twin._use_workspace(twin._checked_workspace(None))
@@ -700,7 +729,9 @@ class Plan:
         L, cells = self._layout, self._cells
         cells[L.kernels_word] = _runtime_capi.KERNEL_PLAN
         cells[L.stream_word] = self._stream(self.device)
-        if not self._call(cells):
+        called = self._call(cells)
+        cells[L.kernels_word] = _LAYER_KERNELS
+        if not called:
             self._raise_enqueue_error()
 
     def _expect(self, name, tensor, dtypes, shape):
@@ -823,6 +854,8 @@ class Plan:
                                     device=f"cuda:{device}")
         try:
             num_pages = key_cache.shape[0]
+            pool = L.pool_shapes.get(num_pages) or L.shapes_of_pool(
+                num_pages)
             strides = query.stride()
             row_stride = strides[0]
             valid = (
@@ -832,30 +865,30 @@ class Plan:
                 and strides[1:] == L.query_inner
                 and isinstance(key_cache, Tensor)
                 and key_cache.dtype in L.kv_dtypes
-                and key_cache.shape[1:] == L.key_tail
+                and key_cache.shape == pool[0]
                 and key_cache.get_device() == device
                 and key_cache.is_contiguous()
                 and isinstance(value_cache, Tensor)
                 and value_cache.dtype in L.kv_dtypes
-                and value_cache.shape == (num_pages,) + L.value_tail
+                and value_cache.shape == pool[1]
                 and value_cache.get_device() == device
                 and value_cache.is_contiguous()
                 and isinstance(out, Tensor) and out.dtype == L.query_dtype
                 and out.shape == L.rows_shape and out.get_device() == device
                 and out.is_contiguous())
             if valid and L.scaled:
-                scale_shape = ((num_pages,) + L.scale_tail if L.scale_pooled
-                               else L.scale_tail)
+                scale_shape = pool[2]
                 valid = (
                     isinstance(k_scale, Tensor) and k_scale.dtype == float32
                     and k_scale.shape == scale_shape
                     and k_scale.get_device() == device
-                    and k_scale.is_contiguous()
                     and isinstance(v_scale, Tensor)
                     and v_scale.dtype == float32
                     and v_scale.shape == scale_shape
                     and v_scale.get_device() == device
-                    and v_scale.is_contiguous())
+                    and (not L.scale_contiguity or (
+                        k_scale.is_contiguous()
+                        and v_scale.is_contiguous())))
             elif k_scale is not None or v_scale is not None:
                 valid = False
             # The optional float32 operands: given exactly when the plan
@@ -881,9 +914,8 @@ class Plan:
                 query, key_cache, value_cache, k_scale, v_scale, sinks,
                 alibi_slopes, out, lse)
             num_pages = key_cache.shape[0]
-        operands = self._operands
-        if num_pages != operands.num_pages:
-            operands.set_pool(num_pages)
+        if num_pages != self._num_pages:
+            self._set_pool(num_pages)
         cells = self._cells
         cells[L.query_row_slot] = row_stride
         cells[L.query_slot] = query.data_ptr()
@@ -900,8 +932,13 @@ class Plan:
                     cells[slot] = tensor.data_ptr()
         if self.debug:
             self._poison(out, replan, lse)
-        cells[L.kernels_word] = _ALL_KERNELS if replan else _LAYER_KERNELS
         cells[L.stream_word] = self._stream(device)
-        if not self._call(cells):
+        if replan:
+            cells[L.kernels_word] = _ALL_KERNELS
+            called = self._call(cells)
+            cells[L.kernels_word] = _LAYER_KERNELS
+        else:
+            called = self._call(cells)
+        if not called:
             self._raise_enqueue_error()
         return out if lse is None else (out, lse)

@@ -170,10 +170,10 @@ def test_a_plan_serves_every_layer_without_allocating():
         refuse("value pool", lambda: plan.run(
             q, k, caches[1][1], k_scale=scales[0], v_scale=scales[1]))
         refuse("empty mask", lambda: plan._device_program.enqueue_prepared(
-            plan._operands.prepared, 0, kernels=0))
+            plan._prepared, 0, kernels=0))
         refuse("unknown kernel", lambda:
                plan._device_program.enqueue_prepared(
-                   plan._operands.prepared, 0, kernels=8))
+                   plan._prepared, 0, kernels=8))
         refuse("hip on cuda", lambda: pa_mlir.plan(
             first["block_tables"], first["context_lengths"], target="hip",
             **sequences))
@@ -368,6 +368,21 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
         refuse("no scales", lambda: plan.run(q, k, v, out=out))
         refuse("sinks", lambda: plan.run(q, k, v, sinks=scale, **good))
         refuse("query as key", lambda: plan.run(q, q, v, **good))
+        # The shapes of the pool a run saw are cached by N: a key of
+        # another pool than the value's is still refused, both grown run.
+        grown_k = torch.tensor_of(np.concatenate(
+            [k.array, np.zeros((1,) + k.shape[1:], np.uint8)]))
+        grown_v = torch.tensor_of(np.concatenate(
+            [v.array, np.zeros((1,) + v.shape[1:], np.uint8)]))
+        refuse("key pool", lambda: plan.run(q, grown_k, v, **good))
+        refuse("value pool", lambda: plan.run(q, k, grown_v, **good))
+        refuse("scale shape", lambda: plan.run(q, k, v, **dict(
+            good, k_scale=torch.tensor_of(np.float32([0.5, 0.5])))))
+        fake.fakeCudaReset()
+        plan.run(q, grown_k, grown_v, **good)
+        [decode] = [l for l in record()["launches"]
+                    if l["name"] == "pa_decode"]
+        grown = param(decode, cuda_artifact(), "key_cache.size[0]")
         fake.fakeCudaReset()
         plan.run(q, k, v, **good)
         a = cuda_artifact()
@@ -400,11 +415,23 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
             tables, elsewhere(lengths, "cuda:1"), debug=False, **sequences))
         refuse("tables on the cpu", lambda: pa_mlir.plan(
             elsewhere(tables, "cpu"), lengths, debug=False, **sequences))
+        # A Planner binds plan()'s keywords: the same plans, the same
+        # checks.
+        planner = pa_mlir.Planner(debug=False, **sequences)
+        bound = [planner.plan(tables, lengths) is fresh,
+                 planner.plan(t["block_tables"], t["context_lengths"])
+                 is plan]
+        refuse("planner tables on the cpu", lambda: planner.plan(
+            elsewhere(tables, "cpu"), lengths))
+        twin_by_planner = planner.plan(
+            torch.tensor_of(case["block_tables"].copy()), lengths)
+        bound.append(twin_by_planner._launch is plan._launch
+                     and twin_by_planner is not fresh)
         # Plans with a workspace of their own: a twin gets another one.
         owned = [pa_mlir.plan(torch.tensor_of(case["block_tables"].copy()),
                               lengths, **sequences) for _ in range(2)]
         owned_workspaces = [o.workspace.data_ptr() for o in owned]
-        owned_cells = [o._cells[o._operands.address_slot("work_info")]
+        owned_cells = [o._cells[o._layout.operands.address_slot("work_info")]
                        for o in owned]
         bits = t["block_tables"]
         same_place = torch.Tensor(np.lib.stride_tricks.as_strided(
@@ -415,13 +442,14 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
         refuse("strided tables", lambda: pa_mlir.plan(
             same_place, t["context_lengths"], debug=False, **sequences))
         print(json.dumps(dict(
-            errors=errors, after=after,
+            errors=errors, after=after, grown=grown, pages=k.shape[0],
+            bound=bound,
             expected=[x.data_ptr() for x in (q, k, v)],
             distinct=fresh is not plan,
             shared_layout=fresh._layout is plan._layout,
             shared_launch=fresh._launch is plan._launch,
-            own_array=ctypes.addressof(fresh._operands.addresses)
-                != ctypes.addressof(plan._operands.addresses),
+            own_array=ctypes.addressof(fresh._cells)
+                != ctypes.addressof(plan._cells),
             interleaved=interleaved,
             owned_workspaces=owned_workspaces, owned_cells=owned_cells,
             owned_twins=owned[1]._launch is owned[0]._launch,
@@ -450,6 +478,15 @@ def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
     assert errors["no scales"].startswith("this plan reads k_scale")
     assert errors["sinks"].startswith("this plan has no sinks")
     assert errors["query as key"].startswith("key_cache must have dtype")
+    assert errors["key pool"].startswith(
+        "value_cache must have shape [N, Hkv, D, P]")
+    assert errors["value pool"].startswith(
+        "value_cache must have shape [N, Hkv, D, P]")
+    assert errors["scale shape"].startswith("k_scale must have shape [1]")
+    assert out["grown"] == out["pages"] + 1
+    assert out["bound"] == [True, True, True]
+    assert errors["planner tables on the cpu"].startswith(
+        "block_tables is a torch tensor on cpu")
     assert out["after"] == out["expected"]
     assert out["distinct"] and out["shared_layout"] and out["own_array"]
     assert out["shared_launch"], "a plan of new sequences twins the first"
