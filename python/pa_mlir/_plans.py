@@ -161,7 +161,8 @@ def _plan(block_tables, context_lengths, target, workspace, debug, config,
                                                        context_lengths),
               None if workspace is None else (workspace.data_ptr(),
                                               workspace.numel()), debug)
-    found = plans.lookup(shapes, None, block_tables, context_lengths)
+    found, family, key = plans.lookup(shapes, None, block_tables,
+                                      context_lengths)
     if found is None:
         def build():
             resolved = target or _tensors.tensor_target(torch)
@@ -172,7 +173,7 @@ def _plan(block_tables, context_lengths, target, workspace, debug, config,
             return _tensors.Plan(torch, resolved, program, program.config,
                                  device, block_tables, context_lengths,
                                  workspace=workspace, debug=debug)
-        found = plans.add(shapes, None, device, block_tables,
+        found = plans.add(shapes, None, family, key, device, block_tables,
                           context_lengths, workspace, build)
     found.replan()
     return found
@@ -217,7 +218,8 @@ class PlanCache:
     twins (Plan.twin: those properties decide every check of the
     sequences but their device, which is compared). The shapes key is
     hashed once per call, the plan found by (family, addresses). The
-    oldest `size` plans and `size` families are kept."""
+    last `size` plans used and the last `size` families built are kept (a
+    family evicted while in use only costs its next new plan a build)."""
 
     def __init__(self, size=64):
         self._plans = collections.OrderedDict()
@@ -226,14 +228,15 @@ class PlanCache:
         self._lock = threading.Lock()
 
     def lookup(self, shapes, owner, block_tables, context_lengths):
-        """The plan of these sequence tensors under `shapes` with `owner`
-        (None when there is none). Without the lock: get() and
+        """(the plan of these sequence tensors under `shapes` with `owner`
+        or None, the family of `shapes` or None, the plan's key or None):
+        what add() takes when there is no plan. Without the lock: get() and
         move_to_end() are each one atomic call of the C OrderedDict, and a
         store on another thread that evicts the entry in between only makes
         it a miss next time."""
         family = self._families.get(shapes)
         if family is None or family.owner is not owner:
-            return None
+            return None, None, None
         key = (family, block_tables.data_ptr(), context_lengths.data_ptr())
         plans = self._plans
         found = plans.get(key)
@@ -242,33 +245,33 @@ class PlanCache:
                 plans.move_to_end(key)
             except KeyError:  # evicted meanwhile by another thread's store
                 pass
-        return found
+        return found, family, key
 
-    def add(self, shapes, owner, device, block_tables, context_lengths,
-            workspace, build):
-        """A plan of sequence tensors lookup() did not find, stored: the
-        twin of the family's last built plan when these are on `device`
-        (all the shapes key does not say about them), else build() (the
-        checks, a plan made), which later new tensors of the key then
-        twin."""
-        family = self._families.get(shapes)
-        if family is not None and family.owner is owner:
-            if (block_tables.get_device() == device
-                    and context_lengths.get_device() == device):
-                made = family.like.twin(block_tables, context_lengths,
-                                        workspace)
-            else:
-                made = family.like = build()
+    def add(self, shapes, owner, family, key, device, block_tables,
+            context_lengths, workspace, build):
+        """A plan of sequence tensors lookup() did not find (`family` and
+        `key` as it gave them), stored: the twin of the family's last
+        built plan when these are on `device` (all the shapes key does not
+        say about them), else build() (the checks, a plan made), which
+        later new tensors of the key then twin."""
+        if (family is not None and block_tables.get_device() == device
+                and context_lengths.get_device() == device):
+            made = family.like.twin(block_tables, context_lengths, workspace,
+                                    key[1], key[2])
         else:
             made = build()
-            family = _Family(owner, made)
-        key = (family, block_tables.data_ptr(), context_lengths.data_ptr())
+            with self._lock:
+                if family is None:
+                    family = _Family(owner, made)
+                    families = self._families
+                    families[shapes] = family
+                    while len(families) > self.size:
+                        families.popitem(last=False)
+                else:
+                    family.like = made
+            key = (family, block_tables.data_ptr(),
+                   context_lengths.data_ptr())
         with self._lock:
-            families = self._families
-            families[shapes] = family
-            families.move_to_end(shapes)
-            while len(families) > self.size:
-                families.popitem(last=False)
             plans = self._plans
             plans[key] = made
             while len(plans) > self.size:
@@ -291,7 +294,8 @@ class PlanCache:
                   _sequences_shapes(block_tables, context_lengths),
                   None if workspace is None else (workspace.data_ptr(),
                                                   workspace.numel()))
-        found = self.lookup(shapes, config, block_tables, context_lengths)
+        found, family, key = self.lookup(shapes, config, block_tables,
+                                         context_lengths)
         if found is not None:
             return found
 
@@ -302,7 +306,7 @@ class PlanCache:
             return _tensors.Plan(torch, target, program, program.config,
                                  device, block_tables, context_lengths,
                                  workspace=workspace)
-        return self.add(shapes, config, device, block_tables,
+        return self.add(shapes, config, family, key, device, block_tables,
                         context_lengths, workspace, build)
 
 

@@ -650,7 +650,8 @@ class Plan:
         (_runtime_capi.device_operands' form: enqueue_prepared)."""
         return self._layout.operands.prepared(self._cells)
 
-    def twin(self, block_tables, context_lengths, workspace=None):
+    def twin(self, block_tables, context_lengths, workspace=None,
+             tables_address=None, lengths_address=None):
         """A plan like this one (program, device, layout, debug mode; the
         caller's `workspace`, which must be this plan's, or a workspace of
         its own when this plan has its own) for other sequence tensors of
@@ -658,21 +659,28 @@ class Plan:
         the caller has checked (pa_mlir.plan() and PlanCache keep a plan
         per such key): nothing derived or checked again, one copy of the
         operand block, and this plan's launch (enqueued over the twin's
-        block)."""
+        block). The tensors' data_ptr() when the caller has them."""
         if self._separate_buffers:
             raise ValueError("a plan with separate buffers has no twins")
         twin = object.__new__(Plan)
         twin.__dict__ = self.__dict__.copy()  # (faster than update())
+        L = self._layout
+        twin._cells = cells = L.operands.copy_block(self._cells)
         # N unknown, so the first run sets it: a run of this plan on
         # another thread may be setting it now.
-        twin._cells = self._layout.operands.copy_block(self._cells)
         twin._num_pages = -1
         twin._buffers = None
         if self._own_workspace:
             twin._use_workspace(twin._checked_workspace(None))
         elif workspace is not None:
             twin.workspace = workspace
-        twin._bind(block_tables, context_lengths)
+        twin.block_tables = block_tables
+        twin.context_lengths = context_lengths
+        cells[L.tables_slot] = (block_tables.data_ptr()
+                                if tables_address is None else tables_address)
+        cells[L.lengths_slot] = (context_lengths.data_ptr()
+                                 if lengths_address is None
+                                 else lengths_address)
         return twin
 
     def _checked_workspace(self, workspace):
