@@ -74,8 +74,9 @@ class Tensor:
     def is_contiguous(self):
         return self.array.flags.c_contiguous
 
-    def stride(self):
-        return tuple(s // self.array.itemsize for s in self.array.strides)
+    def stride(self, dim=None):
+        strides = tuple(s // self.array.itemsize for s in self.array.strides)
+        return strides if dim is None else strides[dim]
 
     def data_ptr(self):
         return self.array.ctypes.data

@@ -860,3 +860,136 @@ def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
                           ("failed replan", "pa_plan")):
         error = out["errors"][label]
         assert error and "cuLaunchKernel" in error and kernel in error, error
+
+
+@pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
+                                         "sets it)")
+def test_vllm_and_aiter_signatures_run_in_place_and_refuse_the_rest():
+    """vLLM's paged_attention and aiter's pa_fwd signatures on ROCm
+    tensors (fake HIP, gfx942): a call launches decode and reduce on the
+    caller's query, caches and output in place (their addresses reach the
+    kernels, nothing copied or waited for), and every argument pa-mlir does
+    not support is refused naming it, with nothing launched."""
+    done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + ROCM_TORCH
+                      + one_row_case(31, 1, "e4m3fnuz", [20, 70])
+                      + textwrap.dedent("""
+        import pa_mlir.torch_ops as ops
+        k, v = t["key_cache"], t["value_cache"]
+        tables, lengths = t["block_tables"], t["context_lengths"]
+        out = torch.full((2, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        # aiter's V is pa-mlir's transposed layout [N, Hkv, P/x, D, x].
+        aiter_case, _ = make_case(rng, hq=8, hkv=1, d=64, p=16,
+                                  query_length=1, kv_dtype="e4m3fnuz",
+                                  v_layout="transposed", lengths=[20, 70],
+                                  scales="per_tensor")
+        av = torch.tensor_of(aiter_case["value_cache"])
+        ak = torch.tensor_of(aiter_case["key_cache"])
+        at = torch.tensor_of(aiter_case["block_tables"])
+        al = torch.tensor_of(aiter_case["context_lengths"])
+
+        def seen(config):
+            artifact = pa_mlir.compile(config)
+            launches = hip_launches()
+            counts = hip_counts()
+            fake.fakeHipReset()
+            decode = [l for l in launches if l["name"] == "pa_decode"][0]
+            reduce = [l for l in launches if l["name"] == "pa_reduce"][0]
+            return dict(
+                names=[l["name"] for l in launches], copies=counts[2:],
+                query=param(decode, artifact, "query.aligned_ptr"),
+                key=param(decode, artifact, "key_cache.aligned_ptr"),
+                value=param(decode, artifact, "value_cache.aligned_ptr"),
+                output=param(reduce, artifact, "output.aligned_ptr"))
+
+        keywords = dict(num_query_heads=8, num_kv_heads=1, head_dim=64,
+                        page_size=16, kv_dtype="e4m3fnuz",
+                        scale="per_tensor", chip="gfx942")
+        fake.fakeHipReset()
+        vllm_out = ops.vllm_paged_attention(
+            out, None, None, None, q, k, v, 1, 64 ** -0.5, tables, lengths,
+            None, 16, 70, None, "fp8", scale, scale)
+        results = dict(vllm=seen(pa_mlir.DecodeConfig(
+            softmax_scale=64 ** -0.5, **keywords)),
+            vllm_same_out=vllm_out is out)
+        aiter_out = ops.aiter_pa_fwd(q, ak, av, at, al, at.stride(0), 1,
+                                     scale, scale, out)
+        results["aiter"] = seen(pa_mlir.DecodeConfig(v_layout="transposed",
+                                                     **keywords))
+        results["aiter_same_out"] = aiter_out is out
+        results["expected"] = dict(
+            query=q.data_ptr(), output=out.data_ptr(), vllm_key=k.data_ptr(),
+            vllm_value=v.data_ptr(), aiter_key=ak.data_ptr(),
+            aiter_value=av.data_ptr())
+
+        def vllm(**change):
+            arguments = dict(
+                out=out, exp_sums=None, max_logits=None, tmp_out=None,
+                query=q, key_cache=k, value_cache=v, num_kv_heads=1,
+                scale=64 ** -0.5, block_tables=tables, seq_lens=lengths,
+                query_start_loc=None, block_size=16, max_seq_len=70,
+                alibi_slopes=None, kv_cache_dtype="fp8", k_scale=scale,
+                v_scale=scale)
+            arguments.update(change)
+            return lambda: ops.vllm_paged_attention(**arguments)
+
+        def aiter(**change):
+            arguments = dict(Q=q, K=ak, V=av, block_tables=at,
+                             context_lens=al,
+                             block_tables_stride0=at.stride(0), max_qlen=1,
+                             K_QScale=scale, V_QScale=scale, out_=out)
+            arguments.update(change)
+            return lambda: ops.aiter_pa_fwd(**arguments)
+
+        refuse("vllm ragged", vllm(query_start_loc=lengths))
+        refuse("vllm fp8 output", vllm(fp8_out_scale=scale))
+        refuse("vllm kv dtype", vllm(kv_cache_dtype="int8"))
+        refuse("vllm block size", vllm(block_size=32))
+        refuse("vllm kv heads", vllm(num_kv_heads=2))
+        refuse("vllm nhd cache", vllm(key_cache=v))
+        refuse("vllm scale of two", vllm(
+            k_scale=torch.tensor_of(np.float32([0.5, 0.5]))))
+        refuse("aiter ragged", aiter(qo_indptr=lengths))
+        refuse("aiter kernel name", aiter(kernelName="pa_a8w8"))
+        refuse("aiter table stride", aiter(block_tables_stride0=99))
+        refuse("aiter one scale", aiter(V_QScale=None))
+        results.update(errors=errors,
+                       refused_launches=[l["name"] for l in hip_launches()])
+        print(json.dumps(results))
+    """), FAKE_HIP, PA_HIP_LIBRARY=FAKE_HIP, PA_MLIR_DEBUG="0")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    expected = out["expected"]
+    for call in ("vllm", "aiter"):
+        got = out[call]
+        assert got["names"] == ["pa_plan", "pa_decode", "pa_reduce"], call
+        assert got["copies"] == [0, 0], f"{call}: no copy, no wait"
+        assert got["query"] == expected["query"], call
+        assert got["output"] == expected["output"], call
+        assert got["key"] == expected[f"{call}_key"], call
+        assert got["value"] == expected[f"{call}_value"], call
+        assert out[f"{call}_same_out"], call
+    errors = out["errors"]
+    assert errors["vllm ragged"].startswith(
+        "query_start_loc is not supported by pa-mlir: ragged query lengths")
+    assert errors["vllm fp8 output"] == (
+        "fp8_out_scale is not supported by pa-mlir: the output is bf16/f16")
+    assert errors["vllm kv dtype"] == (
+        "kv_cache_dtype 'int8' is not supported (auto, bf16, fp8, fp8_e4m3)")
+    assert errors["vllm block size"].startswith(
+        "key_cache must be [N, Hkv, D/x, block_size, x] with block_size 32")
+    assert errors["vllm kv heads"] == (
+        "num_kv_heads 2 disagrees with key_cache's 1")
+    assert errors["vllm nhd cache"].startswith(
+        "key_cache must be [N, Hkv, D/x, block_size, x]")
+    assert errors["vllm scale of two"] == (
+        "k_scale must be a float32 tensor of one element (per-tensor)")
+    assert errors["aiter ragged"].startswith(
+        "qo_indptr is not supported by pa-mlir: ragged query lengths")
+    assert errors["aiter kernel name"] == (
+        "kernelName is not supported by pa-mlir: pa-mlir compiles its own "
+        "kernels")
+    assert errors["aiter table stride"].startswith(
+        "block_tables_stride0 99 is not the table's row stride")
+    assert errors["aiter one scale"] == (
+        "K_QScale and V_QScale must be given together")
+    assert out["refused_launches"] == [], "nothing launched when refused"
