@@ -42,7 +42,7 @@ class PaDeviceOperand(_ffi.CheckedStructure):
                 ("strides", ctypes.POINTER(_i64))]
 
 
-class PaLaunchCall(ctypes.Structure):
+class PaLaunchCall(_ffi.CheckedStructure):
     """pa-c/Runtime.h's PaLaunchCall: one enqueue of a bound launch as
     fields (launch, operands, count, kernels, stream, error), filled in
     place and passed to pa*LaunchCall as one pointer. Used for its layout:
