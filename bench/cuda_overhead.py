@@ -253,11 +253,20 @@ def breakdown(calls):
         turn[0] = (turn[0] + 1) % len(fresh)
         return step.plan(fresh[turn[0]])
     plan_us = host_time(torch, new_plan, calls)
+    planner = pa_mlir.Planner(
+        num_query_heads=HEADS, num_kv_heads=KV_HEADS, head_dim=HEAD_DIM,
+        page_size=PAGE, kv_dtype="e4m3fn", scale="per_tensor",
+        workspace=step.workspace, debug=False)
+
+    def new_bound_plan():
+        turn[0] = (turn[0] + 1) % len(fresh)
+        return planner.plan(*fresh[turn[0]])
+    bound_us = host_time(torch, new_bound_plan, calls)
     print(f"B 1 L 1024: Plan.run Python side {python_us:.1f} us, runtime "
           f"enqueue (decode + reduce) {enqueue_us:.1f} us, one torch kernel "
           f"launch {torch_us:.1f} us, plan() of new sequence tensors "
-          f"{plan_us:.1f} us "
-          f"(medians of {calls})")
+          f"{plan_us:.1f} us, Planner.plan() of new sequence tensors "
+          f"{bound_us:.1f} us (medians of {calls})")
     for label, planned in (("plan() of the same tensors", step.plan),
                            ("plan() of new sequence tensors", new_plan)):
         profiler = cProfile.Profile()

@@ -14,6 +14,8 @@ page 16 (bench/cuda_overhead.py's B 1 L 1024). Prints medians (us) of:
   new seqs   plan() of sequence tensors it has not seen (a serving
              engine's fresh block tables and lengths each step: one of
              more pairs than the plan cache holds, in turn) + run
+  new seqs (Planner)  the same through a pa_mlir.Planner (the keywords
+             bound once)
   first plan the same with every plan cache cleared first (a plan built
              from its shapes: the first plan of a shape)
   decode     pa_mlir.decode() on tensors with out= (plans per call)
@@ -161,6 +163,12 @@ def main():
         turn[0] = (turn[0] + 1) % len(fresh)
         run(plan(fresh[turn[0]]))
 
+    planner = pa_mlir.Planner(workspace=workspace, **KEYWORDS)
+
+    def planned_anew_bound():
+        turn[0] = (turn[0] + 1) % len(fresh)
+        run(planner.plan(*fresh[turn[0]]))
+
     def planned_first():
         pa_mlir._plans.plans.clear()
         run(plan())
@@ -173,6 +181,7 @@ def main():
     figures = [("run", median_us(run, calls)),
                ("plan+run", median_us(planned, calls)),
                ("new seqs", median_us(planned_anew, calls)),
+               ("new seqs (Planner)", median_us(planned_anew_bound, calls)),
                ("first plan", median_us(planned_first, min(calls, 500))),
                ("decode", median_us(decode, min(calls, 500)))]
     fake.fakeCudaReset()
