@@ -213,6 +213,9 @@ private:
   uint64_t kernargAddress = 0;
   std::array<uint32_t, 3> groupId = {0, 0, 0};
   std::string failure;
+  // Set by a lane whose carry-out bit depends on a never-written register
+  // (valuLane); the mask destination is then marked never-written.
+  bool maskOutUnwritten = false;
 
   // Current instruction context for messages.
   const Instruction *current = nullptr;
@@ -391,6 +394,10 @@ private:
     wave->sgprWritten[reg / 64] |= uint64_t(1) << (reg % 64);
     return true;
   }
+  void markSgprUnwritten(unsigned reg) {
+    if (reg < kSgprFileSize && reg != kNull)
+      wave->sgprWritten[reg / 64] &= ~(uint64_t(1) << (reg % 64));
+  }
   bool writeScalar(const Operand &op, unsigned d, uint32_t value) {
     if (op.kind != Operand::Sgpr)
       return fail("destination is not scalar");
@@ -506,23 +513,37 @@ private:
   /// unwritten, so whatever reads it later is the error.
   bool copyLane(const Instruction &inst, unsigned slot, unsigned d,
                 unsigned to, int lane) {
+    uint32_t value;
+    bool defined;
+    if (!readLaneKeepingMark(inst, slot, d, lane, value, defined) ||
+        !writeLane(inst, to, lane, value))
+      return false;
+    if (!defined)
+      markUnwritten(inst, to, lane);
+    return true;
+  }
+  /// Dword `d` of source `slot` in `lane` as the hardware reads it, also
+  /// where this lane never wrote it (`defined` false; in-flight writes are
+  /// still hazards). Only for results that carry the mark on to
+  /// whatever reads them: copies, and the bits an undefined dword reaches.
+  bool readLaneKeepingMark(const Instruction &inst, unsigned slot, unsigned d,
+                           int lane, uint32_t &value, bool &defined) {
+    defined = true;
     const Operand &from = inst.src[slot];
-    if (!config.checkHazards) {
-      uint32_t value;
-      return readLane(inst, slot, d, lane, value) &&
-             writeLane(inst, to, lane, value);
-    }
+    if (!config.checkHazards || !from.isVector())
+      return readLane(inst, slot, d, lane, value);
     unsigned reg = vgprIndex(from, slot, d);
     if (reg >= kVgprs)
       return fail("VGPR index out of range");
     if (!checkPendingVgpr(reg, "reads"))
       return false;
-    bool defined = (wave->written[reg] >> lane) & 1;
-    if (!writeLane(inst, to, lane, wave->vgpr[reg * kLanes + lane]))
-      return false;
-    if (!defined)
-      wave->written[vgprIndex(inst.dst[0], 3, to)] &= ~(uint64_t(1) << lane);
+    defined = (wave->written[reg] >> lane) & 1;
+    value = wave->vgpr[reg * kLanes + lane];
     return true;
+  }
+  /// Dword `d` of the destination of `lane` holds no defined value.
+  void markUnwritten(const Instruction &inst, unsigned d, int lane) {
+    wave->written[vgprIndex(inst.dst[0], 3, d)] &= ~(uint64_t(1) << lane);
   }
   bool writeLane64(const Instruction &inst, int lane, uint64_t value) {
     return writeLane(inst, 0, lane, uint32_t(value)) &&
@@ -1472,6 +1493,7 @@ bool Executor::valu(const Instruction &inst) {
     break;
   }
   uint64_t maskIn = 0, maskOut = 0;
+  maskOutUnwritten = false;
   bool wantsMaskIn = inst.op == Op::v_cndmask_b32 ||
                      inst.op == Op::v_addc_co_u32 ||
                      inst.op == Op::v_subb_co_u32 ||
@@ -1499,8 +1521,13 @@ bool Executor::valu(const Instruction &inst) {
   }
   // Carry-out / VCC results: bits of inactive lanes are 0.
   bool writesMask = inst.numDst == 2 && inst.dst[1].kind == Operand::Sgpr;
-  if (writesMask)
-    return writeMask(inst.dst[1], maskOut & exec);
+  if (!writesMask)
+    return true;
+  if (!writeMask(inst.dst[1], maskOut & exec))
+    return false;
+  if (maskOutUnwritten)
+    for (unsigned d = 0; d < inst.dst[1].dwords; ++d)
+      markSgprUnwritten(inst.dst[1].reg + d);
   return true;
 }
 
@@ -1732,13 +1759,28 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
   }
   case Op::v_mad_u64_u32:
   case Op::v_mad_i64_i32: {
-    uint64_t acc;
-    if (!u(2) || !read64(inst, 2, lane, acc))
+    // The addend's high dword reaches only the result's high dword and
+    // the carry-out, never the low dword: LLVM selects a 32-bit
+    // multiply-add as this instruction with an undefined high addend (an
+    // i32 sum computed as the low half of an i64 one). An unwritten high
+    // addend marks the high result and the carry-out unwritten instead of
+    // failing here; whatever reads them fails.
+    uint32_t accLo, accHi;
+    bool accHiDefined;
+    if (!u(2) || !readLane(inst, 2, 0, lane, accLo) ||
+        !readLaneKeepingMark(inst, 2, 1, lane, accHi, accHiDefined))
       return false;
+    uint64_t acc = accLo | (uint64_t(accHi) << 32);
     uint64_t r = inst.op == Op::v_mad_u64_u32
                      ? uint64_t(a) * b + acc
                      : uint64_t(int64_t(int32_t(a)) * int32_t(b)) + acc;
-    return put64(r);
+    if (!put64(r))
+      return false;
+    if (!accHiDefined) {
+      markUnwritten(inst, 1, lane);
+      maskOutUnwritten = true;
+    }
+    return true;
   }
   case Op::v_lshl_add_u32:
     return u(3) && put((a << (b & 31)) + c);
