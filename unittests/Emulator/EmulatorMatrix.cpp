@@ -12,7 +12,7 @@
 //                    [--fp8-residual none|p|query-and-p]
 //                    [--cache-offsets auto|64]
 //                    [--chips gfx942,gfx950] [--shard I/N] [--programs N]
-//                    [--every N] [--filter TEXT]
+//                    [--every N] [--filter TEXT] [--from J]
 //                    [--dump-failing FILE] [--verbose]
 //
 // `full` is the whole matrix (make test-emulator-full); `ci` is the subset
@@ -20,7 +20,8 @@
 // length sets and its own extra sets, which covers every axis value of the
 // matrix on each chip (checked) at a size that fits CI. Exits non-zero on
 // any failure. --filter runs only the programs whose description contains
-// TEXT. The driver (command line, jobs, cases, coverage) is MatrixDriver.h,
+// TEXT; --from J starts at job J (the [J/N] numbers), to resume a run.
+// The driver (command line, jobs, cases, coverage) is MatrixDriver.h,
 // shared with PAISAMatrix.
 //
 //===----------------------------------------------------------------------===//

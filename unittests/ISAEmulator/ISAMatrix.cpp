@@ -8,12 +8,13 @@
 // driver the wave64 emulator's matrix uses (MatrixDriver.h).
 //
 //   PAISAMatrix [--subset ci|full] [--chips gfx942,gfx950] [--shard I/N]
-//               [--programs N] [--every N] [--filter TEXT] [--verbose]
-//               [--counts]
+//               [--programs N] [--every N] [--filter TEXT] [--from J]
+//               [--verbose] [--counts]
 //
 // `ci` runs the CI length sets (ciSets) of every `--every`-th program
 // (default 1); `full` every set of every program. --counts prints each
-// kernel's dynamic counts per program. Exits non-zero on any failure.
+// kernel's dynamic counts per program. --from J starts at job J (the
+// [J/N] numbers), to resume a run. Exits non-zero on any failure.
 //
 //===----------------------------------------------------------------------===//
 #include "../Numerics/MatrixDriver.h"

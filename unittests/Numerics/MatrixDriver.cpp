@@ -80,6 +80,8 @@ int parseMatrixOption(int argc, char **argv, int &i, MatrixOptions &options) {
     options.every = std::max<size_t>(1, std::strtoull(value, nullptr, 10));
   } else if (!std::strcmp(arg, "--filter")) {
     options.filter = value;
+  } else if (!std::strcmp(arg, "--from")) {
+    options.from = std::strtoull(value, nullptr, 10);
   } else {
     return 0;
   }
@@ -143,7 +145,7 @@ int runMatrix(const MatrixOptions &options, const char *executor,
       chosen = ciSets(spec, jobs[j].index, sets);
     coverage[spec.chip].note(spec);
     std::string description = describe(spec);
-    if (j % options.shards != options.shard ||
+    if (j + 1 < options.from || j % options.shards != options.shard ||
         description.find(options.filter) == std::string::npos)
       continue;
 
