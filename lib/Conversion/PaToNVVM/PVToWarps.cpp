@@ -1,0 +1,314 @@
+//===- PVToWarps.cpp - pa.tile.pv on NVIDIA warps -------------------------===//
+//
+// The pattern of pa.tile.pv: P times the tokens' V scales (0 outside
+// the valid range) packed into the products' terms in shared memory,
+// then warp w adds P V to head-dim columns [w D/4, (w+1) D/4) of the
+// accumulator rows in shared memory, n-blocks of 8 columns at a time;
+// a tile with tokens outside the valid range zeroes their values.
+//
+//===----------------------------------------------------------------------===//
+#include "DecodeLowering.h"
+
+#include "pa/Transforms/ScoreMath.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using namespace mlir::pa::nvvm;
+using arith::CmpIPredicate;
+
+namespace {
+
+/// pa.tile.pv: P times the V scales packed into the products' terms, then
+/// the accumulator rows plus P V, four warps of D / 4 columns each.
+struct PVToWarps final : OpRewritePattern<TilePVOp>, TileOpLowering {
+  PVToWarps(MLIRContext *context, DecodeState &state)
+      : OpRewritePattern(context), TileOpLowering(state) {}
+
+  LogicalResult matchAndRewrite(TilePVOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.setInsertionPoint(op);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    WarpEmitter e(b);
+    e.barrier();
+    Value tileStart = op.getTileStart();
+    TilePages tile = tilePages(e, tileStart);
+    Value validBegin = op.getValidBegin(), validEnd = op.getValidEnd();
+
+    // Prologue: thread i packs tokens 2i, 2i + 1 of every row: P times the
+    // token's V scale, 0 outside the valid range.
+    Value token = e.mul(ids.tid, 2);
+    SmallVector<Value> weights;
+    for (int64_t k = 0; k < 2; ++k) {
+      Value column = e.add(token, k);
+      Value valid =
+          e.inRange(e.add(tileStart, e.toI64(column)), validBegin, validEnd);
+      // An infinite scale is NaN here: e4m3 packing would saturate it.
+      Value scale =
+          buildNaNIfNotFinite(b, b.getLoc(),
+                              tokenScale(e, s.vScale, op.getVScale(), tile,
+                                         op.getKvHead(), column));
+      weights.push_back(e.select(valid, scale, e.f32(0.0)));
+    }
+    // e4m3: the weights times 2^k with every weight * 2^k below 256, so
+    // that P's terms stay normal e4m3 values; the products are scaled back
+    // by 2^-k.
+    Value up, down;
+    if (s.e4m3())
+      std::tie(up, down) = tileWeightScale(e, weights);
+    for (Value &weight : weights)
+      if (up)
+        weight = e.mulF(weight, up);
+    // With state.probsAliasScores every thread reads its scores of all rows
+    // before a barrier and writes the terms after it.
+    SmallVector<std::pair<Value, Value>> pending;
+    for (int64_t m = 0; m < s.rows; ++m) {
+      Value p = e.loadVector(buffers.scores,
+                             {e.add(e.idx(m * kScoreStride), token)}, 2);
+      Value x0 = e.mulF(e.extract(p, 0), weights[0]);
+      Value x1 = e.mulF(e.extract(p, 1), weights[1]);
+      if (state.probsAliasScores)
+        pending.push_back({x0, x1});
+      else
+        storeProbTerms(e, m, token, x0, x1);
+    }
+    if (state.probsAliasScores) {
+      e.barrier();
+      for (auto [m, x] : llvm::enumerate(pending))
+        storeProbTerms(e, int64_t(m), token, x.first, x.second);
+    }
+    e.barrier();
+
+    // Tiles with tokens outside the valid range zero their values.
+    Value inside =
+        e.both(e.cmp(CmpIPredicate::sge, tileStart, validBegin),
+               e.cmp(CmpIPredicate::sle, e.add(tileStart, e.i64(kTileTokens)),
+                     validEnd));
+    e.ifThenElse(
+        inside, [&] { emitPVProducts(e, op, tile, down, /*masked=*/false); },
+        [&] { emitPVProducts(e, op, tile, down, /*masked=*/true); });
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  /// 2^k and 2^-k for the tile's P weights: k = 7 - floor(log2(max w)), so
+  /// that max w * 2^k < 256. Per-token weights are maximized over the
+  /// workgroup (warp shuffles, then the four warps through shared memory).
+  std::pair<Value, Value> tileWeightScale(WarpEmitter &e,
+                                          ArrayRef<Value> weights) const {
+    ImplicitLocOpBuilder &b = e.b;
+    Value largest = e.maxF(weights[0], weights[1]);
+    if (s.vScale == ScaleMode::per_token) {
+      for (int64_t offset = 16; offset >= 1; offset /= 2)
+        largest = e.maxF(largest, e.shuffleXor(largest, offset));
+      e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)),
+               [&] { e.store(largest, buffers.warpMax, {ids.warp}); });
+      e.barrier();
+      for (int64_t w = 0; w < kWarps; ++w)
+        largest = e.maxF(largest, e.load(buffers.warpMax, {e.idx(w)}));
+    } else if (s.vScale == ScaleMode::per_tensor) {
+      largest = e.load(state.ops.pv.getVScale(), {e.idx(0)});
+      largest = toF32(e, largest);
+    } else {
+      largest = e.f32(1.0);
+    }
+    // A zero (or subnormal) maximum gets k = 0, which is harmless.
+    Value exponent = e.sub(
+        e.andI(e.shr(e.bitcast(b.getI32Type(), e.absF(largest)), 23), 0xFF),
+        e.i32(127));
+    Value shift =
+        e.minS(e.maxS(e.sub(e.i32(llvm::Log2_64(kE4M3Headroom) - 1), exponent),
+                      e.i32(-100)),
+               e.i32(100));
+    Value isZero = e.eqF(largest, e.f32(0.0));
+    shift = e.select(isZero, e.i32(0), shift);
+    Type f32 = b.getF32Type();
+    return {e.bitcast(f32, e.shl(e.add(shift, 127), 23)),
+            e.bitcast(f32, e.shl(e.sub(e.i32(127), shift), 23))};
+  }
+
+  /// Stores P of row m, tokens `token`, `token` + 1 (x0, x1) as the terms of
+  /// the products' operand type.
+  void storeProbTerms(WarpEmitter &e, int64_t m, Value token, Value x0,
+                      Value x1) const {
+    ImplicitLocOpBuilder &b = e.b;
+    auto at = [&](int64_t term) {
+      return fragmentIndex(e, kTileTokens, term, e.idx(m), token);
+    };
+    auto storePair = [&](int64_t term, Value packed) {
+      // `packed`: the two operands, token first, in the low bits.
+      int64_t bits = 2 * 8 * s.operandBytes();
+      Value asVector = vector::BroadcastOp::create(
+          b, VectorType::get({1}, b.getIntegerType(bits)), packed);
+      Value pair = vector::BitCastOp::create(
+          b, VectorType::get({2}, s.operandType(b.getContext())), asVector);
+      e.storeVector(pair, buffers.probs, {at(term)});
+    };
+    switch (s.products) {
+    case Products::F16:
+      storePair(0, e.packF16x2(x0, x1));
+      return;
+    case Products::BF16: {
+      Value hi = e.packBF16x2(x0, x1);
+      auto [hi0, hi1] = e.unpackBF16x2(hi);
+      storePair(0, hi);
+      storePair(1, e.packBF16x2(e.subF(x0, hi0), e.subF(x1, hi1)));
+      return;
+    }
+    case Products::E4M3: {
+      for (int64_t term = 0; term < s.probTerms(); ++term) {
+        Value packed = e.packE4M3x2(x0, x1);
+        storePair(term, packed);
+        if (term + 1 < s.probTerms()) {
+          auto [back0, back1] = e.unpackE4M3x2(packed);
+          x0 = e.subF(x0, back0);
+          x1 = e.subF(x1, back1);
+        }
+      }
+      return;
+    }
+    }
+  }
+
+  /// O[rows][warp's columns] += P V over the tile's tokens, the
+  /// accumulators loaded from and stored back to shared memory (times
+  /// 2^k / 2^-k around e4m3 products, whose P carries 2^k).
+  void emitPVProducts(WarpEmitter &e, TilePVOp op, const TilePages &tile,
+                      Value down, bool masked) const {
+    const int64_t columnsPerWarp = s.pvDim() / kWarps;
+    const int64_t nBlocksTotal = columnsPerWarp / 8;
+    const int64_t tokenBlocks = kTileTokens / (4 * s.chunk);
+    Value warpColumns = e.mul(ids.warp, columnsPerWarp);
+    Value up;
+    if (down)
+      up = e.divF(e.f32(1.0), down);
+
+    for (int64_t first = 0; first < nBlocksTotal; first += kMaxBlocksPerPass) {
+      int64_t nBlocks = std::min(kMaxBlocksPerPass, nBlocksTotal - first);
+      // Accumulators: rows g, g + 8; columns 2t, 2t + 1 of each n-block
+      // (pvColumn: adjacent, one pair access, unless interleaved).
+      auto accAt = [&](int64_t mt, int64_t half, int64_t nb, int64_t k) {
+        Value row = e.add(ids.g, mt * 16 + half * 8);
+        Value column = e.add(warpColumns, pvColumn(e, first, nBlocks, nb,
+                                                   e.add(e.mul(ids.t, 2), k)));
+        return e.add(e.mul(row, s.accStride()), column);
+      };
+      const bool pairs = !interleavedColumns(nBlocks);
+      auto loadAcc = [&](int64_t mt, int64_t half, int64_t nb) {
+        if (pairs)
+          return e.loadVector(buffers.acc, {accAt(mt, half, nb, 0)}, 2);
+        return e.pair(e.load(buffers.acc, {accAt(mt, half, nb, 0)}),
+                      e.load(buffers.acc, {accAt(mt, half, nb, 1)}));
+      };
+      auto storeAcc = [&](Value x0, Value x1, int64_t mt, int64_t half,
+                          int64_t nb) {
+        if (pairs)
+          return e.storeVector(e.pair(x0, x1), buffers.acc,
+                               {accAt(mt, half, nb, 0)});
+        e.store(x0, buffers.acc, {accAt(mt, half, nb, 0)});
+        e.store(x1, buffers.acc, {accAt(mt, half, nb, 1)});
+      };
+      SmallVector<SmallVector<Accumulator>> acc(
+          nBlocks, SmallVector<Accumulator>(s.mTiles()));
+      // softmax's rescale of rows g + 8 half + 16 mt, with rescaleInPV.
+      SmallVector<Value> alphas;
+      if (s.rescaleInPV())
+        for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+          for (int64_t half = 0; half < 2; ++half)
+            alphas.push_back(
+                e.load(buffers.alpha, {e.add(ids.g, mt * 16 + half * 8)}));
+      for (int64_t nb = 0; nb < nBlocks; ++nb)
+        for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value pair = loadAcc(mt, half, nb);
+            for (int64_t k = 0; k < 2; ++k) {
+              Value x = e.extract(pair, k);
+              if (s.rescaleInPV())
+                x = e.mulF(x, alphas[mt * 2 + half]);
+              acc[nb][mt][2 * half + k] = up ? e.mulF(x, up) : x;
+            }
+          }
+
+      // The V chunks of a token block, as loaded. Those of block b + 1 are
+      // requested before the products of block b (two blocks in flight);
+      // qk requested those of the first pass's block 0.
+      auto loadValues = [&](int64_t block) {
+        return loadValueChunks(e, op, tile, first, nBlocks, block);
+      };
+      SmallVector<Value> nextValues = first == 0 && !state.firstValues.empty()
+                                          ? state.firstValues
+                                          : loadValues(0);
+      for (int64_t block = 0; block < tokenBlocks; ++block) {
+        SmallVector<Value> chunks = std::move(nextValues);
+        if (block + 1 < tokenBlocks)
+          nextValues = loadValues(block + 1);
+        Value chunkToken = chunkTokenOf(e, block);
+        SmallVector<SmallVector<std::array<Value, 4>>> probs;
+        for (int64_t term = 0; term < s.probTerms(); ++term)
+          for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
+            probs.emplace_back();
+            for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
+              probs.back().push_back(loadFragment(e, buffers.probs, kTileTokens,
+                                                  term, mt, block, step));
+          }
+        SmallVector<Value> keep;
+        if (masked)
+          keep = chunkMasks(e, op, chunkToken);
+        SmallVector<SmallVector<Value>> values;
+        for (Value chunk : chunks) {
+          SmallVector<Value> words = kvWords(e, chunk);
+          for (size_t w = 0; w < keep.size(); ++w)
+            words[w] = e.andI(words[w], keep[w]);
+          values.push_back(words);
+        }
+        for (int64_t nb = 0; nb < nBlocks; ++nb)
+          for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
+            for (int64_t term = 0; term < s.probTerms(); ++term)
+              for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
+                size_t p = term * s.mTiles() + mt;
+                acc[nb][mt] = mma(e, probs[p][step],
+                                  bFragment(values[nb], step), acc[nb][mt]);
+              }
+      }
+
+      for (int64_t nb = 0; nb < nBlocks; ++nb)
+        for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+          for (int64_t half = 0; half < 2; ++half) {
+            Value x0 = acc[nb][mt][2 * half], x1 = acc[nb][mt][2 * half + 1];
+            if (down) {
+              x0 = e.mulF(x0, down);
+              x1 = e.mulF(x1, down);
+            }
+            storeAcc(x0, x1, mt, half, nb);
+          }
+    }
+  }
+
+  /// Per operand word of a chunk of tokens chunkToken + [0, E) (tile-
+  /// relative): all ones over the elements whose token is valid, else 0.
+  SmallVector<Value> chunkMasks(WarpEmitter &e, TilePVOp op,
+                                Value chunkToken) const {
+    Value first = e.add(op.getTileStart(), e.toI64(chunkToken));
+    const int64_t perWord = 4 / s.operandBytes();
+    const int64_t bits = 8 * s.operandBytes();
+    SmallVector<Value> masks;
+    for (int64_t w = 0; w < s.chunk / perWord; ++w) {
+      Value mask = e.i32(0);
+      for (int64_t k = 0; k < perWord; ++k) {
+        Value valid = e.inRange(e.add(first, e.i64(perWord * w + k)),
+                                op.getValidBegin(), op.getValidEnd());
+        int64_t ones = ((int64_t(1) << bits) - 1) << (bits * k);
+        mask = e.orI(mask, e.select(valid, e.i32(ones), e.i32(0)));
+      }
+      masks.push_back(mask);
+    }
+    return masks;
+  }
+};
+
+} // namespace
+
+void mlir::pa::nvvm::populatePVToWarpsPatterns(RewritePatternSet &patterns,
+                                               DecodeState &state) {
+  patterns.add<PVToWarps>(patterns.getContext(), state);
+}

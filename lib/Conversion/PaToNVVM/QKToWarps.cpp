@@ -1,0 +1,169 @@
+//===- QKToWarps.cpp - pa.tile.qk on NVIDIA warps -------------------------===//
+//
+// The pattern of pa.tile.qk: the tile's page ids to shared memory, then
+// warp w takes tokens 64w + [0, 64) in 8 n-blocks of 8 tokens (B = K),
+// all rows, over D; scaled scores (soft-capped, NaN where not finite) to
+// shared memory. Ends by requesting pv's first V chunks
+// (DecodeState::firstValues).
+//
+//===----------------------------------------------------------------------===//
+#include "DecodeLowering.h"
+
+#include "pa/Transforms/ScoreMath.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using namespace mlir::pa::nvvm;
+using arith::CmpIPredicate;
+
+namespace {
+
+/// pa.tile.qk: the tile's page ids to shared memory, then the scores of
+/// the tile's 256 tokens, four warps of 64 tokens each.
+struct QKToWarps final : OpRewritePattern<TileQKOp>, TileOpLowering {
+  QKToWarps(MLIRContext *context, DecodeState &state)
+      : OpRewritePattern(context), TileOpLowering(state) {}
+
+  LogicalResult matchAndRewrite(TileQKOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.setInsertionPoint(op);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    WarpEmitter e(b);
+    storePageIds(e, op);
+    e.barrier();
+    TilePages tile = tilePages(e, op.getTileStart());
+    Value kvHead = op.getKvHead();
+    Value key = op.getKeyCache();
+    const int64_t blocks = s.qkDim() / (4 * s.chunk);
+    // Chunks past D (a partial last block: D = 80 fp8, 64 + 16) read the
+    // row's last chunk (never past the row) and become zero words.
+    const int64_t rowChunks = s.headDim / s.chunk;
+    constexpr int64_t nBlocks = kTokensPerWarp / 8;
+    Value warpTokens = e.mul(ids.warp, kTokensPerWarp);
+
+    // Thread (g, t) loads the K chunks of token 8j + g of its warp.
+    SmallVector<Value> pages, slots;
+    for (int64_t j = 0; j < nBlocks; ++j) {
+      auto [page, slot] =
+          locate(e, tile, e.add(warpTokens, e.add(ids.g, 8 * j)));
+      pages.push_back(page);
+      slots.push_back(slot);
+    }
+    SmallVector<SmallVector<Accumulator>> acc(
+        nBlocks, SmallVector<Accumulator>(s.mTiles(), zeros(e)));
+    // Requesting block b + 1's K chunks before block b's products (as pv
+    // does with V) measured no faster here and costs registers.
+    for (int64_t block = 0; block < blocks; ++block) {
+      Value chunkIndex = e.add(ids.t, 4 * block);
+      Value inRow;
+      if (4 * (block + 1) > rowChunks) {
+        inRow = e.cmp(CmpIPredicate::ult, chunkIndex, e.idx(rowChunks));
+        chunkIndex = e.select(inRow, chunkIndex, e.idx(rowChunks - 1));
+      }
+      SmallVector<Value> chunks;
+      // nhd / hnd: the token's E head dims from chunkIndex * E on, one
+      // 16-byte load as in the packed layout; the block's first load brings
+      // the row's next 256 bytes into L2 (the later blocks' chunks).
+      for (int64_t j = 0; j < nBlocks; ++j)
+        chunks.push_back(
+            s.layout == CacheLayout::packed
+                ? e.loadVector(
+                      key, {pages[j], kvHead, chunkIndex, slots[j], e.idx(0)},
+                      s.chunk)
+                : e.loadVectorL2Block(key,
+                                      cacheIndices(e, CacheOperand::key,
+                                                   pages[j], kvHead, slots[j],
+                                                   e.mul(chunkIndex, s.chunk)),
+                                      s.chunk));
+      // The query's A fragments of each M-tile (and term) and step.
+      SmallVector<SmallVector<std::array<Value, 4>>> query;
+      for (int64_t term = 0; term < s.queryTerms(); ++term)
+        for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
+          query.emplace_back();
+          for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
+            query.back().push_back(loadFragment(e, buffers.query, s.qkDim(),
+                                                term, mt, block, step));
+        }
+      SmallVector<SmallVector<Value>> keys;
+      for (Value chunk : chunks) {
+        keys.push_back(kvWords(e, chunk));
+        if (inRow)
+          for (Value &word : keys.back())
+            word = e.select(inRow, word, e.constant(word.getType(), 0));
+      }
+      for (int64_t j = 0; j < nBlocks; ++j)
+        for (int64_t step = 0; step < s.stepsPerChunk(); ++step)
+          for (int64_t term = 0; term < s.queryTerms(); ++term)
+            for (int64_t mt = 0; mt < s.mTiles(); ++mt) {
+              size_t q = term * s.mTiles() + mt;
+              acc[j][mt] =
+                  mma(e, query[q][step], bFragment(keys[j], step), acc[j][mt]);
+            }
+    }
+
+    // Scores of rows g, g + 8 and tokens 8j + 2t, +1 of the warp, scaled.
+    Value scale = e.f32(s.scoreScale);
+    SmallVector<Value> rowScales; // per M-tile: rows g and g + 8
+    for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = e.add(ids.g, mt * 16 + half * 8);
+        rowScales.push_back(buffers.rowScale
+                                ? e.mulF(scale, e.load(buffers.rowScale, {row}))
+                                : scale);
+      }
+    for (int64_t j = 0; j < nBlocks; ++j) {
+      Value token = e.add(warpTokens, e.add(e.mul(ids.t, 2), 8 * j));
+      Value k0 = tokenScale(e, s.kScale, op.getKScale(), tile, kvHead, token);
+      Value k1 = tokenScale(e, s.kScale, op.getKScale(), tile, kvHead,
+                            e.add(token, 1));
+      for (int64_t mt = 0; mt < s.mTiles(); ++mt)
+        for (int64_t half = 0; half < 2; ++half) {
+          Value rowScale = rowScales[mt * 2 + half];
+          Value row = e.add(ids.g, mt * 16 + half * 8);
+          // A score that is not finite (a non-finite K element or scale)
+          // is NaN: a real -inf must not weigh 0 like a masked one, and
+          // the soft cap would map +-inf to +-cap.
+          Value first = buildNaNIfNotFinite(
+              b, b.getLoc(),
+              e.mulF(acc[j][mt][2 * half], e.mulF(rowScale, k0)));
+          Value second = buildNaNIfNotFinite(
+              b, b.getLoc(),
+              e.mulF(acc[j][mt][2 * half + 1], e.mulF(rowScale, k1)));
+          // Before the softmax's mask, so masked columns stay -inf.
+          if (s.softCap) {
+            first = emitSoftCap(b, first, *s.softCap, /*fastReciprocal=*/true);
+            second =
+                emitSoftCap(b, second, *s.softCap, /*fastReciprocal=*/true);
+          }
+          e.storeVector(e.pair(first, second), buffers.scores,
+                        {e.add(e.mul(row, kScoreStride), token)});
+        }
+    }
+    // pv's first V chunks, requested here so that their latency overlaps
+    // the softmax and pv's prologue (nothing in between writes V).
+    state.firstValues = loadValueChunks(
+        e, state.ops.pv, tile, /*first=*/0,
+        std::min(kMaxBlocksPerPass, s.pvDim() / kWarps / 8), /*block=*/0);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  /// Thread 0 stores the tile's page ids (a uniform vector) into the slot of
+  /// the tile's parity, so that each thread reads the ids of its own tokens
+  /// by index; qk's barrier publishes them. Alternating slots keep the next
+  /// tile's store clear of this tile's readers without another barrier.
+  void storePageIds(WarpEmitter &e, TileQKOp op) const {
+    e.ifThen(e.cmp(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
+      e.storeVector(op.getPageIds(), buffers.pageIds,
+                    {tilePages(e, op.getTileStart()).idBase});
+    });
+  }
+};
+
+} // namespace
+
+void mlir::pa::nvvm::populateQKToWarpsPatterns(RewritePatternSet &patterns,
+                                               DecodeState &state) {
+  patterns.add<QKToWarps>(patterns.getContext(), state);
+}

@@ -1,0 +1,147 @@
+//===- SoftmaxToWarps.cpp - init_softmax and softmax on warps -------------===//
+//
+// The patterns of pa.tile.init_softmax (row max -inf, row sum 0, the
+// accumulator 0) and pa.tile.softmax with the tile's pa.tile.alibi:
+// 128 / M threads per row, warp shuffles for the row's max and sum, P
+// in place of the scores, the accumulator rows times alpha (here, or in
+// pv for 32 rows: DecodeShape::rescaleInPV).
+//
+//===----------------------------------------------------------------------===//
+#include "DecodeLowering.h"
+
+#include "pa/Transforms/KernelBuilder.h"
+#include "pa/Transforms/ScoreMath.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using namespace mlir::pa::nvvm;
+using arith::CmpIPredicate;
+
+namespace {
+
+/// pa.tile.init_softmax: the row statistics and the accumulator cleared.
+struct InitSoftmaxToWarps final : OpRewritePattern<TileInitSoftmaxOp>,
+                                  TileOpLowering {
+  InitSoftmaxToWarps(MLIRContext *context, DecodeState &state)
+      : OpRewritePattern(context), TileOpLowering(state) {}
+
+  LogicalResult matchAndRewrite(TileInitSoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.setInsertionPoint(op);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    WarpEmitter e(b);
+    e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
+      e.store(e.negInf(), buffers.rowMax, {ids.tid});
+      e.store(e.f32(0.0), buffers.rowSum, {ids.tid});
+    });
+    Value zero = e.f32(0.0);
+    e.forLoop(ids.tid, e.idx(s.rows * s.accStride()), e.idx(kWorkgroupThreads),
+              [&](Value i) { e.store(zero, buffers.acc, {i}); });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// pa.tile.softmax (with the tile's pa.tile.alibi, which it applies and
+/// erases): the online softmax of the scores into P, in place.
+struct SoftmaxToWarps final : OpRewritePattern<TileSoftmaxOp>, TileOpLowering {
+  SoftmaxToWarps(MLIRContext *context, DecodeState &state)
+      : OpRewritePattern(context), TileOpLowering(state) {}
+
+  LogicalResult matchAndRewrite(TileSoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.setInsertionPoint(op);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    WarpEmitter e(b);
+    e.barrier();
+    const int64_t perRow = kWorkgroupThreads / s.rows; // threads per row
+    const int64_t count = kTileTokens / perRow;
+    Value m = e.div(ids.tid, perRow);
+    Value part = e.rem(ids.tid, perRow);
+
+    // Row r = rowBase + m (MTP position q = r / G) sees tokens
+    // [max(0, end - W), end), end = C - Q + 1 + q; padding rows nothing.
+    Value row = e.toI64(e.add(op.getRowBase(), m));
+    Value isRow =
+        e.cmp(CmpIPredicate::slt, row, e.i64(s.queryLength * s.groupSize));
+    Value end =
+        buildVisibleEnd(b, b.getLoc(), op.getContextLength(), s.queryLength,
+                        arith::DivSIOp::create(b, row, e.i64(s.groupSize)));
+    Value begin =
+        buildVisibleBegin(b, b.getLoc(), end, s.window, /*clamp=*/true);
+    Value rowOffset = e.mul(m, kScoreStride);
+    // ALiBi: the row's slope (query head h * G + r % G) and own token
+    // C - Q + q = end - 1; the bias goes on as the scores are read, before
+    // the mask (the tiled IR's pa.tile.alibi, after the qk's soft-cap).
+    Value alibiSlope, ownToken;
+    if (TileAlibiOp alibi = state.ops.alibi) {
+      Value head = e.add(e.mul(alibi.getKvHead(), s.groupSize),
+                         e.rem(e.add(op.getRowBase(), m), s.groupSize));
+      alibiSlope =
+          emitAlibiSlopeExp2(b, e.load(alibi.getAlibiSlopes(), {head}));
+      ownToken = e.sub(end, e.i64(1));
+    }
+
+    SmallVector<Value> values, columns;
+    Value tileMax = e.negInf();
+    for (int64_t i = 0; i < count; ++i) {
+      Value column = e.add(part, i * perRow);
+      Value token = e.add(op.getTileStart(), e.toI64(column));
+      Value visible = e.both(isRow, e.inRange(token, begin, end));
+      Value raw = e.load(buffers.scores, {e.add(rowOffset, column)});
+      if (alibiSlope)
+        raw = emitAlibiBias(b, raw, alibiSlope, e.sub(token, ownToken));
+      Value score = e.select(visible, raw, e.negInf());
+      values.push_back(score);
+      columns.push_back(column);
+      tileMax = e.maxF(tileMax, score);
+    }
+    for (int64_t offset = perRow / 2; offset >= 1; offset /= 2)
+      tileMax = e.maxF(tileMax, e.shuffleXor(tileMax, offset));
+
+    Value oldMax = e.load(buffers.rowMax, {m});
+    Value newMax = e.maxF(oldMax, tileMax);
+    // A row that has seen nothing keeps alpha = 1 and p = 0.
+    Value nothing = e.eqF(newMax, e.negInf());
+    Value zero = e.f32(0.0);
+    Value alpha = e.exp2(e.select(nothing, zero, e.subF(oldMax, newMax)));
+    Value shift = e.select(nothing, zero, newMax);
+    Value sum = zero;
+    for (auto [score, column] : llvm::zip(values, columns)) {
+      Value p = e.exp2(e.subF(score, shift));
+      e.store(p, buffers.scores, {e.add(rowOffset, column)});
+      sum = e.addF(sum, p);
+    }
+    for (int64_t offset = perRow / 2; offset >= 1; offset /= 2)
+      sum = e.addF(sum, e.shuffleXor(sum, offset));
+    // Every thread of the row has read rowMax[m] before the shuffles above.
+    e.ifThen(e.cmp(CmpIPredicate::eq, part, e.idx(0)), [&] {
+      e.store(e.addF(e.mulF(e.load(buffers.rowSum, {m}), alpha), sum),
+              buffers.rowSum, {m});
+      e.store(newMax, buffers.rowMax, {m});
+      if (s.rescaleInPV())
+        e.store(alpha, buffers.alpha, {m});
+    });
+    // The accumulator rows times alpha: here (a read-modify-write of the
+    // whole accumulator between two barriers), or in pv as it loads them.
+    if (!s.rescaleInPV()) {
+      Value accRow = e.mul(m, s.accStride());
+      e.forLoop(part, e.idx(s.headDim), e.idx(perRow), [&](Value d) {
+        Value at = e.add(accRow, d);
+        e.store(e.mulF(e.load(buffers.acc, {at}), alpha), buffers.acc, {at});
+      });
+    }
+    if (state.ops.alibi) // applied above
+      rewriter.eraseOp(state.ops.alibi);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::pa::nvvm::populateSoftmaxToWarpsPatterns(RewritePatternSet &patterns,
+                                                    DecodeState &state) {
+  patterns.add<InitSoftmaxToWarps, SoftmaxToWarps>(patterns.getContext(),
+                                                   state);
+}

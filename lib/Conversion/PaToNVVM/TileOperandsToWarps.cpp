@@ -1,0 +1,230 @@
+//===- TileOperandsToWarps.cpp - operands of several tile ops -------------===//
+//
+// The helpers of TileOpLowering (DecodeLowering.h) that more than one
+// tile-op pattern uses: A fragments in shared memory, page ids and KV
+// addresses, scales, KV words, mma, and pv's V chunks (qk requests the
+// first ones).
+//
+//===----------------------------------------------------------------------===//
+#include "DecodeLowering.h"
+
+#include "pa/Transforms/TileLowering.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using namespace mlir::pa::nvvm;
+using arith::CmpIPredicate;
+
+Value TileOpLowering::fragmentIndex(WarpEmitter &e, int64_t extent,
+                                    int64_t term, Value m, Value k) const {
+  const int64_t blocks = extent / (4 * s.chunk);
+  const int64_t perWord = s.elementsPerWord();
+  Value mt = e.div(m, 16), half = e.rem(e.div(m, 8), 2), g = e.rem(m, 8);
+  Value block = e.div(k, 4 * s.chunk);
+  Value t = e.rem(e.div(k, s.chunk), 4);
+  Value j = e.rem(k, s.chunk);
+  Value word = e.div(j, perWord), sub = e.rem(j, perWord);
+  Value slot = e.add(e.mul(e.rem(word, 2), 2), half);
+  Value lane = e.add(e.mul(g, 4), t);
+  Value group =
+      e.add(e.mul(e.add(e.mul(e.add(mt, term * s.mTiles()), blocks), block),
+                  s.stepsPerChunk()),
+            e.div(word, 2));
+  Value wordIndex = e.add(e.add(e.mul(group, 128), e.mul(lane, 4)), slot);
+  return e.add(e.mul(wordIndex, perWord), sub);
+}
+
+std::array<Value, 4> TileOpLowering::loadFragment(WarpEmitter &e, Value buffer,
+                                                  int64_t extent, int64_t term,
+                                                  int64_t mt, int64_t block,
+                                                  int64_t step) const {
+  const int64_t blocks = extent / (4 * s.chunk);
+  int64_t group =
+      ((term * s.mTiles() + mt) * blocks + block) * s.stepsPerChunk() + step;
+  Value at =
+      e.mul(e.add(e.idx(group * 128), e.mul(ids.lane, 4)), s.elementsPerWord());
+  SmallVector<Value> w =
+      e.words(e.loadVector(buffer, {at}, 4 * s.elementsPerWord()));
+  return {w[0], w[1], w[2], w[3]};
+}
+
+TilePages TileOpLowering::tilePages(WarpEmitter &e, Value tileStart) const {
+  Value parity = e.andI(e.shr(tileStart, llvm::Log2_64(kTileTokens)), 1);
+  TilePages pages{e.mul(e.toIndex(parity), pagesPerTile(s.pageSize)), {}};
+  if (s.pageSize > kTileTokens)
+    pages.firstSlot = e.toIndex(e.rem(tileStart, s.pageSize));
+  return pages;
+}
+
+std::pair<Value, Value> TileOpLowering::locate(WarpEmitter &e,
+                                               const TilePages &pages,
+                                               Value token) const {
+  if (pages.firstSlot)
+    return {e.toIndex(e.load(buffers.pageIds, {pages.idBase})),
+            e.add(pages.firstSlot, token)};
+  Value id =
+      e.load(buffers.pageIds, {e.add(pages.idBase, e.div(token, s.pageSize))});
+  return {e.toIndex(id), e.rem(token, s.pageSize)};
+}
+
+SmallVector<Value, 5> TileOpLowering::cacheIndices(WarpEmitter &e,
+                                                   CacheOperand operand,
+                                                   Value page, Value kvHead,
+                                                   Value slot, Value d) const {
+  return buildCacheElementIndices(
+      e.b, e.b.getLoc(), s.layout, operand, VLayout::plain, s.chunk, page,
+      kvHead, slot, d, [&](TypedAttr value) -> Value {
+        return arith::ConstantOp::create(e.b, value);
+      });
+}
+
+Value TileOpLowering::tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,
+                                 const TilePages &pages, Value kvHead,
+                                 Value token) const {
+  switch (mode) {
+  case ScaleMode::none:
+    return e.f32(1.0);
+  case ScaleMode::per_tensor:
+    return toF32(e, e.load(scales, {e.idx(0)}));
+  case ScaleMode::per_token: {
+    auto [page, slot] = locate(e, pages, token);
+    return toF32(e, e.load(scales, {page, kvHead, slot}));
+  }
+  }
+  llvm_unreachable("unknown scale mode");
+}
+
+Value TileOpLowering::toF32(WarpEmitter &e, Value x) {
+  if (x.getType().isF32())
+    return x;
+  return arith::ExtFOp::create(e.b, e.b.getF32Type(), x);
+}
+
+SmallVector<Value> TileOpLowering::kvWords(WarpEmitter &e, Value chunk) const {
+  SmallVector<Value> raw = e.words(chunk);
+  if (s.products != Products::F16)
+    return raw;
+  ImplicitLocOpBuilder &b = e.b;
+  SmallVector<Value> halves;
+  for (Value word : raw) {
+    Value low = arith::TruncIOp::create(b, b.getI16Type(), word);
+    Value high = arith::TruncIOp::create(b, b.getI16Type(), e.shr(word, 16));
+    halves.push_back(e.e4m3x2ToF16x2(low));
+    halves.push_back(e.e4m3x2ToF16x2(high));
+  }
+  return halves;
+}
+
+std::array<Value, 2> TileOpLowering::bFragment(ArrayRef<Value> chunk,
+                                               int64_t step) {
+  return {chunk[2 * step], chunk[2 * step + 1]};
+}
+
+Accumulator TileOpLowering::mma(WarpEmitter &e, std::array<Value, 4> a,
+                                std::array<Value, 2> b,
+                                const Accumulator &c) const {
+  switch (s.products) {
+  case Products::E4M3:
+    return e.mmaE4M3(a, b, c);
+  case Products::F16:
+    return e.mma(/*bf16=*/false, a, b, c);
+  case Products::BF16:
+    return e.mma(/*bf16=*/true, a, b, c);
+  }
+  llvm_unreachable("unknown products");
+}
+
+Accumulator TileOpLowering::zeros(WarpEmitter &e) const {
+  Value zero = e.f32(0.0);
+  return {zero, zero, zero, zero};
+}
+
+Value TileOpLowering::chunkTokenOf(WarpEmitter &e, int64_t block) const {
+  return e.add(e.mul(ids.t, s.chunk), block * 4 * s.chunk);
+}
+
+bool TileOpLowering::interleavedColumns(int64_t nBlocks) const {
+  return s.layout != CacheLayout::packed && s.pvDim() == s.headDim &&
+         llvm::isPowerOf2_64(nBlocks);
+}
+
+Value TileOpLowering::pvColumn(WarpEmitter &e, int64_t first, int64_t nBlocks,
+                               int64_t nb, Value n) const {
+  if (interleavedColumns(nBlocks))
+    return e.add(e.mul(n, nBlocks), first * 8 + nb);
+  return e.add(n, (first + nb) * 8);
+}
+
+SmallVector<Value> TileOpLowering::loadValueChunks(WarpEmitter &e, TilePVOp op,
+                                                   const TilePages &tile,
+                                                   int64_t first,
+                                                   int64_t nBlocks,
+                                                   int64_t block) const {
+  Value warpColumns = e.mul(ids.warp, s.pvDim() / kWarps);
+  Value firstToken = chunkTokenOf(e, block);
+  // Column n = g of n-block nb (pvColumn), pad columns (past D) read at
+  // column D - 1.
+  auto columnOf = [&](int64_t nb) {
+    Value column = e.add(warpColumns, pvColumn(e, first, nBlocks, nb, ids.g));
+    if (s.pvDim() == s.headDim)
+      return column;
+    return e.select(e.cmp(CmpIPredicate::ult, column, e.idx(s.headDim)), column,
+                    e.idx(s.headDim - 1));
+  };
+  SmallVector<Value> chunks;
+  if (s.layout != CacheLayout::packed) {
+    // nhd / hnd keep a token's head dims together, not a head dim's
+    // tokens: a chunk is E tokens' loads (each token placed through its
+    // own page id where pages are shorter than E).
+    SmallVector<std::pair<Value, Value>> places;
+    if (s.pageSize % s.chunk == 0) {
+      auto [page, slot] = locate(e, tile, firstToken);
+      for (int64_t k = 0; k < s.chunk; ++k)
+        places.push_back({page, e.add(slot, k)});
+    } else {
+      for (int64_t k = 0; k < s.chunk; ++k)
+        places.push_back(locate(e, tile, e.add(firstToken, k)));
+    }
+    Type element =
+        cast<MemRefType>(op.getValueCache().getType()).getElementType();
+    // elements[nb][k]: token k's value in n-block nb's column.
+    SmallVector<SmallVector<Value>> elements(nBlocks);
+    if (interleavedColumns(nBlocks)) {
+      // Each warp reads its D / 4 columns of a token's row: the first
+      // warp's load brings the row's 256-byte block into L2 for the rest.
+      for (auto [page, slot] : places) {
+        Value columns =
+            e.loadVectorL2Block(op.getValueCache(),
+                                cacheIndices(e, CacheOperand::value, page,
+                                             op.getKvHead(), slot, columnOf(0)),
+                                nBlocks);
+        for (int64_t nb = 0; nb < nBlocks; ++nb)
+          elements[nb].push_back(e.extract(columns, nb));
+      }
+    } else {
+      for (int64_t nb = 0; nb < nBlocks; ++nb)
+        for (auto [page, slot] : places)
+          elements[nb].push_back(
+              e.load(op.getValueCache(),
+                     cacheIndices(e, CacheOperand::value, page, op.getKvHead(),
+                                  slot, columnOf(nb))));
+    }
+    for (int64_t nb = 0; nb < nBlocks; ++nb)
+      chunks.push_back(vector::FromElementsOp::create(
+          e.b, VectorType::get({s.chunk}, element), elements[nb]));
+    return chunks;
+  }
+  auto [page, slot] = locate(e, tile, firstToken);
+  for (int64_t nb = 0; nb < nBlocks; ++nb) {
+    Value column = columnOf(nb);
+    SmallVector<Value> indices =
+        s.transposedV
+            ? SmallVector<Value>{page, op.getKvHead(), e.div(slot, s.chunk),
+                                 column, e.idx(0)}
+            : SmallVector<Value>{page, op.getKvHead(), column, slot};
+    chunks.push_back(e.loadVector(op.getValueCache(), indices, s.chunk));
+  }
+  return chunks;
+}
