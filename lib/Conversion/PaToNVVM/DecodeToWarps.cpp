@@ -201,63 +201,98 @@ public:
   }
 
 private:
+  /// One workgroup buffer of the lowering: `count` elements of `element`,
+  /// stored into `*into`.
+  struct Allocation {
+    Value *into;
+    int64_t count;
+    Type element;
+    int64_t bytes() const {
+      return count * llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+    }
+  };
+
+  /// The lowering's buffers, in the order they are allocated; the scores
+  /// and P's terms are the only ones that may share their bytes.
+  SmallVector<Allocation> plannedBuffers() {
+    MLIRContext *ctx = kernel.getContext();
+    Type operand = s.operandType(ctx), f32 = Float32Type::get(ctx);
+    Buffers &buffers = state.buffers;
+    SmallVector<Allocation> planned;
+    planned.push_back(
+        {&buffers.query, s.queryTerms() * s.rows * s.qkDim(), operand});
+    if (s.products != Products::BF16)
+      planned.push_back({&buffers.rowScale, s.rows, f32});
+    planned.push_back({&buffers.scores, s.rows * kScoreStride, f32});
+    planned.push_back(
+        {&buffers.probs, s.probTerms() * s.rows * kTileTokens, operand});
+    planned.push_back({&buffers.acc, s.rows * s.accStride(), f32});
+    planned.push_back({&buffers.pageIds, 2 * pagesPerTile(s.pageSize),
+                       IntegerType::get(ctx, 32)});
+    if (s.e4m3() && s.vScale == ScaleMode::per_token)
+      planned.push_back({&buffers.warpMax, kWarps, f32});
+    if (s.rescaleInPV())
+      planned.push_back({&buffers.alpha, s.rows, f32});
+    return planned;
+  }
+
   void createBuffers() {
     Location loc = kernel.getLoc();
     auto add = [&](int64_t count, Type element) {
       return kernel.addWorkgroupAttribution(workgroupMemRef({count}, element),
                                             loc);
     };
-    MLIRContext *ctx = kernel.getContext();
-    Type operand = s.operandType(ctx), f32 = Float32Type::get(ctx);
-    const int64_t scoreCount = s.rows * kScoreStride;
-    const int64_t probCount = s.probTerms() * s.rows * kTileTokens;
-    state.probsAliasScores =
-        scoresAndProbsShareBytes(scoreCount * 4, probCount * s.operandBytes());
-    state.buffers.query = add(s.queryTerms() * s.rows * s.qkDim(), operand);
-    if (s.products != Products::BF16)
-      state.buffers.rowScale = add(s.rows, f32);
-    if (state.probsAliasScores) {
-      const int64_t bytes =
-          std::max(scoreCount * 4, probCount * s.operandBytes());
-      Value shared = add(bytes, IntegerType::get(ctx, 8));
-      auto view = [&](int64_t count, Type element) -> Value {
+    Buffers &buffers = state.buffers;
+    SmallVector<Allocation> planned = plannedBuffers();
+    const Allocation *scores = findPlanned(planned, &buffers.scores);
+    const Allocation *probs = findPlanned(planned, &buffers.probs);
+    state.probsAliasScores = scoresAndProbsShareBytes(planned);
+    for (const Allocation &buffer : planned) {
+      if (!state.probsAliasScores) {
+        *buffer.into = add(buffer.count, buffer.element);
+        continue;
+      }
+      if (&buffer == probs)
+        continue; // a view of the scores' bytes, made with them
+      if (&buffer != scores) {
+        *buffer.into = add(buffer.count, buffer.element);
+        continue;
+      }
+      Value shared = add(std::max(scores->bytes(), probs->bytes()),
+                         IntegerType::get(kernel.getContext(), 8));
+      auto view = [&](const Allocation &of) -> Value {
         ImplicitLocOpBuilder b(loc, kernel.getContext());
         b.setInsertionPointToStart(&kernel.getBody().front());
         return memref::ViewOp::create(
-            b, workgroupMemRef({count}, element), shared,
+            b, workgroupMemRef({of.count}, of.element), shared,
             arith::ConstantIndexOp::create(b, 0), ValueRange{});
       };
-      state.buffers.scores = view(scoreCount, f32);
-      state.buffers.probs = view(probCount, operand);
-    } else {
-      state.buffers.scores = add(scoreCount, f32);
-      state.buffers.probs = add(probCount, operand);
+      *scores->into = view(*scores);
+      *probs->into = view(*probs);
     }
-    state.buffers.acc = add(s.rows * s.accStride(), f32);
-    state.buffers.pageIds =
-        add(2 * pagesPerTile(s.pageSize), IntegerType::get(ctx, 32));
-    if (s.e4m3() && s.vScale == ScaleMode::per_token)
-      state.buffers.warpMax = add(kWarps, f32);
-    if (s.rescaleInPV())
-      state.buffers.alpha = add(s.rows, f32);
-    state.buffers.rowMax = ops.softmax.getRowMax();
-    state.buffers.rowSum = ops.softmax.getRowSum();
+    buffers.rowMax = ops.softmax.getRowMax();
+    buffers.rowSum = ops.softmax.getRowSum();
+  }
+
+  static const Allocation *findPlanned(ArrayRef<Allocation> planned,
+                                       Value *into) {
+    return llvm::find_if(
+        planned, [&](const Allocation &buffer) { return buffer.into == into; });
   }
 
   /// Whether P's terms go into the scores' bytes (pv's prologue reads every
   /// score it needs before any thread writes a term; nothing reads a score
   /// after it): only where that brings the kernel's shared memory down to
-  /// two workgroups per SM (bf16 KV at 32 rows and D 256: 125 -> 93 KiB).
+  /// two workgroups per SM (bf16 KV at 32 rows and D 256: 92,576 bytes
+  /// (90.4 KiB) as ptxas reports them, 32,768 more without the sharing).
   /// Elsewhere it would cost a barrier per tile for nothing: registers cap
-  /// the 16-row kernels' workgroups per SM first.
-  bool scoresAndProbsShareBytes(int64_t scoreBytes, int64_t probBytes) {
+  /// the 16-row kernels' workgroups per SM first. The estimate adds the
+  /// buffers `planned` to the tiled IR's that stay, each rounded up to 16
+  /// bytes.
+  bool scoresAndProbsShareBytes(ArrayRef<Allocation> planned) {
     auto aligned = [](int64_t bytes) { return llvm::alignTo(bytes, 16); };
-    auto bytesOf = [](int64_t count, int64_t elementBytes) {
-      return llvm::alignTo(count * elementBytes, 16);
-    };
-    // The tiled IR's buffers that stay (staged page ids, row statistics:
-    // not those only its tile ops use, which this lowering replaces) and
-    // this lowering's others.
+    // The tiled IR's buffers that stay (staged page ids, row statistics):
+    // not those only its tile ops use, which this lowering replaces.
     auto replaced = [&](Value buffer) {
       return buffer != ops.softmax.getRowMax() &&
              buffer != ops.softmax.getRowSum() && usedByTileOpsOnly(buffer);
@@ -267,20 +302,18 @@ private:
       if (replaced(buffer))
         continue;
       auto type = cast<MemRefType>(buffer.getType());
-      others += bytesOf(type.getNumElements(),
+      others += aligned(type.getNumElements() *
                         llvm::divideCeil(type.getElementTypeBitWidth(), 8));
     }
-    others += bytesOf(s.queryTerms() * s.rows * s.qkDim(), s.operandBytes()) +
-              bytesOf(s.rows * s.accStride(), 4) +
-              bytesOf(2 * pagesPerTile(s.pageSize), 4);
-    if (s.products != Products::BF16)
-      others += bytesOf(s.rows, 4);
-    if (s.e4m3() && s.vScale == ScaleMode::per_token)
-      others += bytesOf(kWarps, 4);
-    if (s.rescaleInPV())
-      others += bytesOf(s.rows, 4);
-    return others + aligned(scoreBytes) + aligned(probBytes) > kTwoPerSMBytes &&
-           others + aligned(std::max(scoreBytes, probBytes)) <= kTwoPerSMBytes;
+    const Allocation *scores = findPlanned(planned, &state.buffers.scores);
+    const Allocation *probs = findPlanned(planned, &state.buffers.probs);
+    for (const Allocation &buffer : planned)
+      if (&buffer != scores && &buffer != probs)
+        others += aligned(buffer.bytes());
+    return others + aligned(scores->bytes()) + aligned(probs->bytes()) >
+               kTwoPerSMBytes &&
+           others + aligned(std::max(scores->bytes(), probs->bytes())) <=
+               kTwoPerSMBytes;
   }
 
   /// The tiled IR's tile buffers this lowering replaced.
