@@ -8,6 +8,17 @@
 // runs and is checked on machines without ROCm. The fakeHip* functions let
 // tests read the record (C linkage, for ctypes as well). Kernels do not run.
 //
+// Stream capture behaves as HIP's (global mode, whatever mode is asked):
+// while a stream captures, kernel launches on it go into the graph being
+// captured instead of the launch list; a synchronization, allocation, free,
+// host<->device copy or module load/unload (on any stream), or a launch on
+// the legacy default stream, fails with hipErrorStreamCaptureUnsupported
+// (hipErrorStreamCaptureImplicit for the launch) and invalidates every
+// capture in progress, whose hipStreamEndCapture then fails with
+// hipErrorStreamCaptureInvalidated. hipGraphLaunch appends the graph's
+// launches, with the parameters captured, to the launch list on the stream
+// it is given.
+//
 // FAKE_HIP_DEVICES (default 1) sets the device count hipGetDeviceCount
 // reports, FAKE_HIP_ARCH (default "gfx950:sramecc+:xnack-") the
 // gcnArchName of hipGetDeviceProperties.
@@ -19,6 +30,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -34,12 +47,28 @@ struct Launch {
   std::vector<unsigned char> params;
 };
 
+/// A capture in progress on one stream (hipStreamBeginCapture to
+/// hipStreamEndCapture), and a captured graph or its instance.
+struct Capture {
+  std::vector<Launch> launches;
+  bool invalidated = false;
+};
+struct Graph {
+  std::vector<Launch> launches;
+};
+
 struct Record {
   std::mutex mutex;
   std::vector<Launch> launches;
   std::vector<std::string> functions; // looked up, in order
   int loads = 0, unloads = 0, copies = 0, synchronizations = 0;
   int allocations = 0, frees = 0;
+  std::map<void *, Capture> captures; // by stream
+  // Graphs (hipGraph_t) and their instances (hipGraphExec_t): the handle
+  // is the Graph's address.
+  std::map<void *, std::unique_ptr<Graph>> graphs, instances;
+  int captureRefusals = 0; // calls failed by the capture rules
+  int graphLaunches = 0;
 };
 
 Record &record() {
@@ -48,6 +77,30 @@ Record &record() {
 }
 
 constexpr unsigned char kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
+
+/// The capture rule for a call a capturing stream does not allow (a
+/// synchronization, allocation, copy or module load, on any stream): with a
+/// capture in progress, every capture is invalidated and the call fails with
+/// `refusal`; else hipSuccess. Called with the record locked.
+hipError_t refuseWhileCapturing(Record &locked,
+                                hipError_t refusal =
+                                    hipErrorStreamCaptureUnsupported) {
+  if (locked.captures.empty())
+    return hipSuccess;
+  for (auto &[stream, capture] : locked.captures)
+    capture.invalidated = true;
+  ++locked.captureRefusals;
+  return refusal;
+}
+
+/// A new handle for `launches`, kept in `into`.
+void *keep(std::map<void *, std::unique_ptr<Graph>> &into,
+           std::vector<Launch> launches) {
+  auto graph = std::make_unique<Graph>(Graph{std::move(launches)});
+  void *handle = graph.get();
+  into[handle] = std::move(graph);
+  return handle;
+}
 
 } // namespace
 
@@ -87,6 +140,16 @@ const char *hipGetErrorName(hipError_t error) {
     return "hipErrorNotFound";
   case hipErrorInvalidValue:
     return "hipErrorInvalidValue";
+  case hipErrorOutOfMemory:
+    return "hipErrorOutOfMemory";
+  case hipErrorIllegalState:
+    return "hipErrorIllegalState";
+  case hipErrorStreamCaptureUnsupported:
+    return "hipErrorStreamCaptureUnsupported";
+  case hipErrorStreamCaptureInvalidated:
+    return "hipErrorStreamCaptureInvalidated";
+  case hipErrorStreamCaptureImplicit:
+    return "hipErrorStreamCaptureImplicit";
   default:
     return "hipErrorUnknown";
   }
@@ -96,6 +159,8 @@ hipError_t hipModuleLoadData(hipModule_t *module, const void *image) {
   if (std::memcmp(image, kElfMagic, sizeof kElfMagic) != 0)
     return hipErrorInvalidImage;
   std::lock_guard<std::mutex> lock(record().mutex);
+  if (hipError_t refused = refuseWhileCapturing(record()))
+    return refused;
   ++record().loads;
   // Any non-null handle; the fake keeps no per-module state.
   *module = reinterpret_cast<hipModule_t>(&record());
@@ -104,6 +169,8 @@ hipError_t hipModuleLoadData(hipModule_t *module, const void *image) {
 
 hipError_t hipModuleUnload(hipModule_t) {
   std::lock_guard<std::mutex> lock(record().mutex);
+  if (hipError_t refused = refuseWhileCapturing(record()))
+    return refused;
   ++record().unloads;
   return hipSuccess;
 }
@@ -142,58 +209,172 @@ hipError_t hipModuleLaunchKernel(hipFunction_t function, unsigned gridX,
                 sharedBytes,
                 stream,
                 std::vector<unsigned char>(bytes, bytes + size)};
+  auto capture = record().captures.find(stream);
+  if (capture != record().captures.end()) {
+    if (capture->second.invalidated)
+      return hipErrorStreamCaptureInvalidated;
+    capture->second.launches.push_back(std::move(launch));
+    return hipSuccess;
+  }
+  // The legacy default stream waits for every stream, a capturing one too.
+  if (!stream)
+    if (hipError_t refused = refuseWhileCapturing(
+            record(), hipErrorStreamCaptureImplicit))
+      return refused;
   record().launches.push_back(std::move(launch));
   return hipSuccess;
 }
 
 hipError_t hipMalloc(void **pointer, size_t size) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  if (hipError_t refused = refuseWhileCapturing(record()))
+    return refused;
   *pointer = std::malloc(size);
   if (!*pointer)
     return hipErrorOutOfMemory;
-  std::lock_guard<std::mutex> lock(record().mutex);
   ++record().allocations;
   return hipSuccess;
 }
 
 hipError_t hipFree(void *pointer) {
-  std::free(pointer);
   std::lock_guard<std::mutex> lock(record().mutex);
+  if (hipError_t refused = refuseWhileCapturing(record()))
+    return refused;
+  std::free(pointer);
   ++record().frees;
   return hipSuccess;
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t destination, void *source,
                          size_t bytes) {
-  std::memcpy(destination, source, bytes);
   std::lock_guard<std::mutex> lock(record().mutex);
+  if (hipError_t refused = refuseWhileCapturing(record()))
+    return refused;
+  std::memcpy(destination, source, bytes);
   ++record().copies;
   return hipSuccess;
 }
 
 hipError_t hipMemcpyDtoH(void *destination, hipDeviceptr_t source,
                          size_t bytes) {
-  std::memcpy(destination, source, bytes);
   std::lock_guard<std::mutex> lock(record().mutex);
+  if (hipError_t refused = refuseWhileCapturing(record()))
+    return refused;
+  std::memcpy(destination, source, bytes);
   ++record().copies;
   return hipSuccess;
 }
 
 hipError_t hipStreamSynchronize(hipStream_t) {
   std::lock_guard<std::mutex> lock(record().mutex);
+  if (hipError_t refused = refuseWhileCapturing(record()))
+    return refused;
   ++record().synchronizations;
   return hipSuccess;
+}
+
+//===----------------------------------------------------------------------===//
+// Stream capture and graphs
+//===----------------------------------------------------------------------===//
+
+hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  // The legacy default stream cannot capture.
+  if (!stream)
+    return hipErrorStreamCaptureUnsupported;
+  if (record().captures.count(stream))
+    return hipErrorIllegalState;
+  record().captures[stream] = Capture{};
+  return hipSuccess;
+}
+
+hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *graph) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  auto capture = record().captures.find(stream);
+  if (capture == record().captures.end())
+    return hipErrorIllegalState;
+  Capture ended = std::move(capture->second);
+  record().captures.erase(capture);
+  if (ended.invalidated) {
+    *graph = nullptr;
+    return hipErrorStreamCaptureInvalidated;
+  }
+  *graph = static_cast<hipGraph_t>(
+      keep(record().graphs, std::move(ended.launches)));
+  return hipSuccess;
+}
+
+hipError_t hipStreamIsCapturing(hipStream_t stream,
+                                hipStreamCaptureStatus *status) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  auto capture = record().captures.find(stream);
+  if (capture == record().captures.end()) {
+    // Asking the legacy default stream during a capture is itself illegal.
+    if (!stream && !record().captures.empty())
+      return hipErrorStreamCaptureImplicit;
+    *status = hipStreamCaptureStatusNone;
+  } else {
+    *status = capture->second.invalidated ? hipStreamCaptureStatusInvalidated
+                                          : hipStreamCaptureStatusActive;
+  }
+  return hipSuccess;
+}
+
+hipError_t hipGraphInstantiate(hipGraphExec_t *instance, hipGraph_t graph,
+                               hipGraphNode_t *, char *, size_t) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  auto found = record().graphs.find(graph);
+  if (found == record().graphs.end())
+    return hipErrorInvalidValue;
+  *instance = static_cast<hipGraphExec_t>(
+      keep(record().instances, found->second->launches));
+  return hipSuccess;
+}
+
+hipError_t hipGraphLaunch(hipGraphExec_t instance, hipStream_t stream) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  auto found = record().instances.find(instance);
+  if (found == record().instances.end())
+    return hipErrorInvalidValue;
+  // Replays into a capture are not modelled.
+  if (record().captures.count(stream))
+    return hipErrorStreamCaptureUnsupported;
+  if (!stream)
+    if (hipError_t refused = refuseWhileCapturing(
+            record(), hipErrorStreamCaptureImplicit))
+      return refused;
+  for (Launch launch : found->second->launches) {
+    launch.stream = stream;
+    record().launches.push_back(std::move(launch));
+  }
+  ++record().graphLaunches;
+  return hipSuccess;
+}
+
+hipError_t hipGraphExecDestroy(hipGraphExec_t instance) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  return record().instances.erase(instance) ? hipSuccess
+                                            : hipErrorInvalidValue;
+}
+
+hipError_t hipGraphDestroy(hipGraph_t graph) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  return record().graphs.erase(graph) ? hipSuccess : hipErrorInvalidValue;
 }
 
 //===----------------------------------------------------------------------===//
 // The record, for tests
 //===----------------------------------------------------------------------===//
 
-/// Forgets the launches and counts (functions looked up stay valid).
+/// Forgets the launches, counts and captures in progress (functions looked
+/// up, graphs and their instances stay valid).
 __attribute__((visibility("default"))) void fakeHipReset(void) {
   std::lock_guard<std::mutex> lock(record().mutex);
   record().launches.clear();
+  record().captures.clear();
   record().loads = record().unloads = record().copies =
-      record().synchronizations = record().allocations = record().frees = 0;
+      record().synchronizations = record().allocations = record().frees =
+          record().captureRefusals = record().graphLaunches = 0;
 }
 
 __attribute__((visibility("default"))) int fakeHipLaunchCount(void) {
@@ -236,6 +417,20 @@ fakeHipMemoryCounters(int *allocations, int *frees) {
   std::lock_guard<std::mutex> lock(record().mutex);
   *allocations = record().allocations;
   *frees = record().frees;
+}
+
+/// Calls the capture rules failed, graph launches, and the launches of the
+/// capture in progress on `stream` (-1 when none).
+__attribute__((visibility("default"))) void
+fakeHipCaptureCounters(void *stream, int *refusals, int *graphLaunches,
+                       int *capturing) {
+  std::lock_guard<std::mutex> lock(record().mutex);
+  *refusals = record().captureRefusals;
+  *graphLaunches = record().graphLaunches;
+  auto capture = record().captures.find(stream);
+  *capturing = capture == record().captures.end()
+                   ? -1
+                   : static_cast<int>(capture->second.launches.size());
 }
 
 } // extern "C"
