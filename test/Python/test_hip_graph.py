@@ -199,3 +199,76 @@ def test_a_decode_step_captured_after_a_first_call_replays_its_launches():
     assert out["after"] == dict(counts=[0, 0, 0, 0], memory=[0, 0],
                                 capture=[0, 2, -1], torch_allocations=0)
     assert out["destroyed"] == [0, 0, 1], "a destroyed graph is gone"
+
+
+@needs_fake_hip
+def test_calls_that_load_or_copy_break_a_capture_visibly():
+    """The capture rules bite: a first call (it loads the module) under
+    capture fails and invalidates the capture; so does a numpy call on
+    target="hip" (it allocates and copies) even after an eager one; and a
+    synchronization on another stream. Each capture then ends with
+    hipErrorStreamCaptureInvalidated and no graph, as HIP's."""
+    done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + ROCM_TORCH
+                      + CAPTURE + ROCM_CASE + textwrap.dedent("""
+        def captured(call):
+            # What `call` raised under capture, the capture's status after
+            # it, and what hipStreamEndCapture returned.
+            fake.fakeHipReset()
+            assert begin_capture() == 0
+            try:
+                call()
+                error = None
+            except Exception as raised:
+                error = f"{type(raised).__name__}: {raised}"
+            status, counters = capture_status(), capture_counters()
+            ended, graph = end_capture()
+            return dict(error=error, status=status, refusals=counters[0],
+                        launched=len(hip_launches()), ended=ended,
+                        graph=graph.value)
+
+        results = {}
+        results["first plan"] = captured(lambda: pa_mlir.plan(
+            t["block_tables"], t["context_lengths"], debug=False,
+            **sequences))
+
+        arrays = dict(case)
+        options.pop("kv_dtype")
+        def numpy_decode():
+            return pa_mlir.decode(**arrays, **options, kv_dtype="e4m3fnuz",
+                                  target="hip", chip="gfx942")
+        numpy_decode()  # eager: loads the module, copies in and out
+        fake.fakeHipReset()
+        numpy_decode()
+        eager_copies = hip_counts()[2]
+        results["numpy"] = captured(numpy_decode)
+
+        def synchronize_elsewhere():
+            result = fake.hipStreamSynchronize(ctypes.c_void_p(0x7900))
+            if result:
+                raise RuntimeError(f"hipStreamSynchronize: {result}")
+        results["sync"] = captured(synchronize_elsewhere)
+
+        # After the broken captures, the same plan captures cleanly.
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            debug=False, **sequences)
+        results["plan after"] = captured(plan.replan)
+        print(json.dumps(dict(results=results, eager_copies=eager_copies)))
+    """), FAKE_HIP, PA_HIP_LIBRARY=FAKE_HIP)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    results = out["results"]
+    assert out["eager_copies"] > 0, "numpy inputs are copied"
+    assert results["first plan"]["error"].startswith(
+        "RuntimeError: hipModuleLoadData: hipErrorStreamCaptureUnsupported")
+    assert results["numpy"]["error"].startswith(
+        "ValueError: hipMalloc: hipErrorStreamCaptureUnsupported")
+    assert results["sync"]["error"] == "RuntimeError: hipStreamSynchronize: 900"
+    for label in ("first plan", "numpy", "sync"):
+        result = results[label]
+        assert result["status"] == 2, f"{label}: the capture is invalidated"
+        assert (result["refusals"], result["launched"]) == (1, 0), label
+        assert (result["ended"], result["graph"]) == (901, None), label
+    assert results["plan after"] == dict(
+        error=None, status=1, refusals=0, launched=0, ended=0,
+        graph=results["plan after"]["graph"])
+    assert results["plan after"]["graph"]
