@@ -205,8 +205,9 @@ def test_a_decode_step_captured_after_a_first_call_replays_its_launches():
 def test_calls_that_load_or_copy_break_a_capture_visibly():
     """The capture rules bite: a first call (it loads the module) under
     capture fails and invalidates the capture; so does a numpy call on
-    target="hip" (it allocates and copies) even after an eager one; and a
-    synchronization on another stream. Each capture then ends with
+    target="hip" (it allocates and copies) even after an eager one; a
+    synchronization on another stream; a launch on the legacy default
+    stream. Each capture then ends with
     hipErrorStreamCaptureInvalidated and no graph, as HIP's."""
     done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + ROCM_TORCH
                       + CAPTURE + ROCM_CASE + textwrap.dedent("""
@@ -248,9 +249,15 @@ def test_calls_that_load_or_copy_break_a_capture_visibly():
                 raise RuntimeError(f"hipStreamSynchronize: {result}")
         results["sync"] = captured(synchronize_elsewhere)
 
-        # After the broken captures, the same plan captures cleanly.
         plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
                             debug=False, **sequences)
+        # A launch on the legacy default stream (which waits for every
+        # stream) while another stream captures.
+        def on_the_legacy_stream():
+            on_stream(0)
+            plan.replan()
+        results["legacy stream"] = captured(on_the_legacy_stream)
+        # After the broken captures, the same plan captures cleanly.
         results["plan after"] = captured(plan.replan)
         print(json.dumps(dict(results=results, eager_copies=eager_copies)))
     """), FAKE_HIP, PA_HIP_LIBRARY=FAKE_HIP)
@@ -263,7 +270,10 @@ def test_calls_that_load_or_copy_break_a_capture_visibly():
     assert results["numpy"]["error"].startswith(
         "ValueError: hipMalloc: hipErrorStreamCaptureUnsupported")
     assert results["sync"]["error"] == "RuntimeError: hipStreamSynchronize: 900"
-    for label in ("first plan", "numpy", "sync"):
+    assert results["legacy stream"]["error"] == (
+        "ValueError: hipModuleLaunchKernel: hipErrorStreamCaptureImplicit "
+        "for 'pa_plan'")
+    for label in ("first plan", "numpy", "sync", "legacy stream"):
         result = results[label]
         assert result["status"] == 2, f"{label}: the capture is invalidated"
         assert (result["refusals"], result["launched"]) == (1, 0), label
