@@ -6,7 +6,8 @@ After a first eager call (which compiles and loads the program), a decode
 step - the plan kernel and several layers' runs of one plan - is captured
 on torch's current stream and replayed: the replays launch exactly the
 eager step's kernels with its arguments (the caller's tensors, no staging
-buffers). A first call, and numpy inputs (which must be copied), break a
+buffers); a plan of new sequence tensors over the caller's workspace
+captures too. A first call, and numpy inputs (which must be copied), break a
 capture visibly.
 """
 
@@ -282,3 +283,47 @@ def test_calls_that_load_or_copy_break_a_capture_visibly():
         error=None, status=1, refusals=0, launched=0, ended=0,
         graph=results["plan after"]["graph"])
     assert results["plan after"]["graph"]
+
+
+@needs_fake_hip
+def test_new_sequence_tensors_plan_under_capture_with_the_callers_workspace():
+    """An engine that passes fresh sequence tensors every step: under
+    capture, plan() of new tensors of the plan's shapes (a twin, over the
+    caller's workspace) launches the plan kernel into the graph, reading
+    the new tensors, and allocates, copies and loads nothing."""
+    done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + ROCM_TORCH
+                      + CAPTURE + ROCM_CASE + textwrap.dedent("""
+        config = pa_mlir.DecodeConfig(chip="gfx942", **dict(
+            sequences, kv_dtype="e4m3fnuz"))
+        workspace = torch.full((pa_mlir.workspace_bytes(3, config),), 0,
+                               torch.uint8, "cuda:0")
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            debug=False, workspace=workspace, **sequences)
+        tables = torch.tensor_of(case["block_tables"].copy())
+        lengths = torch.tensor_of(case["context_lengths"].copy())
+        fake.fakeHipReset()
+        allocations_before = allocations[0]
+        began = begin_capture()
+        twin = pa_mlir.plan(tables, lengths, debug=False,
+                            workspace=workspace, **sequences)
+        in_capture = capture_counters()
+        during = dict(counts=hip_counts(), memory=memory_counts(),
+                      torch_allocations=allocations[0] - allocations_before)
+        ended, graph = end_capture()
+        instance = ctypes.c_void_p()
+        fake.hipGraphInstantiate(ctypes.byref(instance), graph, None, None, 0)
+        fake.hipGraphLaunch(instance, ctypes.c_void_p(STREAM))
+        [replayed] = hip_launches()
+        artifact = pa_mlir.compile(plan.config)
+        print(json.dumps(dict(
+            began=began, in_capture=in_capture, during=during, ended=ended,
+            twin=twin is not plan, replayed=replayed["name"],
+            lengths=param(replayed, artifact, "context_lengths.aligned_ptr")
+                == lengths.data_ptr())))
+    """), FAKE_HIP, PA_HIP_LIBRARY=FAKE_HIP)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out == dict(began=0, in_capture=[0, 0, 1],
+                       during=dict(counts=[0, 0, 0, 0], memory=[0, 0],
+                                   torch_allocations=0),
+                       ended=0, twin=True, replayed="pa_plan", lengths=True)
