@@ -51,6 +51,9 @@ LoadedDriver load() {
   bind(library, a.cuModuleGetFunction, "cuModuleGetFunction", e);
   bind(library, a.cuFuncSetAttribute, "cuFuncSetAttribute", e);
   bind(library, a.cuLaunchKernel, "cuLaunchKernel", e);
+  // Optional: without it every kernel is launched plainly.
+  a.cuLaunchKernelEx = reinterpret_cast<decltype(a.cuLaunchKernelEx)>(
+      dlsym(library, "cuLaunchKernelEx"));
   bind(library, a.cuMemAlloc, "cuMemAlloc_v2", e);
   bind(library, a.cuMemFree, "cuMemFree_v2", e);
   bind(library, a.cuMemcpyHtoD, "cuMemcpyHtoD_v2", e);

@@ -161,7 +161,8 @@ CudaProgram::~CudaProgram() {
 }
 
 namespace {
-/// cuLaunchKernel with the module's functions (LauncherCore's driver half).
+/// cuLaunchKernel (cuLaunchKernelEx for a programmatic launch) with the
+/// module's functions (LauncherCore's driver half).
 class CudaLaunchDriver : public LaunchDriver {
 public:
   CudaLaunchDriver(const DriverApi &api, const std::vector<CUfunction> &functions)
@@ -175,15 +176,36 @@ public:
     void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER,
                      const_cast<uint8_t *>(params.bytes().data()),
                      CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
-    CUresult r = api.cuLaunchKernel(
-        functions[kernelIndex], static_cast<unsigned>(grid[0]),
-        static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
-        static_cast<unsigned>(kernel.blockSize[0]),
-        static_cast<unsigned>(kernel.blockSize[1]),
-        static_cast<unsigned>(kernel.blockSize[2]),
-        static_cast<unsigned>(kernel.sharedBytes), static_cast<CUstream>(stream),
-        nullptr, extra);
-    if (succeeded(api, r, "cuLaunchKernel", error))
+    CUlaunchConfig config{};
+    config.gridDimX = static_cast<unsigned>(grid[0]);
+    config.gridDimY = static_cast<unsigned>(grid[1]);
+    config.gridDimZ = static_cast<unsigned>(grid[2]);
+    config.blockDimX = static_cast<unsigned>(kernel.blockSize[0]);
+    config.blockDimY = static_cast<unsigned>(kernel.blockSize[1]);
+    config.blockDimZ = static_cast<unsigned>(kernel.blockSize[2]);
+    config.sharedMemBytes = static_cast<unsigned>(kernel.sharedBytes);
+    config.hStream = static_cast<CUstream>(stream);
+    // A kernel that waits for its predecessor (griddepcontrol.wait) may be
+    // dispatched while that one still runs (docs/nvidia.md).
+    CUlaunchAttribute programmatic{};
+    programmatic.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    programmatic.value.programmaticStreamSerializationAllowed = 1;
+    const char *call = "cuLaunchKernel";
+    CUresult r;
+    if (kernel.programmaticLaunch && api.cuLaunchKernelEx) {
+      config.attrs = &programmatic;
+      config.numAttrs = 1;
+      call = "cuLaunchKernelEx";
+      r = api.cuLaunchKernelEx(&config, functions[kernelIndex], nullptr,
+                               extra);
+    } else {
+      r = api.cuLaunchKernel(functions[kernelIndex], config.gridDimX,
+                             config.gridDimY, config.gridDimZ,
+                             config.blockDimX, config.blockDimY,
+                             config.blockDimZ, config.sharedMemBytes,
+                             config.hStream, nullptr, extra);
+    }
+    if (succeeded(api, r, call, error))
       return true;
     error += " for '" + kernel.name + "'";
     return false;

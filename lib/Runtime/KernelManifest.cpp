@@ -109,6 +109,13 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
     return false;
   if (const json::Value *registers = object.get("registers"))
     kernel.registers = registers->integer().value_or(-1);
+  if (const json::Value *programmatic = object.get("programmatic_launch")) {
+    if (programmatic->kind != json::Value::Kind::Bool) {
+      error = where + ": 'programmatic_launch' must be true or false";
+      return false;
+    }
+    kernel.programmaticLaunch = programmatic->boolean;
+  }
 
   const json::Value *args = object.get("args");
   if (!args || args->kind != json::Value::Kind::Array) {

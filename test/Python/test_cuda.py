@@ -113,6 +113,7 @@ FAKE_RUN = textwrap.dedent("""
             raw = ctypes.string_at(params, size.value)
             launches.append(dict(name=name.decode(), grid=list(grid),
                                  block=list(block), stream=stream.value,
+                                 programmatic=fake.fakeCudaLaunchProgrammatic(i),
                                  params=[int(v) for v in
                                          np.frombuffer(raw, np.uint64)]))
         fake.fakeCudaReset()
@@ -173,6 +174,8 @@ def test_numpy_arrays_through_a_recording_driver():
             refused = str(error)
         print(json.dumps(dict(
             run=run, chip=artifact.chip, capacity=result.work_info.shape[0],
+            programmatic_launch=[k.get("programmatic_launch") for k in
+                                 artifact.metadata["kernels"]],
             rows=seen["rows"],
             query_copied=bool(np.array_equal(seen["query"], expected)),
             output_is_poison=bool(np.isnan(result.output).all()),
@@ -193,6 +196,10 @@ def test_numpy_arrays_through_a_recording_driver():
         ("pa_decode", [capacity, 2, 1], [128, 1, 1], None),
         ("pa_reduce", [3, 2, 1], [128, 1, 1], None),
     ]
+    # Every kernel starts with griddepcontrol.wait (the sidecar says so),
+    # so each is launched with programmatic stream serialization.
+    assert out["programmatic_launch"] == [True, True, True]
+    assert [l["programmatic"] for l in launches] == [1, 1, 1]
     loads, unloads, allocations, frees, live, to_device, to_host, syncs = (
         out["run"]["counters"])
     # 14 operands (per-token scales and sinks) in, the 6 outputs back.

@@ -6,7 +6,8 @@
 // memory (malloc) with the driver's checks - copies must stay inside a live
 // allocation, frees must name one - so leaks and stray copies show.
 // cuModuleLoadDataEx accepts PTX text only and reads each `.entry`'s
-// parameter list, so cuLaunchKernel copies the parameters out of
+// parameter list, so cuLaunchKernel (and cuLaunchKernelEx, which records
+// whether the launch was programmatic) copies the parameters out of
 // kernelParams (or the packed `extra` buffer) as the real driver does;
 // launches are recorded (and handed to an optional hook), kernels do not
 // run. The fakeCuda* functions (C linkage, for ctypes as well) read the
@@ -53,6 +54,8 @@ struct Launch {
   unsigned sharedBytes;
   void *stream;
   std::vector<unsigned char> params;
+  bool programmatic = false; // cuLaunchKernelEx with programmatic stream
+                             // serialization allowed
 };
 
 using LaunchHook = void (*)(const char *name, const unsigned char *params,
@@ -314,12 +317,13 @@ FAKE_EXPORT CUresult cuFuncSetAttribute(CUfunction, int, int) {
   return CUDA_SUCCESS;
 }
 
-FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gridX,
-                                    unsigned gridY, unsigned gridZ,
-                                    unsigned blockX, unsigned blockY,
-                                    unsigned blockZ, unsigned sharedBytes,
-                                    CUstream stream, void **kernelParams,
-                                    void **extra) {
+namespace {
+/// Both launch entry points. A failure injected into "cuLaunchKernel"
+/// fails either of them (a launch fails, whichever way it was asked for).
+CUresult launchKernel(CUfunction f, unsigned gridX, unsigned gridY,
+                      unsigned gridZ, unsigned blockX, unsigned blockY,
+                      unsigned blockZ, unsigned sharedBytes, CUstream stream,
+                      void **kernelParams, void **extra, bool programmatic) {
   if (!currentContext)
     return kInvalidContext;
   FAIL_IF_INJECTED("cuLaunchKernel");
@@ -346,7 +350,8 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gridX,
       !gridX || !gridY || !gridZ || !blockX || !blockY || !blockZ)
     return kInvalidValue;
   Launch launch{function->name, {gridX, gridY, gridZ},
-                {blockX, blockY, blockZ}, sharedBytes, stream, {}};
+                {blockX, blockY, blockZ}, sharedBytes, stream, {},
+                programmatic};
   size_t offset = 0;
   for (size_t i = 0; i < function->paramSizes.size(); ++i) {
     size_t size = function->paramSizes[i];
@@ -369,6 +374,38 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gridX,
     hook(launch.function.c_str(), launch.params.data(), launch.params.size(),
          user);
   return CUDA_SUCCESS;
+}
+} // namespace
+
+FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gridX,
+                                    unsigned gridY, unsigned gridZ,
+                                    unsigned blockX, unsigned blockY,
+                                    unsigned blockZ, unsigned sharedBytes,
+                                    CUstream stream, void **kernelParams,
+                                    void **extra) {
+  return launchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                      sharedBytes, stream, kernelParams, extra, false);
+}
+
+/// Takes only the programmatic stream serialization attribute, as 0 or 1.
+FAKE_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config,
+                                      CUfunction f, void **kernelParams,
+                                      void **extra) {
+  if (!config || (config->numAttrs && !config->attrs))
+    return kInvalidValue;
+  bool programmatic = false;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const CUlaunchAttribute &attribute = config->attrs[i];
+    int allowed = attribute.value.programmaticStreamSerializationAllowed;
+    if (attribute.id != CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION ||
+        (allowed != 0 && allowed != 1))
+      return kInvalidValue;
+    programmatic = allowed == 1;
+  }
+  return launchKernel(f, config->gridDimX, config->gridDimY, config->gridDimZ,
+                      config->blockDimX, config->blockDimY, config->blockDimZ,
+                      config->sharedMemBytes, config->hStream, kernelParams,
+                      extra, programmatic);
 }
 
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
@@ -527,6 +564,15 @@ FAKE_EXPORT void fakeCudaReset(void) {
   state().failures.clear();
   state().hook = nullptr;
   state().hookUser = nullptr;
+}
+
+/// Whether launch `index` allowed programmatic stream serialization
+/// (cuLaunchKernelEx); -1 past the end.
+FAKE_EXPORT int fakeCudaLaunchProgrammatic(int index) {
+  Lock lock(state().mutex);
+  if (index < 0 || size_t(index) >= state().launches.size())
+    return -1;
+  return state().launches[size_t(index)].programmatic ? 1 : 0;
 }
 
 FAKE_EXPORT int fakeCudaLaunchCount(void) {

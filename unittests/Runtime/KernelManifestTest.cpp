@@ -29,6 +29,7 @@ const char *kSidecar = R"({
     {"name": "pa_decode", "symbol": "pa_decode",
      "grid": "x = work_info dim 0, y = 2, z = 1",
      "block_size": [128, 1, 1], "shared_bytes": 70000, "registers": 40,
+     "programmatic_launch": true,
      "args": [
        {"offset": 0, "size": 8, "meaning": "work_info.allocated_ptr"},
        {"offset": 8, "size": 8, "meaning": "work_info.aligned_ptr"},
@@ -60,6 +61,9 @@ TEST(KernelManifest, ParsesTheSidecar) {
   EXPECT_EQ(decode.sharedBytes, 70000);
   EXPECT_EQ(decode.registers, 40);
   EXPECT_EQ(manifest.kernels[0].registers, -1);
+  // Absent (an older sidecar): launched plainly.
+  EXPECT_TRUE(decode.programmaticLaunch);
+  EXPECT_FALSE(manifest.kernels[0].programmaticLaunch);
   EXPECT_EQ(decode.params.size(), 7u);
   EXPECT_EQ(decode.grid[0].operand, "work_info");
   EXPECT_EQ(decode.grid[1].constant, 2);
@@ -192,6 +196,13 @@ TEST(KernelManifest, RejectsMalformedSidecars) {
   badMeaning.replace(badMeaning.find("work_info.size[1]"), 17, "work_info.sizes");
   EXPECT_FALSE(parseManifest(badMeaning, manifest, error));
   EXPECT_NE(error.find("unknown parameter meaning"), std::string::npos)
+      << error;
+  std::string badFlag = kSidecar;
+  badFlag.replace(badFlag.find("\"programmatic_launch\": true"), 27,
+                  "\"programmatic_launch\": 1");
+  EXPECT_FALSE(parseManifest(badFlag, manifest, error));
+  EXPECT_NE(error.find("'programmatic_launch' must be true or false"),
+            std::string::npos)
       << error;
 }
 

@@ -44,6 +44,26 @@ inline void *const CU_LAUNCH_PARAM_BUFFER_POINTER =
 inline void *const CU_LAUNCH_PARAM_BUFFER_SIZE =
     reinterpret_cast<void *>(0x02);
 
+// cuLaunchKernelEx's configuration (cuda.h: CUlaunchConfig,
+// CUlaunchAttribute; the value is a 64-byte union there).
+inline constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union alignas(8) {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
 /// The driver entry points the runtime uses (the versioned symbols the CUDA
 /// headers map the plain names to).
 struct DriverApi {
@@ -66,6 +86,10 @@ struct DriverApi {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  /// Optional (null where the driver lacks it): launches with attributes,
+  /// here programmatic stream serialization.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
+                               void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);

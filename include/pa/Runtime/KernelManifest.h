@@ -67,6 +67,10 @@ struct KernelInfo {
   std::array<int64_t, 3> blockSize = {1, 1, 1};
   int64_t sharedBytes = 0; // dynamic shared memory of each launch
   int64_t registers = -1;  // -1: not known (ptxas did not run)
+  /// The kernel waits for its stream predecessor before reading memory
+  /// (the sidecar's "programmatic_launch", NVIDIA): it may be launched
+  /// with programmatic stream serialization. Absent: false.
+  bool programmaticLaunch = false;
   std::vector<KernelParam> params;
   int64_t paramBytes = 0;
 };

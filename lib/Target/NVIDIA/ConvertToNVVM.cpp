@@ -116,6 +116,30 @@ LogicalResult moveToDynamicSharedMemory(gpu::GPUFuncOp kernel,
   return success();
 }
 
+/// Programmatic dependent launch (sm_90): the launcher may start a kernel
+/// while its stream predecessor still runs (plan -> decode -> reduce: the
+/// next kernel's launch and workgroup dispatch overlap the previous one's
+/// tail instead of following its completion). Every kernel therefore waits
+/// for its predecessor's completion and memory (`griddepcontrol.wait`)
+/// before anything else, and then lets its own dependents be scheduled
+/// (`launch_dependents`): they are dispatched only once every workgroup of
+/// this grid has started, so they never take a slot this grid still needs,
+/// and everything they read was written by grids that completed before
+/// this one passed its wait. Both are no-ops in a plain launch. Inline PTX
+/// with a memory clobber: LLVM's intrinsics are IntrNoMem, which would let
+/// O3 hoist loads above the wait.
+void waitForPredecessorAtEntry(gpu::GPUFuncOp kernel) {
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  LLVM::InlineAsmOp::create(
+      b, kernel.getLoc(), Type(), ValueRange(),
+      "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
+      "~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  kernel->setAttr(nvidia::kProgrammaticLaunchAttrName,
+                  UnitAttr::get(kernel.getContext()));
+}
+
 /// Upstream lowers gpu.dynamic_shared_memory to an *internal* [0 x i8]
 /// global: a definition whose size LLVM then knows to be 0, so every access
 /// is out of bounds and O3 may reorder or drop them (seen: zeroing stores at
@@ -180,6 +204,7 @@ struct ConvertKernelsToNVVMPass
                       Builder(ctx).getStrArrayAttr(SmallVector<StringRef>(
                           fields.begin(), fields.end())));
       fits &= succeeded(moveToDynamicSharedMemory(kernel, *target));
+      waitForPredecessorAtEntry(kernel);
     }
     if (!fits)
       return signalPassFailure();

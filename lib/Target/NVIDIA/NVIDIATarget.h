@@ -19,6 +19,12 @@ inline constexpr llvm::StringLiteral kTriple = "nvptx64-nvidia-cuda";
 /// (mma.sync m16n8k32 e4m3 needs 8.4); CUDA 12.5+ drivers load it.
 inline constexpr llvm::StringLiteral kPTXFeatures = "+ptx85";
 
+/// Marks a kernel that starts with `griddepcontrol.wait` (it reads nothing
+/// its stream predecessor wrote before that grid has completed), so the
+/// launcher may launch it with programmatic stream serialization (the
+/// sidecar's "programmatic_launch").
+inline constexpr llvm::StringLiteral kProgrammaticLaunchAttrName =
+    "pa.nvvm.programmatic_launch";
 
 /// An NVPTX target machine for `chip` at O3 with kPTXFeatures (the NVPTX
 /// backend is initialized on first use); null with `error` set otherwise.

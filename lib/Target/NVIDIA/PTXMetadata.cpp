@@ -32,6 +32,7 @@ struct KernelInterface {
   SmallVector<std::string> paramFields;
   int64_t sharedBytes = 0;
   SmallVector<int64_t, 3> blockSize;
+  bool programmaticLaunch = false;
 };
 
 /// The lowered kernels (llvm.func) of gpu.module @pa_kernels by name.
@@ -54,6 +55,8 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
     if (auto bytes =
             func->getAttrOfType<IntegerAttr>(kSharedBytesAttrName))
       info.sharedBytes = bytes.getInt();
+    info.programmaticLaunch =
+        func->hasAttr(nvidia::kProgrammaticLaunchAttrName);
     // The GPU-to-NVVM lowering turns gpu.func's known block size into
     // nvvm.maxntid (and keeps gpu.known_block_size).
     for (StringRef name :
@@ -185,6 +188,8 @@ FailureOr<std::string> mlir::pa::nvidia::writePTXMetadata(
     json.arrayEnd();
     json.attributeEnd();
     json.attribute("shared_bytes", info ? info->sharedBytes : 0);
+    json.attribute("programmatic_launch",
+                   info ? info->programmaticLaunch : false);
     json.attribute("registers",
                    optionalNumber(ran ? ran->registers : std::nullopt));
     json.attribute("stack_bytes",

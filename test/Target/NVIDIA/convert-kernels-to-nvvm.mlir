@@ -6,14 +6,19 @@
 // treat every access as out of bounds); exp2 stays LLVM's intrinsic (no
 // __nv_exp2f); the kernel records its PTX parameters' meanings and the
 // dynamic shared memory a launch must pass (16 f32, then at 64: 3 f32).
+// The kernel first waits for its stream predecessor, before any load, then
+// lets its own dependents launch (programmatic dependent launch).
 // CHECK:       gpu.module @pa_kernels attributes {llvm.data_layout = "e-p6:32:32-i64:64
 // CHECK:         llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL:   llvm.func @scaled_exp(
 // CHECK-SAME:        %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64,
 // CHECK-SAME:        nvvm.kernel
 // CHECK-SAME:        nvvm.maxntid = array<i32: 128, 1, 1>
+// CHECK-SAME:        pa.nvvm.programmatic_launch
 // CHECK-SAME:        pa.param_fields = ["cache.allocated_ptr", "cache.aligned_ptr", "cache.offset", "cache.size[0]", "cache.stride[0]", "out.allocated_ptr", "out.aligned_ptr", "out.offset", "out.size[0]", "out.size[1]", "out.stride[0]", "out.stride[1]"]
 // CHECK-SAME:        pa.shared_bytes = 76 : i64
+// CHECK-NOT:       llvm.load
+// CHECK:           llvm.inline_asm has_side_effects "griddepcontrol.wait;\0A\09griddepcontrol.launch_dependents;", "~{memory}"
 // CHECK:           llvm.mlir.addressof @__dynamic_shmem__0 : !llvm.ptr<3>
 // CHECK:           nvvm.read.ptx.sreg.tid.x
 // CHECK:           nvvm.read.ptx.sreg.ctaid.x

@@ -24,11 +24,22 @@
 // PTX:      .target sm_90a
 // PTX:      .address_size 64
 // PTX:      .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// Each kernel waits for its stream predecessor before its first global
+// load (programmatic dependent launch), then releases its dependents.
 // PTX:      .visible .entry pa_plan(
+// PTX-NOT:  ld.global
+// PTX:      griddepcontrol.wait;
+// PTX-NEXT: griddepcontrol.launch_dependents;
 // PTX:      .visible .entry pa_decode(
 // PTX:      .maxntid 128, 1, 1
+// PTX-NOT:  ld.global
+// PTX:      griddepcontrol.wait;
+// PTX-NEXT: griddepcontrol.launch_dependents;
 // PTX:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX:      .visible .entry pa_reduce(
+// PTX-NOT:  ld.global
+// PTX:      griddepcontrol.wait;
+// PTX-NEXT: griddepcontrol.launch_dependents;
 // PTX-NOT:  .func
 
 // The kernels in launch order, each with what a launcher passes.
@@ -41,9 +52,11 @@
 // JSON:      "distribution": "threads",
 // JSON:      "block_size": [
 // JSON-NEXT:   128,
+// JSON:      "programmatic_launch": true,
 // JSON:      "name": "pa_decode",
 // JSON:      "grid": "x = work_info dim 0, y = 2, z = 1",
 // JSON:      "distribution": "warps",
+// JSON:      "programmatic_launch": true,
 // JSON:      "meaning": "query.allocated_ptr"
 // JSON:      "offset": 8,
 // JSON-NEXT: "size": 8,
@@ -55,6 +68,7 @@
 // The reduce in 4 slices of its 16 rows (ReduceToWarps.cpp) on grid z.
 // JSON:      "grid": "x = reduce_info dim 0, y = 2, z = 4",
 // JSON:      "distribution": "warps",
+// JSON:      "programmatic_launch": true,
 
 // LLVM: target triple = "nvptx64-nvidia-cuda"
 // LLVM: @__dynamic_shmem__0 = external
