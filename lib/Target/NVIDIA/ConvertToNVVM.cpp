@@ -116,24 +116,35 @@ LogicalResult moveToDynamicSharedMemory(gpu::GPUFuncOp kernel,
   return success();
 }
 
-/// Programmatic dependent launch (sm_90): the launcher may start a kernel
-/// while its stream predecessor still runs (plan -> decode -> reduce: the
-/// next kernel's launch and workgroup dispatch overlap the previous one's
-/// tail instead of following its completion). Every kernel therefore waits
-/// for its predecessor's completion and memory (`griddepcontrol.wait`)
-/// before anything else, and then lets its own dependents be scheduled
-/// (`launch_dependents`): they are dispatched only once every workgroup of
-/// this grid has started, so they never take a slot this grid still needs,
-/// and everything they read was written by grids that completed before
-/// this one passed its wait. Both are no-ops in a plain launch. Inline PTX
-/// with a memory clobber: LLVM's intrinsics are IntrNoMem, which would let
-/// O3 hoist loads above the wait.
+/// Whether `kernel` runs as one workgroup (#pa.grid<x = 1, y = 1, z = 1>).
+bool runsOneWorkgroup(gpu::GPUFuncOp kernel) {
+  auto grid = kernel->getAttrOfType<GridAttr>(kGridAttrName);
+  return grid && llvm::all_of(grid.getExtents(), [](const GridExtent &axis) {
+           return axis.isConstant() && axis.value == 1;
+         });
+}
+
+/// Programmatic dependent launch (sm_90): the launcher may dispatch a
+/// kernel's workgroups before its stream predecessor has completed. Every
+/// kernel therefore first waits for its predecessor's completion and
+/// memory (`griddepcontrol.wait`, a no-op in a plain launch) before it
+/// reads anything. A kernel of one workgroup (the plan) then lets its
+/// dependents be dispatched at once (`launch_dependents`): the decode's
+/// workgroups are resident, waiting, on the SMs the plan leaves idle, and
+/// start when it completes (H200, same-run A/B: 0.3-1.2% less time per
+/// step at Q 1 and Q 4, 2-7% on the window-4096 rows at B 8). A kernel of
+/// many workgroups (the decode) does not: the reduce's workgroups
+/// dispatched during it cost 1-7% (docs/nvidia.md). Inline PTX with a
+/// memory clobber: LLVM's intrinsics are IntrNoMem, which would let O3
+/// hoist loads above the wait.
 void waitForPredecessorAtEntry(gpu::GPUFuncOp kernel) {
+  std::string text = "griddepcontrol.wait;";
+  if (runsOneWorkgroup(kernel))
+    text += "\n\tgriddepcontrol.launch_dependents;";
   OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
   LLVM::InlineAsmOp::create(
-      b, kernel.getLoc(), Type(), ValueRange(),
-      "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
-      "~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+      b, kernel.getLoc(), Type(), ValueRange(), text, "~{memory}",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
       ArrayAttr());
   kernel->setAttr(nvidia::kProgrammaticLaunchAttrName,

@@ -1,13 +1,14 @@
-// RUN: pa-opt %s -pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s
-// RUN: pa-opt %s -pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s --check-prefix=NOCALL
+// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s
+// RUN: pa-opt %s -split-input-file -pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(convert-scf-to-cf,convert-math-to-llvm,pa-convert-kernels-to-nvvm,reconcile-unrealized-casts))' | FileCheck %s --check-prefix=NOCALL
 
 // Workgroup buffers become 16-byte aligned views of the dynamic shared
 // memory, declared external (an internal [0 x i8] definition would let LLVM
 // treat every access as out of bounds); exp2 stays LLVM's intrinsic (no
 // __nv_exp2f); the kernel records its PTX parameters' meanings and the
 // dynamic shared memory a launch must pass (16 f32, then at 64: 3 f32).
-// The kernel first waits for its stream predecessor, before any load, then
-// lets its own dependents launch (programmatic dependent launch).
+// The kernel first waits for its stream predecessor, before any load
+// (programmatic dependent launch); a kernel of many workgroups keeps its
+// dependents until it completes.
 // CHECK:       gpu.module @pa_kernels attributes {llvm.data_layout = "e-p6:32:32-i64:64
 // CHECK:         llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL:   llvm.func @scaled_exp(
@@ -18,7 +19,7 @@
 // CHECK-SAME:        pa.param_fields = ["cache.allocated_ptr", "cache.aligned_ptr", "cache.offset", "cache.size[0]", "cache.stride[0]", "out.allocated_ptr", "out.aligned_ptr", "out.offset", "out.size[0]", "out.size[1]", "out.stride[0]", "out.stride[1]"]
 // CHECK-SAME:        pa.shared_bytes = 76 : i64
 // CHECK-NOT:       llvm.load
-// CHECK:           llvm.inline_asm has_side_effects "griddepcontrol.wait;\0A\09griddepcontrol.launch_dependents;", "~{memory}"
+// CHECK:           llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
 // CHECK:           llvm.mlir.addressof @__dynamic_shmem__0 : !llvm.ptr<3>
 // CHECK:           nvvm.read.ptx.sreg.tid.x
 // CHECK:           nvvm.read.ptx.sreg.ctaid.x
@@ -43,6 +44,27 @@ gpu.module @pa_kernels {
     memref.store %e, %b[%c0] : memref<3xf32, #gpu.address_space<workgroup>>
     %back = memref.load %a[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
     memref.store %back, %out[%wg, %tid] : memref<4x?xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// A kernel of one workgroup (the plan) lets its dependents be dispatched
+// right after its wait.
+// CHECK-LABEL:   llvm.func @one_workgroup(
+// CHECK-SAME:        pa.nvvm.programmatic_launch
+// CHECK-NOT:       llvm.load
+// CHECK:           llvm.inline_asm has_side_effects "griddepcontrol.wait;\0A\09griddepcontrol.launch_dependents;", "~{memory}"
+// CHECK:           llvm.load
+gpu.module @pa_kernels {
+  gpu.func @one_workgroup(%in: memref<4xf32>, %out: memref<4xf32>)
+      kernel attributes {known_block_size = array<i32: 128, 1, 1>,
+                         pa.arg_names = ["in", "out"],
+                         pa.grid = #pa.grid<x = 1, y = 1, z = 1>} {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %in[%c0] : memref<4xf32>
+    memref.store %x, %out[%c0] : memref<4xf32>
     gpu.return
   }
 }

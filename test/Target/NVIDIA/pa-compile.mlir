@@ -25,7 +25,8 @@
 // PTX:      .address_size 64
 // PTX:      .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // Each kernel waits for its stream predecessor before its first global
-// load (programmatic dependent launch), then releases its dependents.
+// load (programmatic dependent launch); only the one-workgroup plan
+// releases its dependents (the decode) at once.
 // PTX:      .visible .entry pa_plan(
 // PTX-NOT:  ld.global
 // PTX:      griddepcontrol.wait;
@@ -34,12 +35,13 @@
 // PTX:      .maxntid 128, 1, 1
 // PTX-NOT:  ld.global
 // PTX:      griddepcontrol.wait;
-// PTX-NEXT: griddepcontrol.launch_dependents;
+// PTX-NOT:  griddepcontrol.launch_dependents
 // PTX:      mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-NOT:  griddepcontrol.launch_dependents
 // PTX:      .visible .entry pa_reduce(
 // PTX-NOT:  ld.global
 // PTX:      griddepcontrol.wait;
-// PTX-NEXT: griddepcontrol.launch_dependents;
+// PTX-NOT:  griddepcontrol.launch_dependents
 // PTX-NOT:  .func
 
 // The kernels in launch order, each with what a launcher passes.
