@@ -132,7 +132,7 @@ bool runsOneWorkgroup(gpu::GPUFuncOp kernel) {
 /// dependents be dispatched at once (`launch_dependents`): the decode's
 /// workgroups are resident, waiting, on the SMs the plan leaves idle, and
 /// start when it completes (H200, same-run A/B: up to 1.2% less time per
-/// step, 1-7% on the window-4096 rows at B 8). A kernel of many
+/// step, 0.8-7% on the window-4096 rows at B 8). A kernel of many
 /// workgroups (the decode) does not: the reduce's workgroups dispatched
 /// during it made steps up to 8% slower (docs/nvidia.md). Inline PTX with a
 /// memory clobber: LLVM's intrinsics are IntrNoMem, which would let O3
