@@ -605,6 +605,10 @@ private:
   bool dsOp(const Instruction &inst);
   bool vmem(const Instruction &inst);
   bool dppRead(const Instruction &inst, int lane, uint32_t &value, bool &ok);
+  /// A DPP instruction's src0 in every lane as it was before the
+  /// instruction wrote any lane: the hardware reads all sources first, and
+  /// dst may be src0 (`v_add_f32_dpp v1, v1, v1`: in-place lane sums).
+  std::array<uint32_t, kLanes> dppSource;
   bool sdwaSource(const Instruction &inst, unsigned slot, int lane,
                   uint32_t &value);
 };
@@ -1439,7 +1443,10 @@ bool Executor::dppRead(const Instruction &inst, int lane, uint32_t &value,
     return true;
   }
   ok = true;
-  return readLane(inst, 0, 0, source, value);
+  if (!readLane(inst, 0, 0, source, value)) // hazard checks
+    return false;
+  value = dppSource[source];
+  return true;
 }
 
 /// Integer VALU instructions whose clamp (saturation) the executor does not
@@ -1510,6 +1517,14 @@ bool Executor::valu(const Instruction &inst) {
   }
   if (inst.clamp && clampUnmodelled(inst.op))
     return fail("clamp on this integer instruction is not modelled");
+  if (inst.encoding == Encoding::Dpp) {
+    if (!inst.src[0].isVector())
+      return fail("DPP source is not a VGPR");
+    unsigned reg = vgprIndex(inst.src[0], 0, 0);
+    if (reg >= kVgprs)
+      return fail("VGPR index out of range");
+    std::copy_n(&w.vgpr[reg * kLanes], kLanes, dppSource.begin());
+  }
   bool handled = true;
   for (int lane = 0; lane < kLanes; ++lane) {
     if (!((exec >> lane) & 1))
