@@ -234,6 +234,27 @@ protected:
   const Buffers &buffers;
 };
 
+/// The pattern of one tile op: `lower` emits its code before it (at `e`'s
+/// insertion point), then the op is erased.
+template <typename OpTy>
+struct TileOpToWarps : OpRewritePattern<OpTy>, TileOpLowering {
+  TileOpToWarps(MLIRContext *context, DecodeState &state)
+      : OpRewritePattern<OpTy>(context), TileOpLowering(state) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const final {
+    rewriter.setInsertionPoint(op);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    WarpEmitter e(b);
+    lower(op, e, rewriter);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  virtual void lower(OpTy op, WarpEmitter &e,
+                     PatternRewriter &rewriter) const = 0;
+};
+
 /// Rewrites pa-stage-page-ids' staging loops and fallback reads of the
 /// kernel into their distribution over the workgroup (PageIdsToWarps.cpp).
 void distributePageIdStaging(gpu::GPUFuncOp kernel, const ThreadIds &ids);

@@ -17,16 +17,12 @@ namespace {
 
 /// pa.tile.load_query: the query rows as A fragments of the products'
 /// operand terms in shared memory.
-struct LoadQueryToWarps final : OpRewritePattern<TileLoadQueryOp>,
-                                TileOpLowering {
-  LoadQueryToWarps(MLIRContext *context, DecodeState &state)
-      : OpRewritePattern(context), TileOpLowering(state) {}
+struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
+  using TileOpToWarps::TileOpToWarps;
 
-  LogicalResult matchAndRewrite(TileLoadQueryOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.setInsertionPoint(op);
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    WarpEmitter e(b);
+  void lower(TileLoadQueryOp op, WarpEmitter &e,
+             PatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder &b = e.b;
     // Columns past D (up to qkDim) hold zeros.
     const int64_t perLane = s.qkDim() / 32;
     const int64_t queryRows = op.getQueryLength() * op.getGroupSize();
@@ -84,8 +80,6 @@ struct LoadQueryToWarps final : OpRewritePattern<TileLoadQueryOp>,
           });
     }
     e.barrier();
-    rewriter.eraseOp(op);
-    return success();
   }
 
 private:

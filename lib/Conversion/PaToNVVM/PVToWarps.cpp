@@ -20,15 +20,12 @@ namespace {
 
 /// pa.tile.pv: P times the V scales packed into the products' terms, then
 /// the accumulator rows plus P V, four warps of D / 4 columns each.
-struct PVToWarps final : OpRewritePattern<TilePVOp>, TileOpLowering {
-  PVToWarps(MLIRContext *context, DecodeState &state)
-      : OpRewritePattern(context), TileOpLowering(state) {}
+struct PVToWarps final : TileOpToWarps<TilePVOp> {
+  using TileOpToWarps::TileOpToWarps;
 
-  LogicalResult matchAndRewrite(TilePVOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.setInsertionPoint(op);
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    WarpEmitter e(b);
+  void lower(TilePVOp op, WarpEmitter &e,
+             PatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder &b = e.b;
     e.barrier();
     Value tileStart = op.getTileStart();
     TilePages tile = tilePages(e, tileStart);
@@ -86,8 +83,6 @@ struct PVToWarps final : OpRewritePattern<TilePVOp>, TileOpLowering {
     e.ifThenElse(
         inside, [&] { emitPVProducts(e, op, tile, down, /*masked=*/false); },
         [&] { emitPVProducts(e, op, tile, down, /*masked=*/true); });
-    rewriter.eraseOp(op);
-    return success();
   }
 
 private:

@@ -20,15 +20,12 @@ namespace {
 
 /// pa.tile.qk: the tile's page ids to shared memory, then the scores of
 /// the tile's 256 tokens, four warps of 64 tokens each.
-struct QKToWarps final : OpRewritePattern<TileQKOp>, TileOpLowering {
-  QKToWarps(MLIRContext *context, DecodeState &state)
-      : OpRewritePattern(context), TileOpLowering(state) {}
+struct QKToWarps final : TileOpToWarps<TileQKOp> {
+  using TileOpToWarps::TileOpToWarps;
 
-  LogicalResult matchAndRewrite(TileQKOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.setInsertionPoint(op);
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    WarpEmitter e(b);
+  void lower(TileQKOp op, WarpEmitter &e,
+             PatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder &b = e.b;
     storePageIds(e, op);
     e.barrier();
     TilePages tile = tilePages(e, op.getTileStart());
@@ -144,8 +141,6 @@ struct QKToWarps final : OpRewritePattern<TileQKOp>, TileOpLowering {
     state.firstValues = loadValueChunks(
         e, state.ops.pv, tile, /*first=*/0,
         std::min(kMaxBlocksPerPass, s.pvDim() / kWarps / 8), /*block=*/0);
-    rewriter.eraseOp(op);
-    return success();
   }
 
 private:

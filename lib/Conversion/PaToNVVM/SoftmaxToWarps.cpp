@@ -20,16 +20,11 @@ using arith::CmpIPredicate;
 namespace {
 
 /// pa.tile.init_softmax: the row statistics and the accumulator cleared.
-struct InitSoftmaxToWarps final : OpRewritePattern<TileInitSoftmaxOp>,
-                                  TileOpLowering {
-  InitSoftmaxToWarps(MLIRContext *context, DecodeState &state)
-      : OpRewritePattern(context), TileOpLowering(state) {}
+struct InitSoftmaxToWarps final : TileOpToWarps<TileInitSoftmaxOp> {
+  using TileOpToWarps::TileOpToWarps;
 
-  LogicalResult matchAndRewrite(TileInitSoftmaxOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.setInsertionPoint(op);
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    WarpEmitter e(b);
+  void lower(TileInitSoftmaxOp op, WarpEmitter &e,
+             PatternRewriter &rewriter) const override {
     e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
       e.store(e.negInf(), buffers.rowMax, {ids.tid});
       e.store(e.f32(0.0), buffers.rowSum, {ids.tid});
@@ -37,22 +32,17 @@ struct InitSoftmaxToWarps final : OpRewritePattern<TileInitSoftmaxOp>,
     Value zero = e.f32(0.0);
     e.forLoop(ids.tid, e.idx(s.rows * s.accStride()), e.idx(kWorkgroupThreads),
               [&](Value i) { e.store(zero, buffers.acc, {i}); });
-    rewriter.eraseOp(op);
-    return success();
   }
 };
 
 /// pa.tile.softmax (with the tile's pa.tile.alibi, which it applies and
 /// erases): the online softmax of the scores into P, in place.
-struct SoftmaxToWarps final : OpRewritePattern<TileSoftmaxOp>, TileOpLowering {
-  SoftmaxToWarps(MLIRContext *context, DecodeState &state)
-      : OpRewritePattern(context), TileOpLowering(state) {}
+struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
+  using TileOpToWarps::TileOpToWarps;
 
-  LogicalResult matchAndRewrite(TileSoftmaxOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.setInsertionPoint(op);
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    WarpEmitter e(b);
+  void lower(TileSoftmaxOp op, WarpEmitter &e,
+             PatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder &b = e.b;
     e.barrier();
     const int64_t perRow = kWorkgroupThreads / s.rows; // threads per row
     const int64_t count = kTileTokens / perRow;
@@ -133,8 +123,6 @@ struct SoftmaxToWarps final : OpRewritePattern<TileSoftmaxOp>, TileOpLowering {
     }
     if (state.ops.alibi) // applied above
       rewriter.eraseOp(state.ops.alibi);
-    rewriter.eraseOp(op);
-    return success();
   }
 };
 

@@ -18,16 +18,12 @@ namespace {
 
 /// pa.tile.store_partials: the rows' max logits, sums and normalized
 /// outputs to the split-K partials.
-struct StorePartialsToWarps final : OpRewritePattern<TileStorePartialsOp>,
-                                    TileOpLowering {
-  StorePartialsToWarps(MLIRContext *context, DecodeState &state)
-      : OpRewritePattern(context), TileOpLowering(state) {}
+struct StorePartialsToWarps final : TileOpToWarps<TileStorePartialsOp> {
+  using TileOpToWarps::TileOpToWarps;
 
-  LogicalResult matchAndRewrite(TileStorePartialsOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.setInsertionPoint(op);
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    WarpEmitter e(b);
+  void lower(TileStorePartialsOp op, WarpEmitter &e,
+             PatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder &b = e.b;
     e.barrier();
     Value kvHead = op.getKvHead(), slot = op.getSlot();
     Value rows = e.idx(op.getRows());
@@ -66,8 +62,6 @@ struct StorePartialsToWarps final : OpRewritePattern<TileStorePartialsOp>,
                   e.store(normalized, op.getTmpOut(), {kvHead, slot, row, d});
                 });
               });
-    rewriter.eraseOp(op);
-    return success();
   }
 };
 
