@@ -1,6 +1,7 @@
 //===- PaDialect.cpp - pa dialect registration ----------------------------===//
 #include "pa/IR/PaDialect.h"
 #include "pa/IR/KernelAttributes.h"
+#include "pa/IR/PaLayoutAttrs.h"
 #include "pa/IR/PaOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -195,6 +196,11 @@ LogicalResult verifyKernelAttribute(Operation *op, NamedAttribute attribute) {
   if (name == kDistributionAttrName)
     return isa<DistributionAttr>(value) ? success()
                                         : fail("a #pa.distribution attribute");
+  if (name == kMFMALayoutAttrName) {
+    auto layout = dyn_cast<MFMALayoutAttr>(value);
+    return layout ? verifyMFMALayoutOn(op, layout)
+                  : fail("a #pa.mfma_layout attribute");
+  }
   return success();
 }
 } // namespace

@@ -11,6 +11,20 @@
 
 include "mlir/Pass/PassBase.td"
 
+def PaMFMALayout : Pass<"pa-mfma-layout", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "attach the MFMA lane mapping (#pa.mfma_layout) to each decode kernel";
+  let description = [{
+    Checks every decode kernel of the module (a `gpu.func` with `pa.tile.*`
+    ops) as `pa-to-mfma` would, for the module's `pa.target` (gfx942 or
+    gfx950), and attaches the lane mapping it lowers with as the kernel
+    attribute `pa.mfma_layout = #pa.mfma_layout<...>`: the MFMA shapes of
+    QK and PV, the 16-row M-tiles, the tokens each wave owns and the K
+    load chunks. `pa-to-mfma` follows the attribute where
+    it is present (and chooses the same mapping itself where not). Builds
+    no other IR.
+  }];
+}
+
 def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
   let summary = "distribute the tiled IR over wave64 lanes with MFMA (gfx942, gfx950)";
   let description = [{
@@ -26,7 +40,8 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
     The chip is the module's `pa.target` (gfx942 or gfx950). Per-chip
     rules: gfx942 takes `f8E4M3FNUZ` only, gfx950 `f8E4M3FN` only
     (and may use `v_mfma_f32_16x16x128_f8f6f4`); the wrong flavour is a
-    diagnostic.
+    diagnostic. A kernel's `pa.mfma_layout` (pa-mfma-layout), where present,
+    is the lane mapping it lowers with.
   }];
   let options = [
     Option<"fp8Residual", "fp8-residual", "::mlir::pa::Fp8Residual",

@@ -1,4 +1,4 @@
-//===- PaBase.td - pa dialect, enums and attributes --------*- tablegen -*-===//
+//===- PaBase.td - the pa dialect's enums and attributes ----*- tablegen -*-===//
 //
 // The `pa` dialect: paged-attention decode as three destination-style ops.
 // Semantics: shared/spec/paged-attention-decode.md (the contract).
@@ -11,50 +11,7 @@
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
-
-def Pa_Dialect : Dialect {
-  let name = "pa";
-  let cppNamespace = "::mlir::pa";
-  let summary = "Paged-attention decode for AMD Instinct (and NVIDIA) GPUs";
-  let description = [{
-    The `pa` dialect describes paged-attention **decode** as three ops on
-    memrefs, in destination style:
-
-    - `pa.plan` turns context lengths into a work plan (`work_info`) and the
-      reducer's index (`reduce_info`). It runs on the device so a captured
-      HIP/CUDA graph can be replayed with new lengths.
-    - `pa.decode` computes, per work-plan slot and KV head, the partial
-      results of attention over a range of 256-token KV tiles: row maxima
-      (`max_logits`), exponential sums (`exp_sums`) and normalized partial
-      outputs (`tmp_out`).
-    - `pa.reduce` merges the partitions of each sequence (and the optional
-      attention sinks) into the output.
-
-    The KV cache is paged: token `t` of sequence `b` lives in page
-    `block_tables[b][t / P]` at slot `t % P`. Three layouts
-    (`#pa.kv_layout`): "packed" keys (`[N, Hkv, D/x, P, x]`, x values of
-    one token contiguous) with plain (`[N, Hkv, D, P]`) or
-    packed-transposed (`[N, Hkv, P/x, D, x]`) values (vLLM v0, aiter); `nhd`
-    (`[N, P, Hkv, D]`, vLLM v1, FlashInfer, SGLang) and `hnd`
-    (`[N, Hkv, P, D]`, FlashInfer), for keys and values alike.
-    Head counts, head dim, page size and query length are static; batch,
-    page pool and plan capacity are dynamic. The ops also take ranked
-    tensors (destination-passing style) for tensor-level frontends;
-    `one-shot-bufferize` turns them into the memref form.
-
-    The exact function, including masking, sliding windows, multi-token
-    queries, scales, sinks and the numerical tolerance, is defined in
-    `shared/spec/paged-attention-decode.md`; the project's float64 oracle is
-    its executable form.
-  }];
-  let useDefaultAttributePrinterParser = 1;
-  // `pa.target` (and the other `pa.`-prefixed attributes) on any op.
-  let hasOperationAttrVerify = 1;
-  let extraClassDeclaration = [{
-    /// The module attribute naming the chip the module is compiled for.
-    static constexpr ::llvm::StringLiteral kTargetAttrName = "pa.target";
-  }];
-}
+include "pa/IR/PaDialect.td"
 
 // Every pa op: an attribute the op does not define is an error (naming the
 // ones it does), unless it is a dialect-prefixed discardable one (`pa.foo`).
@@ -128,11 +85,6 @@ def Pa_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
 def Pa_F64Attr : FloatAttrBase<F64, "64-bit float attribute"> {
   let returnType = "double";
   let convertFromStorage = "$_self.getValueAsDouble()";
-}
-
-class Pa_Attr<string name, string attrMnemonic, list<Trait> traits = []>
-    : AttrDef<Pa_Dialect, name, traits> {
-  let mnemonic = attrMnemonic;
 }
 
 def Pa_VLayoutAttr : EnumAttr<Pa_Dialect, Pa_VLayout, "v_layout"> {

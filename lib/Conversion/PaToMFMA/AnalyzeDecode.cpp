@@ -3,12 +3,15 @@
 // Every check pa-to-mfma makes before it changes anything: the structure
 // pa-tile / pa-stage-page-ids produce (the tiled IR contract both backends
 // share, matchTiledDecode), then the chip's fp8 flavour, the shapes the lane
-// mappings support and the register budget.
+// mappings support and the register budget; and the lane mapping
+// (#pa.mfma_layout) a kernel without one is lowered with.
 //
 //===----------------------------------------------------------------------===//
 #include "PaToMFMA.h"
 
 #include "Layouts.h"
+
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::pa;
@@ -266,5 +269,30 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
            << "pa-to-mfma needs identity-layout f32 partial buffers "
               "[Hkv, slots, R] and [Hkv, slots, R, "
            << s.headDim << "]";
+  // A kernel's own layout was verified against its chip and tile ops with
+  // the IR (verifyMFMALayoutOn).
+  d.layout = kernel->getAttrOfType<MFMALayoutAttr>(kMFMALayoutAttrName);
+  if (!d.layout)
+    d.layout = chooseMFMALayout(kernel.getContext(), s, chip);
   return d;
+}
+
+MFMALayoutAttr mfma::chooseMFMALayout(MLIRContext *context,
+                                      const DecodeShape &s,
+                                      const ChipInfo &chip) {
+  Instr instr = s.fp8Compute() ? kFp8Instr : kBf16Instr;
+  // QK with 16x16x128 where the chip has it and the head dim is a whole
+  // number of its K (two 64-element load chunks), unless it costs
+  // occupancy: two M-tiles at D = 256 with per-token scales need more than
+  // the 256 VGPRs of 2 waves per SIMD (measured on gfx950 with the query's
+  // residual: 264-268, 1 wave; without per-token scales 245-256, 2 waves),
+  // and at D = 512 more still.
+  bool wideQK = chip.hasF8F6F4Mfma && s.fp8Compute() &&
+                s.headDim % kWideFp8K == 0 &&
+                (s.mTiles == 1 || s.headDim <= 128 ||
+                 (s.headDim <= 256 && s.scale != ScaleMode::per_token));
+  return MFMALayoutAttr::get(context, wideQK ? kWideFp8K : instr.k, instr.k,
+                             s.mTiles, kQuarterTokens,
+                             llvm::divideCeil(s.headDim,
+                                              kLaneGroups * s.kvPack));
 }

@@ -263,20 +263,12 @@ public:
   DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
                  const MFMAOptions &options)
       : d(d), s(d.shape), chip(chip), ctx(d.kernel.getContext()),
-        instr(s.fp8Compute() ? kFp8Instr : kBf16Instr),
+        // The lane mapping (#pa.mfma_layout, verified against the kernel).
+        instr(d.layout.getPvK() == kFp8Instr.k ? kFp8Instr : kBf16Instr),
         probResidual(probabilitiesNeedResidual(s, options.fp8Residual)),
         queryResidual(queryNeedsResidual(d, options.fp8Residual)),
         only64BitOffsets(options.cacheOffsets == CacheOffsets::only64Bit),
-        // QK with 16x16x128 where the chip has it and the head dim is a
-        // whole number of its K (two 64-element load chunks), unless it
-        // costs occupancy: two M-tiles at D = 256 with per-token scales
-        // need more than the 256 VGPRs of 2 waves per SIMD (measured on
-        // gfx950 with the query's residual: 264-268, 1 wave; without
-        // per-token scales 245-256, 2 waves), and at D = 512 more still.
-        wideQK(chip.hasF8F6F4Mfma && s.fp8Compute() &&
-               s.headDim % kWideFp8K == 0 &&
-               (s.mTiles == 1 || s.headDim <= 128 ||
-                (s.headDim <= 256 && s.scale != ScaleMode::per_token))),
+        wideQK(d.layout.getQkK() == kWideFp8K),
         edgeTileBranch(s.mTiles == 1 || s.headDim <= 128),
         // Rows r of the group have MTP positions q = r / G in [q_lo, q_hi]
         // with q_hi - q_lo <= ceil((rows - 1) / G) (and < Q). Kernels
@@ -297,7 +289,7 @@ public:
     // (80, 96, 112, ...) ends in a partial chunk whose lane groups past D
     // contribute zeros (emitTileStep).
     qkChunkDims = kLaneGroups * s.kvPack;
-    qkChunks = llvm::divideCeil(s.headDim, qkChunkDims);
+    qkChunks = d.layout.getQkChunks();
     // Query rows in LDS, padded by 16 bytes against bank conflicts of the
     // 16-byte reads (rows 16 lanes apart would hit the same banks).
     queryRowWords = s.headDim * computeBytes / 4 + 4;

@@ -14,23 +14,16 @@
 #ifndef PA_CONVERSION_PATOMFMA_LAYOUTS_H
 #define PA_CONVERSION_PATOMFMA_LAYOUTS_H
 
+#include "pa/IR/MFMAGeometry.h"
+
 #include <cstdint>
 
 namespace mlir::pa::mfma {
 
-inline constexpr int kWaveLanes = 64;
-inline constexpr int kWaves = 4;
-/// M = N = 16 for every instruction used; 64 / 16 lane groups of 16 lanes.
-inline constexpr int kBlock = 16;
-inline constexpr int kLaneGroups = kWaveLanes / kBlock;
 /// Accumulator elements per lane (16 x 16 / 64).
 inline constexpr int kResultElements = kBlock * kBlock / kWaveLanes;
-/// Tokens per wave and tile: wave w owns tokens [64w, 64w + 64) of the tile.
-inline constexpr int kQuarterTokens = 64;
 /// Each lane group holds 16 consecutive tokens of its wave's quarter.
 inline constexpr int kGroupTokens = kQuarterTokens / kLaneGroups;
-/// Bytes of one K/V load per lane (buffer_load_dwordx4).
-inline constexpr int kLoadBytes = 16;
 
 /// One 16x16xK MFMA with f32 accumulators: v_mfma_f32_16x16x32_fp8_fp8
 /// (K = 32, 8 fp8 values per lane) or v_mfma_f32_16x16x16_bf16 (K = 16, 4

@@ -4,7 +4,8 @@
 // code for 4 waves (DecodeToMFMA.cpp), the reduce kernel's scf.parallel
 // loops become lane-strided loops (DistributeParallel.cpp); the plan kernel
 // (tiny) is left to pa-workgroup-to-lane0. Every decode kernel is checked
-// (AnalyzeDecode.cpp) before any is rewritten.
+// (AnalyzeDecode.cpp) before any is rewritten, and lowered with its lane
+// mapping: its pa.mfma_layout (pa-mfma-layout) or the one chosen for it.
 //
 //===----------------------------------------------------------------------===//
 #include "PaToMFMA.h"
@@ -12,6 +13,7 @@
 #include "pa/Conversion/Passes.h"
 
 namespace mlir::pa {
+#define GEN_PASS_DEF_PAMFMALAYOUT
 #define GEN_PASS_DEF_PATOMFMA
 #include "pa/Conversion/Passes.h.inc"
 } // namespace mlir::pa
@@ -20,40 +22,72 @@ using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
+/// A module's chip (pa.target) and kernels: the decode kernels, each
+/// analyzed, and the others.
+struct AnalyzedModule {
+  ChipInfo chip;
+  SmallVector<mfma::DecodeKernel> decodes;
+  SmallVector<gpu::GPUFuncOp> others;
+};
+
+/// Reads the module's AMD chip and analyzes every decode kernel
+/// (analyzeDecodeKernel, every one reporting what does not hold); `pass`
+/// names the asking pass in the diagnostics.
+FailureOr<AnalyzedModule> analyzeModule(gpu::GPUModuleOp module,
+                                        StringRef pass) {
+  FailureOr<ChipInfo> target = getTargetChip(module, pass, Vendor::AMD);
+  if (failed(target))
+    return failure();
+  AnalyzedModule analyzed{*target, {}, {}};
+  bool valid = true;
+  for (auto kernel : module.getOps<gpu::GPUFuncOp>()) {
+    if (!kernel.isKernel())
+      continue;
+    if (!mfma::isDecodeKernel(kernel)) {
+      analyzed.others.push_back(kernel);
+      continue;
+    }
+    FailureOr<mfma::DecodeKernel> decode =
+        mfma::analyzeDecodeKernel(kernel, *target);
+    if (failed(decode))
+      valid = false;
+    else
+      analyzed.decodes.push_back(*decode);
+  }
+  if (!valid)
+    return failure();
+  return analyzed;
+}
+
+struct PaMFMALayoutPass : pa::impl::PaMFMALayoutBase<PaMFMALayoutPass> {
+  void runOnOperation() override {
+    FailureOr<AnalyzedModule> module =
+        analyzeModule(getOperation(), getArgument());
+    if (failed(module))
+      return signalPassFailure();
+    // A kernel's own layout (already there) is kept.
+    for (mfma::DecodeKernel &decode : module->decodes)
+      decode.kernel->setAttr(kMFMALayoutAttrName, decode.layout);
+  }
+};
+
 struct PaToMFMAPass : pa::impl::PaToMFMABase<PaToMFMAPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    gpu::GPUModuleOp module = getOperation();
-    FailureOr<ChipInfo> target =
-        getTargetChip(module, getArgument(), Vendor::AMD);
-    if (failed(target))
+    FailureOr<AnalyzedModule> module =
+        analyzeModule(getOperation(), getArgument());
+    if (failed(module))
       return signalPassFailure();
-    SmallVector<mfma::DecodeKernel> decodes;
-    SmallVector<gpu::GPUFuncOp> others;
-    bool valid = true;
-    for (auto kernel : module.getOps<gpu::GPUFuncOp>()) {
-      if (!kernel.isKernel())
-        continue;
-      if (!mfma::isDecodeKernel(kernel)) {
-        others.push_back(kernel);
-        continue;
-      }
-      FailureOr<mfma::DecodeKernel> decode =
-          mfma::analyzeDecodeKernel(kernel, *target);
-      if (failed(decode))
-        valid = false;
-      else
-        decodes.push_back(*decode);
-    }
-    if (!valid)
-      return signalPassFailure();
-    for (mfma::DecodeKernel &decode : decodes)
-      if (failed(mfma::lowerDecodeKernel(decode, *target,
+    for (mfma::DecodeKernel &decode : module->decodes) {
+      if (failed(mfma::lowerDecodeKernel(decode, module->chip,
                                          {fp8Residual, cacheOffsets})))
         return signalPassFailure();
-    for (gpu::GPUFuncOp kernel : others)
-      mfma::distributeParallelLoops(kernel, target->workgroupSize);
+      // The mapping of tile ops that are gone.
+      decode.kernel->removeAttr(kMFMALayoutAttrName);
+    }
+    for (gpu::GPUFuncOp kernel : module->others)
+      mfma::distributeParallelLoops(kernel, module->chip.workgroupSize);
   }
 };
 } // namespace

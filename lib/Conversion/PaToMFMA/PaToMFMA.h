@@ -5,6 +5,7 @@
 #include "pa/IR/PaOps.h"
 #include "pa/Conversion/MFMAOptions.h"
 #include "pa/IR/Chip.h"
+#include "pa/IR/PaLayoutAttrs.h"
 #include "pa/Transforms/TiledDecode.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -43,16 +44,23 @@ struct DecodeShape {
 struct DecodeKernel : TiledDecode {
   gpu::GPUFuncOp kernel;
   DecodeShape shape;
+  /// The lane mapping: the kernel's pa.mfma_layout, or chooseMFMALayout's.
+  MFMALayoutAttr layout;
 };
 
 /// Whether `kernel` holds pa.tile ops (a decode workgroup program).
 bool isDecodeKernel(gpu::GPUFuncOp kernel);
 
 /// Checks everything the lowering relies on (chip fp8 flavour, shapes,
-/// register budget, structure) and reports what does not hold. Builds
-/// nothing.
+/// register budget, structure) and reports what does not hold; takes the
+/// kernel's pa.mfma_layout, or chooses one. Builds nothing.
 FailureOr<DecodeKernel> analyzeDecodeKernel(gpu::GPUFuncOp kernel,
                                             const ChipInfo &chip);
+
+/// The lane mapping pa-to-mfma gives a kernel of shape `s` on `chip` where
+/// the kernel has no pa.mfma_layout (and pa-mfma-layout attaches).
+MFMALayoutAttr chooseMFMALayout(MLIRContext *context, const DecodeShape &s,
+                                const ChipInfo &chip);
 
 /// Rewrites the analyzed kernel into per-lane MFMA code for 4 waves, with
 /// pa-to-mfma's options.

@@ -55,8 +55,10 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   // in the tiled IR, before pa-to-mfma: its float maxima must stay
   // llvm.maxnum (one v_max_f32), not become compare-and-select chains.
   kernels.addPass(arith::createArithExpandOpsPass());
-  // Decode on 4 waves with MFMA, reduce spread over the lanes; the plan
-  // kernel (tiny, no lane code) runs its workgroup program on lane 0.
+  // Decode on 4 waves with MFMA, with the lane mapping stated in the IR
+  // (#pa.mfma_layout), reduce spread over the lanes; the plan kernel
+  // (tiny, no lane code) runs its workgroup program on lane 0.
+  kernels.addPass(createPaMFMALayout());
   kernels.addPass(
       createPaToMFMA({mfma.fp8Residual, mfma.cacheOffsets}));
   kernels.addPass(createPaWorkgroupToLane0());

@@ -1,0 +1,31 @@
+//===- PaLayoutAttrs.h - lane mappings of the GPU backends ------*- C++ -*-===//
+//
+// #pa.mfma_layout (PaLayoutAttrs.td): the lane mapping pa-to-mfma lowers a
+// decode kernel with, attached by pa-mfma-layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_IR_PALAYOUTATTRS_H
+#define PA_IR_PALAYOUTATTRS_H
+
+#include "pa/IR/PaDialect.h"
+
+namespace mlir::pa {
+/// The kernel attribute holding a decode kernel's #pa.mfma_layout.
+inline constexpr llvm::StringLiteral kMFMALayoutAttrName = "pa.mfma_layout";
+
+/// An MFMA shape as written in #pa.mfma_layout: `16x16xK`.
+ParseResult parseMFMAShape(AsmParser &parser, int64_t &k);
+void printMFMAShape(AsmPrinter &printer, int64_t k);
+} // namespace mlir::pa
+
+#define GET_ATTRDEF_CLASSES
+#include "pa/IR/PaLayoutAttrs.h.inc"
+
+namespace mlir::pa {
+/// Checks `layout` on `kernel` against the module's chip (pa.target, where
+/// it has one) and the kernel's tile ops (rows, head dim, compute and cache
+/// types); reports the first mismatch at `kernel`.
+LogicalResult verifyMFMALayoutOn(Operation *kernel, MFMALayoutAttr layout);
+} // namespace mlir::pa
+
+#endif // PA_IR_PALAYOUTATTRS_H
