@@ -109,7 +109,11 @@ LogicalResult mlir::pa::verifyMFMALayoutOn(Operation *kernel,
     return fail() << "qk = 16x16x128 needs a head dim that is a multiple of "
                      "128, got "
                   << headDim;
+  // Caches of other element types are pa-to-mfma's to refuse.
   Type kvType = cast<MemRefType>(qk.getKeyCache().getType()).getElementType();
+  if (!isa<FloatType>(kvType) || (kvType.getIntOrFloatBitWidth() != 8 &&
+                                  kvType.getIntOrFloatBitWidth() != 16))
+    return success();
   int64_t pack = kLoadBytes / (kvType.getIntOrFloatBitWidth() / 8);
   int64_t chunks = llvm::divideCeil(headDim, kLaneGroups * pack);
   if (layout.getQkChunks() != chunks)
