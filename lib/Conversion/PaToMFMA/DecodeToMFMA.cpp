@@ -428,17 +428,19 @@ private:
   // -- epilogue --
   void mergeAndStore(ImplicitLocOpBuilder &b, const WaveResult &state);
 
-  /// Element `position` (index, per lane) of the tile's page-id vector
-  /// `vec`, computed for that element alone: the staged ids are one LDS
-  /// word per lane instead of 16 ids held and extracted by a dynamic
-  /// position (a compare/select chain over all 16 per id).
-  /// `known` holds the elements made so far for this position (a value
-  /// reached twice, as the page-id guard's operand and its result, is
-  /// made once).
-  Value laneElement(ImplicitLocOpBuilder &b, Value vec, Value position,
-                    DenseMap<Value, Value> &known);
-  Value elementOf(ImplicitLocOpBuilder &b, Value vec, Value position,
-                  DenseMap<Value, Value> &known);
+  /// Elements `positions` (index, per lane) of the tile's page-id vector
+  /// `vec`, computed for those elements alone: the staged ids are one LDS
+  /// word per lane and position instead of 16 ids held and extracted by a
+  /// dynamic position (a compare/select chain over all 16 per id), and a
+  /// branch of `vec` (staged or not) is one branch for all positions.
+  /// `known` holds the elements made so far (a value reached twice, as
+  /// the page-id guard's operand and its result, is made once).
+  SmallVector<Value> laneElements(ImplicitLocOpBuilder &b, Value vec,
+                                  ArrayRef<Value> positions,
+                                  DenseMap<Value, SmallVector<Value>> &known);
+  SmallVector<Value> elementsOf(ImplicitLocOpBuilder &b, Value vec,
+                                ArrayRef<Value> positions,
+                                DenseMap<Value, SmallVector<Value>> &known);
 
   /// clamp(bound + shift - (tileStart + 64 w + 16 j), 0, 16) as i32: how
   /// many of the lane group's 16 tokens lie below the token `bound` (i64,
@@ -1514,12 +1516,6 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   IndexExpr j = l.idx(group), i = l.idx(rowLane);
   Value kvHead = d.qk.getKvHead();
   Value ids = map.lookupOrDefault(d.qk.getPageIds());
-  auto pageAt = [&](Value position) {
-    DenseMap<Value, Value> known;
-    return l.toIndex(laneElement(b, ids, position, known));
-  };
-  Value kPage = pageAt(kPageIndex);
-  Value vPage = pageAt(vPageIndex);
   Value tileStart = map.lookupOrDefault(d.softmax.getTileStart());
   auto kvVector = [&](int64_t n) {
     return VectorType::get({n}, s.kvType);
@@ -1531,16 +1527,34 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // page larger than a tile holds the whole tile from slot tileStart % P.
   const bool pageHoldsTile = s.pageSize > kTileTokens;
   const bool pagesSplitGroups = s.pageSize < kGroupTokens;
+  // The lane's page ids, all read at once (one branch where they are
+  // staged or not): K's and V's, then with split groups one per K block
+  // and one per run of V tokens.
+  SmallVector<Value> pagePositions = {kPageIndex, vPageIndex};
+  const int64_t blocks = kQuarterTokens / kBlock;
+  if (pagesSplitGroups) {
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      pagePositions.push_back(
+          ((l.idx(kColumn) + qkToken<int64_t>(blk, 0)) / s.pageSize).get());
+    for (int64_t first = 0; first < kGroupTokens; first += s.pageSize)
+      pagePositions.push_back(((l.idx(vColumn) + first) / s.pageSize).get());
+  }
+  SmallVector<Value> pages;
+  {
+    DenseMap<Value, SmallVector<Value>> known;
+    for (Value page : laneElements(b, ids, pagePositions, known))
+      pages.push_back(l.toIndex(page));
+  }
+  Value kPage = pages[0];
+  Value vPage = pages[1];
   Value tileSlot;
   if (pageHoldsTile)
     tileSlot = l.toIndex(arith::RemUIOp::create(
         b, tileStart, l.i64(s.pageSize)));
   // The page and slot of K block blk's token of the lane.
-  SmallVector<Value> kBlockPages;
-  if (pagesSplitGroups)
-    for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk)
-      kBlockPages.push_back(pageAt(
-          (l.idx(kColumn) + qkToken<int64_t>(blk, 0)) / s.pageSize));
+  ArrayRef<Value> kBlockPages =
+      pagesSplitGroups ? ArrayRef<Value>(pages).slice(2, blocks)
+                       : ArrayRef<Value>();
   auto keyPlace = [&](int64_t blk) -> std::pair<Value, Value> {
     int64_t offset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
     if (pagesSplitGroups)
@@ -1557,10 +1571,10 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   };
   SmallVector<TokenRun> valueRuns;
   if (pagesSplitGroups) {
+    ArrayRef<Value> runPages = ArrayRef<Value>(pages).drop_front(2 + blocks);
     for (int64_t first = 0; first < kGroupTokens; first += s.pageSize)
       valueRuns.push_back(
-          {pageAt((l.idx(vColumn) + first) / s.pageSize), l.index(0), first,
-           s.pageSize});
+          {runPages[first / s.pageSize], l.index(0), first, s.pageSize});
   } else {
     valueRuns.push_back(
         {vPage, pageHoldsTile ? (l.idx(vSlot0) + l.idx(tileSlot)).get() : vSlot0,
@@ -1610,7 +1624,6 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   const size_t tiles = state.mTiles.size();
   const int64_t chunksPerRead = wideQK ? 2 : 1;
   const int64_t chunkWords = chunksPerRead * x * computeBytes / 4;
-  const int64_t blocks = kQuarterTokens / kBlock;
   // The query chunk(s) from `c` of M-tile k: the value and, with its
   // residual, the residual.
   auto loadQuery = [&](size_t k, int64_t c) {
@@ -1767,7 +1780,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       d.alibi ? arith::TruncIOp::create(b, b.getI32Type(), tileStart).getResult()
               : Value();
   for (size_t k = 0; k < tiles; ++k)
-    for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk) {
+    for (int64_t blk = 0; blk < blocks; ++blk) {
       Value &score = scores[k][blk];
       score = l.mulF(score, l.broadcast(vec4, state.mTiles[k].rowScale));
       if (kScales)
@@ -2165,50 +2178,73 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   return next;
 }
 
-Value DecodeLowering::laneElement(ImplicitLocOpBuilder &b, Value vec,
-                                  Value position,
-                                  DenseMap<Value, Value> &known) {
-  if (Value done = known.lookup(vec))
-    return done;
-  Value element = elementOf(b, vec, position, known);
-  known[vec] = element;
-  return element;
+SmallVector<Value>
+DecodeLowering::laneElements(ImplicitLocOpBuilder &b, Value vec,
+                             ArrayRef<Value> positions,
+                             DenseMap<Value, SmallVector<Value>> &known) {
+  auto done = known.find(vec);
+  if (done != known.end())
+    return done->second;
+  SmallVector<Value> elements = elementsOf(b, vec, positions, known);
+  known[vec] = elements;
+  return elements;
 }
 
-Value DecodeLowering::elementOf(ImplicitLocOpBuilder &b, Value vec,
-                                Value position, DenseMap<Value, Value> &known) {
+SmallVector<Value>
+DecodeLowering::elementsOf(ImplicitLocOpBuilder &b, Value vec,
+                           ArrayRef<Value> positions,
+                           DenseMap<Value, SmallVector<Value>> &known) {
   LaneBuilder l(b);
+  auto each = [&](auto element) {
+    SmallVector<Value> elements;
+    for (auto [n, position] : llvm::enumerate(positions))
+      elements.push_back(element(n, position));
+    return elements;
+  };
   Operation *def = vec.getDefiningOp();
   if (auto select = dyn_cast_or_null<arith::SelectOp>(def)) {
     Value cond = select.getCondition();
+    SmallVector<Value> conds(positions.size(), cond);
     if (isa<VectorType>(cond.getType()))
-      cond = laneElement(b, cond, position, known);
-    return l.select(cond,
-                    laneElement(b, select.getTrueValue(), position, known),
-                    laneElement(b, select.getFalseValue(), position, known));
+      conds = laneElements(b, cond, positions, known);
+    SmallVector<Value> whenTrue =
+        laneElements(b, select.getTrueValue(), positions, known);
+    SmallVector<Value> whenFalse =
+        laneElements(b, select.getFalseValue(), positions, known);
+    return each([&](size_t n, Value) {
+      return l.select(conds[n], whenTrue[n], whenFalse[n]);
+    });
   }
-  if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(def))
-    return l.cmpI(cmp.getPredicate(),
-                  laneElement(b, cmp.getLhs(), position, known),
-                  laneElement(b, cmp.getRhs(), position, known));
+  if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(def)) {
+    SmallVector<Value> lhs = laneElements(b, cmp.getLhs(), positions, known);
+    SmallVector<Value> rhs = laneElements(b, cmp.getRhs(), positions, known);
+    return each([&](size_t n, Value) {
+      return l.cmpI(cmp.getPredicate(), lhs[n], rhs[n]);
+    });
+  }
   if (auto splat = dyn_cast_or_null<vector::BroadcastOp>(def))
     if (!isa<VectorType>(splat.getSource().getType()))
-      return splat.getSource();
+      return SmallVector<Value>(positions.size(), splat.getSource());
   if (auto constant = dyn_cast_or_null<arith::ConstantOp>(def))
     if (auto dense = dyn_cast<SplatElementsAttr>(constant.getValue()))
-      return arith::ConstantOp::create(b, dense.getSplatValue<TypedAttr>());
+      return SmallVector<Value>(
+          positions.size(),
+          arith::ConstantOp::create(b, dense.getSplatValue<TypedAttr>()));
   if (auto load = dyn_cast_or_null<vector::LoadOp>(def))
     if (load.getIndices().size() == 1)
-      return memref::LoadOp::create(
-          b, load.getBase(),
-          ValueRange{l.addI(load.getIndices().front(), position)});
+      return each([&](size_t, Value position) -> Value {
+        return memref::LoadOp::create(
+            b, load.getBase(),
+            ValueRange{l.addI(load.getIndices().front(), position)});
+      });
   if (auto branch = dyn_cast_or_null<scf::IfOp>(def)) {
-    // The same branch, yielding the element: each side's ops are cloned
-    // and the yielded vector is reduced to the element there.
+    // The same branch, yielding the elements: each side's ops are cloned
+    // and the yielded vector is reduced to the elements there.
     unsigned result = cast<OpResult>(vec).getResultNumber();
     Type element = cast<VectorType>(vec.getType()).getElementType();
-    auto scalar =
-        scf::IfOp::create(b, TypeRange{element}, branch.getCondition(), true);
+    auto scalar = scf::IfOp::create(
+        b, SmallVector<Type>(positions.size(), element), branch.getCondition(),
+        true);
     for (auto [from, to] :
          llvm::zip(branch->getRegions(), scalar->getRegions())) {
       OpBuilder::InsertionGuard guard(b);
@@ -2221,12 +2257,13 @@ Value DecodeLowering::elementOf(ImplicitLocOpBuilder &b, Value vec,
         b.clone(op, inner);
       Value yielded = inner.lookupOrDefault(
           from.front().getTerminator()->getOperand(result));
-      scf::YieldOp::create(b, laneElement(b, yielded, position, known));
+      scf::YieldOp::create(b, laneElements(b, yielded, positions, known));
       for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
         if (isOpTriviallyDead(&op))
           op.erase();
     }
-    return scalar.getResult(0);
+    return SmallVector<Value>(scalar.getResults().begin(),
+                              scalar.getResults().end());
   }
   if (auto direct = dyn_cast_or_null<TilePageIdsOp>(def)) {
     // Past the staged tiles: the one block-table entry, by the op's rule.
@@ -2235,10 +2272,14 @@ Value DecodeLowering::elementOf(ImplicitLocOpBuilder &b, Value vec,
     };
     TilePageRange range =
         buildTilePageRange(b, b.getLoc(), direct, direct.getTile(), constant);
-    return buildVisiblePageId(b, b.getLoc(), direct, range, position,
-                              constant);
+    return each([&](size_t, Value position) {
+      return buildVisiblePageId(b, b.getLoc(), direct, range, position,
+                                constant);
+    });
   }
-  return vector::ExtractOp::create(b, vec, OpFoldResult(position));
+  return each([&](size_t, Value position) -> Value {
+    return vector::ExtractOp::create(b, vec, OpFoldResult(position));
+  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -73,20 +73,23 @@
 // accumulator blocks (D = 64).
 // CHECK:         scf.for %{{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // Page ids of the tile: each lane reads its own staged id for K and for V
-// (one LDS word, no vector of 16 ids extracted at a lane position), or
-// the direct read past the staged tiles.
+// (one LDS word each, no vector of 16 ids extracted at a lane position),
+// or the direct reads past the staged tiles: one branch for both.
 // CHECK-NOT:       vector<16xi32>
-// CHECK:           scf.if %{{.*}} -> (i32) {
+// CHECK:           scf.if %{{.*}} -> (i32, i32) {
 // CHECK-NEXT:        arith.constant 16 : index
 // CHECK-NEXT:        arith.muli
 // CHECK-NEXT:        arith.addi
 // CHECK-NEXT:        memref.load %[[IDS]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:        arith.addi
+// CHECK-NEXT:        memref.load %[[IDS]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:        scf.yield %{{.*}}, %{{.*}} : i32, i32
 // CHECK:           } else {
 // CHECK:             memref.load %{{.*}} : memref<?x?xi32>
+// CHECK:             memref.load %{{.*}} : memref<?x?xi32>
 // CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
-// CHECK:           scf.if %{{.*}} -> (i32) {
-// CHECK:             memref.load %[[IDS]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
 // CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK-NOT:       scf.if %{{.*}} -> (i32) {
 // QK: 4 blocks x 2 K-steps; K in 16-byte loads, the query chunk from LDS.
 // CHECK:           vector.load %[[SCRATCH]][%{{.*}}] {alignment = 16 : i64} : memref<2049xi32, #gpu.address_space<workgroup>>, vector<4xi32>
 // CHECK:           vector.load %[[K]][{{.*}}] : memref<64x2x4x16x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>, vector<16x[[FP8]]>
