@@ -1782,12 +1782,15 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   for (size_t k = 0; k < tiles; ++k)
     for (int64_t blk = 0; blk < blocks; ++blk) {
       Value &score = scores[k][blk];
-      score = l.mulF(score, l.broadcast(vec4, state.mTiles[k].rowScale));
+      // The token's scale first: its spread multiplies (v_mul_f32_dpp)
+      // read the product's result directly, and the row's scale is then
+      // a vector multiply (v_pk_mul_f32 where the chip has it).
       if (kScales)
         score = mulByTokens(
             score, kScales,
             ArrayRef<int64_t>(groupTokens).slice(blk * kResultElements,
                                                  kResultElements));
+      score = l.mulF(score, l.broadcast(vec4, state.mTiles[k].rowScale));
       // Checked before the soft cap, which would map +-inf to +-cap.
       if (keysMayBeInfinite)
         score = buildNaNIfNotFinite(b, b.getLoc(), score);
