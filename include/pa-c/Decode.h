@@ -70,9 +70,10 @@ typedef struct {
  * budget. */
 PA_CAPI_EXPORTED PaDecodeConfig paDecodeConfigGetDefault(void);
 
-/* The operands of one run (pa::HostBuffers): caller-owned, row-major, in the
- * layouts of the spec. Caches are raw element bits (1 byte for fp8, 2 for
- * bf16); query and output are bf16/f16 bits. */
+/* The operands of one run (pa::HostBuffers): caller-owned, row-major (nhd /
+ * hnd caches: any page stride), in the layouts of the spec. Caches are raw
+ * element bits (1 byte for fp8, 2 for bf16); query and output are bf16/f16
+ * bits. */
 typedef struct {
   int64_t batch;               /* B */
   int64_t numPages;            /* N */
@@ -95,6 +96,11 @@ typedef struct {
   float *tmpOut;               /* [Hkv, capacity, Q*G, D] */
   uint16_t *output;            /* [B*Q, Hq, D] */
   float *lse;                  /* [B*Q, Hq] with returnLse, else NULL */
+  /* Elements from one page of an nhd / hnd cache to the next: 0 for a
+   * contiguous cache; 2 P Hkv D for the K or V half of a combined
+   * [N, 2, P, Hkv, D] cache (read in place). Packed caches: 0. */
+  int64_t keyPageStride;
+  int64_t valuePageStride;
 } PaHostBuffers;
 
 typedef struct {

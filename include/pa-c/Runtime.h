@@ -18,8 +18,8 @@
 extern "C" {
 #endif
 
-/* One operand in host memory for a host-buffer run: a row-major array at
- * `data` of `rank` sizes of `elementBytes`-byte elements, under its pa
+/* One operand in host memory for a host-buffer run: an array at `data`
+ * (row-major, or at `strides`) of `rank` sizes of `elementBytes`-byte elements, under its pa
  * operand name (as PaDeviceOperand). `readOnly` operands (the decode's
  * inputs) are copied to the device; the others are copied there and back,
  * so elements the kernels leave unwritten keep the caller's values. The
@@ -33,6 +33,10 @@ typedef struct {
   const int64_t *sizes;
   int64_t elementBytes;
   bool readOnly;
+  /* NULL: row-major; else `rank` element strides, as PaDeviceOperand's
+   * (the device copy holds the memory from the first element to the last;
+   * the strides the kernels do not read are refused by name). */
+  const int64_t *strides;
 } PaHostOperand;
 
 /* Checks the index inputs of a run before it reads memory they point into:

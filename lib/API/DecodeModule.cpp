@@ -145,6 +145,18 @@ mlir::pa::decodeOperandTypes(MLIRContext &context,
     if (name == "query")
       layout = StridedLayoutAttr::get(
           &context, /*offset=*/0, {ShapedType::kDynamic, config.headDim, 1});
+    // The nhd / hnd caches' page stride is a run-time value too, so that
+    // one program reads contiguous caches and the K and V halves of a
+    // combined [N, 2, ...] cache in place: strided<[?, ..., 1]>, the dims
+    // within a page row-major.
+    if (config.cacheLayout != CacheLayout::packed &&
+        (name == "key_cache" || name == "value_cache")) {
+      SmallVector<int64_t, 5> strides(shape.size(), 1);
+      for (size_t d = shape.size() - 1; d-- > 1;)
+        strides[d] = strides[d + 1] * shape[d + 1];
+      strides[0] = ShapedType::kDynamic;
+      layout = StridedLayoutAttr::get(&context, /*offset=*/0, strides);
+    }
     types.push_back({name, MemRefType::get(shape, element, layout)});
   }
   return types;

@@ -23,10 +23,16 @@ mlir::pa::decodeOperands(const DecodeConfig &c, const HostBuffers &b) {
   if (b.queryRowStride)
     operands.back().strides = {b.queryRowStride, d, 1};
   // The names are string literals (NUL-terminated).
-  for (const auto &[name, shape] : c.cacheShapes(n))
-    operands.push_back({name.data(),
-                        name == "key_cache" ? b.keyCache : b.valueCache,
-                        shape, cacheBytes, true});
+  for (const auto &[name, shape] : c.cacheShapes(n)) {
+    bool key = name == "key_cache";
+    operands.push_back({name.data(), key ? b.keyCache : b.valueCache, shape,
+                        cacheBytes, true});
+    if (int64_t pageStride = key ? b.keyPageStride : b.valuePageStride) {
+      DecodeOperand &cache = operands.back();
+      cache.strides = cache.effectiveStrides();
+      cache.strides[0] = pageStride;
+    }
+  }
   add("block_tables", b.blockTables, {b.batch, b.maxPagesPerSequence}, 4,
       true);
   add("context_lengths", b.contextLengths, {b.batch}, 4, true);

@@ -65,11 +65,12 @@ LogicalResult lowerToHost(ModuleOp module, llvm::StringRef chip) {
 }
 
 /// Checks that `module`'s @pa_decode takes the memref types of
-/// decodeOperandTypes(config), the query strided like those or row-major;
-/// failure with `error` otherwise. `packedQueryOnly`: the query is
-/// row-major.
+/// decodeOperandTypes(config), the query and the caches strided like those
+/// or row-major; failure with `error` otherwise. `rowMajor`: which of them
+/// are row-major.
 LogicalResult checkDecodeSignature(ModuleOp module, const DecodeConfig &config,
-                                   bool &packedQueryOnly, std::string &error) {
+                                   HostProgram::RowMajorOperands &rowMajor,
+                                   std::string &error) {
   auto function = module.lookupSymbol<func::FuncOp>(kDecodeFunctionName);
   if (!function) {
     error = ("the module has no func.func @" + kDecodeFunctionName).str();
@@ -86,15 +87,20 @@ LogicalResult checkDecodeSignature(ModuleOp module, const DecodeConfig &config,
     error = std::move(message);
     return failure();
   }
-  packedQueryOnly = false;
+  rowMajor = {};
   for (auto [operand, argument] : llvm::zip(expected, type.getInputs())) {
     auto [name, want] = operand;
     if (argument == want)
       continue;
-    auto rowMajor = MemRefType::get(want.getShape(), want.getElementType());
-    if (name == "query" && argument == rowMajor) {
-      packedQueryOnly = true;
-      continue;
+    if (argument == MemRefType::get(want.getShape(), want.getElementType())) {
+      if (name == "query") {
+        rowMajor.query = true;
+        continue;
+      }
+      if (name == "key_cache" || name == "value_cache") {
+        rowMajor.caches = true;
+        continue;
+      }
     }
     os << "@" << kDecodeFunctionName << " operand '" << name << "' must be "
        << want << ", got " << argument;
@@ -109,12 +115,12 @@ LogicalResult checkDecodeSignature(ModuleOp module, const DecodeConfig &config,
 OwningOpRef<ModuleOp> buildLoweredModule(MLIRContext &context,
                                          const DecodeConfig &config,
                                          DecodeModuleBuilder build,
-                                         bool &packedQueryOnly,
+                                         HostProgram::RowMajorOperands &rowMajor,
                                          std::string &error) {
   initializeNativeTargetOnce();
   OwningOpRef<ModuleOp> module = build(context, config, error);
   if (!module ||
-      failed(checkDecodeSignature(*module, config, packedQueryOnly, error)))
+      failed(checkDecodeSignature(*module, config, rowMajor, error)))
     return nullptr;
   DiagnosticCapture diagnostics(context);
   if (failed(lowerToHost(*module, config.chip))) {
@@ -215,6 +221,21 @@ std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
        << hq * d << " elements, got " << b.queryRowStride;
     return message;
   }
+  for (auto [name, pageStride] : {std::pair{"key_cache", b.keyPageStride},
+                                  std::pair{"value_cache", b.valuePageStride}}) {
+    if (pageStride < 0) {
+      os << "the " << name << " page stride must be >= 0 (0: contiguous), got "
+         << pageStride;
+      return message;
+    }
+    if (pageStride != 0 && config.cacheLayout == CacheLayout::packed &&
+        pageStride != p * hkv * d) {
+      os << "packed caches are read contiguous: the " << name
+         << " page stride must be 0 or " << p * hkv * d << " elements, got "
+         << pageStride << " (nhd / hnd caches may have any page stride)";
+      return message;
+    }
+  }
   required(b.keyCache, "key_cache", {b.numPages, hkv, d, p});
   required(b.valueCache, "value_cache", {b.numPages, hkv, d, p});
   required(b.blockTables, "block_tables", {b.batch, b.maxPagesPerSequence});
@@ -274,9 +295,9 @@ std::string mlir::pa::checkHostBuffers(const DecodeConfig &config,
 
 HostProgram::HostProgram(DecodeConfig config,
                          std::unique_ptr<ExecutionEngine> engine,
-                         void (*entry)(void **), bool packedQueryOnly)
+                         void (*entry)(void **), RowMajorOperands rowMajor)
     : decodeConfig(std::move(config)), engine(std::move(engine)), entry(entry),
-      packedQueryOnly(packedQueryOnly) {}
+      rowMajor(rowMajor) {}
 
 HostProgram::~HostProgram() = default;
 
@@ -284,9 +305,9 @@ FailureOr<std::unique_ptr<HostProgram>>
 HostProgram::compile(const DecodeConfig &config, std::string &error,
                      DecodeModuleBuilder build) {
   std::unique_ptr<MLIRContext> context = makeContext();
-  bool packedQueryOnly = false;
+  RowMajorOperands rowMajor;
   OwningOpRef<ModuleOp> module =
-      buildLoweredModule(*context, config, build, packedQueryOnly, error);
+      buildLoweredModule(*context, config, build, rowMajor, error);
   if (!module)
     return failure();
 
@@ -317,7 +338,7 @@ HostProgram::compile(const DecodeConfig &config, std::string &error,
     return failure();
   }
   return std::unique_ptr<HostProgram>(
-      new HostProgram(config, std::move(*engine), *entry, packedQueryOnly));
+      new HostProgram(config, std::move(*engine), *entry, rowMajor));
 }
 
 LogicalResult HostProgram::run(const HostBuffers &b, std::string &error) const {
@@ -326,13 +347,22 @@ LogicalResult HostProgram::run(const HostBuffers &b, std::string &error) const {
     error = std::move(problem);
     return failure();
   }
-  if (packedQueryOnly && b.queryRowStride != 0 &&
+  if (rowMajor.query && b.queryRowStride != 0 &&
       b.queryRowStride != c.numQueryHeads * c.headDim) {
     error = "this program reads packed query rows (a row-major query), got "
             "a row stride of " +
             std::to_string(b.queryRowStride) + " elements";
     return failure();
   }
+  const int64_t pageElements = c.pageSize * c.numKVHeads * c.headDim;
+  for (auto [name, pageStride] : {std::pair{"key_cache", b.keyPageStride},
+                                  std::pair{"value_cache", b.valuePageStride}})
+    if (rowMajor.caches && pageStride != 0 && pageStride != pageElements) {
+      error = "this program reads contiguous caches (row-major '" +
+              std::string(name) + "'), got a page stride of " +
+              std::to_string(pageStride) + " elements";
+      return failure();
+    }
   DescriptorPack pack(16);
   for (const DecodeOperand &operand : decodeOperands(c, b))
     pack.add(operand);
@@ -350,9 +380,9 @@ FailureOr<std::string>
 mlir::pa::lowerDecodeToHostText(const DecodeConfig &config,
                                 std::string &error) {
   std::unique_ptr<MLIRContext> context = makeContext();
-  bool packedQueryOnly = false;
+  HostProgram::RowMajorOperands rowMajor;
   OwningOpRef<ModuleOp> module = buildLoweredModule(
-      *context, config, buildDecodeModule, packedQueryOnly, error);
+      *context, config, buildDecodeModule, rowMajor, error);
   if (!module)
     return failure();
   std::string text;

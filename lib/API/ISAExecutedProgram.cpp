@@ -41,9 +41,10 @@ ISAExecutedProgram::run(const HostBuffers &buffers, std::string &error,
   }
   std::vector<::pa::runtime::HostOperand> operands;
   for (const DecodeOperand &operand : decodeOperands(decodeConfig, buffers))
-    operands.push_back({operand.name, operand.data,
-                        std::vector<int64_t>(operand.sizes.begin(),
-                                             operand.sizes.end()),
-                        operand.elementBytes, operand.readOnly});
+    operands.push_back(
+        {operand.name, operand.data,
+         std::vector<int64_t>(operand.sizes.begin(), operand.sizes.end()),
+         operand.elementBytes, operand.readOnly,
+         std::vector<int64_t>(operand.strides.begin(), operand.strides.end())});
   return success(loaded->run(operands, launch, error, perKernel));
 }

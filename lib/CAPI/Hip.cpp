@@ -79,6 +79,8 @@ bool paHipProgramRunBuffers(PaHipProgram program, const PaDecodeConfig *c,
     described.push_back({operand.name, const_cast<void *>(operand.data),
                          static_cast<int32_t>(operand.sizes.size()),
                          operand.sizes.data(), operand.elementBytes,
-                         operand.readOnly});
+                         operand.readOnly,
+                         operand.strides.empty() ? nullptr
+                                                 : operand.strides.data()});
   return paHipProgramRun(program, described.data(), described.size(), error);
 }

@@ -96,6 +96,8 @@ HostBuffers capi::unwrapBuffers(const PaHostBuffers &c) {
   buffers.query = c.query;
   buffers.keyCache = c.keyCache;
   buffers.valueCache = c.valueCache;
+  buffers.keyPageStride = c.keyPageStride;
+  buffers.valuePageStride = c.valuePageStride;
   buffers.blockTables = c.blockTables;
   buffers.contextLengths = c.contextLengths;
   buffers.kScale = c.kScale;

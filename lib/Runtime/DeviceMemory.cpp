@@ -41,7 +41,16 @@ bool byteCount(const HostOperand &operand, size_t &bytes, std::string &error) {
   }
   // Checked against overflow: a shape may come from a caller's descriptor.
   constexpr size_t limit = std::numeric_limits<size_t>::max();
-  bytes = static_cast<size_t>(operand.elementBytes);
+  bool strided = !operand.strides.empty();
+  if (strided && operand.strides.size() != operand.sizes.size()) {
+    error = what + " has " + std::to_string(operand.strides.size()) +
+            " strides for " + std::to_string(operand.sizes.size()) + " sizes";
+    return false;
+  }
+  // Elements: the product of the sizes, or for strides the span from the
+  // first element to one past the last (0 when a size is 0).
+  size_t elements = 1, last = 0;
+  bool empty = false;
   for (size_t i = 0; i < operand.sizes.size(); ++i) {
     int64_t size = operand.sizes[i];
     if (size < 0) {
@@ -49,12 +58,25 @@ bool byteCount(const HostOperand &operand, size_t &bytes, std::string &error) {
               std::to_string(i);
       return false;
     }
-    if (size != 0 && bytes > limit / static_cast<size_t>(size)) {
+    empty = empty || size == 0;
+    size_t step = strided ? static_cast<size_t>(operand.strides[i]) : 0;
+    if ((size != 0 && elements > limit / static_cast<size_t>(size)) ||
+        (strided && size > 1 && step > (limit - last) / (size - 1))) {
       error = what + " is too large to address";
       return false;
     }
-    bytes *= static_cast<size_t>(size);
+    elements *= static_cast<size_t>(size);
+    if (strided && size > 1)
+      last += (static_cast<size_t>(size) - 1) * step;
   }
+  if (strided)
+    elements = empty ? 0 : last + 1;
+  bytes = static_cast<size_t>(operand.elementBytes);
+  if (elements != 0 && bytes > limit / elements) {
+    error = what + " is too large to address";
+    return false;
+  }
+  bytes *= elements;
   if (bytes != 0 && !operand.data) {
     error = what + " has " + std::to_string(bytes) + " bytes but no data";
     return false;
@@ -97,7 +119,10 @@ bool runOnHostOperands(const DeviceMemory &memory,
       error += " (operand '" + operand.name + "')";
       return false;
     }
-    views[operand.name] = rowMajorView(addresses[i], operand.sizes);
+    MemRefView &view = views[operand.name] =
+        rowMajorView(addresses[i], operand.sizes);
+    if (!operand.strides.empty())
+      view.strides = operand.strides;
   }
   if (!enqueue(nullptr, views, error) || !memory.synchronize(nullptr, error))
     return false;

@@ -76,6 +76,8 @@ class PaHostBuffers(_ffi.CheckedStructure):
         ("tmpOut", _ptr),
         ("output", _ptr),
         ("lse", _ptr),
+        ("keyPageStride", _i64),
+        ("valuePageStride", _i64),
     ]
 
 

@@ -94,9 +94,23 @@ class GpuDecodeProgram:
             "output": b.output, "lse": b.lse}
         table = self.operands(b.batch, b.numPages, b.maxPagesPerSequence,
                               b.capacity)
+        # nhd / hnd caches at their page strides (halves of a combined
+        # cache), the dims within a page row-major.
+        page_strides = {"key_cache": b.keyPageStride,
+                        "value_cache": b.valuePageStride}
+
+        def strides(op):
+            page_stride = page_strides.get(op.name)
+            if not page_stride:
+                return None
+            inner = [1]
+            for extent in reversed(op.shape[2:]):
+                inner.insert(0, inner[0] * extent)
+            return [page_stride] + inner
+
         self.device_program(None).run([
             (op.name, addresses[op.name], op.shape, op.element_bytes,
-             op.read_only) for op in table])
+             op.read_only, strides(op)) for op in table])
 
 
 def _int32_view(address, shape):

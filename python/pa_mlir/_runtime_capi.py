@@ -32,7 +32,8 @@ _i32 = ctypes.c_int32
 class PaHostOperand(_ffi.CheckedStructure):
     _fields_ = [("name", ctypes.c_char_p), ("data", ctypes.c_void_p),
                 ("rank", _i32), ("sizes", ctypes.POINTER(_i64)),
-                ("elementBytes", _i64), ("readOnly", ctypes.c_bool)]
+                ("elementBytes", _i64), ("readOnly", ctypes.c_bool),
+                ("strides", ctypes.POINTER(_i64))]
 
 
 class PaDeviceOperand(_ffi.CheckedStructure):
@@ -211,15 +212,16 @@ class _Program(_ffi.OwnedHandle):
 
     def run(self, operands):
         """Host-buffer run (synchronous): `operands` are (name, address,
-        shape, element_bytes, read_only) of host memory; the runtime copies
-        them to the device, launches, waits, copies the ones not read-only
-        back. ValueError with the runtime's message."""
-        keep = [_sizes(shape) for _, _, shape, _, _ in operands]
+        shape, element_bytes, read_only[, strides]) of host memory (strides
+        in elements, None or left out: row-major); the runtime copies them
+        to the device, launches, waits, copies the ones not read-only back.
+        ValueError with the runtime's message."""
+        keep = [(_sizes(op[2]), _sizes(op[5]) if len(op) > 5 and op[5]
+                 is not None else None) for op in operands]
         array = (PaHostOperand * max(len(operands), 1))(*[
-            PaHostOperand(name.encode("utf-8"), address, len(shape), sizes,
-                          element_bytes, read_only)
-            for (name, address, shape, element_bytes, read_only), sizes
-            in zip(operands, keep)])
+            PaHostOperand(op[0].encode("utf-8"), op[1], len(op[2]), sizes,
+                          op[3], op[4], strides)
+            for op, (sizes, strides) in zip(operands, keep)])
         self._checked_call(self._run, array, len(operands))
 
     def enqueue(self, operands, stream):

@@ -213,7 +213,11 @@ def tensor_call(arrays, out):
     current = torch.cuda.current_device()
     named = dict(arrays, out=out)
     for name in tensors:
-        check_device(named[name], name, current, contiguous=name != "query")
+        # The query and the caches may be views (Plan.run checks their
+        # strides: the query's rows, nhd / hnd pages at any stride).
+        check_device(named[name], name, current,
+                     contiguous=name not in ("query", "key_cache",
+                                             "value_cache"))
     return TensorCall(torch, current)
 
 
@@ -344,6 +348,14 @@ def workspace_layout(table):
     return layout, max(offset, _ALIGNMENT)
 
 
+def row_major_strides(shape):
+    """The element strides of a contiguous array of `shape`."""
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 1, 0, -1):
+        strides[i - 1] = strides[i] * shape[i]
+    return tuple(strides)
+
+
 class DeviceOperands:
     """The PaDeviceOperand array of one operand table
     (_runtime_capi.device_operands), made once per PlanLayout, in a
@@ -387,6 +399,16 @@ class DeviceOperands:
         # slot, the values it points to).
         owned = [(field_slot(i, "sizes"), op.shape)
                  for i, op in enumerate(table) if _operands.pooled(op)]
+        # nhd / hnd caches (a 4-D key) are read at their page strides:
+        # their row-major strides, dim 0 set by every run.
+        self.page_strides = {}
+        if "key_cache" in self.slots and len(
+                table[self.names.index("key_cache")].shape) == 4:
+            for name in ("key_cache", "value_cache"):
+                i = self.names.index(name)
+                owned.append((field_slot(i, "strides"),
+                              row_major_strides(table[i].shape)))
+                self.page_strides[name] = len(owned) - 1
         if "query" in self.slots:
             _, heads, dim = table[self.names.index("query")].shape
             owned.append((field_slot(self.names.index("query"), "strides"),
@@ -407,9 +429,12 @@ class DeviceOperands:
             block[offset:offset + len(values)] = values
             offset += len(values)
         # Dim 0 of every pooled operand's sizes; the query's row stride
-        # (its strides come last).
+        # (its strides come last); the caches' page strides.
         self.query_row = starts.pop() if "query" in self.slots else None
-        self._pool_words = starts
+        self.page_strides = {name: starts[i]
+                             for name, i in self.page_strides.items()}
+        self._pool_words = [start for start in starts
+                            if start not in self.page_strides.values()]
         self._array_offset = 8 * header
         self._pointers = tuple(self._pointers)
         self.template = block
@@ -475,6 +500,12 @@ class PlanLayout:
         self.query_inner = (self.rows_shape[2], 1)
         self.key_tail = self.shapes["key_cache"][1:]
         self.value_tail = self.shapes["value_cache"][1:]
+        # nhd / hnd caches: any page stride, the dims within a page
+        # row-major (these strides); packed caches: contiguous (None).
+        self.page_inner = (row_major_strides(self.key_tail)
+                           if len(self.key_tail) == 3 else None)
+        self.key_page_slot = self.operands.page_strides.get("key_cache")
+        self.value_page_slot = self.operands.page_strides.get("value_cache")
         self.scaled = "k_scale" in self.shapes
         # Per-token scales [N, Hkv, P] follow the pool; per-tensor ones [1].
         self.scale_pooled = self.scaled and _operands.pooled(
@@ -785,6 +816,21 @@ class Plan:
             f"the query rows of a fused qkv tensor), got strides "
             f"{tuple(strides)}; pass query.contiguous()")
 
+    def _check_page_strides(self, name, cache, shape):
+        """ValueError unless the nhd / hnd `cache` is a GPU tensor of the
+        plan's KV dtypes, `shape` and device whose dims within a page are
+        row-major (any page stride: the K or V half of a combined
+        [N, 2, ...] cache is read in place)."""
+        L = self._layout
+        self._explain(name, cache, L.kv_dtypes, shape, contiguous=False)
+        if cache.stride()[1:] != L.page_inner:
+            raise ValueError(
+                f"{name} has strides {tuple(cache.stride())}; the kernels "
+                f"read an nhd / hnd cache at any page stride (dim 0), the "
+                f"dims within a page row-major (strides (page stride, "
+                f"{', '.join(str(x) for x in L.page_inner)})): pass "
+                f"{name}.contiguous()")
+
     def _explain(self, name, tensor, dtypes, shape, contiguous=True):
         """The ValueError of _expect (the slow path)."""
         _typed(name, tensor, dtypes)
@@ -804,10 +850,12 @@ class Plan:
         row_stride = self._query_row_stride(query)
         _typed("key_cache", key_cache, L.kv_dtypes)
         num_pages = key_cache.shape[0] if key_cache.dim() else 0
-        self._expect("key_cache", key_cache, L.kv_dtypes,
-                     (num_pages,) + L.key_tail)
-        self._expect("value_cache", value_cache, L.kv_dtypes,
-                     (num_pages,) + L.value_tail)
+        for name, cache, tail in (("key_cache", key_cache, L.key_tail),
+                                  ("value_cache", value_cache, L.value_tail)):
+            if L.page_inner is None:
+                self._expect(name, cache, L.kv_dtypes, (num_pages,) + tail)
+            else:
+                self._check_page_strides(name, cache, (num_pages,) + tail)
         if L.scaled:
             if k_scale is None or v_scale is None:
                 raise ValueError(f"this plan reads k_scale and v_scale "
@@ -875,12 +923,14 @@ class Plan:
                 and key_cache.dtype in L.kv_dtypes
                 and key_cache.shape == pool[0]
                 and key_cache.get_device() == device
-                and key_cache.is_contiguous()
+                and (key_cache.is_contiguous() if L.page_inner is None
+                     else key_cache.stride()[1:] == L.page_inner)
                 and isinstance(value_cache, Tensor)
                 and value_cache.dtype in L.kv_dtypes
                 and value_cache.shape == pool[1]
                 and value_cache.get_device() == device
-                and value_cache.is_contiguous()
+                and (value_cache.is_contiguous() if L.page_inner is None
+                     else value_cache.stride()[1:] == L.page_inner)
                 and isinstance(out, Tensor) and out.dtype == L.query_dtype
                 and out.shape == L.rows_shape and out.get_device() == device
                 and out.is_contiguous())
@@ -929,6 +979,9 @@ class Plan:
         cells[L.query_slot] = query.data_ptr()
         cells[L.key_slot] = key_cache.data_ptr()
         cells[L.value_slot] = value_cache.data_ptr()
+        if L.page_inner is not None:
+            cells[L.key_page_slot] = key_cache.stride(0)
+            cells[L.value_page_slot] = value_cache.stride(0)
         cells[L.output_slot] = out.data_ptr()
         if L.scaled:
             cells[L.k_scale_slot] = k_scale.data_ptr()

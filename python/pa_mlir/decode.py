@@ -61,6 +61,43 @@ def _array(name, value, ndim, dtypes, dtype_text):
     return np.ascontiguousarray(value)
 
 
+def _cache_array(name, value, ndim, storage, kv_dtype, unpacked):
+    """(the cache array, its page stride in elements: 0 when contiguous),
+    read in place: an nhd / hnd cache may have any page stride (dim 0; the
+    K or V half of a combined [N, 2, ...] cache), the dims within a page
+    row-major; a packed cache is contiguous. ValueError naming the cache
+    for any other strides (never a silent copy of a cache)."""
+    if not isinstance(value, np.ndarray):
+        raise ValueError(f"{name} must be a numpy array, got {type(value).__name__}")
+    if value.dtype != storage:
+        raise ValueError(f"{name} must have dtype {storage} (raw {kv_dtype} "
+                         f"bits), got {value.dtype}")
+    if value.ndim not in ndim:
+        expected = " or ".join(str(n) for n in ndim)
+        raise ValueError(
+            f"{name} must be {expected}-D, got shape {value.shape}")
+    if value.flags.c_contiguous:
+        return value, 0
+    # Dims of one element may have any stride.
+    item = value.itemsize
+    within = 1
+    row_major = True
+    for extent, stride in reversed(list(zip(value.shape, value.strides))[1:]):
+        row_major = row_major and (extent == 1 or stride == within * item)
+        within *= extent
+    page = value.strides[0]
+    if (unpacked and row_major and page >= 0 and page % item == 0):
+        return value, (page // item if value.shape[0] > 1 else 0)
+    elements = tuple(stride // item if stride % item == 0 else stride / item
+                     for stride in value.strides)
+    rule = ("an nhd / hnd cache at any page stride (dim 0), the dims within "
+            "a page row-major" if unpacked else "a packed cache contiguous "
+            "(nhd / hnd caches may have any page stride)")
+    raise ValueError(
+        f"{name} has strides {elements} (elements) for shape {value.shape}; "
+        f"the kernels read {rule}: pass np.ascontiguousarray({name})")
+
+
 def _int32_array(name, value, ndim):
     if not isinstance(value, np.ndarray) or value.dtype.kind not in "iu":
         raise ValueError(f"{name} must be an integer numpy array")
@@ -124,8 +161,12 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
     [N, Hkv, D, P] or transposed [N, Hkv, P/x, D, x], same storage.
     kv_layout: "packed" (the layouts above), "nhd" (K and V [N, P, Hkv, D],
     vLLM v1 / FlashInfer NHD / SGLang) or "hnd" (K and V [N, Hkv, P, D],
-    FlashInfer HND), raw bits as for packed; K and V may be strided views
-    (of one combined cache), copied to contiguous arrays on the host.
+    FlashInfer HND), raw bits as for packed; nhd / hnd K and V may have any
+    page stride (dim 0): the K and V halves of one combined cache
+    ([N, 2, P, Hkv, D] or [2, N, P, Hkv, D], vLLM v1) are read in place,
+    never copied; other strides (and non-contiguous packed caches) are a
+    ValueError naming the cache. Non-contiguous per-token scales, block
+    tables and context lengths are copied (they are small beside a cache).
     v_layout applies to "packed" only.
     block_tables: int [B, max_pages]; context_lengths: int [B].
     k_scale / v_scale: None, a float (per-tensor) or float32 [N, Hkv, P]
@@ -221,11 +262,13 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
         query = _array("query", query, (3,), (np.dtype(np.float32),),
                        "float32")
         # A 4-D key cache goes to the verifier, which explains what it needs.
-        key_cache = _array("key_cache", key_cache, (4,) if unpacked else (4, 5),
-                           (storage,), f"{storage} (raw {kv_dtype} bits)")
+        key_cache, key_page_stride = _cache_array(
+            "key_cache", key_cache, (4,) if unpacked else (4, 5), storage,
+            kv_dtype, unpacked)
         value_ndim = 4 if v_layout == "plain" or unpacked else 5
-        value_cache = _array("value_cache", value_cache, (value_ndim,),
-                             (storage,), f"{storage} (raw {kv_dtype} bits)")
+        value_cache, value_page_stride = _cache_array(
+            "value_cache", value_cache, (value_ndim,), storage, kv_dtype,
+            unpacked)
         block_tables = _int32_array("block_tables", block_tables, 2)
         context_lengths = _int32_array("context_lengths", context_lengths, 1)
         scale_mode, k_scale, v_scale = _scales(k_scale, v_scale)
@@ -346,7 +389,8 @@ def decode(query, key_cache, value_cache, block_tables, context_lengths, *,
         alibiSlopes=_address(alibi_slopes), workInfo=_address(work_info), reduceInfo=_address(reduce_info),
         expSums=_address(exp_sums), maxLogits=_address(max_logits),
         tmpOut=_address(tmp_out), output=_address(output_bits),
-        lse=_address(lse))
+        lse=_address(lse), keyPageStride=key_page_stride,
+        valuePageStride=value_page_stride)
     program.run(buffers)
 
     output = bits_to_float32(output_bits, query_dtype)

@@ -17,11 +17,17 @@ capture.
                                    None, "plain", "", 0, 0)
     # ALiBi slopes float32 [Hq], the log-sum-exp into lse [B*Q, Hq]:
     torch.ops.pa_mlir.paged_decode(..., alibi_slopes=slopes, lse=lse)
+    # vLLM v1 / FlashInfer caches: K and V [N, P, Hkv, D] ("nhd") or
+    # [N, Hkv, P, D] ("hnd"), e.g. the halves of a combined [N, 2, ...]
+    # cache, read in place:
+    torch.ops.pa_mlir.paged_decode(..., kv_layout="nhd")
 
 vllm_paged_attention() and aiter_pa_fwd() take those libraries' arguments
 (docs/user-guide.md has the table); the caches' layouts are pa-mlir's own
 (vLLM's packed K [N, Hkv, D/x, P, x] and V [N, Hkv, D, P]; aiter's V
-[N, Hkv, P/x, D, x], pa-mlir's "transposed"), so nothing is copied. What
+[N, Hkv, P/x, D, x], pa-mlir's "transposed"; with kv_layout="nhd" /
+"hnd", vLLM v1's [N, P, Hkv, D] / FlashInfer's [N, Hkv, P, D], any page
+stride), so nothing is copied. What
 pa-mlir does not do (fp8 output scales, ragged query lengths) is refused
 with a ValueError naming the argument.
 """
@@ -39,7 +45,7 @@ _configs = {}
 
 def _config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
             query_length, sliding_window, softmax_scale, v_layout, chip,
-            budget, max_partitions, target, alibi, lse):
+            budget, max_partitions, target, alibi, lse, kv_layout):
     """The DecodeConfig of the op's tensors and arguments (cached by what
     decides it)."""
     key = (query.shape[1:], query.dtype, key_cache.shape[1:],
@@ -47,20 +53,43 @@ def _config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
            (k_scale.numel(), k_scale.dim()), sinks is None, kv_dtype,
            query_length, sliding_window, softmax_scale, v_layout, chip,
            budget, max_partitions, target, torch.cuda.current_device(),
-           alibi, lse)
+           alibi, lse, kv_layout)
     found = _configs.get(key)
     if found is None:
         found = _configs[key] = _make_config(
             query, key_cache, value_cache, k_scale, sinks, kv_dtype,
             query_length, sliding_window, softmax_scale, v_layout, chip,
-            budget, max_partitions, target, alibi, lse)
+            budget, max_partitions, target, alibi, lse, kv_layout)
     return found
+
+
+def _cache_geometry(key_cache, kv_layout):
+    """(Hkv, page size) of a key cache in `kv_layout`; ValueError for an
+    unknown layout."""
+    if kv_layout == "nhd":  # [N, P, Hkv, D]
+        return key_cache.shape[2], key_cache.shape[1]
+    if kv_layout == "hnd":  # [N, Hkv, P, D]
+        return key_cache.shape[1], key_cache.shape[2]
+    if kv_layout == "packed":  # [N, Hkv, D/x, P, x]
+        return key_cache.shape[1], key_cache.shape[3]
+    raise ValueError(f"kv_layout must be one of packed, nhd, hnd, got "
+                     f"{kv_layout!r}")
 
 
 def _make_config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
                  query_length, sliding_window, softmax_scale, v_layout, chip,
-                 budget, max_partitions, target, alibi, lse):
+                 budget, max_partitions, target, alibi, lse, kv_layout):
     """The DecodeConfig of the op's tensors and arguments."""
+    if kv_layout == "packed" and key_cache.dim() == 4:
+        # An unpacked key: the verifier explains what a packed one is.
+        num_kv_heads, page_size = key_cache.shape[1], key_cache.shape[2]
+    else:
+        if key_cache.dim() != (5 if kv_layout == "packed" else 4):
+            raise ValueError(
+                f"key_cache must be {'5' if kv_layout == 'packed' else '4'}"
+                f"-D for kv_layout={kv_layout!r}, got shape "
+                f"{tuple(key_cache.shape)}")
+        num_kv_heads, page_size = _cache_geometry(key_cache, kv_layout)
     packed = key_cache.dim() == 5
     kv = _tensors.kv_dtype_of(key_cache, kv_dtype or None)
     if k_scale is None:
@@ -69,12 +98,14 @@ def _make_config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
         scale = "per_tensor" if k_scale.numel() == 1 and k_scale.dim() <= 1 \
             else "per_token"
     return DecodeConfig(
-        num_query_heads=query.shape[1], num_kv_heads=key_cache.shape[1],
-        head_dim=query.shape[2],
-        page_size=key_cache.shape[3] if packed else key_cache.shape[2],
+        num_query_heads=query.shape[1], num_kv_heads=num_kv_heads,
+        head_dim=query.shape[2], page_size=page_size,
         query_length=query_length, kv_dtype=kv,
         query_dtype="bf16" if query.dtype == torch.bfloat16 else "f16",
-        key_layout="packed" if packed else "unpacked", v_layout=v_layout,
+        key_layout="packed" if packed or kv_layout != "packed"
+        else "unpacked",
+        v_layout=v_layout if kv_layout == "packed" else "plain",
+        kv_layout=kv_layout,
         scale=scale, sliding_window=sliding_window,
         softmax_scale=softmax_scale, sinks=sinks is not None,
         chip=chip or _plans.default_chip(torch, target,
@@ -87,16 +118,21 @@ def run_decode(out, query, key_cache, value_cache, block_tables,
                context_lengths, workspace=None, k_scale=None, v_scale=None,
                sinks=None, kv_dtype=None, query_length=1, sliding_window=0,
                softmax_scale=None, v_layout="plain", chip=None, budget=None,
-               max_partitions=None, alibi_slopes=None, lse=None):
+               max_partitions=None, alibi_slopes=None, lse=None,
+               kv_layout="packed"):
     """The op's body, callable without the dispatcher: decode into `out`
     (and the log-sum-exp into `lse`, float32 [B*Q, Hq], when given)
     through the cached plan of these tensors; returns `out`. Per-tensor
-    scales are float32 tensors [1]; alibi_slopes float32 [Hq] or None."""
+    scales are float32 tensors [1]; alibi_slopes float32 [Hq] or None.
+    kv_layout: "packed" (K [N, Hkv, D/x, P, x], V by v_layout), "nhd"
+    (K and V [N, P, Hkv, D]) or "hnd" ([N, Hkv, P, D]); nhd / hnd caches
+    may have any page stride (the halves of a combined [N, 2, ...]
+    cache), read in place."""
     target = _tensors.tensor_target(torch)
     config = _config(query, key_cache, value_cache, k_scale, sinks, kv_dtype,
                      query_length, sliding_window, softmax_scale, v_layout,
                      chip, budget, max_partitions, target,
-                     alibi_slopes is not None, lse is not None)
+                     alibi_slopes is not None, lse is not None, kv_layout)
     plan = _plans.plans.get(torch, target, config, block_tables,
                             context_lengths, workspace)
     if k_scale is not None and k_scale.dim() == 0:
@@ -121,7 +157,7 @@ _SCHEMA = (
     "str kv_dtype, int query_length, int sliding_window, "
     "float? softmax_scale, str v_layout, str chip, int budget, "
     "int max_partitions, Tensor? alibi_slopes=None, "
-    "Tensor(c!)? lse=None) -> ()")
+    "Tensor(c!)? lse=None, str kv_layout=\"packed\") -> ()")
 _library = torch.library.Library("pa_mlir", "DEF")
 _library.define(_SCHEMA)
 
@@ -130,18 +166,19 @@ def _paged_decode(out, query, key_cache, value_cache, block_tables,
                   context_lengths, workspace, k_scale, v_scale, sinks,
                   kv_dtype, query_length, sliding_window, softmax_scale,
                   v_layout, chip, budget, max_partitions, alibi_slopes=None,
-                  lse=None):
+                  lse=None, kv_layout="packed"):
     """Paged-attention decode into `out` ([B*Q, Hq, D], the query's
     dtype); `workspace` a uint8 tensor of at least workspace_bytes().
     kv_dtype "" infers it from float8/bfloat16 caches; chip "" the
     default; budget and max_partitions 0 the chip's defaults;
     alibi_slopes float32 [Hq] (ALiBi) or None; lse a float32 [B*Q, Hq]
-    the log-sum-exp of every row is written into, or None."""
+    the log-sum-exp of every row is written into, or None; kv_layout
+    "packed", "nhd" or "hnd" (run_decode)."""
     run_decode(out, query, key_cache, value_cache, block_tables,
                context_lengths, workspace, k_scale, v_scale, sinks,
                kv_dtype or None, query_length, sliding_window, softmax_scale,
                v_layout, chip or None, budget or None, max_partitions or None,
-               alibi_slopes, lse)
+               alibi_slopes, lse, kv_layout)
 
 
 _library.impl("paged_decode", _paged_decode, "CompositeExplicitAutograd")
@@ -152,7 +189,7 @@ def _paged_decode_fake(out, query, key_cache, value_cache, block_tables,
                        context_lengths, workspace, k_scale, v_scale, sinks,
                        kv_dtype, query_length, sliding_window, softmax_scale,
                        v_layout, chip, budget, max_partitions,
-                       alibi_slopes=None, lse=None):
+                       alibi_slopes=None, lse=None, kv_layout="packed"):
     # Nothing returned: out, workspace and lse are mutated (the schema's
     # (a!), (b!), (c!)).
     return None
@@ -198,11 +235,15 @@ def vllm_paged_attention(out, exp_sums, max_logits, tmp_out, query,
                          block_tables, seq_lens, query_start_loc, block_size,
                          max_seq_len, alibi_slopes, kv_cache_dtype, k_scale,
                          v_scale, fp8_out_scale=None, partition_size=256,
-                         mfma_type=None, *, chip=None, workspace=None):
+                         mfma_type=None, *, chip=None, workspace=None,
+                         kv_layout="packed"):
     """vLLM's ROCm paged_attention (ops.paged_attention_rocm) on pa-mlir.
 
     out, query [num_seqs, Hq, D]; key_cache [N, Hkv, D/x, P, x]; value_cache
-    [N, Hkv, D, P]; block_tables, seq_lens int32; scale the softmax scale;
+    [N, Hkv, D, P]; or with kv_layout="nhd" (vLLM v1's cache) K and V
+    [N, P, Hkv, D], "hnd" [N, Hkv, P, D], at any page stride (the halves
+    of a combined [N, 2, ...] cache, read in place); block_tables, seq_lens
+    int32; scale the softmax scale;
     k_scale, v_scale per-tensor (tensors of one element). exp_sums,
     max_logits and tmp_out (vLLM's split-K scratch) and partition_size are
     not used: pa-mlir plans its own partitions into `workspace` (or the
@@ -220,19 +261,28 @@ def vllm_paged_attention(out, exp_sums, max_logits, tmp_out, query,
     if kv_cache_dtype not in _VLLM_KV:
         raise ValueError(f"kv_cache_dtype {kv_cache_dtype!r} is not "
                          f"supported (auto, bf16, fp8, fp8_e4m3)")
-    if key_cache.dim() != 5 or key_cache.shape[3] != block_size:
-        raise ValueError(f"key_cache must be [N, Hkv, D/x, block_size, x] "
-                         f"with block_size {block_size}, got "
-                         f"{tuple(key_cache.shape)}")
-    if key_cache.shape[1] != num_kv_heads:
+    pattern = {"packed": "[N, Hkv, D/x, block_size, x]",
+               "nhd": "[N, block_size, Hkv, D]",
+               "hnd": "[N, Hkv, block_size, D]"}.get(kv_layout)
+    if pattern is None:
+        raise ValueError(f"kv_layout must be one of packed, nhd, hnd, got "
+                         f"{kv_layout!r}")
+    rank = 5 if kv_layout == "packed" else 4
+    heads, page = (_cache_geometry(key_cache, kv_layout)
+                   if key_cache.dim() == rank else (None, None))
+    if page != block_size:
+        raise ValueError(f"key_cache must be {pattern} with block_size "
+                         f"{block_size}, got {tuple(key_cache.shape)}")
+    if heads != num_kv_heads:
         raise ValueError(f"num_kv_heads {num_kv_heads} disagrees with "
-                         f"key_cache's {key_cache.shape[1]}")
+                         f"key_cache's {heads}")
     kv_dtype = _VLLM_KV[kv_cache_dtype] or _raw_fp8(key_cache, chip)
     return run_decode(out, query, key_cache, value_cache, block_tables,
                       seq_lens, workspace,
                       _per_tensor(k_scale, "k_scale"),
                       _per_tensor(v_scale, "v_scale"), None, kv_dtype, 1, 0,
-                      float(scale), "plain", chip, alibi_slopes=alibi_slopes)
+                      float(scale), "plain", chip, alibi_slopes=alibi_slopes,
+                      kv_layout=kv_layout)
 
 
 def aiter_pa_fwd(Q, K, V, block_tables, context_lens, block_tables_stride0,

@@ -482,9 +482,10 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
   paStringDestroy(error);
   CHECK(fake.launchCount() == 0, "nothing launched for a negative stride");
   operands[0].strides = NULL;
-  /* The kernels read the caches row-major: K as a view of a combined
-   * [N, 2, ...] cache (its page stride doubled) is refused, its own
-   * row-major strides (a dim of one element at any stride) are not. */
+  /* The kernels read packed caches row-major: a packed K with its page
+   * stride doubled is refused (an nhd / hnd program's K may have any page
+   * stride: test_plans.py), its own row-major strides (a dim of one
+   * element at any stride) are not. */
   {
     int64_t strides[5];
     int64_t step = 1;
@@ -499,8 +500,9 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
     fake.reset();
     CHECK(!paCudaLaunchEnqueue(launch, stream, &error) &&
               contains(error, "operand 'key_cache' has strides [") &&
-              contains(error, "the kernels read it row-major (only the "
-                              "query may be strided)"),
+              contains(error, "the kernels read a packed cache row-major "
+                              "(nhd / hnd caches may have any page "
+                              "stride)"),
           "%s", error.data);
     paStringDestroy(error);
     CHECK(fake.launchCount() == 0, "nothing launched for a strided cache");

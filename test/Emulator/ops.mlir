@@ -6,6 +6,7 @@
 // RUN: pa-emulate %s --entry=math | FileCheck %s --check-prefix=OK
 // RUN: pa-emulate %s --entry=vector | FileCheck %s --check-prefix=OK
 // RUN: pa-emulate %s --entry=affine_and_scf | FileCheck %s --check-prefix=OK
+// RUN: pa-emulate %s --entry=memref_metadata | FileCheck %s --check-prefix=OK
 // OK: ok
 // RUN: not pa-emulate %s --entry=fptosi_out_of_range 2>&1 | FileCheck %s --check-prefix=FPTOSI
 // FPTOSI: emulator: float to integer conversion of 3000000000.000000 is out of range (poison)
@@ -305,6 +306,31 @@ module attributes {gpu.container_module} {
     %c2 = arith.constant 2 : index
     // POSITION-NEXT: at 'vector.extract' loc("{{.*}}ops.mlir":[[@LINE+1]]:{{[0-9]+}})
     %e = vector.extract %v[%c2] : i32 from vector<2xi32>
+    return
+  }
+
+  // memref.extract_strided_metadata reads a view's offset, sizes and
+  // strides (a kernel reading a run-time page stride).
+  func.func @memref_metadata() {
+    %m = memref.alloc() : memref<4x6xf32>
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c6 = arith.constant 6 : index
+    %c7 = arith.constant 7 : index
+    %s = memref.subview %m[%c1, %c1] [2, 3] [1, 2] : memref<4x6xf32> to memref<2x3xf32, strided<[6, 2], offset: ?>>
+    %d = memref.cast %s : memref<2x3xf32, strided<[6, 2], offset: ?>> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %d : memref<?x?xf32, strided<[?, ?], offset: ?>> -> memref<f32>, index, index, index, index, index
+    %ok0 = arith.cmpi eq, %offset, %c7 : index
+    cf.assert %ok0, "offset 1 * 6 + 1 = 7"
+    %ok1 = arith.cmpi eq, %sizes#0, %c2 : index
+    cf.assert %ok1, "size 0 = 2"
+    %ok2 = arith.cmpi eq, %sizes#1, %c3 : index
+    cf.assert %ok2, "size 1 = 3"
+    %ok3 = arith.cmpi eq, %strides#0, %c6 : index
+    cf.assert %ok3, "stride 0 = 6"
+    %ok4 = arith.cmpi eq, %strides#1, %c2 : index
+    cf.assert %ok4, "stride 1 = 1 * 2"
     return
   }
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
 
 import pa_mlir  # noqa: E402
-from test_decode import make_case  # noqa: E402
+from test_decode import make_case, to_layout  # noqa: E402
 
 CASES = {
     "fp8-plain-per-tensor-q1": dict(
@@ -102,6 +102,26 @@ def graph_case(seed=0, lengths=None):
     return arrays, options
 
 
+# vLLM v1's combined cache (issue 17): the fp8 query-length-1 case's K and
+# V as nhd / hnd halves of one [N, 2, ...] cache (pages two pages apart),
+# through decode() (numpy and tensors), the custom op and vLLM's signature.
+LAYOUT_CASE = "fp8-plain-per-tensor-q1"
+KV_LAYOUTS = ("nhd", "hnd")
+
+
+def layout_case(kv_layout, seed=0):
+    """(packed arrays for the reference, the arrays with K and V the
+    `kv_layout` halves of one combined [N, 2, ...] numpy cache, options
+    with kv_layout, the combined cache)."""
+    arrays, options = case(LAYOUT_CASE, seed)
+    key, value = to_layout(arrays["key_cache"], arrays["value_cache"],
+                           kv_layout)
+    combined = np.stack([key, value], axis=1)
+    halves = dict(arrays, key_cache=combined[:, 0],
+                  value_cache=combined[:, 1])
+    return arrays, halves, dict(options, kv_layout=kv_layout), combined
+
+
 class _CompileOnly:
     """A target program that compiles for target 'cuda' and runs nothing:
     decode() computes and compiles the same configuration as with
@@ -132,7 +152,12 @@ EXTRA_CONFIGS = [
     pa_mlir.DecodeConfig(num_query_heads=8, num_kv_heads=1, head_dim=128,
                          scale="per_tensor", softmax_scale=128 ** -0.5,
                          alibi=True, chip="sm_90a"),
-]
+] + [
+    # The layout case through the custom op and vLLM's call.
+    pa_mlir.DecodeConfig(num_query_heads=8, num_kv_heads=1, head_dim=128,
+                         scale="per_tensor", softmax_scale=softmax_scale,
+                         kv_layout=kv_layout, chip="sm_90a")
+    for kv_layout in KV_LAYOUTS for softmax_scale in (None, 128 ** -0.5)]
 
 
 def fill_cache():
@@ -142,7 +167,8 @@ def fill_cache():
         raise SystemExit("fill_cache needs PA_MLIR_CACHE_DIR")
     pa_mlir.targets.register_target("cuda-compile-only", _CompileOnly)
     try:
-        calls = [case(name) for name in sorted(CASES)] + [graph_case()]
+        calls = [case(name) for name in sorted(CASES)] + [graph_case()] + [
+            layout_case(kv_layout)[1:3] for kv_layout in KV_LAYOUTS]
         for arrays, options in calls:
             pa_mlir.decode(**arrays, **options, target="cuda-compile-only")
         for config in EXTRA_CONFIGS:

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import pa_mlir
-from cuda_cases import CASES, GRAPH_CASE, GRAPH_LENGTHS, case, graph_case
+from cuda_cases import (CASES, GRAPH_CASE, GRAPH_LENGTHS, KV_LAYOUTS, case,
+                        graph_case, layout_case)
 from test_decode import assert_close, reference_decode
 
 REASON = pa_mlir._cuda.unavailable_reason()
@@ -356,3 +357,60 @@ def test_the_vllm_and_aiter_signatures_match_the_reference(torch):
     with pytest.raises(ValueError, match="qo_indptr is not supported"):
         ops.aiter_pa_fwd(query, key, value, tables, lengths,
                          tables.stride(0), qo_indptr=lengths)
+
+
+@pytest.mark.parametrize("kv_layout", KV_LAYOUTS)
+def test_combined_cache_halves_match_the_reference(torch, kv_layout):
+    """vLLM v1's combined cache (issue 17): K and V the nhd / hnd halves of
+    one [N, 2, ...] cache (pages two pages apart), read in place at their
+    page strides - as numpy arrays (target "cuda"), as CUDA tensors through
+    decode(), through the custom op (kv_layout=) and through vLLM's
+    signature (kv_layout=): every output against the float64 reference."""
+    import pa_mlir.torch_ops as ops
+
+    packed, halves, options, combined = layout_case(kv_layout)
+    plain = {k: v for k, v in options.items() if k != "kv_layout"}
+    expected = reference(packed, plain)
+    got = pa_mlir.decode(**halves, **options, target="cuda")
+    assert_close(got, expected, "e4m3fn")
+
+    hq, d = packed["query"].shape[1:]
+    cache = float8_cache(torch, combined)  # [N, 2, ...], torch's float8
+    key, value = cache[:, 0], cache[:, 1]
+    assert not key.is_contiguous()
+    query = bf16_query(torch, packed["query"])
+    tables = torch.from_numpy(packed["block_tables"]).cuda()
+    lengths = torch.from_numpy(packed["context_lengths"]).cuda()
+    k_scale = scale_tensor(torch, options["k_scale"])
+    v_scale = scale_tensor(torch, options["v_scale"])
+    out = torch.full(query.shape, float("nan"), dtype=torch.bfloat16,
+                     device="cuda")
+    pa_mlir.decode(query, key, value, tables, lengths, query_length=1,
+                   k_scale=k_scale, v_scale=v_scale, kv_layout=kv_layout,
+                   target="cuda", out=out)
+    torch.cuda.synchronize()
+    assert_close(output_of(out), expected, "e4m3fn")
+
+    config = pa_mlir.DecodeConfig(num_query_heads=hq, num_kv_heads=1,
+                                  head_dim=d, scale="per_tensor",
+                                  kv_layout=kv_layout, chip="sm_90a")
+    workspace = torch.empty(
+        pa_mlir.workspace_bytes(len(packed["context_lengths"]), config),
+        dtype=torch.uint8, device="cuda")
+    out.fill_(float("nan"))
+    torch.ops.pa_mlir.paged_decode(
+        out, query, key, value, tables, lengths, workspace, k_scale, v_scale,
+        None, "", 1, 0, None, "plain", "", 0, 0, None, None, kv_layout)
+    torch.cuda.synchronize()
+    assert_close(output_of(out), expected, "e4m3fn")
+
+    raw = torch.from_numpy(combined).cuda()  # uint8, as vLLM's
+    out.fill_(float("nan"))
+    ops.vllm_paged_attention(out, None, None, None, query, raw[:, 0],
+                             raw[:, 1], 1, d ** -0.5, tables, lengths, None,
+                             16, int(packed["context_lengths"].max()), None,
+                             "fp8", k_scale, v_scale, chip="sm_90a",
+                             kv_layout=kv_layout)
+    torch.cuda.synchronize()
+    assert_close(output_of(out), reference(
+        packed, dict(plain, softmax_scale=d ** -0.5)), "e4m3fn")

@@ -532,6 +532,65 @@ def test_nhd_views_of_one_combined_cache():
     assert_close(got, ref, "e4m3fn")
 
 
+@pytest.mark.parametrize("kv_layout,target", [
+    ("nhd", "host"), ("hnd", "host"), ("hnd", "emulate")])
+def test_combined_cache_halves_are_read_in_place(kv_layout, target):
+    """The K and V halves of an [N, 2, ...] cache (pages two pages apart)
+    and of a [2, N, ...] cache are read where they are, at their page
+    strides: numerics against the float64 reference, and no copy (numpy
+    allocations are traced: a copy of a half would take its bytes; the
+    pool is padded with unused pages so that a half is larger than
+    everything else decode() allocates)."""
+    import tracemalloc
+    rng = np.random.default_rng(11 if kv_layout == "nhd" else 12)
+    case, options = make_case(rng, hq=8, hkv=2, d=64, p=16, query_length=2,
+                              kv_dtype="bf16", v_layout="plain",
+                              lengths=[5, 40, 0], scales="per_token")
+    ref = reference_decode(**case, **{k: v for k, v in options.items()
+                                      if k != "query_dtype"})
+    key, value = to_layout(case["key_cache"], case["value_cache"], kv_layout)
+    spare = 2048  # unused pages (their scales NaN: never read)
+    pad = lambda cache: np.concatenate(
+        [cache, rng.integers(0, 2**16, (spare,) + cache.shape[1:],
+                             dtype=cache.dtype)])
+    options.update({name: np.concatenate([options[name], np.full(
+        (spare,) + options[name].shape[1:], np.nan, np.float32)])
+        for name in ("k_scale", "v_scale")})
+    key, value = pad(key), pad(value)
+    for combined in (np.stack([key, value], axis=1),   # [N, 2, ...]
+                     np.stack([key, value])):          # [2, N, ...]
+        halves = ((combined[:, 0], combined[:, 1]) if combined.shape[1] == 2
+                  else (combined[0], combined[1]))
+        tracemalloc.start()
+        got = pa_mlir.decode(**dict(case, key_cache=halves[0],
+                                    value_cache=halves[1]),
+                             **options, kv_layout=kv_layout, target=target)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert_close(got, ref, "bf16")
+        if target == "host":
+            assert peak < key.nbytes // 2, (peak, key.nbytes)
+
+
+def test_cache_strides_the_kernels_do_not_read_are_refused():
+    """Strides other than a page stride (nhd / hnd), and any for a packed
+    cache, are refused naming the cache, never silently copied."""
+    case, options = small_case(hkv=2)
+    key, value = to_layout(case["key_cache"], case["value_cache"], "nhd")
+    within = np.ascontiguousarray(key.swapaxes(2, 3)).swapaxes(2, 3)
+    with pytest.raises(ValueError, match=(
+            r"key_cache has strides .* the kernels read an nhd / hnd cache "
+            r"at any page stride \(dim 0\), the dims within a page "
+            r"row-major: pass np.ascontiguousarray\(key_cache\)")):
+        pa_mlir.decode(**dict(case, key_cache=within, value_cache=value),
+                       **options, kv_layout="nhd")
+    packed = np.stack([case["value_cache"]] * 2, axis=1)[:, 0]
+    with pytest.raises(ValueError, match=(
+            r"value_cache has strides .* the kernels read a packed cache "
+            r"contiguous")):
+        pa_mlir.decode(**dict(case, value_cache=packed), **options)
+
+
 def test_unpacked_layout_shape_errors():
     case, options = small_case()
     key, value = to_layout(case["key_cache"], case["value_cache"], "nhd")

@@ -792,17 +792,93 @@ def test_alibi_slopes_and_lse_as_tensors_on_rocm():
 
 
 
+@pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
+                                         "sets it)")
+def test_kv_layout_through_the_custom_op_and_vllms_signature():
+    """kv_layout="nhd" / "hnd" through the custom op and vLLM's signature
+    (pa_mlir.torch_ops, ROCm fake torch): K and V as the halves of one
+    combined [N, 2, ...] cache reach the decode kernel at their own
+    addresses with their page stride of two pages (read in place, no
+    copy); nhd caches given as packed ones, and an unknown layout, are
+    refused naming what they need. Numerics with a real torch:
+    test_cuda_gpu.py."""
+    done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + ROCM_TORCH
+                      + one_row_case(41, 2, "e4m3fnuz", [20, 70])
+                      + textwrap.dedent("""
+        from test_decode import to_layout
+        import pa_mlir.torch_ops as ops
+        out = torch.full((2, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        results = {}
+        fields = ("key_cache.aligned_ptr", "key_cache.stride[0]",
+                  "value_cache.aligned_ptr", "value_cache.stride[0]")
+        for kv_layout in ("nhd", "hnd"):
+            key, value = to_layout(case["key_cache"], case["value_cache"],
+                                   kv_layout)
+            combined = torch.tensor_of(np.stack([key, value], axis=1))
+            k, v = combined[:, 0], combined[:, 1]
+            config = pa_mlir.DecodeConfig(
+                num_query_heads=8, num_kv_heads=2, head_dim=64,
+                page_size=16, kv_dtype="e4m3fnuz", scale="per_tensor",
+                kv_layout=kv_layout, chip="gfx942")
+            artifact = pa_mlir.compile(config)
+            workspace = torch.empty((pa_mlir.workspace_bytes(2, config),),
+                                    torch.uint8, "cuda:0")
+            fake.fakeHipReset()
+            torch.ops.pa_mlir.paged_decode(
+                out, q, k, v, t["block_tables"], t["context_lengths"],
+                workspace, scale, scale, None, "e4m3fnuz", 1, 0, None,
+                "plain", "", 0, 0, None, None, kv_layout)
+            [op] = [l for l in hip_launches() if l["name"] == "pa_decode"]
+            fake.fakeHipReset()
+            ops.vllm_paged_attention(out, None, None, None, q, k, v, 2,
+                                     64 ** -0.5, t["block_tables"],
+                                     t["context_lengths"], None, 16, 70,
+                                     None, "fp8", scale, scale,
+                                     kv_layout=kv_layout)
+            [vllm] = [l for l in hip_launches() if l["name"] == "pa_decode"]
+            page = int(key[0].size)
+            results[kv_layout] = dict(
+                op=[param(op, artifact, f) for f in fields],
+                vllm=[param(vllm, artifact, f) for f in fields],
+                expected=[k.data_ptr(), 2 * page, v.data_ptr(), 2 * page],
+                halves=[k.data_ptr() - combined.data_ptr(), page])
+            refuse(kv_layout + " as packed", lambda: ops.vllm_paged_attention(
+                out, None, None, None, q, k, v, 2, 64 ** -0.5,
+                t["block_tables"], t["context_lengths"], None, 16, 70, None,
+                "fp8", scale, scale))
+        refuse("unknown", lambda: ops.vllm_paged_attention(
+            out, None, None, None, q, k, v, 2, 64 ** -0.5,
+            t["block_tables"], t["context_lengths"], None, 16, 70, None,
+            "fp8", scale, scale, kv_layout="nhd2"))
+        results["errors"] = errors
+        print(json.dumps(results))
+    """), FAKE_HIP, PA_HIP_LIBRARY=FAKE_HIP, PA_MLIR_DEBUG="0")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    for kv_layout in ("nhd", "hnd"):
+        seen = out[kv_layout]
+        assert seen["halves"] == [0, 16 * 2 * 64], seen  # K at the start
+        assert seen["op"] == seen["expected"], (kv_layout, seen)
+        assert seen["vllm"] == seen["expected"], (kv_layout, seen)
+        assert out["errors"][kv_layout + " as packed"].startswith(
+            "key_cache must be [N, Hkv, D/x, block_size, x] with block_size "
+            "16, got (")
+    assert out["errors"]["unknown"] == (
+        "kv_layout must be one of packed, nhd, hnd, got 'nhd2'")
+
+
 @pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
                                           "(CTest sets it)")
 def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
     """plan(kv_layout="nhd" / "hnd") on tensors: K and V as cache[0] and
     cache[1] of one combined [2, N, ...] cache reach the decode kernel at
     their own addresses (no copy: the combined tensor's address and one
-    half further), with their 4-D sizes; K and V of an [N, 2, ...] cache
-    (page stride doubled, which the kernels would misread) are refused
-    with the contiguity message; a soft-capped plan compiles the cap
-    (issue 17 on the plan path). A failed launch of a run or a replan
-    raises the runtime's message."""
+    half further), with their 4-D sizes; so do K and V of an [N, 2, ...]
+    cache (one page apart), with their page stride of two pages in the
+    kernel arguments (the programs read it at run time); a cache whose
+    dims within a page are not row-major is refused by name; a
+    soft-capped plan compiles the cap (issue 17 on the plan path). A
+    failed launch of a run or a replan raises the runtime's message."""
     done = run_python(FAKE_RUN + COUNTING_TORCH
                       + one_row_case(31, 2, "e4m3fn", [40, 3])
                       + textwrap.dedent("""
@@ -824,15 +900,32 @@ def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
             plan.run(q, k, v, k_scale=scale, v_scale=scale, out=out)
             [decode] = [l for l in record()["launches"]
                         if l["name"] == "pa_decode"]
+            page_stride = [param(decode, artifact, f"{n}.stride[0]")
+                           for n in ("key_cache", "value_cache")]
             interleaved = torch.tensor_of(np.stack([key, value], axis=1))
+            fake.fakeCudaReset()
+            plan.run(q, interleaved[:, 0], interleaved[:, 1], k_scale=scale,
+                     v_scale=scale, out=out)
+            [halves] = [l for l in record()["launches"]
+                        if l["name"] == "pa_decode"]
+            # Pages transposed within (the last two dims swapped).
             refuse(kv_layout, lambda: plan.run(
-                q, interleaved[:, 0], interleaved[:, 1], k_scale=scale,
-                v_scale=scale, out=out))
+                q, torch.tensor_of(np.ascontiguousarray(
+                    key.swapaxes(2, 3)).swapaxes(2, 3)), v,
+                k_scale=scale, v_scale=scale, out=out))
             seen[kv_layout] = dict(
                 key=param(decode, artifact, "key_cache.aligned_ptr"),
                 value=param(decode, artifact, "value_cache.aligned_ptr"),
                 expected=[combined.data_ptr(),
                           combined.data_ptr() + key.nbytes],
+                page_stride=page_stride,
+                halves=[param(halves, artifact, f"{n}.{field}")
+                        for n in ("key_cache", "value_cache")
+                        for field in ("aligned_ptr", "stride[0]")],
+                halves_expected=[interleaved.data_ptr(), 2 * key[0].size,
+                                 interleaved.data_ptr() + key[0].nbytes,
+                                 2 * key[0].size],
+                page=key[0].size,
                 sizes=[param(decode, artifact, f"key_cache.size[{i}]")
                        for i in range(4)],
                 shape=list(key.shape),
@@ -852,10 +945,14 @@ def test_nhd_and_hnd_plans_read_a_combined_cache_in_place():
     for kv_layout in ("nhd", "hnd"):
         seen = out["seen"][kv_layout]
         assert [seen["key"], seen["value"]] == seen["expected"], kv_layout
+        assert seen["page_stride"] == [seen["page"]] * 2, seen
+        assert seen["halves"] == seen["halves_expected"], seen
         assert seen["sizes"] == seen["shape"]
         assert seen["cap"] == 30.0 and seen["layout"] == kv_layout
         assert out["errors"][kv_layout].startswith(
-            "key_cache is not contiguous"), out["errors"][kv_layout]
+            "key_cache has strides"), out["errors"][kv_layout]
+        assert "any page stride (dim 0), the dims within a page row-major" \
+            in out["errors"][kv_layout], out["errors"][kv_layout]
     for label, kernel in (("failed run", "pa_decode"),
                           ("failed replan", "pa_plan")):
         error = out["errors"][label]

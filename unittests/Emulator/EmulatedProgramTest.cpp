@@ -294,30 +294,54 @@ TEST(StridedQuery, RowStrideBelowARowIsRefused) {
       << checkHostBuffers(config, buffers);
 }
 
-/// nhd K and V as strided views of one combined [N, 2, P, Hkv, D] cache
-/// (vLLM v1): the decode module built for the configuration with its K / V
-/// types made strided<[2 P Hkv D, Hkv D, D, 1]>, lowered for the emulator
-/// and run on the two halves of one buffer holding each page's K then its
-/// V. The kernels read each view through a buffer starting at the view
-/// (pa-to-mfma's resetOffset) and check its 32-bit range by the page
-/// stride; read packed, they would read the other half. Both chips, fp8 and
-/// bf16, page sizes 1 and 16.
-TEST(CombinedCache, NhdViewsOfOneTensorMatchTheOracle) {
+/// nhd / hnd K and V as views of one combined cache (vLLM v1), through the
+/// API: the programs read K and V at their run-time page strides
+/// (HostBuffers::keyPageStride), so the halves of an [N, 2, ...] cache
+/// (pages two pages apart) and of a [2, N, ...] cache (contiguous) run in
+/// place. Read contiguously, an [N, 2, ...] half would give the other
+/// half's pages. The host and both chips' kernels on the emulator (which
+/// read each view through a buffer starting at the view: pa-to-mfma's
+/// resetOffset, its 32-bit range checked at run time by the page stride);
+/// fp8 and bf16, page sizes 1 and 16.
+TEST(CombinedCache, ViewsOfOneTensorMatchTheOracle) {
+  using ::pa::oracle::CacheLayout;
   using ::pa::oracle::ScalarType;
-  const std::tuple<const char *, ScalarType, int64_t> runs[] = {
-      {"gfx942", ScalarType::F8E4M3FNUZ, 16},
-      {"gfx950", ScalarType::F8E4M3FN, 1},
-      {"gfx950", ScalarType::BF16, 16}};
-  for (const auto &[chip, kv, pageSize] : runs) {
-    SCOPED_TRACE(std::string(chip) + " page size " + std::to_string(pageSize));
+  using Combined = ::pa::numerics::ComparisonOptions::CombinedCache;
+  struct Run {
+    const char *chip; // "host": the host program (of gfx950)
+    ScalarType kv;
+    int64_t pageSize;
+    CacheLayout layout;
+    Combined combined;
+  };
+  const Run runs[] = {
+      {"host", ScalarType::F8E4M3FN, 16, CacheLayout::Nhd,
+       Combined::PageInterleaved},
+      {"host", ScalarType::BF16, 1, CacheLayout::Hnd,
+       Combined::PageInterleaved},
+      {"host", ScalarType::F8E4M3FN, 16, CacheLayout::Hnd, Combined::Halves},
+      {"host", ScalarType::BF16, 16, CacheLayout::Nhd, Combined::Halves},
+      {"gfx942", ScalarType::F8E4M3FNUZ, 16, CacheLayout::Nhd,
+       Combined::PageInterleaved},
+      {"gfx950", ScalarType::F8E4M3FN, 1, CacheLayout::Hnd,
+       Combined::PageInterleaved},
+      {"gfx950", ScalarType::BF16, 16, CacheLayout::Hnd,
+       Combined::PageInterleaved},
+      {"gfx950", ScalarType::BF16, 16, CacheLayout::Nhd, Combined::Halves}};
+  for (const Run &r : runs) {
+    SCOPED_TRACE(std::string(r.chip) + " page size " +
+                 std::to_string(r.pageSize) +
+                 (r.layout == CacheLayout::Nhd ? " nhd" : " hnd") +
+                 (r.combined == Combined::Halves ? " [2, N, ...]"
+                                                 : " [N, 2, ...]"));
     ::pa::oracle::CaseConfig c;
     c.numQueryHeads = 8;
     c.numKvHeads = 2;
     c.headDim = 64;
-    c.pageSize = pageSize;
+    c.pageSize = r.pageSize;
     c.queryLen = 2;
-    c.kvType = kv;
-    c.cacheLayout = ::pa::oracle::CacheLayout::Nhd;
+    c.kvType = r.kv;
+    c.cacheLayout = r.layout;
     c.scaleMode = ::pa::oracle::ScaleMode::PerToken;
     c.window = 33;
     c.sinks = true;
@@ -329,81 +353,57 @@ TEST(CombinedCache, NhdViewsOfOneTensorMatchTheOracle) {
     ::pa::oracle::DecodeCase decodeCase;
     std::string error;
     ASSERT_TRUE(::pa::oracle::generateCase(c, decodeCase, error)) << error;
+    const bool host = std::string(r.chip) == "host";
     DecodeConfig config = ::pa::numerics::programConfigFor(
-        c, c.sinks, chip, std::nullopt, std::nullopt);
-
-    // The module of `config`, K and V retyped as views of the combined
-    // cache (the same type: each binding starts at its half).
-    DialectRegistry registry;
-    registerPaDialects(registry);
-    MLIRContext context(registry);
-    OwningOpRef<ModuleOp> built = buildDecodeModule(context, config, error);
-    ASSERT_TRUE(built) << error;
-    const int64_t page = c.pageSize * c.numKvHeads * c.headDim;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    built->print(os);
-    std::string packedType, viewType;
-    {
-      llvm::raw_string_ostream type(packedType);
-      type << cast<FunctionOpInterface>(
-                  built->lookupSymbol(kDecodeFunctionName))
-                  .getArgumentTypes()[1];
+        c, c.sinks, host ? "gfx950" : r.chip, std::nullopt, std::nullopt);
+    ::pa::numerics::DecodeRunner run;
+    FailureOr<std::unique_ptr<HostProgram>> hostProgram = failure();
+    FailureOr<std::unique_ptr<EmulatedProgram>> emulated = failure();
+    if (host) {
+      hostProgram = HostProgram::compile(config, error);
+      ASSERT_TRUE(succeeded(hostProgram)) << error;
+      run = [&](const HostBuffers &buffers, std::string &message) {
+        return (*hostProgram)->run(buffers, message);
+      };
+    } else {
+      emulated = EmulatedProgram::compile(config, error);
+      ASSERT_TRUE(succeeded(emulated)) << error;
+      EXPECT_NE((*emulated)->moduleText().find(
+                    "amdgpu.fat_raw_buffer_cast %arg1 resetOffset"),
+                std::string::npos);
+      run = [&](const HostBuffers &buffers, std::string &message) {
+        return (*emulated)->run(buffers, message);
+      };
     }
-    viewType = packedType.substr(0, packedType.size() - 1) + ", strided<[" +
-               std::to_string(2 * page) + ", " +
-               std::to_string(c.numKvHeads * c.headDim) + ", " +
-               std::to_string(c.headDim) + ", 1]>>";
-    size_t replaced = 0;
-    for (size_t at = text.find(packedType); at != std::string::npos;
-         at = text.find(packedType, at + viewType.size()), ++replaced)
-      text.replace(at, packedType.size(), viewType);
-    ASSERT_GE(replaced, 4u) << packedType; // K and V: arguments and uses
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
-    ASSERT_TRUE(module);
-    ASSERT_TRUE(succeeded(lowerForEmulator(*module, chip, {}, error))) << error;
-    std::string lowered;
-    llvm::raw_string_ostream loweredOs(lowered);
-    module->print(loweredOs);
-    EXPECT_NE(lowered.find("amdgpu.fat_raw_buffer_cast %arg1 resetOffset"),
-              std::string::npos);
-    emulator::Options options;
-    options.chip = chip;
-    auto program = emulator::Program::compile(*module, options, error);
-    ASSERT_TRUE(succeeded(program)) << error;
-
-    auto run = [&](const HostBuffers &buffers, std::string &message) {
-      const int64_t bytes = c.kvType == ScalarType::BF16 ? 2 : 1;
-      const int64_t pageBytes = page * bytes;
-      std::vector<uint8_t> combined(2 * buffers.numPages * pageBytes);
-      for (int64_t n = 0; n < buffers.numPages; ++n) {
-        std::memcpy(&combined[2 * n * pageBytes],
-                    static_cast<const uint8_t *>(buffers.keyCache) +
-                        n * pageBytes,
-                    pageBytes);
-        std::memcpy(&combined[(2 * n + 1) * pageBytes],
-                    static_cast<const uint8_t *>(buffers.valueCache) +
-                        n * pageBytes,
-                    pageBytes);
-      }
-      SmallVector<emulator::MemRefBinding, 16> bindings =
-          emulatorBindings(config, buffers);
-      for (emulator::MemRefBinding &binding : bindings) {
-        bool value = binding.name == "value_cache";
-        if (value || binding.name == "key_cache") {
-          int64_t start = value ? pageBytes : 0;
-          binding.data = combined.data() + start;
-          binding.bytes = int64_t(combined.size()) - start;
-          binding.strides = {2 * page, c.numKvHeads * c.headDim, c.headDim,
-                             1};
-        }
-      }
-      return (*program)->run(kDecodeFunctionName, bindings, message);
-    };
-    ::pa::numerics::CaseResult result =
-        ::pa::numerics::runAndCompare(config, run, decodeCase);
+    ::pa::numerics::ComparisonOptions options;
+    options.combinedCache = r.combined;
+    ::pa::numerics::CaseResult result = ::pa::numerics::runAndCompare(
+        config, run, decodeCase, nullptr, options);
     EXPECT_TRUE(result.passed) << result.failure;
   }
+}
+
+/// Page strides are for nhd / hnd caches: a packed cache with another page
+/// stride than its pages' size, or a negative one, is refused by name.
+TEST(CombinedCache, PageStridesThePackedLayoutCannotReadAreRefused) {
+  DecodeConfig config = smallConfig("gfx950");
+  HostBuffers buffers;
+  const int64_t page = config.pageSize * config.numKVHeads * config.headDim;
+  buffers.keyPageStride = 2 * page;
+  EXPECT_NE(checkHostBuffers(config, buffers)
+                .find("packed caches are read contiguous: the key_cache page "
+                      "stride must be 0 or " +
+                      std::to_string(page) + " elements, got " +
+                      std::to_string(2 * page)),
+            std::string::npos)
+      << checkHostBuffers(config, buffers);
+  buffers.keyPageStride = 0;
+  buffers.valuePageStride = -1;
+  config.cacheLayout = CacheLayout::nhd;
+  EXPECT_NE(checkHostBuffers(config, buffers)
+                .find("the value_cache page stride must be >= 0"),
+            std::string::npos)
+      << checkHostBuffers(config, buffers);
 }
 
 struct KernelsCase {

@@ -157,6 +157,29 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
                   strided.begin() + row * queryRowStride);
     query = std::move(strided);
   }
+  // K and V placed in one combined cache (ComparisonOptions::CombinedCache).
+  std::vector<uint8_t> combined;
+  const uint8_t *keyCache = c.keyCache.data(), *valueCache = c.valueCache.data();
+  int64_t pageStride = 0;
+  if (options.combinedCache != ComparisonOptions::CombinedCache::None) {
+    const size_t pageBytes = c.keyCache.size() / size_t(c.numPages);
+    const bool interleaved = options.combinedCache ==
+                             ComparisonOptions::CombinedCache::PageInterleaved;
+    combined.resize(c.keyCache.size() + c.valueCache.size());
+    for (int64_t n = 0; n < c.numPages; ++n) {
+      size_t key = interleaved ? 2 * n * pageBytes : n * pageBytes;
+      size_t value = interleaved ? key + pageBytes
+                                 : c.keyCache.size() + n * pageBytes;
+      std::copy_n(c.keyCache.begin() + n * pageBytes, pageBytes,
+                  combined.begin() + key);
+      std::copy_n(c.valueCache.begin() + n * pageBytes, pageBytes,
+                  combined.begin() + value);
+    }
+    keyCache = combined.data();
+    valueCache = combined.data() + (interleaved ? pageBytes : c.keyCache.size());
+    const int64_t elementBytes = c.kvType == oracle::ScalarType::BF16 ? 2 : 1;
+    pageStride = interleaved ? 2 * int64_t(pageBytes) / elementBytes : 0;
+  }
   std::vector<int32_t> workInfo(size_t(capacity * 4), kPlanPoison);
   std::vector<int32_t> reduceInfo(size_t(batch * 2), kPlanPoison);
   std::vector<float> expSums(size_t(hkv * capacity * rows), kNaN);
@@ -175,8 +198,10 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
   buffers.capacity = capacity;
   buffers.query = query.data();
   buffers.queryRowStride = queryRowStride;
-  buffers.keyCache = c.keyCache.data();
-  buffers.valueCache = c.valueCache.data();
+  buffers.keyCache = keyCache;
+  buffers.valueCache = valueCache;
+  buffers.keyPageStride = pageStride;
+  buffers.valuePageStride = pageStride;
   buffers.blockTables = c.blockTables.data();
   buffers.contextLengths = c.contextLengths.data();
   buffers.kScale = c.keyScales.empty() ? nullptr : c.keyScales.data();

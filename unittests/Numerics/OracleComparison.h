@@ -70,6 +70,13 @@ struct ComparisonOptions {
   /// Hq * D (a view of a fused qkv tensor, HostBuffers::queryRowStride),
   /// so a program that read them packed would read NaN.
   int64_t queryRowPadding = 0;
+  /// nhd / hnd K and V as views of one combined cache, as vLLM v1 keeps
+  /// them: each page's K then its V ([N, 2, ...]: page strides of two pages,
+  /// HostBuffers::keyPageStride), or all K pages then all V pages
+  /// ([2, N, ...]: contiguous halves). A program that read the pages
+  /// contiguously would read the other half's pages.
+  enum class CombinedCache { None, PageInterleaved, Halves };
+  CombinedCache combinedCache = CombinedCache::None;
 };
 
 /// The results of a matrix run's cases: counts, the worst output and partial

@@ -182,4 +182,34 @@ TEST(TensorForm, RefusesAStridedQuery) {
       << result.failure;
 }
 
+// The caches of a tensor form are row-major too: its nhd program runs the
+// contiguous halves of a [2, N, ...] combined cache and refuses the halves
+// of an [N, 2, ...] one (pages two pages apart) by name.
+TEST(TensorForm, NhdCachesAreReadContiguous) {
+  oracle::DecodeShape shape = headsShape(8, 2, 64);
+  shape.cacheLayout = oracle::CacheLayout::Nhd;
+  std::string error;
+  DecodeConfig config =
+      programConfigFor(shape, false, "gfx950", std::nullopt, std::nullopt);
+  auto program =
+      HostProgram::compile(config, error, buildBufferizedTensorModule);
+  ASSERT_TRUE(mlir::succeeded(program)) << error;
+  oracle::DecodeCase c = generated(shape, false, {40, 300}, 32);
+  auto run = [&](const mlir::pa::HostBuffers &buffers, std::string &message) {
+    return (*program)->run(buffers, message);
+  };
+  ComparisonOptions options;
+  options.combinedCache = ComparisonOptions::CombinedCache::Halves;
+  CaseResult halves = runAndCompare(config, run, c, nullptr, options);
+  EXPECT_TRUE(halves.passed) << halves.failure;
+  options.combinedCache = ComparisonOptions::CombinedCache::PageInterleaved;
+  CaseResult interleaved = runAndCompare(config, run, c, nullptr, options);
+  EXPECT_FALSE(interleaved.passed);
+  EXPECT_NE(interleaved.failure.find(
+                "this program reads contiguous caches (row-major "
+                "'key_cache'), got a page stride of 4096 elements"),
+            std::string::npos)
+      << interleaved.failure;
+}
+
 } // namespace

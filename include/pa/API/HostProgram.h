@@ -41,6 +41,12 @@ struct HostBuffers {
   int64_t queryRowStride = 0;
   const void *keyCache = nullptr;    // packed K, raw element bits (u8 / u16)
   const void *valueCache = nullptr;  // V in the configured layout, raw bits
+  /// Elements from one page of an nhd / hnd cache to the next: 0 is one
+  /// page's elements (a contiguous cache); more for the K or V half of a
+  /// combined [N, 2, ...] cache (pages two pages apart). Packed caches are
+  /// contiguous (0).
+  int64_t keyPageStride = 0;
+  int64_t valuePageStride = 0;
   const int32_t *blockTables = nullptr;    // [B, maxPagesPerSequence]
   const int32_t *contextLengths = nullptr; // [B]
   const float *kScale = nullptr; // per_tensor [1], per_token [N, Hkv, P]
@@ -70,7 +76,8 @@ struct DecodeOperand {
   llvm::SmallVector<int64_t, 5> sizes;
   int64_t elementBytes;
   bool readOnly; // an input of the decode
-  /// Element strides; empty: row-major (only a query may have others).
+  /// Element strides; empty: row-major (a query may have another row
+  /// stride, an nhd / hnd cache another page stride).
   llvm::SmallVector<int64_t, 5> strides = {};
 
   /// The strides: `strides`, or the row-major strides of `sizes`.
@@ -96,8 +103,8 @@ public:
   /// Compiles `config`; on failure returns failure with `error` holding the
   /// verifier's, the pipeline's or the JIT's message. `build` makes the
   /// module; its `@pa_decode` must take the memref types of
-  /// decodeOperandTypes(config) (the query also row-major), which is
-  /// checked.
+  /// decodeOperandTypes(config) (the query and the caches also row-major,
+  /// as a tensor program's are), which is checked.
   static FailureOr<std::unique_ptr<HostProgram>>
   compile(const DecodeConfig &config, std::string &error,
           DecodeModuleBuilder build = buildDecodeModule);
@@ -117,16 +124,23 @@ public:
   }
 
 private:
+public:
+  /// Operands a module takes row-major where decodeOperandTypes has a
+  /// run-time stride: run() then takes those operands packed only.
+  struct RowMajorOperands {
+    bool query = false;  // packed query rows
+    bool caches = false; // contiguous nhd / hnd caches
+  };
+
+private:
   HostProgram(DecodeConfig config, std::unique_ptr<ExecutionEngine> engine,
-              void (*entry)(void **), bool packedQueryOnly);
+              void (*entry)(void **), RowMajorOperands rowMajor);
 
   DecodeConfig decodeConfig;
   std::unique_ptr<ExecutionEngine> engine;
   /// The packed wrapper of _mlir_ciface_pa_decode, looked up once.
   void (*entry)(void **);
-  /// The module's query is row-major (not strided): run() takes packed
-  /// query rows only.
-  bool packedQueryOnly;
+  RowMajorOperands rowMajor;
 };
 
 /// The module of `config` after the host pipeline, as text (for inspection

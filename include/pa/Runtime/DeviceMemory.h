@@ -47,8 +47,8 @@ public:
   virtual bool synchronize(void *stream, std::string &error) const = 0;
 };
 
-/// One operand in host memory: a row-major array of `sizes` elements of
-/// `elementBytes` bytes each, under its pa operand name. Read-only operands
+/// One operand in host memory: an array of `sizes` elements of
+/// `elementBytes` bytes each (row-major, or at `strides`), under its pa operand name. Read-only operands
 /// (the decode's inputs) are copied in; the others are copied in and back,
 /// so elements the kernels do not write keep the caller's values. `data`
 /// of a non-read-only operand must be writable.
@@ -58,6 +58,11 @@ struct HostOperand {
   std::vector<int64_t> sizes;
   int64_t elementBytes = 0;
   bool readOnly = true;
+  /// Element strides (>= 0); empty: row-major. The device copy holds the
+  /// memory from the first element to the last (an nhd / hnd cache half of
+  /// a combined cache: its pages and the other half's between them), read
+  /// at these strides.
+  std::vector<int64_t> strides = {};
 };
 
 /// Launches a program's kernels on `stream` over device `views`.

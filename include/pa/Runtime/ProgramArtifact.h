@@ -40,8 +40,9 @@ namespace pa::runtime {
 
 /// The version of program.json this runtime writes and reads. 2: the query
 /// is read at its run-time strides (a version-1 program reads it packed, so
-/// it is refused rather than handed a strided query).
-inline constexpr int kProgramFormatVersion = 2;
+/// it is refused rather than handed a strided query). 3: so are the page
+/// strides of nhd / hnd caches (a version-2 program reads them contiguous).
+inline constexpr int kProgramFormatVersion = 3;
 
 struct ProgramArtifact {
   std::string chip;         // "gfx942", "gfx950", "sm_90a"

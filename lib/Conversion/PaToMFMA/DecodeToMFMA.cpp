@@ -199,6 +199,25 @@ std::optional<int64_t> bytesPerPage(MemRefType type) {
   return strides[0] * elementBytes;
 }
 
+/// Elements the dims after dim 0 of a view over `type` span, for a view
+/// whose dim-0 stride is a run-time value and whose other strides and dims
+/// are static (an nhd / hnd cache read at its caller's page stride); none
+/// for other types.
+std::optional<int64_t> innerSpanOfRunTimePageStride(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      !ShapedType::isDynamic(strides[0]))
+    return std::nullopt;
+  int64_t span = 1;
+  for (int64_t d = 1; d < type.getRank(); ++d) {
+    if (ShapedType::isDynamic(strides[d]) || type.isDynamicDim(d))
+      return std::nullopt;
+    span += (type.getDimSize(d) - 1) * strides[d];
+  }
+  return span;
+}
+
 bool isWorkgroupMemRef(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
   return type && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type);
@@ -1014,8 +1033,9 @@ CacheViews DecodeLowering::fatRawBufferViews(ImplicitLocOpBuilder &b) {
 
 /// Whether every buffer the loop indexes by page id (caches, per-token
 /// scales) has fewer than 2^31 bytes, so that 32-bit buffer offsets reach
-/// all of it: `staticFits` for the buffers with a static pool size N, and
-/// an i1 run-time check of the others (null when all are static).
+/// all of it: `staticFits` for the buffers with a static pool size N and
+/// page stride, and an i1 run-time check of the others (null when all are
+/// static).
 Value DecodeLowering::viewsFit32BitOffsets(ImplicitLocOpBuilder &b,
                                            bool &staticFits) {
   LaneBuilder l(b);
@@ -1030,7 +1050,26 @@ Value DecodeLowering::viewsFit32BitOffsets(ImplicitLocOpBuilder &b,
     auto type = cast<MemRefType>(memref.getType());
     std::optional<int64_t> pageBytes = bytesPerPage(type);
     if (!pageBytes) {
-      staticFits = false; // dynamic strides: the 64-bit loop only
+      std::optional<int64_t> inner = innerSpanOfRunTimePageStride(type);
+      if (!inner) {
+        staticFits = false; // other dynamic strides: the 64-bit loop only
+        continue;
+      }
+      // A run-time page stride: page i starts i * stride elements in, so
+      // the buffer ends below pages * max(stride, inner span). Both
+      // factors are bounded first, so that their product cannot overflow.
+      int64_t limit = kLimit / (type.getElementTypeBitWidth() / 8);
+      Value stride = l.toI64(
+          memref::ExtractStridedMetadataOp::create(b, memref).getStrides()[0]);
+      Value step = l.maxSI(stride, l.i64(*inner));
+      Value pages = l.toI64(memref::DimOp::create(b, memref, 0));
+      Value bound = l.i64(limit);
+      Value end = arith::MulIOp::create(b, pages, step);
+      Value fitsOne = l.andI(
+          l.andI(l.cmpI(arith::CmpIPredicate::sle, step, bound),
+                 l.cmpI(arith::CmpIPredicate::sle, pages, bound)),
+          l.cmpI(arith::CmpIPredicate::sle, end, bound));
+      fits = fits ? l.andI(fits, fitsOne) : fitsOne;
       continue;
     }
     if (!type.isDynamicDim(0)) {

@@ -196,6 +196,48 @@ LogicalResult compileDim(OpCompiler &c, Operation *operation) {
   return success();
 }
 
+/// Word b of the memref (a): its offset, a size or a stride.
+Step executeDescriptorWord(Executor &, Wave &wave, const Instr &in) {
+  firstFailingLane(wave, [&](int, uint64_t *f) {
+    f[in.dst] = f[in.a + in.b];
+    return false;
+  });
+  return Step::Next;
+}
+
+/// The offset, sizes and strides of memref.extract_strided_metadata that
+/// have uses (a kernel reading a run-time stride, e.g. pa-to-mfma's 32-bit
+/// range check of a cache with a run-time page stride); its base buffer is
+/// not supported.
+LogicalResult compileExtractStridedMetadata(OpCompiler &c,
+                                            Operation *operation) {
+  auto op = cast<memref::ExtractStridedMetadataOp>(operation);
+  if (!op.getBaseBuffer().use_empty())
+    return c.fail(op, "the base buffer of memref.extract_strided_metadata "
+                      "is not supported");
+  const uint32_t rank = uint32_t(op.getSizes().size());
+  auto word = [&](Value result, uint32_t at) -> LogicalResult {
+    if (result.use_empty())
+      return success();
+    FailureOr<uint32_t> dst = c.define(result, op);
+    if (failed(dst))
+      return failure();
+    size_t instr = c.emit(executeDescriptorWord, op);
+    c.at(instr).dst = *dst;
+    c.at(instr).a = c.use(op.getSource());
+    c.at(instr).b = at;
+    c.at(instr).count = 1;
+    return success();
+  };
+  if (failed(word(op.getOffset(), kOffset)))
+    return failure();
+  for (uint32_t d = 0; d < rank; ++d)
+    if (failed(word(op.getSizes()[d], kSizes + d)) ||
+        failed(word(op.getStrides()[d], kSizes + rank + d)))
+      return failure();
+  return success();
+}
+
 struct AllocInfo : Payload {
   uint32_t elementBytes = 4;
   SmallVector<IndexOperand, 4> sizes;
@@ -270,6 +312,7 @@ void mlir::pa::emulator::detail::registerMemRefHandlers(OpRegistry &r) {
                                true);
   });
   r.add<DimOp>(compileDim);
+  r.add<ExtractStridedMetadataOp>(compileExtractStridedMetadata);
   r.add<SubViewOp>(compileOffsetSizesStrides<SubViewOp, ViewKind::SubView>);
   r.add<ReinterpretCastOp>(
       compileOffsetSizesStrides<ReinterpretCastOp, ViewKind::ReinterpretCast>);

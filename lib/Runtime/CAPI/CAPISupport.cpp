@@ -26,10 +26,23 @@ void pa::capi::clear(PaString *out) {
 }
 
 namespace {
+/// Whether `operands` hold a 4-D key_cache: an nhd / hnd program's, whose
+/// K and V the kernels read at their run-time page strides (format version
+/// 3 on; a packed K is 5-D, and a packed program's kernels take no 4-D
+/// key).
+bool hasPagedCaches(const PaDeviceOperand *operands, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (operands[i].name && std::strcmp(operands[i].name, "key_cache") == 0)
+      return operands[i].rank == 4;
+  return false;
+}
+
 /// Sets `view` to operand `index` (address, sizes, strides or row-major),
-/// in place; false with `error` when it is malformed.
+/// in place; false with `error` when it is malformed or has strides the
+/// kernels do not read. `pagedCaches`: K and V are nhd / hnd caches.
 bool setDeviceView(const PaDeviceOperand &operand, size_t index,
-                   pa::runtime::MemRefView &view, std::string &error) {
+                   bool pagedCaches, pa::runtime::MemRefView &view,
+                   std::string &error) {
   if (!operand.name || operand.rank < 0 ||
       (operand.rank > 0 && !operand.sizes)) {
     error = "operand " + std::to_string(index) + " needs a name and rank sizes";
@@ -43,36 +56,58 @@ bool setDeviceView(const PaDeviceOperand &operand, size_t index,
     return true;
   }
   view.strides.assign(operand.strides, operand.strides + operand.rank);
-  for (int32_t d = 0; d < operand.rank; ++d)
-    if (operand.strides[d] < 0) {
-      error = "operand '" + std::string(operand.name) + "' has stride " +
-              std::to_string(operand.strides[d]) + " in dim " +
-              std::to_string(d) + "; strides must be >= 0";
+  return pa::capi::checkStrides(operand.name, view.sizes, view.strides,
+                                pagedCaches, error);
+}
+} // namespace
+
+bool pa::capi::checkStrides(const std::string &name,
+                            const std::vector<int64_t> &sizes,
+                            const std::vector<int64_t> &strides,
+                            bool pagedCaches, std::string &error) {
+  auto listed = [&] {
+    std::string text;
+    for (size_t i = 0; i < strides.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(strides[i]);
+    return "[" + text + "]";
+  };
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (strides[d] < 0) {
+      error = "operand '" + name + "' has stride " +
+              std::to_string(strides[d]) + " in dim " + std::to_string(d) +
+              "; strides must be >= 0";
       return false;
     }
-  if (std::strcmp(operand.name, "query") == 0)
-    return true;
-  // The programs read every other operand row-major (their memref types
-  // have the identity layout, so the kernels ignore the strides passed):
-  // a view of another layout (a K or V of a combined [N, 2, P, Hkv, D]
-  // cache) would be read at the wrong places. Dims of one element may
-  // have any stride, as for a contiguous torch tensor.
+  // The kernels read dim 0 at its run-time stride for the query (rows of a
+  // fused qkv tensor) and for nhd / hnd caches (pages of a combined cache);
+  // every other dim, and every dim of the other operands, row-major (their
+  // memref types fix those strides, so a view of another layout would be
+  // read at the wrong places). Dims of one element may have any stride, as
+  // for a contiguous torch tensor.
+  bool cache = name == "key_cache" || name == "value_cache";
+  size_t fixedFrom = name == "query" || (cache && pagedCaches) ? 1 : 0;
   int64_t rowMajor = 1;
-  for (int32_t d = operand.rank; d-- > 0;) {
-    if (operand.sizes[d] != 1 && operand.strides[d] != rowMajor) {
-      std::string strides;
-      for (int32_t i = 0; i < operand.rank; ++i)
-        strides += (i ? ", " : "") + std::to_string(operand.strides[i]);
-      error = "operand '" + std::string(operand.name) + "' has strides [" +
-              strides + "]; the kernels read it row-major (only the query "
-              "may be strided): pass a contiguous copy";
+  for (size_t d = sizes.size(); d-- > fixedFrom;) {
+    if (sizes[d] != 1 && strides[d] != rowMajor) {
+      error = "operand '" + name + "' has strides " + listed() + "; ";
+      if (cache && pagedCaches)
+        error += "the kernels read an nhd / hnd cache at any page stride "
+                 "(dim 0), the dims within a page row-major";
+      else if (cache)
+        error += "the kernels read a packed cache row-major (nhd / hnd "
+                 "caches may have any page stride)";
+      else if (name == "query")
+        error += "the kernels read the query at any row stride (dim 0), "
+                 "its heads and elements row-major";
+      else
+        error += "the kernels read it row-major";
+      error += ": pass a contiguous copy";
       return false;
     }
-    rowMajor *= operand.sizes[d];
+    rowMajor *= sizes[d];
   }
   return true;
 }
-} // namespace
 
 bool pa::capi::unwrapDeviceOperands(const PaDeviceOperand *operands,
                                     size_t count,
@@ -83,8 +118,9 @@ bool pa::capi::unwrapDeviceOperands(const PaDeviceOperand *operands,
     error = "no operands (NULL) for a count of " + std::to_string(count);
     return false;
   }
+  bool paged = hasPagedCaches(operands, count);
   for (size_t i = 0; i < count; ++i)
-    if (!setDeviceView(operands[i], i,
+    if (!setDeviceView(operands[i], i, paged,
                        views[operands[i].name ? operands[i].name : ""], error))
       return false;
   return true;
@@ -96,6 +132,7 @@ bool pa::capi::BoundOperands::bind(const PaDeviceOperand *operands,
   launchSets.clear();
   if (!unwrapDeviceOperands(operands, count, operandViews, error))
     return false;
+  pagedCaches = hasPagedCaches(operands, count);
   this->operands = operands;
   this->count = count;
   slots.clear();
@@ -162,7 +199,7 @@ bool pa::capi::BoundOperands::refreshFrom(const PaDeviceOperand *operands,
               names[i] + "' (the operands must be a copy of the bound array)";
       return false;
     }
-    if (!setDeviceView(operands[i], i, *slots[i], error))
+    if (!setDeviceView(operands[i], i, pagedCaches, *slots[i], error))
       return false;
   }
   return true;
@@ -182,11 +219,25 @@ bool pa::capi::unwrapHostOperands(const PaHostOperand *operands, size_t count,
       error = "operand " + std::to_string(i) + " needs a name and rank sizes";
       return false;
     }
-    out.push_back({operand.name, operand.data,
-                   std::vector<int64_t>(operand.sizes,
-                                        operand.sizes + operand.rank),
-                   operand.elementBytes, operand.readOnly});
+    runtime::HostOperand &host = out.emplace_back();
+    host.name = operand.name;
+    host.data = operand.data;
+    host.sizes.assign(operand.sizes, operand.sizes + operand.rank);
+    host.elementBytes = operand.elementBytes;
+    host.readOnly = operand.readOnly;
+    if (operand.strides)
+      host.strides.assign(operand.strides, operand.strides + operand.rank);
   }
+  // The strides the kernels read, as for device operands.
+  bool paged = false;
+  for (const runtime::HostOperand &operand : out)
+    if (operand.name == "key_cache")
+      paged = operand.sizes.size() == 4;
+  for (const runtime::HostOperand &operand : out)
+    if (!operand.strides.empty() &&
+        !checkStrides(operand.name, operand.sizes, operand.strides, paged,
+                      error))
+      return false;
   return true;
 }
 

@@ -35,10 +35,18 @@ void report(PaString *out, const std::string &text);
 void clear(PaString *out);
 
 /// The views of `count` device operands; false with `error` naming the
-/// first one without a name, with a negative rank, without sizes or with a
-/// negative stride.
+/// first one without a name, with a negative rank, without sizes or with
+/// strides checkStrides refuses.
 bool unwrapDeviceOperands(const PaDeviceOperand *operands, size_t count,
                           runtime::OperandViews &views, std::string &error);
+
+/// False with `error` naming operand `name` unless the kernels read it at
+/// `strides` (elements, >= 0): dim 0 at any stride for the query and, when
+/// `pagedCaches` (a 4-D key_cache: nhd / hnd K and V), for the caches;
+/// every other dim row-major (dims of one element at any stride).
+bool checkStrides(const std::string &name, const std::vector<int64_t> &sizes,
+                  const std::vector<int64_t> &strides, bool pagedCaches,
+                  std::string &error);
 
 /// A caller's PaDeviceOperand array bound once (names resolved to views),
 /// reread in place at every refresh(): what paCudaProgramBind and
@@ -64,6 +72,8 @@ public:
 private:
   const PaDeviceOperand *operands = nullptr;
   size_t count = 0;
+  /// K and V are nhd / hnd caches (read at their page strides).
+  bool pagedCaches = false;
   /// The bound operands' names: a copy of the bound array usually shares
   /// the pointers (compared first), else the text.
   std::vector<const char *> namePointers;

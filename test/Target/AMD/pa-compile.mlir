@@ -43,7 +43,7 @@
 // RUN: llvm-readelf -h %t-v6.hsaco | FileCheck %s --check-prefix=COV6
 
 // PROGRAM:      "format": "pa-mlir-program",
-// PROGRAM-NEXT: "version": 2,
+// PROGRAM-NEXT: "version": 3,
 // PROGRAM-NEXT: "chip": "gfx942",
 // PROGRAM-NEXT: "code_format": "hsaco",
 // PROGRAM-NEXT: "code_object": "kernels.hsaco",

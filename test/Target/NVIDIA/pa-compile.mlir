@@ -15,7 +15,7 @@
 // RUN: FileCheck %s --check-prefix=PROGRAM < %t.paprog/program.json
 
 // PROGRAM:      "format": "pa-mlir-program",
-// PROGRAM-NEXT: "version": 2,
+// PROGRAM-NEXT: "version": 3,
 // PROGRAM-NEXT: "chip": "sm_90a",
 // PROGRAM-NEXT: "code_format": "ptx",
 // PROGRAM-NEXT: "code_object": "kernels.ptx",

@@ -11,8 +11,9 @@ g); optional suffixes: -bf16c (bf16 compute on an fp8 cache), -kv<N> (KV
 heads, default 2), -n<N> (static page pool size instead of a dynamic one),
 -cap<C> (logits soft-cap C), -sq (a strided query, strided<[?, D, 1]>: a
 view of a fused qkv tensor), -cc (nhd / hnd: K and V as strided views of
-one combined [N, 2, P, Hkv, D] / [N, 2, Hkv, P, D] cache, static strides), -alibi (ALiBi
-slopes [Hq]).
+one combined [N, 2, P, Hkv, D] / [N, 2, Hkv, P, D] cache, static strides),
+-ps (nhd / hnd: K and V with a run-time page stride, strided<[?, ...]>: the
+programs' signature), -alibi (ALiBi slopes [Hq]).
 The fp8 flavour follows --chip (gfx942: f8E4M3FNUZ, gfx950: f8E4M3FN).
 """
 import argparse
@@ -36,6 +37,7 @@ def parse(name):
     config["cap"] = None
     config["strided_query"] = False
     config["combined"] = False
+    config["page_stride"] = False
     config["alibi"] = False
     for part in filter(None, m.group("rest").split("-")):
         if part == "bf16c":
@@ -46,6 +48,8 @@ def parse(name):
             config["strided_query"] = True
         elif part == "cc" and config["v"] in ("nhd", "hnd"):
             config["combined"] = True
+        elif part == "ps" and config["v"] in ("nhd", "hnd"):
+            config["page_stride"] = True
         elif part == "alibi":
             config["alibi"] = True
         elif part.startswith("n"):
@@ -72,6 +76,8 @@ def module(name, chip):
             # [N, 2, ...]: K at offset 0, V one page half further.
             half = p * hkv * d
             strides = f", strided<[{2 * half}, {dims[1] * d}, {d}, 1]>"
+        elif c["page_stride"]:
+            strides = f", strided<[?, {dims[1] * d}, {d}, 1]>"
         key = f"memref<{n}x{dims[0]}x{dims[1]}x{d}x{kv}{strides}>"
         value = key
         if c["combined"]:
