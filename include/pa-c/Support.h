@@ -54,9 +54,11 @@ static inline PaStringRef paStringRefFromCString(const char *string) {
 /* One operand in device memory: an array at `address` of `rank` sizes,
  * under its pa operand name ("query", "key_cache", "work_info", ...; the
  * argument names of pa-c/Decode.h's buffers in snake case). `strides`
- * (elements, `rank` of them) or NULL: row-major. Only the query may be
- * strided (a view of a fused qkv tensor: row stride >= Hq * D); other
- * strides than row-major ones for another operand are an error. */
+ * (elements, `rank` of them) or NULL: row-major. The query may have any
+ * row stride (dim 0: a view of a fused qkv tensor) and, when key_cache is
+ * 4-D (nhd / hnd), K and V any page stride (dim 0: the halves of a
+ * combined [N, 2, P, Hkv, D] cache); any other stride than the row-major
+ * one is an error naming the operand (a dim of one element may have any). */
 typedef struct {
   const char *name;
   uint64_t address;

@@ -113,9 +113,10 @@ def plan(block_tables, context_lengths, *, target=None, workspace=None,
     softmax_scale, sinks, key_layout, v_layout, chip (None: sm_90a on CUDA,
     the GPU's own on ROCm), budget, max_partitions, alibi (runs take
     alibi_slopes), return_lse (runs also write the log-sum-exp),
-    kv_layout ("packed", or "nhd" / "hnd": runs take 4-D K and V, each
-    contiguous - K and V of a combined [2, N, P, Hkv, D] cache are, as
-    cache[0] and cache[1], and are read in place), logits_soft_cap).
+    kv_layout ("packed", or "nhd" / "hnd": runs take 4-D K and V at any
+    page stride, the dims within a page row-major - the halves of a
+    combined [2, N, P, Hkv, D] or [N, 2, P, Hkv, D] cache are read in
+    place), logits_soft_cap).
     target: None (the torch build's: "hip" on ROCm, else "cuda"). workspace: a contiguous
     uint8 GPU tensor of at least workspace_bytes() bytes for the partials,
     or None (the plan allocates one). debug: poison the output and the

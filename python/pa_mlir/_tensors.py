@@ -896,7 +896,8 @@ class Plan:
         decode, reduce in one call).
 
         Every argument is checked on every call (type, dtype, shape,
-        device, contiguity; the query's strides): first all at once in one
+        device, contiguity; the query's strides, nhd / hnd caches' strides
+        within a page): first all at once in one
         expression (the hot path of a serving loop), and only when that
         fails one by one, for the message."""
         L = self._layout
