@@ -41,8 +41,9 @@ from ._version import __version__
 
 ENVIRONMENT = "PA_MLIR_CACHE_DIR"
 # 3: programs read the query at its run-time strides (older entries read
-# it packed, so they are not served).
-FORMAT = 3
+# it packed, so they are not served). 4: nhd / hnd programs read K and V at
+# their run-time page strides (format-3 entries read them contiguous).
+FORMAT = 4
 # The largest entry read: code objects are hundreds of KB and the stages a
 # few MB; a bigger file is not a cache entry of this package.
 MAX_ENTRY_BYTES = 64 << 20
