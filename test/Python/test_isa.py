@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import pa_mlir
-from test_decode import assert_close, make_case, reference_decode
+from test_decode import assert_close, make_case, reference_decode, to_layout
 
 CHIP_FP8 = {"gfx942": "e4m3fnuz", "gfx950": "e4m3fn"}
 
@@ -27,6 +27,27 @@ def test_isa_decode_matches_the_reference(chip, kv):
                          if k != "query_dtype"}
     ref = reference_decode(**case, **reference_options)
     assert_close(out, ref, kv_dtype)
+
+
+@pytest.mark.parametrize("kv_layout", ["nhd", "hnd"])
+def test_isa_reads_the_halves_of_a_combined_cache_in_place(kv_layout):
+    """K and V as the halves of one [N, 2, ...] cache (numpy views, pages
+    two pages apart) on gfx950's code object: the runtime's host operands
+    carry their page strides (the device copy holds their span) into the
+    kernel arguments, against the reference."""
+    rng = np.random.default_rng()
+    case, options = make_case(
+        rng, hq=8, hkv=2, d=64, p=16, query_length=1, kv_dtype="e4m3fn",
+        v_layout="plain", lengths=[1, 40, 100], scales="per_tensor")
+    ref = reference_decode(**case, **{k: v for k, v in options.items()
+                                      if k != "query_dtype"})
+    key, value = to_layout(case["key_cache"], case["value_cache"], kv_layout)
+    combined = np.stack([key, value], axis=1)
+    out = pa_mlir.decode(**dict(case, key_cache=combined[:, 0],
+                                value_cache=combined[:, 1]),
+                         **options, chip="gfx950", target="isa",
+                         kv_layout=kv_layout)
+    assert_close(out, ref, "e4m3fn")
 
 
 def test_isa_is_a_registered_target():
