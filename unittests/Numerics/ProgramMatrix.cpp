@@ -473,6 +473,13 @@ std::vector<ProgramSpec> nonFinitePrograms() {
                   oracle::nonFiniteInputName(f.input) + "-window";
         p.shape.window = 300;
         programs.push_back(p);
+        // 32-row groups at D = 256: two M-tiles, the AMD kernels that mask
+        // every tile (no edge branch); both runs (Q = 4, a window).
+        p.label = std::string("nonfinite-") +
+                  oracle::nonFiniteInputName(f.input) + "-rows32";
+        p.shape.headDim = 256;
+        p.shape.queryLen = 4;
+        programs.push_back(p);
       }
     }
   }
