@@ -290,16 +290,18 @@ public:
         wideQK(d.layout.getQkK() == kWideFp8K),
         edgeTileBranch(s.mTiles == 1 || s.headDim <= 128),
         // Rows r of the group have MTP positions q = r / G in [q_lo, q_hi]
-        // with q_hi - q_lo <= ceil((rows - 1) / G) (and < Q). Kernels
-        // without the edge branch (two M-tiles at D >= 256, at the 2-wave
-        // register limit) keep partly seen tokens in the product: the
-        // stores below cost them 24 VGPRs (253 to 277 at D = 256, 32 rows
-        // on gfx950: 2 waves per SIMD to 1), also without a branch.
-        partlyRunSlots(s.queryLength > 1 && edgeTileBranch
-                           ? std::min<int64_t>(s.queryLength - 1,
-                                               llvm::divideCeil(s.rows - 1,
-                                                                s.groupSize))
-                           : 0) {
+        // with q_hi - q_lo <= ceil((rows - 1) / G) (and < Q).
+        partlyRunSlots(
+            s.queryLength > 1
+                ? std::min<int64_t>(s.queryLength - 1,
+                                    llvm::divideCeil(s.rows - 1, s.groupSize))
+                : 0),
+        // Kernels without the edge branch (two M-tiles at D >= 256, at the
+        // 2-wave register limit) cannot afford the edge tile's score stores
+        // (24 VGPRs: 253 to 277 at D = 256, 32 rows on gfx950, 2 waves per
+        // SIMD to 1, also without a branch); they score the partly seen
+        // tokens after the loop instead (scorePartlySeen).
+        partlyScoresInLoop(edgeTileBranch) {
     f32 = Float32Type::get(ctx);
     vec4 = VectorType::get({kResultElements}, f32);
     computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;
@@ -409,6 +411,12 @@ private:
   /// The maximum of `value` over the wave's 64 lanes: DPP within each row
   /// of 16 lanes (v_max_f32_dpp), then xor shuffles across the rows.
   Value waveMaxNum(LaneBuilder &l, Value value);
+  /// `value` combined over each aligned group of `lanes` (2, 4, 8 or 16)
+  /// lanes by DPP moves, which need no lane addresses (a ds_bpermute's
+  /// shuffle does; LLVM kept those of the query staging's shuffles live
+  /// across the tile loop for scorePartlySeen's, 255 to 260 VGPRs).
+  Value combineInLanes(LaneBuilder &l, Value value, int64_t lanes,
+                       function_ref<Value(Value, Value)> combine);
   /// Per 16-byte V load of a lane group, the i32 words that keep the bytes
   /// of the tokens the shared product multiplies (productBounds) and zero
   /// the others: 0 * NaN must not reach the output.
@@ -427,9 +435,10 @@ private:
   // a NaN or infinite V (or V scale) gives 0 * NaN = NaN in rows that do
   // not see it. So they are kept out of the product (productBounds), the
   // edge tile holding them writes their masked scores and cache places to
-  // LDS (storePartlySeen), and the epilogue adds exp2(s - M) V / L per
-  // output element (partlySeenShare): at most 2 (Q - 1) tokens, none of
-  // it in full tiles.
+  // LDS (storePartlySeen; kernels at the register limit score them after
+  // the loop instead: scorePartlySeen), and the epilogue adds
+  // exp2(s - M) V / L per output element (partlySeenShare): at most
+  // 2 (Q - 1) tokens, none of it in full tiles.
   /// Slots of both runs: the tail run's, then the head run's.
   int64_t partlySlots() const {
     return partlyRunSlots * (s.window > 0 ? 2 : 1);
@@ -440,6 +449,19 @@ private:
   /// of the lane group's token e).
   void storePartlySeen(LaneBuilder &l, IRMapping &map, const LaneState &state,
                        ArrayRef<Value> scores, Value tileStart);
+  /// Writes the same masked scores after the tile loop (accumulators live,
+  /// loop registers free): per row, its lanes split the head dims of the
+  /// dot product of the query row (f32, from global memory) and the
+  /// token's K, then the loop's score steps (scale, K scale, non-finite
+  /// check, soft cap, ALiBi) and the row's mask. Only tokens of this
+  /// partition's tiles are scored.
+  void scorePartlySeen(ImplicitLocOpBuilder &b);
+  /// The token (i64) of slot `slot` (index): the tail run's slots, then
+  /// the head run's.
+  Value partlySeenToken(LaneBuilder &l, Value slot);
+  /// The page (by the tile ops' block-table rule and pool guard) and slot
+  /// in the page (index values) of the partly seen token `token` (i64).
+  std::pair<Value, Value> partlySeenPlace(ImplicitLocOpBuilder &b, Value token);
   /// The partly seen tokens' share of the output row `row` (index in the
   /// group), head dims [firstDim, firstDim + 4): sum over the tokens the
   /// row sees of exp2(s - M) * v_scale * V / normalizer.
@@ -581,6 +603,9 @@ private:
   /// Slots of one run of partly seen tokens: a bound of q_hi - q_lo (0
   /// without MTP).
   int64_t partlyRunSlots;
+  /// The edge tiles store the partly seen tokens' scores (storePartlySeen);
+  /// else scorePartlySeen after the loop.
+  bool partlyScoresInLoop;
   Type f32;
   VectorType vec4;
   int64_t computeBytes, queryRowWords, chunkDims, scratchWords;
@@ -631,6 +656,10 @@ private:
   Value laneTokenOffset;                // i32: 64 w + 16 j
   Value laneInGroup;                    // i32: i
   Value vScaleTensor;                   // per_tensor V scale
+  /// f32: the scores' scale without the query's quantization scale
+  /// (softmax scale times log2(e) and a per-tensor K scale; NaN if not
+  /// finite).
+  Value scoreScale;
   /// i64: q_hi - q_lo, and where the tail and head runs start (head: null
   /// without a window); null without MTP.
   Value partlyRunLength, partlyTailStart, partlyHeadStart;
@@ -880,7 +909,7 @@ void DecodeLowering::stageQuery() {
 void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
   LaneBuilder l(b);
   IndexExpr i = l.idx(rowLane), j = l.idx(group), w = l.idx(wave);
-  Value scoreScale = l.f32(s.scoreScale);
+  scoreScale = l.f32(s.scoreScale);
   auto scalarScale = [&](Value scale) {
     return memref::LoadOp::create(b, scale, ValueRange{l.index(0)}).getResult();
   };
@@ -985,9 +1014,11 @@ Value DecodeLowering::mulTokens(LaneBuilder &l, Value vec, Value perLane,
       l.b, cast<VectorType>(vec.getType()), elements);
 }
 
-Value DecodeLowering::waveMaxNum(LaneBuilder &l, Value value) {
+Value DecodeLowering::combineInLanes(
+    LaneBuilder &l, Value value, int64_t lanes,
+    function_ref<Value(Value, Value)> combine) {
   // Every source lane is in the row: bound_ctrl never applies, and lets
-  // the backend fold the move into the v_max_f32.
+  // the backend fold the move into its user.
   auto dpp = [&](amdgpu::DPPPerm kind, Attribute argument) {
     return amdgpu::DPPOp::create(l.b, value, value, kind, argument, 0xF, 0xF,
                                  /*bound_ctrl=*/true);
@@ -997,13 +1028,21 @@ Value DecodeLowering::waveMaxNum(LaneBuilder &l, Value value) {
   };
   // Lanes xor 1 and xor 2 (quad_perm), then the quad's mirror in the
   // half-row and the half-row's mirror in the row: each pairs two groups
-  // that already hold their own maxima.
-  value = l.maxNumF(value, dpp(amdgpu::DPPPerm::quad_perm, quad({1, 0, 3, 2})));
-  value = l.maxNumF(value, dpp(amdgpu::DPPPerm::quad_perm, quad({2, 3, 0, 1})));
-  value = l.maxNumF(value, dpp(amdgpu::DPPPerm::row_half_mirror, Attribute()));
-  value = l.maxNumF(value, dpp(amdgpu::DPPPerm::row_mirror, Attribute()));
-  return l.butterfly(value, {kBlock, 2 * kBlock},
-                     [&](Value p, Value q) { return l.maxNumF(p, q); });
+  // that already hold their own results.
+  const std::pair<amdgpu::DPPPerm, Attribute> steps[] = {
+      {amdgpu::DPPPerm::quad_perm, quad({1, 0, 3, 2})},
+      {amdgpu::DPPPerm::quad_perm, quad({2, 3, 0, 1})},
+      {amdgpu::DPPPerm::row_half_mirror, Attribute()},
+      {amdgpu::DPPPerm::row_mirror, Attribute()}};
+  for (int64_t step = 0; int64_t{2} << step <= lanes; ++step)
+    value = combine(value, dpp(steps[step].first, steps[step].second));
+  return value;
+}
+
+Value DecodeLowering::waveMaxNum(LaneBuilder &l, Value value) {
+  auto max = [&](Value p, Value q) { return l.maxNumF(p, q); };
+  return l.butterfly(combineInLanes(l, value, kBlock, max),
+                     {kBlock, 2 * kBlock}, max);
 }
 
 CacheViews DecodeLowering::globalViews() {
@@ -1473,30 +1512,7 @@ Value DecodeLowering::partlySeenShare(ImplicitLocOpBuilder &b, Value row,
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(share.thenBlock());
-    // The slot's token (tail run, then head run), its page by the tile
-    // ops' block-table rule and pool guard, and its slot in the page.
-    Value token;
-    if (partlyHeadStart) {
-      Value inTail = l.cmpI(arith::CmpIPredicate::ult, slot.get(),
-                            l.index(partlyRunSlots));
-      token = l.select(
-          inTail, l.addI(partlyTailStart, l.toI64(slot.get())),
-          l.addI(partlyHeadStart,
-                 l.toI64((slot - partlyRunSlots).get())));
-    } else {
-      token = l.addI(partlyTailStart, l.toI64(slot.get()));
-    }
-    Value pageIndex =
-        arith::DivUIOp::create(b, token, l.i64(s.pageSize)).getResult();
-    TilePageRange range{l.toIndex(pageIndex),
-                        arith::MulIOp::create(b, pageIndex, l.i64(s.pageSize)).getResult()};
-    Value id = buildVisiblePageId(b, b.getLoc(), pageIdsRule, range,
-                                  l.index(0), constant);
-    id = l.select(l.cmpI(arith::CmpIPredicate::ult, id, poolSize), id,
-                  l.i32(0));
-    Value page = l.toIndex(id);
-    Value tokenSlot = l.toIndex(
-        arith::RemUIOp::create(b, token, l.i64(s.pageSize)).getResult());
+    auto [page, tokenSlot] = partlySeenPlace(b, partlySeenToken(l, slot.get()));
     SmallVector<Value> values;
     for (int64_t e = 0; e < kResultElements; ++e) {
       Value dim = (l.idx(firstDim) + e).get();
@@ -1522,6 +1538,157 @@ Value DecodeLowering::partlySeenShare(ImplicitLocOpBuilder &b, Value row,
   scf::YieldOp::create(
       b, ValueRange{l.addF(loop.getRegionIterArgs()[0], share.getResult(0))});
   return loop.getResult(0);
+}
+
+Value DecodeLowering::partlySeenToken(LaneBuilder &l, Value slot) {
+  Value tail = l.addI(partlyTailStart, l.toI64(slot));
+  if (!partlyHeadStart)
+    return tail;
+  Value inTail =
+      l.cmpI(arith::CmpIPredicate::ult, slot, l.index(partlyRunSlots));
+  return l.select(
+      inTail, tail,
+      l.addI(partlyHeadStart, l.toI64((l.idx(slot) - partlyRunSlots).get())));
+}
+
+std::pair<Value, Value> DecodeLowering::partlySeenPlace(ImplicitLocOpBuilder &b,
+                                                        Value token) {
+  LaneBuilder l(b);
+  auto constant = [&](TypedAttr value) -> Value {
+    return arith::ConstantOp::create(b, value);
+  };
+  Value pageIndex =
+      arith::DivUIOp::create(b, token, l.i64(s.pageSize)).getResult();
+  TilePageRange range{
+      l.toIndex(pageIndex),
+      arith::MulIOp::create(b, pageIndex, l.i64(s.pageSize)).getResult()};
+  Value id = buildVisiblePageId(b, b.getLoc(), pageIdsRule, range, l.index(0),
+                                constant);
+  id = l.select(l.cmpI(arith::CmpIPredicate::ult, id, poolSize), id, l.i32(0));
+  Value tokenSlot = l.toIndex(
+      arith::RemUIOp::create(b, token, l.i64(s.pageSize)).getResult());
+  return {l.toIndex(id), tokenSlot};
+}
+
+void DecodeLowering::scorePartlySeen(ImplicitLocOpBuilder &b) {
+  LaneBuilder l(b);
+  auto constant = [&](TypedAttr value) -> Value {
+    return arith::ConstantOp::create(b, value);
+  };
+  // Each row's lanes (a power of two within a wave) split its head dims.
+  const int64_t lanesPerRow = chip.workgroupSize / s.rows;
+  assert(lanesPerRow * s.rows == chip.workgroupSize &&
+         llvm::isPowerOf2_64(lanesPerRow) && lanesPerRow <= kBlock &&
+         s.headDim % lanesPerRow == 0 && "rows x lanes per row: a workgroup");
+  IndexExpr t = l.idx(tid);
+  IndexExpr rowIndex = t / lanesPerRow;
+  IndexExpr part = t % lanesPerRow;
+  TileLoadQueryOp load = d.loadQuery;
+  IndexExpr row = l.idx(load.getRowBase()) + rowIndex;
+  Value isQueryRow =
+      l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows));
+  // Padding rows read the last query row (and see nothing).
+  IndexExpr queryIndex = l.idx(l.minSI(row.get(), l.index(s.totalRows - 1)));
+  IndexExpr position = queryIndex / s.groupSize;
+  Value queryRow = (l.idx(load.getSequence()) * s.queryLength + position).get();
+  Value queryHead =
+      (l.idx(load.getKvHead()) * s.groupSize + queryIndex % s.groupSize).get();
+  Value kvHead = d.qk.getKvHead();
+  Value q64 = l.toI64(position.get());
+  Value seenEnd = l.addI(visibleEndBase, q64);
+  Value seenBegin = visibleBeginBase ? l.addI(visibleBeginBase, q64) : Value();
+  // This partition's tokens: the op's valid range within the loop's tiles.
+  Value tileTokens = l.i64(kTileTokens);
+  auto tokenOf = [&](Value tile) -> Value {
+    return arith::MulIOp::create(b, l.toI64(tile), tileTokens);
+  };
+  Value partitionBegin =
+      l.maxSI(d.pv.getValidBegin(), tokenOf(d.tileLoop.getLowerBound()));
+  Value partitionEnd =
+      l.minSI(d.pv.getValidEnd(), tokenOf(d.tileLoop.getUpperBound()));
+  Value slopeExp2;
+  if (TileAlibiOp alibi = d.alibi)
+    slopeExp2 =
+        emitAlibiSlopeExp2(b, memref::LoadOp::create(b, alibi.getAlibiSlopes(),
+                                                     ValueRange{queryHead}));
+  Value writes = l.cmpI(arith::CmpIPredicate::eq, part.get(), l.index(0));
+  for (int64_t slot = 0; slot < partlySlots(); ++slot) {
+    const bool head = slot >= partlyRunSlots;
+    const int64_t inRun = head ? slot - partlyRunSlots : slot;
+    Value token = partlySeenToken(l, l.index(slot));
+    // A slot past the run holds no token (a head slot's would be seen by
+    // every row); a token of both runs (a short window) is the tail's.
+    // Uniform.
+    Value scored =
+        l.andI(l.cmpI(arith::CmpIPredicate::slt, l.i64(inRun), partlyRunLength),
+               l.andI(l.cmpI(arith::CmpIPredicate::sle, partitionBegin, token),
+                      l.cmpI(arith::CmpIPredicate::slt, token, partitionEnd)));
+    if (head)
+      scored = l.andI(
+          scored, l.cmpI(arith::CmpIPredicate::slt, token, partlyTailStart));
+    auto score = scf::IfOp::create(b, TypeRange{f32}, scored,
+                                   /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(score.thenBlock());
+      auto [page, tokenSlot] = partlySeenPlace(b, token);
+      auto dims =
+          scf::ForOp::create(b, l.index(0), l.index(s.headDim / lanesPerRow),
+                             l.index(1), ValueRange{l.f32(0.0)});
+      {
+        OpBuilder::InsertionGuard inLoop(b);
+        b.setInsertionPointToStart(dims.getBody());
+        Value dim = (l.idx(dims.getInductionVar()) * lanesPerRow + part).get();
+        Value q = memref::LoadOp::create(b, load.getQuery(),
+                                         ValueRange{queryRow, queryHead, dim});
+        if (q.getType() != f32)
+          q = l.extF(f32, q);
+        Value k = memref::LoadOp::create(
+            b, d.qk.getKeyCache(),
+            buildCacheElementIndices(b, b.getLoc(), s.layout, CacheOperand::key,
+                                     s.vLayout, s.kvPack, page, kvHead,
+                                     tokenSlot, dim, constant));
+        Value sum =
+            l.addF(dims.getRegionIterArgs()[0], l.mulF(q, l.extF(f32, k)));
+        scf::YieldOp::create(b, ValueRange{sum});
+      }
+      Value dot =
+          combineInLanes(l, dims.getResult(0), lanesPerRow,
+                         [&](Value x, Value y) { return l.addF(x, y); });
+      // The loop's score steps, in its order.
+      Value value = l.mulF(dot, scoreScale);
+      if (s.scale == ScaleMode::per_token)
+        value = l.mulF(value, buildNaNIfNotFinite(
+                                  b, b.getLoc(),
+                                  memref::LoadOp::create(
+                                      b, d.qk.getKScale(),
+                                      ValueRange{page, kvHead, tokenSlot})));
+      value = buildNaNIfNotFinite(b, b.getLoc(), value);
+      if (s.softCap)
+        value = emitSoftCap(b, value, *s.softCap, /*fastReciprocal=*/true);
+      if (slopeExp2) {
+        // The distance from the row's own token C - Q + q = vE - 1 + q.
+        Value distance = l.subI(token, l.subI(seenEnd, l.i64(1)));
+        value =
+            emitAlibiBias(b, value, slopeExp2,
+                          arith::TruncIOp::create(b, b.getI32Type(), distance));
+      }
+      scf::YieldOp::create(b, ValueRange{value});
+      b.setInsertionPointToStart(score.elseBlock());
+      scf::YieldOp::create(b, ValueRange{l.negInf()});
+    }
+    Value seen =
+        l.andI(isQueryRow, l.cmpI(arith::CmpIPredicate::slt, token, seenEnd));
+    if (seenBegin)
+      seen = l.andI(seen, l.cmpI(arith::CmpIPredicate::sle, seenBegin, token));
+    Value masked = l.select(seen, score.getResult(0), l.negInf());
+    IndexExpr word = rowIndex + slot * s.rows + statsPartlyScore();
+    scf::IfOp::create(b, writes, [&](OpBuilder &nested, Location loc) {
+      memref::StoreOp::create(nested, loc, masked, stats,
+                              ValueRange{word.get()});
+      scf::YieldOp::create(nested, loc);
+    });
+  }
 }
 
 SmallVector<Value> DecodeLowering::validValueWords(LaneBuilder &l,
@@ -1874,7 +2041,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
       SmallVector<Value> masked =
           maskEdgeTile(l, map, state, scores, vScales, tileStart);
       // In the edge branch: full tiles hold no partly seen token.
-      if (partlyRunSlots)
+      if (partlyRunSlots && partlyScoresInLoop)
         storePartlySeen(l, map, state,
                         ArrayRef<Value>(masked).take_front(tiles * blocks),
                         tileStart);
@@ -2569,7 +2736,7 @@ LogicalResult DecodeLowering::run() {
   stageQuery();
 
   ImplicitLocOpBuilder b(d.tileLoop.getLoc(), d.tileLoop);
-  if (partlySlots())
+  if (partlySlots() && partlyScoresInLoop)
     initPartlySeen(b);
   // Page ids and query rows are in LDS for every wave.
   gpu::BarrierOp::create(b);
@@ -2616,6 +2783,10 @@ LogicalResult DecodeLowering::run() {
   }
 
   b.setInsertionPoint(d.storePartials);
+  // Before the merge's first barrier, which orders these stores before
+  // partlySeenShare reads them.
+  if (partlySlots() && !partlyScoresInLoop)
+    scorePartlySeen(b);
   mergeAndStore(b, final);
 
   d.storePartials.erase();

@@ -482,3 +482,42 @@
 // PARTLY:            } else {
 // PARTLY:          arith.addf %{{.*}}, %[[SHARE]] : vector<4xf32>
 // PARTLY:          gpu.return
+
+// Two M-tiles at D >= 256 (no edge branch, at the 2-wave register limit)
+// score the partly seen tokens after the tile loop instead of storing them
+// from an edge tile: per slot (Q = 4, G = 8: 3 per run, both runs), a
+// uniform branch for a token of this partition's tiles, where the 8 lanes
+// of each of the 32 rows split its head dims (the query row read from
+// global memory, K at the token's page by the block table), sum by DPP
+// moves and take the loop's score steps (scale, the token's K scale); the
+// row's mask decides what its slot holds. The merge's barrier orders the
+// stores before the epilogue's share reads them. LDS: 416 statistics words,
+// then 6 slots x 32 rows of scores and 32 + 32 (672 f32).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-plain-per_token-w300-q4g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=PARTLY32
+// PARTLY32-LABEL:  gpu.func @pa_decode(
+// PARTLY32-SAME:     %[[STATS:[^ ]*]] : memref<672xf32, #gpu.address_space<workgroup>>)
+// PARTLY32:          scf.for {{.*}} iter_args(
+// PARTLY32-NOT:      memref.store %{{.*}}, %[[STATS]]
+// PARTLY32:          scf.if %{{.*}} -> (f32) {
+// PARTLY32:            memref.load %{{.*}} : memref<?x?xi32>
+// PARTLY32:            scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// PARTLY32:              memref.load %{{.*}} : memref<?x16x256xbf16>
+// PARTLY32:              memref.load %{{.*}} : memref<64x2x16x16x16xf8E4M3FNUZ>
+// PARTLY32:            amdgpu.dpp %{{.*}} quad_perm([1 : i32, 0 : i32, 3 : i32, 2 : i32])
+// PARTLY32:            amdgpu.dpp %{{.*}} quad_perm([2 : i32, 3 : i32, 0 : i32, 1 : i32])
+// PARTLY32:            amdgpu.dpp %{{.*}} row_half_mirror
+// PARTLY32-NEXT:       arith.addf
+// PARTLY32-NEXT:       arith.mulf
+// PARTLY32-NEXT:       memref.load %{{.*}} : memref<64x2x16xf32>
+// PARTLY32:          } else {
+// PARTLY32-NEXT:       arith.constant 0xFF800000 : f32
+// PARTLY32:          %[[MASKED:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// PARTLY32-NEXT:     arith.constant 416 : index
+// PARTLY32-NEXT:     arith.addi
+// PARTLY32-NEXT:     scf.if
+// PARTLY32-NEXT:       memref.store %[[MASKED]], %[[STATS]]
+// PARTLY32-COUNT-5:  amdgpu.dpp %{{.*}} row_half_mirror
+// PARTLY32:          gpu.barrier
+// PARTLY32:          scf.for %{{.*}} = %c0{{.*}} to %c6{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4xf32>) {
+// PARTLY32:          gpu.return
