@@ -435,12 +435,16 @@ std::vector<ProgramSpec> nonFinitePrograms() {
       {NonFiniteInput::SoftmaxScaleInfinity, ScalarType::BF16, ScaleMode::None},
       {NonFiniteInput::ValueNaNPartlySeen, ScalarType::F8E4M3FN, ScaleMode::PerToken},
       {NonFiniteInput::ValueNaNPartlySeen, ScalarType::BF16, ScaleMode::None},
+      {NonFiniteInput::ValueScaleNaNPartlySeen, ScalarType::F8E4M3FN, ScaleMode::PerToken},
   };
   std::vector<ProgramSpec> programs;
   for (const Family &f : families) {
+    // A token seen by some rows of the group only (its V element or its
+    // per-token V scale NaN): MTP (split's Q = 2).
+    const bool partlySeen = f.input == NonFiniteInput::ValueNaNPartlySeen ||
+                            f.input == NonFiniteInput::ValueScaleNaNPartlySeen;
     for (bool split : {false, true}) {
-      // A token seen by some rows of the group only: MTP (split's Q = 2).
-      if (f.input == NonFiniteInput::ValueNaNPartlySeen && !split)
+      if (partlySeen && !split)
         continue;
       ProgramSpec p;
       p.label = std::string("nonfinite-") + oracle::nonFiniteInputName(f.input) +
@@ -448,7 +452,7 @@ std::vector<ProgramSpec> nonFinitePrograms() {
       p.nonFinite = f.input;
       // The warp kernels' PV products share V between the rows of a group:
       // 0 * NaN reaches the rows that do not see the token.
-      p.nvidiaDeviates = f.input == NonFiniteInput::ValueNaNPartlySeen;
+      p.nvidiaDeviates = partlySeen;
       p.shape.kvType = f.kv;
       p.shape.scaleMode = f.scales;
       p.shape.queryType = f.input == NonFiniteInput::QueryF16Overflow
@@ -468,7 +472,7 @@ std::vector<ProgramSpec> nonFinitePrograms() {
       programs.push_back(p);
       // Behind a window the partly seen token is the first of position
       // 0's window (in sequences longer than the window).
-      if (f.input == NonFiniteInput::ValueNaNPartlySeen) {
+      if (partlySeen) {
         p.label = std::string("nonfinite-") +
                   oracle::nonFiniteInputName(f.input) + "-window";
         p.shape.window = 300;
