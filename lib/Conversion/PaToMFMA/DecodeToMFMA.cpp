@@ -296,7 +296,7 @@ public:
                 ? std::min<int64_t>(s.queryLength - 1,
                                     llvm::divideCeil(s.rows - 1, s.groupSize))
                 : 0),
-        // Kernels without the edge branch (two M-tiles at D >= 256, at the
+        // Kernels without the edge branch (two M-tiles at D > 128, at the
         // 2-wave register limit) cannot afford the edge tile's score stores
         // (24 VGPRs: 253 to 277 at D = 256, 32 rows on gfx950, 2 waves per
         // SIMD to 1, also without a branch); they score the partly seen
