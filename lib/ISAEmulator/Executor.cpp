@@ -609,6 +609,8 @@ private:
   /// instruction wrote any lane: the hardware reads all sources first, and
   /// dst may be src0 (`v_add_f32_dpp v1, v1, v1`: in-place lane sums).
   std::array<uint32_t, kLanes> dppSource;
+  /// The lanes of dppSource that were written (copied with the values).
+  uint64_t dppSourceWritten = 0;
   bool sdwaSource(const Instruction &inst, unsigned slot, int lane,
                   uint32_t &value);
 };
@@ -1443,8 +1445,18 @@ bool Executor::dppRead(const Instruction &inst, int lane, uint32_t &value,
     return true;
   }
   ok = true;
-  if (!readLane(inst, 0, 0, source, value)) // hazard checks
-    return false;
+  // The never-written check reads the bits copied with the values: an
+  // earlier lane of this instruction may have written the source lane's
+  // register since (in place, `v_mov_b32_dpp v1, v1 row_shr:1`).
+  unsigned reg = vgprIndex(inst.src[0], 0, 0);
+  if (config.checkHazards) {
+    if (!((dppSourceWritten >> source) & 1))
+      return failLane(source, "reads " + vgprName(reg) +
+                                  ", which this lane never wrote (nor "
+                                  "copied from a register it wrote)");
+    if (!checkPendingVgpr(reg, "reads"))
+      return false;
+  }
   value = dppSource[source];
   return true;
 }
@@ -1524,6 +1536,7 @@ bool Executor::valu(const Instruction &inst) {
     if (reg >= kVgprs)
       return fail("VGPR index out of range");
     std::copy_n(&w.vgpr[reg * kLanes], kLanes, dppSource.begin());
+    dppSourceWritten = w.written[reg];
   }
   bool handled = true;
   for (int lane = 0; lane < kLanes; ++lane) {
