@@ -1793,6 +1793,12 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
     // i32 sum computed as the low half of an i64 one). An unwritten high
     // addend marks the high result and the carry-out unwritten instead of
     // failing here; whatever reads them fails.
+    // Carry-out: v_mad_u64_u32's is bit 64 of S0 * S1 + S2 (the Vega / CDNA
+    // ISA: {vcc_out, D.u64} = S0.u32 * S1.u32 + S2.u64). v_mad_i64_i32's is
+    // documented the same way ({vcc_out, D.i64} = S0.i32 * S1.i32 + S2.i64)
+    // without saying what a signed carry-out is (bit 64 of the 65-bit
+    // signed sum, an overflow, or an unsigned carry of the 64-bit add):
+    // not modelled, its mask is marked never-written, so a read fails.
     uint32_t accLo, accHi;
     bool accHiDefined;
     if (!u(2) || !readLane(inst, 2, 0, lane, accLo) ||
@@ -1804,6 +1810,14 @@ bool Executor::valuLane(const Instruction &inst, int lane, uint64_t &maskOut,
                      : uint64_t(int64_t(int32_t(a)) * int32_t(b)) + acc;
     if (!put64(r))
       return false;
+    if (inst.op == Op::v_mad_u64_u32) {
+      unsigned __int128 full =
+          (unsigned __int128)(uint64_t(a) * b) + acc;
+      if (full >> 64)
+        maskOut |= uint64_t(1) << lane;
+    } else {
+      maskOutUnwritten = true;
+    }
     if (!accHiDefined) {
       markUnwritten(inst, 1, lane);
       maskOutUnwritten = true;
