@@ -769,7 +769,6 @@ class Plan:
         cells[L.kernels_word] = _runtime_capi.KERNEL_PLAN
         cells[L.stream_word] = self._stream(self.device)
         called = self._call(cells)
-        cells[L.kernels_word] = _LAYER_KERNELS
         if not called:
             self._raise_enqueue_error()
 
@@ -995,12 +994,10 @@ class Plan:
         if self.debug:
             self._poison(out, replan, lse)
         cells[L.stream_word] = self._stream(device)
-        if replan:
-            cells[L.kernels_word] = _ALL_KERNELS
-            called = self._call(cells)
-            cells[L.kernels_word] = _LAYER_KERNELS
-        else:
-            called = self._call(cells)
+        # Written by every run, nothing to restore: the word a replan()
+        # that raised, or a twin copied during one, left is never read.
+        cells[L.kernels_word] = _ALL_KERNELS if replan else _LAYER_KERNELS
+        called = self._call(cells)
         if not called:
             self._raise_enqueue_error()
         return out if lse is None else (out, lse)

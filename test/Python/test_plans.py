@@ -1090,3 +1090,58 @@ def test_vllm_and_aiter_signatures_run_in_place_and_refuse_the_rest():
     assert errors["aiter one scale"] == (
         "K_QScale and V_QScale must be given together")
     assert out["refused_launches"] == [], "nothing launched when refused"
+
+
+@pytest.mark.skipif(not FAKE_HIP, reason="PA_FAKE_HIP_LIB is not set (CTest "
+                                         "sets it)")
+def test_run_launches_the_layer_kernels_whatever_the_block_kept():
+    # The kernel mask in a plan's block is written by every run(): a
+    # replan() that raised before restoring it, or a twin copied from a
+    # block while a replan() had it at KERNEL_PLAN, still run decode and
+    # reduce.
+    done = run_python(COUNTING_TORCH_PRELUDE + COUNTING_TORCH + ROCM_TORCH
+                      + textwrap.dedent("""
+        from pa_mlir import _runtime_capi
+        rng = np.random.default_rng(5)
+        case, options = make_case(rng, hq=8, hkv=1, d=64, p=16,
+                                  query_length=1, kv_dtype="bf16",
+                                  v_layout="plain", lengths=[20, 70],
+                                  scales="none")
+        t = tensors_of(case)
+        q = torch.tensor_of(pa_mlir.float32_to_bits(case["query"], "bf16"))
+        k = torch.tensor_of(pa_mlir.float32_to_bits(case["key_cache"],
+                                                    "bf16"))
+        v = torch.tensor_of(pa_mlir.float32_to_bits(case["value_cache"],
+                                                    "bf16"))
+        out = torch.full(case["query"].shape, 0.0, torch.bfloat16, "cuda:0")
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            num_query_heads=8, num_kv_heads=1, head_dim=64,
+                            page_size=16, kv_dtype="bf16", target="hip",
+                            chip="gfx942")
+        stream = plan._stream
+        def failing(device):
+            plan._stream = stream
+            raise RuntimeError("no stream")
+        plan._stream = failing
+        try:
+            plan.replan()
+        except RuntimeError:
+            pass
+        fake.fakeHipReset()
+        plan.run(q, k, v, out=out)
+        after_failed_replan = [l["name"] for l in hip_launches()]
+
+        # A twin of a block caught inside a replan().
+        L = plan._layout
+        plan._cells[L.kernels_word] = _runtime_capi.KERNEL_PLAN
+        twin = plan.twin(t["block_tables"], t["context_lengths"])
+        fake.fakeHipReset()
+        twin.run(q, k, v, out=out)
+        twin_of_replanning = [l["name"] for l in hip_launches()]
+        print(json.dumps(dict(after_failed_replan=after_failed_replan,
+                              twin_of_replanning=twin_of_replanning)))
+    """), FAKE_HIP, PA_HIP_LIBRARY=FAKE_HIP)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["after_failed_replan"] == ["pa_decode", "pa_reduce"]
+    assert out["twin_of_replanning"] == ["pa_decode", "pa_reduce"]
