@@ -86,6 +86,13 @@ def _cache_array(name, value, ndim, storage, kv_dtype, unpacked):
         row_major = row_major and (extent == 1 or stride == within * item)
         within *= extent
     page = value.strides[0]
+    if unpacked and page == 0 and value.shape[0] > 1:
+        # (np.broadcast_to of a page: page stride 0 would read as
+        # "contiguous", N pages from a buffer of one.)
+        raise ValueError(
+            f"{name} has page stride 0 over {value.shape[0]} pages (one "
+            f"page broadcast): the kernels read N distinct pages: pass "
+            f"np.ascontiguousarray({name})")
     if (unpacked and row_major and page >= 0 and page % item == 0):
         return value, (page // item if value.shape[0] > 1 else 0)
     elements = tuple(stride // item if stride % item == 0 else stride / item

@@ -591,6 +591,23 @@ def test_cache_strides_the_kernels_do_not_read_are_refused():
         pa_mlir.decode(**dict(case, value_cache=packed), **options)
 
 
+def test_a_cache_of_one_page_broadcast_over_n_pages_is_refused():
+    """A page stride of 0 over more than one page (np.broadcast_to of a
+    page) is refused naming the cache: read as contiguous it would be N
+    pages from a buffer of one."""
+    case, options = small_case(hkv=2)
+    key, value = to_layout(case["key_cache"], case["value_cache"], "nhd")
+    for name, cache in (("key_cache", key), ("value_cache", value)):
+        broadcast = np.broadcast_to(cache[:1], cache.shape)
+        assert broadcast.strides[0] == 0 and cache.shape[0] > 1
+        arrays = dict(key_cache=key, value_cache=value)
+        arrays[name] = broadcast
+        with pytest.raises(ValueError, match=(
+                name + r" has page stride 0 over %d pages" % cache.shape[0])):
+            pa_mlir.decode(**dict(case, **arrays), **options,
+                           kv_layout="nhd")
+
+
 def test_unpacked_layout_shape_errors():
     case, options = small_case()
     key, value = to_layout(case["key_cache"], case["value_cache"], "nhd")
