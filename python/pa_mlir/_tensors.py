@@ -822,7 +822,9 @@ class Plan:
         [N, 2, ...] cache is read in place)."""
         L = self._layout
         self._explain(name, cache, L.kv_dtypes, shape, contiguous=False)
-        if cache.stride()[1:] != L.page_inner:
+        # Dims of one element may have any stride.
+        if not all(size == 1 or stride == want for size, stride, want in zip(
+                shape[1:], cache.stride()[1:], L.page_inner)):
             raise ValueError(
                 f"{name} has strides {tuple(cache.stride())}; the kernels "
                 f"read an nhd / hnd cache at any page stride (dim 0), the "

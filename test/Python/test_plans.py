@@ -1145,3 +1145,51 @@ def test_run_launches_the_layer_kernels_whatever_the_block_kept():
     out = json.loads(done.stdout)
     assert out["after_failed_replan"] == ["pa_decode", "pa_reduce"]
     assert out["twin_of_replanning"] == ["pa_decode", "pa_reduce"]
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
+                                          "(CTest sets it)")
+def test_an_hnd_cache_of_one_kv_head_made_by_transpose_runs():
+    """Dims of size 1 may have any stride: an hnd cache with Hkv = 1 made
+    by transposing an nhd tensor (its head dim's stride D, not P * D) runs
+    and reads the same pages as the contiguous one."""
+    done = run_python(FAKE_RUN + COUNTING_TORCH
+                      + one_row_case(33, 1, "e4m3fn", [40, 3])
+                      + textwrap.dedent("""
+        from test_decode import to_layout
+        out = torch.full((2, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        nhd_key, nhd_value = to_layout(case["key_cache"],
+                                       case["value_cache"], "nhd")
+        # torch's transpose(1, 2) of a contiguous [N, P, 1, D] tensor:
+        # strides (P * D, D, D, 1) (numpy may give the size-1 dim another).
+        def transposed(nhd):
+            n, p, _, d = nhd.shape
+            item = nhd.itemsize
+            return torch.tensor_of(np.lib.stride_tricks.as_strided(
+                nhd, (n, 1, p, d), (p * d * item, d * item, d * item, item)))
+        k, v = transposed(nhd_key), transposed(nhd_value)
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            num_query_heads=8, num_kv_heads=1, head_dim=64,
+                            page_size=16, kv_dtype="e4m3fn",
+                            scale="per_tensor", kv_layout="hnd", debug=False)
+        artifact = pa_mlir.compile(plan.config)
+        fake.fakeCudaReset()
+        refuse("transposed", lambda: plan.run(q, k, v, k_scale=scale,
+                                              v_scale=scale, out=out))
+        launches = record()["launches"]
+        decode = [l for l in launches if l["name"] == "pa_decode"]
+        print(json.dumps(dict(
+            errors=errors, strides=list(k.stride()),
+            launches=[l["name"] for l in launches],
+            key=[param(d, artifact, "key_cache.aligned_ptr")
+                 for d in decode] == [k.data_ptr()],
+            page_stride=[param(d, artifact, "key_cache.stride[0]")
+                         for d in decode],
+            page=nhd_key[0].size)))
+    """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["strides"][1] != out["strides"][2] * 16, out["strides"]
+    assert out["errors"]["transposed"] is None, out["errors"]
+    assert out["launches"] == ["pa_decode", "pa_reduce"]
+    assert out["key"] and out["page_stride"] == [out["page"]]
