@@ -91,7 +91,16 @@ LogicalResult mlir::pa::verifyMFMALayoutOn(Operation *kernel,
   if (!loadQuery || !qk)
     return fail() << "belongs on a decode kernel (one with "
                      "pa.tile.load_query and pa.tile.qk)";
-  auto tileType = cast<MemRefType>(loadQuery.getQueryTile().getType());
+  // The kernel's attributes are verified before its tile ops: an operand or
+  // attribute the ops' own verifiers refuse is theirs to report. (The typed
+  // accessors' getType() casts to MemRefType unchecked: test the Value's.)
+  auto tileType =
+      dyn_cast<MemRefType>(Value(loadQuery.getQueryTile()).getType());
+  auto keyType = dyn_cast<MemRefType>(Value(qk.getKeyCache()).getType());
+  auto computeAttr = qk->getAttrOfType<ComputeTypeAttr>(
+      qk.getComputeAttrName());
+  if (!tileType || !keyType || !computeAttr)
+    return success();
   if (!tileType.hasStaticShape() || tileType.getRank() != 2)
     return success(); // the tile op's own verifier reports it
   int64_t rows = tileType.getDimSize(0), headDim = tileType.getDimSize(1);
@@ -99,18 +108,19 @@ LogicalResult mlir::pa::verifyMFMALayoutOn(Operation *kernel,
     return fail() << "has " << layout.getMTiles()
                   << " M-tile(s) of 16 rows, the kernel's row group has "
                   << rows << " rows";
-  bool fp8 = qk.getCompute() == ComputeType::fp8;
+  ComputeType compute = computeAttr.getValue();
+  bool fp8 = compute == ComputeType::fp8;
   if ((layout.getPvK() == 32) != fp8)
     return fail() << "has pv = 16x16x" << layout.getPvK()
                   << ", the kernel computes in "
-                  << stringifyComputeType(qk.getCompute()) << " (pv = 16x16x"
+                  << stringifyComputeType(compute) << " (pv = 16x16x"
                   << (fp8 ? 32 : 16) << ")";
   if (layout.getQkK() == 128 && headDim % 128 != 0)
     return fail() << "qk = 16x16x128 needs a head dim that is a multiple of "
                      "128, got "
                   << headDim;
   // Caches of other element types are pa-to-mfma's to refuse.
-  Type kvType = cast<MemRefType>(qk.getKeyCache().getType()).getElementType();
+  Type kvType = keyType.getElementType();
   if (!isa<FloatType>(kvType) || (kvType.getIntOrFloatBitWidth() != 8 &&
                                   kvType.getIntOrFloatBitWidth() != 16))
     return success();

@@ -473,3 +473,161 @@ module attributes {pa.target = #pa.target<"gfx950">} {
     }
   }
 }
+
+// -----
+
+// The kernel's verifier runs before its tile ops': a pa.tile.qk without
+// compute is the op's to report.
+module attributes {pa.target = #pa.target<"gfx950">} {
+  gpu.module @pa_kernels {
+    gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
+                        %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                        %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                        %part: memref<1x?x8x128xf32>)
+        workgroup(%qt : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                  %s : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                  %acc : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                  %max : memref<16xf32, #gpu.address_space<workgroup>>,
+                  %sum : memref<16xf32, #gpu.address_space<workgroup>>) kernel attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 1, wave_tokens = 64, qk_chunks = 2>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %ctx = arith.constant 100 : i64
+      %lo = arith.constant 0 : i64
+      pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+          : memref<?x8x128xbf16>, memref<16x128xf32, #gpu.address_space<workgroup>>
+      pa.tile.init_softmax %max, %sum, %acc
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x128xf32, #gpu.address_space<workgroup>>
+      scf.for %tile = %c0 to %c1 step %c1 {
+        %t64 = arith.index_cast %tile : index to i64
+        %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+            : memref<?x?xi32> -> vector<16xi32>
+        // expected-error @+1 {{'pa.tile.qk' op requires attribute 'compute'}}
+        "pa.tile.qk"(%qt, %k, %ids, %c0, %t64, %lo, %ctx, %s)
+            <{page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>}>
+            : (memref<16x128xf32, #gpu.address_space<workgroup>>, memref<?x1x8x16x16xf8E4M3FN>,
+               vector<16xi32>, index, i64, i64, i64, memref<16x256xf32, #gpu.address_space<workgroup>>) -> ()
+        pa.tile.softmax %s, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+            {query_length = 1 : i64, group_size = 8 : i64, sliding_window = 0 : i64}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+              memref<16xf32, #gpu.address_space<workgroup>>, memref<16x128xf32, #gpu.address_space<workgroup>>
+        pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+            {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+             compute = #pa.compute<fp8>}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<?x1x128x16xf8E4M3FN>,
+              vector<16xi32>, memref<16x128xf32, #gpu.address_space<workgroup>>
+      }
+      pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x128xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+            memref<1x?x8x128xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A key cache that is not a memref is the pa.tile.qk's to report.
+module attributes {pa.target = #pa.target<"gfx950">} {
+  gpu.module @pa_kernels {
+    gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
+                        %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                        %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                        %part: memref<1x?x8x128xf32>)
+        workgroup(%qt : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                  %s : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                  %acc : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                  %max : memref<16xf32, #gpu.address_space<workgroup>>,
+                  %sum : memref<16xf32, #gpu.address_space<workgroup>>) kernel attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 1, wave_tokens = 64, qk_chunks = 2>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %ctx = arith.constant 100 : i64
+      %lo = arith.constant 0 : i64
+      pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+          : memref<?x8x128xbf16>, memref<16x128xf32, #gpu.address_space<workgroup>>
+      pa.tile.init_softmax %max, %sum, %acc
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x128xf32, #gpu.address_space<workgroup>>
+      scf.for %tile = %c0 to %c1 step %c1 {
+        %t64 = arith.index_cast %tile : index to i64
+        %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+            : memref<?x?xi32> -> vector<16xi32>
+        %bad = arith.constant 0 : i32
+        // expected-error @+1 {{'pa.tile.qk' op operand #1 must be}}
+        "pa.tile.qk"(%qt, %bad, %ids, %c0, %t64, %lo, %ctx, %s)
+            <{page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+              compute = #pa.compute<fp8>}>
+            : (memref<16x128xf32, #gpu.address_space<workgroup>>, i32,
+               vector<16xi32>, index, i64, i64, i64, memref<16x256xf32, #gpu.address_space<workgroup>>) -> ()
+        pa.tile.softmax %s, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+            {query_length = 1 : i64, group_size = 8 : i64, sliding_window = 0 : i64}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+              memref<16xf32, #gpu.address_space<workgroup>>, memref<16x128xf32, #gpu.address_space<workgroup>>
+        pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+            {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+             compute = #pa.compute<fp8>}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<?x1x128x16xf8E4M3FN>,
+              vector<16xi32>, memref<16x128xf32, #gpu.address_space<workgroup>>
+      }
+      pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x128xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+            memref<1x?x8x128xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A query tile that is not a memref is the pa.tile.load_query's to report.
+module attributes {pa.target = #pa.target<"gfx950">} {
+  gpu.module @pa_kernels {
+    gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
+                        %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                        %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                        %part: memref<1x?x8x128xf32>)
+        workgroup(%qt : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                  %s : memref<16x256xf32, #gpu.address_space<workgroup>>,
+                  %acc : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                  %max : memref<16xf32, #gpu.address_space<workgroup>>,
+                  %sum : memref<16xf32, #gpu.address_space<workgroup>>) kernel attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 1, wave_tokens = 64, qk_chunks = 2>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %ctx = arith.constant 100 : i64
+      %lo = arith.constant 0 : i64
+      %bad = arith.constant dense<0.0> : tensor<16x128xf32>
+      // expected-error @+1 {{'pa.tile.load_query' op operand #4 must be static 2-D f32 tile}}
+      "pa.tile.load_query"(%q, %c0, %c0, %c0, %bad) <{query_length = 1 : i64, group_size = 8 : i64}>
+          : (memref<?x8x128xbf16>, index, index, index, tensor<16x128xf32>) -> ()
+      pa.tile.init_softmax %max, %sum, %acc
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x128xf32, #gpu.address_space<workgroup>>
+      scf.for %tile = %c0 to %c1 step %c1 {
+        %t64 = arith.index_cast %tile : index to i64
+        %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+            : memref<?x?xi32> -> vector<16xi32>
+        pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
+            {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+             compute = #pa.compute<fp8>}
+            : memref<16x128xf32, #gpu.address_space<workgroup>>, memref<?x1x8x16x16xf8E4M3FN>,
+              vector<16xi32>, memref<16x256xf32, #gpu.address_space<workgroup>>
+        pa.tile.softmax %s, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+            {query_length = 1 : i64, group_size = 8 : i64, sliding_window = 0 : i64}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+              memref<16xf32, #gpu.address_space<workgroup>>, memref<16x128xf32, #gpu.address_space<workgroup>>
+        pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+            {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+             compute = #pa.compute<fp8>}
+            : memref<16x256xf32, #gpu.address_space<workgroup>>, memref<?x1x128x16xf8E4M3FN>,
+              vector<16xi32>, memref<16x128xf32, #gpu.address_space<workgroup>>
+      }
+      pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+          : memref<16xf32, #gpu.address_space<workgroup>>, memref<16xf32, #gpu.address_space<workgroup>>,
+            memref<16x128xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+            memref<1x?x8x128xf32>
+      gpu.return
+    }
+  }
+}
