@@ -596,7 +596,7 @@ private:
   /// QK products as v_mfma_f32_16x16x128_f8f6f4 (gfx950).
   bool wideQK;
   /// Edge-tile masking in a uniform branch that full tiles skip: not for
-  /// two M-tiles at D >= 256, whose registers are at the 256 of 2 waves
+  /// two M-tiles at D > 128, whose registers are at the 256 of 2 waves
   /// per SIMD (the branch's results raised gfx950's 16x16x128 kernel at
   /// D = 256, 32 rows from 256 to 280 VGPRs: 1 wave); those mask every tile.
   bool edgeTileBranch;
@@ -2121,7 +2121,7 @@ LaneState DecodeLowering::emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
   // where unfolded) plus, only in tiles with an unfolded token (a uniform
   // branch), the sum of exact P * (1 where unfolded, else 0) (a spread
   // value has no select). Kernels at the 2-wave register limit
-  // (two M-tiles at D >= 256: the shared forms took gfx950's D = 256
+  // (two M-tiles at D > 128: the shared forms took gfx950's D = 256
   // 32-row kernel with per-token scales from 256 to 281 VGPRs, and the
   // pairwise sum a per-tensor one from 253 to 264) test and invert per
   // step, sum the unfolded tokens' P before the fold and the weights in
