@@ -83,8 +83,10 @@ typedef struct {
 
 /* The version of the AOT program format this library writes and reads
  * (2: the kernels read the query at its PaDeviceOperand strides; version 1
- * programs read it packed and are refused). */
-#define PA_PROGRAM_FORMAT_VERSION 2
+ * programs read it packed and are refused. 3: so are the page strides of
+ * nhd / hnd caches; version 2 programs read them contiguous and are
+ * refused). */
+#define PA_PROGRAM_FORMAT_VERSION 3
 
 /* Writes an AOT program, the directory `path` (created when missing; a
  * program there is replaced): `codeObject` (`codeObjectSize` bytes) in

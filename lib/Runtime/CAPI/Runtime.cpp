@@ -7,6 +7,11 @@
 
 using namespace pa::capi;
 
+// The C header's version is the one the library writes and reads.
+static_assert(PA_PROGRAM_FORMAT_VERSION == pa::runtime::kProgramFormatVersion,
+              "PA_PROGRAM_FORMAT_VERSION (pa-c/Runtime.h) and "
+              "pa::runtime::kProgramFormatVersion differ");
+
 bool paDecodeCheckSequences(int64_t pageSize, int64_t queryLength,
                             int64_t slidingWindow, int64_t batch,
                             int64_t numPages, int64_t maxPagesPerSequence,
