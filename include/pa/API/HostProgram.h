@@ -123,8 +123,6 @@ public:
     return decodeConfig.planCapacity(batch);
   }
 
-private:
-public:
   /// Operands a module takes row-major where decodeOperandTypes has a
   /// run-time stride: run() then takes those operands packed only.
   struct RowMajorOperands {
