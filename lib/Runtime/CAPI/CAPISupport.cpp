@@ -30,7 +30,10 @@ namespace {
 /// K and V the kernels read at their run-time page strides (format version
 /// 3 on; a packed K is 5-D, and a packed program's kernels take no 4-D
 /// key).
-bool hasPagedCaches(const PaDeviceOperand *operands, size_t count) {
+/// One rule for device and host operands (both C structs name and rank
+/// their operands the same way).
+template <typename Operand>
+bool hasPagedCaches(const Operand *operands, size_t count) {
   for (size_t i = 0; i < count; ++i)
     if (operands[i].name && std::strcmp(operands[i].name, "key_cache") == 0)
       return operands[i].rank == 4;
@@ -229,10 +232,7 @@ bool pa::capi::unwrapHostOperands(const PaHostOperand *operands, size_t count,
       host.strides.assign(operand.strides, operand.strides + operand.rank);
   }
   // The strides the kernels read, as for device operands.
-  bool paged = false;
-  for (const runtime::HostOperand &operand : out)
-    if (operand.name == "key_cache")
-      paged = operand.sizes.size() == 4;
+  bool paged = hasPagedCaches(operands, count);
   for (const runtime::HostOperand &operand : out)
     if (!operand.strides.empty() &&
         !checkStrides(operand.name, operand.sizes, operand.strides, paged,
