@@ -24,9 +24,7 @@
 // loop-bound math of pa-tile is kept as it is.
 //
 //===----------------------------------------------------------------------===//
-#include "LaneBuilder.h"
-#include "Layouts.h"
-#include "PaToMFMA.h"
+#include "DecodeLanes.h"
 
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/ScoreMath.h"
@@ -37,19 +35,19 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::pa;
 using namespace mlir::pa::mfma;
 
-namespace {
-
-/// Largest finite value of an fp8 type (448 OCP, 240 FNUZ).
-double largestFinite(Type type) {
+double mfma::largestFinite(Type type) {
   return APFloat::getLargest(cast<FloatType>(type).getFloatSemantics())
       .convertToDouble();
 }
+
+namespace {
 
 /// P in [0, 1] is quantized times this power of two, so that its small values
 /// stay normal fp8 numbers (2^8 under 448, 2^7 under 240); 1 for bf16.
@@ -277,17 +275,15 @@ bool probabilitiesNeedResidual(const DecodeShape &s, Fp8Residual fp8Residual) {
   return s.kvType.isBF16();
 }
 
-class DecodeLowering {
+class DecodeLowering : DecodeLanes {
 public:
   DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
                  const MFMAOptions &options)
-      : d(d), s(d.shape), chip(chip), ctx(d.kernel.getContext()),
+      : DecodeLanes(d, chip, queryNeedsResidual(d, options.fp8Residual)),
         // The lane mapping (#pa.mfma_layout, verified against the kernel).
         instr(d.layout.getPvK() == kFp8Instr.k ? kFp8Instr : kBf16Instr),
         probResidual(probabilitiesNeedResidual(s, options.fp8Residual)),
-        queryResidual(queryNeedsResidual(d, options.fp8Residual)),
         only64BitOffsets(options.cacheOffsets == CacheOffsets::only64Bit),
-        wideQK(d.layout.getQkK() == kWideFp8K),
         edgeTileBranch(s.mTiles == 1 || s.headDim <= 128),
         // Rows r of the group have MTP positions q = r / G in [q_lo, q_hi]
         // with q_hi - q_lo <= ceil((rows - 1) / G) (and < Q).
@@ -302,18 +298,13 @@ public:
         // SIMD to 1, also without a branch); they score the partly seen
         // tokens after the loop instead (scorePartlySeen).
         partlyScoresInLoop(edgeTileBranch) {
-    f32 = Float32Type::get(ctx);
     vec4 = VectorType::get({kResultElements}, f32);
-    computeBytes = s.computeType.getIntOrFloatBitWidth() / 8;
     // The QK contraction in load chunks of 4 lane groups x 16 bytes (64
     // fp8 / 32 bf16 head dims); a head dim that is no multiple of that
     // (80, 96, 112, ...) ends in a partial chunk whose lane groups past D
     // contribute zeros (emitTileStep).
     qkChunkDims = kLaneGroups * s.kvPack;
     qkChunks = d.layout.getQkChunks();
-    // Query rows in LDS, padded by 16 bytes against bank conflicts of the
-    // 16-byte reads (rows 16 lanes apart would hit the same banks).
-    queryRowWords = s.headDim * computeBytes / 4 + 4;
     // With its residual the query's residual rows follow its rows.
     int64_t queryWords = (queryResidual ? 2 : 1) * s.rows * queryRowWords;
     // The merge reuses the query's LDS: 4 wave slots of rows x chunk f32,
@@ -350,7 +341,6 @@ private:
   void createLaneIds();
   void distributePageIdFills();
   bool distributeFill(TilePageIdsOp ids);
-  void stageQuery();
   void computeLaneConstants(ImplicitLocOpBuilder &b);
   CacheViews fatRawBufferViews(ImplicitLocOpBuilder &b);
   CacheViews globalViews();
@@ -540,29 +530,6 @@ private:
                l.splatConstant(wordsType, -65536.0 /* 0xFFFF0000 */)));
     return {highHalfOf(wide), highHalfOf(l.subF(wide, truncated))};
   }
-  /// fp8 of an f32 vector whose values are within the fp8 range (query
-  /// rows scaled to at most fp8_max, probabilities at most 2^8): the packed
-  /// conversions directly (v_cvt_pk_fp8_f32), without the clamp that
-  /// arith.truncf's saturating lowering adds to every element.
-  Value quantizeInRange(LaneBuilder &l, Value vec) {
-    auto type = cast<VectorType>(vec.getType());
-    auto quadType = VectorType::get({4}, s.computeType);
-    auto wordIndex = [&](int64_t word) { return l.b.getI32IntegerAttr(word); };
-    Value result;
-    for (int64_t first = 0; first < type.getNumElements(); first += 4) {
-      Value low = amdgpu::PackedTrunc2xFp8Op::create(
-          l.b, quadType, l.extract(vec, first), l.extract(vec, first + 1),
-          wordIndex(0), Value());
-      Value quad = amdgpu::PackedTrunc2xFp8Op::create(
-          l.b, quadType, l.extract(vec, first + 2), l.extract(vec, first + 3),
-          wordIndex(1), low);
-      result = result ? l.shuffle(result, quad,
-                                  llvm::to_vector(llvm::seq<int64_t>(
-                                      0, first + 4)))
-                      : quad;
-    }
-    return result;
-  }
   /// The sum of an f32 vector's elements (a power of two of them), halving
   /// it pairwise (packed adds) instead of a chain of scalar adds.
   Value sumElements(LaneBuilder &l, Value vec) {
@@ -580,21 +547,14 @@ private:
     return l.truncF(VectorType::get(type.getShape(), s.computeType), wide);
   }
 
-  DecodeKernel &d;
-  const DecodeShape &s;
-  const ChipInfo &chip;
-  MLIRContext *ctx;
   Instr instr;
-  /// The PV (`probResidual`) and QK (`queryResidual`) products also
-  /// multiply the residual of the quantized P / query in the compute type
-  /// (fp8: value + residual carry ~8 significant bits instead of 4; bf16:
-  /// 16 instead of 8).
+  /// The PV product also multiplies the residual of the quantized P in the
+  /// compute type (fp8: value + residual carry ~8 significant bits instead
+  /// of 4; bf16: 16 instead of 8); DecodeLanes::queryResidual the same for
+  /// the query in QK.
   bool probResidual;
-  bool queryResidual;
   /// cache-offsets=64: only the 64-bit tile loop.
   bool only64BitOffsets;
-  /// QK products as v_mfma_f32_16x16x128_f8f6f4 (gfx950).
-  bool wideQK;
   /// Edge-tile masking in a uniform branch that full tiles skip: not for
   /// two M-tiles at D > 128, whose registers are at the 256 of 2 waves
   /// per SIMD (the branch's results raised gfx950's 16x16x128 kernel at
@@ -606,27 +566,17 @@ private:
   /// The edge tiles store the partly seen tokens' scores (storePartlySeen);
   /// else scorePartlySeen after the loop.
   bool partlyScoresInLoop;
-  Type f32;
   VectorType vec4;
-  int64_t computeBytes, queryRowWords, chunkDims, scratchWords;
+  int64_t chunkDims;
   /// Head dims per QK load chunk and the chunks covering D (the last one
   /// partial where the chunk does not divide D).
   int64_t qkChunkDims, qkChunks;
   double pScale;
 
-  // Buffers: `scratch` (i32) holds the query during the loop and the wave
-  // outputs during the merge (plus the zero word); `stats` (f32) the query
-  // scales and each wave's row maxima, sums and used-weight sums.
-  Value scratch, stats;
   /// The block-table read of the tile ops (operands and page size) and the
   /// pool size the tile's page ids are guarded with (partlySeenShare).
   TilePageIdsOp pageIdsRule;
   Value poolSize;
-  int64_t statsQueryScale() const { return 0; }
-  /// Where the query's residual rows start in `scratch`.
-  int64_t queryResidualWord() const { return s.rows * queryRowWords; }
-  /// The scratch word holding 0 (LaneState::queryOffset), past the rest.
-  int64_t zeroWord() const { return scratchWords; }
   int64_t statsRowMax() const { return s.rows; }
   int64_t statsRowSum() const { return s.rows + kWaves * s.rows; }
   int64_t statsRowWeight() const { return s.rows + 2 * kWaves * s.rows; }
@@ -641,9 +591,6 @@ private:
     return partlySlots() ? statsInverseNormalizer() + s.rows
                          : statsPartlyScore();
   }
-
-  // Lane ids (index values at kernel entry).
-  Value tid, wave, lane, rowLane, group;
 
   // Loop-invariant lane constants (computeLaneConstants).
   SmallVector<MTileLanes> mTileLanes; // per M-tile, constant t
@@ -747,163 +694,6 @@ void DecodeLowering::distributePageIdFills() {
   // ids (lowered with the direct reads below), which is correct, only slow.
   for (TilePageIdsOp ids : fills)
     (void)distributeFill(ids);
-}
-
-/// Each wave quantizes whole query rows: a row's D values are spread over
-/// lanesPerRow lanes of 4 * unitsPerLane consecutive values; the row's
-/// max |q| is a butterfly over those lanes. fp8: q8 = q * (fp8_max /
-/// max|q|), the scale max|q| / fp8_max goes to `stats`; bf16: q rounded.
-void DecodeLowering::stageQuery() {
-  TileLoadQueryOp op = d.loadQuery;
-  ImplicitLocOpBuilder b(op.getLoc(), op);
-  LaneBuilder l(b);
-  Value firstThread = l.cmpI(arith::CmpIPredicate::eq, tid, l.index(0));
-  scf::IfOp::create(b, firstThread, [&](OpBuilder &nested, Location loc) {
-    ImplicitLocOpBuilder nb(loc, nested);
-    LaneBuilder nl(nb);
-    memref::StoreOp::create(nb, nl.i32(0), scratch,
-                            ValueRange{nl.index(zeroWord())});
-    scf::YieldOp::create(nb);
-  });
-  // 4 values per unit; a power of two of lanes per row so that rows never
-  // straddle waves (D = 192: 16 lanes of 3 units; D = 80: 4 lanes of 5).
-  const int64_t units = s.headDim / 4;
-  const int64_t lanesPerRow =
-      std::min<int64_t>(kWaveLanes, int64_t{1} << llvm::countr_zero(
-                                                   static_cast<uint64_t>(units)));
-  const int64_t unitsPerLane = units / lanesPerRow;
-  const int64_t rowsPerPass = kWaveLanes / lanesPerRow;
-  const int64_t rowsPerRound = kWaves * rowsPerPass;
-  const int64_t values = 4 * unitsPerLane;
-  auto queryType = cast<MemRefType>(op.getQuery().getType());
-  auto loadType = VectorType::get({values}, queryType.getElementType());
-  auto wideType = VectorType::get({values}, f32);
-  IndexExpr laneExpr = l.idx(lane);
-  IndexExpr laneInRow = laneExpr % lanesPerRow;
-  IndexExpr rowInPass = laneExpr / lanesPerRow;
-  SmallVector<int32_t> rowLanes;
-  for (int64_t distance = 1; distance < lanesPerRow; distance *= 2)
-    rowLanes.push_back(static_cast<int32_t>(distance));
-
-  // The rounds of rows as a run-time loop: unrolled, its 8 rounds at
-  // D = 256 and 32 rows were 10% of the decode kernel's code (compile
-  // time), for work done once per workgroup. With few lanes per row (D =
-  // 80: 64 rows a round) one round holds more rows than the group: the
-  // lanes of rows m >= rows compute nothing they store (two waves storing
-  // the same row would race).
-  const int64_t rounds = std::max<int64_t>(1, s.rows / rowsPerRound);
-  Value round = l.index(0);
-  if (rounds > 1) {
-    auto roundLoop =
-        scf::ForOp::create(b, l.index(0), l.index(rounds), l.index(1));
-    b.setInsertionPointToStart(roundLoop.getBody());
-    round = roundLoop.getInductionVar();
-  }
-  {
-    IndexExpr m = l.idx(round) * rowsPerRound + l.idx(wave) * rowsPerPass +
-                  rowInPass;
-    IndexExpr row = l.idx(op.getRowBase()) + m;
-    Value isQueryRow = l.cmpI(arith::CmpIPredicate::ult, row,
-                              l.index(s.totalRows));
-    // Null where every lane's row is one of the group's.
-    Value ownsRow;
-    if (rowsPerRound > s.rows) {
-      ownsRow = l.cmpI(arith::CmpIPredicate::ult, m, l.index(s.rows));
-      isQueryRow = l.andI(isQueryRow, ownsRow);
-    }
-    // `store` where the lane's row is the group's.
-    auto ifOwnsRow = [&](function_ref<void()> store) {
-      if (!ownsRow)
-        return store();
-      OpBuilder::InsertionGuard guard(b);
-      auto owned = scf::IfOp::create(b, ownsRow, /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&owned.getThenRegion().front());
-      store();
-    };
-    IndexExpr d0 = laneInRow * values;
-    auto read = scf::IfOp::create(
-        b, isQueryRow,
-        [&](OpBuilder &nested, Location loc) {
-          ImplicitLocOpBuilder nb(loc, nested);
-          LaneBuilder nl(nb);
-          IndexExpr r = nl.idx(row.get());
-          Value queryRow =
-              nl.idx(op.getSequence()) * s.queryLength + r / s.groupSize;
-          Value head = nl.idx(op.getKvHead()) * s.groupSize + r % s.groupSize;
-          Value q = vector::LoadOp::create(nb, loadType, op.getQuery(),
-                                           ValueRange{queryRow, head, d0});
-          if (queryType.getElementType() != f32)
-            q = nl.extF(wideType, q);
-          scf::YieldOp::create(nb, q);
-        },
-        [&](OpBuilder &nested, Location loc) {
-          ImplicitLocOpBuilder nb(loc, nested);
-          scf::YieldOp::create(nb, LaneBuilder(nb).splatConstant(wideType, 0));
-        });
-    // A row holding a NaN or infinity becomes NaN as a whole
-    // (pa.tile.load_query): 0 * q is NaN exactly for those elements.
-    Value q = read.getResult(0);
-    Value poisoned = l.mulF(q, l.splatConstant(wideType, 0.0));
-    Value poison = l.extract(poisoned, 0);
-    for (int64_t e = 1; e < values; ++e)
-      poison = l.addF(poison, l.extract(poisoned, e));
-    poison = l.butterfly(poison, rowLanes,
-                         [&](Value x, Value y) { return l.addF(x, y); });
-    q = l.addF(q, l.broadcast(wideType, poison));
-    Value rowWord = m * queryRowWords;
-    auto storeWords = [&](Value packed, int64_t words, int64_t base) {
-      auto wordType = VectorType::get({words}, b.getI32Type());
-      // A lane's words stay within one 16-value run (words <= 4 | 4 w).
-      IndexExpr word = laneInRow * words;
-      if (wideQK)
-        word = wideQueryWord(word);
-      Value bits = l.bitcast(wordType, packed);
-      ifOwnsRow([&] {
-        vector::StoreOp::create(
-            b, bits, scratch, ValueRange{(l.idx(rowWord) + word + base).get()},
-            /*nontemporal=*/false,
-            llvm::Align(int64_t{4} << llvm::countr_zero(
-                            static_cast<uint64_t>(words))));
-      });
-    };
-    if (!s.fp8Compute()) {
-      auto computeVector = VectorType::get({values}, s.computeType);
-      Value rounded = l.truncF(computeVector, q);
-      storeWords(rounded, values * computeBytes / 4, 0);
-      if (queryResidual)
-        storeWords(l.truncF(computeVector,
-                            l.subF(q, l.extF(wideType, rounded))),
-                   values * computeBytes / 4, queryResidualWord());
-      return;
-    }
-    Value absMax = l.absF(l.extract(q, 0));
-    for (int64_t e = 1; e < values; ++e)
-      absMax = l.maxF(absMax, l.absF(l.extract(q, e)));
-    absMax = l.butterfly(absMax, rowLanes,
-                         [&](Value x, Value y) { return l.maxF(x, y); });
-    double fp8Max = largestFinite(s.computeType);
-    Value zero = l.f32(0.0);
-    Value isZero = l.cmpF(arith::CmpFPredicate::OEQ, absMax, zero);
-    Value inverse =
-        l.select(isZero, zero, l.divF(l.f32(fp8Max), absMax));
-    Value scaledQuery = l.mulF(q, l.broadcast(wideType, inverse));
-    Value quantized = quantizeInRange(l, scaledQuery);
-    storeWords(quantized, unitsPerLane, 0);
-    if (queryResidual) {
-      // What the fp8 value missed, itself in fp8 (|r| <= fp8_max / 16).
-      Value rest = l.subF(scaledQuery, l.extF(wideType, quantized));
-      storeWords(quantizeInRange(l, rest), unitsPerLane, queryResidualWord());
-    }
-    Value scale = l.divF(absMax, l.f32(fp8Max));
-    Value firstLane = l.cmpI(arith::CmpIPredicate::eq, laneInRow, l.index(0));
-    if (ownsRow)
-      firstLane = l.andI(firstLane, ownsRow);
-    scf::IfOp::create(b, firstLane, [&](OpBuilder &nested, Location loc) {
-      memref::StoreOp::create(nested, loc, scale, stats,
-                              ValueRange{(l.idx(statsQueryScale()) + m).get()});
-      scf::YieldOp::create(nested, loc);
-    });
-  }
 }
 
 void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
@@ -1583,16 +1373,16 @@ void DecodeLowering::scorePartlySeen(ImplicitLocOpBuilder &b) {
   IndexExpr t = l.idx(tid);
   IndexExpr rowIndex = t / lanesPerRow;
   IndexExpr part = t % lanesPerRow;
-  TileLoadQueryOp load = d.loadQuery;
-  IndexExpr row = l.idx(load.getRowBase()) + rowIndex;
+  const auto &load = queryOperands;
+  IndexExpr row = l.idx(load.rowBase) + rowIndex;
   Value isQueryRow =
       l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows));
   // Padding rows read the last query row (and see nothing).
   IndexExpr queryIndex = l.idx(l.minSI(row.get(), l.index(s.totalRows - 1)));
   IndexExpr position = queryIndex / s.groupSize;
-  Value queryRow = (l.idx(load.getSequence()) * s.queryLength + position).get();
+  Value queryRow = (l.idx(load.sequence) * s.queryLength + position).get();
   Value queryHead =
-      (l.idx(load.getKvHead()) * s.groupSize + queryIndex % s.groupSize).get();
+      (l.idx(load.kvHead) * s.groupSize + queryIndex % s.groupSize).get();
   Value kvHead = d.qk.getKvHead();
   Value q64 = l.toI64(position.get());
   Value seenEnd = l.addI(visibleEndBase, q64);
@@ -1639,7 +1429,7 @@ void DecodeLowering::scorePartlySeen(ImplicitLocOpBuilder &b) {
         OpBuilder::InsertionGuard inLoop(b);
         b.setInsertionPointToStart(dims.getBody());
         Value dim = (l.idx(dims.getInductionVar()) * lanesPerRow + part).get();
-        Value q = memref::LoadOp::create(b, load.getQuery(),
+        Value q = memref::LoadOp::create(b, load.query,
                                          ValueRange{queryRow, queryHead, dim});
         if (q.getType() != f32)
           q = l.extF(f32, q);
@@ -2733,7 +2523,10 @@ LogicalResult DecodeLowering::run() {
   createLaneIds();
 
   distributePageIdFills();
-  stageQuery();
+  // The ops lowered by patterns of their own (DecodeLanes.h).
+  RewritePatternSet patterns(ctx);
+  populateDecodeToMFMAPatterns(patterns, *this);
+  walkAndApplyPatterns(kernel, std::move(patterns));
 
   ImplicitLocOpBuilder b(d.tileLoop.getLoc(), d.tileLoop);
   if (partlySlots() && partlyScoresInLoop)
@@ -2792,7 +2585,6 @@ LogicalResult DecodeLowering::run() {
   d.storePartials.erase();
   d.tileLoop.erase();
   d.initSoftmax.erase();
-  d.loadQuery.erase();
   // The page-id reads left (the staged loads' fallback, fills of another
   // shape) read the block table by the op's rule, uniformly on every lane.
   SmallVector<TilePageIdsOp> direct;
