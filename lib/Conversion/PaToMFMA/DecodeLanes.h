@@ -1,11 +1,10 @@
 //===- DecodeLanes.h - what the decode kernel's op lowerings share -*- C++ -*-===//
 //
-// pa-to-mfma lowers a decode kernel op by op. The ops with a pattern of
-// their own (populateDecodeToMFMAPatterns: pa.tile.load_query in
-// QueryStaging.cpp) share DecodeLanes with the rest of the lowering
-// (DecodeToMFMA.cpp): the lane ids, the workgroup memory and where each
-// part lives in it, and the decisions every part follows. The driver
-// (DecodeLowering::run) sets it up before the first pattern runs.
+// pa-to-mfma lowers a decode kernel op by op, a pattern per tile op
+// (DecodeLowering.h lists their files). DecodeLanes is what all of them
+// share: the lane ids, the workgroup memory and where each part lives in
+// it, and the decisions every part follows. The driver (DecodeLowering::run)
+// sets it up before the first pattern runs.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_CONVERSION_PATOMFMA_DECODELANES_H
@@ -93,11 +92,6 @@ struct DecodeLanes {
     return result;
   }
 };
-
-/// The per-op patterns of the decode kernel, on `lanes` (which must outlive
-/// them): pa.tile.load_query (QueryStaging.cpp).
-void populateDecodeToMFMAPatterns(RewritePatternSet &patterns,
-                                  DecodeLanes &lanes);
 
 } // namespace mlir::pa::mfma
 

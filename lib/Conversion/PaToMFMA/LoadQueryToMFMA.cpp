@@ -1,4 +1,4 @@
-//===- QueryStaging.cpp - pa.tile.load_query on wave64 lanes -------------===//
+//===- LoadQueryToMFMA.cpp - pa.tile.load_query on wave64 lanes ----------===//
 //
 // The query row group into LDS, once per workgroup, before the tile loop:
 // quantized per row to fp8 (its scale to `stats`) or rounded to bf16, in
@@ -6,7 +6,7 @@
 // its residual rows where the QK product takes them.
 //
 //===----------------------------------------------------------------------===//
-#include "DecodeLanes.h"
+#include "DecodeLowering.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/Support/MathExtras.h"
@@ -22,13 +22,11 @@ namespace {
 /// max |q| is a butterfly over those lanes. fp8: q8 = q * (fp8_max /
 /// max|q|), the scale max|q| / fp8_max goes to `stats`; bf16: q rounded.
 void stageQuery(const DecodeLanes &lanes, TileLoadQueryOp op,
-                OpBuilder &builder) {
+                ImplicitLocOpBuilder &b) {
   const DecodeShape &s = lanes.s;
   Value tid = lanes.tid, wave = lanes.wave, lane = lanes.lane;
   Value scratch = lanes.scratch, stats = lanes.stats;
   Type f32 = lanes.f32;
-  ImplicitLocOpBuilder b(op.getLoc(), builder);
-  b.setInsertionPoint(op);
   LaneBuilder l(b);
   Value firstThread = l.cmpI(arith::CmpIPredicate::eq, tid, l.index(0));
   scf::IfOp::create(b, firstThread, [&](OpBuilder &nested, Location loc) {
@@ -180,27 +178,17 @@ void stageQuery(const DecodeLanes &lanes, TileLoadQueryOp op,
   }
 }
 
-/// pa.tile.load_query of the kernel `lanes` describes becomes the staging
-/// code in its place.
-struct QueryStagingPattern : OpRewritePattern<TileLoadQueryOp> {
-  QueryStagingPattern(MLIRContext *context, DecodeLanes &lanes)
-      : OpRewritePattern(context), lanes(lanes) {}
-
-  LogicalResult matchAndRewrite(TileLoadQueryOp op,
-                                PatternRewriter &rewriter) const override {
-    if (op != lanes.d.loadQuery)
-      return failure();
-    stageQuery(lanes, op, rewriter);
-    rewriter.eraseOp(op);
-    return success();
+/// pa.tile.load_query becomes the staging code in its place.
+struct LoadQueryToMFMA : TileOpToMFMA<TileLoadQueryOp, DecodeLanes> {
+  using TileOpToMFMA::TileOpToMFMA;
+  void lower(TileLoadQueryOp op, ImplicitLocOpBuilder &b) const override {
+    stageQuery(state, op, b);
   }
-
-  DecodeLanes &lanes;
 };
 
 } // namespace
 
-void mfma::populateDecodeToMFMAPatterns(RewritePatternSet &patterns,
-                                        DecodeLanes &lanes) {
-  patterns.add<QueryStagingPattern>(patterns.getContext(), lanes);
+void mfma::populateLoadQueryToMFMAPatterns(RewritePatternSet &patterns,
+                                           DecodeLanes &lanes) {
+  patterns.add<LoadQueryToMFMA>(patterns.getContext(), lanes);
 }

@@ -1,0 +1,489 @@
+//===- DecodeLowering.h - the decode kernel's op lowerings -----*- C++ -*-===//
+//
+// How pa-to-mfma lowers a decode kernel (DecodeToMFMA.cpp describes the
+// kernel it makes), a file per tile op:
+//   PageIdsToMFMA.cpp       pa-stage-page-ids' staging loops, lane-strided
+//   LoadQueryToMFMA.cpp     pa.tile.load_query: the query row group in LDS
+//   TileLoopToMFMA.cpp      pa.tile.init_softmax and the tile loop: the
+//                           loop-carried softmax state and accumulators in
+//                           registers (LaneState, the loops' iter_args)
+//   TileStepToMFMA.cpp      the loop body's pa.tile.qk, alibi, softmax and
+//                           pv as one step on the lanes' registers
+//   PartlySeen.cpp          tokens some rows of the group see, others not
+//   StorePartialsToMFMA.cpp pa.tile.store_partials: the waves' merge
+// DecodeLanes (DecodeLanes.h) is the state all of them share; DecodeLowering
+// adds the decisions and lane values of the loop and the epilogue. The
+// driver (DecodeLowering::run) applies one pattern per op in program order
+// through a PatternApplicator; the tile loop's hands the loops' results to
+// store_partials' (loopResults).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_CONVERSION_PATOMFMA_DECODELOWERING_H
+#define PA_CONVERSION_PATOMFMA_DECODELOWERING_H
+
+#include "DecodeLanes.h"
+
+#include "pa/Transforms/KernelBuilder.h"
+#include "pa/Transforms/ScoreMath.h"
+#include "pa/Transforms/TileLowering.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::pa::mfma {
+
+/// Where the lane code reads K, V and the per-token scales from: fat raw
+/// buffers (32-bit offsets, buffer_load) or the plain global memrefs.
+struct CacheViews {
+  Value keys, values, kScale, vScale;
+};
+
+/// One M-tile's loop-invariant lane values. The M-tile is a constant for
+/// the loops over all M-tiles, a run-time value for the 64-bit loop that
+/// runs them one after the other (DecodeLowering::emitTileLoops).
+struct MTileLanes {
+  OpFoldResult firstRow; // index: 16 t
+  Value rowScale;        // f32: the row's score scale
+  // Row r = q * G + g sees [max(0, C - Q + 1 + q - W), C - Q + 1 + q): the
+  // bounds are a scalar base (i64) plus the lane's MTP position q.
+  Value rowPosition; // i32 q
+  Value isQueryRow;  // i1 (r < Q * G)
+  // ALiBi (null without): the row's slope in the exp2 domain (f32), and
+  // the distance (i32) of the lane's first score token of a tile starting
+  // at token 0 from the row's own token C - Q + q.
+  Value alibiSlope, alibiDistance;
+};
+
+/// Per-lane state carried through one tile loop, for the M-tiles `mTiles`
+/// that loop computes.
+struct LaneState {
+  SmallVector<MTileLanes> mTiles; // not carried
+  /// Word offset of the query in LDS: always 0, but carried through the
+  /// loop from an LDS word LLVM cannot see is 0, so that the query reads
+  /// stay in the loop instead of being hoisted into registers for all of
+  /// it (32 VGPRs at D = 256, 32 rows: the difference between 1 and 2 waves
+  /// per SIMD).
+  Value queryOffset;
+  SmallVector<Value> rowMax, rowSum; // per M-tile; rowSum is lane-partial
+  /// fp8 compute: per M-tile, the lane-partial sum of the weights the PV
+  /// product actually used (the quantized P, scales divided out again);
+  /// the output is normalized by it, so that P's rounding shifts
+  /// numerator and denominator alike. rowSum stays the exact sum (the
+  /// partial's exp_sums).
+  SmallVector<Value> rowWeight;
+  Value valueUnit;                   // per-token V scales: the wave's unit
+  SmallVector<SmallVector<Value>> out; // [M-tile][d block] vector<4xf32>
+
+  SmallVector<Value> flatten() const {
+    SmallVector<Value> values = {queryOffset};
+    values.append(rowMax);
+    values.append(rowSum);
+    values.append(rowWeight);
+    if (valueUnit)
+      values.push_back(valueUnit);
+    for (const SmallVector<Value> &blocks : out)
+      values.append(blocks);
+    return values;
+  }
+  /// The inverse of flatten for a state shaped like `like`.
+  static LaneState unflatten(ValueRange values, const LaneState &like) {
+    LaneState state;
+    state.mTiles = like.mTiles;
+    auto take = [&](size_t n) {
+      SmallVector<Value> part(values.take_front(n));
+      values = values.drop_front(n);
+      return part;
+    };
+    state.queryOffset = take(1).front();
+    state.rowMax = take(like.rowMax.size());
+    state.rowSum = take(like.rowSum.size());
+    state.rowWeight = take(like.rowWeight.size());
+    if (like.valueUnit)
+      state.valueUnit = take(1).front();
+    for (const SmallVector<Value> &blocks : like.out)
+      state.out.push_back(take(blocks.size()));
+    return state;
+  }
+};
+
+/// What the epilogue merges: every M-tile's final lane state.
+struct WaveResult {
+  SmallVector<Value> rowMax, rowSum, rowWeight;
+  SmallVector<Value> valueUnit; // per M-tile; empty without per-token scales
+  SmallVector<SmallVector<Value>> out;
+
+  void append(const LaneState &state) {
+    rowMax.append(state.rowMax);
+    rowSum.append(state.rowSum);
+    rowWeight.append(state.rowWeight);
+    for (size_t k = 0; k < state.mTiles.size(); ++k) {
+      if (state.valueUnit)
+        valueUnit.push_back(state.valueUnit);
+      out.push_back(state.out[k]);
+    }
+  }
+  SmallVector<Value> flatten() const {
+    SmallVector<Value> values(rowMax);
+    values.append(rowSum);
+    values.append(rowWeight);
+    values.append(valueUnit);
+    for (const SmallVector<Value> &blocks : out)
+      values.append(blocks);
+    return values;
+  }
+  static WaveResult unflatten(ValueRange values, const WaveResult &like) {
+    WaveResult result;
+    auto take = [&](size_t n) {
+      SmallVector<Value> part(values.take_front(n));
+      values = values.drop_front(n);
+      return part;
+    };
+    result.rowMax = take(like.rowMax.size());
+    result.rowSum = take(like.rowSum.size());
+    result.rowWeight = take(like.rowWeight.size());
+    result.valueUnit = take(like.valueUnit.size());
+    for (const SmallVector<Value> &blocks : like.out)
+      result.out.push_back(take(blocks.size()));
+    return result;
+  }
+};
+
+class DecodeLowering : public DecodeLanes {
+public:
+  DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
+                 const MFMAOptions &options);
+
+  /// Lowers the kernel: the buffers and lane ids, then the tile ops by
+  /// their patterns in program order (DecodeToMFMA.cpp).
+  LogicalResult run();
+
+  // The op lowerings the patterns call, at the builder's insertion point
+  // (the op's place).
+  /// The tile loop (pa.tile.qk, alibi, softmax, pv per tile) as the
+  /// lanes' loops, with the softmax state and accumulators loop-carried in
+  /// registers; their final values go to loopResults (TileLoopToMFMA.cpp).
+  void lowerTileLoop(ImplicitLocOpBuilder &b);
+  /// pa.tile.store_partials: the four waves' loopResults merged and
+  /// stored (StorePartialsToMFMA.cpp).
+  void lowerStorePartials(ImplicitLocOpBuilder &b);
+
+private:
+  // -- prologue --
+  void createLaneIds();
+  void distributePageIdFills();
+  bool distributeFill(TilePageIdsOp ids);
+  void computeLaneConstants(ImplicitLocOpBuilder &b);
+  CacheViews fatRawBufferViews(ImplicitLocOpBuilder &b);
+  CacheViews globalViews();
+  Value viewsFit32BitOffsets(ImplicitLocOpBuilder &b, bool &staticFits);
+  // -- tile loop --
+  LaneState initialState(ImplicitLocOpBuilder &b,
+                         ArrayRef<MTileLanes> mTiles);
+  LaneState emitTileLoop(ImplicitLocOpBuilder &b, const CacheViews &views,
+                         const LaneState &init);
+  /// The tile loops over `views`: one loop for all M-tiles (each K/V load
+  /// serves both), or one M-tile at a time (half the accumulators live at
+  /// once).
+  WaveResult emitTileLoops(ImplicitLocOpBuilder &b, const CacheViews &views,
+                           bool loopPerMTile);
+  /// One tile loop that runs once per M-tile in a run-time loop over the
+  /// M-tiles: a copy of the tile loop per M-tile would double its code and
+  /// the kernel's compile time.
+  WaveResult emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
+                                  const CacheViews &views);
+  LaneState emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
+                         const CacheViews &views, const LaneState &state);
+  /// Whether every row sees every token of the tile and every token is in
+  /// the op's valid range (uniform): then the step masks nothing.
+  Value tileIsFull(LaneBuilder &l, IRMapping &map, Value tileStart);
+  /// `whole` where the tile is full (`full`, uniform), else what `mask`
+  /// builds: one uniform branch, the masking on its edge-tile side only.
+  SmallVector<Value> unlessFull(ImplicitLocOpBuilder &b, Value full,
+                                ArrayRef<Value> whole,
+                                function_ref<SmallVector<Value>()> mask);
+  /// The output accumulators `out` (blocks per M-tile) times each M-tile's
+  /// per-lane `outScales`. Those are exactly 1 on every lane of the wave in
+  /// a tile where no row's maximum rose and the V unit stayed (most tiles
+  /// of a long row), so one uniform branch (a ballot of the lanes whose
+  /// factor is not 1) skips the multiplies then, where registers allow
+  /// (`branch`, the edge branch's kernels: at D = 256 with two M-tiles the
+  /// branch took gfx950's per-token kernel from 256 to 259 VGPRs).
+  SmallVector<SmallVector<Value>>
+  rescaleOutputs(LaneBuilder &l, ArrayRef<SmallVector<Value>> out,
+                 ArrayRef<Value> outScales, bool branch);
+  /// An edge tile's masking: the scores (flattened by M-tile) with tokens
+  /// a row does not see at -inf, and `vScales` (null without per-token
+  /// scales: the lane's token's, or its group's 16; see laneScales) 0
+  /// outside the valid range.
+  SmallVector<Value> maskEdgeTile(LaneBuilder &l, IRMapping &map,
+                                  const LaneState &state,
+                                  ArrayRef<SmallVector<Value>> scores,
+                                  Value vScales, Value tileStart);
+  /// Per-token values held one per lane (laneScales): lane (i, j) holds
+  /// token i of lane group j's 16 (lane group j is DPP row j).
+  /// `spreadToken` gives each lane of group j the value of its group's
+  /// token `token`, a DPP row_newbcast (gfx90a and later); `mulTokens`
+  /// multiplies element k of `vec` by token tokens[k]'s value, element by
+  /// element so that the backend folds each broadcast into its
+  /// v_mul_f32_dpp (a packed v_pk_mul_f32 takes no DPP operand).
+  Value spreadToken(LaneBuilder &l, Value perLane, int64_t token);
+  Value mulTokens(LaneBuilder &l, Value vec, Value perLane,
+                  ArrayRef<int64_t> tokens);
+  /// The maximum of `value` over the wave's 64 lanes: DPP within each row
+  /// of 16 lanes (v_max_f32_dpp), then xor shuffles across the rows.
+  Value waveMaxNum(LaneBuilder &l, Value value);
+  /// `value` combined over each aligned group of `lanes` (2, 4, 8 or 16)
+  /// lanes by DPP moves, which need no lane addresses (a ds_bpermute's
+  /// shuffle does; LLVM kept those of the query staging's shuffles live
+  /// across the tile loop for scorePartlySeen's, 255 to 260 VGPRs).
+  Value combineInLanes(LaneBuilder &l, Value value, int64_t lanes,
+                       function_ref<Value(Value, Value)> combine);
+  /// Per 16-byte V load of a lane group, the i32 words that keep the bytes
+  /// of the tokens the shared product multiplies (productBounds) and zero
+  /// the others: 0 * NaN must not reach the output.
+  SmallVector<Value> validValueWords(LaneBuilder &l, IRMapping &map,
+                                     Value tileStart);
+  /// The lane group's bounds (groupBound) of the tokens whose V the shared
+  /// PV product multiplies: the op's valid range less the partly seen
+  /// tokens, which the epilogue adds (partlySeenShare).
+  std::pair<Value, Value> productBounds(LaneBuilder &l, IRMapping &map,
+                                        Value tileStart);
+  // -- tokens some rows of the group see and others do not (MTP) --
+  // Row q sees [vB + q, vE + q): of the group's positions [q_lo, q_hi],
+  // the tokens of the tail run [vE + q_lo, vE + q_hi) and, with a window,
+  // of the head run [vB + q_lo, vB + q_hi) are seen by some rows only. In
+  // the shared PV product their V would meet the other rows' zero P, and
+  // a NaN or infinite V (or V scale) gives 0 * NaN = NaN in rows that do
+  // not see it. So they are kept out of the product (productBounds), the
+  // edge tile holding them writes their masked scores and cache places to
+  // LDS (storePartlySeen; kernels at the register limit score them after
+  // the loop instead: scorePartlySeen), and the epilogue adds
+  // exp2(s - M) V / L per output element (partlySeenShare): at most
+  // 2 (Q - 1) tokens, none of it in full tiles.
+  /// Slots of both runs: the tail run's, then the head run's.
+  int64_t partlySlots() const {
+    return partlyRunSlots * (s.window > 0 ? 2 : 1);
+  }
+  void initPartlySeen(ImplicitLocOpBuilder &b);
+  /// Writes, in a tile that meets a run, each run token's masked scores
+  /// (-inf for rows that do not see it) and its V page and slot (`place`
+  /// of the lane group's token e).
+  void storePartlySeen(LaneBuilder &l, IRMapping &map, const LaneState &state,
+                       ArrayRef<Value> scores, Value tileStart);
+  /// Writes the same masked scores after the tile loop (accumulators live,
+  /// loop registers free): per row, its lanes split the head dims of the
+  /// dot product of the query row (f32, from global memory) and the
+  /// token's K, then the loop's score steps (scale, K scale, non-finite
+  /// check, soft cap, ALiBi) and the row's mask. Only tokens of this
+  /// partition's tiles are scored.
+  void scorePartlySeen(ImplicitLocOpBuilder &b);
+  /// The token (i64) of slot `slot` (index): the tail run's slots, then
+  /// the head run's.
+  Value partlySeenToken(LaneBuilder &l, Value slot);
+  /// The page (by the tile ops' block-table rule and pool guard) and slot
+  /// in the page (index values) of the partly seen token `token` (i64).
+  std::pair<Value, Value> partlySeenPlace(ImplicitLocOpBuilder &b, Value token);
+  /// The partly seen tokens' share of the output row `row` (index in the
+  /// group), head dims [firstDim, firstDim + 4): sum over the tokens the
+  /// row sees of exp2(s - M) * v_scale * V / normalizer.
+  Value partlySeenShare(ImplicitLocOpBuilder &b, Value row, Value firstDim);
+  // -- epilogue --
+  void mergeAndStore(ImplicitLocOpBuilder &b, const WaveResult &state);
+
+  /// Elements `positions` (index, per lane) of the tile's page-id vector
+  /// `vec`, computed for those elements alone: the staged ids are one LDS
+  /// word per lane and position instead of 16 ids held and extracted by a
+  /// dynamic position (a compare/select chain over all 16 per id), and a
+  /// branch of `vec` (staged or not) is one branch for all positions.
+  /// `known` holds the elements made so far (a value reached twice, as
+  /// the page-id guard's operand and its result, is made once).
+  SmallVector<Value> laneElements(ImplicitLocOpBuilder &b, Value vec,
+                                  ArrayRef<Value> positions,
+                                  DenseMap<Value, SmallVector<Value>> &known);
+  SmallVector<Value> elementsOf(ImplicitLocOpBuilder &b, Value vec,
+                                ArrayRef<Value> positions,
+                                DenseMap<Value, SmallVector<Value>> &known);
+
+  /// clamp(bound + shift - (tileStart + 64 w + 16 j), 0, 16) as i32: how
+  /// many of the lane group's 16 tokens lie below the token `bound` (i64,
+  /// the same for every lane) moved by `shift` (i32 in [0, Q), per lane;
+  /// null for 0).
+  Value groupBound(LaneBuilder &l, Value bound, Value tileStart,
+                   Value shift = {});
+  /// `groupTokens`-element i1 vector: positions [first, first + n) in
+  /// [lo, hi).
+  Value positionsIn(LaneBuilder &l, int64_t first, int64_t n, Value lo,
+                    Value hi);
+  Value mfmaOp(ImplicitLocOpBuilder &b, Value a, Value bOperand, Value acc) {
+    return amdgpu::MFMAOp::create(b, vec4, kBlock, kBlock, instr.k,
+                                  /*blocks=*/1, a, bOperand, acc);
+  }
+  /// The M-tile's first row (a constant where the M-tile is one).
+  static IndexExpr firstRowOf(LaneBuilder &l, const MTileLanes &m) {
+    if (auto attr = dyn_cast<Attribute>(m.firstRow))
+      return l.idx(cast<IntegerAttr>(attr).getInt());
+    return l.idx(cast<Value>(m.firstRow));
+  }
+  /// `first` followed by `second` (vectors of one type).
+  Value concat(LaneBuilder &l, Value first, Value second) {
+    int64_t n = cast<VectorType>(first.getType()).getNumElements();
+    return l.shuffle(first, second,
+                     llvm::to_vector(llvm::seq<int64_t>(0, 2 * n)));
+  }
+  /// Elements [first, first + count) of `v`.
+  Value slice(LaneBuilder &l, Value v, int64_t first, int64_t count) {
+    SmallVector<int64_t> positions;
+    for (int64_t e = 0; e < count; ++e)
+      positions.push_back(first + e);
+    return l.shuffle(v, v, positions);
+  }
+  /// An f32 vector as two bf16 terms by truncation: `hi`, the high half of
+  /// each word, and `lo`, the high half of what it leaves (x - hi, exact in
+  /// f32). Together 15-16 significant bits (relative error below 2^-14),
+  /// for an and, a subtract and the packing of high halves per value; one
+  /// round-to-nearest conversion alone costs more on gfx942 (no bf16
+  /// conversion instruction). NaN stays NaN in `lo`.
+  std::pair<Value, Value> splitToBf16Terms(LaneBuilder &l, Value wide) {
+    auto wideType = cast<VectorType>(wide.getType());
+    int64_t n = wideType.getNumElements();
+    auto halves = VectorType::get({2 * n}, s.computeType);
+    SmallVector<int64_t> highHalves;
+    for (int64_t e = 0; e < n; ++e)
+      highHalves.push_back(2 * e + 1); // little-endian: the high half
+    auto highHalfOf = [&](Value words) {
+      Value split = l.bitcast(halves, words);
+      return l.shuffle(split, split, highHalves);
+    };
+    auto wordsType = wideType.clone(l.b.getI32Type());
+    Value truncated = l.bitcast(
+        wideType,
+        l.andI(l.bitcast(wordsType, wide),
+               l.splatConstant(wordsType, -65536.0 /* 0xFFFF0000 */)));
+    return {highHalfOf(wide), highHalfOf(l.subF(wide, truncated))};
+  }
+  /// The sum of an f32 vector's elements (a power of two of them), halving
+  /// it pairwise (packed adds) instead of a chain of scalar adds.
+  Value sumElements(LaneBuilder &l, Value vec) {
+    for (int64_t n = cast<VectorType>(vec.getType()).getNumElements(); n > 1;
+         n /= 2)
+      vec = l.addF(slice(l, vec, 0, n / 2), slice(l, vec, n / 2, n / 2));
+    return l.extract(vec, 0);
+  }
+  /// `vec` converted to the compute type when it is another float type.
+  Value toComputeType(LaneBuilder &l, Value vec) {
+    auto type = cast<VectorType>(vec.getType());
+    if (type.getElementType() == s.computeType)
+      return vec;
+    Value wide = l.extF(VectorType::get(type.getShape(), f32), vec);
+    return l.truncF(VectorType::get(type.getShape(), s.computeType), wide);
+  }
+
+  Instr instr;
+  /// The PV product also multiplies the residual of the quantized P in the
+  /// compute type (fp8: value + residual carry ~8 significant bits instead
+  /// of 4; bf16: 16 instead of 8); DecodeLanes::queryResidual the same for
+  /// the query in QK.
+  bool probResidual;
+  /// cache-offsets=64: only the 64-bit tile loop.
+  bool only64BitOffsets;
+  /// Edge-tile masking in a uniform branch that full tiles skip: not for
+  /// two M-tiles at D > 128, whose registers are at the 256 of 2 waves
+  /// per SIMD (the branch's results raised gfx950's 16x16x128 kernel at
+  /// D = 256, 32 rows from 256 to 280 VGPRs: 1 wave); those mask every tile.
+  bool edgeTileBranch;
+  /// Slots of one run of partly seen tokens: a bound of q_hi - q_lo (0
+  /// without MTP).
+  int64_t partlyRunSlots;
+  /// The edge tiles store the partly seen tokens' scores (storePartlySeen);
+  /// else scorePartlySeen after the loop.
+  bool partlyScoresInLoop;
+  VectorType vec4;
+  int64_t chunkDims;
+  /// Head dims per QK load chunk and the chunks covering D (the last one
+  /// partial where the chunk does not divide D).
+  int64_t qkChunkDims, qkChunks;
+  double pScale;
+
+  /// The block-table read of the tile ops (operands and page size) and the
+  /// pool size the tile's page ids are guarded with (partlySeenShare).
+  TilePageIdsOp pageIdsRule;
+  Value poolSize;
+  int64_t statsRowMax() const { return s.rows; }
+  int64_t statsRowSum() const { return s.rows + kWaves * s.rows; }
+  int64_t statsRowWeight() const { return s.rows + 2 * kWaves * s.rows; }
+  /// Partly seen tokens: masked scores [slot][row], then per row the merged
+  /// maximum and the inverse normalizer.
+  int64_t statsPartlyScore() const { return s.rows + 3 * kWaves * s.rows; }
+  int64_t statsMergedMax() const {
+    return statsPartlyScore() + partlySlots() * s.rows;
+  }
+  int64_t statsInverseNormalizer() const { return statsMergedMax() + s.rows; }
+  int64_t statsWords() const {
+    return partlySlots() ? statsInverseNormalizer() + s.rows
+                         : statsPartlyScore();
+  }
+
+  // Loop-invariant lane constants (computeLaneConstants).
+  SmallVector<MTileLanes> mTileLanes; // per M-tile, constant t
+  Value visibleEndBase, visibleBeginBase; // i64; begin only with a window
+  Value kPageIndex, kSlot0, vPageIndex, vSlot0; // index
+  /// The tile-relative tokens of the lane's first K row and of its lane
+  /// group's first V token (index): pages smaller than 16 tokens or larger
+  /// than a tile place each token from these.
+  Value kColumn, vColumn;
+  Value laneTokenOffset;                // i32: 64 w + 16 j
+  Value laneInGroup;                    // i32: i
+  Value vScaleTensor;                   // per_tensor V scale
+  /// f32: the scores' scale without the query's quantization scale
+  /// (softmax scale times log2(e) and a per-tensor K scale; NaN if not
+  /// finite).
+  Value scoreScale;
+  /// i64: q_hi - q_lo, and where the tail and head runs start (head: null
+  /// without a window); null without MTP.
+  Value partlyRunLength, partlyTailStart, partlyHeadStart;
+  /// Set by the tile loop's pattern for store_partials': every M-tile's
+  /// final lane state.
+  WaveResult loopResults;
+};
+
+/// The base of the tile-op patterns: `lower` builds the op's lane code in
+/// its place (`state`: what the lowerings share), then the op is erased.
+template <typename OpTy, typename State = DecodeLowering>
+struct TileOpToMFMA : OpRewritePattern<OpTy> {
+  TileOpToMFMA(MLIRContext *context, State &state)
+      : OpRewritePattern<OpTy>(context), state(state) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const final {
+    rewriter.setInsertionPoint(op);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    lower(op, b);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  virtual void lower(OpTy op, ImplicitLocOpBuilder &b) const = 0;
+
+  State &state;
+};
+
+/// The tile-op patterns, a file each, on the kernel `lanes` / `lowering`
+/// describes (which must outlive them).
+void populateLoadQueryToMFMAPatterns(RewritePatternSet &patterns,
+                                     DecodeLanes &lanes);
+void populateTileLoopToMFMAPatterns(RewritePatternSet &patterns,
+                                    DecodeLowering &lowering);
+void populateStorePartialsToMFMAPatterns(RewritePatternSet &patterns,
+                                         DecodeLowering &lowering);
+/// All of the above.
+void populateDecodeToMFMAPatterns(RewritePatternSet &patterns,
+                                  DecodeLowering &lowering);
+
+} // namespace mlir::pa::mfma
+
+#endif // PA_CONVERSION_PATOMFMA_DECODELOWERING_H

@@ -1,0 +1,210 @@
+//===- TileLoopToMFMA.cpp - the tile loop on lanes --------------------------===//
+//
+// pa.tile.init_softmax and the tile loop: each wave carries its rows'
+// online-softmax state and output accumulators in registers through the
+// loop (LaneState: the loop's iter_args; init_softmax's buffers are gone),
+// the loop body's tile ops lowered as one step (TileStepToMFMA.cpp). The
+// 32-bit-offset loop and the 64-bit fallback, the latter one M-tile at a
+// time. The loops' results go to store_partials' pattern (loopResults).
+//
+//===----------------------------------------------------------------------===//
+#include "DecodeLowering.h"
+
+using namespace mlir;
+using namespace mlir::pa;
+using namespace mlir::pa::mfma;
+
+LaneState DecodeLowering::initialState(ImplicitLocOpBuilder &b,
+                                       ArrayRef<MTileLanes> mTiles) {
+  LaneBuilder l(b);
+  LaneState state;
+  state.mTiles.assign(mTiles.begin(), mTiles.end());
+  state.queryOffset = l.index(0);
+  Value zeros = l.splatConstant(vec4, 0.0);
+  for (size_t k = 0; k < mTiles.size(); ++k) {
+    state.rowMax.push_back(l.negInf());
+    state.rowSum.push_back(l.f32(0.0));
+    if (s.fp8Compute())
+      state.rowWeight.push_back(l.f32(0.0));
+    state.out.emplace_back(s.headDim / kBlock, zeros);
+  }
+  if (s.scale == ScaleMode::per_token)
+    state.valueUnit = l.f32(1.0);
+  return state;
+}
+
+LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
+                                       const CacheViews &views,
+                                       const LaneState &init) {
+  scf::ForOp old = d.tileLoop;
+  auto loop = scf::ForOp::create(b, old.getLowerBound(), old.getUpperBound(),
+                                 old.getStep(), init.flatten());
+  ImplicitLocOpBuilder body(old.getLoc(), ctx);
+  body.setInsertionPointToStart(loop.getBody());
+  IRMapping map;
+  map.map(old.getInductionVar(), loop.getInductionVar());
+  // The tiled IR's per-tile values (tile start, page ids and their guards)
+  // as they are; the tile ops themselves have no results.
+  for (Operation &op : old.getBody()->without_terminator())
+    if (!isa<TileQKOp, TileAlibiOp, TileSoftmaxOp, TilePVOp>(op))
+      body.clone(op, map);
+  LaneState state = LaneState::unflatten(loop.getRegionIterArgs(), init);
+  LaneState next = emitTileStep(body, map, views, state);
+  scf::YieldOp::create(body, next.flatten());
+  // The tiled IR's values the lane code does not use (the page-id vector
+  // that laneElement reads per lane instead), users before their operands.
+  for (Operation &op :
+       llvm::make_early_inc_range(llvm::reverse(*loop.getBody())))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+  return LaneState::unflatten(loop.getResults(), init);
+}
+
+WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,
+                                         const CacheViews &views,
+                                         bool loopPerMTile) {
+  if (loopPerMTile && s.mTiles > 1)
+    return emitMTileAtATimeLoop(b, views);
+  WaveResult result;
+  result.append(emitTileLoop(b, views, initialState(b, mTileLanes)));
+  return result;
+}
+
+WaveResult DecodeLowering::emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
+                                                const CacheViews &views) {
+  LaneBuilder l(b);
+  // Carried: the finished states of M-tiles 0 .. n-2 and the newest one
+  // (the last M-tile's after the loop). The newest is not used in the
+  // body, so it is not live across the tile loop.
+  LaneState like = initialState(b, {mTileLanes[0]});
+  SmallVector<Value> init;
+  for (int64_t t = 0; t < s.mTiles; ++t)
+    init.append(like.flatten());
+  auto loop = scf::ForOp::create(b, l.index(0), l.index(s.mTiles),
+                                 l.index(1), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value t = loop.getInductionVar();
+  SmallVector<Value> isTile;
+  for (int64_t k = 0; k < s.mTiles; ++k)
+    isTile.push_back(l.cmpI(arith::CmpIPredicate::eq, t, l.index(k)));
+  auto pick = [&](auto field) {
+    Value value = field(mTileLanes[0]);
+    for (int64_t k = 1; k < s.mTiles; ++k)
+      value = l.select(isTile[k], field(mTileLanes[k]), value);
+    return value;
+  };
+  MTileLanes lanes;
+  lanes.firstRow = (l.idx(t) * kBlock).get();
+  lanes.rowScale = pick([](const MTileLanes &m) { return m.rowScale; });
+  lanes.rowPosition = pick([](const MTileLanes &m) { return m.rowPosition; });
+  lanes.isQueryRow = pick([](const MTileLanes &m) { return m.isQueryRow; });
+  if (d.alibi) {
+    lanes.alibiSlope = pick([](const MTileLanes &m) { return m.alibiSlope; });
+    lanes.alibiDistance =
+        pick([](const MTileLanes &m) { return m.alibiDistance; });
+  }
+  SmallVector<Value> newest =
+      emitTileLoop(b, views, initialState(b, {lanes})).flatten();
+  const size_t width = newest.size();
+  ValueRange carried = loop.getRegionIterArgs();
+  SmallVector<Value> next;
+  for (int64_t k = 0; k + 1 < s.mTiles; ++k)
+    for (size_t v = 0; v < width; ++v)
+      next.push_back(l.select(isTile[k], newest[v], carried[k * width + v]));
+  next.append(newest);
+  scf::YieldOp::create(b, next);
+
+  WaveResult result;
+  for (int64_t k = 0; k < s.mTiles; ++k) {
+    LaneState done = LaneState::unflatten(
+        loop.getResults().slice(k * width, width), like);
+    done.mTiles = {mTileLanes[k]};
+    result.append(done);
+  }
+  return result;
+}
+
+void DecodeLowering::lowerTileLoop(ImplicitLocOpBuilder &b) {
+  if (partlySlots() && partlyScoresInLoop)
+    initPartlySeen(b);
+  // Page ids and query rows are in LDS for every wave.
+  gpu::BarrierOp::create(b);
+  computeLaneConstants(b);
+  // cache-offsets=64 takes the 64-bit loop whatever the pool size.
+  bool staticFits = false;
+  Value fits =
+      only64BitOffsets ? Value() : viewsFit32BitOffsets(b, staticFits);
+  if (!fits) {
+    loopResults = staticFits ? emitTileLoops(b, fatRawBufferViews(b), false)
+                       : emitTileLoops(b, globalViews(), true);
+  } else {
+    // Pool sizes are dynamic: 32-bit buffer offsets when every paged buffer
+    // is below 2 GiB (the usual case), 64-bit global addresses otherwise.
+    // The 64-bit loop runs the M-tiles one after the other, so that its
+    // wider addresses do not raise the kernel's register count above the
+    // 32-bit loop's (which decides the occupancy).
+    CacheViews fat = fatRawBufferViews(b);
+    auto choice = scf::IfOp::create(b, TypeRange{}, fits,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&choice.getThenRegion().front());
+    WaveResult fast = emitTileLoops(b, fat, false);
+    b.setInsertionPointToStart(&choice.getElseRegion().front());
+    WaveResult wide = emitTileLoops(b, globalViews(), true);
+    // Now that the result types are known: rebuild the if with results.
+    b.setInsertionPoint(choice);
+    SmallVector<Type> types = llvm::to_vector(
+        llvm::map_range(fast.flatten(), [](Value v) { return v.getType(); }));
+    auto withResults = scf::IfOp::create(b, types, fits, true);
+    withResults.getThenRegion().takeBody(choice.getThenRegion());
+    withResults.getElseRegion().takeBody(choice.getElseRegion());
+    auto yieldIn = [&](Region &region, ValueRange values) {
+      Block &block = region.front();
+      block.getTerminator()->erase();
+      b.setInsertionPointToEnd(&block);
+      scf::YieldOp::create(b, values);
+    };
+    yieldIn(withResults.getThenRegion(), fast.flatten());
+    yieldIn(withResults.getElseRegion(), wide.flatten());
+    choice.erase();
+    loopResults = WaveResult::unflatten(withResults.getResults(), fast);
+  }
+
+}
+
+namespace {
+
+/// The initial softmax state is the tile loop's initialState, in registers.
+struct InitSoftmaxToMFMA : TileOpToMFMA<TileInitSoftmaxOp> {
+  using TileOpToMFMA::TileOpToMFMA;
+  void lower(TileInitSoftmaxOp, ImplicitLocOpBuilder &) const override {}
+};
+
+/// The kernel's tile loop becomes the lanes' loops in its place. The loop
+/// stays (its tile ops' operands are read until the epilogue is lowered);
+/// the driver erases it after the last pattern.
+struct TileLoopToMFMA : OpRewritePattern<scf::ForOp> {
+  TileLoopToMFMA(MLIRContext *context, DecodeLowering &lowering)
+      : OpRewritePattern(context), lowering(lowering) {}
+
+  LogicalResult matchAndRewrite(scf::ForOp loop,
+                                PatternRewriter &rewriter) const override {
+    if (loop != lowering.d.tileLoop)
+      return failure();
+    rewriter.setInsertionPoint(loop);
+    ImplicitLocOpBuilder b(loop.getLoc(), rewriter);
+    lowering.lowerTileLoop(b);
+    return success();
+  }
+
+  DecodeLowering &lowering;
+};
+
+} // namespace
+
+void mfma::populateTileLoopToMFMAPatterns(RewritePatternSet &patterns,
+                                          DecodeLowering &lowering) {
+  patterns.add<InitSoftmaxToMFMA, TileLoopToMFMA>(patterns.getContext(),
+                                                  lowering);
+}
