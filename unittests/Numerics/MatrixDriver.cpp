@@ -164,6 +164,13 @@ int runMatrix(const MatrixOptions &options, const char *executor,
       std::fflush(stdout);
       continue;
     }
+    // A hook that only compiles (PAMatrixIR) leaves no runner: no cases.
+    if (!program.run) {
+      std::printf("compiled [%zu/%zu] %s: %.2fs\n", j + 1, jobs.size(),
+                  description.c_str(), compileTime);
+      std::fflush(stdout);
+      continue;
+    }
     int programFailures = 0;
     double programWorst = 0, programSeconds = 0;
     for (size_t set = 0; set < sets.size(); ++set) {

@@ -65,7 +65,9 @@ ComparisonOptions comparisonFor(const mlir::pa::DecodeConfig &config,
 
 struct MatrixHooks {
   /// Compiles `spec` (whose configuration program.config holds) into
-  /// program.run and program.comparison; false with `error`.
+  /// program.run and program.comparison; false with `error`. A hook that
+  /// leaves program.run empty only compiles: the program's cases are not
+  /// run.
   std::function<bool(const ProgramSpec &spec, MatrixProgram &program,
                      std::string &error)>
       compile;
