@@ -104,9 +104,11 @@ public:
   /// pa-stage-page-ids' per-tile reads (scf.if: the staged ids from
   /// workgroup memory, else a direct read) for tiles of more than
   /// kSerialPageIds ids: the direct read becomes one id per thread into the
-  /// staged buffer's first tile, a barrier, and the same vector load as the
-  /// staged branch. The staged tiles come first in the tile loop, so their
-  /// ids are dead when a tile falls back.
+  /// staged buffer's first tile and a barrier, and the scf.if yields where
+  /// the tile's ids start in the staged buffer, read after it by one vector
+  /// load (whose consumer, qk, copies the ids on all threads). The staged
+  /// tiles come first in the tile loop, so their ids are dead when a tile
+  /// falls back.
   void distributeFallbackReads() {
     SmallVector<scf::IfOp> selects;
     kernel.walk([&](scf::IfOp select) {
@@ -125,10 +127,9 @@ public:
     for (scf::IfOp select : selects) {
       auto read =
           select.elseYield().getOperand(0).getDefiningOp<TilePageIdsOp>();
-      Value buffer = select.thenYield()
-                         .getOperand(0)
-                         .getDefiningOp<vector::LoadOp>()
-                         .getBase();
+      auto staged =
+          select.thenYield().getOperand(0).getDefiningOp<vector::LoadOp>();
+      Value buffer = staged.getBase();
       ImplicitLocOpBuilder b(read.getLoc(), read);
       WarpEmitter e(b);
       e.forLoop(ids.tid, e.idx(pagesPerTile(read.getPageSize())),
@@ -137,10 +138,18 @@ public:
                                      k);
                 });
       e.barrier();
-      Value ids = vector::LoadOp::create(b, read.getPageIds().getType(), buffer,
-                                         ValueRange{e.idx(0)});
-      read.getPageIds().replaceAllUsesWith(ids);
+      // Both branches yield the first id's index; one load after the if.
+      select.elseYield()->setOperand(0, e.idx(0));
+      select.thenYield()->setOperand(0, staged.getIndices()[0]);
+      Value tileIds = select.getResult(0);
+      Type idsType = tileIds.getType();
+      tileIds.setType(b.getIndexType());
+      b.setInsertionPointAfter(select);
+      Value loaded =
+          vector::LoadOp::create(b, idsType, buffer, ValueRange{tileIds});
+      tileIds.replaceAllUsesExcept(loaded, loaded.getDefiningOp());
       read.erase();
+      staged.erase();
     }
   }
 

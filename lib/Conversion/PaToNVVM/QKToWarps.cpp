@@ -144,15 +144,85 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
   }
 
 private:
-  /// Thread 0 stores the tile's page ids (a uniform vector) into the slot of
-  /// the tile's parity, so that each thread reads the ids of its own tokens
-  /// by index; qk's barrier publishes them. Alternating slots keep the next
+  /// Stores the tile's page ids (a uniform vector) into the slot of the
+  /// tile's parity, so that each thread reads the ids of its own tokens by
+  /// index; qk's barrier publishes them. Alternating slots keep the next
   /// tile's store clear of this tile's readers without another barrier.
+  /// Ids read from workgroup memory (the staged ids of short pages,
+  /// PageIdsToWarps.cpp, through pa-tile's pool guard) are copied one id
+  /// per thread; others are stored by thread 0 (at P = 1, thread 0's copy of
+  /// 256 ids took 512 shared-memory accesses per tile while the other
+  /// threads waited).
   void storePageIds(WarpEmitter &e, TileQKOp op) const {
-    e.ifThen(e.cmp(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
-      e.storeVector(op.getPageIds(), buffers.pageIds,
-                    {tilePages(e, op.getTileStart()).idBase});
-    });
+    Value idBase = tilePages(e, op.getTileStart()).idBase;
+    Value tileIds = op.getPageIds();
+    if (elementOfStagedIds(e, tileIds, /*k=*/nullptr, /*elements=*/nullptr)) {
+      e.forLoop(ids.tid,
+                e.idx(cast<VectorType>(tileIds.getType()).getNumElements()),
+                e.idx(kWorkgroupThreads), [&](Value k) {
+                  DenseMap<Value, Value> elements;
+                  e.store(elementOfStagedIds(e, tileIds, k, &elements),
+                          buffers.pageIds, {e.add(idBase, k)});
+                });
+      return;
+    }
+    e.ifThen(e.cmp(CmpIPredicate::eq, ids.tid, e.idx(0)),
+             [&] { e.storeVector(tileIds, buffers.pageIds, {idBase}); });
+  }
+
+  /// Element `k` (index) of `ids` computed on its own, where `ids` is a
+  /// vector load of workgroup memory followed by elementwise ops whose other
+  /// operands are splats; null if it is not. `elements` holds the elements
+  /// built so far for this `k` (each vector's once). With a null `k` only
+  /// says whether it is (builds nothing).
+  static Value elementOfStagedIds(WarpEmitter &e, Value ids, Value k,
+                                  DenseMap<Value, Value> *elements) {
+    if (k)
+      if (Value built = elements->lookup(ids))
+        return built;
+    Value element = buildElementOfStagedIds(e, ids, k, elements);
+    if (k && element)
+      (*elements)[ids] = element;
+    return element;
+  }
+  static Value buildElementOfStagedIds(WarpEmitter &e, Value ids, Value k,
+                                       DenseMap<Value, Value> *elements) {
+    Operation *op = ids.getDefiningOp();
+    if (!op)
+      return nullptr;
+    if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(
+              load.getBase().getType()) ||
+          load.getIndices().size() != 1)
+        return nullptr;
+      return k ? e.load(load.getBase(), {e.add(load.getIndices()[0], k)})
+               : ids;
+    }
+    if (auto splat = dyn_cast<vector::BroadcastOp>(op))
+      return isa<VectorType>(splat.getSourceType()) ? nullptr
+                                                    : splat.getSource();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto value = dyn_cast<SplatElementsAttr>(constant.getValue());
+      if (!value)
+        return nullptr;
+      return k ? arith::ConstantOp::create(e.b,
+                                           value.getSplatValue<TypedAttr>())
+               : ids;
+    }
+    if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      return nullptr;
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      operands.push_back(elementOfStagedIds(e, operand, k, elements));
+      if (!operands.back())
+        return nullptr;
+    }
+    if (!k)
+      return ids;
+    OperationState state(op->getLoc(), op->getName(), operands,
+                         getElementTypeOrSelf(ids.getType()), op->getAttrs());
+    return e.b.create(state)->getResult(0);
   }
 };
 

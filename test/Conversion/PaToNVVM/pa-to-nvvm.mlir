@@ -145,7 +145,9 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 // page id (two tiles' ids of 256 pages each in shared memory). 256 ids per
 // tile are read one per thread: when staged (page f of the staged ids on
 // thread f % 128) and for the tiles past the staged bound (into the staged
-// buffer's first tile, then the staged form's vector load).
+// buffer's first tile); the scf.if yields where the tile's ids start in the
+// staged buffer, and qk copies them (through pa-tile's pool guard) one per
+// thread into the slot of the tile's parity, not as thread 0's vector.
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      %[[KEYS:[^:]*]]: memref<?x1x1x64xbf16>, %[[VALUES:[^:]*]]: memref<?x1x1x64xbf16>
@@ -158,14 +160,25 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 // CHECK:           memref.store %{{.*}}, %[[STAGED:.*]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
 // CHECK:         gpu.barrier
 // CHECK:         scf.for
-// CHECK:           scf.if %{{.*}} -> (vector<256xi32>) {
-// CHECK:             vector.load %[[STAGED]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<256xi32>
+// CHECK:           %[[FIRST:.*]] = scf.if %{{.*}} -> (index) {
+// CHECK:             %[[STAGED_FIRST:.*]] = arith.muli
+// CHECK:             scf.yield %[[STAGED_FIRST]] : index
 // CHECK:           } else {
 // CHECK:             scf.for %{{.*}} = %[[TID]] to %c256{{.*}} step %c128
 // CHECK:               memref.load %{{.*}} : memref<?x?xi32>
 // CHECK:               memref.store %{{.*}}, %[[STAGED]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>
 // CHECK:             gpu.barrier
-// CHECK:             vector.load %[[STAGED]][%{{.*}}] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<256xi32>
+// CHECK:             scf.yield %c0{{.*}} : index
+// CHECK:           }
+// CHECK-NOT:       vector.store {{.*}}memref<512xi32
+// CHECK:           scf.for %[[K:.*]] = %[[TID]] to %c256{{.*}} step %c128
+// CHECK:             %[[AT:.*]] = arith.addi %[[FIRST]], %[[K]] : index
+// CHECK:             %[[ID:.*]] = memref.load %[[STAGED]][%[[AT]]] : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK:             %[[IN_POOL:.*]] = arith.cmpi ult, %[[ID]], %{{.*}} : i32
+// CHECK:             %[[GUARDED:.*]] = arith.select %[[IN_POOL]], %[[ID]], %{{.*}} : i32
+// CHECK:             memref.store %[[GUARDED]], %{{.*}}[%{{.*}}] : memref<512xi32, #gpu.address_space<workgroup>>
+// CHECK:           }
+// CHECK:           gpu.barrier
 // K and V are read with ld.global.L2::256B (inline PTX at the element's
 // address: aligned pointer + (offset + indices . strides) * 2 bytes), so
 // that the first piece of a token's row brings the rest into L2.
