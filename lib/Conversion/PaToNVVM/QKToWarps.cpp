@@ -151,12 +151,12 @@ private:
   /// Ids read from workgroup memory (the staged ids of short pages,
   /// PageIdsToWarps.cpp, through pa-tile's pool guard) are copied one id
   /// per thread; others are stored by thread 0 (at P = 1, thread 0's copy of
-  /// 256 ids took 512 shared-memory accesses per tile while the other
-  /// threads waited).
+  /// 256 ids held them in registers, spilled, and kept the other threads
+  /// waiting at the barrier).
   void storePageIds(WarpEmitter &e, TileQKOp op) const {
-    Value idBase = tilePages(e, op.getTileStart()).idBase;
     Value tileIds = op.getPageIds();
     if (elementOfStagedIds(e, tileIds, /*k=*/nullptr, /*elements=*/nullptr)) {
+      Value idBase = tilePages(e, op.getTileStart()).idBase;
       e.forLoop(ids.tid,
                 e.idx(cast<VectorType>(tileIds.getType()).getNumElements()),
                 e.idx(kWorkgroupThreads), [&](Value k) {
@@ -166,8 +166,10 @@ private:
                 });
       return;
     }
-    e.ifThen(e.cmp(CmpIPredicate::eq, ids.tid, e.idx(0)),
-             [&] { e.storeVector(tileIds, buffers.pageIds, {idBase}); });
+    e.ifThen(e.cmp(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
+      e.storeVector(tileIds, buffers.pageIds,
+                    {tilePages(e, op.getTileStart()).idBase});
+    });
   }
 
   /// Element `k` (index) of `ids` computed on its own, where `ids` is a
@@ -185,6 +187,7 @@ private:
       (*elements)[ids] = element;
     return element;
   }
+  /// elementOfStagedIds of a vector not built yet.
   static Value buildElementOfStagedIds(WarpEmitter &e, Value ids, Value k,
                                        DenseMap<Value, Value> *elements) {
     Operation *op = ids.getDefiningOp();
@@ -195,8 +198,7 @@ private:
               load.getBase().getType()) ||
           load.getIndices().size() != 1)
         return nullptr;
-      return k ? e.load(load.getBase(), {e.add(load.getIndices()[0], k)})
-               : ids;
+      return k ? e.load(load.getBase(), {e.add(load.getIndices()[0], k)}) : ids;
     }
     if (auto splat = dyn_cast<vector::BroadcastOp>(op))
       return isa<VectorType>(splat.getSourceType()) ? nullptr
