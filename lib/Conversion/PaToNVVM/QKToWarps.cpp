@@ -49,7 +49,10 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     SmallVector<SmallVector<Accumulator>> acc(
         nBlocks, SmallVector<Accumulator>(s.mTiles(), zeros(e)));
     // Requesting block b + 1's K chunks before block b's products (as pv
-    // does with V) measured no faster here and costs registers.
+    // does with V) measured no faster here and costs registers. At 32 rows,
+    // 3 blocks in flight through shared memory (cp.async stages in the
+    // scores' bytes) measured 2-16% slower on the H200 (performance.md,
+    // 2026-12-02, fourth session).
     for (int64_t block = 0; block < blocks; ++block) {
       Value chunkIndex = e.add(ids.t, 4 * block);
       Value inRow;
