@@ -58,6 +58,12 @@ bool byteCount(const HostOperand &operand, size_t &bytes, std::string &error) {
               std::to_string(i);
       return false;
     }
+    if (strided && operand.strides[i] < 0) {
+      error = what + " has stride " + std::to_string(operand.strides[i]) +
+              " in dimension " + std::to_string(i) +
+              "; strides must be >= 0";
+      return false;
+    }
     empty = empty || size == 0;
     size_t step = strided ? static_cast<size_t>(operand.strides[i]) : 0;
     if ((size != 0 && elements > limit / static_cast<size_t>(size)) ||
@@ -69,8 +75,14 @@ bool byteCount(const HostOperand &operand, size_t &bytes, std::string &error) {
     if (strided && size > 1)
       last += (static_cast<size_t>(size) - 1) * step;
   }
-  if (strided)
+  if (strided) {
+    // One past the last element must be representable too.
+    if (last == limit) {
+      error = what + " is too large to address";
+      return false;
+    }
     elements = empty ? 0 : last + 1;
+  }
   bytes = static_cast<size_t>(operand.elementBytes);
   if (elements != 0 && bytes > limit / elements) {
     error = what + " is too large to address";

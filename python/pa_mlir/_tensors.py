@@ -356,6 +356,26 @@ def row_major_strides(shape):
     return tuple(strides)
 
 
+def inner_strides_fit(shape, strides, inner):
+    """Whether the element `strides` of an array of `shape` have its dims
+    after the first at `inner` (their row-major strides), where a dim of
+    one element may have any stride (torch gives those various ones): the
+    one rule for the query (rows at any stride) and nhd / hnd caches
+    (pages at any stride), on a run's fast path and in its message."""
+    return strides[1:] == inner or all(
+        size == 1 or stride == want
+        for size, stride, want in zip(shape[1:], strides[1:], inner))
+
+
+def page_strides_fit(shape, strides, inner):
+    """Whether the kernels read an nhd / hnd cache of `shape` at element
+    `strides`: inner_strides_fit, and pages at any stride but 0 over more
+    than one page (an expand() of one page: the kernels read N distinct
+    pages, as the numpy path refuses np.broadcast_to)."""
+    return ((strides[0] != 0 or shape[0] <= 1)
+            and inner_strides_fit(shape, strides, inner))
+
+
 class DeviceOperands:
     """The PaDeviceOperand array of one operand table
     (_runtime_capi.device_operands), made once per PlanLayout, in a
@@ -791,23 +811,11 @@ class Plan:
         apart and elements adjacent - packed, or rows of a fused qkv tensor
         (qkv[..., :Hq, :]) - else the ValueError that explains."""
         L = self._layout
-        try:
-            if (query.dtype == L.query_dtype
-                    and query.shape == L.rows_shape
-                    and query.get_device() == self.device
-                    and isinstance(query, self._torch.Tensor)):
-                strides = query.stride()
-                if strides[1:] == L.query_inner:
-                    return strides[0]
-        except AttributeError:
-            pass
         self._explain("query", query, (L.query_dtype,), L.rows_shape,
                       contiguous=False)
-        # Dims of one element may have any stride.
         rows, heads, dim = L.rows_shape
         strides = query.stride()
-        if all(size == 1 or stride == want for size, stride, want in zip(
-                (heads, dim), strides[1:], L.query_inner)):
+        if inner_strides_fit(L.rows_shape, strides, L.query_inner):
             return strides[0] if rows > 1 else heads * dim
         raise ValueError(
             f"query must have its heads D = {dim} elements apart and its "
@@ -822,9 +830,13 @@ class Plan:
         [N, 2, ...] cache is read in place)."""
         L = self._layout
         self._explain(name, cache, L.kv_dtypes, shape, contiguous=False)
-        # Dims of one element may have any stride.
-        if not all(size == 1 or stride == want for size, stride, want in zip(
-                shape[1:], cache.stride()[1:], L.page_inner)):
+        strides = cache.stride()
+        if strides[0] == 0 and shape[0] > 1:
+            raise ValueError(
+                f"{name} has page stride 0 over {shape[0]} pages (one page "
+                f"expanded): the kernels read N distinct pages: pass "
+                f"{name}.contiguous()")
+        if not page_strides_fit(shape, strides, L.page_inner):
             raise ValueError(
                 f"{name} has strides {tuple(cache.stride())}; the kernels "
                 f"read an nhd / hnd cache at any page stride (dim 0), the "
@@ -920,19 +932,21 @@ class Plan:
                 isinstance(query, Tensor) and query.dtype == L.query_dtype
                 and query.shape == L.rows_shape
                 and query.get_device() == device
-                and strides[1:] == L.query_inner
+                and inner_strides_fit(L.rows_shape, strides, L.query_inner)
                 and isinstance(key_cache, Tensor)
                 and key_cache.dtype in L.kv_dtypes
                 and key_cache.shape == pool[0]
                 and key_cache.get_device() == device
                 and (key_cache.is_contiguous() if L.page_inner is None
-                     else key_cache.stride()[1:] == L.page_inner)
+                     else page_strides_fit(pool[0], key_cache.stride(),
+                                           L.page_inner))
                 and isinstance(value_cache, Tensor)
                 and value_cache.dtype in L.kv_dtypes
                 and value_cache.shape == pool[1]
                 and value_cache.get_device() == device
                 and (value_cache.is_contiguous() if L.page_inner is None
-                     else value_cache.stride()[1:] == L.page_inner)
+                     else page_strides_fit(pool[1], value_cache.stride(),
+                                           L.page_inner))
                 and isinstance(out, Tensor) and out.dtype == L.query_dtype
                 and out.shape == L.rows_shape and out.get_device() == device
                 and out.is_contiguous())

@@ -27,6 +27,9 @@ from test_decode import assert_close, reference_decode, small_case
 HERE = Path(__file__).resolve().parent
 PACKAGE = str(Path(pa_mlir.__file__).resolve().parents[1])
 FAKE_CUDA = os.environ.get("PA_FAKE_CUDA_LIB")
+# The same recording driver without cuLaunchKernelEx (older than CUDA 12).
+FAKE_CUDA_WITHOUT_LAUNCH_EX = os.environ.get(
+    "PA_FAKE_CUDA_WITHOUT_LAUNCH_EX_LIB")
 SMALL = pa_mlir.DecodeConfig(head_dim=64, scale="per_tensor", budget=4,
                              max_partitions=2, chip="sm_90a")
 
@@ -130,6 +133,50 @@ FAKE_RUN = textwrap.dedent("""
         [key] = [k for k in pa_mlir.targets._programs if k[0] == "cuda"]
         return pa_mlir.targets._programs[key].artifact
 """)
+
+
+@pytest.mark.skipif(not FAKE_CUDA or not FAKE_CUDA_WITHOUT_LAUNCH_EX,
+                    reason="PA_FAKE_CUDA_LIB and "
+                           "PA_FAKE_CUDA_WITHOUT_LAUNCH_EX_LIB are not set "
+                           "(CTest sets them)")
+def test_programmatic_kernels_launch_plainly_without_cuLaunchKernelEx():
+    """A driver without cuLaunchKernelEx (looked up optionally): the
+    kernels the sidecar marks programmatic are launched with cuLaunchKernel
+    instead, with the grids, blocks, streams and parameter bytes of the
+    cuLaunchKernelEx launches, and the run completes."""
+    script = FAKE_RUN + textwrap.dedent("""
+        rng = np.random.default_rng(6)
+        case, options = make_case(rng, hq=8, hkv=2, d=64, p=16,
+                                  query_length=1, kv_dtype="e4m3fn",
+                                  v_layout="plain", lengths=[40, 3],
+                                  scales="per_tensor")
+        fake.fakeCudaReset()
+        pa_mlir.decode(**case, **options, target="cuda", budget=6)
+        artifact = cuda_artifact()
+        print(json.dumps(dict(
+            run=record(), has_launch_ex=hasattr(fake, "cuLaunchKernelEx"),
+            programmatic_launch=[k.get("programmatic_launch") for k in
+                                 artifact.metadata["kernels"]])))
+    """)
+    runs = {}
+    for label, library in (("ex", FAKE_CUDA),
+                           ("plain", FAKE_CUDA_WITHOUT_LAUNCH_EX)):
+        done = run_python(script, library, PA_CUDA_LIBRARY=library)
+        assert done.returncode == 0, (label, done.stderr)
+        runs[label] = json.loads(done.stdout)
+    assert runs["ex"]["has_launch_ex"] and not runs["plain"]["has_launch_ex"]
+    for run in runs.values():
+        assert run["programmatic_launch"] == [True, True, True]
+    shape = {label: [(l["name"], l["grid"], l["block"], l["stream"],
+                      len(l["params"])) for l in run["run"]["launches"]]
+             for label, run in runs.items()}
+    assert [name for name, *_ in shape["plain"]] == [
+        "pa_plan", "pa_decode", "pa_reduce"]
+    assert shape["plain"] == shape["ex"]
+    assert [l["programmatic"] for l in runs["ex"]["run"]["launches"]] == [
+        1, 1, 1]
+    assert [l["programmatic"] for l in runs["plain"]["run"]["launches"]] == [
+        0, 0, 0]
 
 
 @pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "

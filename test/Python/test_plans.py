@@ -1152,7 +1152,10 @@ def test_run_launches_the_layer_kernels_whatever_the_block_kept():
 def test_an_hnd_cache_of_one_kv_head_made_by_transpose_runs():
     """Dims of size 1 may have any stride: an hnd cache with Hkv = 1 made
     by transposing an nhd tensor (its head dim's stride D, not P * D) runs
-    and reads the same pages as the contiguous one."""
+    and reads the same pages as the contiguous one, on the fast path of a
+    run (the one rule of both checks); a cache made by expand() of one
+    page (page stride 0) is refused by name on both paths, as the numpy
+    path refuses np.broadcast_to, and launches nothing."""
     done = run_python(FAKE_RUN + COUNTING_TORCH
                       + one_row_case(33, 1, "e4m3fn", [40, 3])
                       + textwrap.dedent("""
@@ -1173,12 +1176,31 @@ def test_an_hnd_cache_of_one_kv_head_made_by_transpose_runs():
                             page_size=16, kv_dtype="e4m3fn",
                             scale="per_tensor", kv_layout="hnd", debug=False)
         artifact = pa_mlir.compile(plan.config)
+        # Counts the runs that fell back to the slow checks.
+        slow = []
+        one_by_one = type(plan)._checked_one_by_one
+        def counted(self, *args):
+            slow.append(1)
+            return one_by_one(self, *args)
+        type(plan)._checked_one_by_one = counted
         fake.fakeCudaReset()
         refuse("transposed", lambda: plan.run(q, k, v, k_scale=scale,
                                               v_scale=scale, out=out))
         launches = record()["launches"]
         decode = [l for l in launches if l["name"] == "pa_decode"]
+        slow_runs = len(slow)
+        # torch's expand() of one page over the pool: stride 0 in dim 0.
+        hnd_key = np.ascontiguousarray(nhd_key.swapaxes(1, 2))
+        expanded = torch.tensor_of(np.broadcast_to(hnd_key[:1],
+                                                   hnd_key.shape))
+        fake.fakeCudaReset()
+        refuse("expanded", lambda: plan.run(q, expanded, v, k_scale=scale,
+                                            v_scale=scale, out=out))
+        expanded_launches = record()["launches"]
         print(json.dumps(dict(
+            slow_runs=slow_runs, expanded_stride=expanded.stride(0),
+            pages=hnd_key.shape[0],
+            expanded_launches=len(expanded_launches),
             errors=errors, strides=list(k.stride()),
             launches=[l["name"] for l in launches],
             key=[param(d, artifact, "key_cache.aligned_ptr")
@@ -1191,5 +1213,11 @@ def test_an_hnd_cache_of_one_kv_head_made_by_transpose_runs():
     out = json.loads(done.stdout)
     assert out["strides"][1] != out["strides"][2] * 16, out["strides"]
     assert out["errors"]["transposed"] is None, out["errors"]
+    assert out["slow_runs"] == 0, "a size-1 dim's stride left the fast path"
     assert out["launches"] == ["pa_decode", "pa_reduce"]
+    assert out["expanded_stride"] == 0
+    assert out["pages"] > 1
+    assert out["errors"]["expanded"].startswith(
+        f"key_cache has page stride 0 over {out['pages']} pages"), out["errors"]
+    assert out["expanded_launches"] == 0
     assert out["key"] and out["page_stride"] == [out["page"]]

@@ -171,6 +171,13 @@ TEST(HostRun, BadOperandsAllocateNothing) {
       {{"y", nullptr, {4}, 4, true}, "operand 'y' has 16 bytes but no data"},
       {{"y", data.data(), {int64_t(1) << 62, int64_t(1) << 62}, 4, true},
        "operand 'y' is too large to address"},
+      // The last element at SIZE_MAX: one past it wraps the span to 0
+      // elements (nothing copied, a 1-byte buffer read at huge strides).
+      // 3 * 6148914691236517205 = 2^64 - 1.
+      {{"y", data.data(), {4}, 1, true, {6148914691236517205}},
+       "operand 'y' is too large to address"},
+      {{"y", data.data(), {2, 2}, 4, true, {2, -1}},
+       "operand 'y' has stride -1 in dimension 1; strides must be >= 0"},
   };
   for (const Case &c : cases) {
     RecordingMemory memory;

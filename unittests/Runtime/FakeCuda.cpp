@@ -387,7 +387,10 @@ FAKE_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gridX,
                       sharedBytes, stream, kernelParams, extra, false);
 }
 
+#ifndef FAKE_CUDA_WITHOUT_LAUNCH_EX
 /// Takes only the programmatic stream serialization attribute, as 0 or 1.
+/// Left out of libpa-fake-cuda-without-launch-ex.so, as a driver older
+/// than CUDA 12 lacks it.
 FAKE_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config,
                                       CUfunction f, void **kernelParams,
                                       void **extra) {
@@ -407,6 +410,7 @@ FAKE_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config,
                       config->sharedMemBytes, config->hStream, kernelParams,
                       extra, programmatic);
 }
+#endif
 
 FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   if (!currentContext)
