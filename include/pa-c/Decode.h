@@ -70,11 +70,19 @@ typedef struct {
  * budget. */
 PA_CAPI_EXPORTED PaDecodeConfig paDecodeConfigGetDefault(void);
 
+/* The layout of PaHostBuffers this header describes ("PABU", layout 1).
+ * Every PaHostBuffers starts with `abi` = PA_HOST_BUFFERS_ABI; the library
+ * refuses buffers whose `abi` differs (a caller compiled against another
+ * pa-c/Decode.h, whose fields lie elsewhere) instead of reading them. A
+ * change of the struct's fields changes the value. */
+#define PA_HOST_BUFFERS_ABI UINT64_C(0x5041425500000001)
+
 /* The operands of one run (pa::HostBuffers): caller-owned, row-major (nhd /
  * hnd caches: any page stride), in the layouts of the spec. Caches are raw
  * element bits (1 byte for fp8, 2 for bf16); query and output are bf16/f16
  * bits. */
 typedef struct {
+  uint64_t abi;                /* PA_HOST_BUFFERS_ABI */
   int64_t batch;               /* B */
   int64_t numPages;            /* N */
   int64_t maxPagesPerSequence; /* block-table row length */

@@ -18,6 +18,13 @@
 extern "C" {
 #endif
 
+/* The layout of PaHostOperand this header describes ("PAOP", layout 1).
+ * Every PaHostOperand starts with `abi` = PA_HOST_OPERAND_ABI; the library
+ * refuses an operand whose `abi` differs (a caller compiled against
+ * another pa-c/Runtime.h, whose fields lie elsewhere) by name instead of
+ * reading it. A change of the struct's fields changes the value. */
+#define PA_HOST_OPERAND_ABI UINT64_C(0x50414F5000000001)
+
 /* One operand in host memory for a host-buffer run: an array at `data`
  * (row-major, or at `strides`) of `rank` sizes of `elementBytes`-byte elements, under its pa
  * operand name (as PaDeviceOperand). `readOnly` operands (the decode's
@@ -27,6 +34,7 @@ extern "C" {
  * (docs/user-guide.md); the runtime checks them against what the kernels
  * index (ranks, named operands), not against a configuration. */
 typedef struct {
+  uint64_t abi; /* PA_HOST_OPERAND_ABI */
   const char *name;
   void *data;
   int32_t rank;
@@ -85,8 +93,11 @@ typedef struct {
  * (2: the kernels read the query at its PaDeviceOperand strides; version 1
  * programs read it packed and are refused. 3: so are the page strides of
  * nhd / hnd caches; version 2 programs read them contiguous and are
+ * refused. 4: each kernel's sidecar lists the strides it reads at run time
+ * ("dynamic_strides"), and an enqueue refuses any other stride that is not
+ * row-major, naming the operand; version 3 programs have no list and are
  * refused). */
-#define PA_PROGRAM_FORMAT_VERSION 3
+#define PA_PROGRAM_FORMAT_VERSION 4
 
 /* Writes an AOT program, the directory `path` (created when missing; a
  * program there is replaced): `codeObject` (`codeObjectSize` bytes) in

@@ -64,7 +64,8 @@ bool paHipProgramRunBuffers(PaHipProgram program, const PaDecodeConfig *c,
                   "and buffers");
     return false;
   }
-  if (!unwrapConfig(c, config, message)) {
+  message = checkBuffersAbi(*buffers);
+  if (!message.empty() || !unwrapConfig(c, config, message)) {
     report(error, message);
     return false;
   }
@@ -76,7 +77,8 @@ bool paHipProgramRunBuffers(PaHipProgram program, const PaDecodeConfig *c,
   auto operands = decodeOperands(config, host);
   std::vector<PaHostOperand> described;
   for (const DecodeOperand &operand : operands)
-    described.push_back({operand.name, const_cast<void *>(operand.data),
+    described.push_back({PA_HOST_OPERAND_ABI, operand.name,
+                         const_cast<void *>(operand.data),
                          static_cast<int32_t>(operand.sizes.size()),
                          operand.sizes.data(), operand.elementBytes,
                          operand.readOnly,

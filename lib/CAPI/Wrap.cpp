@@ -87,6 +87,12 @@ bool capi::unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
   return true;
 }
 
+std::string capi::checkBuffersAbi(const PaHostBuffers &buffers) {
+  return ::pa::capi::checkStructAbi(buffers.abi, PA_HOST_BUFFERS_ABI,
+                                    "PaHostBuffers", "PA_HOST_BUFFERS_ABI",
+                                    "pa-c/Decode.h");
+}
+
 HostBuffers capi::unwrapBuffers(const PaHostBuffers &c) {
   HostBuffers buffers;
   buffers.batch = c.batch;

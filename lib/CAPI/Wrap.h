@@ -32,6 +32,10 @@ bool unwrapModuleText(PaStringRef text, llvm::StringRef &result,
 /// The C++ view of the caller's buffers (the same pointers).
 HostBuffers unwrapBuffers(const PaHostBuffers &buffers);
 
+/// Empty when `buffers` has this library's layout (PA_HOST_BUFFERS_ABI),
+/// else why they are refused (checkStructAbi).
+std::string checkBuffersAbi(const PaHostBuffers &buffers);
+
 /// The C++ options of `options` (the defaults for NULL); false with the
 /// reason in `message` for a value outside its enum.
 bool unwrapOptions(const PaCompileOptions *options, CompileOptions &result,
@@ -78,8 +82,9 @@ bool runProgram(const Program *program, const PaHostBuffers *buffers,
     report(error, std::string(entryPoint) + " needs a program and buffers");
     return false;
   }
-  std::string message;
-  if (failed(program->run(unwrapBuffers(*buffers), message))) {
+  std::string message = checkBuffersAbi(*buffers);
+  if (!message.empty() ||
+      failed(program->run(unwrapBuffers(*buffers), message))) {
     report(error, message);
     return false;
   }

@@ -3,6 +3,7 @@
 
 #include "Json.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <regex>
@@ -117,6 +118,32 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
     kernel.programmaticLaunch = programmatic->boolean;
   }
 
+  // Absent: a sidecar from before the field, read as no run-time strides.
+  std::vector<std::pair<std::string, int64_t>> dynamicStrides;
+  if (const json::Value *listed = object.get("dynamic_strides")) {
+    if (listed->kind != json::Value::Kind::Object) {
+      error = where + ": 'dynamic_strides' must be an object of operand "
+                      "names to arrays of dims";
+      return false;
+    }
+    for (const auto &[operand, dims] : listed->members) {
+      if (dims.kind != json::Value::Kind::Array) {
+        error = where + ": 'dynamic_strides' of '" + operand +
+                "' must be an array of dims";
+        return false;
+      }
+      for (const json::Value &dim : dims.items) {
+        std::optional<int64_t> index = dim.integer();
+        if (!index || *index < 0) {
+          error = where + ": 'dynamic_strides' of '" + operand +
+                  "' must hold dims >= 0";
+          return false;
+        }
+        dynamicStrides.push_back({operand, *index});
+      }
+    }
+  }
+
   const json::Value *args = object.get("args");
   if (!args || args->kind != json::Value::Kind::Array) {
     error = where + ": 'args' must be an array";
@@ -138,6 +165,11 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
               "' lies outside the parameter bytes";
       return false;
     }
+    param.dynamicStride =
+        param.field == KernelParam::Field::Stride &&
+        std::find(dynamicStrides.begin(), dynamicStrides.end(),
+                  std::make_pair(param.operand, param.dim)) !=
+            dynamicStrides.end();
     kernel.params.push_back(std::move(param));
   }
   return true;
@@ -197,8 +229,40 @@ bool parseManifest(const std::string &text, ModuleManifest &manifest,
 }
 
 namespace {
+/// False with `error` unless `stride`, the view's stride in dim
+/// `param.dim`, which `kernel` does not read at run time (its type fixes
+/// it), is the row-major stride of the view's sizes there: the kernel
+/// would read the view at the compiled stride. A dim of one element, or
+/// an empty view, is read at no stride.
+bool checkCompiledStride(const KernelInfo &kernel, const KernelParam &param,
+                         const MemRefView &view, int64_t stride,
+                         std::string &error) {
+  const size_t dim = static_cast<size_t>(param.dim);
+  if (view.sizes[dim] == 1)
+    return true;
+  int64_t rowMajor = 1;
+  bool overflow = false;
+  for (size_t d = 0; d < view.sizes.size(); ++d) {
+    if (view.sizes[d] == 0)
+      return true;
+    if (d > dim)
+      overflow |= __builtin_mul_overflow(rowMajor, view.sizes[d], &rowMajor);
+  }
+  if (stride == rowMajor && !overflow)
+    return true;
+  error = "operand '" + param.operand + "' has stride " +
+          std::to_string(stride) + " in dim " + std::to_string(dim) +
+          ", but kernel '" + kernel.name +
+          "' reads that dim at the row-major stride " +
+          std::to_string(rowMajor) +
+          " (its sidecar lists the strides it reads at run time in "
+          "'dynamic_strides', and not this one): pass a row-major view";
+  return false;
+}
+
 /// The value of parameter `param` in `view`; false with `error` when its
-/// dim is outside the view's rank.
+/// dim is outside the view's rank or it is a stride the kernel does not
+/// read that is not row-major.
 bool paramValue(const KernelInfo &kernel, const KernelParam &param,
                 const MemRefView &view, int64_t &value, std::string &error) {
   switch (param.field) {
@@ -219,7 +283,8 @@ bool paramValue(const KernelInfo &kernel, const KernelParam &param,
       return false;
     }
     value = values[static_cast<size_t>(param.dim)];
-    return true;
+    return param.dynamicStride || param.field == KernelParam::Field::Size ||
+           checkCompiledStride(kernel, param, view, value, error);
   }
   }
   return false;

@@ -103,6 +103,40 @@ bool translateBlockSize(const json::Value &kernel, const std::string &where,
   return true;
 }
 
+/// `value` as JSON text (numbers as they were written).
+void writeJson(const json::Value &value, std::ostringstream &out) {
+  switch (value.kind) {
+  case json::Value::Kind::Null:
+    out << "null";
+    return;
+  case json::Value::Kind::Bool:
+    out << (value.boolean ? "true" : "false");
+    return;
+  case json::Value::Kind::Number:
+    out << value.text;
+    return;
+  case json::Value::Kind::String:
+    out << json::quote(value.text);
+    return;
+  case json::Value::Kind::Array:
+    out << "[";
+    for (size_t i = 0; i < value.items.size(); ++i) {
+      out << (i ? ", " : "");
+      writeJson(value.items[i], out);
+    }
+    out << "]";
+    return;
+  case json::Value::Kind::Object:
+    out << "{";
+    for (size_t i = 0; i < value.members.size(); ++i) {
+      out << (i ? ", " : "") << json::quote(value.members[i].first) << ": ";
+      writeJson(value.members[i].second, out);
+    }
+    out << "}";
+    return;
+  }
+}
+
 /// One AMD kernel object as a manifest kernel object.
 bool translateKernel(const json::Value &kernel, std::ostringstream &out,
                      std::string &error) {
@@ -124,6 +158,13 @@ bool translateKernel(const json::Value &kernel, std::ostringstream &out,
   // LDS is static in AMD code objects: no dynamic shared memory.
   out << ", \"shared_bytes\": 0, \"registers\": "
       << (vgprs && vgprs->integer() ? *vgprs->integer() : -1) << ", ";
+  // The strides the kernel reads at run time, as the sidecar lists them
+  // (parseManifest checks them); absent in a sidecar from before them.
+  if (const json::Value *strides = kernel.get("dynamic_strides")) {
+    out << "\"dynamic_strides\": ";
+    writeJson(*strides, out);
+    out << ", ";
+  }
   int64_t paramBytes = 0;
   if (!translateArguments(kernel, where, out, paramBytes, error))
     return false;

@@ -54,8 +54,15 @@ class PaDecodeConfig(_ffi.CheckedStructure):
     ]
 
 
+# pa-c/Decode.h's PA_HOST_BUFFERS_ABI: the layout of PaHostBuffers these
+# bindings describe (the library refuses buffers of another).
+PA_HOST_BUFFERS_ABI = 0x5041425500000001
+
+
 class PaHostBuffers(_ffi.CheckedStructure):
+    """pa-c/Decode.h's PaHostBuffers; `abi` is set to PA_HOST_BUFFERS_ABI."""
     _fields_ = [
+        ("abi", ctypes.c_uint64),
         ("batch", _i64),
         ("numPages", _i64),
         ("maxPagesPerSequence", _i64),
@@ -79,6 +86,10 @@ class PaHostBuffers(_ffi.CheckedStructure):
         ("keyPageStride", _i64),
         ("valuePageStride", _i64),
     ]
+
+    def __init__(self, **fields):
+        fields.setdefault("abi", PA_HOST_BUFFERS_ABI)
+        super().__init__(**fields)
 
 
 class PaHostProgram(_ffi.Handle):

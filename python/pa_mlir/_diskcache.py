@@ -43,7 +43,10 @@ ENVIRONMENT = "PA_MLIR_CACHE_DIR"
 # 3: programs read the query at its run-time strides (older entries read
 # it packed, so they are not served). 4: nhd / hnd programs read K and V at
 # their run-time page strides (format-3 entries read them contiguous).
-FORMAT = 4
+# 5: sidecars list the strides each kernel reads at run time
+# ("dynamic_strides"); a format-4 entry has none, so the runtime would take
+# only row-major views of it.
+FORMAT = 5
 # The largest entry read: code objects are hundreds of KB and the stages a
 # few MB; a bigger file is not a cache entry of this package.
 MAX_ENTRY_BYTES = 64 << 20

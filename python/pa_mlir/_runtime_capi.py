@@ -29,8 +29,16 @@ _i64 = ctypes.c_int64
 _i32 = ctypes.c_int32
 
 
+# pa-c/Runtime.h's PA_HOST_OPERAND_ABI: the layout of PaHostOperand these
+# bindings describe (the library refuses operands of another).
+PA_HOST_OPERAND_ABI = 0x50414F5000000001
+
+
 class PaHostOperand(_ffi.CheckedStructure):
-    _fields_ = [("name", ctypes.c_char_p), ("data", ctypes.c_void_p),
+    """pa-c/Runtime.h's PaHostOperand: (abi, name, data, rank, sizes,
+    elementBytes, readOnly, strides), abi PA_HOST_OPERAND_ABI."""
+    _fields_ = [("abi", ctypes.c_uint64),
+                ("name", ctypes.c_char_p), ("data", ctypes.c_void_p),
                 ("rank", _i32), ("sizes", ctypes.POINTER(_i64)),
                 ("elementBytes", _i64), ("readOnly", ctypes.c_bool),
                 ("strides", ctypes.POINTER(_i64))]
@@ -219,8 +227,8 @@ class _Program(_ffi.OwnedHandle):
         keep = [(_sizes(op[2]), _sizes(op[5]) if len(op) > 5 and op[5]
                  is not None else None) for op in operands]
         array = (PaHostOperand * max(len(operands), 1))(*[
-            PaHostOperand(op[0].encode("utf-8"), op[1], len(op[2]), sizes,
-                          op[3], op[4], strides)
+            PaHostOperand(PA_HOST_OPERAND_ABI, op[0].encode("utf-8"), op[1],
+                          len(op[2]), sizes, op[3], op[4], strides)
             for op, (sizes, strides) in zip(operands, keep)])
         self._checked_call(self._run, array, len(operands))
 

@@ -71,19 +71,24 @@ static void fillBuffers(Buffers *b) {
 
 static size_t hostOperands(Buffers *b, PaHostOperand out[kOperands]) {
   PaHostOperand operands[kOperands] = {
-      {"query", b->query, 3, kQueryShape, 2, true},
-      {"key_cache", b->keyCache, 5, kKeyShape, 1, true},
-      {"value_cache", b->valueCache, 4, kValueShape, 1, true},
-      {"block_tables", b->blockTables, 2, kTableShape, 4, true},
-      {"context_lengths", b->contextLengths, 1, kLengthShape, 4, true},
-      {"k_scale", &b->kScale, 1, kScaleShape, 4, true},
-      {"v_scale", &b->vScale, 1, kScaleShape, 4, true},
-      {"work_info", b->workInfo, 2, kWorkShape, 4, false},
-      {"reduce_info", b->reduceInfo, 2, kReduceShape, 4, false},
-      {"exp_sums", b->expSums, 3, kPartialShape, 4, false},
-      {"max_logits", b->maxLogits, 3, kPartialShape, 4, false},
-      {"tmp_out", b->tmpOut, 4, kTmpShape, 4, false},
-      {"output", b->output, 3, kQueryShape, 2, false},
+      {PA_HOST_OPERAND_ABI, "query", b->query, 3, kQueryShape, 2, true},
+      {PA_HOST_OPERAND_ABI, "key_cache", b->keyCache, 5, kKeyShape, 1, true},
+      {PA_HOST_OPERAND_ABI, "value_cache", b->valueCache, 4, kValueShape, 1,
+       true},
+      {PA_HOST_OPERAND_ABI, "block_tables", b->blockTables, 2, kTableShape, 4,
+       true},
+      {PA_HOST_OPERAND_ABI, "context_lengths", b->contextLengths, 1,
+       kLengthShape, 4, true},
+      {PA_HOST_OPERAND_ABI, "k_scale", &b->kScale, 1, kScaleShape, 4, true},
+      {PA_HOST_OPERAND_ABI, "v_scale", &b->vScale, 1, kScaleShape, 4, true},
+      {PA_HOST_OPERAND_ABI, "work_info", b->workInfo, 2, kWorkShape, 4, false},
+      {PA_HOST_OPERAND_ABI, "reduce_info", b->reduceInfo, 2, kReduceShape, 4,
+       false},
+      {PA_HOST_OPERAND_ABI, "exp_sums", b->expSums, 3, kPartialShape, 4, false},
+      {PA_HOST_OPERAND_ABI, "max_logits", b->maxLogits, 3, kPartialShape, 4,
+       false},
+      {PA_HOST_OPERAND_ABI, "tmp_out", b->tmpOut, 4, kTmpShape, 4, false},
+      {PA_HOST_OPERAND_ABI, "output", b->output, 3, kQueryShape, 2, false},
   };
   memcpy(out, operands, sizeof operands);
   return kOperands;

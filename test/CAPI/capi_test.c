@@ -310,6 +310,7 @@ static void makeExactCase(ExactCase *c, int64_t capacity) {
   for (int i = 0; i < kBatch * kHeads * kDim; ++i)
     c->output[i] = 0x7FC0; /* NaN: must be overwritten */
   PaHostBuffers *b = &c->buffers;
+  b->abi = PA_HOST_BUFFERS_ABI;
   b->batch = kBatch;
   b->numPages = kPages;
   b->maxPagesPerSequence = 1;
@@ -365,8 +366,40 @@ static void testHostRun(void) {
             stringContains(error, "context_lengths[0] = 17"),
         "%s", error.data);
   paStringDestroy(error);
+
+  /* A caller compiled against the header before the `abi` field: its
+   * buffers start with `batch` (held in a union with the current struct,
+   * which is one field longer, so the library reads inside it). Refused
+   * by the marker, not read with every field one place off. */
+  union {
+    struct {
+      int64_t batch, numPages, maxPagesPerSequence, capacity;
+      const void *arrays[16];
+      int64_t keyPageStride, valuePageStride;
+    } old;
+    PaHostBuffers current;
+  } caller;
+  memset(&caller, 0, sizeof caller);
+  caller.old.batch = kBatch;
+  caller.old.numPages = kPages;
+  caller.old.maxPagesPerSequence = 1;
+  caller.old.capacity = capacity;
+  memcpy(caller.old.arrays, &c.buffers.query, sizeof caller.old.arrays);
+  CHECK(!paHostProgramRun(program, &caller.current, &error) &&
+            stringContains(error, "PaHostBuffers.abi is 0x0000000000000002, "
+                                  "not this library's PA_HOST_BUFFERS_ABI "
+                                  "0x5041425500000001") &&
+            stringContains(error, "another pa-c/Decode.h"),
+        "%s", error.data);
+  paStringDestroy(error);
+  c.buffers.abi = 0; /* a struct filled without the marker */
+  CHECK(!paHostProgramRun(program, &c.buffers, &error) &&
+            stringContains(error, "PaHostBuffers.abi is 0x0000000000000000"),
+        "%s", error.data);
+  paStringDestroy(error);
   paHostProgramDestroy(program);
-  printf("ok host execution, exact output\n");
+  printf("ok host execution, exact output, buffers of another layout "
+         "refused\n");
 }
 
 /*===----------------------------------------------------------------------===*/

@@ -260,6 +260,42 @@ static void testHostRun(PaCudaProgram program, const char *json) {
   CHECK(fake.launchCount() == 0 && counter(Live) == 0,
         "no launch, nothing leaked");
 
+  /* Operands of a caller compiled against the header before the `abi`
+   * field (starting with `name`; in a union with the current array, which
+   * is longer) are refused by the marker before anything is read or
+   * allocated, not read one field off. */
+  {
+    typedef struct {
+      const char *name;
+      void *data;
+      int32_t rank;
+      const int64_t *sizes;
+      int64_t elementBytes;
+      bool readOnly;
+      const int64_t *strides;
+    } OldHostOperand;
+    static union {
+      OldHostOperand old[kOperands];
+      PaHostOperand current[kOperands];
+    } caller;
+    for (int i = 0; i < kOperands; ++i)
+      caller.old[i] = (OldHostOperand){
+          operands[i].name,         operands[i].data,
+          operands[i].rank,         operands[i].sizes,
+          operands[i].elementBytes, operands[i].readOnly,
+          operands[i].strides};
+    fake.reset();
+    CHECK(!paCudaProgramRun(program, caller.current, count, &error) &&
+              contains(error, "operand 0: PaHostOperand.abi is 0x") &&
+              contains(error, "not this library's PA_HOST_OPERAND_ABI "
+                              "0x50414f5000000001") &&
+              contains(error, "another pa-c/Runtime.h"),
+          "%s", error.data);
+    paStringDestroy(error);
+    CHECK(counter(Allocations) == 0 && fake.launchCount() == 0,
+          "nothing allocated or launched for another layout");
+  }
+
   /* Bad descriptors are refused before anything is allocated. */
   PaHostOperand bad[kOperands];
   memcpy(bad, operands, sizeof bad);
@@ -272,6 +308,13 @@ static void testHostRun(PaCudaProgram program, const char *json) {
   bad[0].data = NULL;
   CHECK(!paCudaProgramRun(program, bad, count, &error) &&
             contains(error, "operand 'query' has 2048 bytes but no data"),
+        "%s", error.data);
+  paStringDestroy(error);
+  memcpy(bad, operands, sizeof bad);
+  bad[5].abi = 0; /* one struct filled without the marker */
+  CHECK(!paCudaProgramRun(program, bad, count, &error) &&
+            contains(error, "operand 5: PaHostOperand.abi is "
+                            "0x0000000000000000"),
         "%s", error.data);
   paStringDestroy(error);
   memcpy(bad, operands, sizeof bad);
@@ -482,10 +525,11 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
   paStringDestroy(error);
   CHECK(fake.launchCount() == 0, "nothing launched for a negative stride");
   operands[0].strides = NULL;
-  /* The kernels read packed caches row-major: a packed K with its page
-   * stride doubled is refused (an nhd / hnd program's K may have any page
-   * stride: test_plans.py), its own row-major strides (a dim of one
-   * element at any stride) are not. */
+  /* The kernels read packed caches row-major (their sidecar lists no
+   * run-time stride for them): a packed K with its page stride doubled is
+   * refused (an nhd / hnd program's K may have any page stride:
+   * test_plans.py), its own row-major strides (a dim of one element at any
+   * stride) are not. */
   {
     int64_t strides[5];
     int64_t step = 1;
@@ -499,10 +543,10 @@ static void testBoundLaunch(PaCudaProgram program, const char *json) {
     strides[0] = 2 * step / operands[1].sizes[0];
     fake.reset();
     CHECK(!paCudaLaunchEnqueue(launch, stream, &error) &&
-              contains(error, "operand 'key_cache' has strides [") &&
-              contains(error, "the kernels read a packed cache row-major "
-                              "(nhd / hnd caches may have any page "
-                              "stride)"),
+              contains(error, "operand 'key_cache' has stride ") &&
+              contains(error, " in dim 0, but kernel 'pa_decode' reads "
+                              "that dim at the row-major stride ") &&
+              contains(error, "'dynamic_strides'"),
           "%s", error.data);
     paStringDestroy(error);
     CHECK(fake.launchCount() == 0, "nothing launched for a strided cache");
@@ -687,6 +731,76 @@ static void testCheckSequences(void) {
   printf("ok sequence checks (lengths, page ids, window)\n");
 }
 
+/* `json` without its "dynamic_strides" fields, as a sidecar written before
+ * them (a malloc'ed copy). */
+static char *withoutDynamicStrides(const char *json) {
+  char *copy = malloc(strlen(json) + 1);
+  strcpy(copy, json);
+  const char *key = "\"dynamic_strides\": {";
+  for (char *at = strstr(copy, key); at; at = strstr(at, key)) {
+    char *end = strchr(at, '}');
+    char *next = end + 1;
+    while (*next == ' ' || *next == '\n')
+      ++next;
+    if (*next == ',') /* and the comma before the next field */
+      end = next;
+    memset(at, ' ', (size_t)(end - at + 1));
+  }
+  return copy;
+}
+
+/* The sidecar lists the strides each kernel reads at run time: the query's
+ * rows (dim 0) at any stride, every other stride row-major, refused by
+ * operand name. A sidecar without the list (written before it) is read as
+ * listing none: the query's rows at another stride are refused too, not
+ * read packed. */
+static void testDynamicStrides(const char *ptx, size_t ptxSize,
+                               const char *json) {
+  CHECK(strstr(json, "\"dynamic_strides\": {"), "the sidecar lists them");
+  PaString error;
+  char *old = withoutDynamicStrides(json);
+  CHECK(!strstr(old, "dynamic_strides"), "the list is gone");
+  PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
+  PaCudaProgram before = paCudaProgramLoad(ptx, ptxSize, old, &error);
+  CHECK(!paCudaProgramIsNull(program) && !paCudaProgramIsNull(before), "%s",
+        error.data);
+  PaDeviceOperand operands[kOperands];
+  deviceOperands(operands);
+  void *stream = (void *)(uintptr_t)0x5000;
+  int64_t rows[3] = {3 * 8 * 64, 64, 1}; /* the query of a fused qkv */
+  operands[0].strides = rows;
+  fake.reset();
+  CHECK(paCudaProgramEnqueue(program, operands, kOperands, stream, &error),
+        "%s", error.data);
+  CHECK(fake.launchCount() == 3, "three launches");
+  fake.reset();
+  CHECK(!paCudaProgramEnqueue(before, operands, kOperands, stream, &error) &&
+            contains(error, "operand 'query' has stride 1536 in dim 0, but "
+                            "kernel 'pa_decode' reads that dim at the "
+                            "row-major stride 512"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched");
+  /* Heads D apart: dim 1 is compiled in. */
+  int64_t heads[3] = {8 * 64, 128, 1};
+  operands[0].strides = heads;
+  CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
+            contains(error, "operand 'query' has stride 128 in dim 1, but "
+                            "kernel 'pa_decode' reads that dim at the "
+                            "row-major stride 64"),
+        "%s", error.data);
+  paStringDestroy(error);
+  operands[0].strides = NULL;
+  CHECK(paCudaProgramEnqueue(before, operands, kOperands, stream, &error),
+        "row-major views run on an old sidecar: %s", error.data);
+  paCudaProgramDestroy(before);
+  paCudaProgramDestroy(program);
+  free(old);
+  fake.reset();
+  printf("ok the sidecar's dynamic_strides: listed strides at any value, "
+         "others row-major\n");
+}
+
 static void testFake(const char *ptx, size_t ptxSize, const char *json,
                      const char *programPath, const char *amdProgram) {
   bindFake();
@@ -707,6 +821,7 @@ static void testFake(const char *ptx, size_t ptxSize, const char *json,
   paCudaProgramDestroy(program);
   CHECK(counter(Unloads) == 1, "the module is unloaded");
   printf("ok load, run, enqueue and destroy through the fake driver\n");
+  testDynamicStrides(ptx, ptxSize, json);
 
   /* The same kernels as an AOT program directory; one for gfx950 is
    * refused by name before the driver sees it. */

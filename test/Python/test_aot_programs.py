@@ -57,7 +57,7 @@ def test_a_saved_program_is_a_described_directory(amd_program):
     path, artifact = amd_program
     manifest = json.loads((path / "program.json").read_text())
     assert manifest["format"] == "pa-mlir-program"
-    assert manifest["version"] == 3
+    assert manifest["version"] == 4
     assert manifest["chip"] == "gfx942" and manifest["code_format"] == "hsaco"
     code = (path / manifest["code_object"]).read_bytes()
     assert code == artifact.code_object
@@ -165,7 +165,7 @@ def test_bad_programs_are_named(amd_program, tmp_path):
         "missing": (tmp_path / "nothing", "is not a pa-mlir program"),
     }
     cases["version"] = (corrupt(path, tmp_path, "version", lambda m: m.update(
-        version=2)), "has format version 2; this runtime reads version 3")
+        version=3)), "has format version 3; this runtime reads version 4")
     cases["format"] = (corrupt(path, tmp_path, "format", lambda m: m.update(
         format="zip")), 'is not a pa-mlir program ("format" must be')
     cases["escape"] = (corrupt(path, tmp_path, "escape", lambda m: m.update(
@@ -295,7 +295,7 @@ def test_a_multi_chip_program_loads_the_gpus_chip(tmp_path):
     for artifact in artifacts.values():
         assert artifact.save(path, multi_chip=True) == path
     manifest = json.loads((path / "program.json").read_text())
-    assert manifest == {"format": "pa-mlir-program", "version": 3,
+    assert manifest == {"format": "pa-mlir-program", "version": 4,
                         "chips": ["gfx942", "gfx950", "sm_90a"]}
     for chip, artifact in artifacts.items():
         code_format = "hsaco" if chip.startswith("gfx") else "ptx"
@@ -352,7 +352,7 @@ def test_a_bad_chip_list_is_named(tmp_path, chips, message):
     path = tmp_path / "bad.paprog"
     path.mkdir()
     (path / "program.json").write_text(
-        '{"format": "pa-mlir-program", "version": 3, "chips": %s}' % chips)
+        '{"format": "pa-mlir-program", "version": 4, "chips": %s}' % chips)
     with pytest.raises(ValueError) as raised:
         _runtime_capi.program_chips(path)
     assert message in str(raised.value)

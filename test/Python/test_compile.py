@@ -45,6 +45,26 @@ def test_compile_gives_code_object_and_metadata():
     assert artifact.stages == {}
 
 
+@pytest.mark.parametrize("chip", ["gfx950", "sm_90a"])
+def test_the_sidecar_lists_the_strides_each_kernel_reads_at_run_time(chip):
+    """Per kernel and operand, the strides whose value the kernel reads
+    (the others are compiled in): the query's rows everywhere, and for
+    nhd / hnd the pages of K and V (halves of a combined cache); a launcher
+    refuses other strides that are not row-major (test_plans,
+    cuda_capi_test.c)."""
+    for kv_layout, caches in (("packed", {}),
+                              ("nhd", {"key_cache": [0],
+                                       "value_cache": [0]}),
+                              ("hnd", {"key_cache": [0],
+                                       "value_cache": [0]})):
+        artifact = pa_mlir.compile(SMALL, chip=chip, kv_layout=kv_layout)
+        listed = {k["name"]: k["dynamic_strides"]
+                  for k in artifact.metadata["kernels"]}
+        assert listed == {"pa_plan": {},
+                          "pa_decode": dict(query=[0], **caches),
+                          "pa_reduce": {}}, (kv_layout, listed)
+
+
 def test_stages_on_request_in_pipeline_order():
     artifact = pa_mlir.compile(SMALL, stages=True)
     assert list(artifact.stages) == ["pa", "tiled", "rocdl", "llvm", "isa"]

@@ -96,6 +96,7 @@ TEST(CAPI, RunChecksBuffersAgainstTheProgram) {
   EXPECT_EQ(paHostProgramPlanCapacity(program, 300), 512);
 
   PaHostBuffers buffers = {};
+  buffers.abi = PA_HOST_BUFFERS_ABI;
   buffers.batch = 1;
   buffers.capacity = 3;
   EXPECT_FALSE(paHostProgramRun(program, &buffers, &error));

@@ -166,7 +166,12 @@ TEST(AMDManifest, KernelsInLaunchOrderWithExplicitArgumentsOnly) {
     EXPECT_EQ(info->blockSize, (std::array<int64_t, 3>{256, 1, 1}));
     EXPECT_EQ(info->sharedBytes, 0);
     EXPECT_EQ(info->gridFormula, kernel.getString("grid")->str());
-    size_t explicitCount = 0;
+    // The strides read at run time: the query's rows in the decode kernel
+    // (the APIs' programs take a fused qkv view), none in the others.
+    const llvm::json::Object *listed = kernel.getObject("dynamic_strides");
+    ASSERT_NE(listed, nullptr) << name;
+    EXPECT_EQ(listed->size(), name == "pa_decode" ? 1u : 0u) << name;
+    size_t explicitCount = 0, dynamicCount = 0;
     int64_t explicitEnd = 0;
     for (const llvm::json::Value &arg : *kernel.getArray("args")) {
       const llvm::json::Object &a = *arg.getAsObject();
@@ -177,8 +182,16 @@ TEST(AMDManifest, KernelsInLaunchOrderWithExplicitArgumentsOnly) {
       EXPECT_EQ(param.offset, *a.getInteger("offset"));
       EXPECT_EQ(param.size, *a.getInteger("size"));
       EXPECT_EQ(param.meaning, a.getString("meaning")->str());
+      bool dynamic = false;
+      if (const llvm::json::Array *dims = listed->getArray(param.operand))
+        for (const llvm::json::Value &dim : *dims)
+          dynamic |= param.field == KernelParam::Field::Stride &&
+                     dim.getAsInteger() == param.dim;
+      EXPECT_EQ(param.dynamicStride, dynamic) << param.meaning;
+      dynamicCount += param.dynamicStride;
       explicitEnd = param.offset + param.size;
     }
+    EXPECT_EQ(dynamicCount, name == "pa_decode" ? 1u : 0u) << name;
     EXPECT_EQ(explicitCount, info->params.size()) << name;
     EXPECT_EQ(info->paramBytes, explicitEnd) << name;
     EXPECT_LE(info->paramBytes, *kernel.getInteger("kernarg_segment_size"));

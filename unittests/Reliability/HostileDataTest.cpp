@@ -160,6 +160,7 @@ struct Case {
       return vector.empty() ? nullptr : vector.data();
     };
     PaHostBuffers b = {};
+    b.abi = PA_HOST_BUFFERS_ABI;
     b.batch = batch;
     b.numPages = pages;
     b.maxPagesPerSequence = width;
@@ -366,6 +367,7 @@ TEST(HostileBuffers, AreRefusedWithAnErrorAndOutputsUntouched) {
   EXPECT_FALSE(paHostProgramRun(program->handle, nullptr, &error));
   EXPECT_FALSE(take(error).empty());
   PaHostBuffers none = {};
+  none.abi = PA_HOST_BUFFERS_ABI;
   EXPECT_FALSE(paHostProgramRun(PaHostProgram{nullptr}, &none, &error));
   EXPECT_FALSE(take(error).empty());
   // An error is -1 (as paDecodeConfigPlanCapacity), never a capacity: a

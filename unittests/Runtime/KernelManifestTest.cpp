@@ -11,7 +11,9 @@ using namespace pa::runtime;
 namespace {
 
 /// A sidecar as pa-compile --chip=sm_90a writes it (two kernels, the
-/// second with a memref of rank 2 and a grid read from an operand).
+/// second with a memref of rank 2 whose dim-0 stride it reads at run time
+/// and a grid read from an operand; the first's sidecar predates
+/// "dynamic_strides").
 const char *kSidecar = R"({
   "target": "sm_90a", "triple": "nvptx64-nvidia-cuda", "ptx_version": "8.5",
   "format": "ptx",
@@ -30,6 +32,7 @@ const char *kSidecar = R"({
      "grid": "x = work_info dim 0, y = 2, z = 1",
      "block_size": [128, 1, 1], "shared_bytes": 70000, "registers": 40,
      "programmatic_launch": true,
+     "dynamic_strides": {"work_info": [0]},
      "args": [
        {"offset": 0, "size": 8, "meaning": "work_info.allocated_ptr"},
        {"offset": 8, "size": 8, "meaning": "work_info.aligned_ptr"},
@@ -74,6 +77,10 @@ TEST(KernelManifest, ParsesTheSidecar) {
   EXPECT_EQ(size1.dim, 1);
   EXPECT_EQ(decode.params[6].field, KernelParam::Field::Stride);
   EXPECT_EQ(decode.params[6].dim, 1);
+  // "dynamic_strides" marks the strides read at run time; absent: none.
+  EXPECT_TRUE(decode.params[5].dynamicStride);
+  EXPECT_FALSE(decode.params[6].dynamicStride);
+  EXPECT_FALSE(manifest.kernels[0].params[4].dynamicStride);
   EXPECT_EQ(decode.params[2].field, KernelParam::Field::Offset);
   EXPECT_EQ(manifest.kernels[0].params[1].field, KernelParam::Field::Pointer);
   EXPECT_EQ(manifest.kernels[0].params[1].operand, "context_lengths");
@@ -123,6 +130,79 @@ TEST(KernelManifest, ReportsMissingOperandsAndBadDims) {
   EXPECT_NE(error.find("kernel 'pa_decode' parameter 'work_info.size[1]'"),
             std::string::npos)
       << error;
+}
+
+TEST(KernelManifest, RefusesStridesTheKernelDoesNotReadUnlessRowMajor) {
+  // pa_decode reads work_info's dim-0 stride at run time; dim 1 is
+  // compiled in (1). pa_plan's sidecar lists none (one written before the
+  // field): only row-major views.
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kSidecar, manifest, error)) << error;
+  const KernelInfo &plan = manifest.kernels[0], &decode = manifest.kernels[1];
+  OperandViews views;
+  MemRefView &work = views["work_info"] = rowMajorView(0x7000, {132, 4});
+  PackedParams params;
+  work.strides = {9, 1}; // rows of a wider array: dim 0 is read
+  ASSERT_TRUE(params.pack(decode, views, error)) << error;
+  EXPECT_EQ(paramAt(params, 5), 9);
+  work.strides = {8, 2}; // every other element: dim 1 is compiled in
+  EXPECT_FALSE(params.pack(decode, views, error));
+  EXPECT_EQ(error, "operand 'work_info' has stride 2 in dim 1, but kernel "
+                   "'pa_decode' reads that dim at the row-major stride 1 "
+                   "(its sidecar lists the strides it reads at run time in "
+                   "'dynamic_strides', and not this one): pass a row-major "
+                   "view");
+  // A dim of one element, or an empty view, is read at no stride.
+  work.sizes = {132, 1};
+  work.strides = {9, 7};
+  EXPECT_TRUE(params.pack(decode, views, error)) << error;
+  work.sizes = {0, 4};
+  work.strides = {8, 2};
+  EXPECT_TRUE(params.pack(decode, views, error)) << error;
+
+  views["context_lengths"] = rowMajorView(0x6000, {9});
+  ASSERT_TRUE(params.pack(plan, views, error)) << error;
+  views["context_lengths"].strides = {2};
+  EXPECT_FALSE(params.pack(plan, views, error));
+  EXPECT_NE(error.find("operand 'context_lengths' has stride 2 in dim 0, "
+                       "but kernel 'pa_plan' reads that dim at the "
+                       "row-major stride 1"),
+            std::string::npos)
+      << error;
+
+  // A bound launch's refill checks the strides as they are now.
+  work = rowMajorView(0x7000, {132, 4});
+  PackedParams bound;
+  ASSERT_TRUE(bound.pack(decode, views, error, /*fixedViews=*/true)) << error;
+  work.strides = {4, 3};
+  EXPECT_FALSE(bound.pack(decode, views, error, true));
+  EXPECT_NE(error.find("operand 'work_info' has stride 3 in dim 1"),
+            std::string::npos)
+      << error;
+}
+
+TEST(KernelManifest, RefusesMalformedDynamicStrides) {
+  std::string base = kSidecar;
+  const std::string field = R"("dynamic_strides": {"work_info": [0]})";
+  size_t at = base.find(field);
+  ASSERT_NE(at, std::string::npos);
+  for (auto [bad, message] :
+       {std::pair<const char *, const char *>{
+            R"("dynamic_strides": [0])",
+            "'dynamic_strides' must be an object of operand names to "
+            "arrays of dims"},
+        {R"("dynamic_strides": {"work_info": 0})",
+         "'dynamic_strides' of 'work_info' must be an array of dims"},
+        {R"("dynamic_strides": {"work_info": [-1]})",
+         "'dynamic_strides' of 'work_info' must hold dims >= 0"}}) {
+    std::string text = base;
+    text.replace(at, field.size(), bad);
+    ModuleManifest manifest;
+    std::string error;
+    EXPECT_FALSE(parseManifest(text, manifest, error)) << bad;
+    EXPECT_EQ(error, std::string("kernel 'pa_decode': ") + message);
+  }
 }
 
 TEST(KernelManifest, RefillsThroughViewsResolvedOnce) {

@@ -50,6 +50,11 @@ struct KernelParam {
   std::string operand;
   Field field = Field::Pointer;
   int64_t dim = 0;
+  /// A stride the kernel reads at run time (the sidecar's
+  /// "dynamic_strides" lists it). The others are compiled in as the
+  /// row-major strides of the operand's sizes: a pack refuses a view with
+  /// another value there.
+  bool dynamicStride = false;
 };
 
 /// One grid dimension: a constant, or dim `dim` of operand `operand`.
@@ -84,7 +89,12 @@ struct ModuleManifest {
 };
 
 /// Parses a sidecar; false with `error` on malformed text or fields
-/// (unknown grid formulas and parameter meanings included).
+/// (unknown grid formulas and parameter meanings included). A kernel's
+/// "dynamic_strides" ({"OPERAND": [dims], ...}) marks those strides
+/// dynamicStride; a sidecar without it (written before the field) is read
+/// as having none, so its kernels take row-major views only: a refusal
+/// where such a kernel might read a stride as compiled in, never a wrong
+/// read.
 bool parseManifest(const std::string &json, ModuleManifest &manifest,
                    std::string &error);
 
@@ -99,7 +109,10 @@ public:
   PackedParams &operator=(const PackedParams &) = delete;
 
   /// Fills the parameters of `kernel` from `views`; false with `error` when
-  /// an operand is missing, a dim is out of range or a size is not 8.
+  /// an operand is missing, a dim is out of range, a size is not 8 or a
+  /// stride the kernel does not read at run time is not the row-major
+  /// one of the view's sizes (dims of one element, and empty views, at
+  /// any stride), naming the kernel, operand and dim.
   /// `fixedViews`: the caller keeps `views` with the same operands (the
   /// same map entries; their addresses, sizes and strides may change)
   /// until it packs from another map, as a bound launch does: the

@@ -42,7 +42,11 @@ namespace pa::runtime {
 /// is read at its run-time strides (a version-1 program reads it packed, so
 /// it is refused rather than handed a strided query). 3: so are the page
 /// strides of nhd / hnd caches (a version-2 program reads them contiguous).
-inline constexpr int kProgramFormatVersion = 3;
+/// 4: each kernel's sidecar lists the strides it reads at run time
+/// ("dynamic_strides"; a launcher refuses other strides that are not
+/// row-major); a version-3 sidecar has no list and would take only
+/// row-major views, so it is refused for a recompile instead.
+inline constexpr int kProgramFormatVersion = 4;
 
 struct ProgramArtifact {
   std::string chip;         // "gfx942", "gfx950", "sm_90a"

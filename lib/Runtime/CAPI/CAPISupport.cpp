@@ -1,6 +1,7 @@
 //===- CAPISupport.cpp - what both C libraries share ----------------------===//
 #include "CAPISupport.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -26,26 +27,12 @@ void pa::capi::clear(PaString *out) {
 }
 
 namespace {
-/// Whether `operands` hold a 4-D key_cache: an nhd / hnd program's, whose
-/// K and V the kernels read at their run-time page strides (format version
-/// 3 on; a packed K is 5-D, and a packed program's kernels take no 4-D
-/// key).
-/// One rule for device and host operands (both C structs name and rank
-/// their operands the same way).
-template <typename Operand>
-bool hasPagedCaches(const Operand *operands, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (operands[i].name && std::strcmp(operands[i].name, "key_cache") == 0)
-      return operands[i].rank == 4;
-  return false;
-}
-
 /// Sets `view` to operand `index` (address, sizes, strides or row-major),
-/// in place; false with `error` when it is malformed or has strides the
-/// kernels do not read. `pagedCaches`: K and V are nhd / hnd caches.
+/// in place; false with `error` when it is malformed or has a negative
+/// stride (which strides the kernels read is the sidecar's to say: a pack
+/// checks the others, runtime::PackedParams).
 bool setDeviceView(const PaDeviceOperand &operand, size_t index,
-                   bool pagedCaches, pa::runtime::MemRefView &view,
-                   std::string &error) {
+                   pa::runtime::MemRefView &view, std::string &error) {
   if (!operand.name || operand.rank < 0 ||
       (operand.rank > 0 && !operand.sizes)) {
     error = "operand " + std::to_string(index) + " needs a name and rank sizes";
@@ -59,21 +46,13 @@ bool setDeviceView(const PaDeviceOperand &operand, size_t index,
     return true;
   }
   view.strides.assign(operand.strides, operand.strides + operand.rank);
-  return pa::capi::checkStrides(operand.name, view.sizes, view.strides,
-                                pagedCaches, error);
+  return pa::capi::checkStrides(operand.name, view.strides, error);
 }
 } // namespace
 
 bool pa::capi::checkStrides(const std::string &name,
-                            const std::vector<int64_t> &sizes,
                             const std::vector<int64_t> &strides,
-                            bool pagedCaches, std::string &error) {
-  auto listed = [&] {
-    std::string text;
-    for (size_t i = 0; i < strides.size(); ++i)
-      text += (i ? ", " : "") + std::to_string(strides[i]);
-    return "[" + text + "]";
-  };
+                            std::string &error) {
   for (size_t d = 0; d < strides.size(); ++d)
     if (strides[d] < 0) {
       error = "operand '" + name + "' has stride " +
@@ -81,34 +60,6 @@ bool pa::capi::checkStrides(const std::string &name,
               "; strides must be >= 0";
       return false;
     }
-  // The kernels read dim 0 at its run-time stride for the query (rows of a
-  // fused qkv tensor) and for nhd / hnd caches (pages of a combined cache);
-  // every other dim, and every dim of the other operands, row-major (their
-  // memref types fix those strides, so a view of another layout would be
-  // read at the wrong places). Dims of one element may have any stride, as
-  // for a contiguous torch tensor.
-  bool cache = name == "key_cache" || name == "value_cache";
-  size_t fixedFrom = name == "query" || (cache && pagedCaches) ? 1 : 0;
-  int64_t rowMajor = 1;
-  for (size_t d = sizes.size(); d-- > fixedFrom;) {
-    if (sizes[d] != 1 && strides[d] != rowMajor) {
-      error = "operand '" + name + "' has strides " + listed() + "; ";
-      if (cache && pagedCaches)
-        error += "the kernels read an nhd / hnd cache at any page stride "
-                 "(dim 0), the dims within a page row-major";
-      else if (cache)
-        error += "the kernels read a packed cache row-major (nhd / hnd "
-                 "caches may have any page stride)";
-      else if (name == "query")
-        error += "the kernels read the query at any row stride (dim 0), "
-                 "its heads and elements row-major";
-      else
-        error += "the kernels read it row-major";
-      error += ": pass a contiguous copy";
-      return false;
-    }
-    rowMajor *= sizes[d];
-  }
   return true;
 }
 
@@ -121,9 +72,8 @@ bool pa::capi::unwrapDeviceOperands(const PaDeviceOperand *operands,
     error = "no operands (NULL) for a count of " + std::to_string(count);
     return false;
   }
-  bool paged = hasPagedCaches(operands, count);
   for (size_t i = 0; i < count; ++i)
-    if (!setDeviceView(operands[i], i, paged,
+    if (!setDeviceView(operands[i], i,
                        views[operands[i].name ? operands[i].name : ""], error))
       return false;
   return true;
@@ -135,7 +85,6 @@ bool pa::capi::BoundOperands::bind(const PaDeviceOperand *operands,
   launchSets.clear();
   if (!unwrapDeviceOperands(operands, count, operandViews, error))
     return false;
-  pagedCaches = hasPagedCaches(operands, count);
   this->operands = operands;
   this->count = count;
   slots.clear();
@@ -202,10 +151,28 @@ bool pa::capi::BoundOperands::refreshFrom(const PaDeviceOperand *operands,
               names[i] + "' (the operands must be a copy of the bound array)";
       return false;
     }
-    if (!setDeviceView(operands[i], i, pagedCaches, *slots[i], error))
+    if (!setDeviceView(operands[i], i, *slots[i], error))
       return false;
   }
   return true;
+}
+
+std::string pa::capi::checkStructAbi(uint64_t abi, uint64_t expected,
+                                     const char *structName,
+                                     const char *macro, const char *header) {
+  if (abi == expected)
+    return {};
+  auto hex = [](uint64_t value) {
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%016llx",
+                  static_cast<unsigned long long>(value));
+    return std::string(text);
+  };
+  return std::string(structName) + ".abi is " + hex(abi) +
+         ", not this library's " + macro + " " + hex(expected) +
+         ": the caller was compiled against another " + header +
+         " (its fields lie elsewhere); rebuild it against this library's "
+         "headers and set abi = " + macro;
 }
 
 bool pa::capi::unwrapHostOperands(const PaHostOperand *operands, size_t count,
@@ -217,6 +184,13 @@ bool pa::capi::unwrapHostOperands(const PaHostOperand *operands, size_t count,
   }
   for (size_t i = 0; i < count; ++i) {
     const PaHostOperand &operand = operands[i];
+    if (std::string why =
+            checkStructAbi(operand.abi, PA_HOST_OPERAND_ABI, "PaHostOperand",
+                           "PA_HOST_OPERAND_ABI", "pa-c/Runtime.h");
+        !why.empty()) {
+      error = "operand " + std::to_string(i) + ": " + why;
+      return false;
+    }
     if (!operand.name || operand.rank < 0 ||
         (operand.rank > 0 && !operand.sizes)) {
       error = "operand " + std::to_string(i) + " needs a name and rank sizes";
@@ -228,16 +202,12 @@ bool pa::capi::unwrapHostOperands(const PaHostOperand *operands, size_t count,
     host.sizes.assign(operand.sizes, operand.sizes + operand.rank);
     host.elementBytes = operand.elementBytes;
     host.readOnly = operand.readOnly;
-    if (operand.strides)
+    if (operand.strides) {
       host.strides.assign(operand.strides, operand.strides + operand.rank);
+      if (!checkStrides(host.name, host.strides, error))
+        return false;
+    }
   }
-  // The strides the kernels read, as for device operands.
-  bool paged = hasPagedCaches(operands, count);
-  for (const runtime::HostOperand &operand : out)
-    if (!operand.strides.empty() &&
-        !checkStrides(operand.name, operand.sizes, operand.strides, paged,
-                      error))
-      return false;
   return true;
 }
 

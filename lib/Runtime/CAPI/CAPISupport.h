@@ -36,16 +36,14 @@ void clear(PaString *out);
 
 /// The views of `count` device operands; false with `error` naming the
 /// first one without a name, with a negative rank, without sizes or with
-/// strides checkStrides refuses.
+/// a negative stride. Which other strides the kernels take is the
+/// sidecar's to say: a launch checks them (runtime::PackedParams::pack).
 bool unwrapDeviceOperands(const PaDeviceOperand *operands, size_t count,
                           runtime::OperandViews &views, std::string &error);
 
-/// False with `error` naming operand `name` unless the kernels read it at
-/// `strides` (elements, >= 0): dim 0 at any stride for the query and, when
-/// `pagedCaches` (a 4-D key_cache: nhd / hnd K and V), for the caches;
-/// every other dim row-major (dims of one element at any stride).
-bool checkStrides(const std::string &name, const std::vector<int64_t> &sizes,
-                  const std::vector<int64_t> &strides, bool pagedCaches,
+/// False with `error` naming operand `name` when one of its `strides` is
+/// negative.
+bool checkStrides(const std::string &name, const std::vector<int64_t> &strides,
                   std::string &error);
 
 /// A caller's PaDeviceOperand array bound once (names resolved to views),
@@ -72,8 +70,6 @@ public:
 private:
   const PaDeviceOperand *operands = nullptr;
   size_t count = 0;
-  /// K and V are nhd / hnd caches (read at their page strides).
-  bool pagedCaches = false;
   /// The bound operands' names: a copy of the bound array usually shares
   /// the pointers (compared first), else the text.
   std::vector<const char *> namePointers;
@@ -179,9 +175,18 @@ bool enqueueCall(PaLaunchCall *call, const char *entryPoint, Enqueue enqueue) {
                  uint32_t(call->kernels), call->stream, &call->error);
 }
 
+/// Empty when `abi`, the first field of a caller's `structName`
+/// (PaHostOperand, PaHostBuffers), is `expected`, the value of `macro` in
+/// this library's `header`; else why the struct is refused (a caller
+/// compiled against another header would have its fields read at the
+/// wrong offsets).
+std::string checkStructAbi(uint64_t abi, uint64_t expected,
+                           const char *structName, const char *macro,
+                           const char *header);
+
 /// The C++ view of `count` host operands (the same pointers); false with
-/// `error` naming the first one without a name, with a negative rank or
-/// without sizes.
+/// `error` naming the first one of another layout (PA_HOST_OPERAND_ABI),
+/// without a name, with a negative rank or without sizes.
 bool unwrapHostOperands(const PaHostOperand *operands, size_t count,
                         std::vector<runtime::HostOperand> &out,
                         std::string &error);

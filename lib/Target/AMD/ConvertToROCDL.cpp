@@ -12,6 +12,7 @@
 #include "AMDTarget.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
+#include "pa/Target/KernelStrides.h"
 #include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
 
@@ -117,19 +118,15 @@ void appendKernargFields(StringRef name, Type type,
     add(name + ".stride[" + Twine(i) + "]");
 }
 
-/// Records on `kernel` what each of its LLVM-level arguments will mean.
+/// Records on `kernel` what each of its LLVM-level arguments will mean,
+/// and which strides it reads at run time.
 void recordKernargFields(gpu::GPUFuncOp kernel) {
   MLIRContext *ctx = kernel.getContext();
-  auto names = kernel->getAttrOfType<ArrayAttr>(kArgNamesAttrName);
   SmallVector<Attribute> fields;
-  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
-    std::string name = "arg" + std::to_string(i);
-    if (names && i < names.size())
-      if (auto named = dyn_cast<StringAttr>(names[i]))
-        name = named.str();
-    appendKernargFields(name, type, fields, ctx);
-  }
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+    appendKernargFields(kernelArgumentName(kernel, i), type, fields, ctx);
   kernel->setAttr(kKernargFieldsAttrName, ArrayAttr::get(ctx, fields));
+  recordDynamicStrides(kernel, kernel.getArgumentTypes());
 }
 
 /// Bytes of LDS the workgroup attributions of `kernel` take (before the

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "AMDTarget.h"
 #include "pa/Target/AMD/CodeObject.h"
+#include "pa/Target/KernelStrides.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Transforms/KernelBuilder.h"
 
@@ -29,6 +30,7 @@ namespace {
 struct KernelInterface {
   std::string grid;
   SmallVector<std::string> kernargFields;
+  Operation *kernel = nullptr; // its dynamic strides (KernelStrides.h)
 };
 
 /// The kernels of gpu.module @pa_kernels by symbol name, lowered (llvm.func)
@@ -44,6 +46,7 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
     if (!symbol)
       continue;
     KernelInterface info;
+    info.kernel = &op;
     if (auto grid = op.getAttrOfType<GridAttr>(kGridAttrName))
       info.grid = grid.getFormula();
     if (auto fields = op.getAttrOfType<ArrayAttr>(kKernargFieldsAttrName))
@@ -137,6 +140,7 @@ void writeKernel(llvm::json::OStream &json, msgpack::MapDocNode &kernel,
   field("sgpr_spill_count", ".sgpr_spill_count");
   field("kernarg_segment_size", ".kernarg_segment_size");
   field("kernarg_segment_align", ".kernarg_segment_align");
+  writeDynamicStrides(json, info ? info->kernel : nullptr);
 
   json.attributeBegin("args");
   json.arrayBegin();

@@ -15,6 +15,7 @@
 #include "NVIDIATarget.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
+#include "pa/Target/KernelStrides.h"
 #include "pa/Target/LLVMSupport.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -214,6 +215,7 @@ struct ConvertKernelsToNVVMPass
       kernel->setAttr(kParamFieldsAttrName,
                       Builder(ctx).getStrArrayAttr(SmallVector<StringRef>(
                           fields.begin(), fields.end())));
+      recordDynamicStrides(kernel, kernel.getArgumentTypes());
       fits &= succeeded(moveToDynamicSharedMemory(kernel, *target));
       waitForPredecessorAtEntry(kernel);
     }

@@ -1,6 +1,7 @@
 //===- NVIDIATarget.cpp - the NVPTX target machine and chip checks --------===//
 #include "NVIDIATarget.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
+#include "pa/Target/KernelStrides.h"
 #include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
 
@@ -28,13 +29,9 @@ mlir::pa::nvidia::createTargetMachine(StringRef chip, std::string &error) {
 
 SmallVector<std::string> mlir::pa::nvidia::kernelParamFields(
     gpu::GPUFuncOp kernel) {
-  auto names = kernel->getAttrOfType<ArrayAttr>(kArgNamesAttrName);
   SmallVector<std::string> fields;
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
-    std::string name = "arg" + std::to_string(i);
-    if (names && i < names.size())
-      if (auto named = dyn_cast<StringAttr>(names[i]))
-        name = named.str();
+    std::string name = kernelArgumentName(kernel, i);
     auto memref = dyn_cast<MemRefType>(type);
     if (!memref) {
       fields.push_back(name);

@@ -11,6 +11,7 @@
 #include "PTXMetadata.h"
 #include "NVIDIATarget.h"
 #include "pa/IR/PaDialect.h"
+#include "pa/Target/KernelStrides.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -33,6 +34,7 @@ struct KernelInterface {
   int64_t sharedBytes = 0;
   SmallVector<int64_t, 3> blockSize;
   bool programmaticLaunch = false;
+  Operation *kernel = nullptr; // its dynamic strides (KernelStrides.h)
 };
 
 /// The lowered kernels (llvm.func) of gpu.module @pa_kernels by name.
@@ -43,6 +45,7 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
     return kernels;
   for (auto func : kernelModule.getOps<LLVM::LLVMFuncOp>()) {
     KernelInterface info;
+    info.kernel = func.getOperation();
     if (auto grid = func->getAttrOfType<GridAttr>(kGridAttrName))
       info.grid = grid.getFormula();
     if (auto how = func->getAttrOfType<DistributionAttr>(kDistributionAttrName))
@@ -190,6 +193,7 @@ FailureOr<std::string> mlir::pa::nvidia::writePTXMetadata(
     json.attribute("shared_bytes", info ? info->sharedBytes : 0);
     json.attribute("programmatic_launch",
                    info ? info->programmaticLaunch : false);
+    writeDynamicStrides(json, info ? info->kernel : nullptr);
     json.attribute("registers",
                    optionalNumber(ran ? ran->registers : std::nullopt));
     json.attribute("stack_bytes",

@@ -1,9 +1,11 @@
 // A small decode (Hq = 8, Hkv = 1, D = 64, P = 16, Q = 1, e4m3fn KV with
 // per-tensor scales, plain V, plan budget 4 and 2 partitions) that
 // test/CAPI compiles to PTX with pa-compile --chip=sm_90a for the runtime
-// C API test (pa-c/Cuda.h); the shapes are written out there.
+// C API test (pa-c/Cuda.h); the shapes are written out there. The query
+// rows are at a run-time stride (a fused qkv tensor's), as the APIs'
+// programs take them: the sidecar lists query stride 0 as read at run time.
 func.func @decode_small(
-    %query: memref<?x8x64xbf16>,
+    %query: memref<?x8x64xbf16, strided<[?, 64, 1]>>,
     %key_cache: memref<?x1x4x16x16xf8E4M3FN>,
     %value_cache: memref<?x1x64x16xf8E4M3FN>,
     %block_tables: memref<?x?xi32>,
@@ -21,7 +23,7 @@ func.func @decode_small(
           reduce_info(%reduce_info : memref<?x2xi32>)
           {num_kv_heads = 1 : i64, query_length = 1 : i64,
            sliding_window = 0 : i64, budget = 4 : i64, max_partitions = 2 : i64}
-  pa.decode query(%query : memref<?x8x64xbf16>)
+  pa.decode query(%query : memref<?x8x64xbf16, strided<[?, 64, 1]>>)
             key_cache(%key_cache : memref<?x1x4x16x16xf8E4M3FN>)
             value_cache(%value_cache : memref<?x1x64x16xf8E4M3FN>)
             block_tables(%block_tables : memref<?x?xi32>)

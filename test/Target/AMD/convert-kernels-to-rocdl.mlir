@@ -4,12 +4,14 @@
 // A workgroup program on lane 0: workgroup memory becomes an LDS global
 // (address space 3), exp2 stays LLVM's intrinsic (no __ocml_exp2_f32), the
 // OCP fp8 load is converted by the gfx950 instruction, and the kernel
-// records what each of its LLVM-level arguments means.
+// records what each of its LLVM-level arguments means and which strides it
+// reads at run time (out's rows: `strided<[?, 1]>`; cache's is fixed).
 // CHECK:       gpu.module @pa_kernels attributes {llvm.data_layout = "e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32
 // CHECK:         llvm.mlir.global internal @__wg_softmax_0() {addr_space = 3 : i32} : !llvm.array<16 x f32>
 // CHECK-LABEL:   llvm.func @softmax(
 // CHECK-SAME:        %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64,
 // CHECK-SAME:        pa.arg_names = ["cache", "out"]
+// CHECK-SAME:        pa.dynamic_strides = {out = array<i64: 0>}
 // CHECK-SAME:        pa.grid = #pa.grid<x = 4, y = 1, z = 1>
 // CHECK-SAME:        pa.kernarg_fields = ["cache.allocated_ptr", "cache.aligned_ptr", "cache.offset", "cache.size[0]", "cache.stride[0]", "out.allocated_ptr", "out.aligned_ptr", "out.offset", "out.size[0]", "out.size[1]", "out.stride[0]", "out.stride[1]"]
 // CHECK-SAME:        rocdl.flat_work_group_size = "256,256"
@@ -26,7 +28,8 @@
 // NOCALL-NOT:  __ocml
 // NOCALL-NOT:  __ockl
 gpu.module @pa_kernels {
-  gpu.func @softmax(%cache: memref<?xf8E4M3FN>, %out: memref<4x?xf32>)
+  gpu.func @softmax(%cache: memref<?xf8E4M3FN>,
+                    %out: memref<4x?xf32, strided<[?, 1]>>)
       workgroup(%lds : memref<16xf32, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 256, 1, 1>,
                          pa.arg_names = ["cache", "out"],
@@ -42,7 +45,7 @@ gpu.module @pa_kernels {
       %e = math.exp2 %x : f32
       memref.store %e, %lds[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
       %back = memref.load %lds[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
-      memref.store %back, %out[%wg, %dim] : memref<4x?xf32>
+      memref.store %back, %out[%wg, %dim] : memref<4x?xf32, strided<[?, 1]>>
     }
     gpu.return
   }

@@ -10,20 +10,20 @@
 // CHECK:       gpu.module @pa_kernels attributes {llvm.data_layout =
 // CHECK-NOT:     gpu.func
 // CHECK:         llvm.func @pa_plan(
-// CHECK-SAME:        pa.arg_names = ["context_lengths", "work_info", "reduce_info"], pa.grid = #pa.grid<x = 1, y = 1, z = 1>
+// CHECK-SAME:        pa.arg_names = ["context_lengths", "work_info", "reduce_info"], pa.dynamic_strides = {}, pa.grid = #pa.grid<x = 1, y = 1, z = 1>
 // CHECK-SAME:        rocdl.kernel
 // Lane 0 runs the workgroup program.
 // CHECK:           rocdl.workitem.id.x
 // CHECK:           llvm.icmp "eq"
 // CHECK:         llvm.mlir.global internal @__wg_pa_decode_{{[0-9]+}}() {addr_space = 3 : i32}
 // CHECK:         llvm.func @pa_decode(
-// CHECK-SAME:        pa.arg_names = ["query", "key_cache", "value_cache", "block_tables", "context_lengths", "k_scale", "v_scale", "work_info", "exp_sums", "max_logits", "tmp_out"], pa.grid = #pa.grid<x = work_info dim 0, y = 2, z = 1>
+// CHECK-SAME:        pa.arg_names = ["query", "key_cache", "value_cache", "block_tables", "context_lengths", "k_scale", "v_scale", "work_info", "exp_sums", "max_logits", "tmp_out"], pa.dynamic_strides = {}, pa.grid = #pa.grid<x = work_info dim 0, y = 2, z = 1>
 // CHECK-SAME:        rocdl.kernel
 // CHECK:           rocdl.cvt.pk.fp8.f32
 // CHECK:           rocdl.mfma.f32.16x16x32.fp8.fp8
 // CHECK:           llvm.intr.exp2
 // CHECK:         llvm.func @pa_reduce(
-// CHECK-SAME:        pa.arg_names = ["exp_sums", "max_logits", "tmp_out", "reduce_info", "sinks", "output"], pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 1>
+// CHECK-SAME:        pa.arg_names = ["exp_sums", "max_logits", "tmp_out", "reduce_info", "sinks", "output"], pa.dynamic_strides = {}, pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 1>
 // CHECK-SAME:        rocdl.kernel
 // Nothing but LLVM and ROCDL is left in the kernels.
 // CHECK-NOT:     {{(scf|memref|arith|math|vector|gpu|amdgpu|cf|pa)\.[a-z_]+ }}

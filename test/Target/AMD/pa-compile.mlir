@@ -43,7 +43,7 @@
 // RUN: llvm-readelf -h %t-v6.hsaco | FileCheck %s --check-prefix=COV6
 
 // PROGRAM:      "format": "pa-mlir-program",
-// PROGRAM-NEXT: "version": 3,
+// PROGRAM-NEXT: "version": 4,
 // PROGRAM-NEXT: "chip": "gfx942",
 // PROGRAM-NEXT: "code_format": "hsaco",
 // PROGRAM-NEXT: "code_object": "kernels.hsaco",
@@ -112,6 +112,7 @@
 // JSON-NEXT:     "sgpr_spill_count": 0,
 // JSON-NEXT:     "kernarg_segment_size": {{[0-9]+}},
 // JSON-NEXT:     "kernarg_segment_align": 8,
+// JSON-NEXT:     "dynamic_strides": {},
 // JSON-NEXT:     "args": [
 // JSON-NEXT:       {
 // JSON-NEXT:         "offset": 0,
@@ -129,6 +130,9 @@
 // JSON-NEXT:     "grid": "x = work_info dim 0, y = 2, z = 1",
 // JSON:          "lds_bytes": {{[1-9][0-9]*}},
 // JSON-NEXT:     "scratch_bytes": 0,
+// The example's query and caches are row-major memrefs: the kernels read
+// no stride at run time.
+// JSON:          "dynamic_strides": {},
 // JSON:              "meaning": "query.allocated_ptr"
 // JSON:              "meaning": "key_cache.size[4]"
 // JSON:              "meaning": "value_cache.stride[4]"

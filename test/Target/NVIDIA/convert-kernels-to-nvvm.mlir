@@ -4,7 +4,8 @@
 // Workgroup buffers become 16-byte aligned views of the dynamic shared
 // memory, declared external (an internal [0 x i8] definition would let LLVM
 // treat every access as out of bounds); exp2 stays LLVM's intrinsic (no
-// __nv_exp2f); the kernel records its PTX parameters' meanings and the
+// __nv_exp2f); the kernel records its PTX parameters' meanings, the
+// strides it reads at run time (out's rows: `strided<[?, 1]>`) and the
 // dynamic shared memory a launch must pass (16 f32, then at 64: 3 f32).
 // The kernel first waits for its stream predecessor, before any load
 // (programmatic dependent launch); a kernel of many workgroups keeps its
@@ -15,6 +16,7 @@
 // CHECK-SAME:        %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64,
 // CHECK-SAME:        nvvm.kernel
 // CHECK-SAME:        nvvm.maxntid = array<i32: 128, 1, 1>
+// CHECK-SAME:        pa.dynamic_strides = {out = array<i64: 0>}
 // CHECK-SAME:        pa.nvvm.programmatic_launch
 // CHECK-SAME:        pa.param_fields = ["cache.allocated_ptr", "cache.aligned_ptr", "cache.offset", "cache.size[0]", "cache.stride[0]", "out.allocated_ptr", "out.aligned_ptr", "out.offset", "out.size[0]", "out.size[1]", "out.stride[0]", "out.stride[1]"]
 // CHECK-SAME:        pa.shared_bytes = 76 : i64
@@ -29,7 +31,8 @@
 // NOCALL-NOT:  llvm.call @
 // NOCALL-NOT:  __nv_
 gpu.module @pa_kernels {
-  gpu.func @scaled_exp(%cache: memref<?xf32>, %out: memref<4x?xf32>)
+  gpu.func @scaled_exp(%cache: memref<?xf32>,
+                       %out: memref<4x?xf32, strided<[?, 1]>>)
       workgroup(%a : memref<16xf32, #gpu.address_space<workgroup>>,
                 %b : memref<3xf32, #gpu.address_space<workgroup>>)
       kernel attributes {known_block_size = array<i32: 128, 1, 1>,
@@ -43,7 +46,7 @@ gpu.module @pa_kernels {
     memref.store %e, %a[%tid] : memref<16xf32, #gpu.address_space<workgroup>>
     memref.store %e, %b[%c0] : memref<3xf32, #gpu.address_space<workgroup>>
     %back = memref.load %a[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
-    memref.store %back, %out[%wg, %tid] : memref<4x?xf32>
+    memref.store %back, %out[%wg, %tid] : memref<4x?xf32, strided<[?, 1]>>
     gpu.return
   }
 }

@@ -15,7 +15,7 @@
 // RUN: FileCheck %s --check-prefix=PROGRAM < %t.paprog/program.json
 
 // PROGRAM:      "format": "pa-mlir-program",
-// PROGRAM-NEXT: "version": 3,
+// PROGRAM-NEXT: "version": 4,
 // PROGRAM-NEXT: "chip": "sm_90a",
 // PROGRAM-NEXT: "code_format": "ptx",
 // PROGRAM-NEXT: "code_object": "kernels.ptx",
@@ -59,6 +59,9 @@
 // JSON:      "grid": "x = work_info dim 0, y = 2, z = 1",
 // JSON:      "distribution": "warps",
 // JSON:      "programmatic_launch": true,
+// The example's query and caches are row-major memrefs: no stride is read
+// at run time.
+// JSON-NEXT: "dynamic_strides": {},
 // JSON:      "meaning": "query.allocated_ptr"
 // JSON:      "offset": 8,
 // JSON-NEXT: "size": 8,

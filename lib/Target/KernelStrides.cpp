@@ -1,0 +1,60 @@
+//===- KernelStrides.cpp - the strides a kernel reads at run time ---------===//
+#include "pa/Target/KernelStrides.h"
+#include "pa/IR/KernelAttributes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+
+std::string mlir::pa::kernelArgumentName(Operation *kernel, unsigned index) {
+  if (auto names = kernel->getAttrOfType<ArrayAttr>(kArgNamesAttrName))
+    if (index < names.size())
+      if (auto named = dyn_cast<StringAttr>(names[index]))
+        return named.str();
+  return "arg" + std::to_string(index);
+}
+
+void mlir::pa::recordDynamicStrides(Operation *kernel,
+                                    TypeRange argumentTypes) {
+  MLIRContext *ctx = kernel->getContext();
+  SmallVector<NamedAttribute> operands;
+  for (auto [i, type] : llvm::enumerate(argumentTypes)) {
+    // An identity layout is row-major by definition (its strides follow
+    // from the sizes, even dynamic ones): the caller's view must be too.
+    auto memref = dyn_cast<MemRefType>(type);
+    SmallVector<int64_t> strides, dims;
+    int64_t offset;
+    if (!memref || memref.getLayout().isIdentity() ||
+        failed(memref.getStridesAndOffset(strides, offset)))
+      continue;
+    for (auto [dim, stride] : llvm::enumerate(strides))
+      if (ShapedType::isDynamic(stride))
+        dims.push_back(static_cast<int64_t>(dim));
+    if (!dims.empty())
+      operands.push_back(
+          NamedAttribute(StringAttr::get(ctx, kernelArgumentName(kernel, i)),
+                         DenseI64ArrayAttr::get(ctx, dims)));
+  }
+  kernel->setAttr(kDynamicStridesAttrName,
+                  DictionaryAttr::get(ctx, operands));
+}
+
+void mlir::pa::writeDynamicStrides(llvm::json::OStream &json,
+                                   Operation *kernel) {
+  json.attributeBegin("dynamic_strides");
+  json.objectBegin();
+  if (auto operands =
+          kernel ? kernel->getAttrOfType<DictionaryAttr>(
+                       kDynamicStridesAttrName)
+                 : DictionaryAttr())
+    for (NamedAttribute operand : operands)
+      if (auto dims = dyn_cast<DenseI64ArrayAttr>(operand.getValue()))
+        json.attributeArray(operand.getName().getValue(), [&] {
+          for (int64_t dim : dims.asArrayRef())
+            json.value(dim);
+        });
+  json.objectEnd();
+  json.attributeEnd();
+}
