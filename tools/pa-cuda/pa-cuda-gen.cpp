@@ -226,8 +226,6 @@ std::vector<Program> matrixPrograms() {
   // Non-finite inputs (the host and emulator matrices' programs): NaN rows
   // where the oracle's are, never 0 or dropped by the reducer.
   for (const numerics::ProgramSpec &spec : numerics::nonFinitePrograms()) {
-    if (spec.nvidiaDeviates)
-      continue;
     special(spec.label.c_str(), [&](Program &p) {
       p.shape = spec.shape;
       p.sinks = spec.sinks;

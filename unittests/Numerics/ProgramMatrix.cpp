@@ -450,9 +450,6 @@ std::vector<ProgramSpec> nonFinitePrograms() {
       p.label = std::string("nonfinite-") + oracle::nonFiniteInputName(f.input) +
                 (split ? "-split" : "-one");
       p.nonFinite = f.input;
-      // The warp kernels' PV products share V between the rows of a group:
-      // 0 * NaN reaches the rows that do not see the token.
-      p.nvidiaDeviates = partlySeen;
       p.shape.kvType = f.kv;
       p.shape.scaleMode = f.scales;
       p.shape.queryType = f.input == NonFiniteInput::QueryF16Overflow

@@ -39,10 +39,6 @@ struct ProgramSpec {
   /// Every case gets this non-finite input (spec, "Non-finite inputs"):
   /// the oracle's NaN rows must be NaN, the others within tolerance.
   oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
-  /// Left out of the NVIDIA check set (pa-cuda-gen): the warp kernels do
-  /// not meet this program's contract yet (docs/reliability.md, "Not
-  /// covered yet"); the host and both AMD executors run it.
-  bool nvidiaDeviates = false;
   std::string label;
 };
 
