@@ -28,6 +28,8 @@
 
 #include "mlir/IR/PatternMatch.h"
 
+#include "llvm/Support/MathExtras.h"
+
 namespace mlir::pa::nvvm {
 
 inline constexpr int64_t kWarps = kWorkgroupThreads / 32;
@@ -102,6 +104,20 @@ struct DecodeShape {
   /// in softmax (one M-tile: there moving it measured 1.5% (fp8) and 10%
   /// (bf16) slower at Q = 1; ptxas allocated and scheduled differently).
   bool rescaleInPV() const { return mTiles() == 2; }
+  /// Tokens per run of partly seen tokens, at most: the group's rows
+  /// r have MTP positions q = r / G in [q_lo, q_hi] with q_hi - q_lo <=
+  /// ceil((rows - 1) / G) (and < Q); 0 without MTP.
+  int64_t partlyRunSlots() const {
+    if (queryLength <= 1)
+      return 0;
+    return std::min<int64_t>(queryLength - 1,
+                             llvm::divideCeil(rows - 1, groupSize));
+  }
+  /// Slots of both runs: the tail run's, then (with a window) the head
+  /// run's.
+  int64_t partlySlots() const {
+    return partlyRunSlots() * (window > 0 ? 2 : 1);
+  }
 };
 
 /// Workgroup buffers of the lowering (flat, in the shapes DecodeShape
@@ -116,6 +132,9 @@ struct Buffers {
   Value pageIds;  // [2][256 / P] i32, by tile parity
   Value warpMax;  // [4] f32: per-warp largest P weight (e4m3, per-token)
   Value alpha;    // [M] f32: the tile's rescale of the acc rows (rescaleInPV)
+  Value partlyProbs; // [partlySlots][M] f32: P of the partly seen tokens,
+                     // saved before P's terms overwrite the scores (only
+                     // with probsAliasScores)
   Value rowMax, rowSum;
 };
 
@@ -141,6 +160,9 @@ struct DecodeState {
   DecodeShape shape;
   Buffers buffers;
   ThreadIds ids;
+  /// The row group's first row and the sequence's context length
+  /// (softmax's operands: pv reads them too, after softmax is erased).
+  Value rowBase, contextLength;
   /// P's terms live in the scores' bytes (scoresAndProbsShareBytes).
   bool probsAliasScores = false;
   /// Set by qk for pv: the V chunks of pv's first token block (first
@@ -179,11 +201,21 @@ protected:
                                  Value token) const;
 
   /// Indices of element `d` (index) of token (page, slot)'s K or V row in
-  /// an nhd / hnd cache: the layouts' one address mapping, shared with the
-  /// host lowering and pa-to-mfma.
+  /// the cache, any layout: the layouts' one address mapping, shared with
+  /// the host lowering and pa-to-mfma.
   SmallVector<Value, 5> cacheIndices(WarpEmitter &e, CacheOperand operand,
                                      Value page, Value kvHead, Value slot,
                                      Value d) const;
+
+  /// The tokens row m (index) of the group sees: [begin, end) if isRow
+  /// (r = rowBase + m < Q * G, MTP position q = r / G): end = C - Q + 1 +
+  /// q, begin = max(0, end - W) with a window, else 0.
+  struct RowTokens {
+    Value isRow, begin, end; // i1, i64, i64
+  };
+  RowTokens rowTokens(WarpEmitter &e, Value m) const;
+  /// Whether row m sees `token` (i64).
+  Value rowSees(WarpEmitter &e, const RowTokens &row, Value token) const;
 
   /// The dequantization scale of tile-relative token `token`.
   Value tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,

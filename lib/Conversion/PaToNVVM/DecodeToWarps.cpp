@@ -52,7 +52,10 @@
 //            tokens; the f32
 //            accumulator lives in shared memory between tiles. Values of
 //            tokens outside the valid range are zeroed (0 * NaN = NaN) in
-//            the tiles that have such tokens (a uniform branch).
+//            the tiles that have such tokens (a uniform branch). With MTP
+//            the tokens only some rows of the group see are left out of
+//            the product too, and those edge tiles add them per row to the
+//            rows that see them (PVToWarps.cpp, addPartlySeen).
 //
 //===----------------------------------------------------------------------===//
 #include "DecodeToWarps.h"
@@ -166,6 +169,9 @@ public:
       : kernel(kernel) {
     state.ops = ops;
     state.shape = shape;
+    TileSoftmaxOp softmax = ops.softmax;
+    state.rowBase = softmax.getRowBase();
+    state.contextLength = softmax.getContextLength();
   }
 
   void run() {
@@ -233,6 +239,10 @@ private:
       planned.push_back({&buffers.warpMax, kWarps, f32});
     if (s.rescaleInPV())
       planned.push_back({&buffers.alpha, s.rows, f32});
+    // Only where P's terms take the scores' bytes (pv reads the partly
+    // seen tokens' P from the scores elsewhere).
+    if (s.partlySlots() > 0)
+      planned.push_back({&buffers.partlyProbs, s.partlySlots() * s.rows, f32});
     return planned;
   }
 
@@ -248,6 +258,8 @@ private:
     const Allocation *probs = findPlanned(planned, &buffers.probs);
     state.probsAliasScores = scoresAndProbsShareBytes(planned);
     for (const Allocation &buffer : planned) {
+      if (buffer.into == &buffers.partlyProbs && !state.probsAliasScores)
+        continue; // see plannedBuffers
       if (!state.probsAliasScores) {
         *buffer.into = add(buffer.count, buffer.element);
         continue;
@@ -288,7 +300,8 @@ private:
   /// Elsewhere it would cost a barrier per tile for nothing: registers cap
   /// the 16-row kernels' workgroups per SM first. The estimate adds the
   /// buffers `planned` to the tiled IR's that stay, each rounded up to 16
-  /// bytes.
+  /// bytes; the partly seen tokens' P only to the shared side, which alone
+  /// needs it.
   bool scoresAndProbsShareBytes(ArrayRef<Allocation> planned) {
     auto aligned = [](int64_t bytes) { return llvm::alignTo(bytes, 16); };
     // The tiled IR's buffers that stay (staged page ids, row statistics):
@@ -307,12 +320,19 @@ private:
     }
     const Allocation *scores = findPlanned(planned, &state.buffers.scores);
     const Allocation *probs = findPlanned(planned, &state.buffers.probs);
-    for (const Allocation &buffer : planned)
-      if (&buffer != scores && &buffer != probs)
+    const Allocation *partly =
+        findPlanned(planned, &state.buffers.partlyProbs);
+    int64_t partlyBytes = 0;
+    for (const Allocation &buffer : planned) {
+      if (&buffer == partly)
+        partlyBytes = aligned(buffer.bytes());
+      else if (&buffer != scores && &buffer != probs)
         others += aligned(buffer.bytes());
+    }
     return others + aligned(scores->bytes()) + aligned(probs->bytes()) >
                kTwoPerSMBytes &&
-           others + aligned(std::max(scores->bytes(), probs->bytes())) <=
+           others + partlyBytes +
+                   aligned(std::max(scores->bytes(), probs->bytes())) <=
                kTwoPerSMBytes;
   }
 

@@ -6,6 +6,18 @@
 // accumulator rows in shared memory, n-blocks of 8 columns at a time;
 // a tile with tokens outside the valid range zeroes their values.
 //
+// Partly seen tokens (MTP): row q of the group sees [vB + q, vE + q), so
+// of the group's positions [q_lo, q_hi] the tokens of the tail run
+// [vE + q_lo, vE + q_hi) and, with a window, of the head run
+// [vB + q_lo, vB + q_hi) are seen by some rows only. In the shared
+// product their V would meet the other rows' zero P, and a NaN or
+// infinite V (or V scale) would give 0 * NaN = NaN in rows that do not
+// see it. So the product's valid range leaves them out (the edge tiles
+// that hold them zero their values and weights like invalid tokens), and
+// those edge tiles add them per row afterwards, only to the rows that
+// see them (addPartlySeen): at most 2 (Q - 1) tokens, none of it in full
+// tiles.
+//
 //===----------------------------------------------------------------------===//
 #include "DecodeLowering.h"
 
@@ -18,6 +30,14 @@ using arith::CmpIPredicate;
 
 namespace {
 
+/// The runs of partly seen tokens of the row group (see the file
+/// comment), i64 values.
+struct PartlySeenRuns {
+  Value length;    // q_hi - q_lo
+  Value tailStart; // vE + q_lo
+  Value headStart; // vB + q_lo (unclamped); null without a window
+};
+
 /// pa.tile.pv: P times the V scales packed into the products' terms, then
 /// the accumulator rows plus P V, four warps of D / 4 columns each.
 struct PVToWarps final : TileOpToWarps<TilePVOp> {
@@ -25,26 +45,43 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
 
   void lower(TilePVOp op, WarpEmitter &e,
              PatternRewriter &rewriter) const override {
-    ImplicitLocOpBuilder &b = e.b;
     e.barrier();
     Value tileStart = op.getTileStart();
     TilePages tile = tilePages(e, tileStart);
-    Value validBegin = op.getValidBegin(), validEnd = op.getValidEnd();
+    // The tokens the shared product multiplies: the valid range less the
+    // partly seen tokens, which addPartlySeen adds per row.
+    Value productBegin = op.getValidBegin(), productEnd = op.getValidEnd();
+    std::optional<PartlySeenRuns> runs;
+    if (s.partlyRunSlots() > 0) {
+      runs = partlySeenRuns(e);
+      productEnd = e.minS(productEnd, runs->tailStart);
+      if (runs->headStart)
+        productBegin =
+            e.maxS(productBegin, e.add(runs->headStart, runs->length));
+    }
+    // Tiles with tokens outside the product's range zero their values.
+    auto insideProduct = [&] {
+      return e.both(
+          e.cmp(CmpIPredicate::sge, tileStart, productBegin),
+          e.cmp(CmpIPredicate::sle, e.add(tileStart, e.i64(kTileTokens)),
+                productEnd));
+    };
+    // P's terms are about to overwrite the scores: keep the partly seen
+    // tokens' P (edge tiles only).
+    if (runs && state.probsAliasScores)
+      e.ifThen(e.negate(insideProduct()),
+               [&] { savePartlySeenProbs(e, op, *runs); });
 
     // Prologue: thread i packs tokens 2i, 2i + 1 of every row: P times the
-    // token's V scale, 0 outside the valid range.
+    // token's V scale, 0 outside the product's range.
     Value token = e.mul(ids.tid, 2);
     SmallVector<Value> weights;
     for (int64_t k = 0; k < 2; ++k) {
       Value column = e.add(token, k);
-      Value valid =
-          e.inRange(e.add(tileStart, e.toI64(column)), validBegin, validEnd);
-      // An infinite scale is NaN here: e4m3 packing would saturate it.
-      Value scale =
-          buildNaNIfNotFinite(b, b.getLoc(),
-                              tokenScale(e, s.vScale, op.getVScale(), tile,
-                                         op.getKvHead(), column));
-      weights.push_back(e.select(valid, scale, e.f32(0.0)));
+      Value valid = e.inRange(e.add(tileStart, e.toI64(column)), productBegin,
+                              productEnd);
+      weights.push_back(
+          e.select(valid, valueScale(e, op, tile, column), e.f32(0.0)));
     }
     // e4m3: the weights times 2^k with every weight * 2^k below 256, so
     // that P's terms stay normal e4m3 values; the products are scaled back
@@ -75,17 +112,134 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
     }
     e.barrier();
 
-    // Tiles with tokens outside the valid range zero their values.
-    Value inside =
-        e.both(e.cmp(CmpIPredicate::sge, tileStart, validBegin),
-               e.cmp(CmpIPredicate::sle, e.add(tileStart, e.i64(kTileTokens)),
-                     validEnd));
     e.ifThenElse(
-        inside, [&] { emitPVProducts(e, op, tile, down, /*masked=*/false); },
-        [&] { emitPVProducts(e, op, tile, down, /*masked=*/true); });
+        insideProduct(),
+        [&] {
+          emitPVProducts(e, op, tile, down, /*maskBegin=*/Value(),
+                         /*maskEnd=*/Value());
+        },
+        [&] {
+          emitPVProducts(e, op, tile, down, productBegin, productEnd);
+          if (runs)
+            addPartlySeen(e, op, tile, *runs);
+        });
   }
 
 private:
+  /// V scale of tile-relative token `column` (index). An infinite scale is
+  /// NaN here: e4m3 packing would saturate it.
+  Value valueScale(WarpEmitter &e, TilePVOp op, const TilePages &tile,
+                   Value column) const {
+    return buildNaNIfNotFinite(e.b, e.b.getLoc(),
+                               tokenScale(e, s.vScale, op.getVScale(), tile,
+                                          op.getKvHead(), column));
+  }
+
+  PartlySeenRuns partlySeenRuns(WarpEmitter &e) const {
+    ImplicitLocOpBuilder &b = e.b;
+    // Rows [rowBase, min(rowBase + M, Q * G)) have positions [q_lo, q_hi].
+    Value rowBase = e.toI64(state.rowBase);
+    Value lastRow =
+        e.sub(e.minS(e.add(rowBase, e.i64(s.rows)),
+                     e.i64(s.queryLength * s.groupSize)),
+              e.i64(1));
+    Value qLo = arith::DivSIOp::create(b, rowBase, e.i64(s.groupSize));
+    Value qHi = arith::DivSIOp::create(b, lastRow, e.i64(s.groupSize));
+    PartlySeenRuns runs;
+    runs.length = e.sub(qHi, qLo);
+    runs.tailStart = buildVisibleEnd(b, b.getLoc(), state.contextLength,
+                                     s.queryLength, qLo);
+    runs.headStart = buildVisibleBegin(b, b.getLoc(), runs.tailStart,
+                                       s.window, /*clamp=*/false);
+    return runs;
+  }
+
+  /// Calls body(token (i64), column (index, tile-relative), runSlot
+  /// (index, the tail run's slots, then the head run's)) in a uniform
+  /// branch for each partly seen token of this tile's valid range.
+  void forEachPartlySeen(
+      WarpEmitter &e, TilePVOp op, const PartlySeenRuns &runs,
+      function_ref<void(Value, Value, Value)> body) const {
+    Value tileStart = op.getTileStart();
+    Value tileEnd = e.add(tileStart, e.i64(kTileTokens));
+    auto run = [&](Value start, int64_t firstSlot, Value skipFrom) {
+      e.forLoop(e.idx(0), e.toIndex(runs.length), e.idx(1), [&](Value k) {
+        Value token = e.add(start, e.toI64(k));
+        Value here =
+            e.both(e.inRange(token, tileStart, tileEnd),
+                   e.inRange(token, op.getValidBegin(), op.getValidEnd()));
+        if (skipFrom) // a token of both runs (a short window) is the tail's
+          here = e.both(here, e.cmp(CmpIPredicate::slt, token, skipFrom));
+        e.ifThen(here, [&] {
+          body(token, e.toIndex(e.sub(token, tileStart)), e.add(k, firstSlot));
+        });
+      });
+    };
+    run(runs.tailStart, 0, Value());
+    if (runs.headStart)
+      run(runs.headStart, s.partlyRunSlots(), runs.tailStart);
+  }
+
+  /// With probsAliasScores: the partly seen tokens' P of every row, from
+  /// the scores to partlyProbs, before P's terms overwrite them.
+  void savePartlySeenProbs(WarpEmitter &e, TilePVOp op,
+                           const PartlySeenRuns &runs) const {
+    forEachPartlySeen(e, op, runs, [&](Value, Value column, Value runSlot) {
+      e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
+        Value p = e.load(buffers.scores,
+                         {e.add(e.mul(ids.tid, kScoreStride), column)});
+        e.store(p, buffers.partlyProbs,
+                {e.add(e.mul(runSlot, s.rows), ids.tid)});
+      });
+    });
+  }
+
+  /// After the edge tile's products: acc[m][d] += P[m][t] * v_scale(t) *
+  /// V_t[d] for each partly seen token t and only the rows m that see it,
+  /// in f32, so that a NaN / Inf V value or scale reaches exactly those
+  /// rows. Thread i takes the elements i, i + 128, ... of the rows x D.
+  void addPartlySeen(WarpEmitter &e, TilePVOp op, const TilePages &tile,
+                     const PartlySeenRuns &runs) const {
+    e.barrier(); // the products' accumulators
+    forEachPartlySeen(e, op, runs, [&](Value token, Value column,
+                                       Value runSlot) {
+      Value scale = valueScale(e, op, tile, column);
+      std::pair<Value, Value> place = locate(e, tile, column);
+      e.forLoop(ids.tid, e.idx(s.rows * s.headDim), e.idx(kWorkgroupThreads),
+                [&](Value i) {
+                  Value m = e.div(i, s.headDim);
+                  Value d = e.rem(i, s.headDim);
+                  e.ifThen(rowSees(e, rowTokens(e, m), token), [&] {
+                    Value p = state.probsAliasScores
+                                  ? e.load(buffers.partlyProbs,
+                                           {e.add(e.mul(runSlot, s.rows), m)})
+                                  : e.load(buffers.scores,
+                                           {e.add(e.mul(m, kScoreStride),
+                                                  column)});
+                    Value v = valueToF32(
+                        e, e.load(op.getValueCache(),
+                                  cacheIndices(e, CacheOperand::value,
+                                               place.first, op.getKvHead(),
+                                               place.second, d)));
+                    Value at = e.add(e.mul(m, s.accStride()), d);
+                    e.store(e.addF(e.load(buffers.acc, {at}),
+                                   e.mulF(e.mulF(p, scale), v)),
+                            buffers.acc, {at});
+                  });
+                });
+    });
+  }
+
+  /// A V cache element in f32 (exact): e4m3 through its f16 conversion.
+  Value valueToF32(WarpEmitter &e, Value v) const {
+    if (!isa<Float8E4M3FNType>(v.getType()))
+      return toF32(e, v);
+    ImplicitLocOpBuilder &b = e.b;
+    Value byte = arith::BitcastOp::create(b, b.getI8Type(), v);
+    Value pair = arith::ExtUIOp::create(b, b.getI16Type(), byte);
+    return e.unpackE4M3x2(pair).first;
+  }
+
   /// 2^k and 2^-k for the tile's P weights: k = 7 - floor(log2(max w)), so
   /// that max w * 2^k < 256. Per-token weights are maximized over the
   /// workgroup (warp shuffles, then the four warps through shared memory).
@@ -167,9 +321,11 @@ private:
 
   /// O[rows][warp's columns] += P V over the tile's tokens, the
   /// accumulators loaded from and stored back to shared memory (times
-  /// 2^k / 2^-k around e4m3 products, whose P carries 2^k).
+  /// 2^k / 2^-k around e4m3 products, whose P carries 2^k). With maskBegin
+  /// (an edge tile), the values of tokens outside [maskBegin, maskEnd) are
+  /// zeroed: 0 * NaN must not reach the sum.
   void emitPVProducts(WarpEmitter &e, TilePVOp op, const TilePages &tile,
-                      Value down, bool masked) const {
+                      Value down, Value maskBegin, Value maskEnd) const {
     const int64_t columnsPerWarp = s.pvDim() / kWarps;
     const int64_t nBlocksTotal = columnsPerWarp / 8;
     const int64_t tokenBlocks = kTileTokens / (4 * s.chunk);
@@ -247,8 +403,8 @@ private:
                                                   term, mt, block, step));
           }
         SmallVector<Value> keep;
-        if (masked)
-          keep = chunkMasks(e, op, chunkToken);
+        if (maskBegin)
+          keep = chunkMasks(e, op, chunkToken, maskBegin, maskEnd);
         SmallVector<SmallVector<Value>> values;
         for (Value chunk : chunks) {
           SmallVector<Value> words = kvWords(e, chunk);
@@ -280,9 +436,10 @@ private:
   }
 
   /// Per operand word of a chunk of tokens chunkToken + [0, E) (tile-
-  /// relative): all ones over the elements whose token is valid, else 0.
-  SmallVector<Value> chunkMasks(WarpEmitter &e, TilePVOp op,
-                                Value chunkToken) const {
+  /// relative): all ones over the elements whose token lies in [begin,
+  /// end), else 0.
+  SmallVector<Value> chunkMasks(WarpEmitter &e, TilePVOp op, Value chunkToken,
+                                Value begin, Value end) const {
     Value first = e.add(op.getTileStart(), e.toI64(chunkToken));
     const int64_t perWord = 4 / s.operandBytes();
     const int64_t bits = 8 * s.operandBytes();
@@ -290,8 +447,8 @@ private:
     for (int64_t w = 0; w < s.chunk / perWord; ++w) {
       Value mask = e.i32(0);
       for (int64_t k = 0; k < perWord; ++k) {
-        Value valid = e.inRange(e.add(first, e.i64(perWord * w + k)),
-                                op.getValidBegin(), op.getValidEnd());
+        Value valid =
+            e.inRange(e.add(first, e.i64(perWord * w + k)), begin, end);
         int64_t ones = ((int64_t(1) << bits) - 1) << (bits * k);
         mask = e.orI(mask, e.select(valid, e.i32(ones), e.i32(0)));
       }

@@ -51,14 +51,7 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
 
     // Row r = rowBase + m (MTP position q = r / G) sees tokens
     // [max(0, end - W), end), end = C - Q + 1 + q; padding rows nothing.
-    Value row = e.toI64(e.add(op.getRowBase(), m));
-    Value isRow =
-        e.cmp(CmpIPredicate::slt, row, e.i64(s.queryLength * s.groupSize));
-    Value end =
-        buildVisibleEnd(b, b.getLoc(), op.getContextLength(), s.queryLength,
-                        arith::DivSIOp::create(b, row, e.i64(s.groupSize)));
-    Value begin =
-        buildVisibleBegin(b, b.getLoc(), end, s.window, /*clamp=*/true);
+    RowTokens rowSeen = rowTokens(e, m);
     Value rowOffset = e.mul(m, kScoreStride);
     // ALiBi: the row's slope (query head h * G + r % G) and own token
     // C - Q + q = end - 1; the bias goes on as the scores are read, before
@@ -69,7 +62,7 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
                          e.rem(e.add(op.getRowBase(), m), s.groupSize));
       alibiSlope =
           emitAlibiSlopeExp2(b, e.load(alibi.getAlibiSlopes(), {head}));
-      ownToken = e.sub(end, e.i64(1));
+      ownToken = e.sub(rowSeen.end, e.i64(1));
     }
 
     SmallVector<Value> values, columns;
@@ -77,7 +70,7 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
     for (int64_t i = 0; i < count; ++i) {
       Value column = e.add(part, i * perRow);
       Value token = e.add(op.getTileStart(), e.toI64(column));
-      Value visible = e.both(isRow, e.inRange(token, begin, end));
+      Value visible = rowSees(e, rowSeen, token);
       Value raw = e.load(buffers.scores, {e.add(rowOffset, column)});
       if (alibiSlope)
         raw = emitAlibiBias(b, raw, alibiSlope, e.sub(token, ownToken));

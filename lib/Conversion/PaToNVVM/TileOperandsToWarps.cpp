@@ -74,10 +74,29 @@ SmallVector<Value, 5> TileOpLowering::cacheIndices(WarpEmitter &e,
                                                    Value page, Value kvHead,
                                                    Value slot, Value d) const {
   return buildCacheElementIndices(
-      e.b, e.b.getLoc(), s.layout, operand, VLayout::plain, s.chunk, page,
+      e.b, e.b.getLoc(), s.layout, operand,
+      s.transposedV ? VLayout::transposed : VLayout::plain, s.chunk, page,
       kvHead, slot, d, [&](TypedAttr value) -> Value {
         return arith::ConstantOp::create(e.b, value);
       });
+}
+
+TileOpLowering::RowTokens TileOpLowering::rowTokens(WarpEmitter &e,
+                                                    Value m) const {
+  ImplicitLocOpBuilder &b = e.b;
+  Value row = e.toI64(e.add(state.rowBase, m));
+  Value isRow =
+      e.cmp(CmpIPredicate::slt, row, e.i64(s.queryLength * s.groupSize));
+  Value end =
+      buildVisibleEnd(b, b.getLoc(), state.contextLength, s.queryLength,
+                      arith::DivSIOp::create(b, row, e.i64(s.groupSize)));
+  Value begin = buildVisibleBegin(b, b.getLoc(), end, s.window, /*clamp=*/true);
+  return {isRow, begin, end};
+}
+
+Value TileOpLowering::rowSees(WarpEmitter &e, const RowTokens &row,
+                              Value token) const {
+  return e.both(row.isRow, e.inRange(token, row.begin, row.end));
 }
 
 Value TileOpLowering::tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,

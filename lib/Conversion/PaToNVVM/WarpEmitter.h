@@ -77,6 +77,9 @@ public:
     return arith::SelectOp::create(b, c, x, y);
   }
   Value both(Value x, Value y) { return andI(x, y); }
+  Value negate(Value c) {
+    return arith::XOrIOp::create(b, c, constant(b.getI1Type(), 1));
+  }
   /// begin <= x < end (signed).
   Value inRange(Value x, Value begin, Value end) {
     return both(cmp(arith::CmpIPredicate::sge, x, begin),

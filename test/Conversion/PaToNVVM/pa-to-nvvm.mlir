@@ -409,3 +409,97 @@ func.func @decode_fp8_d256_32_rows(%query: memref<?x8x256xbf16>,
              scale = #pa.scale<per_tensor>}
   return
 }
+
+// -----
+
+// Partly seen tokens (MTP, Q = 2, G = 8: one 16-row group of both
+// positions, behind a window of 300): the tail run (from vE + q_lo, seen by
+// the later position only) and the head run (from vB + q_lo, by the earlier
+// one only) are left out of the shared PV product, whose V would meet the
+// other rows' zero P (0 * NaN); the edge tiles add them per row, to the rows
+// that see them only.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// The product's range: the valid range up to the tail run, from the head
+// run's end.
+// CHECK:         %[[LEN:.*]] = arith.subi %[[QHI:[0-9]+]], %[[QLO:[0-9]+]] : i64
+// CHECK:         %[[TAIL:.*]] = arith.addi %{{.*}}, %[[QLO]] : i64
+// CHECK:         %[[HEAD:.*]] = arith.subi %[[TAIL]], %c300_i64{{.*}} : i64
+// CHECK:         %[[PEND:.*]] = arith.minsi %{{.*}}, %[[TAIL]] : i64
+// CHECK:         %[[HEADEND:.*]] = arith.addi %[[HEAD]], %[[LEN]] : i64
+// CHECK:         %[[PBEGIN:.*]] = arith.maxsi %{{.*}}, %[[HEADEND]] : i64
+// P's weights: 0 outside the product's range.
+// CHECK:         arith.cmpi sge, %{{.*}}, %[[PBEGIN]] : i64
+// CHECK-NEXT:    arith.cmpi slt, %{{.*}}, %[[PEND]] : i64
+// The edge tile: the masked products, a barrier, then per run token of the
+// tile and per accumulator element (thread i: i, i + 128, ...) whose row
+// sees it, acc += P * v_scale * V in f32 (the e4m3 element converted
+// exactly).
+// CHECK:         gpu.barrier
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1
+// CHECK-NEXT:      arith.index_cast
+// CHECK-NEXT:      %[[TOKEN:.*]] = arith.addi %[[TAIL]], %{{.*}} : i64
+// CHECK:           scf.if
+// CHECK:             memref.load %{{.*}} : memref<?x2x16xf32>
+// CHECK:             scf.for %{{.*}} = %thread_id_x to %c2048{{.*}} step %c128
+// CHECK:               arith.cmpi slt, %[[TOKEN]], %{{.*}} : i64
+// CHECK:               scf.if
+// CHECK:                 memref.load %{{.*}} : memref<4224xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:            memref.load %{{.*}} : memref<?x2x128x16xf8E4M3FN>
+// CHECK:                 llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
+// CHECK:                 %[[ACC:.*]] = arith.addf
+// CHECK-NEXT:            memref.store %[[ACC]], %{{.*}} : memref<2176xf32, #gpu.address_space<workgroup>>
+// The head run: a token of both runs is the tail's.
+// CHECK:         scf.for
+// CHECK-NEXT:      arith.index_cast
+// CHECK-NEXT:      %[[HTOKEN:.*]] = arith.addi %[[HEAD]], %{{.*}} : i64
+// CHECK:           arith.cmpi slt, %[[HTOKEN]], %[[TAIL]] : i64
+// CHECK-NOT:   pa.tile.
+func.func @decode_partly_seen(%query: memref<?x16x128xbf16>, %key_cache: memref<?x2x8x16x16xf8E4M3FN>,
+    %value_cache: memref<?x2x128x16xf8E4M3FN>, %block_tables: memref<?x?xi32>,
+    %context_lengths: memref<?xi32>, %k_scale: memref<?x2x16xf32>, %v_scale: memref<?x2x16xf32>,
+    %work_info: memref<?x4xi32>,
+    %exp_sums: memref<2x?x16xf32>, %max_logits: memref<2x?x16xf32>, %tmp_out: memref<2x?x16x128xf32>) {
+  pa.decode query(%query : memref<?x16x128xbf16>) key_cache(%key_cache : memref<?x2x8x16x16xf8E4M3FN>)
+            value_cache(%value_cache : memref<?x2x128x16xf8E4M3FN>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) k_scale(%k_scale : memref<?x2x16xf32>)
+            v_scale(%v_scale : memref<?x2x16xf32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<2x?x16xf32>) max_logits(%max_logits : memref<2x?x16xf32>)
+            tmp_out(%tmp_out : memref<2x?x16x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 16, v_layout = plain>,
+             scale = #pa.scale<per_token>, sliding_window = 300 : i64}
+  return
+}
+
+// -----
+
+// Partly seen tokens where P's terms take the scores' bytes (bf16 KV, D =
+// 256, Q = 4, G = 8: 32 rows, a window): the edge tiles copy the run
+// tokens' P (6 slots x 32 rows) before the terms overwrite the scores, and
+// the per-row sums read the copy.
+// CHECK-LABEL: gpu.module @pa_kernels
+// CHECK:       gpu.func @pa_decode(
+// CHECK-SAME:      %[[SHARED:[^ ]*]] : memref<33792xi8, #gpu.address_space<workgroup>>
+// CHECK-SAME:      %[[PARTLY:[^ ]*]] : memref<192xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[SCORES:.*]] = memref.view %[[SHARED]]{{.*}} to memref<8448xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[EDGE:.*]] = arith.xori %{{.*}}, %true : i1
+// CHECK-NEXT:    scf.if %[[EDGE]] {
+// CHECK:           scf.for
+// CHECK:             %[[P:.*]] = memref.load %[[SCORES]][%{{.*}}] : memref<8448xf32, #gpu.address_space<workgroup>>
+// CHECK:             memref.store %[[P]], %[[PARTLY]][%{{.*}}] : memref<192xf32, #gpu.address_space<workgroup>>
+// CHECK:         memref.load %[[PARTLY]][%{{.*}}] : memref<192xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    memref.load %{{.*}} : memref<?x2x256x16xbf16>
+// CHECK-NOT:   pa.tile.
+func.func @decode_partly_seen_shared_bytes(%query: memref<?x16x256xbf16>, %key_cache: memref<?x2x32x16x8xbf16>,
+    %value_cache: memref<?x2x256x16xbf16>, %block_tables: memref<?x?xi32>,
+    %context_lengths: memref<?xi32>, %work_info: memref<?x4xi32>,
+    %exp_sums: memref<2x?x32xf32>, %max_logits: memref<2x?x32xf32>, %tmp_out: memref<2x?x32x256xf32>) {
+  pa.decode query(%query : memref<?x16x256xbf16>) key_cache(%key_cache : memref<?x2x32x16x8xbf16>)
+            value_cache(%value_cache : memref<?x2x256x16xbf16>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<2x?x32xf32>) max_logits(%max_logits : memref<2x?x32xf32>)
+            tmp_out(%tmp_out : memref<2x?x32x256xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = plain>,
+             scale = #pa.scale<none>, sliding_window = 300 : i64}
+  return
+}
