@@ -1,8 +1,10 @@
 //===- PaLayoutAttrs.cpp - #pa.mfma_layout --------------------------------===//
 //
 // The syntax of the MFMA shapes and the checks of the lane mapping: alone
-// (MFMALayoutAttr::verify), and on a decode kernel against its chip and its
-// tile ops (verifyMFMALayoutOn, from the dialect's attribute verifier).
+// (MFMALayoutAttr::verify), on a decode kernel against its chip
+// (verifyMFMALayoutOn, from the dialect's attribute verifier), and against
+// the kernel's pa.tile.qk (verifyEnclosingMFMALayout, from qk's verifier,
+// so that it reads only an op that has passed its own checks).
 //
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaLayoutAttrs.h"
@@ -80,38 +82,39 @@ LogicalResult mlir::pa::verifyMFMALayoutOn(Operation *kernel,
                      "which "
                   << chip->name << " does not have";
 
-  TileLoadQueryOp loadQuery;
-  TileQKOp qk;
+  bool hasLoadQuery = false, hasQK = false;
   kernel->walk([&](Operation *op) {
-    if (auto load = dyn_cast<TileLoadQueryOp>(op); load && !loadQuery)
-      loadQuery = load;
-    if (auto product = dyn_cast<TileQKOp>(op); product && !qk)
-      qk = product;
+    hasLoadQuery |= isa<TileLoadQueryOp>(op);
+    hasQK |= isa<TileQKOp>(op);
   });
-  if (!loadQuery || !qk)
+  if (!hasLoadQuery || !hasQK)
     return fail() << "belongs on a decode kernel (one with "
                      "pa.tile.load_query and pa.tile.qk)";
-  // The kernel's attributes are verified before its tile ops: an operand or
-  // attribute the ops' own verifiers refuse is theirs to report. (The typed
-  // accessors' getType() casts to MemRefType unchecked: test the Value's.)
-  auto tileType =
-      dyn_cast<MemRefType>(Value(loadQuery.getQueryTile()).getType());
-  auto keyType = dyn_cast<MemRefType>(Value(qk.getKeyCache()).getType());
-  auto computeAttr = qk->getAttrOfType<ComputeTypeAttr>(
-      qk.getComputeAttrName());
-  if (!tileType || !keyType || !computeAttr)
+  return success();
+}
+
+LogicalResult mlir::pa::verifyEnclosingMFMALayout(TileQKOp qk) {
+  MFMALayoutAttr layout;
+  for (Operation *scope = qk->getParentOp(); scope && !layout;
+       scope = scope->getParentOp())
+    layout = scope->getAttrOfType<MFMALayoutAttr>(kMFMALayoutAttrName);
+  if (!layout)
     return success();
-  if (!tileType.hasStaticShape() || tileType.getRank() != 2)
-    return success(); // the tile op's own verifier reports it
+  auto fail = [&]() {
+    return qk.emitOpError()
+           << "does not fit the kernel's '" << kMFMALayoutAttrName << "': ";
+  };
+  // qk's own verifier passed: the query tile is a static [M, D] f32 memref.
+  MemRefType tileType = qk.getQueryTile().getType();
   int64_t rows = tileType.getDimSize(0), headDim = tileType.getDimSize(1);
   if (layout.getMTiles() * kShapeMN != rows)
-    return fail() << "has " << layout.getMTiles()
-                  << " M-tile(s) of 16 rows, the kernel's row group has "
-                  << rows << " rows";
-  ComputeType compute = computeAttr.getValue();
+    return fail() << "it has " << layout.getMTiles()
+                  << " M-tile(s) of 16 rows, the row group has " << rows
+                  << " rows";
+  ComputeType compute = qk.getCompute();
   bool fp8 = compute == ComputeType::fp8;
   if ((layout.getPvK() == 32) != fp8)
-    return fail() << "has pv = 16x16x" << layout.getPvK()
+    return fail() << "it has pv = 16x16x" << layout.getPvK()
                   << ", the kernel computes in "
                   << stringifyComputeType(compute) << " (pv = 16x16x"
                   << (fp8 ? 32 : 16) << ")";
@@ -120,15 +123,15 @@ LogicalResult mlir::pa::verifyMFMALayoutOn(Operation *kernel,
                      "128, got "
                   << headDim;
   // Caches of other element types are pa-to-mfma's to refuse.
-  Type kvType = keyType.getElementType();
+  Type kvType = qk.getKeyCache().getType().getElementType();
   if (!isa<FloatType>(kvType) || (kvType.getIntOrFloatBitWidth() != 8 &&
                                   kvType.getIntOrFloatBitWidth() != 16))
     return success();
   int64_t pack = kLoadBytes / (kvType.getIntOrFloatBitWidth() / 8);
   int64_t chunks = llvm::divideCeil(headDim, kLaneGroups * pack);
   if (layout.getQkChunks() != chunks)
-    return fail() << "has qk_chunks = " << layout.getQkChunks()
-                  << ", the kernel's head dim " << headDim << " of " << kvType
+    return fail() << "it has qk_chunks = " << layout.getQkChunks()
+                  << ", the head dim " << headDim << " of " << kvType
                   << " takes " << chunks << " (16-byte loads of 4 lane groups)";
   return success();
 }

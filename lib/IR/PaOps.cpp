@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
+#include "pa/IR/PaLayoutAttrs.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -752,7 +753,8 @@ LogicalResult TileQKOp::verify() {
       failed(verifyTile(*this, "scores", getScores(), {kAnySize, kTileTokens})) ||
       failed(verifyTile(*this, "query_tile", getQueryTile(), {rows, kAnySize})) ||
       failed(verifyPageIdCount(*this, getPageIds().getType(), getPageSize())) ||
-      failed(verifyScaleOperand(*this, getScale(), getKScale(), "k_scale")));
+      failed(verifyScaleOperand(*this, getScale(), getKScale(), "k_scale")) ||
+      failed(verifyEnclosingMFMALayout(*this)));
 }
 
 LogicalResult TileAlibiOp::verify() {

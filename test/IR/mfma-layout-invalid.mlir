@@ -105,7 +105,6 @@ module attributes {pa.target = #pa.target<"gfx950">} {
 // Without a pa.target the chip's rules wait for one (pa-set-target); the
 // kernel's are checked.
 gpu.module @pa_kernels {
-  // expected-error @+1 {{'pa.mfma_layout' has 2 M-tile(s) of 16 rows, the kernel's row group has 16 rows}}
   gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
                       %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
                       %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
@@ -128,6 +127,7 @@ gpu.module @pa_kernels {
       %t64 = arith.index_cast %tile : index to i64
       %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
           : memref<?x?xi32> -> vector<16xi32>
+      // expected-error @+1 {{'pa.tile.qk' op does not fit the kernel's 'pa.mfma_layout': it has 2 M-tile(s) of 16 rows, the row group has 16 rows}}
       pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
           {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
            compute = #pa.compute<fp8>}
@@ -259,7 +259,6 @@ module attributes {pa.target = #pa.target<"gfx942">} {
 // A mapping for two M-tiles on a 16-row group.
 module attributes {pa.target = #pa.target<"gfx950">} {
   gpu.module @pa_kernels {
-    // expected-error @+1 {{'pa.mfma_layout' has 2 M-tile(s) of 16 rows, the kernel's row group has 16 rows}}
     gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
                         %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
                         %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
@@ -282,6 +281,7 @@ module attributes {pa.target = #pa.target<"gfx950">} {
         %t64 = arith.index_cast %tile : index to i64
         %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
             : memref<?x?xi32> -> vector<16xi32>
+        // expected-error @+1 {{'pa.tile.qk' op does not fit the kernel's 'pa.mfma_layout': it has 2 M-tile(s) of 16 rows, the row group has 16 rows}}
         pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
             {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
              compute = #pa.compute<fp8>}
@@ -311,7 +311,6 @@ module attributes {pa.target = #pa.target<"gfx950">} {
 // A bf16 mapping for fp8 products.
 module attributes {pa.target = #pa.target<"gfx950">} {
   gpu.module @pa_kernels {
-    // expected-error @+1 {{'pa.mfma_layout' has pv = 16x16x16, the kernel computes in fp8 (pv = 16x16x32)}}
     gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
                         %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
                         %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
@@ -334,6 +333,7 @@ module attributes {pa.target = #pa.target<"gfx950">} {
         %t64 = arith.index_cast %tile : index to i64
         %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
             : memref<?x?xi32> -> vector<16xi32>
+        // expected-error @+1 {{'pa.tile.qk' op does not fit the kernel's 'pa.mfma_layout': it has pv = 16x16x16, the kernel computes in fp8 (pv = 16x16x32)}}
         pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
             {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
              compute = #pa.compute<fp8>}
@@ -363,7 +363,6 @@ module attributes {pa.target = #pa.target<"gfx950">} {
 // 16x16x128 takes two 64-dim load chunks at once: D = 192 has three.
 module attributes {pa.target = #pa.target<"gfx950">} {
   gpu.module @pa_kernels {
-    // expected-error @+1 {{'pa.mfma_layout' qk = 16x16x128 needs a head dim that is a multiple of 128, got 192}}
     gpu.func @pa_decode(%q: memref<?x8x192xbf16>, %k: memref<?x1x12x16x16xf8E4M3FN>,
                         %v: memref<?x1x192x16xf8E4M3FN>, %bt: memref<?x?xi32>,
                         %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
@@ -386,6 +385,7 @@ module attributes {pa.target = #pa.target<"gfx950">} {
         %t64 = arith.index_cast %tile : index to i64
         %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
             : memref<?x?xi32> -> vector<16xi32>
+        // expected-error @+1 {{'pa.tile.qk' op does not fit the kernel's 'pa.mfma_layout': qk = 16x16x128 needs a head dim that is a multiple of 128, got 192}}
         pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
             {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
              compute = #pa.compute<fp8>}
@@ -415,7 +415,6 @@ module attributes {pa.target = #pa.target<"gfx950">} {
 // D = 128 of fp8 is two chunks of 4 lane groups x 16 bytes.
 module attributes {pa.target = #pa.target<"gfx950">} {
   gpu.module @pa_kernels {
-    // expected-error @+1 {{'pa.mfma_layout' has qk_chunks = 3, the kernel's head dim 128 of 'f8E4M3FN' takes 2 (16-byte loads of 4 lane groups)}}
     gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
                         %v: memref<?x1x128x16xf8E4M3FN>, %bt: memref<?x?xi32>,
                         %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
@@ -438,6 +437,7 @@ module attributes {pa.target = #pa.target<"gfx950">} {
         %t64 = arith.index_cast %tile : index to i64
         %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
             : memref<?x?xi32> -> vector<16xi32>
+        // expected-error @+1 {{'pa.tile.qk' op does not fit the kernel's 'pa.mfma_layout': it has qk_chunks = 3, the head dim 128 of 'f8E4M3FN' takes 2 (16-byte loads of 4 lane groups)}}
         pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
             {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
              compute = #pa.compute<fp8>}
@@ -630,4 +630,62 @@ module attributes {pa.target = #pa.target<"gfx950">} {
       gpu.return
     }
   }
+}
+
+// -----
+
+// A generic pa.tile.load_query without its query tile (4 operands of 5):
+// the layout reads no tile op's operands, so the op reports its count.
+module attributes {pa.target = #pa.target<"gfx950">} {
+  gpu.module @pa_kernels {
+    gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
+                        %bt: memref<?x?xi32>)
+        workgroup(%qt : memref<16x128xf32, #gpu.address_space<workgroup>>,
+                  %s : memref<16x256xf32, #gpu.address_space<workgroup>>) kernel attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 1, wave_tokens = 64, qk_chunks = 2>} {
+      %c0 = arith.constant 0 : index
+      %ctx = arith.constant 100 : i64
+      %lo = arith.constant 0 : i64
+      // expected-error @+1 {{'pa.tile.load_query' op expected 5 operands, but found 4}}
+      "pa.tile.load_query"(%q, %c0, %c0, %c0) <{query_length = 1 : i64, group_size = 8 : i64}>
+          : (memref<?x8x128xbf16>, index, index, index) -> ()
+      %ids = pa.tile.page_ids %bt[%c0] tile %c0 visible [%lo, %ctx] {page_size = 16 : i64, direct}
+          : memref<?x?xi32> -> vector<16xi32>
+      pa.tile.qk %qt, %k[%ids, %c0] tile_start %lo valid [%lo, %ctx] into %s
+          {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+           compute = #pa.compute<fp8>}
+          : memref<16x128xf32, #gpu.address_space<workgroup>>, memref<?x1x8x16x16xf8E4M3FN>,
+            vector<16xi32>, memref<16x256xf32, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A generic pa.tile.qk with 3 operands of at least 8.
+module attributes {pa.target = #pa.target<"gfx950">} {
+  gpu.module @pa_kernels {
+    gpu.func @pa_decode(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>)
+        workgroup(%qt : memref<16x128xf32, #gpu.address_space<workgroup>>) kernel attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 1, wave_tokens = 64, qk_chunks = 2>} {
+      %c0 = arith.constant 0 : index
+      pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+          : memref<?x8x128xbf16>, memref<16x128xf32, #gpu.address_space<workgroup>>
+      // expected-error @+1 {{'pa.tile.qk' op expected 8 or more operands, but found 3}}
+      "pa.tile.qk"(%qt, %k, %c0)
+          <{page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+            compute = #pa.compute<fp8>}>
+          : (memref<16x128xf32, #gpu.address_space<workgroup>>, memref<?x1x8x16x16xf8E4M3FN>, index) -> ()
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A generic pa.tile.qk with no operands at all and a layout on the
+// module, not a kernel: the module is no decode kernel's.
+// expected-error @+1 {{'pa.mfma_layout' belongs on a decode kernel}}
+module attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 1, wave_tokens = 64, qk_chunks = 2>} {
+  "pa.tile.qk"() <{page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+                   compute = #pa.compute<fp8>}> : () -> ()
 }
