@@ -26,6 +26,31 @@ T pick(std::mt19937_64 &random, std::initializer_list<T> values) {
   return *(values.begin() + random() % values.size());
 }
 
+/// The axes every hand-written row of the matrix gives, as one member of
+/// its row struct: `{queryLen, kvHeads, group, window, sinks}`.
+struct RowAxes {
+  int64_t queryLen, kvHeads, group, window;
+  bool sinks;
+};
+
+/// A program of a hand-written row: KV type `kv` with `scales`, `axes`
+/// (`group` query heads per KV head), on the chip of its fp8 flavour
+/// (e4m3fnuz: gfx942; e4m3fn and bf16: gfx950).
+ProgramSpec rowProgram(ScalarType kv, oracle::ScaleMode scales,
+                       const RowAxes &axes) {
+  ProgramSpec p;
+  oracle::DecodeShape &s = p.shape;
+  s.kvType = kv;
+  s.scaleMode = scales;
+  s.queryLen = axes.queryLen;
+  s.numKvHeads = axes.kvHeads;
+  s.numQueryHeads = axes.group * axes.kvHeads;
+  s.window = axes.window;
+  p.sinks = axes.sinks;
+  p.chip = kv == ScalarType::F8E4M3FNUZ ? "gfx942" : "gfx950";
+  return p;
+}
+
 } // namespace
 
 std::string describe(const ProgramSpec &p) {
@@ -216,8 +241,8 @@ std::vector<ProgramSpec> modelFeaturePrograms() {
     const char *label;
     ScalarType kv;
     oracle::ScaleMode scales;
-    int64_t headDim, queryLen, kvHeads, group, window;
-    bool sinks;
+    int64_t headDim;
+    RowAxes axes;
     std::optional<int64_t> budget;
     oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
     double cap = 1.0;
@@ -225,67 +250,59 @@ std::vector<ProgramSpec> modelFeaturePrograms() {
     bool alibi = false;
   } families[] = {
       {"softcap-window-mtp2", ScalarType::F8E4M3FN, oracle::ScaleMode::PerToken,
-       128, 2, 2, 8, 257, true, std::nullopt},
-      {"softcap-bf16-gqa4", ScalarType::BF16, oracle::ScaleMode::None, 64, 1, 2,
-       4, 0, false, 6},
+       128, {2, 2, 8, 257, true}, std::nullopt},
+      {"softcap-bf16-gqa4", ScalarType::BF16, oracle::ScaleMode::None, 64,
+       {1, 2, 4, 0, false}, 6},
       {"softcap-mtp4-budget1", ScalarType::F8E4M3FN,
-       oracle::ScaleMode::PerTensor, 256, 4, 1, 8, 17, false, 1},
+       oracle::ScaleMode::PerTensor, 256, {4, 1, 8, 17, false}, 1},
       {"softcap-fnuz-sinks", ScalarType::F8E4M3FNUZ, oracle::ScaleMode::PerToken,
-       128, 3, 1, 4, 0, true, std::nullopt},
+       128, {3, 1, 4, 0, true}, std::nullopt},
       {"softcap-g16-split", ScalarType::BF16, oracle::ScaleMode::PerToken, 128,
-       1, 1, 16, 0, true, 4096},
+       {1, 1, 16, 0, true}, 4096},
       {"softcap-nonfinite-key", ScalarType::F8E4M3FN,
-       oracle::ScaleMode::PerTensor, 128, 2, 2, 8, 0, true, std::nullopt,
+       oracle::ScaleMode::PerTensor, 128, {2, 2, 8, 0, true}, std::nullopt,
        oracle::NonFiniteInput::KeyNaN},
       // The log-sum-exp output: split-K with sinks (the reducer's M and
       // den), one partition, windows, a soft-cap, empty rows.
       {"lse-split-sinks", ScalarType::F8E4M3FN, oracle::ScaleMode::PerToken,
-       128, 2, 2, 8, 0, true, 4096, oracle::NonFiniteInput::None, 0.0, true},
-      {"lse-window-budget1", ScalarType::BF16, oracle::ScaleMode::None, 64, 3,
-       1, 4, 17, false, 1, oracle::NonFiniteInput::None, 0.0, true},
+       128, {2, 2, 8, 0, true}, 4096, oracle::NonFiniteInput::None, 0.0, true},
+      {"lse-window-budget1", ScalarType::BF16, oracle::ScaleMode::None, 64,
+       {3, 1, 4, 17, false}, 1, oracle::NonFiniteInput::None, 0.0, true},
       {"lse-softcap-fnuz", ScalarType::F8E4M3FNUZ, oracle::ScaleMode::PerTensor,
-       256, 1, 2, 16, 257, true, std::nullopt, oracle::NonFiniteInput::None,
+       256, {1, 2, 16, 257, true}, std::nullopt, oracle::NonFiniteInput::None,
        1.0, true},
       // ALiBi slopes, crossed with windows, sinks, MTP, the soft-cap,
       // per-token scales, GQA shapes (two M-tiles), split-K and the LSE.
       {"alibi-window-mtp2", ScalarType::F8E4M3FN, oracle::ScaleMode::PerToken,
-       128, 2, 2, 8, 257, true, std::nullopt, oracle::NonFiniteInput::None,
+       128, {2, 2, 8, 257, true}, std::nullopt, oracle::NonFiniteInput::None,
        0.0, false, true},
       {"alibi-softcap-bf16-gqa4", ScalarType::BF16, oracle::ScaleMode::None, 64,
-       1, 2, 4, 0, false, 6, oracle::NonFiniteInput::None, 1.0, false, true},
+       {1, 2, 4, 0, false}, 6, oracle::NonFiniteInput::None, 1.0, false, true},
       {"alibi-mtp4-budget1", ScalarType::F8E4M3FN, oracle::ScaleMode::PerTensor,
-       256, 4, 1, 8, 17, false, 1, oracle::NonFiniteInput::None, 0.0, false,
+       256, {4, 1, 8, 17, false}, 1, oracle::NonFiniteInput::None, 0.0, false,
        true},
       {"alibi-fnuz-sinks-lse", ScalarType::F8E4M3FNUZ,
-       oracle::ScaleMode::PerToken, 128, 3, 1, 4, 0, true, std::nullopt,
+       oracle::ScaleMode::PerToken, 128, {3, 1, 4, 0, true}, std::nullopt,
        oracle::NonFiniteInput::None, 0.0, true, true},
       {"alibi-g16-mtp2-split", ScalarType::BF16, oracle::ScaleMode::PerToken,
-       128, 2, 1, 16, 0, true, 4096, oracle::NonFiniteInput::None, 0.0, false,
+       128, {2, 1, 16, 0, true}, 4096, oracle::NonFiniteInput::None, 0.0, false,
        true},
       {"alibi-softcap-window1", ScalarType::F8E4M3FN,
-       oracle::ScaleMode::PerTensor, 128, 2, 2, 8, 1, false, std::nullopt,
+       oracle::ScaleMode::PerTensor, 128, {2, 2, 8, 1, false}, std::nullopt,
        oracle::NonFiniteInput::None, 1.0, false, true},
   };
   std::vector<ProgramSpec> programs;
   for (const Family &f : families) {
-    ProgramSpec p;
+    ProgramSpec p = rowProgram(f.kv, f.scales, f.axes);
     p.label = f.label;
     oracle::DecodeShape &s = p.shape;
-    s.kvType = f.kv;
-    p.chip = f.kv == ScalarType::F8E4M3FNUZ ? "gfx942" : "gfx950";
-    s.scaleMode = f.scales;
     s.headDim = f.headDim;
-    s.queryLen = f.queryLen;
-    s.numKvHeads = f.kvHeads;
-    s.numQueryHeads = f.group * f.kvHeads;
-    s.window = f.window;
     if (f.cap > 0.0) {
       s.softmaxScale = 1.0;
       s.logitsSoftCap = f.cap;
     }
     s.lse = f.lse;
     s.alibi = f.alibi;
-    p.sinks = f.sinks;
     p.budget = f.budget;
     p.nonFinite = f.nonFinite;
     programs.push_back(p);
@@ -301,39 +318,30 @@ std::vector<ProgramSpec> layoutPrograms() {
     int64_t pageSize;
     ScalarType kv;
     ScaleMode scales;
-    int64_t queryLen, kvHeads, group, window;
-    bool sinks;
+    RowAxes axes;
   } rows[] = {
       // Page sizes 1 .. 1024 (below, at and above one 256-token tile).
-      {CacheLayout::Nhd, 1, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 1, 1, 8, 0, false},
-      {CacheLayout::Hnd, 1, ScalarType::BF16, ScaleMode::PerToken, 2, 2, 4, 17, true},
-      {CacheLayout::Nhd, 2, ScalarType::BF16, ScaleMode::None, 1, 2, 8, 0, true},
-      {CacheLayout::Hnd, 8, ScalarType::F8E4M3FN, ScaleMode::PerToken, 1, 1, 16, 257, false},
-      {CacheLayout::Nhd, 16, ScalarType::F8E4M3FN, ScaleMode::PerToken, 4, 2, 4, 0, true},
-      {CacheLayout::Hnd, 16, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 1, 2, 8, 0, false},
-      {CacheLayout::Nhd, 32, ScalarType::BF16, ScaleMode::PerTensor, 3, 1, 4, 1, false},
-      {CacheLayout::Hnd, 64, ScalarType::BF16, ScaleMode::None, 1, 1, 32, 0, true},
-      {CacheLayout::Nhd, 128, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, 2, 2, 8, 0, false},
-      {CacheLayout::Nhd, 256, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 1, 1, 8, 8193, true},
-      {CacheLayout::Hnd, 512, ScalarType::F8E4M3FN, ScaleMode::PerToken, 8, 2, 4, 17, true},
-      {CacheLayout::Nhd, 1024, ScalarType::BF16, ScaleMode::PerToken, 1, 2, 4, 0, false},
-      {CacheLayout::Hnd, 1024, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 2, 1, 16, 300, true},
+      {CacheLayout::Nhd, 1, ScalarType::F8E4M3FN, ScaleMode::PerTensor, {1, 1, 8, 0, false}},
+      {CacheLayout::Hnd, 1, ScalarType::BF16, ScaleMode::PerToken, {2, 2, 4, 17, true}},
+      {CacheLayout::Nhd, 2, ScalarType::BF16, ScaleMode::None, {1, 2, 8, 0, true}},
+      {CacheLayout::Hnd, 8, ScalarType::F8E4M3FN, ScaleMode::PerToken, {1, 1, 16, 257, false}},
+      {CacheLayout::Nhd, 16, ScalarType::F8E4M3FN, ScaleMode::PerToken, {4, 2, 4, 0, true}},
+      {CacheLayout::Hnd, 16, ScalarType::F8E4M3FN, ScaleMode::PerTensor, {1, 2, 8, 0, false}},
+      {CacheLayout::Nhd, 32, ScalarType::BF16, ScaleMode::PerTensor, {3, 1, 4, 1, false}},
+      {CacheLayout::Hnd, 64, ScalarType::BF16, ScaleMode::None, {1, 1, 32, 0, true}},
+      {CacheLayout::Nhd, 128, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, {2, 2, 8, 0, false}},
+      {CacheLayout::Nhd, 256, ScalarType::F8E4M3FN, ScaleMode::PerTensor, {1, 1, 8, 8193, true}},
+      {CacheLayout::Hnd, 512, ScalarType::F8E4M3FN, ScaleMode::PerToken, {8, 2, 4, 17, true}},
+      {CacheLayout::Nhd, 1024, ScalarType::BF16, ScaleMode::PerToken, {1, 2, 4, 0, false}},
+      {CacheLayout::Hnd, 1024, ScalarType::F8E4M3FN, ScaleMode::PerTensor, {2, 1, 16, 300, true}},
   };
   std::vector<ProgramSpec> programs;
   for (const Row &row : rows) {
-    ProgramSpec p;
+    ProgramSpec p = rowProgram(row.kv, row.scales, row.axes);
     oracle::DecodeShape &s = p.shape;
     s.cacheLayout = row.layout;
     s.pageSize = row.pageSize;
-    s.kvType = row.kv;
-    s.scaleMode = row.scales;
-    s.queryLen = row.queryLen;
-    s.numKvHeads = row.kvHeads;
-    s.numQueryHeads = row.group * row.kvHeads;
-    s.window = row.window;
     s.headDim = programs.size() % 2 ? 64 : 128;
-    p.sinks = row.sinks;
-    p.chip = row.kv == ScalarType::F8E4M3FNUZ ? "gfx942" : "gfx950";
     if (programs.size() % 3 == 1)
       p.budget = 1; // one partition per sequence
     p.label = std::string("layout-") + oracle::cacheLayoutName(row.layout) +
@@ -359,44 +367,36 @@ std::vector<ProgramSpec> headDimPrograms() {
     int64_t pageSize;
     VLayout vLayout;
     CacheLayout layout;
-    int64_t queryLen, kvHeads, group, window;
-    bool sinks;
+    RowAxes axes;
     std::optional<int64_t> budget;
   } rows[] = {
-      {80, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 1, 2, 8, 0, true, std::nullopt},
-      {80, ScalarType::BF16, ScaleMode::None, 64, VLayout::Transposed, CacheLayout::Packed, 2, 1, 8, 257, false, 1},
-      {96, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, 1, 1, 16, 17, false, 1},
-      {96, ScalarType::BF16, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 4, 1, 8, 0, true, std::nullopt},
-      {112, ScalarType::F8E4M3FN, ScaleMode::PerToken, 64, VLayout::Plain, CacheLayout::Packed, 4, 1, 8, 0, false, 6},
-      {112, ScalarType::BF16, ScaleMode::None, 16, VLayout::Plain, CacheLayout::Nhd, 1, 2, 4, 0, true, std::nullopt},
-      {144, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 32, VLayout::Plain, CacheLayout::Hnd, 3, 1, 4, 17, false, std::nullopt},
-      {192, ScalarType::F8E4M3FNUZ, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 2, 2, 8, 17, true, std::nullopt},
-      {192, ScalarType::F8E4M3FN, ScaleMode::PerToken, 32, VLayout::Plain, CacheLayout::Hnd, 4, 1, 8, 0, false, 4096},
-      {192, ScalarType::BF16, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, 3, 1, 4, 0, false, std::nullopt},
-      {272, ScalarType::BF16, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 2, 1, 8, 0, true, std::nullopt},
-      {512, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, 4, 1, 8, 0, true, std::nullopt},
-      {512, ScalarType::BF16, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, 4, 1, 8, 17, false, 1},
+      {80, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, {1, 2, 8, 0, true}, std::nullopt},
+      {80, ScalarType::BF16, ScaleMode::None, 64, VLayout::Transposed, CacheLayout::Packed, {2, 1, 8, 257, false}, 1},
+      {96, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, {1, 1, 16, 17, false}, 1},
+      {96, ScalarType::BF16, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, {4, 1, 8, 0, true}, std::nullopt},
+      {112, ScalarType::F8E4M3FN, ScaleMode::PerToken, 64, VLayout::Plain, CacheLayout::Packed, {4, 1, 8, 0, false}, 6},
+      {112, ScalarType::BF16, ScaleMode::None, 16, VLayout::Plain, CacheLayout::Nhd, {1, 2, 4, 0, true}, std::nullopt},
+      {144, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 32, VLayout::Plain, CacheLayout::Hnd, {3, 1, 4, 17, false}, std::nullopt},
+      {192, ScalarType::F8E4M3FNUZ, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, {2, 2, 8, 17, true}, std::nullopt},
+      {192, ScalarType::F8E4M3FN, ScaleMode::PerToken, 32, VLayout::Plain, CacheLayout::Hnd, {4, 1, 8, 0, false}, 4096},
+      {192, ScalarType::BF16, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, {3, 1, 4, 0, false}, std::nullopt},
+      {272, ScalarType::BF16, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, {2, 1, 8, 0, true}, std::nullopt},
+      {512, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, {4, 1, 8, 0, true}, std::nullopt},
+      {512, ScalarType::BF16, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, {4, 1, 8, 17, false}, 1},
   };
   std::vector<ProgramSpec> programs;
   for (const Row &row : rows) {
-    ProgramSpec p;
+    ProgramSpec p = rowProgram(row.kv, row.scales, row.axes);
     oracle::DecodeShape &s = p.shape;
     s.headDim = row.headDim;
-    s.kvType = row.kv;
-    s.scaleMode = row.scales;
     s.pageSize = row.pageSize;
     s.vLayout = row.vLayout;
     s.cacheLayout = row.layout;
-    s.queryLen = row.queryLen;
-    s.numKvHeads = row.kvHeads;
-    s.numQueryHeads = row.group * row.kvHeads;
-    s.window = row.window;
-    p.sinks = row.sinks;
     p.budget = row.budget;
-    p.chip = row.kv == ScalarType::F8E4M3FNUZ ? "gfx942" : "gfx950";
     p.label = "headdim-d" + std::to_string(row.headDim) + "-" +
               (row.kv == ScalarType::BF16 ? "bf16" : "fp8") + "-q" +
-              std::to_string(row.queryLen) + "g" + std::to_string(row.group);
+              std::to_string(row.axes.queryLen) + "g" +
+              std::to_string(row.axes.group);
     programs.push_back(p);
   }
   return programs;
