@@ -175,6 +175,7 @@ public:
 private:
   // -- prologue --
   void createLaneIds();
+  void renewLaneIds(ImplicitLocOpBuilder &b);
   void distributePageIdFills();
   bool distributeFill(TilePageIdsOp ids);
   void computeLaneConstants(ImplicitLocOpBuilder &b);

@@ -226,6 +226,33 @@ void DecodeLowering::createLaneIds() {
   group = laneExpr / kBlock;
 }
 
+/// The lane's row lane and group again after the tile loops, from a
+/// ballot of every lane (a convergent op, which LLVM neither merges with
+/// the prologue's lane ids nor hoists): the epilogue's lane-derived LDS
+/// addresses and rows are then computed where they are used instead of
+/// being the prologue's values kept live across the loops (three VGPRs
+/// that cost the gfx950 32-row D 256 kernels with per-token scales their
+/// second wave per SIMD). Every lane is active here.
+void DecodeLowering::renewLaneIds(ImplicitLocOpBuilder &b) {
+  LaneBuilder l(b);
+  Type i32 = b.getI32Type();
+  Value everyLane = ROCDL::BallotOp::create(
+      b, b.getI64Type(), arith::ConstantIntOp::create(b, 1, 1));
+  Value low = arith::TruncIOp::create(b, i32, everyLane);
+  Value high = arith::TruncIOp::create(
+      b, i32, arith::ShRUIOp::create(b, everyLane, l.i64(32)));
+  Value below =
+      ROCDL::MbcntLoOp::create(b, i32, low,
+                               arith::ConstantIntOp::create(b, 0, 32),
+                               /*arg_attrs=*/nullptr, /*res_attrs=*/nullptr);
+  below = ROCDL::MbcntHiOp::create(b, i32, high, below, nullptr, nullptr);
+  IndexExpr laneExpr = l.idx(arith::IndexCastUIOp::create(
+      b, b.getIndexType(), below));
+  lane = laneExpr;
+  rowLane = laneExpr % kBlock;
+  group = laneExpr / kBlock;
+}
+
 void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
   LaneBuilder l(b);
   IndexExpr i = l.idx(rowLane), j = l.idx(group), w = l.idx(wave);

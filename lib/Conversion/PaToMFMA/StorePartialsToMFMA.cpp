@@ -199,6 +199,7 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
 }
 
 void DecodeLowering::lowerStorePartials(ImplicitLocOpBuilder &b) {
+  renewLaneIds(b);
   // Before the merge's first barrier, which orders these stores before
   // partlySeenShare reads them.
   if (partlySlots() && !partlyScoresInLoop)
