@@ -148,7 +148,12 @@
 
 // Merge of the 4 waves: row sums over the lane groups, statistics through
 // LDS, the output in two 32-wide chunks (each: the waves' shares to LDS, a
-// barrier, every lane sums 4 values of the 4 shares).
+// barrier, every lane sums 4 values of the 4 shares). Its lane ids are
+// made again from a ballot of every lane (not the prologue's, which would
+// stay live across the loop).
+// CHECK:         %[[EVERY:.*]] = rocdl.ballot %true : i64
+// CHECK:         %[[BELOW_LO:.*]] = rocdl.mbcnt.lo %{{.*}}, %c0_i32 : (i32, i32) -> i32
+// CHECK:         rocdl.mbcnt.hi %{{.*}}, %[[BELOW_LO]] : (i32, i32) -> i32
 // CHECK:         gpu.shuffle xor %{{.*}}, %c16_i32
 // CHECK:         gpu.shuffle xor %{{.*}}, %c32_i32
 // CHECK:         memref.store %{{.*}}, %[[STATS]]
