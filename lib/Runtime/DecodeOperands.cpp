@@ -18,11 +18,20 @@ std::vector<DecodeOperand> decodeOperands(const DecodeLayout &l,
   const int64_t p = l.pageSize, x = l.packWidth(), r = l.rowsPerKVHead();
   const int64_t n = d.numPages, rows = d.batch * l.queryLength;
   const int64_t kv = l.kvElementBytes;
+  using Cache = DecodeLayout::Cache;
+  auto paged = [&](const char *name) {
+    return l.cache == Cache::Nhd ? DecodeOperand{name, kv, {n, p, hkv, dim}}
+                                 : DecodeOperand{name, kv, {n, hkv, p, dim}};
+  };
   std::vector<DecodeOperand> operands = {
       {"query", 2, {rows, hq, dim}},
-      {"key_cache", kv, {n, hkv, dim / x, p, x}},
-      l.transposedV ? DecodeOperand{"value_cache", kv, {n, hkv, p / x, dim, x}}
-                    : DecodeOperand{"value_cache", kv, {n, hkv, dim, p}},
+      l.cache != Cache::Packed
+          ? paged("key_cache")
+          : DecodeOperand{"key_cache", kv, {n, hkv, dim / x, p, x}},
+      l.cache != Cache::Packed ? paged("value_cache")
+      : l.transposedV
+          ? DecodeOperand{"value_cache", kv, {n, hkv, p / x, dim, x}}
+          : DecodeOperand{"value_cache", kv, {n, hkv, dim, p}},
       {"block_tables", 4, {d.batch, d.maxPagesPerSequence}},
       {"context_lengths", 4, {d.batch}},
   };

@@ -6,9 +6,10 @@
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
 // directory with the PTX module and its metadata sidecar (compileToPTX for
-// sm_90a), program.txt (label, plan budget, max partitions) and the cases
-// to run as oracle CaseConfig JSON (shape, features, context lengths,
-// seeds), so that the runner regenerates every input bit for bit.
+// sm_90a), program.txt (label, plan budget, max partitions, combined
+// cache) and the cases to run as oracle CaseConfig JSON (shape, features,
+// context lengths, seeds), so that the runner regenerates every input bit
+// for bit.
 //
 //   OUTDIR/matrix/pNNN/   the numerics matrix (the host matrix's axes with
 //                         NVIDIA's fp8 e4m3fn and bf16 KV) and graph replay
@@ -55,6 +56,9 @@ struct Program {
   std::vector<double> sinkValues;
   std::optional<int64_t> budget, maxPartitions;
   oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
+  /// K and V of every case in one combined cache (pa-cuda-run's
+  /// DeviceOperands::combine).
+  numerics::CombinedCache combinedCache = numerics::CombinedCache::None;
   std::vector<oracle::CaseConfig> cases;
   /// Benchmark (batch, context length) pairs; empty for matrix programs.
   std::vector<std::pair<int64_t, int64_t>> benchShapes;
@@ -245,6 +249,7 @@ std::vector<Program> matrixPrograms() {
         p.sinks = spec.sinks;
         p.budget = spec.budget;
         p.nonFinite = spec.nonFinite;
+        p.combinedCache = spec.combinedCache;
       });
     }
   };
@@ -378,6 +383,9 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "budget=" << config.effectiveBudget() << "\n"
      << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
      << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n";
+  if (p.combinedCache != numerics::CombinedCache::None)
+    os << "combined_cache=" << numerics::combinedCacheName(p.combinedCache)
+       << "\n";
   for (auto [batch, length] : p.benchShapes)
     os << "bench_shape=" << batch << "," << length << "\n";
   // What a tuning table keys this program by (bench/pa_tune.py).

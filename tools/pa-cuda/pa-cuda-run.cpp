@@ -77,6 +77,10 @@ std::vector<std::string> listDirectory(const std::string &path,
 /// One directory pa-cuda-gen wrote: the module and what to run on it.
 struct ProgramDir {
   std::string path, label, ptx, sidecar;
+  /// "interleaved" ([N, 2, ...]) or "halves" ([2, N, ...]): K and V of
+  /// every case in one combined cache (DeviceOperands::combine); empty:
+  /// two buffers.
+  std::string combinedCache;
   int64_t budget = 0, maxPartitions = 0, computeUnits = 0;
   std::vector<std::pair<int64_t, int64_t>> benchShapes;
   std::vector<oracle::CaseConfig> cases;
@@ -104,6 +108,8 @@ bool readProgramDir(const std::string &path, ProgramDir &p,
       p.budget = std::stoll(value);
     else if (key == "max_partitions")
       p.maxPartitions = std::stoll(value);
+    else if (key == "combined_cache")
+      p.combinedCache = value;
     else if (key == "compute_units")
       p.computeUnits = std::stoll(value);
     else if (key == "bench_shape")
@@ -132,6 +138,11 @@ DecodeLayout layoutOf(const oracle::DecodeShape &s, bool sinks) {
   l.queryLength = s.queryLen;
   l.kvElementBytes = oracle::scalarByteSize(s.kvType);
   l.transposedV = s.vLayout == oracle::VLayout::Transposed;
+  l.cache = s.cacheLayout == oracle::CacheLayout::Nhd
+                ? DecodeLayout::Cache::Nhd
+            : s.cacheLayout == oracle::CacheLayout::Hnd
+                ? DecodeLayout::Cache::Hnd
+                : DecodeLayout::Cache::Packed;
   l.scale = s.scaleMode == oracle::ScaleMode::None ? DecodeLayout::Scale::None
             : s.scaleMode == oracle::ScaleMode::PerTensor
                 ? DecodeLayout::Scale::PerTensor
@@ -201,6 +212,40 @@ public:
     }
     return true;
   }
+
+  /// K and V as the halves of one combined cache: "interleaved" (each
+  /// page's K then its V, [N, 2, ...]: page strides of two pages) or
+  /// "halves" (all K pages, then all V pages, [2, N, ...]). One buffer
+  /// holds both (key_cache's); uploadCase places the pages. False with
+  /// `error` for another mode.
+  bool combine(const std::string &mode, std::string &error) {
+    if (mode != "interleaved" && mode != "halves") {
+      error = "unknown combined cache '" + mode + "'";
+      return false;
+    }
+    MemRefView &key = views.at("key_cache"), &value = views.at("value_cache");
+    const size_t half = bytes("key_cache");
+    pageBytes = key.sizes[0] ? half / size_t(key.sizes[0]) : half;
+    interleaved = mode == "interleaved";
+    CUdeviceptr both = 0;
+    CHECK_CU(api, cuMemAlloc(&both, 2 * half));
+    for (const char *name : {"key_cache", "value_cache"})
+      if (!borrowed.count(name))
+        api.cuMemFree(pointer(name));
+    buffers["key_cache"] = {both, 2 * half};
+    buffers["value_cache"] = {both + (interleaved ? pageBytes : half), half};
+    borrowed.insert("value_cache"); // freed with key_cache's
+    key.data = both;
+    value.data = buffers["value_cache"].first;
+    if (interleaved) {
+      key.strides[0] *= 2;
+      value.strides[0] *= 2;
+    }
+    return true;
+  }
+  /// combine()'s [N, 2, ...] cache: pages of `pageBytes` interleaved.
+  bool interleaved = false;
+  size_t pageBytes = 0;
 
   CUdeviceptr pointer(const std::string &name) const {
     return buffers.at(name).first;
@@ -275,11 +320,25 @@ bool uploadCase(DeviceOperands &d, const oracle::DecodeCase &c,
   std::vector<uint16_t> query = oracle::encodeQuery(c);
   std::vector<int32_t> table =
       blockTableOfWidth(c, d.views.at("block_tables").sizes[1]);
+  // An [N, 2, ...] combined cache: each page's K, then its V.
+  std::vector<uint8_t> pages;
+  if (d.interleaved) {
+    pages.resize(2 * c.keyCache.size());
+    for (size_t n = 0; n < size_t(c.numPages); ++n) {
+      std::copy_n(c.keyCache.begin() + n * d.pageBytes, d.pageBytes,
+                  pages.begin() + 2 * n * d.pageBytes);
+      std::copy_n(c.valueCache.begin() + n * d.pageBytes, d.pageBytes,
+                  pages.begin() + (2 * n + 1) * d.pageBytes);
+    }
+  }
   bool ok =
       d.upload("query", query.data(), query.size() * 2, error) &&
-      d.upload("key_cache", c.keyCache.data(), c.keyCache.size(), error) &&
-      d.upload("value_cache", c.valueCache.data(), c.valueCache.size(),
-               error) &&
+      (d.interleaved
+           ? d.upload("key_cache", pages.data(), pages.size(), error)
+           : d.upload("key_cache", c.keyCache.data(), c.keyCache.size(),
+                      error) &&
+                 d.upload("value_cache", c.valueCache.data(),
+                          c.valueCache.size(), error)) &&
       d.upload("block_tables", table.data(), table.size() * 4, error) &&
       d.upload("context_lengths", c.contextLengths.data(),
                c.contextLengths.size() * 4, error);
@@ -436,6 +495,7 @@ bool runOnGpu(Gpu &gpu, const CudaProgram &program, const ProgramDir &p,
                   capacityOf(p, c.batch, c.numKvHeads)};
   DeviceOperands d(api);
   if (!d.allocate(layoutOf(c, !c.sinks.empty()), dims, error) ||
+      (!p.combinedCache.empty() && !d.combine(p.combinedCache, error)) ||
       !uploadCase(d, c, error) || !d.poison(gpu.stream, error) ||
       !program.enqueue(gpu.stream, d.views, error))
     return false;

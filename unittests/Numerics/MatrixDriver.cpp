@@ -155,6 +155,7 @@ int runMatrix(const MatrixOptions &options, const char *executor,
     program.config = programConfigFor(spec.shape, spec.sinks, spec.chip,
                                       spec.budget, spec.maxPartitions);
     bool compiled = hooks.compile(spec, program, error);
+    program.comparison.combinedCache = spec.combinedCache;
     double compileTime = secondsSince(compileStart);
     compileSeconds += compileTime;
     if (!compiled) {

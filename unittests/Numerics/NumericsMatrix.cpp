@@ -107,7 +107,10 @@ int main(int argc, char **argv) {
         ++programFailures;
         continue;
       }
-      CaseResult result = runAndCompare(**program, c);
+      ComparisonOptions comparison;
+      comparison.combinedCache = spec.combinedCache;
+      CaseResult result =
+          runAndCompare(**program, c, /*outputBits=*/nullptr, comparison);
       runSeconds += result.runSeconds;
       oracleSeconds += result.oracleSeconds;
       std::string lengths = lengthsText(sets[set]);

@@ -123,13 +123,14 @@ DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
 
 CaseResult runAndCompare(const HostProgram &program,
                          const oracle::DecodeCase &c,
-                         std::vector<uint16_t> *outputBits) {
+                         std::vector<uint16_t> *outputBits,
+                         const ComparisonOptions &options) {
   return runAndCompare(
       program.config(),
       [&](const HostBuffers &buffers, std::string &error) {
         return program.run(buffers, error);
       },
-      c, outputBits);
+      c, outputBits, options);
 }
 
 CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,

@@ -9,6 +9,7 @@
 #ifndef PA_UNITTESTS_NUMERICS_ORACLECOMPARISON_H
 #define PA_UNITTESTS_NUMERICS_ORACLECOMPARISON_H
 
+#include "ProgramMatrix.h"
 #include "pa/API/HostProgram.h"
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Reference.h"
@@ -45,13 +46,6 @@ struct CaseResult {
   double runSeconds = 0.0, oracleSeconds = 0.0;
 };
 
-/// Runs `c` through `program` (whose configuration must match the case) and
-/// compares with the oracle; the raw output bits go to `outputBits` when
-/// given.
-CaseResult runAndCompare(const mlir::pa::HostProgram &program,
-                         const oracle::DecodeCase &c,
-                         std::vector<uint16_t> *outputBits = nullptr);
-
 /// An executor of a compiled decode on caller buffers (the host JIT, the
 /// emulator): HostProgram::run's contract.
 using DecodeRunner = std::function<mlir::LogicalResult(
@@ -70,12 +64,9 @@ struct ComparisonOptions {
   /// Hq * D (a view of a fused qkv tensor, HostBuffers::queryRowStride),
   /// so a program that read them packed would read NaN.
   int64_t queryRowPadding = 0;
-  /// nhd / hnd K and V as views of one combined cache, as vLLM v1 keeps
-  /// them: each page's K then its V ([N, 2, ...]: page strides of two pages,
-  /// HostBuffers::keyPageStride), or all K pages then all V pages
-  /// ([2, N, ...]: contiguous halves). A program that read the pages
-  /// contiguously would read the other half's pages.
-  enum class CombinedCache { None, PageInterleaved, Halves };
+  /// nhd / hnd K and V as views of one combined cache (page strides in
+  /// HostBuffers::keyPageStride for [N, 2, ...]).
+  using CombinedCache = numerics::CombinedCache;
   CombinedCache combinedCache = CombinedCache::None;
 };
 
@@ -102,9 +93,18 @@ double secondsSince(std::chrono::steady_clock::time_point start);
 /// "l0,l1,...": a length set as the matrices name it.
 std::string lengthsText(const std::vector<int32_t> &lengths);
 
-/// runAndCompare for a program of `config` that `run` executes.
+/// Runs `c` through a program of `config` that `run` executes and
+/// compares with the oracle; the raw output bits go to `outputBits` when
+/// given.
 CaseResult runAndCompare(const mlir::pa::DecodeConfig &config,
                          const DecodeRunner &run, const oracle::DecodeCase &c,
+                         std::vector<uint16_t> *outputBits = nullptr,
+                         const ComparisonOptions &options = {});
+
+/// runAndCompare through the host program `program` (whose configuration
+/// must match the case).
+CaseResult runAndCompare(const mlir::pa::HostProgram &program,
+                         const oracle::DecodeCase &c,
                          std::vector<uint16_t> *outputBits = nullptr,
                          const ComparisonOptions &options = {});
 

@@ -72,7 +72,21 @@ std::string describe(const ProgramSpec &p) {
   std::string line = text;
   if (s.cacheLayout != oracle::CacheLayout::Packed)
     line += std::string(" layout=") + oracle::cacheLayoutName(s.cacheLayout);
+  if (p.combinedCache != CombinedCache::None)
+    line += std::string(" combined=") + combinedCacheName(p.combinedCache);
   return line;
+}
+
+const char *combinedCacheName(CombinedCache combined) {
+  switch (combined) {
+  case CombinedCache::None:
+    return "none";
+  case CombinedCache::PageInterleaved:
+    return "interleaved";
+  case CombinedCache::Halves:
+    return "halves";
+  }
+  return "none";
 }
 
 std::vector<ProgramSpec> programMatrix() {
@@ -319,14 +333,19 @@ std::vector<ProgramSpec> layoutPrograms() {
     ScalarType kv;
     ScaleMode scales;
     RowAxes axes;
+    CombinedCache combined = CombinedCache::None;
   } rows[] = {
       // Page sizes 1 .. 1024 (below, at and above one 256-token tile).
-      {CacheLayout::Nhd, 1, ScalarType::F8E4M3FN, ScaleMode::PerTensor, {1, 1, 8, 0, false}},
-      {CacheLayout::Hnd, 1, ScalarType::BF16, ScaleMode::PerToken, {2, 2, 4, 17, true}},
+      // At pages 1 and 16, K and V are the halves of one combined cache
+      // ([N, 2, ...] or [2, N, ...]) as vLLM v1 and FlashInfer keep them,
+      // with windows, MTP and per-token scales (bf16 at page 16: the
+      // headdim-112 row).
+      {CacheLayout::Nhd, 1, ScalarType::F8E4M3FN, ScaleMode::PerTensor, {1, 1, 8, 0, false}, CombinedCache::PageInterleaved},
+      {CacheLayout::Hnd, 1, ScalarType::BF16, ScaleMode::PerToken, {2, 2, 4, 17, true}, CombinedCache::Halves},
       {CacheLayout::Nhd, 2, ScalarType::BF16, ScaleMode::None, {1, 2, 8, 0, true}},
       {CacheLayout::Hnd, 8, ScalarType::F8E4M3FN, ScaleMode::PerToken, {1, 1, 16, 257, false}},
-      {CacheLayout::Nhd, 16, ScalarType::F8E4M3FN, ScaleMode::PerToken, {4, 2, 4, 0, true}},
-      {CacheLayout::Hnd, 16, ScalarType::F8E4M3FN, ScaleMode::PerTensor, {1, 2, 8, 0, false}},
+      {CacheLayout::Nhd, 16, ScalarType::F8E4M3FN, ScaleMode::PerToken, {4, 2, 4, 0, true}, CombinedCache::Halves},
+      {CacheLayout::Hnd, 16, ScalarType::F8E4M3FN, ScaleMode::PerTensor, {1, 2, 8, 0, false}, CombinedCache::PageInterleaved},
       {CacheLayout::Nhd, 32, ScalarType::BF16, ScaleMode::PerTensor, {3, 1, 4, 1, false}},
       {CacheLayout::Hnd, 64, ScalarType::BF16, ScaleMode::None, {1, 1, 32, 0, true}},
       {CacheLayout::Nhd, 128, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, {2, 2, 8, 0, false}},
@@ -346,6 +365,9 @@ std::vector<ProgramSpec> layoutPrograms() {
       p.budget = 1; // one partition per sequence
     p.label = std::string("layout-") + oracle::cacheLayoutName(row.layout) +
               "-p" + std::to_string(row.pageSize);
+    p.combinedCache = row.combined;
+    if (row.combined != CombinedCache::None)
+      p.label += std::string("-combined-") + combinedCacheName(row.combined);
     programs.push_back(p);
   }
   return programs;
@@ -397,6 +419,13 @@ std::vector<ProgramSpec> headDimPrograms() {
               (row.kv == ScalarType::BF16 ? "bf16" : "fp8") + "-q" +
               std::to_string(row.axes.queryLen) + "g" +
               std::to_string(row.axes.group);
+    // bf16 nhd at page 16 with K and V in one [N, 2, P, Hkv, D] cache
+    // (layoutPrograms' combined rows are fp8 there).
+    if (row.layout == CacheLayout::Nhd && row.kv == ScalarType::BF16 &&
+        row.pageSize == 16) {
+      p.combinedCache = CombinedCache::PageInterleaved;
+      p.label += "-combined-interleaved";
+    }
     programs.push_back(p);
   }
   return programs;

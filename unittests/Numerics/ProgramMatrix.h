@@ -22,6 +22,16 @@
 
 namespace pa::numerics {
 
+/// nhd / hnd K and V as views of one combined cache, as vLLM v1 and
+/// FlashInfer keep them: each page's K then its V ([N, 2, ...]: page
+/// strides of two pages), or all K pages then all V pages ([2, N, ...]:
+/// contiguous halves). A program that read the pages contiguously would
+/// read the other half's pages.
+enum class CombinedCache { None, PageInterleaved, Halves };
+
+/// "interleaved" ([N, 2, ...]), "halves" ([2, N, ...]) or "none".
+const char *combinedCacheName(CombinedCache combined);
+
 /// The static part of a configuration: one compiled program.
 struct ProgramSpec {
   oracle::DecodeShape shape;
@@ -39,6 +49,8 @@ struct ProgramSpec {
   /// Every case gets this non-finite input (spec, "Non-finite inputs"):
   /// the oracle's NaN rows must be NaN, the others within tolerance.
   oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
+  /// K and V of every case in one combined cache (nhd / hnd programs).
+  CombinedCache combinedCache = CombinedCache::None;
   std::string label;
 };
 

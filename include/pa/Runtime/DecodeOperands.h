@@ -28,6 +28,10 @@ struct DecodeLayout {
   int64_t queryLength = 1;   // Q
   int64_t kvElementBytes = 1; // 1: fp8, 2: bf16
   bool transposedV = false;
+  /// K and V packed (transposedV says V's form), or both nhd
+  /// [N, P, Hkv, D] or hnd [N, Hkv, P, D].
+  enum class Cache { Packed, Nhd, Hnd };
+  Cache cache = Cache::Packed;
   Scale scale = Scale::None;
   bool sinks = false;
   bool alibi = false; // the decode takes alibi_slopes [Hq]
