@@ -261,8 +261,10 @@ bool checkCompiledStride(const KernelInfo &kernel, const KernelParam &param,
 }
 
 /// The value of parameter `param` in `view`; false with `error` when its
-/// dim is outside the view's rank or it is a stride the kernel does not
-/// read that is not row-major.
+/// dim is outside the view's rank, it is a stride of a view that has not
+/// one size per stride (checkCompiledStride reads the sizes at a stride's
+/// dim and after it) or a stride the kernel does not read that is not
+/// row-major.
 bool paramValue(const KernelInfo &kernel, const KernelParam &param,
                 const MemRefView &view, int64_t &value, std::string &error) {
   switch (param.field) {
@@ -280,6 +282,15 @@ bool paramValue(const KernelInfo &kernel, const KernelParam &param,
       error = "kernel '" + kernel.name + "' parameter '" + param.meaning +
               "': operand '" + param.operand + "' has rank " +
               std::to_string(values.size());
+      return false;
+    }
+    if (param.field == KernelParam::Field::Stride &&
+        view.sizes.size() != view.strides.size()) {
+      error = "kernel '" + kernel.name + "' parameter '" + param.meaning +
+              "': operand '" + param.operand + "' has " +
+              std::to_string(view.sizes.size()) + " sizes and " +
+              std::to_string(view.strides.size()) +
+              " strides: a view has one of each per dim";
       return false;
     }
     value = values[static_cast<size_t>(param.dim)];

@@ -182,6 +182,48 @@ TEST(KernelManifest, RefusesStridesTheKernelDoesNotReadUnlessRowMajor) {
       << error;
 }
 
+TEST(KernelManifest, RefusesViewsWithFewerSizesThanStrides) {
+  // A view is one size and one stride per dim: a view of 1 size and 2
+  // strides is refused by name, before a stride the kernel does not read
+  // is checked against the row-major strides of its sizes (which would
+  // read past them), on a first pack and on a bound launch's refill.
+  const char *sidecar = R"({
+    "target": "sm_90a", "triple": "nvptx64-nvidia-cuda",
+    "ptx_version": "8.5", "format": "ptx",
+    "kernels": [{"name": "k", "symbol": "k", "grid": "x = 1, y = 1, z = 1",
+      "block_size": [64, 1, 1], "shared_bytes": 0, "registers": 1,
+      "param_bytes": 48,
+      "args": [
+        {"offset": 0, "size": 8, "meaning": "q.allocated_ptr"},
+        {"offset": 8, "size": 8, "meaning": "q.aligned_ptr"},
+        {"offset": 16, "size": 8, "meaning": "q.offset"},
+        {"offset": 24, "size": 8, "meaning": "q.size[0]"},
+        {"offset": 32, "size": 8, "meaning": "q.stride[0]"},
+        {"offset": 40, "size": 8, "meaning": "q.stride[1]"}]}]})";
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(sidecar, manifest, error)) << error;
+  OperandViews views;
+  MemRefView &q = views["q"];
+  q.data = 0x1000;
+  q.sizes = {4};
+  q.strides = {1, 5};
+  PackedParams params;
+  EXPECT_FALSE(params.pack(manifest.kernels[0], views, error));
+  EXPECT_NE(error.find("operand 'q' has 1 sizes and 2 strides"),
+            std::string::npos)
+      << error;
+
+  q.sizes = {4, 1};
+  PackedParams bound;
+  ASSERT_TRUE(bound.pack(manifest.kernels[0], views, error, true)) << error;
+  q.sizes = {4};
+  EXPECT_FALSE(bound.pack(manifest.kernels[0], views, error, true));
+  EXPECT_NE(error.find("operand 'q' has 1 sizes and 2 strides"),
+            std::string::npos)
+      << error;
+}
+
 TEST(KernelManifest, RefusesMalformedDynamicStrides) {
   std::string base = kSidecar;
   const std::string field = R"("dynamic_strides": {"work_info": [0]})";
