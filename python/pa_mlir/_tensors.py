@@ -367,6 +367,16 @@ def inner_strides_fit(shape, strides, inner):
         for size, stride, want in zip(shape[1:], strides[1:], inner))
 
 
+def query_row_stride(shape, strides):
+    """The row stride (elements) the kernels get for a query of `shape`
+    [B*Q, Hq, D] at element `strides` (whose heads and elements fit): its
+    dim-0 stride, or for a single row, which is read at no stride, the
+    row-major Hq * D (torch gives a dim of one element various strides).
+    The one rule of a run's fast path and its one-by-one checks."""
+    rows, heads, dim = shape
+    return strides[0] if rows > 1 else heads * dim
+
+
 def page_strides_fit(shape, strides, inner):
     """Whether the kernels read an nhd / hnd cache of `shape` at element
     `strides`: inner_strides_fit, and pages at any stride but 0 over more
@@ -813,10 +823,10 @@ class Plan:
         L = self._layout
         self._explain("query", query, (L.query_dtype,), L.rows_shape,
                       contiguous=False)
-        rows, heads, dim = L.rows_shape
+        dim = L.rows_shape[2]
         strides = query.stride()
         if inner_strides_fit(L.rows_shape, strides, L.query_inner):
-            return strides[0] if rows > 1 else heads * dim
+            return query_row_stride(L.rows_shape, strides)
         raise ValueError(
             f"query must have its heads D = {dim} elements apart and its "
             f"elements adjacent (strides (row stride, {dim}, 1): packed, or "
@@ -927,7 +937,7 @@ class Plan:
             pool = L.pool_shapes.get(num_pages) or L.shapes_of_pool(
                 num_pages)
             strides = query.stride()
-            row_stride = strides[0]
+            row_stride = query_row_stride(L.rows_shape, strides)
             valid = (
                 isinstance(query, Tensor) and query.dtype == L.query_dtype
                 and query.shape == L.rows_shape

@@ -326,6 +326,63 @@ def test_a_fused_qkv_query_is_read_in_place():
 
 @pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
                                           "(CTest sets it)")
+def test_a_one_row_query_gets_one_row_stride_on_both_checks():
+    """A query of one row (B*Q = 1) that is a slice of a fused qkv tensor
+    reaches the decode kernel with the same strides whether run() passes
+    it on its fast check or on the one-by-one checks (forced here by a
+    query whose shape is a list, which only the fast check compares as
+    is): one rule, the row-major row stride Hq * D for a single row."""
+    done = run_python(FAKE_RUN + COUNTING_TORCH
+                      + one_row_case(41, 2, "e4m3fn", [40])
+                      + textwrap.dedent("""
+        qkv = np.zeros((1, 8 + 2 * 2, 64), np.uint16)
+        qkv[:, :8, :] = q.array
+        view = torch.tensor_of(qkv)[:, :8, :]
+        class ListShaped(torch.Tensor):
+            @property
+            def shape(self):
+                return list(self.array.shape)
+        slow_view = ListShaped(view.array, view.dtype, "cuda:0")
+        out = torch.full((1, 8, 64), 0.0, torch.bfloat16, "cuda:0")
+        plan = pa_mlir.plan(t["block_tables"], t["context_lengths"],
+                            num_query_heads=8, num_kv_heads=2, head_dim=64,
+                            page_size=16, kv_dtype="e4m3fn",
+                            scale="per_tensor", debug=False)
+        slow = []
+        one_by_one = type(plan)._checked_one_by_one
+        def counted(self, *args):
+            slow.append(1)
+            return one_by_one(self, *args)
+        type(plan)._checked_one_by_one = counted
+        a = None
+        seen = []
+        for query in (view, slow_view):
+            before = len(slow)
+            fake.fakeCudaReset()
+            plan.run(query, t["key_cache"], t["value_cache"], k_scale=scale,
+                     v_scale=scale, out=out)
+            a = a or cuda_artifact()
+            [decode] = [l for l in record()["launches"]
+                        if l["name"] == "pa_decode"]
+            seen.append(dict(
+                slow=len(slow) - before,
+                address=param(decode, a, "query.aligned_ptr")
+                == query.data_ptr(),
+                strides=[param(decode, a, f"query.stride[{i}]")
+                         for i in range(3)]))
+        print(json.dumps(dict(seen=seen, torch_strides=view.stride())))
+    """), FAKE_CUDA, PA_CUDA_LIBRARY=FAKE_CUDA)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    fast, slow = out["seen"]
+    assert out["torch_strides"] == [12 * 64, 64, 1]
+    assert (fast["slow"], slow["slow"]) == (0, 1), out
+    assert fast["address"] and slow["address"]
+    assert fast["strides"] == slow["strides"] == [8 * 64, 64, 1], out
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="PA_FAKE_CUDA_LIB is not set "
+                                          "(CTest sets it)")
 def test_every_check_holds_after_fast_runs_and_new_sequences_plan_cheaply():
     """Run() checks all arguments at once and, only when that fails, one
     by one: after runs that passed, each argument changed in one way
