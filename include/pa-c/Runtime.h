@@ -95,7 +95,9 @@ typedef struct {
  * nhd / hnd caches; version 2 programs read them contiguous and are
  * refused. 4: each kernel's sidecar lists the strides it reads at run time
  * ("dynamic_strides"), and an enqueue refuses any other stride that is not
- * row-major, naming the operand; version 3 programs have no list and are
+ * the row-major stride of the operand's own sizes, naming the operand - the
+ * sizes are not checked against the kernel's static shape, whose row-major
+ * strides the kernel reads there; version 3 programs have no list and are
  * refused). */
 #define PA_PROGRAM_FORMAT_VERSION 4
 

@@ -378,10 +378,13 @@ def query_row_stride(shape, strides):
 
 
 def page_strides_fit(shape, strides, inner):
-    """Whether the kernels read an nhd / hnd cache of `shape` at element
-    `strides`: inner_strides_fit, and pages at any stride but 0 over more
-    than one page (an expand() of one page: the kernels read N distinct
-    pages, as the numpy path refuses np.broadcast_to)."""
+    """Whether the Python API passes an nhd / hnd cache of `shape` at
+    element `strides` to the kernels: inner_strides_fit, and pages at any
+    stride but 0 over more than one page (an expand() of one page). The
+    numpy path refuses np.broadcast_to alike: it passes page strides in
+    PaHostBuffers, where 0 means "contiguous", so a zero page stride cannot
+    go through it as given; the C device API (PaDeviceOperand) accepts
+    one, and its kernels then read page 0 for every entry."""
     return ((strides[0] != 0 or shape[0] <= 1)
             and inner_strides_fit(shape, strides, inner))
 
