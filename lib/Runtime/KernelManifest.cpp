@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <regex>
 
 namespace pa::runtime {
@@ -144,6 +145,52 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
     }
   }
 
+  // The strides and offsets an operand's strided layout fixes; absent: a
+  // sidecar from before the fields, read as listing none.
+  std::map<std::pair<std::string, int64_t>, int64_t> staticStrides;
+  std::map<std::string, int64_t> staticOffsets;
+  if (const json::Value *listed = object.get("static_strides")) {
+    if (listed->kind != json::Value::Kind::Object) {
+      error = where + ": 'static_strides' must be an object of operand "
+                      "names to objects of dims to strides";
+      return false;
+    }
+    for (const auto &[operand, dims] : listed->members) {
+      if (dims.kind != json::Value::Kind::Object) {
+        error = where + ": 'static_strides' of '" + operand +
+                "' must be an object of dims to strides";
+        return false;
+      }
+      for (const auto &[dim, stride] : dims.members) {
+        std::optional<int64_t> value = stride.integer();
+        if (dim.empty() || dim.size() > 18 ||
+            dim.find_first_not_of("0123456789") != std::string::npos ||
+            !value) {
+          error = where + ": 'static_strides' of '" + operand +
+                  "' must map dims >= 0 to integers";
+          return false;
+        }
+        staticStrides[{operand, std::stoll(dim)}] = *value;
+      }
+    }
+  }
+  if (const json::Value *listed = object.get("static_offsets")) {
+    if (listed->kind != json::Value::Kind::Object) {
+      error = where + ": 'static_offsets' must be an object of operand "
+                      "names to offsets";
+      return false;
+    }
+    for (const auto &[operand, offset] : listed->members) {
+      std::optional<int64_t> value = offset.integer();
+      if (!value) {
+        error = where + ": 'static_offsets' of '" + operand +
+                "' must be an integer";
+        return false;
+      }
+      staticOffsets[operand] = *value;
+    }
+  }
+
   const json::Value *args = object.get("args");
   if (!args || args->kind != json::Value::Kind::Array) {
     error = where + ": 'args' must be an array";
@@ -170,6 +217,15 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
         std::find(dynamicStrides.begin(), dynamicStrides.end(),
                   std::make_pair(param.operand, param.dim)) !=
             dynamicStrides.end();
+    if (param.field == KernelParam::Field::Stride && !param.dynamicStride) {
+      auto fixed = staticStrides.find({param.operand, param.dim});
+      if (fixed != staticStrides.end())
+        param.staticValue = fixed->second;
+    } else if (param.field == KernelParam::Field::Offset) {
+      auto fixed = staticOffsets.find(param.operand);
+      if (fixed != staticOffsets.end())
+        param.staticValue = fixed->second;
+    }
     kernel.params.push_back(std::move(param));
   }
   return true;
@@ -231,15 +287,30 @@ bool parseManifest(const std::string &text, ModuleManifest &manifest,
 namespace {
 /// False with `error` unless `stride`, the view's stride in dim
 /// `param.dim`, which `kernel` does not read at run time (its type fixes
-/// it), is the row-major stride of the view's sizes there: the kernel
-/// would read the view at the compiled stride. A dim of one element, or
-/// an empty view, is read at no stride.
+/// it), is the compiled stride: the one its strided layout fixes
+/// (param.staticValue), else the row-major stride of the view's sizes
+/// there. The kernel would read the view at the compiled stride. A dim of
+/// one element, or an empty view, is read at no stride.
 bool checkCompiledStride(const KernelInfo &kernel, const KernelParam &param,
                          const MemRefView &view, int64_t stride,
                          std::string &error) {
   const size_t dim = static_cast<size_t>(param.dim);
   if (view.sizes[dim] == 1)
     return true;
+  if (param.staticValue) {
+    for (int64_t size : view.sizes)
+      if (size == 0)
+        return true;
+    if (stride == *param.staticValue)
+      return true;
+    error = "operand '" + param.operand + "' has stride " +
+            std::to_string(stride) + " in dim " + std::to_string(dim) +
+            ", but kernel '" + kernel.name + "' reads that dim at the stride " +
+            std::to_string(*param.staticValue) +
+            " its type fixes (its sidecar's 'static_strides'): pass a view "
+            "with that stride";
+    return false;
+  }
   int64_t rowMajor = 1;
   bool overflow = false;
   for (size_t d = 0; d < view.sizes.size(); ++d) {
@@ -273,7 +344,14 @@ bool paramValue(const KernelInfo &kernel, const KernelParam &param,
     return true;
   case KernelParam::Field::Offset:
     value = view.offset;
-    return true;
+    if (!param.staticValue || value == *param.staticValue)
+      return true;
+    error = "operand '" + param.operand + "' has offset " +
+            std::to_string(value) + ", but kernel '" + kernel.name +
+            "' reads it at the offset " + std::to_string(*param.staticValue) +
+            " its type fixes (its sidecar's 'static_offsets'): pass a view "
+            "with that offset";
+    return false;
   case KernelParam::Field::Size:
   case KernelParam::Field::Stride: {
     const std::vector<int64_t> &values =

@@ -160,11 +160,14 @@ bool translateKernel(const json::Value &kernel, std::ostringstream &out,
       << (vgprs && vgprs->integer() ? *vgprs->integer() : -1) << ", ";
   // The strides the kernel reads at run time, as the sidecar lists them
   // (parseManifest checks them); absent in a sidecar from before them.
-  if (const json::Value *strides = kernel.get("dynamic_strides")) {
-    out << "\"dynamic_strides\": ";
-    writeJson(*strides, out);
-    out << ", ";
-  }
+  // So are the strides and offsets their types fix.
+  for (const char *field :
+       {"dynamic_strides", "static_strides", "static_offsets"})
+    if (const json::Value *listed = kernel.get(field)) {
+      out << "\"" << field << "\": ";
+      writeJson(*listed, out);
+      out << ", ";
+    }
   int64_t paramBytes = 0;
   if (!translateArguments(kernel, where, out, paramBytes, error))
     return false;

@@ -19,7 +19,7 @@ std::string mlir::pa::kernelArgumentName(Operation *kernel, unsigned index) {
 void mlir::pa::recordDynamicStrides(Operation *kernel,
                                     TypeRange argumentTypes) {
   MLIRContext *ctx = kernel->getContext();
-  SmallVector<NamedAttribute> operands;
+  SmallVector<NamedAttribute> operands, layouts;
   for (auto [i, type] : llvm::enumerate(argumentTypes)) {
     // An identity layout is row-major by definition (its strides follow
     // from the sizes, even dynamic ones): the caller's view must be too.
@@ -29,16 +29,24 @@ void mlir::pa::recordDynamicStrides(Operation *kernel,
     if (!memref || memref.getLayout().isIdentity() ||
         failed(memref.getStridesAndOffset(strides, offset)))
       continue;
+    StringAttr name = StringAttr::get(ctx, kernelArgumentName(kernel, i));
+    // The strides and offset the type fixes, which the kernel does not
+    // read from the descriptor: the caller's view must have them.
+    layouts.push_back(NamedAttribute(
+        name, StridedLayoutAttr::get(ctx, offset, strides)));
     for (auto [dim, stride] : llvm::enumerate(strides))
       if (ShapedType::isDynamic(stride))
         dims.push_back(static_cast<int64_t>(dim));
     if (!dims.empty())
       operands.push_back(
-          NamedAttribute(StringAttr::get(ctx, kernelArgumentName(kernel, i)),
-                         DenseI64ArrayAttr::get(ctx, dims)));
+          NamedAttribute(name, DenseI64ArrayAttr::get(ctx, dims)));
   }
   kernel->setAttr(kDynamicStridesAttrName,
                   DictionaryAttr::get(ctx, operands));
+  if (layouts.empty())
+    kernel->removeAttr(kStaticLayoutsAttrName);
+  else
+    kernel->setAttr(kStaticLayoutsAttrName, DictionaryAttr::get(ctx, layouts));
 }
 
 void mlir::pa::writeDynamicStrides(llvm::json::OStream &json,
@@ -57,4 +65,29 @@ void mlir::pa::writeDynamicStrides(llvm::json::OStream &json,
         });
   json.objectEnd();
   json.attributeEnd();
+
+  auto layouts = kernel ? kernel->getAttrOfType<DictionaryAttr>(
+                              kStaticLayoutsAttrName)
+                        : DictionaryAttr();
+  auto eachLayout = [&](auto &&write) {
+    if (layouts)
+      for (NamedAttribute operand : layouts)
+        if (auto layout = dyn_cast<StridedLayoutAttr>(operand.getValue()))
+          write(operand.getName().getValue(), layout);
+  };
+  json.attributeObject("static_strides", [&] {
+    eachLayout([&](StringRef name, StridedLayoutAttr layout) {
+      json.attributeObject(name, [&] {
+        for (auto [dim, stride] : llvm::enumerate(layout.getStrides()))
+          if (!ShapedType::isDynamic(stride))
+            json.attribute(std::to_string(dim), stride);
+      });
+    });
+  });
+  json.attributeObject("static_offsets", [&] {
+    eachLayout([&](StringRef name, StridedLayoutAttr layout) {
+      if (!ShapedType::isDynamic(layout.getOffset()))
+        json.attribute(name, layout.getOffset());
+    });
+  });
 }

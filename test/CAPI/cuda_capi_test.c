@@ -781,13 +781,14 @@ static void testDynamicStrides(const char *ptx, size_t ptxSize,
         "%s", error.data);
   paStringDestroy(error);
   CHECK(fake.launchCount() == 0, "nothing launched");
-  /* Heads D apart: dim 1 is compiled in. */
+  /* Heads D apart: dim 1 is compiled in, at the 64 the query's
+   * `strided<[?, 64, 1]>` fixes (the sidecar's static_strides). */
   int64_t heads[3] = {8 * 64, 128, 1};
   operands[0].strides = heads;
   CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
             contains(error, "operand 'query' has stride 128 in dim 1, but "
                             "kernel 'pa_decode' reads that dim at the "
-                            "row-major stride 64"),
+                            "stride 64 its type fixes"),
         "%s", error.data);
   paStringDestroy(error);
   operands[0].strides = NULL;

@@ -171,7 +171,7 @@ TEST(AMDManifest, KernelsInLaunchOrderWithExplicitArgumentsOnly) {
     const llvm::json::Object *listed = kernel.getObject("dynamic_strides");
     ASSERT_NE(listed, nullptr) << name;
     EXPECT_EQ(listed->size(), name == "pa_decode" ? 1u : 0u) << name;
-    size_t explicitCount = 0, dynamicCount = 0;
+    size_t explicitCount = 0, dynamicCount = 0, staticCount = 0;
     int64_t explicitEnd = 0;
     for (const llvm::json::Value &arg : *kernel.getArray("args")) {
       const llvm::json::Object &a = *arg.getAsObject();
@@ -189,9 +189,22 @@ TEST(AMDManifest, KernelsInLaunchOrderWithExplicitArgumentsOnly) {
                      dim.getAsInteger() == param.dim;
       EXPECT_EQ(param.dynamicStride, dynamic) << param.meaning;
       dynamicCount += param.dynamicStride;
+      // The strides and offset the query's `strided<[?, 64, 1]>` fixes
+      // (64, 1, offset 0) come through as the sidecar lists them.
+      std::optional<int64_t> fixed;
+      if (param.field == KernelParam::Field::Stride) {
+        if (const llvm::json::Object *strides =
+                kernel.getObject("static_strides")->getObject(param.operand))
+          fixed = strides->getInteger(std::to_string(param.dim));
+      } else if (param.field == KernelParam::Field::Offset) {
+        fixed = kernel.getObject("static_offsets")->getInteger(param.operand);
+      }
+      EXPECT_EQ(param.staticValue, fixed) << param.meaning;
+      staticCount += param.staticValue.has_value();
       explicitEnd = param.offset + param.size;
     }
     EXPECT_EQ(dynamicCount, name == "pa_decode" ? 1u : 0u) << name;
+    EXPECT_EQ(staticCount, name == "pa_decode" ? 3u : 0u) << name;
     EXPECT_EQ(explicitCount, info->params.size()) << name;
     EXPECT_EQ(info->paramBytes, explicitEnd) << name;
     EXPECT_LE(info->paramBytes, *kernel.getInteger("kernarg_segment_size"));

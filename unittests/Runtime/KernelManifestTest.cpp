@@ -224,6 +224,60 @@ TEST(KernelManifest, RefusesViewsWithFewerSizesThanStrides) {
       << error;
 }
 
+TEST(KernelManifest, ComparesStridesAndOffsetsTheTypeFixes) {
+  // A query typed `memref<2x4x64xf32, strided<[768, 64, 1], offset: 5>>`:
+  // its rows are padded to 768 and it starts at element 5, both compiled
+  // in (the sidecar's "static_strides" and "static_offsets"); a row-major
+  // view (rows of 256) would be read at 768 and offset 5, so it is
+  // refused, and the padded view is taken.
+  const char *sidecar = R"({
+  "target": "gfx950", "kernels": [
+    {"name": "pa_decode", "symbol": "pa_decode", "grid": "x = 1, y = 1, z = 1",
+     "block_size": [256, 1, 1], "shared_bytes": 0,
+     "dynamic_strides": {},
+     "static_strides": {"query": {"0": 768, "1": 64, "2": 1}},
+     "static_offsets": {"query": 5},
+     "args": [
+       {"offset": 0, "size": 8, "meaning": "query.allocated_ptr"},
+       {"offset": 8, "size": 8, "meaning": "query.aligned_ptr"},
+       {"offset": 16, "size": 8, "meaning": "query.offset"},
+       {"offset": 24, "size": 8, "meaning": "query.size[0]"},
+       {"offset": 32, "size": 8, "meaning": "query.size[1]"},
+       {"offset": 40, "size": 8, "meaning": "query.size[2]"},
+       {"offset": 48, "size": 8, "meaning": "query.stride[0]"},
+       {"offset": 56, "size": 8, "meaning": "query.stride[1]"},
+       {"offset": 64, "size": 8, "meaning": "query.stride[2]"}],
+     "param_bytes": 72}]})";
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(sidecar, manifest, error)) << error;
+  const KernelInfo &decode = manifest.kernels[0];
+  OperandViews views;
+  MemRefView &query = views["query"] = rowMajorView(0x7000, {2, 4, 64});
+  query.offset = 5;
+  PackedParams params;
+  EXPECT_FALSE(params.pack(decode, views, error));
+  EXPECT_EQ(error, "operand 'query' has stride 256 in dim 0, but kernel "
+                   "'pa_decode' reads that dim at the stride 768 its type "
+                   "fixes (its sidecar's 'static_strides'): pass a view "
+                   "with that stride");
+  query.strides = {768, 64, 1};
+  ASSERT_TRUE(params.pack(decode, views, error)) << error;
+  EXPECT_EQ(paramAt(params, 6), 768);
+  // A dim of one element is read at no stride.
+  query.sizes = {1, 4, 64};
+  query.strides = {256, 64, 1};
+  EXPECT_TRUE(params.pack(decode, views, error)) << error;
+  // The offset is compiled in too.
+  query.sizes = {2, 4, 64};
+  query.strides = {768, 64, 1};
+  query.offset = 0;
+  EXPECT_FALSE(params.pack(decode, views, error));
+  EXPECT_EQ(error, "operand 'query' has offset 0, but kernel 'pa_decode' "
+                   "reads it at the offset 5 its type fixes (its sidecar's "
+                   "'static_offsets'): pass a view with that offset");
+}
+
 TEST(KernelManifest, RefusesMalformedDynamicStrides) {
   std::string base = kSidecar;
   const std::string field = R"("dynamic_strides": {"work_info": [0]})";

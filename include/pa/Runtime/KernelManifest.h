@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,10 +52,16 @@ struct KernelParam {
   Field field = Field::Pointer;
   int64_t dim = 0;
   /// A stride the kernel reads at run time (the sidecar's
-  /// "dynamic_strides" lists it). The others are compiled in as the
-  /// row-major strides of the operand's sizes: a pack refuses a view with
+  /// "dynamic_strides" lists it). The others are compiled in: the value
+  /// the operand's type fixes (staticValue), else the row-major stride of
+  /// the operand's sizes (an identity layout): a pack refuses a view with
   /// another value there.
   bool dynamicStride = false;
+  /// A stride or offset the operand's strided, non-identity layout fixes
+  /// (the sidecar's "static_strides" and "static_offsets"): a pack refuses
+  /// a view with another value (a stride in a dim of more than one
+  /// element). Unset: a stride is row-major, an offset unchecked.
+  std::optional<int64_t> staticValue;
 };
 
 /// One grid dimension: a constant, or dim `dim` of operand `operand`.
@@ -93,8 +100,13 @@ struct ModuleManifest {
 /// "dynamic_strides" ({"OPERAND": [dims], ...}) marks those strides
 /// dynamicStride; a sidecar without it (written before the field) is read
 /// as having none, so its kernels take row-major views only: a refusal
-/// where such a kernel might read a stride as compiled in, never a wrong
-/// read.
+/// where such a kernel might read a stride as compiled in. "static_strides" ({"OPERAND": {"DIM": stride, ...}, ...}) and
+/// "static_offsets" ({"OPERAND": offset, ...}) give the strides and
+/// offsets an operand's non-identity layout fixes (staticValue); a sidecar
+/// without them (written before them) is read as listing none: its fixed
+/// strides are taken as row-major, and its offsets are not checked (a
+/// kernel whose type fixes other strides, or a nonzero offset, then takes
+/// a row-major view and misreads it, as before the fields).
 bool parseManifest(const std::string &json, ModuleManifest &manifest,
                    std::string &error);
 

@@ -6,6 +6,11 @@
 // compiled in. The sidecar of a code object says which are read, per
 // kernel and operand ("dynamic_strides": {"key_cache": [0], ...}), so a
 // launcher can refuse a view whose other strides the kernel would ignore.
+// Those others are row-major for an identity layout; a strided layout
+// fixes them in its type, and the sidecar lists them per operand with the
+// offset the type fixes ("static_strides": {"query": {"0": 768, "1": 64,
+// "2": 1}}, "static_offsets": {"query": 0}), so the launcher compares a
+// view with the compiled values, not with row-major ones.
 // Shared by the AMD and NVIDIA targets.
 //
 //===----------------------------------------------------------------------===//
@@ -33,16 +38,28 @@ namespace mlir::pa {
 inline constexpr llvm::StringLiteral kDynamicStridesAttrName =
     "pa.dynamic_strides";
 
+/// Set by recordDynamicStrides next to kDynamicStridesAttrName when some
+/// memref argument has a strided, non-identity layout: a DictionaryAttr
+/// from the argument's name to its StridedLayoutAttr (its static strides
+/// and offset; `?` ones are dynamic). Absent: no such argument.
+inline constexpr llvm::StringLiteral kStaticLayoutsAttrName =
+    "pa.static_layouts";
+
 /// The name of argument `index` of `kernel`: its pa.arg_names entry, else
 /// "argINDEX".
 std::string kernelArgumentName(Operation *kernel, unsigned index);
 
-/// Records kDynamicStridesAttrName on `kernel` (a gpu.func whose arguments
+/// Records kDynamicStridesAttrName (and kStaticLayoutsAttrName when some
+/// argument's layout is strided) on `kernel` (a gpu.func whose arguments
 /// have `argumentTypes`).
 void recordDynamicStrides(Operation *kernel, TypeRange argumentTypes);
 
-/// Writes the sidecar field "dynamic_strides" of `kernel` (lowered or
-/// not): {"NAME": [dims], ...}, {} when it reads no stride at run time.
+/// Writes the sidecar fields of `kernel` (lowered or not):
+/// "dynamic_strides": {"NAME": [dims], ...}, {} when it reads no stride at
+/// run time; "static_strides": {"NAME": {"DIM": stride, ...}, ...}, the
+/// strides a non-identity layout fixes, and "static_offsets": {"NAME":
+/// offset, ...}, the offsets it fixes ({} when no layout is strided).
+/// Operands of an identity layout are in none of them: row-major, offset 0.
 void writeDynamicStrides(llvm::json::OStream &json, Operation *kernel);
 
 } // namespace mlir::pa

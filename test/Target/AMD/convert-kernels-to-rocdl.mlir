@@ -14,6 +14,7 @@
 // CHECK-SAME:        pa.dynamic_strides = {out = array<i64: 0>}
 // CHECK-SAME:        pa.grid = #pa.grid<x = 4, y = 1, z = 1>
 // CHECK-SAME:        pa.kernarg_fields = ["cache.allocated_ptr", "cache.aligned_ptr", "cache.offset", "cache.size[0]", "cache.stride[0]", "out.allocated_ptr", "out.aligned_ptr", "out.offset", "out.size[0]", "out.size[1]", "out.stride[0]", "out.stride[1]"]
+// CHECK-SAME:        pa.static_layouts = {out = strided<[?, 1]>}
 // CHECK-SAME:        rocdl.flat_work_group_size = "256,256"
 // CHECK-SAME:        rocdl.kernel
 // CHECK-SAME:        rocdl.reqd_work_group_size = array<i32: 256, 1, 1>
@@ -47,6 +48,29 @@ gpu.module @pa_kernels {
       %back = memref.load %lds[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
       memref.store %back, %out[%wg, %dim] : memref<4x?xf32, strided<[?, 1]>>
     }
+    gpu.return
+  }
+}
+
+// -----
+
+// A layout that fixes strides other than the row-major ones (rows padded
+// to 768) and an offset: the kernel reads neither from its descriptor, so
+// it records them (pa.static_layouts, the sidecar's "static_strides" and
+// "static_offsets") for the launcher to compare a view with. An identity
+// layout (row-major by definition) is not recorded.
+// CHECK-LABEL:   llvm.func @padded(
+// CHECK-SAME:        pa.dynamic_strides = {}
+// CHECK-SAME:        pa.static_layouts = {query = strided<[768, 64, 1], offset: 5>}
+gpu.module @pa_kernels {
+  gpu.func @padded(%query: memref<2x4x64xf32, strided<[768, 64, 1], offset: 5>>,
+                   %out: memref<2x4xf32>)
+      kernel attributes {known_block_size = array<i32: 64, 1, 1>,
+                         pa.arg_names = ["query", "out"],
+                         pa.grid = #pa.grid<x = 1, y = 1, z = 1>} {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %query[%c0, %c0, %c0] : memref<2x4x64xf32, strided<[768, 64, 1], offset: 5>>
+    memref.store %x, %out[%c0, %c0] : memref<2x4xf32>
     gpu.return
   }
 }

@@ -113,6 +113,8 @@
 // JSON-NEXT:     "kernarg_segment_size": {{[0-9]+}},
 // JSON-NEXT:     "kernarg_segment_align": 8,
 // JSON-NEXT:     "dynamic_strides": {},
+// JSON-NEXT:     "static_strides": {},
+// JSON-NEXT:     "static_offsets": {},
 // JSON-NEXT:     "args": [
 // JSON-NEXT:       {
 // JSON-NEXT:         "offset": 0,

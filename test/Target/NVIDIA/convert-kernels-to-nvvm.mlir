@@ -13,13 +13,14 @@
 // CHECK:       gpu.module @pa_kernels attributes {llvm.data_layout = "e-p6:32:32-i64:64
 // CHECK:         llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL:   llvm.func @scaled_exp(
-// CHECK-SAME:        %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64,
+// CHECK-SAME:        %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: !llvm.ptr, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: i64,
 // CHECK-SAME:        nvvm.kernel
 // CHECK-SAME:        nvvm.maxntid = array<i32: 128, 1, 1>
 // CHECK-SAME:        pa.dynamic_strides = {out = array<i64: 0>}
 // CHECK-SAME:        pa.nvvm.programmatic_launch
 // CHECK-SAME:        pa.param_fields = ["cache.allocated_ptr", "cache.aligned_ptr", "cache.offset", "cache.size[0]", "cache.stride[0]", "out.allocated_ptr", "out.aligned_ptr", "out.offset", "out.size[0]", "out.size[1]", "out.stride[0]", "out.stride[1]"]
 // CHECK-SAME:        pa.shared_bytes = 76 : i64
+// CHECK-SAME:        pa.static_layouts = {out = strided<[?, 1]>}
 // CHECK-NOT:       llvm.load
 // CHECK:           llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
 // CHECK:           llvm.mlir.addressof @__dynamic_shmem__0 : !llvm.ptr<3>
@@ -68,6 +69,29 @@ gpu.module @pa_kernels {
     %c0 = arith.constant 0 : index
     %x = memref.load %in[%c0] : memref<4xf32>
     memref.store %x, %out[%c0] : memref<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// A layout that fixes strides other than the row-major ones (rows padded
+// to 768) and an offset: the kernel reads neither from its descriptor, so
+// it records them (pa.static_layouts, the sidecar's "static_strides" and
+// "static_offsets") for the launcher to compare a view with. An identity
+// layout (row-major by definition) is not recorded.
+// CHECK-LABEL:   llvm.func @padded(
+// CHECK-SAME:        pa.dynamic_strides = {}
+// CHECK-SAME:        pa.static_layouts = {query = strided<[768, 64, 1], offset: 5>}
+gpu.module @pa_kernels {
+  gpu.func @padded(%query: memref<2x4x64xf32, strided<[768, 64, 1], offset: 5>>,
+                   %out: memref<2x4xf32>)
+      kernel attributes {known_block_size = array<i32: 64, 1, 1>,
+                         pa.arg_names = ["query", "out"],
+                         pa.grid = #pa.grid<x = 1, y = 1, z = 1>} {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %query[%c0, %c0, %c0] : memref<2x4x64xf32, strided<[768, 64, 1], offset: 5>>
+    memref.store %x, %out[%c0, %c0] : memref<2x4xf32>
     gpu.return
   }
 }
