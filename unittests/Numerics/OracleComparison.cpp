@@ -1,6 +1,7 @@
 //===- OracleComparison.cpp - compiled decode vs the float64 oracle -------===//
 #include "OracleComparison.h"
 
+#include "pa/Oracle/Codecs.h"
 #include "pa/Oracle/Planner.h"
 #include "pa/Oracle/Reference.h"
 #include "pa/IR/Chip.h"
@@ -178,7 +179,7 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
     }
     keyCache = combined.data();
     valueCache = combined.data() + (interleaved ? pageBytes : c.keyCache.size());
-    const int64_t elementBytes = c.kvType == oracle::ScalarType::BF16 ? 2 : 1;
+    const int64_t elementBytes = oracle::scalarByteSize(c.kvType);
     pageStride = interleaved ? 2 * int64_t(pageBytes) / elementBytes : 0;
   }
   std::vector<int32_t> workInfo(size_t(capacity * 4), kPlanPoison);
