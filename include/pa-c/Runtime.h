@@ -98,7 +98,11 @@ typedef struct {
  * the row-major stride of the operand's own sizes, naming the operand - the
  * sizes are not checked against the kernel's static shape, whose row-major
  * strides the kernel reads there; version 3 programs have no list and are
- * refused). */
+ * refused). Sidecars also list the strides and offset a strided operand
+ * type fixes ("static_strides", "static_offsets"), which an enqueue
+ * compares instead of the row-major ones, without a bump: a version 4
+ * program without them is read as before (its fixed strides as row-major,
+ * its offsets unchecked). */
 #define PA_PROGRAM_FORMAT_VERSION 4
 
 /* Writes an AOT program, the directory `path` (created when missing; a
