@@ -4,18 +4,24 @@
 // kernel it makes), a file per tile op:
 //   PageIdsToMFMA.cpp       pa-stage-page-ids' staging loops, lane-strided
 //   LoadQueryToMFMA.cpp     pa.tile.load_query: the query row group in LDS
-//   TileLoopToMFMA.cpp      pa.tile.init_softmax and the tile loop: the
-//                           loop-carried softmax state and accumulators in
-//                           registers (LaneState, the loops' iter_args)
-//   TileStepToMFMA.cpp      the loop body's pa.tile.qk, alibi, softmax and
-//                           pv as one step on the lanes' registers
+//   TileLoopToMFMA.cpp      the tile loop: the loop-carried softmax state
+//                           and accumulators in registers (LaneState, the
+//                           loops' iter_args); the loop body's tile ops by
+//                           their patterns, once per lane loop (TileStep)
+//   QKToMFMA.cpp            pa.tile.qk (and the tile's pa.tile.alibi):
+//                           S^T = K Q^T, the scores in the exp2 domain
+//   SoftmaxToMFMA.cpp       pa.tile.init_softmax and pa.tile.softmax: the
+//                           edge tiles' masking, the online softmax, P as
+//                           the PV product's operands
+//   PVToMFMA.cpp            pa.tile.pv: O^T += V^T P^T
 //   PartlySeen.cpp          tokens some rows of the group see, others not
 //   StorePartialsToMFMA.cpp pa.tile.store_partials: the waves' merge
 // DecodeLanes (DecodeLanes.h) is the state all of them share; DecodeLowering
 // adds the decisions and lane values of the loop and the epilogue. The
 // driver (DecodeLowering::run) applies one pattern per op in program order
-// through a PatternApplicator; the tile loop's hands the loops' results to
-// store_partials' (loopResults).
+// through a PatternApplicator; the tile loop's applies qk's, softmax's and
+// pv's to the tile ops it places in each lane loop, and hands the loops'
+// results to store_partials' (loopResults).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_CONVERSION_PATOMFMA_DECODELOWERING_H
@@ -32,6 +38,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/PatternApplicator.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -153,6 +160,70 @@ struct WaveResult {
   }
 };
 
+/// Where the lane's K and V tokens of one tile lie (docs/mfma-lowering.md,
+/// "Cache layouts"): pages of 16 to 256 tokens hold the 16 tokens of a
+/// lane's K rows and of its lane group's V columns each in one page (kPage,
+/// vPage); smaller pages split them (a page id per K block, per run of P V
+/// tokens); a page larger than a tile holds the whole tile from slot
+/// tileStart % P (tileSlot). qk reads K's and V's page ids at once (one
+/// branch where they are staged or not); softmax (per-token V scales) and
+/// pv use V's.
+struct TilePlaces {
+  Value kPage, vPage; // index
+  Value tileSlot;     // index; null unless a page holds the tile
+  /// Pages smaller than a lane group: the page of each K block's token.
+  SmallVector<Value> kBlockPages;
+  /// The lane group's 16 V tokens as runs of consecutive slots of one page:
+  /// a run holds tokens [first, first + count) of the group.
+  struct TokenRun {
+    Value page, firstSlot;
+    int64_t first, count;
+  };
+  SmallVector<TokenRun> valueRuns;
+
+  /// The page and slot of token e of the lane group.
+  std::pair<Value, Value> valuePlace(LaneBuilder &l, int64_t e) const {
+    for (const TokenRun &run : valueRuns)
+      if (e < run.first + run.count)
+        return {run.page, (l.idx(run.firstSlot) + (e - run.first)).get()};
+    llvm_unreachable("token outside the lane group");
+  }
+};
+
+/// One lane loop's body: the values its tile ops' patterns hand each other
+/// in registers, in program order (qk, softmax, pv). The tiled IR passes
+/// them through workgroup buffers (the scores, P in their place, the
+/// softmax state and the accumulator), which its tile ops read and write
+/// and which the lane code does not have; the tile loop's pattern makes one
+/// TileStep per lane loop, from the loop's iter_args, and yields `next`.
+struct TileStep {
+  CacheViews views;
+  /// The loop-carried state at the tile's start (the iter_args).
+  LaneState state;
+  /// The tile's first token (i64), and pv's valid range (i64): the tokens
+  /// whose V the product multiplies, outside which the edge tiles mask.
+  Value tileStart, validBegin, validEnd;
+  /// The KV head (qk's operand; softmax loads V scales with it).
+  Value kvHead;
+  // -- from qk --
+  TilePlaces places;
+  /// [M-tile][block] vector<4xf32>: the scores in the exp2 domain (scaled,
+  /// soft-capped, with ALiBi's bias), not yet masked.
+  SmallVector<SmallVector<Value>> scores;
+  // -- from softmax --
+  /// [M-tile][PV step]: P's operands for the PV product (P, and with
+  /// probResidual its residual).
+  SmallVector<SmallVector<SmallVector<Value>>> probOperands;
+  /// The V masking: where it has a branch of its own in pv, its condition
+  /// (the tile is full), else the words each 16-byte V load is ANDed with
+  /// (validValueWords, all ones in full tiles).
+  Value valueBranch;
+  SmallVector<Value> validWords;
+  /// The state at the tile's end: softmax's statistics and rescaled
+  /// accumulators, to which pv adds the tile's products.
+  LaneState next;
+};
+
 class DecodeLowering : public DecodeLanes {
 public:
   DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
@@ -168,6 +239,12 @@ public:
   /// lanes' loops, with the softmax state and accumulators loop-carried in
   /// registers; their final values go to loopResults (TileLoopToMFMA.cpp).
   void lowerTileLoop(ImplicitLocOpBuilder &b);
+  /// The tile ops of a lane loop's body, on `*currentStep`: pa.tile.qk
+  /// with the tile's alibi (QKToMFMA.cpp), pa.tile.softmax
+  /// (SoftmaxToMFMA.cpp), pa.tile.pv (PVToMFMA.cpp).
+  void lowerQK(TileQKOp op, ImplicitLocOpBuilder &b);
+  void lowerSoftmax(TileSoftmaxOp op, ImplicitLocOpBuilder &b);
+  void lowerPV(TilePVOp op, ImplicitLocOpBuilder &b);
   /// pa.tile.store_partials: the four waves' loopResults merged and
   /// stored (StorePartialsToMFMA.cpp).
   void lowerStorePartials(ImplicitLocOpBuilder &b);
@@ -197,11 +274,37 @@ private:
   /// the kernel's compile time.
   WaveResult emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
                                   const CacheViews &views);
-  LaneState emitTileStep(ImplicitLocOpBuilder &b, IRMapping &map,
-                         const CacheViews &views, const LaneState &state);
+  /// Rewrites `op` by its pattern (the applicator of run()).
+  void lowerByPattern(Operation *op);
+  /// Where the lane's K and V tokens of the tile lie, from the tile's page
+  /// ids `ids` (qk's operand).
+  TilePlaces placeTileTokens(LaneBuilder &l, Value ids, Value tileStart);
+  // Per-token scales ([N, Hkv, P]). With one M-tile and the edge branch's
+  // registers, each lane loads its own token's (token i of its group) and
+  // the group's are spread where used (mulTokens): one 4-byte load per
+  // lane and scale instead of four 16-byte ones, one reciprocal, zero test
+  // and NaN check per token instead of 16 per lane, no 16-element vectors
+  // of them. With two M-tiles every use of a spread value would be an
+  // instruction per M-tile (v_mul_f32_dpp for each element, against
+  // v_pk_mul_f32 for two: 60-75 more per tile at D = 128, 32 rows), so
+  // each lane loads its group's 16 (one load per run of them in one page);
+  // kernels at the register limit keep that form too (the lane form took
+  // the D = 256 32-row per-token kernels from 251-257 to 277-281 VGPRs).
+  // Pages shorter than the 16 tokens of a group keep the group's form too
+  // (not measured with the lane form).
+  bool scalesPerLane(const TileStep &tile) const {
+    return tile.state.mTiles.size() == 1 && edgeTileBranch &&
+           s.pageSize >= kGroupTokens;
+  }
+  /// The per-token scales `scales` of the lane's tokens: its own token's
+  /// (scalesPerLane), else its lane group's 16.
+  Value tokenScales(LaneBuilder &l, const TileStep &tile, Value scales);
+  /// `vec` times the per-token values `values` of its tokens `tokens`.
+  Value mulByTokens(LaneBuilder &l, const TileStep &tile, Value vec,
+                    Value values, ArrayRef<int64_t> tokens);
   /// Whether every row sees every token of the tile and every token is in
   /// the op's valid range (uniform): then the step masks nothing.
-  Value tileIsFull(LaneBuilder &l, IRMapping &map, Value tileStart);
+  Value tileIsFull(LaneBuilder &l, const TileStep &tile);
   /// `whole` where the tile is full (`full`, uniform), else what `mask`
   /// builds: one uniform branch, the masking on its edge-tile side only.
   SmallVector<Value> unlessFull(ImplicitLocOpBuilder &b, Value full,
@@ -219,12 +322,11 @@ private:
                  ArrayRef<Value> outScales, bool branch);
   /// An edge tile's masking: the scores (flattened by M-tile) with tokens
   /// a row does not see at -inf, and `vScales` (null without per-token
-  /// scales: the lane's token's, or its group's 16; see laneScales) 0
+  /// scales: the lane's token's, or its group's 16; see scalesPerLane) 0
   /// outside the valid range.
-  SmallVector<Value> maskEdgeTile(LaneBuilder &l, IRMapping &map,
-                                  const LaneState &state,
+  SmallVector<Value> maskEdgeTile(LaneBuilder &l, const TileStep &tile,
                                   ArrayRef<SmallVector<Value>> scores,
-                                  Value vScales, Value tileStart);
+                                  Value vScales);
   /// Per-token values held one per lane (laneScales): lane (i, j) holds
   /// token i of lane group j's 16 (lane group j is DPP row j).
   /// `spreadToken` gives each lane of group j the value of its group's
@@ -247,13 +349,11 @@ private:
   /// Per 16-byte V load of a lane group, the i32 words that keep the bytes
   /// of the tokens the shared product multiplies (productBounds) and zero
   /// the others: 0 * NaN must not reach the output.
-  SmallVector<Value> validValueWords(LaneBuilder &l, IRMapping &map,
-                                     Value tileStart);
+  SmallVector<Value> validValueWords(LaneBuilder &l, const TileStep &tile);
   /// The lane group's bounds (groupBound) of the tokens whose V the shared
   /// PV product multiplies: the op's valid range less the partly seen
   /// tokens, which the epilogue adds (partlySeenShare).
-  std::pair<Value, Value> productBounds(LaneBuilder &l, IRMapping &map,
-                                        Value tileStart);
+  std::pair<Value, Value> productBounds(LaneBuilder &l, const TileStep &tile);
   // -- tokens some rows of the group see and others do not (MTP) --
   // Row q sees [vB + q, vE + q): of the group's positions [q_lo, q_hi],
   // the tokens of the tail run [vE + q_lo, vE + q_hi) and, with a window,
@@ -274,8 +374,8 @@ private:
   /// Writes, in a tile that meets a run, each run token's masked scores
   /// (-inf for rows that do not see it) and its V page and slot (`place`
   /// of the lane group's token e).
-  void storePartlySeen(LaneBuilder &l, IRMapping &map, const LaneState &state,
-                       ArrayRef<Value> scores, Value tileStart);
+  void storePartlySeen(LaneBuilder &l, const TileStep &tile,
+                       ArrayRef<Value> scores);
   /// Writes the same masked scores after the tile loop (accumulators live,
   /// loop registers free): per row, its lanes split the head dims of the
   /// dot product of the query row (f32, from global memory) and the
@@ -450,6 +550,11 @@ private:
   /// Set by the tile loop's pattern for store_partials': every M-tile's
   /// final lane state.
   WaveResult loopResults;
+  /// The lane loop body being lowered (emitTileLoop), which the patterns
+  /// of its tile ops read and fill; null outside it.
+  TileStep *currentStep = nullptr;
+  /// The patterns of every tile op (run()).
+  PatternApplicator *applicator = nullptr;
 };
 
 /// The base of the tile-op patterns: `lower` builds the op's lane code in
@@ -479,6 +584,12 @@ void populateLoadQueryToMFMAPatterns(RewritePatternSet &patterns,
                                      DecodeLanes &lanes);
 void populateTileLoopToMFMAPatterns(RewritePatternSet &patterns,
                                     DecodeLowering &lowering);
+void populateQKToMFMAPatterns(RewritePatternSet &patterns,
+                              DecodeLowering &lowering);
+void populateSoftmaxToMFMAPatterns(RewritePatternSet &patterns,
+                                   DecodeLowering &lowering);
+void populatePVToMFMAPatterns(RewritePatternSet &patterns,
+                              DecodeLowering &lowering);
 void populateStorePartialsToMFMAPatterns(RewritePatternSet &patterns,
                                          DecodeLowering &lowering);
 /// All of the above.

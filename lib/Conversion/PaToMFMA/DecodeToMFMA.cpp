@@ -177,7 +177,7 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
   // The QK contraction in load chunks of 4 lane groups x 16 bytes (64
   // fp8 / 32 bf16 head dims); a head dim that is no multiple of that
   // (80, 96, 112, ...) ends in a partial chunk whose lane groups past D
-  // contribute zeros (emitTileStep).
+  // contribute zeros (lowerQK).
   qkChunkDims = kLaneGroups * s.kvPack;
   qkChunks = d.layout.getQkChunks();
   // With its residual the query's residual rows follow its rows.
@@ -303,7 +303,7 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
   // Keys: lane i loads token qkToken(b, i) of its wave's quarter (one page,
   // since the 16 tokens of a lane's 4 blocks lie in one 16-token group).
   // Pages larger than a tile: the tile's one page (position 0), slots
-  // from the tile's own first slot on (emitTileStep adds it).
+  // from the tile's own first slot on (placeTileTokens adds it).
   const bool pageHoldsTile = s.pageSize > kTileTokens;
   IndexExpr kFirst = w * kQuarterTokens + qkToken(l.idx(0), i);
   kColumn = kFirst;
@@ -657,16 +657,14 @@ LogicalResult DecodeLowering::run() {
   RewritePatternSet patterns(ctx);
   populateDecodeToMFMAPatterns(patterns, *this);
   FrozenRewritePatternSet frozen(std::move(patterns));
-  PatternApplicator applicator(frozen);
-  applicator.applyDefaultCostModel();
-  PatternRewriter rewriter(ctx);
+  PatternApplicator patternsByOp(frozen);
+  patternsByOp.applyDefaultCostModel();
+  applicator = &patternsByOp;
   for (Operation *op :
        {d.loadQuery.getOperation(), d.initSoftmax.getOperation(),
-        d.tileLoop.getOperation(), d.storePartials.getOperation()}) {
-    bool rewritten = succeeded(applicator.matchAndRewrite(op, rewriter));
-    assert(rewritten && "every tile op has its pattern");
-    (void)rewritten;
-  }
+        d.tileLoop.getOperation(), d.storePartials.getOperation()})
+    lowerByPattern(op);
+  applicator = nullptr;
   // The tiled loop last: the epilogue still reads its tile ops' operands
   // (scorePartlySeen, partlySeenPlace's page-id rule).
   d.tileLoop.erase();
@@ -682,10 +680,20 @@ LogicalResult DecodeLowering::run() {
   return success();
 }
 
+void DecodeLowering::lowerByPattern(Operation *op) {
+  PatternRewriter rewriter(ctx);
+  bool rewritten = succeeded(applicator->matchAndRewrite(op, rewriter));
+  assert(rewritten && "every tile op has its pattern");
+  (void)rewritten;
+}
+
 void mfma::populateDecodeToMFMAPatterns(RewritePatternSet &patterns,
                                         DecodeLowering &lowering) {
   populateLoadQueryToMFMAPatterns(patterns, lowering);
   populateTileLoopToMFMAPatterns(patterns, lowering);
+  populateQKToMFMAPatterns(patterns, lowering);
+  populateSoftmaxToMFMAPatterns(patterns, lowering);
+  populatePVToMFMAPatterns(patterns, lowering);
   populateStorePartialsToMFMAPatterns(patterns, lowering);
 }
 

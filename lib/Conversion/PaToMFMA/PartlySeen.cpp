@@ -28,14 +28,14 @@ void DecodeLowering::initPartlySeen(ImplicitLocOpBuilder &b) {
       });
 }
 
-void DecodeLowering::storePartlySeen(
-    LaneBuilder &l, IRMapping &map, const LaneState &state,
-    ArrayRef<Value> scores, Value tileStart) {
+void DecodeLowering::storePartlySeen(LaneBuilder &l, const TileStep &tile,
+                                     ArrayRef<Value> scores) {
   ImplicitLocOpBuilder &b = l.b;
   OpBuilder::InsertionGuard guard(b);
+  const LaneState &state = tile.state;
+  Value tileStart = tile.tileStart;
   Value tileEnd = l.addI(tileStart, l.i64(kTileTokens));
-  Value validBegin = map.lookupOrDefault(d.pv.getValidBegin());
-  Value validEnd = map.lookupOrDefault(d.pv.getValidEnd());
+  Value validBegin = tile.validBegin, validEnd = tile.validEnd;
   auto inRange = [&](Value token, Value lo, Value hi) {
     return l.andI(l.cmpI(arith::CmpIPredicate::sle, lo, token),
                   l.cmpI(arith::CmpIPredicate::slt, token, hi));

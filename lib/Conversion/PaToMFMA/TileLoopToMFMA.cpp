@@ -1,11 +1,12 @@
 //===- TileLoopToMFMA.cpp - the tile loop on lanes --------------------------===//
 //
-// pa.tile.init_softmax and the tile loop: each wave carries its rows'
-// online-softmax state and output accumulators in registers through the
-// loop (LaneState: the loop's iter_args; init_softmax's buffers are gone),
-// the loop body's tile ops lowered as one step (TileStepToMFMA.cpp). The
-// 32-bit-offset loop and the 64-bit fallback, the latter one M-tile at a
-// time. The loops' results go to store_partials' pattern (loopResults).
+// The tile loop: each wave carries its rows' online-softmax state and
+// output accumulators in registers through the loop (LaneState: the loop's
+// iter_args; init_softmax's buffers are gone). Each lane loop gets the
+// tile ops of the loop body, lowered there by their patterns (QKToMFMA.cpp,
+// SoftmaxToMFMA.cpp, PVToMFMA.cpp) on one TileStep. The 32-bit-offset loop
+// and the 64-bit fallback, the latter one M-tile at a time. The loops'
+// results go to store_partials' pattern (loopResults).
 //
 //===----------------------------------------------------------------------===//
 #include "DecodeLowering.h"
@@ -44,13 +45,28 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   IRMapping map;
   map.map(old.getInductionVar(), loop.getInductionVar());
   // The tiled IR's per-tile values (tile start, page ids and their guards)
-  // as they are; the tile ops themselves have no results.
+  // as they are, then its tile ops after them (they have no results), in
+  // order, each lowered by its pattern on the step's registers; qk's adds
+  // alibi's bias.
   for (Operation &op : old.getBody()->without_terminator())
     if (!isa<TileQKOp, TileAlibiOp, TileSoftmaxOp, TilePVOp>(op))
       body.clone(op, map);
-  LaneState state = LaneState::unflatten(loop.getRegionIterArgs(), init);
-  LaneState next = emitTileStep(body, map, views, state);
-  scf::YieldOp::create(body, next.flatten());
+  SmallVector<Operation *> tileOps;
+  for (Operation *op : {d.qk.getOperation(), d.softmax.getOperation(),
+                        d.pv.getOperation()})
+    tileOps.push_back(body.clone(*op, map));
+  TileStep step;
+  step.views = views;
+  step.state = LaneState::unflatten(loop.getRegionIterArgs(), init);
+  step.tileStart = map.lookupOrDefault(d.softmax.getTileStart());
+  step.validBegin = map.lookupOrDefault(d.pv.getValidBegin());
+  step.validEnd = map.lookupOrDefault(d.pv.getValidEnd());
+  step.kvHead = d.qk.getKvHead();
+  currentStep = &step;
+  for (Operation *op : tileOps)
+    lowerByPattern(op);
+  currentStep = nullptr;
+  scf::YieldOp::create(body, step.next.flatten());
   // The tiled IR's values the lane code does not use (the page-id vector
   // that laneElement reads per lane instead), users before their operands.
   for (Operation &op :
@@ -175,12 +191,6 @@ void DecodeLowering::lowerTileLoop(ImplicitLocOpBuilder &b) {
 
 namespace {
 
-/// The initial softmax state is the tile loop's initialState, in registers.
-struct InitSoftmaxToMFMA : TileOpToMFMA<TileInitSoftmaxOp> {
-  using TileOpToMFMA::TileOpToMFMA;
-  void lower(TileInitSoftmaxOp, ImplicitLocOpBuilder &) const override {}
-};
-
 /// The kernel's tile loop becomes the lanes' loops in its place. The loop
 /// stays (its tile ops' operands are read until the epilogue is lowered);
 /// the driver erases it after the last pattern.
@@ -205,6 +215,5 @@ struct TileLoopToMFMA : OpRewritePattern<scf::ForOp> {
 
 void mfma::populateTileLoopToMFMAPatterns(RewritePatternSet &patterns,
                                           DecodeLowering &lowering) {
-  patterns.add<InitSoftmaxToMFMA, TileLoopToMFMA>(patterns.getContext(),
-                                                  lowering);
+  patterns.add<TileLoopToMFMA>(patterns.getContext(), lowering);
 }
