@@ -802,6 +802,89 @@ static void testDynamicStrides(const char *ptx, size_t ptxSize,
          "others row-major\n");
 }
 
+/* `json` without its "static_sizes" fields, as a sidecar written before
+ * them (a malloc'ed copy). */
+static char *withoutStaticSizes(const char *json) {
+  char *copy = malloc(strlen(json) + 1);
+  strcpy(copy, json);
+  const char *key = "\"static_sizes\": {";
+  for (char *at = strstr(copy, key); at; at = strstr(at, key)) {
+    /* The object holds one level of objects: its end is the first '}'
+     * at depth 0. */
+    int depth = 0;
+    char *end = at + strlen(key);
+    for (; *end && (*end != '}' || depth); ++end)
+      depth += *end == '{' ? 1 : *end == '}' ? -1 : 0;
+    char *next = end + 1;
+    while (*next == ' ' || *next == '\n')
+      ++next;
+    if (*next == ',') /* and the comma before the next field */
+      end = next;
+    memset(at, ' ', (size_t)(end - at + 1));
+  }
+  return copy;
+}
+
+/* The sidecar lists the sizes each kernel's types fix: an operand of
+ * other sizes (here a key cache packed 8 to a vector, [2, 1, 8, 16, 8],
+ * row-major for its own sizes, where the kernel reads [?, 1, 4, 16, 16])
+ * is refused by operand and dim, on an enqueue and a bound launch's
+ * refill. A sidecar written before the field is read as fixing none: such
+ * an operand is then launched, as before (the docs say so). */
+static void testStaticSizes(const char *ptx, size_t ptxSize,
+                            const char *json) {
+  CHECK(strstr(json, "\"static_sizes\": {"), "the sidecar lists them");
+  char *old = withoutStaticSizes(json);
+  CHECK(!strstr(old, "static_sizes"), "the list is gone");
+  PaString error;
+  PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
+  PaCudaProgram before = paCudaProgramLoad(ptx, ptxSize, old, &error);
+  CHECK(!paCudaProgramIsNull(program) && !paCudaProgramIsNull(before), "%s",
+        error.data);
+  PaDeviceOperand operands[kOperands];
+  deviceOperands(operands);
+  void *stream = (void *)(uintptr_t)0x5000;
+  const int64_t eightWide[5] = {kPages, 1, 8, 16, 8};
+  operands[1].sizes = eightWide;
+  fake.reset();
+  CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
+            contains(error, "operand 'key_cache' has size 8 in dim 2, but "
+                            "kernel 'pa_decode' was compiled for size 4 "
+                            "there (its sidecar's 'static_sizes'): pass a "
+                            "view of the program's shape"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched");
+  CHECK(paCudaProgramEnqueue(before, operands, kOperands, stream, &error),
+        "an old sidecar checks no sizes: %s", error.data);
+  /* Another pool, batch or capacity (dynamic sizes) is taken. */
+  deviceOperands(operands);
+  const int64_t morePages[5] = {7, 1, 4, 16, 16};
+  operands[1].sizes = morePages;
+  fake.reset();
+  CHECK(paCudaProgramEnqueue(program, operands, kOperands, stream, &error),
+        "%s", error.data);
+  CHECK(fake.launchCount() == 3, "three launches");
+  /* A bound launch refills from the caller's array: its sizes now. */
+  PaCudaLaunch launch = paCudaProgramBind(program, operands, kOperands,
+                                          PA_KERNELS_ALL, &error);
+  CHECK(launch.ptr != NULL, "%s", error.data);
+  CHECK(paCudaLaunchEnqueue(launch, stream, &error), "%s", error.data);
+  const int64_t twoHeads[4] = {kPages, 2, 64, 16};
+  operands[2].sizes = twoHeads;
+  CHECK(!paCudaLaunchEnqueue(launch, stream, &error) &&
+            contains(error, "operand 'value_cache' has size 2 in dim 1, but "
+                            "kernel 'pa_decode' was compiled for size 1"),
+        "%s", error.data);
+  paStringDestroy(error);
+  paCudaLaunchDestroy(launch);
+  paCudaProgramDestroy(before);
+  paCudaProgramDestroy(program);
+  free(old);
+  fake.reset();
+  printf("ok the sidecar's static_sizes: views of other sizes refused\n");
+}
+
 static void testFake(const char *ptx, size_t ptxSize, const char *json,
                      const char *programPath, const char *amdProgram) {
   bindFake();
@@ -823,6 +906,7 @@ static void testFake(const char *ptx, size_t ptxSize, const char *json,
   CHECK(counter(Unloads) == 1, "the module is unloaded");
   printf("ok load, run, enqueue and destroy through the fake driver\n");
   testDynamicStrides(ptx, ptxSize, json);
+  testStaticSizes(ptx, ptxSize, json);
 
   /* The same kernels as an AOT program directory; one for gfx950 is
    * refused by name before the driver sees it. */

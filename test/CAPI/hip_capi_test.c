@@ -226,6 +226,17 @@ static void testEnqueue(PaHipProgram program) {
             contains(error, "operand 0 needs a name"),
         "%s", error.data);
   paStringDestroy(error);
+  /* A key cache packed 8 to a vector where the kernel's type has 16:
+   * row-major for its own sizes, but read as [?, 1, 4, 16, 16]. */
+  deviceOperands(operands);
+  const int64_t eightWide[5] = {kPages, 1, 8, 16, 8};
+  operands[1].sizes = eightWide;
+  CHECK(!paHipProgramEnqueue(program, operands, kOperands, stream, &error) &&
+            contains(error, "operand 'key_cache' has size 8 in dim 2, but "
+                            "kernel 'pa_decode' was compiled for size 4 "
+                            "there (its sidecar's 'static_sizes')"),
+        "%s", error.data);
+  paStringDestroy(error);
   CHECK(fake.launchCount() == 0, "nothing launched for bad operands");
   printf("ok enqueue on the caller's stream, without copies or waits\n");
 }

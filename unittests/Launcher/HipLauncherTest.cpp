@@ -391,6 +391,79 @@ TEST(LauncherCore, BadOperandsPrepareNothing) {
       << error;
 }
 
+TEST(LauncherCore, RefusesViewsWhoseSizesDifferFromTheCompiledShape) {
+  // An nhd program with D = 128 and Hkv = 8 (K and V
+  // `memref<?x16x8x128xf8E4M3FN, strided<[?, 1024, 128, 1]>>`) given a
+  // key cache of [N, P, 8, 64] at the compiled strides (a view of half of
+  // each head of a D = 128 cache) or row-major: the kernel would read it
+  // as [?, 16, 8, 128] (other values, past the last page). A size the
+  // kernel's type fixes is compared with the view's, naming the operand
+  // and dim; the dynamic ones (N, B, the plan's capacity) are free.
+  mlir::pa::DecodeConfig config;
+  config.numQueryHeads = 8;
+  config.numKVHeads = 8;
+  config.headDim = 128;
+  config.cacheLayout = mlir::pa::CacheLayout::nhd;
+  config.budget = 8;
+  config.maxPartitions = 4;
+  ModuleManifest manifest = manifestOf(config);
+  // B = 2 sequences of 2 pages each: capacity min(2 * 4, max(2, 8 / 8))
+  // = 2 plan slots; R = 1 row per KV head.
+  std::map<std::string, std::vector<int64_t>> shapes = {
+      {"query", {2, 8, 128}},        {"key_cache", {6, 16, 8, 128}},
+      {"value_cache", {6, 16, 8, 128}}, {"block_tables", {2, 2}},
+      {"context_lengths", {2}},      {"k_scale", {1}},
+      {"v_scale", {1}},              {"work_info", {2, 4}},
+      {"reduce_info", {2, 2}},       {"exp_sums", {8, 2, 1}},
+      {"max_logits", {8, 2, 1}},     {"tmp_out", {8, 2, 1, 128}},
+      {"output", {2, 8, 128}},
+  };
+  std::vector<PreparedLaunch> launches;
+  std::string error;
+  OperandViews views = viewsOf(shapes);
+  ASSERT_TRUE(prepareLaunches(manifest, views, launches, error)) << error;
+
+  MemRefView &key = views["key_cache"];
+  key.sizes = {6, 16, 8, 64};
+  key.strides = {16 * 8 * 128, 1024, 128, 1};
+  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error));
+  EXPECT_TRUE(launches.empty());
+  EXPECT_EQ(error, "operand 'key_cache' has size 64 in dim 3, but kernel "
+                   "'pa_decode' was compiled for size 128 there (its "
+                   "sidecar's 'static_sizes'): pass a view of the "
+                   "program's shape");
+  setRowMajorStrides(key);
+  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error));
+  EXPECT_NE(error.find("operand 'key_cache'"), std::string::npos) << error;
+
+  // Each static dim of each operand, the partials' per-KV-head dims too.
+  views = viewsOf(shapes);
+  views["tmp_out"].sizes[0] = 4;
+  setRowMajorStrides(views["tmp_out"]);
+  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error));
+  EXPECT_EQ(error, "operand 'tmp_out' has size 4 in dim 0, but kernel "
+                   "'pa_decode' was compiled for size 8 there (its "
+                   "sidecar's 'static_sizes'): pass a view of the "
+                   "program's shape");
+  views = viewsOf(shapes);
+  views["work_info"].sizes = {5, 4}; // another capacity: dynamic
+  views["key_cache"].sizes[0] = 40;   // another pool: dynamic
+  ASSERT_TRUE(prepareLaunches(manifest, views, launches, error)) << error;
+
+  // A bound launch's refill compares the sizes as they are now.
+  std::vector<PreparedLaunch> bound;
+  views = viewsOf(shapes);
+  ASSERT_TRUE(prepareLaunches(manifest, views, bound, error, kAllKernels,
+                              /*fixedViews=*/true))
+      << error;
+  views["value_cache"].sizes[2] = 4;
+  EXPECT_FALSE(prepareLaunches(manifest, views, bound, error, kAllKernels,
+                               true));
+  EXPECT_NE(error.find("operand 'value_cache' has size 4 in dim 2"),
+            std::string::npos)
+      << error;
+}
+
 //===----------------------------------------------------------------------===//
 // The HIP launcher over a recording runtime
 //===----------------------------------------------------------------------===//
