@@ -95,14 +95,16 @@ typedef struct {
  * nhd / hnd caches; version 2 programs read them contiguous and are
  * refused. 4: each kernel's sidecar lists the strides it reads at run time
  * ("dynamic_strides"), and an enqueue refuses any other stride that is not
- * the row-major stride of the operand's own sizes, naming the operand - the
- * sizes are not checked against the kernel's static shape, whose row-major
- * strides the kernel reads there; version 3 programs have no list and are
- * refused). Sidecars also list the strides and offset a strided operand
+ * the row-major stride of the operand's own sizes, naming the operand;
+ * version 3 programs have no list and are refused). Sidecars also list the strides and offset a strided operand
  * type fixes ("static_strides", "static_offsets"), which an enqueue
  * compares instead of the row-major ones, without a bump: a version 4
  * program without them is read as before (its fixed strides as row-major,
- * its offsets unchecked). */
+ * its offsets unchecked). Likewise the sizes each operand's type fixes
+ * ("static_sizes"), which an enqueue compares with the operand's sizes,
+ * naming the operand and dim: a version 4 program without them is read as
+ * before (sizes unchecked: an operand of other sizes is read at the
+ * compiled shape; recompile it). */
 #define PA_PROGRAM_FORMAT_VERSION 4
 
 /* Writes an AOT program, the directory `path` (created when missing; a

@@ -145,35 +145,45 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
     }
   }
 
-  // The strides and offsets an operand's strided layout fixes; absent: a
-  // sidecar from before the fields, read as listing none.
-  std::map<std::pair<std::string, int64_t>, int64_t> staticStrides;
+  // The strides and offsets an operand's strided layout fixes, and the
+  // sizes its type fixes; absent: a sidecar from before the fields, read
+  // as listing none.
+  using PerDim = std::map<std::pair<std::string, int64_t>, int64_t>;
+  PerDim staticStrides, staticSizes;
   std::map<std::string, int64_t> staticOffsets;
-  if (const json::Value *listed = object.get("static_strides")) {
+  // {"OPERAND": {"DIM": value, ...}, ...}; `noun` names the values.
+  auto readPerDim = [&](const char *key, const char *noun, PerDim &out) {
+    const json::Value *listed = object.get(key);
+    if (!listed)
+      return true;
     if (listed->kind != json::Value::Kind::Object) {
-      error = where + ": 'static_strides' must be an object of operand "
-                      "names to objects of dims to strides";
+      error = where + ": '" + key + "' must be an object of operand names " +
+              "to objects of dims to " + noun;
       return false;
     }
     for (const auto &[operand, dims] : listed->members) {
       if (dims.kind != json::Value::Kind::Object) {
-        error = where + ": 'static_strides' of '" + operand +
-                "' must be an object of dims to strides";
+        error = where + ": '" + key + "' of '" + operand +
+                "' must be an object of dims to " + noun;
         return false;
       }
-      for (const auto &[dim, stride] : dims.members) {
-        std::optional<int64_t> value = stride.integer();
+      for (const auto &[dim, number] : dims.members) {
+        std::optional<int64_t> value = number.integer();
         if (dim.empty() || dim.size() > 18 ||
             dim.find_first_not_of("0123456789") != std::string::npos ||
             !value) {
-          error = where + ": 'static_strides' of '" + operand +
+          error = where + ": '" + key + "' of '" + operand +
                   "' must map dims >= 0 to integers";
           return false;
         }
-        staticStrides[{operand, std::stoll(dim)}] = *value;
+        out[{operand, std::stoll(dim)}] = *value;
       }
     }
-  }
+    return true;
+  };
+  if (!readPerDim("static_strides", "strides", staticStrides) ||
+      !readPerDim("static_sizes", "sizes", staticSizes))
+    return false;
   if (const json::Value *listed = object.get("static_offsets")) {
     if (listed->kind != json::Value::Kind::Object) {
       error = where + ": 'static_offsets' must be an object of operand "
@@ -220,6 +230,10 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
     if (param.field == KernelParam::Field::Stride && !param.dynamicStride) {
       auto fixed = staticStrides.find({param.operand, param.dim});
       if (fixed != staticStrides.end())
+        param.staticValue = fixed->second;
+    } else if (param.field == KernelParam::Field::Size) {
+      auto fixed = staticSizes.find({param.operand, param.dim});
+      if (fixed != staticSizes.end())
         param.staticValue = fixed->second;
     } else if (param.field == KernelParam::Field::Offset) {
       auto fixed = staticOffsets.find(param.operand);
@@ -331,11 +345,29 @@ bool checkCompiledStride(const KernelInfo &kernel, const KernelParam &param,
   return false;
 }
 
+/// False with `error` unless `size`, the view's size in dim `param.dim`,
+/// is the one the kernel's type fixes there (param.staticValue), if any:
+/// the kernel reads the operand at its compiled shape, so a view of other
+/// sizes (which passes the stride checks with its own row-major strides)
+/// would be read at other elements, past its end.
+bool checkCompiledSize(const KernelInfo &kernel, const KernelParam &param,
+                       int64_t size, std::string &error) {
+  if (!param.staticValue || size == *param.staticValue)
+    return true;
+  error = "operand '" + param.operand + "' has size " + std::to_string(size) +
+          " in dim " + std::to_string(param.dim) + ", but kernel '" +
+          kernel.name + "' was compiled for size " +
+          std::to_string(*param.staticValue) +
+          " there (its sidecar's 'static_sizes'): pass a view of the "
+          "program's shape";
+  return false;
+}
+
 /// The value of parameter `param` in `view`; false with `error` when its
-/// dim is outside the view's rank, it is a stride of a view that has not
-/// one size per stride (checkCompiledStride reads the sizes at a stride's
-/// dim and after it) or a stride the kernel does not read that is not
-/// row-major.
+/// dim is outside the view's rank, it is a size other than the one the
+/// kernel's type fixes, a stride of a view that has not one size per
+/// stride (checkCompiledStride reads the sizes at a stride's dim and after
+/// it) or a stride the kernel does not read that is not the compiled one.
 bool paramValue(const KernelInfo &kernel, const KernelParam &param,
                 const MemRefView &view, int64_t &value, std::string &error) {
   switch (param.field) {
@@ -372,7 +404,9 @@ bool paramValue(const KernelInfo &kernel, const KernelParam &param,
       return false;
     }
     value = values[static_cast<size_t>(param.dim)];
-    return param.dynamicStride || param.field == KernelParam::Field::Size ||
+    if (param.field == KernelParam::Field::Size)
+      return checkCompiledSize(kernel, param, value, error);
+    return param.dynamicStride ||
            checkCompiledStride(kernel, param, view, value, error);
   }
   }
@@ -426,8 +460,9 @@ bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
 }
 
 bool PackedParams::refill(const KernelInfo &kernel, std::string &error) {
-  // Sizes were checked by the first pack (the kernel is the same); only a
-  // view's rank may have changed since.
+  // The parameters' byte sizes were checked by the first pack (the kernel
+  // is the same); the views' ranks, sizes and strides may have changed
+  // since, and paramValue checks them again.
   for (size_t i = 0; i < kernel.params.size(); ++i) {
     const KernelParam &param = kernel.params[i];
     int64_t value = 0;

@@ -160,9 +160,9 @@ bool translateKernel(const json::Value &kernel, std::ostringstream &out,
       << (vgprs && vgprs->integer() ? *vgprs->integer() : -1) << ", ";
   // The strides the kernel reads at run time, as the sidecar lists them
   // (parseManifest checks them); absent in a sidecar from before them.
-  // So are the strides and offsets their types fix.
-  for (const char *field :
-       {"dynamic_strides", "static_strides", "static_offsets"})
+  // So are the strides, offsets and sizes their types fix.
+  for (const char *field : {"dynamic_strides", "static_strides",
+                            "static_offsets", "static_sizes"})
     if (const json::Value *listed = kernel.get(field)) {
       out << "\"" << field << "\": ";
       writeJson(*listed, out);

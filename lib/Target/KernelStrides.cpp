@@ -19,8 +19,16 @@ std::string mlir::pa::kernelArgumentName(Operation *kernel, unsigned index) {
 void mlir::pa::recordDynamicStrides(Operation *kernel,
                                     TypeRange argumentTypes) {
   MLIRContext *ctx = kernel->getContext();
-  SmallVector<NamedAttribute> operands, layouts;
+  SmallVector<NamedAttribute> operands, layouts, shapes;
   for (auto [i, type] : llvm::enumerate(argumentTypes)) {
+    // The sizes the type fixes are compiled in, whatever the layout.
+    if (auto memref = dyn_cast<MemRefType>(type);
+        memref && llvm::any_of(memref.getShape(), [](int64_t size) {
+          return !ShapedType::isDynamic(size);
+        }))
+      shapes.push_back(NamedAttribute(
+          StringAttr::get(ctx, kernelArgumentName(kernel, i)),
+          DenseI64ArrayAttr::get(ctx, memref.getShape())));
     // An identity layout is row-major by definition (its strides follow
     // from the sizes, even dynamic ones): the caller's view must be too.
     auto memref = dyn_cast<MemRefType>(type);
@@ -43,6 +51,7 @@ void mlir::pa::recordDynamicStrides(Operation *kernel,
   }
   kernel->setAttr(kDynamicStridesAttrName,
                   DictionaryAttr::get(ctx, operands));
+  kernel->setAttr(kStaticSizesAttrName, DictionaryAttr::get(ctx, shapes));
   if (layouts.empty())
     kernel->removeAttr(kStaticLayoutsAttrName);
   else
@@ -89,5 +98,18 @@ void mlir::pa::writeDynamicStrides(llvm::json::OStream &json,
       if (!ShapedType::isDynamic(layout.getOffset()))
         json.attribute(name, layout.getOffset());
     });
+  });
+
+  json.attributeObject("static_sizes", [&] {
+    if (auto shapes = kernel ? kernel->getAttrOfType<DictionaryAttr>(
+                                   kStaticSizesAttrName)
+                             : DictionaryAttr())
+      for (NamedAttribute operand : shapes)
+        if (auto shape = dyn_cast<DenseI64ArrayAttr>(operand.getValue()))
+          json.attributeObject(operand.getName().getValue(), [&] {
+            for (auto [dim, size] : llvm::enumerate(shape.asArrayRef()))
+              if (!ShapedType::isDynamic(size))
+                json.attribute(std::to_string(dim), size);
+          });
   });
 }

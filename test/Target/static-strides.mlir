@@ -20,3 +20,16 @@
 // CHECK-NEXT: "static_offsets": {
 // CHECK-NEXT:   "query": 0
 // CHECK-NEXT: },
+// The sizes the types fix, on both targets (one writer): the query
+// [?, 8, 64], the packed key cache [?, 1, 4, 16, 16].
+// CHECK-NEXT: "static_sizes": {
+// CHECK:        "key_cache": {
+// CHECK-NEXT:     "1": 1,
+// CHECK-NEXT:     "2": 4,
+// CHECK-NEXT:     "3": 16,
+// CHECK-NEXT:     "4": 16
+// CHECK-NEXT:   },
+// CHECK:        "query": {
+// CHECK-NEXT:     "1": 8,
+// CHECK-NEXT:     "2": 64
+// CHECK-NEXT:   },

@@ -171,7 +171,8 @@ TEST(AMDManifest, KernelsInLaunchOrderWithExplicitArgumentsOnly) {
     const llvm::json::Object *listed = kernel.getObject("dynamic_strides");
     ASSERT_NE(listed, nullptr) << name;
     EXPECT_EQ(listed->size(), name == "pa_decode" ? 1u : 0u) << name;
-    size_t explicitCount = 0, dynamicCount = 0, staticCount = 0;
+    size_t explicitCount = 0, dynamicCount = 0, staticCount = 0,
+           sizeCount = 0;
     int64_t explicitEnd = 0;
     for (const llvm::json::Value &arg : *kernel.getArray("args")) {
       const llvm::json::Object &a = *arg.getAsObject();
@@ -190,21 +191,41 @@ TEST(AMDManifest, KernelsInLaunchOrderWithExplicitArgumentsOnly) {
       EXPECT_EQ(param.dynamicStride, dynamic) << param.meaning;
       dynamicCount += param.dynamicStride;
       // The strides and offset the query's `strided<[?, 64, 1]>` fixes
-      // (64, 1, offset 0) come through as the sidecar lists them.
+      // (64, 1, offset 0), and the sizes every operand's type fixes, come
+      // through as the sidecar lists them.
       std::optional<int64_t> fixed;
-      if (param.field == KernelParam::Field::Stride) {
-        if (const llvm::json::Object *strides =
-                kernel.getObject("static_strides")->getObject(param.operand))
-          fixed = strides->getInteger(std::to_string(param.dim));
-      } else if (param.field == KernelParam::Field::Offset) {
+      auto perDim = [&](const char *field) -> std::optional<int64_t> {
+        if (const llvm::json::Object *dims =
+                kernel.getObject(field)->getObject(param.operand))
+          return dims->getInteger(std::to_string(param.dim));
+        return std::nullopt;
+      };
+      if (param.field == KernelParam::Field::Stride)
+        fixed = perDim("static_strides");
+      else if (param.field == KernelParam::Field::Size)
+        fixed = perDim("static_sizes");
+      else if (param.field == KernelParam::Field::Offset)
         fixed = kernel.getObject("static_offsets")->getInteger(param.operand);
-      }
       EXPECT_EQ(param.staticValue, fixed) << param.meaning;
-      staticCount += param.staticValue.has_value();
+      if (param.field == KernelParam::Field::Size)
+        sizeCount += param.staticValue.has_value();
+      else
+        staticCount += param.staticValue.has_value();
       explicitEnd = param.offset + param.size;
     }
     EXPECT_EQ(dynamicCount, name == "pa_decode" ? 1u : 0u) << name;
     EXPECT_EQ(staticCount, name == "pa_decode" ? 3u : 0u) << name;
+    // The fixed sizes of fullConfig()'s types (Hq = 16, Hkv = 2, D = 128,
+    // P = 16, R = 16; B, N and the capacity dynamic): plan work_info [?,
+    // 4], reduce_info [?, 2]; decode query [?, 16, 128], key_cache [?, 2, 8,
+    // 16, 16], value_cache [?, 2, 1, 128, 16], the scales [?, 2, 16],
+    // work_info, the partials [2, ?, 16] twice and [2, ?, 16, 128]; reduce
+    // the partials, reduce_info, sinks [16], output [?, 16, 128].
+    EXPECT_EQ(sizeCount, name == "pa_plan"     ? 2u
+                         : name == "pa_decode" ? 2u + 4 + 4 + 2 + 2 + 1 +
+                                                     2 + 2 + 3
+                                               : 2u + 2 + 3 + 1 + 1 + 2)
+        << name;
     EXPECT_EQ(explicitCount, info->params.size()) << name;
     EXPECT_EQ(info->paramBytes, explicitEnd) << name;
     EXPECT_LE(info->paramBytes, *kernel.getInteger("kernarg_segment_size"));

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "pa/Runtime/CudaLauncher.h"
 
+#include "SidecarJson.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -52,20 +54,9 @@ done:
 }
 )";
 
-const char *kSidecar = R"({"target": "sm_90a", "format": "ptx", "kernels": [
-  {"name": "scale2", "symbol": "scale2", "grid": "x = 1, y = 1, z = 1",
-   "block_size": [64, 1, 1], "shared_bytes": 0, "param_bytes": 80,
-   "args": [
-    {"offset": 0, "size": 8, "meaning": "in.allocated_ptr"},
-    {"offset": 8, "size": 8, "meaning": "in.aligned_ptr"},
-    {"offset": 16, "size": 8, "meaning": "in.offset"},
-    {"offset": 24, "size": 8, "meaning": "in.size[0]"},
-    {"offset": 32, "size": 8, "meaning": "in.stride[0]"},
-    {"offset": 40, "size": 8, "meaning": "out.allocated_ptr"},
-    {"offset": 48, "size": 8, "meaning": "out.aligned_ptr"},
-    {"offset": 56, "size": 8, "meaning": "out.offset"},
-    {"offset": 64, "size": 8, "meaning": "out.size[0]"},
-    {"offset": 72, "size": 8, "meaning": "out.stride[0]"}]}]})";
+const std::string kSidecar = pa::runtime::test::sidecarJson(
+    {{"scale2", "x = 1, y = 1, z = 1", 64, 0, "",
+      pa::runtime::test::descriptorParams({{"in", 1}, {"out", 1}})}});
 
 TEST(CudaLauncher, LaunchesAndReplaysAKernelFromItsSidecar) {
   std::string error;

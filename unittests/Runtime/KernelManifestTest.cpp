@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "SidecarJson.h"
+
 #include <cstring>
 
 using namespace pa::runtime;
+using namespace pa::runtime::test;
 
 namespace {
 
@@ -14,36 +17,15 @@ namespace {
 /// second with a memref of rank 2 whose dim-0 stride it reads at run time
 /// and a grid read from an operand; the first's sidecar predates
 /// "dynamic_strides").
-const char *kSidecar = R"({
-  "target": "sm_90a", "triple": "nvptx64-nvidia-cuda", "ptx_version": "8.5",
-  "format": "ptx",
-  "kernels": [
-    {"name": "pa_plan", "symbol": "pa_plan", "grid": "x = 1, y = 1, z = 1",
-     "block_size": [128, 1, 1], "shared_bytes": 0, "registers": null,
-     "stack_bytes": null, "spill_store_bytes": null, "spill_load_bytes": null,
-     "args": [
-       {"offset": 0, "size": 8, "meaning": "context_lengths.allocated_ptr"},
-       {"offset": 8, "size": 8, "meaning": "context_lengths.aligned_ptr"},
-       {"offset": 16, "size": 8, "meaning": "context_lengths.offset"},
-       {"offset": 24, "size": 8, "meaning": "context_lengths.size[0]"},
-       {"offset": 32, "size": 8, "meaning": "context_lengths.stride[0]"}],
-     "param_bytes": 40},
-    {"name": "pa_decode", "symbol": "pa_decode",
-     "grid": "x = work_info dim 0, y = 2, z = 1",
-     "block_size": [128, 1, 1], "shared_bytes": 70000, "registers": 40,
-     "programmatic_launch": true,
-     "dynamic_strides": {"work_info": [0]},
-     "args": [
-       {"offset": 0, "size": 8, "meaning": "work_info.allocated_ptr"},
-       {"offset": 8, "size": 8, "meaning": "work_info.aligned_ptr"},
-       {"offset": 16, "size": 8, "meaning": "work_info.offset"},
-       {"offset": 24, "size": 8, "meaning": "work_info.size[0]"},
-       {"offset": 32, "size": 8, "meaning": "work_info.size[1]"},
-       {"offset": 40, "size": 8, "meaning": "work_info.stride[0]"},
-       {"offset": 48, "size": 8, "meaning": "work_info.stride[1]"}],
-     "param_bytes": 56}
-  ]
-})";
+const std::string kSidecar = sidecarJson(
+    {{"pa_plan", "x = 1, y = 1, z = 1", 128, 0,
+      R"("registers": null, "stack_bytes": null, "spill_store_bytes": null, )"
+      R"("spill_load_bytes": null)",
+      descriptorParams("context_lengths", 1)},
+     {"pa_decode", "x = work_info dim 0, y = 2, z = 1", 128, 70000,
+      R"("registers": 40, "programmatic_launch": true, )"
+      R"("dynamic_strides": {"work_info": [0]})",
+      descriptorParams("work_info", 2)}});
 
 int64_t paramAt(PackedParams &params, size_t index) {
   int64_t value;
@@ -187,19 +169,10 @@ TEST(KernelManifest, RefusesViewsWithFewerSizesThanStrides) {
   // strides is refused by name, before a stride the kernel does not read
   // is checked against the row-major strides of its sizes (which would
   // read past them), on a first pack and on a bound launch's refill.
-  const char *sidecar = R"({
-    "target": "sm_90a", "triple": "nvptx64-nvidia-cuda",
-    "ptx_version": "8.5", "format": "ptx",
-    "kernels": [{"name": "k", "symbol": "k", "grid": "x = 1, y = 1, z = 1",
-      "block_size": [64, 1, 1], "shared_bytes": 0, "registers": 1,
-      "param_bytes": 48,
-      "args": [
-        {"offset": 0, "size": 8, "meaning": "q.allocated_ptr"},
-        {"offset": 8, "size": 8, "meaning": "q.aligned_ptr"},
-        {"offset": 16, "size": 8, "meaning": "q.offset"},
-        {"offset": 24, "size": 8, "meaning": "q.size[0]"},
-        {"offset": 32, "size": 8, "meaning": "q.stride[0]"},
-        {"offset": 40, "size": 8, "meaning": "q.stride[1]"}]}]})";
+  const std::string sidecar = sidecarJson(
+      {{"k", "x = 1, y = 1, z = 1", 64, 0, R"("registers": 1)",
+        {"q.allocated_ptr", "q.aligned_ptr", "q.offset", "q.size[0]",
+         "q.stride[0]", "q.stride[1]"}}});
   ModuleManifest manifest;
   std::string error;
   ASSERT_TRUE(parseManifest(sidecar, manifest, error)) << error;
@@ -230,24 +203,13 @@ TEST(KernelManifest, ComparesStridesAndOffsetsTheTypeFixes) {
   // in (the sidecar's "static_strides" and "static_offsets"); a row-major
   // view (rows of 256) would be read at 768 and offset 5, so it is
   // refused, and the padded view is taken.
-  const char *sidecar = R"({
-  "target": "gfx950", "kernels": [
-    {"name": "pa_decode", "symbol": "pa_decode", "grid": "x = 1, y = 1, z = 1",
-     "block_size": [256, 1, 1], "shared_bytes": 0,
-     "dynamic_strides": {},
-     "static_strides": {"query": {"0": 768, "1": 64, "2": 1}},
-     "static_offsets": {"query": 5},
-     "args": [
-       {"offset": 0, "size": 8, "meaning": "query.allocated_ptr"},
-       {"offset": 8, "size": 8, "meaning": "query.aligned_ptr"},
-       {"offset": 16, "size": 8, "meaning": "query.offset"},
-       {"offset": 24, "size": 8, "meaning": "query.size[0]"},
-       {"offset": 32, "size": 8, "meaning": "query.size[1]"},
-       {"offset": 40, "size": 8, "meaning": "query.size[2]"},
-       {"offset": 48, "size": 8, "meaning": "query.stride[0]"},
-       {"offset": 56, "size": 8, "meaning": "query.stride[1]"},
-       {"offset": 64, "size": 8, "meaning": "query.stride[2]"}],
-     "param_bytes": 72}]})";
+  const std::string sidecar = sidecarJson(
+      {{"pa_decode", "x = 1, y = 1, z = 1", 256, 0,
+        R"("dynamic_strides": {}, )"
+        R"("static_strides": {"query": {"0": 768, "1": 64, "2": 1}}, )"
+        R"("static_offsets": {"query": 5})",
+        descriptorParams("query", 3)}},
+      "gfx950");
   ModuleManifest manifest;
   std::string error;
   ASSERT_TRUE(parseManifest(sidecar, manifest, error)) << error;
@@ -276,6 +238,71 @@ TEST(KernelManifest, ComparesStridesAndOffsetsTheTypeFixes) {
   EXPECT_EQ(error, "operand 'query' has offset 0, but kernel 'pa_decode' "
                    "reads it at the offset 5 its type fixes (its sidecar's "
                    "'static_offsets'): pass a view with that offset");
+}
+
+TEST(KernelManifest, ComparesSizesTheTypeFixes) {
+  // An nhd key cache typed `memref<?x16x8x128xbf16, strided<[?, 1024,
+  // 128, 1]>>`: P, Hkv and D are compiled in (the sidecar's
+  // "static_sizes"). A view of [6, 16, 8, 64] at the compiled strides
+  // passes every stride check but would be read as [6, 16, 8, 128]: it is
+  // refused by operand and dim; N is free. A sidecar without the field
+  // (written before it) is read as fixing no size: the view is taken.
+  const std::string field =
+      R"("static_sizes": {"key_cache": {"1": 16, "2": 8, "3": 128}})";
+  auto sidecar = [&](const std::string &sizes) {
+    return sidecarJson(
+        {{"pa_decode", "x = 1, y = 1, z = 1", 256, 0,
+          R"("dynamic_strides": {"key_cache": [0]}, )"
+          R"("static_strides": {"key_cache": {"1": 1024, "2": 128, )"
+          R"("3": 1}}, "static_offsets": {"key_cache": 0})" +
+              (sizes.empty() ? "" : ", " + sizes),
+          descriptorParams("key_cache", 4)}},
+        "gfx950");
+  };
+  ModuleManifest manifest, old;
+  std::string error;
+  ASSERT_TRUE(parseManifest(sidecar(field), manifest, error)) << error;
+  ASSERT_TRUE(parseManifest(sidecar(""), old, error)) << error;
+  const KernelInfo &decode = manifest.kernels[0];
+  EXPECT_FALSE(decode.params[3].staticValue); // size[0]: dynamic
+  EXPECT_EQ(decode.params[6].staticValue, 128);
+  EXPECT_FALSE(old.kernels[0].params[6].staticValue);
+
+  OperandViews views;
+  MemRefView &key = views["key_cache"] = rowMajorView(0x7000, {6, 16, 8, 64});
+  key.strides = {16 * 1024, 1024, 128, 1};
+  PackedParams params;
+  EXPECT_FALSE(params.pack(decode, views, error));
+  EXPECT_EQ(error, "operand 'key_cache' has size 64 in dim 3, but kernel "
+                   "'pa_decode' was compiled for size 128 there (its "
+                   "sidecar's 'static_sizes'): pass a view of the "
+                   "program's shape");
+  EXPECT_TRUE(params.pack(old.kernels[0], views, error)) << error;
+  key.sizes = {40, 16, 8, 128};
+  ASSERT_TRUE(params.pack(decode, views, error)) << error;
+  EXPECT_EQ(paramAt(params, 3), 40);
+  EXPECT_EQ(paramAt(params, 6), 128);
+  // No pool at all: N = 0, the fixed sizes still as compiled.
+  key.sizes = {0, 16, 8, 128};
+  EXPECT_TRUE(params.pack(decode, views, error)) << error;
+  key.sizes = {0, 16, 4, 128};
+  EXPECT_FALSE(params.pack(decode, views, error));
+  EXPECT_NE(error.find("has size 4 in dim 2"), std::string::npos) << error;
+
+  for (auto [bad, message] :
+       {std::pair<const char *, const char *>{
+            R"("static_sizes": [0])",
+            "'static_sizes' must be an object of operand names to objects "
+            "of dims to sizes"},
+        {R"("static_sizes": {"key_cache": 16})",
+         "'static_sizes' of 'key_cache' must be an object of dims to sizes"},
+        {R"("static_sizes": {"key_cache": {"-1": 16}})",
+         "'static_sizes' of 'key_cache' must map dims >= 0 to integers"},
+        {R"("static_sizes": {"key_cache": {"1": "16"}})",
+         "'static_sizes' of 'key_cache' must map dims >= 0 to integers"}}) {
+    EXPECT_FALSE(parseManifest(sidecar(bad), manifest, error)) << bad;
+    EXPECT_EQ(error, std::string("kernel 'pa_decode': ") + message);
+  }
 }
 
 TEST(KernelManifest, RefusesMalformedDynamicStrides) {

@@ -58,9 +58,10 @@ struct KernelParam {
   /// another value there.
   bool dynamicStride = false;
   /// A stride or offset the operand's strided, non-identity layout fixes
-  /// (the sidecar's "static_strides" and "static_offsets"): a pack refuses
-  /// a view with another value (a stride in a dim of more than one
-  /// element). Unset: a stride is row-major, an offset unchecked.
+  /// (the sidecar's "static_strides" and "static_offsets"), or a size its
+  /// type fixes ("static_sizes"): a pack refuses a view with another value
+  /// (a stride in a dim of more than one element). Unset: a stride is
+  /// row-major, an offset or size unchecked.
   std::optional<int64_t> staticValue;
 };
 
@@ -106,7 +107,11 @@ struct ModuleManifest {
 /// without them (written before them) is read as listing none: its fixed
 /// strides are taken as row-major, and its offsets are not checked (a
 /// kernel whose type fixes other strides, or a nonzero offset, then takes
-/// a row-major view and misreads it, as before the fields).
+/// a row-major view and misreads it, as before the fields). "static_sizes"
+/// ({"OPERAND": {"DIM": size, ...}, ...}) gives the sizes each operand's
+/// type fixes (staticValue of its size parameters); a sidecar without it
+/// (written before it) is read as fixing none: views of other sizes are
+/// then taken and read at the compiled shape, as before the field.
 bool parseManifest(const std::string &json, ModuleManifest &manifest,
                    std::string &error);
 
@@ -121,10 +126,12 @@ public:
   PackedParams &operator=(const PackedParams &) = delete;
 
   /// Fills the parameters of `kernel` from `views`; false with `error` when
-  /// an operand is missing, a dim is out of range, a size is not 8 or a
-  /// stride the kernel does not read at run time is not the row-major
-  /// one of the view's sizes (dims of one element, and empty views, at
-  /// any stride), naming the kernel, operand and dim.
+  /// an operand is missing, a dim is out of range, a parameter is not 8
+  /// bytes, a view's size is not the one the kernel's type fixes, or a
+  /// stride the kernel does not read at run time is not the compiled one
+  /// (the fixed one, else the row-major one of the view's sizes; dims of
+  /// one element, and empty views, at any stride), naming the kernel,
+  /// operand and dim.
   /// `fixedViews`: the caller keeps `views` with the same operands (the
   /// same map entries; their addresses, sizes and strides may change)
   /// until it packs from another map, as a bound launch does: the

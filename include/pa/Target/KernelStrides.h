@@ -10,7 +10,12 @@
 // fixes them in its type, and the sidecar lists them per operand with the
 // offset the type fixes ("static_strides": {"query": {"0": 768, "1": 64,
 // "2": 1}}, "static_offsets": {"query": 0}), so the launcher compares a
-// view with the compiled values, not with row-major ones.
+// view with the compiled values, not with row-major ones. The sizes a
+// memref type fixes are compiled in alike (an nhd cache's P, Hkv and D):
+// the sidecar lists them per operand ("static_sizes": {"key_cache": {"1":
+// 16, "2": 8, "3": 128}}), so a launcher refuses a view of other sizes,
+// which passes the stride checks with its own row-major strides but is
+// read at the compiled shape.
 // Shared by the AMD and NVIDIA targets.
 //
 //===----------------------------------------------------------------------===//
@@ -45,13 +50,19 @@ inline constexpr llvm::StringLiteral kDynamicStridesAttrName =
 inline constexpr llvm::StringLiteral kStaticLayoutsAttrName =
     "pa.static_layouts";
 
+/// Set by recordDynamicStrides next to kDynamicStridesAttrName: a
+/// DictionaryAttr from the name of each memref argument with a static dim
+/// to its shape (DenseI64ArrayAttr, ShapedType::kDynamic for `?`).
+/// Arguments whose dims are all dynamic are absent.
+inline constexpr llvm::StringLiteral kStaticSizesAttrName = "pa.static_sizes";
+
 /// The name of argument `index` of `kernel`: its pa.arg_names entry, else
 /// "argINDEX".
 std::string kernelArgumentName(Operation *kernel, unsigned index);
 
-/// Records kDynamicStridesAttrName (and kStaticLayoutsAttrName when some
-/// argument's layout is strided) on `kernel` (a gpu.func whose arguments
-/// have `argumentTypes`).
+/// Records kDynamicStridesAttrName and kStaticSizesAttrName (and
+/// kStaticLayoutsAttrName when some argument's layout is strided) on
+/// `kernel` (a gpu.func whose arguments have `argumentTypes`).
 void recordDynamicStrides(Operation *kernel, TypeRange argumentTypes);
 
 /// Writes the sidecar fields of `kernel` (lowered or not):
@@ -60,6 +71,8 @@ void recordDynamicStrides(Operation *kernel, TypeRange argumentTypes);
 /// strides a non-identity layout fixes, and "static_offsets": {"NAME":
 /// offset, ...}, the offsets it fixes ({} when no layout is strided).
 /// Operands of an identity layout are in none of them: row-major, offset 0.
+/// "static_sizes": {"NAME": {"DIM": size, ...}, ...}, the sizes each
+/// memref argument's type fixes, whatever its layout ({} when none).
 void writeDynamicStrides(llvm::json::OStream &json, Operation *kernel);
 
 } // namespace mlir::pa

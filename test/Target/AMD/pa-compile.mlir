@@ -115,6 +115,16 @@
 // JSON-NEXT:     "dynamic_strides": {},
 // JSON-NEXT:     "static_strides": {},
 // JSON-NEXT:     "static_offsets": {},
+// The sizes each memref argument's type fixes (the plan's work_info
+// [?, 4] and reduce_info [?, 2]), which a launcher compares a view with.
+// JSON-NEXT:     "static_sizes": {
+// JSON-NEXT:       "reduce_info": {
+// JSON-NEXT:         "1": 2
+// JSON-NEXT:       },
+// JSON-NEXT:       "work_info": {
+// JSON-NEXT:         "1": 4
+// JSON-NEXT:       }
+// JSON-NEXT:     },
 // JSON-NEXT:     "args": [
 // JSON-NEXT:       {
 // JSON-NEXT:         "offset": 0,
@@ -135,6 +145,15 @@
 // The example's query and caches are row-major memrefs: the kernels read
 // no stride at run time.
 // JSON:          "dynamic_strides": {},
+// The packed key cache [?, Hkv = 2, D/x = 16, P = 16, x = 16]: every size
+// but N is compiled in.
+// JSON:          "static_sizes": {
+// JSON:            "key_cache": {
+// JSON-NEXT:         "1": 2,
+// JSON-NEXT:         "2": 16,
+// JSON-NEXT:         "3": 16,
+// JSON-NEXT:         "4": 16
+// JSON-NEXT:       },
 // JSON:              "meaning": "query.allocated_ptr"
 // JSON:              "meaning": "key_cache.size[4]"
 // JSON:              "meaning": "value_cache.stride[4]"
