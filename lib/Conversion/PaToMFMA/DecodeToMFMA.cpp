@@ -226,13 +226,14 @@ void DecodeLowering::createLaneIds() {
   group = laneExpr / kBlock;
 }
 
-/// The lane's row lane and group again after the tile loops, from a
+/// The lane's row lane and group again (after the tile loops), from a
 /// ballot of every lane (a convergent op, which LLVM neither merges with
 /// the prologue's lane ids nor hoists): the epilogue's lane-derived LDS
 /// addresses and rows are then computed where they are used instead of
 /// being the prologue's values kept live across the loops (three VGPRs
 /// that cost the gfx950 32-row D 256 kernels with per-token scales their
-/// second wave per SIMD). Every lane is active here.
+/// second wave per SIMD). Also at the start of the 64-bit tile loop's
+/// branch, for the same reason. Every lane is active at both places.
 void DecodeLowering::renewLaneIds(ImplicitLocOpBuilder &b) {
   LaneBuilder l(b);
   Type i32 = b.getI32Type();

@@ -167,6 +167,11 @@ void DecodeLowering::lowerTileLoop(ImplicitLocOpBuilder &b) {
     b.setInsertionPointToStart(&choice.getThenRegion().front());
     WaveResult fast = emitTileLoops(b, fat, false);
     b.setInsertionPointToStart(&choice.getElseRegion().front());
+    // The 64-bit loop's lane-derived values from lane ids of its own, so
+    // that they are computed in this branch instead of being prologue
+    // values kept live across the 32-bit loop (which raised its register
+    // count and moved its allocation).
+    renewLaneIds(b);
     WaveResult wide = emitTileLoops(b, globalViews(), true);
     // Now that the result types are known: rebuild the if with results.
     b.setInsertionPoint(choice);

@@ -172,6 +172,12 @@
 // DYN-COUNT-64:      amdgpu.mfma 16x16x32
 // DYN-NOT:           amdgpu.mfma
 // DYN:           } else {
+// The 64-bit loop's lane ids are its own (a ballot of every lane and
+// mbcnt), not the prologue's kept live across the 32-bit loop.
+// DYN-NEXT:        %[[EVERY:.*]] = arith.constant true
+// DYN-NEXT:        rocdl.ballot %[[EVERY]] : i64
+// DYN:             rocdl.mbcnt.lo
+// DYN-NEXT:        rocdl.mbcnt.hi
 // DYN:             scf.for %[[MTILE:.*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args(
 // DYN:               %[[SECOND:.*]] = arith.cmpi eq, %[[MTILE]], %c1
 // DYN:               arith.muli %[[MTILE]], %c16

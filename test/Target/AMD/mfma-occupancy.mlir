@@ -11,6 +11,9 @@
 // and a window (q4g8 page 16, q3g8 page 64), which gfx950 held at 260 and
 // 257 VGPRs (1 wave) until the epilogue's lane ids were made again after
 // the tile loops (253 / 250).
+// Added on 2026-12-02 (fifth session): ALiBi at 32 rows, D 256, on gfx942,
+// which was 261 VGPRs (1 wave) until the 64-bit tile loop made its own lane
+// ids (256). gfx950 is not bounded here yet (1 wave: 263 VGPRs).
 // Lowered on 2026-12-02: gfx950's bf16 kernels at D 128, 4 -> 3 waves (16
 // rows, 114 -> 134 VGPRs) and 3 -> 2 (32 rows, 161 -> 204), for P's second
 // bf16 term, without which bf16 caches missed the contract's tolerance on
@@ -32,6 +35,7 @@
 // RUN:   d128-fp8-p16-transposed-per_token-w0-q4g8 \
 // RUN:   d256-fp8-p16-plain-per_token-w300-q4g8 \
 // RUN:   d256-fp8-p64-plain-per_token-w4096-q3g8 \
+// RUN:   d256-fp8-p16-transposed-per_token-w257-q4g8-alibi \
 // RUN:   | FileCheck %s --check-prefix=GFX942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --occupancy \
 // RUN:   d64-fp8-p16-plain-none-w0-q2g8 \
@@ -68,6 +72,7 @@
 // GFX942: d128-fp8-p16-transposed-per_token-w0-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d256-fp8-p16-plain-per_token-w300-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d256-fp8-p64-plain-per_token-w4096-q3g8 gfx942: waves={{[2-8]}} 
+// GFX942: d256-fp8-p16-transposed-per_token-w257-q4g8-alibi gfx942: waves={{[2-8]}} 
 
 // GFX950: d64-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d64-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
