@@ -159,28 +159,38 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
                   strided.begin() + row * queryRowStride);
     query = std::move(strided);
   }
-  // K and V placed in one combined cache (ComparisonOptions::CombinedCache).
+  // K and V placed in one combined cache (ComparisonOptions::CombinedCache),
+  // each at its page stride, given explicitly. The halves of [2, N', ...]
+  // hold N' = 2N pages, the N after the ones in use poisoned with NaN (a
+  // pool with room, as an engine allocates it): V does not start where K's
+  // pages end, so a half read at another page stride, or past its last
+  // page, reads NaN, and a program that took the halves for two adjacent
+  // buffers fails.
   std::vector<uint8_t> combined;
   const uint8_t *keyCache = c.keyCache.data(), *valueCache = c.valueCache.data();
   int64_t pageStride = 0;
   if (options.combinedCache != ComparisonOptions::CombinedCache::None) {
     const size_t pageBytes = c.keyCache.size() / size_t(c.numPages);
+    const size_t elementBytes = oracle::scalarByteSize(c.kvType);
     const bool interleaved = options.combinedCache ==
                              ComparisonOptions::CombinedCache::PageInterleaved;
-    combined.resize(c.keyCache.size() + c.valueCache.size());
+    const size_t halfBytes = interleaved ? pageBytes : 2 * c.keyCache.size();
+    combined.resize(interleaved ? 2 * c.keyCache.size() : 2 * halfBytes);
+    const uint32_t nan = oracle::encodeScalar(c.kvType, kNaN,
+                                              oracle::Overflow::NonFinite);
+    for (size_t at = 0; at < combined.size(); at += elementBytes)
+      for (size_t byte = 0; byte < elementBytes; ++byte)
+        combined[at + byte] = uint8_t(nan >> (8 * byte));
+    const size_t keyPageStep = interleaved ? 2 * pageBytes : pageBytes;
     for (int64_t n = 0; n < c.numPages; ++n) {
-      size_t key = interleaved ? 2 * n * pageBytes : n * pageBytes;
-      size_t value = interleaved ? key + pageBytes
-                                 : c.keyCache.size() + n * pageBytes;
       std::copy_n(c.keyCache.begin() + n * pageBytes, pageBytes,
-                  combined.begin() + key);
+                  combined.begin() + n * keyPageStep);
       std::copy_n(c.valueCache.begin() + n * pageBytes, pageBytes,
-                  combined.begin() + value);
+                  combined.begin() + halfBytes + n * keyPageStep);
     }
     keyCache = combined.data();
-    valueCache = combined.data() + (interleaved ? pageBytes : c.keyCache.size());
-    const int64_t elementBytes = oracle::scalarByteSize(c.kvType);
-    pageStride = interleaved ? 2 * int64_t(pageBytes) / elementBytes : 0;
+    valueCache = combined.data() + halfBytes;
+    pageStride = int64_t(keyPageStep / elementBytes);
   }
   std::vector<int32_t> workInfo(size_t(capacity * 4), kPlanPoison);
   std::vector<int32_t> reduceInfo(size_t(batch * 2), kPlanPoison);
