@@ -8,6 +8,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Target/TargetMachine.h"
 
 std::unique_ptr<llvm::TargetMachine> mlir::pa::createTargetMachine(
@@ -48,7 +49,13 @@ void mlir::pa::optimizeModuleO3(llvm::Module &module,
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgsccs;
   llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder(&machine, tuning);
+  // LLVM's instrumentation, so that -time-passes (pa-compile's command line)
+  // reports the optimizer's passes too, not only code generation's.
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::StandardInstrumentations instrumentations(module.getContext(),
+                                                  /*DebugLogging=*/false);
+  instrumentations.registerCallbacks(callbacks, &modules);
+  llvm::PassBuilder builder(&machine, tuning, std::nullopt, &callbacks);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgsccs);
   builder.registerFunctionAnalyses(functions);

@@ -41,6 +41,12 @@
 // Code object v6 on request.
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 --code-object-version=6 -o %t-v6.hsaco
 // RUN: llvm-readelf -h %t-v6.hsaco | FileCheck %s --check-prefix=COV6
+//
+// --time-passes times LLVM's optimizer passes as well as code generation's
+// (bench/compile_time.sh reads them), and leaves the code object as it is.
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 --time-passes -o %t-timed.hsaco 2> %t-passes.txt
+// RUN: FileCheck %s --check-prefix=TIME-PASSES --input-file=%t-passes.txt
+// RUN: cmp %t-timed.hsaco %t-gfx950.hsaco
 
 // PROGRAM:      "format": "pa-mlir-program",
 // PROGRAM-NEXT: "version": 4,
@@ -192,3 +198,9 @@
 // ISA:            v_mfma_f32_16x16x32_fp8_fp8
 // ISA:            v_exp_f32
 // ISA:          .end_amdgpu_metadata
+
+// TIME-PASSES:     Pass execution timing report
+// TIME-PASSES-DAG: InstCombinePass
+// TIME-PASSES-DAG: GVNPass
+// TIME-PASSES-DAG: Machine Instruction Scheduler
+// TIME-PASSES-DAG: AMDGPU DAG->DAG Pattern Instruction Selection
