@@ -57,7 +57,7 @@ median() {
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $runs runs per stage"
 echo
-echo "| config | chip | mlir s | llvm s | hsaco s | MLIR / O3 / codegen s (medians) |$([ -n "${IR:-}" ] && echo ' instructions (hsaco) |')"
+echo "| config | chip | mlir s | llvm s | hsaco s | added: MLIR / LLVM IR + O3 / codegen + link s (medians) |$([ -n "${IR:-}" ] && echo ' instructions (hsaco) |')"
 echo "|---|---|---|---|---|---|$([ -n "${IR:-}" ] && echo '---|')"
 for config in "${configs[@]}"; do
   for chip in gfx942 gfx950; do
@@ -95,5 +95,5 @@ for chip in gfx942 gfx950; do
        on && /Total$/ { exit }
        on && /^ +[0-9.]+ \(/ { name = $0; sub(/.*\)  +/, "", name);
                                printf "  %.3f %s\n", $1, name }' \
-    "$work/passes.txt" | sort -gr | head -n "$top"
+    "$work/passes.txt" | sort -gr | awk -v top="$top" 'NR <= top'
 done
