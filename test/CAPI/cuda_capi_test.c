@@ -731,14 +731,19 @@ static void testCheckSequences(void) {
   printf("ok sequence checks (lengths, page ids, window)\n");
 }
 
-/* `json` without its "dynamic_strides" fields, as a sidecar written before
- * them (a malloc'ed copy). */
-static char *withoutDynamicStrides(const char *json) {
+/* `json` without its `field` objects (e.g. "dynamic_strides"), as a
+ * sidecar written before them (a malloc'ed copy). An object may hold one
+ * level of objects: its end is the first '}' at depth 0. */
+static char *withoutField(const char *json, const char *field) {
   char *copy = malloc(strlen(json) + 1);
   strcpy(copy, json);
-  const char *key = "\"dynamic_strides\": {";
+  char key[64];
+  snprintf(key, sizeof key, "\"%s\": {", field);
   for (char *at = strstr(copy, key); at; at = strstr(at, key)) {
-    char *end = strchr(at, '}');
+    int depth = 0;
+    char *end = at + strlen(key);
+    for (; *end && (*end != '}' || depth); ++end)
+      depth += *end == '{' ? 1 : *end == '}' ? -1 : 0;
     char *next = end + 1;
     while (*next == ' ' || *next == '\n')
       ++next;
@@ -758,7 +763,7 @@ static void testDynamicStrides(const char *ptx, size_t ptxSize,
                                const char *json) {
   CHECK(strstr(json, "\"dynamic_strides\": {"), "the sidecar lists them");
   PaString error;
-  char *old = withoutDynamicStrides(json);
+  char *old = withoutField(json, "dynamic_strides");
   CHECK(!strstr(old, "dynamic_strides"), "the list is gone");
   PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
   PaCudaProgram before = paCudaProgramLoad(ptx, ptxSize, old, &error);
@@ -802,29 +807,6 @@ static void testDynamicStrides(const char *ptx, size_t ptxSize,
          "others row-major\n");
 }
 
-/* `json` without its "static_sizes" fields, as a sidecar written before
- * them (a malloc'ed copy). */
-static char *withoutStaticSizes(const char *json) {
-  char *copy = malloc(strlen(json) + 1);
-  strcpy(copy, json);
-  const char *key = "\"static_sizes\": {";
-  for (char *at = strstr(copy, key); at; at = strstr(at, key)) {
-    /* The object holds one level of objects: its end is the first '}'
-     * at depth 0. */
-    int depth = 0;
-    char *end = at + strlen(key);
-    for (; *end && (*end != '}' || depth); ++end)
-      depth += *end == '{' ? 1 : *end == '}' ? -1 : 0;
-    char *next = end + 1;
-    while (*next == ' ' || *next == '\n')
-      ++next;
-    if (*next == ',') /* and the comma before the next field */
-      end = next;
-    memset(at, ' ', (size_t)(end - at + 1));
-  }
-  return copy;
-}
-
 /* The sidecar lists the sizes each kernel's types fix: an operand of
  * other sizes (here a key cache packed 8 to a vector, [2, 1, 8, 16, 8],
  * row-major for its own sizes, where the kernel reads [?, 1, 4, 16, 16])
@@ -834,7 +816,7 @@ static char *withoutStaticSizes(const char *json) {
 static void testStaticSizes(const char *ptx, size_t ptxSize,
                             const char *json) {
   CHECK(strstr(json, "\"static_sizes\": {"), "the sidecar lists them");
-  char *old = withoutStaticSizes(json);
+  char *old = withoutField(json, "static_sizes");
   CHECK(!strstr(old, "static_sizes"), "the list is gone");
   PaString error;
   PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
