@@ -48,6 +48,16 @@ bool mlir::pa::usedByTileOpsOnly(Value buffer) {
   });
 }
 
+bool mlir::pa::hasTileOps(gpu::GPUFuncOp kernel) {
+  return kernel
+      .walk([](Operation *op) {
+        return op->getName().getStringRef().starts_with("pa.tile.")
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 FailureOr<TiledDecode> mlir::pa::matchTiledDecode(gpu::GPUFuncOp kernel,
                                                   StringRef pass,
                                                   ContractViolation violation) {

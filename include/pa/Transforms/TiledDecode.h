@@ -55,6 +55,10 @@ FailureOr<TiledDecode> matchTiledDecode(gpu::GPUFuncOp kernel,
 /// (those a backend replaces: a buffer only they use is theirs to replace).
 bool usedByTileOpsOnly(Value buffer);
 
+/// Whether `kernel` holds a pa.tile op (of any kind): a decode kernel, or
+/// one a backend has not finished lowering.
+bool hasTileOps(gpu::GPUFuncOp kernel);
+
 } // namespace mlir::pa
 
 #endif // PA_TRANSFORMS_TILEDDECODE_H

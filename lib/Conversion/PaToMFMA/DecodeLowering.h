@@ -42,6 +42,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <functional>
+
 namespace mlir::pa::mfma {
 
 /// Where the lane code reads K, V and the per-token scales from: fat raw
@@ -247,7 +249,7 @@ public:
   void lowerPV(TilePVOp op, ImplicitLocOpBuilder &b);
   /// pa.tile.store_partials: the four waves' loopResults merged and
   /// stored (StorePartialsToMFMA.cpp).
-  void lowerStorePartials(ImplicitLocOpBuilder &b);
+  void lowerStorePartials(TileStorePartialsOp op, ImplicitLocOpBuilder &b);
 
 private:
   // -- prologue --
@@ -557,9 +559,12 @@ private:
   PatternApplicator *applicator = nullptr;
 };
 
-/// The base of the tile-op patterns: `lower` builds the op's lane code in
-/// its place (`state`: what the lowerings share), then the op is erased.
-template <typename OpTy, typename State = DecodeLowering>
+/// The pattern of a tile op: `lower` builds the op's lane code in its place,
+/// then the op is erased. `lower` is a function (State &, OpTy,
+/// ImplicitLocOpBuilder &) or a member function of State taking (OpTy,
+/// ImplicitLocOpBuilder &); `state` is what the lowerings share
+/// (DecodeLowering, or DecodeLanes for the prologue's).
+template <typename OpTy, auto lower, typename State = DecodeLowering>
 struct TileOpToMFMA : OpRewritePattern<OpTy> {
   TileOpToMFMA(MLIRContext *context, State &state)
       : OpRewritePattern<OpTy>(context), state(state) {}
@@ -568,12 +573,10 @@ struct TileOpToMFMA : OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const final {
     rewriter.setInsertionPoint(op);
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    lower(op, b);
+    std::invoke(lower, state, op, b);
     rewriter.eraseOp(op);
     return success();
   }
-
-  virtual void lower(OpTy op, ImplicitLocOpBuilder &b) const = 0;
 
   State &state;
 };
@@ -593,7 +596,7 @@ void populatePVToMFMAPatterns(RewritePatternSet &patterns,
 void populateStorePartialsToMFMAPatterns(RewritePatternSet &patterns,
                                          DecodeLowering &lowering);
 /// All of the above.
-void populateDecodeToMFMAPatterns(RewritePatternSet &patterns,
+void populateTileOpToMFMAPatterns(RewritePatternSet &patterns,
                                   DecodeLowering &lowering);
 
 } // namespace mlir::pa::mfma

@@ -656,7 +656,7 @@ LogicalResult DecodeLowering::run() {
   // The tile ops in program order: a pattern hands state to a later one
   // (the tile loop's results to store_partials').
   RewritePatternSet patterns(ctx);
-  populateDecodeToMFMAPatterns(patterns, *this);
+  populateTileOpToMFMAPatterns(patterns, *this);
   FrozenRewritePatternSet frozen(std::move(patterns));
   PatternApplicator patternsByOp(frozen);
   patternsByOp.applyDefaultCostModel();
@@ -688,7 +688,7 @@ void DecodeLowering::lowerByPattern(Operation *op) {
   (void)rewritten;
 }
 
-void mfma::populateDecodeToMFMAPatterns(RewritePatternSet &patterns,
+void mfma::populateTileOpToMFMAPatterns(RewritePatternSet &patterns,
                                         DecodeLowering &lowering) {
   populateLoadQueryToMFMAPatterns(patterns, lowering);
   populateTileLoopToMFMAPatterns(patterns, lowering);

@@ -179,12 +179,8 @@ void stageQuery(const DecodeLanes &lanes, TileLoadQueryOp op,
 }
 
 /// pa.tile.load_query becomes the staging code in its place.
-struct LoadQueryToMFMA : TileOpToMFMA<TileLoadQueryOp, DecodeLanes> {
-  using TileOpToMFMA::TileOpToMFMA;
-  void lower(TileLoadQueryOp op, ImplicitLocOpBuilder &b) const override {
-    stageQuery(state, op, b);
-  }
-};
+using LoadQueryToMFMA =
+    TileOpToMFMA<TileLoadQueryOp, stageQuery, const DecodeLanes>;
 
 } // namespace
 

@@ -121,12 +121,7 @@ void DecodeLowering::lowerPV(TilePVOp, ImplicitLocOpBuilder &b) {
 namespace {
 
 /// pa.tile.pv: the tile's products added to the accumulators in registers.
-struct PVToMFMA : TileOpToMFMA<TilePVOp> {
-  using TileOpToMFMA::TileOpToMFMA;
-  void lower(TilePVOp op, ImplicitLocOpBuilder &b) const override {
-    state.lowerPV(op, b);
-  }
-};
+using PVToMFMA = TileOpToMFMA<TilePVOp, &DecodeLowering::lowerPV>;
 
 } // namespace
 

@@ -1,16 +1,22 @@
 //===- PaToMFMA.cpp - the tiled IR on wave64 lanes with MFMA --------------===//
 //
-// pa-to-mfma{chip}: the decode kernel (pa.tile ops) becomes per-lane MFMA
-// code for 4 waves (DecodeToMFMA.cpp), the reduce kernel's scf.parallel
-// loops become lane-strided loops (DistributeParallel.cpp); the plan kernel
-// (tiny) is left to pa-workgroup-to-lane0. Every decode kernel is checked
-// (AnalyzeDecode.cpp) before any is rewritten, and lowered with its lane
-// mapping: its pa.mfma_layout (pa-mfma-layout) or the one chosen for it.
+// pa-to-mfma: the decode kernel (pa.tile ops) becomes per-lane MFMA code
+// for 4 waves (DecodeToMFMA.cpp), the reduce kernel's scf.parallel loops
+// become lane-strided loops (DistributeParallel.cpp); the plan kernel (tiny)
+// is left to pa-workgroup-to-lane0. One pattern per kernel kind
+// (populateDecodeToMFMAPatterns, include/pa/Conversion/PaToMFMA/PaToMFMA.h),
+// on the module's chip; a decode kernel is checked (AnalyzeDecode.cpp) and
+// lowered with its lane mapping: its pa.mfma_layout (pa-mfma-layout) or the
+// one chosen for it. pa-mfma-layout checks every decode kernel and attaches
+// that mapping.
 //
 //===----------------------------------------------------------------------===//
 #include "PaToMFMA.h"
 
+#include "pa/Conversion/PaToMFMA/PaToMFMA.h"
 #include "pa/Conversion/Passes.h"
+
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::pa {
 #define GEN_PASS_DEF_PAMFMALAYOUT
@@ -22,12 +28,10 @@ using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
-/// A module's chip (pa.target) and kernels: the decode kernels, each
-/// analyzed, and the others.
+/// A module's chip (pa.target) and its decode kernels, each analyzed.
 struct AnalyzedModule {
   ChipInfo chip;
   SmallVector<mfma::DecodeKernel> decodes;
-  SmallVector<gpu::GPUFuncOp> others;
 };
 
 /// Reads the module's AMD chip and analyzes every decode kernel
@@ -38,15 +42,11 @@ FailureOr<AnalyzedModule> analyzeModule(gpu::GPUModuleOp module,
   FailureOr<ChipInfo> target = getTargetChip(module, pass, Vendor::AMD);
   if (failed(target))
     return failure();
-  AnalyzedModule analyzed{*target, {}, {}};
+  AnalyzedModule analyzed{*target, {}};
   bool valid = true;
   for (auto kernel : module.getOps<gpu::GPUFuncOp>()) {
-    if (!kernel.isKernel())
+    if (!kernel.isKernel() || !mfma::isDecodeKernel(kernel))
       continue;
-    if (!mfma::isDecodeKernel(kernel)) {
-      analyzed.others.push_back(kernel);
-      continue;
-    }
     FailureOr<mfma::DecodeKernel> decode =
         mfma::analyzeDecodeKernel(kernel, *target);
     if (failed(decode))
@@ -71,23 +71,76 @@ struct PaMFMALayoutPass : pa::impl::PaMFMALayoutBase<PaMFMALayoutPass> {
   }
 };
 
+/// A decode kernel as per-lane MFMA code (analyzeDecodeKernel, then
+/// lowerDecodeKernel); a kernel that fails either is left with the errors
+/// they emitted.
+struct DecodeKernelToMFMA : OpRewritePattern<gpu::GPUFuncOp> {
+  DecodeKernelToMFMA(MLIRContext *context, const ChipInfo &chip,
+                     const MFMAOptions &options)
+      : OpRewritePattern(context), chip(chip), options(options) {}
+
+  LogicalResult matchAndRewrite(gpu::GPUFuncOp kernel,
+                                PatternRewriter &rewriter) const override {
+    if (!kernel.isKernel() || !mfma::isDecodeKernel(kernel))
+      return failure();
+    FailureOr<mfma::DecodeKernel> decode =
+        mfma::analyzeDecodeKernel(kernel, chip);
+    if (failed(decode))
+      return failure();
+    LogicalResult lowered = failure();
+    rewriter.modifyOpInPlace(kernel, [&] {
+      lowered = mfma::lowerDecodeKernel(*decode, chip, options);
+      // The mapping of tile ops that are gone.
+      if (succeeded(lowered))
+        kernel->removeAttr(kMFMALayoutAttrName);
+    });
+    return lowered;
+  }
+
+  ChipInfo chip;
+  MFMAOptions options;
+};
+
+/// Another kernel's scf.parallel loops spread over the workgroup's lanes.
+struct ParallelLoopsToLanes : OpRewritePattern<gpu::GPUFuncOp> {
+  ParallelLoopsToLanes(MLIRContext *context, const ChipInfo &chip)
+      : OpRewritePattern(context), workgroupSize(chip.workgroupSize) {}
+
+  LogicalResult matchAndRewrite(gpu::GPUFuncOp kernel,
+                                PatternRewriter &rewriter) const override {
+    if (!kernel.isKernel() || mfma::isDecodeKernel(kernel))
+      return failure();
+    bool distributed = false;
+    rewriter.modifyOpInPlace(kernel, [&] {
+      distributed = mfma::distributeParallelLoops(kernel, workgroupSize);
+    });
+    return success(distributed);
+  }
+
+  int64_t workgroupSize;
+};
+
 struct PaToMFMAPass : pa::impl::PaToMFMABase<PaToMFMAPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    FailureOr<AnalyzedModule> module =
-        analyzeModule(getOperation(), getArgument());
-    if (failed(module))
+    gpu::GPUModuleOp module = getOperation();
+    FailureOr<ChipInfo> chip =
+        getTargetChip(module, getArgument(), Vendor::AMD);
+    if (failed(chip))
       return signalPassFailure();
-    for (mfma::DecodeKernel &decode : module->decodes) {
-      if (failed(mfma::lowerDecodeKernel(decode, module->chip,
-                                         {fp8Residual, cacheOffsets})))
-        return signalPassFailure();
-      // The mapping of tile ops that are gone.
-      decode.kernel->removeAttr(kMFMALayoutAttrName);
-    }
-    for (gpu::GPUFuncOp kernel : module->others)
-      mfma::distributeParallelLoops(kernel, module->chip.workgroupSize);
+    SmallVector<gpu::GPUFuncOp> decodes;
+    for (auto kernel : module.getOps<gpu::GPUFuncOp>())
+      if (kernel.isKernel() && mfma::isDecodeKernel(kernel))
+        decodes.push_back(kernel);
+    RewritePatternSet patterns(&getContext());
+    populateDecodeToMFMAPatterns(patterns, *chip,
+                                 {fp8Residual, cacheOffsets});
+    walkAndApplyPatterns(module, std::move(patterns));
+    // A decode kernel the patterns could not lower (they said why) still
+    // has tile ops.
+    if (llvm::any_of(decodes, hasTileOps))
+      return signalPassFailure();
   }
 };
 } // namespace
@@ -136,4 +189,11 @@ llvm::cl::ValuesClass mlir::pa::cacheOffsetsValues() {
       clEnumValN(CacheOffsets::automatic, "auto",
                  "32-bit buffer offsets below 2^31 bytes, else 64-bit"),
       clEnumValN(CacheOffsets::only64Bit, "64", "64-bit global addresses"));
+}
+
+void mlir::pa::populateDecodeToMFMAPatterns(RewritePatternSet &patterns,
+                                            const ChipInfo &chip,
+                                            const MFMAOptions &options) {
+  patterns.add<DecodeKernelToMFMA>(patterns.getContext(), chip, options);
+  patterns.add<ParallelLoopsToLanes>(patterns.getContext(), chip);
 }

@@ -309,12 +309,7 @@ namespace {
 
 /// pa.tile.qk (with the tile's pa.tile.alibi, whose bias it adds): the
 /// tile's scores in registers for softmax's pattern.
-struct QKToMFMA : TileOpToMFMA<TileQKOp> {
-  using TileOpToMFMA::TileOpToMFMA;
-  void lower(TileQKOp op, ImplicitLocOpBuilder &b) const override {
-    state.lowerQK(op, b);
-  }
-};
+using QKToMFMA = TileOpToMFMA<TileQKOp, &DecodeLowering::lowerQK>;
 
 } // namespace
 

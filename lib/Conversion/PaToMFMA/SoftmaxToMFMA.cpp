@@ -459,20 +459,16 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
 
 namespace {
 
-/// The initial softmax state is the tile loop's initialState, in registers.
-struct InitSoftmaxToMFMA : TileOpToMFMA<TileInitSoftmaxOp> {
-  using TileOpToMFMA::TileOpToMFMA;
-  void lower(TileInitSoftmaxOp, ImplicitLocOpBuilder &) const override {}
-};
+/// The initial softmax state is the tile loop's initialState, in registers:
+/// pa.tile.init_softmax leaves no code.
+void keepInitialState(DecodeLowering &, TileInitSoftmaxOp,
+                      ImplicitLocOpBuilder &) {}
+using InitSoftmaxToMFMA = TileOpToMFMA<TileInitSoftmaxOp, keepInitialState>;
 
 /// pa.tile.softmax: P of the tile's scores, and the loop's next softmax
 /// state, in registers for pv's pattern.
-struct SoftmaxToMFMA : TileOpToMFMA<TileSoftmaxOp> {
-  using TileOpToMFMA::TileOpToMFMA;
-  void lower(TileSoftmaxOp op, ImplicitLocOpBuilder &b) const override {
-    state.lowerSoftmax(op, b);
-  }
-};
+using SoftmaxToMFMA =
+    TileOpToMFMA<TileSoftmaxOp, &DecodeLowering::lowerSoftmax>;
 
 } // namespace
 

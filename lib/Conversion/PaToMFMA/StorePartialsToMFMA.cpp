@@ -198,7 +198,8 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
   }
 }
 
-void DecodeLowering::lowerStorePartials(ImplicitLocOpBuilder &b) {
+void DecodeLowering::lowerStorePartials(TileStorePartialsOp,
+                                        ImplicitLocOpBuilder &b) {
   renewLaneIds(b);
   // Before the merge's first barrier, which orders these stores before
   // partlySeenShare reads them.
@@ -209,12 +210,9 @@ void DecodeLowering::lowerStorePartials(ImplicitLocOpBuilder &b) {
 
 namespace {
 
-struct StorePartialsToMFMA : TileOpToMFMA<TileStorePartialsOp> {
-  using TileOpToMFMA::TileOpToMFMA;
-  void lower(TileStorePartialsOp, ImplicitLocOpBuilder &b) const override {
-    state.lowerStorePartials(b);
-  }
-};
+/// pa.tile.store_partials: the four waves' loop results merged and stored.
+using StorePartialsToMFMA =
+    TileOpToMFMA<TileStorePartialsOp, &DecodeLowering::lowerStorePartials>;
 
 } // namespace
 

@@ -25,6 +25,7 @@
 #include "pa/IR/Chip.h"
 #include "pa/IR/KernelAttributes.h"
 #include "pa/Transforms/Passes.h"
+#include "pa/Transforms/TiledDecode.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -70,16 +71,6 @@ LogicalResult lowerNaturalLogs(gpu::GPUModuleOp kernels) {
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
-}
-
-bool hasTileOps(gpu::GPUFuncOp kernel) {
-  return kernel
-      .walk([](Operation *op) {
-        return op->getName().getStringRef().starts_with("pa.tile.")
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
-      })
-      .wasInterrupted();
 }
 
 /// The outermost scf.parallel enclosing `op` (or `op` itself), if any.
