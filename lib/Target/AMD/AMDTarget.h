@@ -4,6 +4,7 @@
 
 #include "mlir/Support/LLVM.h"
 #include "pa/IR/KernelAttributes.h"
+#include "pa/Target/KernelsToLLVM.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -14,7 +15,13 @@ namespace mlir::pa::amd {
 
 inline constexpr llvm::StringLiteral kTriple = "amdgcn-amd-amdhsa";
 
-
+/// What no code object links: the ROCm device libraries.
+inline constexpr llvm::StringRef kDeviceLibraryPrefixes[] = {"__ocml_",
+                                                             "__ockl_"};
+inline const UnlinkedLibrary kDeviceLibraries = {
+    "no code object links", kDeviceLibraryPrefixes, "ROCm device-library",
+    "lower math with convert-math-to-llvm and give kernels known block "
+    "sizes"};
 
 /// An AMDGPU target machine for `chip` at O3 (the AMDGPU backend is
 /// initialized on first use); null with `error` set when LLVM lacks it.

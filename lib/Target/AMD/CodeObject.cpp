@@ -8,17 +8,14 @@
 #include "pa/Target/AMD/CodeObject.h"
 #include "AMDTarget.h"
 #include "pa/Target/AMD/Pipeline.h"
+#include "pa/Target/KernelsToLLVM.h"
 #include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -64,37 +61,6 @@ LogicalResult mlir::pa::lowerToROCDL(ModuleOp module,
 }
 
 namespace {
-
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
-  // No loop unrolling: the kernels' loops over LDS tiles have constant trip
-  // counts, and the AMDGPU unroll thresholds for LDS loops unroll them into
-  // blocks of thousands of stores, on which the post-RA scheduler spends
-  // seconds (quadratic in block size). The lane-0 baseline gains nothing
-  // from it; pa-to-mfma emits its own unrolled MFMA code.
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = false;
-  optimizeModuleO3(module, machine, tuning);
-}
-
-/// Names every function `module` declares without defining (intrinsics
-/// aside): the code object links nothing, so each would be unresolved.
-LogicalResult checkNoExternalFunctions(llvm::Module &module, Location loc) {
-  SmallVector<std::string> external;
-  for (llvm::Function &function : module)
-    if (function.isDeclaration() && !function.isIntrinsic())
-      external.push_back(function.getName().str());
-  if (external.empty())
-    return success();
-  InFlightDiagnostic diag = emitError(loc)
-                            << "the kernels' LLVM IR calls external functions "
-                               "that no code object links: "
-                            << llvm::join(external, ", ");
-  if (llvm::any_of(external, [](StringRef name) {
-        return name.starts_with("__ocml_") || name.starts_with("__ockl_");
-      }))
-    diag << " (ROCm device-library functions are not available)";
-  return failure();
-}
 
 /// Links the relocatable `object` into a shared-object code object with
 /// lld's ELF driver in this process.
@@ -151,41 +117,30 @@ mlir::pa::translateKernelsToLLVM(ModuleOp module,
   Location loc = module.getLoc();
   if (failed(verifyAMDCompileOptions(loc, options)))
     return failure();
-  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
-  if (!kernels)
-    return emitError(loc) << "no gpu.module @" << kKernelModuleName
-                          << " to compile (the module has no pa ops?)";
-
-  MLIRContext *ctx = module.getContext();
-  registerBuiltinDialectTranslation(*ctx);
-  registerGPUDialectTranslation(*ctx);
-  registerLLVMDialectTranslation(*ctx);
-  registerROCDLDialectTranslation(*ctx);
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(kernels, llvmContext, kKernelModuleName);
-  if (!llvmModule)
-    return kernels.emitError()
-           << "cannot translate the kernels to LLVM IR (are they lowered "
-              "to the LLVM/ROCDL dialects?)";
-
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
       amd::createTargetMachine(options.chip, error);
   if (!machine)
     return emitError(loc) << error;
-  llvmModule->setTargetTriple(machine->getTargetTriple());
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
-                            options.codeObjectVersion * 100);
-  {
-    LLVMDiagnosticCollector diagnostics(llvmContext);
-    optimizeModule(*llvmModule, *machine);
-    if (failed(diagnostics.check(kernels.getLoc(), "LLVM optimization")))
-      return failure();
-  }
-  if (failed(checkNoExternalFunctions(*llvmModule, kernels.getLoc())))
-    return failure();
-  return llvmModule;
+  // No loop unrolling: the kernels' loops over LDS tiles have constant trip
+  // counts, and the AMDGPU unroll thresholds for LDS loops unroll them into
+  // blocks of thousands of stores, on which the post-RA scheduler spends
+  // seconds (quadratic in block size). The lane-0 baseline gains nothing
+  // from it; pa-to-mfma emits its own unrolled MFMA code.
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  return translateKernelsToLLVMIR(
+      module, llvmContext, *machine,
+      [](DialectRegistry &registry) {
+        registerROCDLDialectTranslation(registry);
+      },
+      "ROCDL", tuning,
+      [&](llvm::Module &llvmModule) {
+        llvmModule.addModuleFlag(llvm::Module::Error,
+                                 "amdhsa_code_object_version",
+                                 options.codeObjectVersion * 100);
+      },
+      amd::kDeviceLibraries);
 }
 
 namespace {

@@ -6,27 +6,20 @@
 // patterns (gpu, amdgpu, arith, cf, memref, vector, index, ub to LLVM/ROCDL)
 // under a conversion target that keeps LLVM's math intrinsics, which the
 // AMDGPU backend expands itself, and fails on anything that would become an
-// external call.
+// external call. What NVIDIA does alike is in lib/Target/KernelsToLLVM.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "AMDTarget.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
-#include "pa/Target/KernelStrides.h"
+#include "pa/Target/KernelsToLLVM.h"
 #include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
 #include "mlir/Conversion/ArithToAMDGPU/ArithToAMDGPU.h"
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
-#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
-#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,7 +29,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -97,38 +89,6 @@ LogicalResult mlir::pa::checkFp8Flavour(Operation *kernels,
 
 namespace {
 
-/// Names of the LLVM-level arguments a kernel argument of `type` named
-/// `name` becomes: the unpacked memref descriptor for memrefs.
-void appendKernargFields(StringRef name, Type type,
-                         SmallVectorImpl<Attribute> &fields, MLIRContext *ctx) {
-  auto add = [&](const Twine &field) {
-    fields.push_back(StringAttr::get(ctx, field));
-  };
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref) {
-    add(name);
-    return;
-  }
-  add(name + ".allocated_ptr");
-  add(name + ".aligned_ptr");
-  add(name + ".offset");
-  for (int64_t i = 0; i < memref.getRank(); ++i)
-    add(name + ".size[" + Twine(i) + "]");
-  for (int64_t i = 0; i < memref.getRank(); ++i)
-    add(name + ".stride[" + Twine(i) + "]");
-}
-
-/// Records on `kernel` what each of its LLVM-level arguments will mean,
-/// and which strides it reads at run time.
-void recordKernargFields(gpu::GPUFuncOp kernel) {
-  MLIRContext *ctx = kernel.getContext();
-  SmallVector<Attribute> fields;
-  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
-    appendKernargFields(kernelArgumentName(kernel, i), type, fields, ctx);
-  kernel->setAttr(kKernargFieldsAttrName, ArrayAttr::get(ctx, fields));
-  recordDynamicStrides(kernel, kernel.getArgumentTypes());
-}
-
 /// Bytes of LDS the workgroup attributions of `kernel` take (before the
 /// backend's alignment padding).
 int64_t workgroupMemoryBytes(gpu::GPUFuncOp kernel) {
@@ -164,25 +124,6 @@ LogicalResult checkWorkgroupMemory(gpu::GPUModuleOp kernels,
   return success(fits);
 }
 
-/// Reports every function the module declares but does not define: on the
-/// GPU each is a call into a device library that pa-mlir does not link.
-LogicalResult checkNoExternalFunctions(gpu::GPUModuleOp kernels) {
-  bool clean = true;
-  for (auto func : kernels.getOps<LLVM::LLVMFuncOp>()) {
-    if (!func.isExternal())
-      continue;
-    clean = false;
-    StringRef name = func.getName();
-    InFlightDiagnostic diag = func.emitError()
-                              << "kernels call external function '" << name
-                              << "', which no code object links";
-    if (name.starts_with("__ocml_") || name.starts_with("__ockl_"))
-      diag << " (a ROCm device-library function: lower math with "
-              "convert-math-to-llvm and give kernels known block sizes)";
-  }
-  return success(clean);
-}
-
 struct ConvertKernelsToROCDLPass
     : pa::impl::PaConvertKernelsToROCDLBase<ConvertKernelsToROCDLPass> {
   using Base::Base;
@@ -208,7 +149,7 @@ struct ConvertKernelsToROCDLPass
       return signalPassFailure();
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>())
       if (kernel.isKernel())
-        recordKernargFields(kernel);
+        recordKernelArguments(kernel, kKernargFieldsAttrName);
 
     // In-dialect rewrites first: fp8 extf/truncf to the amdgpu conversion
     // ops of the chip (checked above), gpu ops that expand to other gpu ops.
@@ -229,35 +170,23 @@ struct ConvertKernelsToROCDLPass
         return signalPassFailure();
     }
 
-    LowerToLLVMOptions options(ctx, DataLayout(kernels));
-    options.dataLayout = *dataLayout;
-    // Window and plan arithmetic is i64 (windows reach 2^31 - 1).
-    options.overrideIndexBitwidth(64);
-    LLVMTypeConverter converter(ctx, options);
-    amdgpu::populateCommonGPUTypeAndAttributeConversions(converter);
-
-    RewritePatternSet patterns(ctx);
-    arith::populateArithToLLVMConversionPatterns(converter, patterns);
-    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
-    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
-    populateVectorToLLVMConversionPatterns(converter, patterns);
-    index::populateIndexToLLVMConversionPatterns(converter, patterns);
-    ub::populateUBToLLVMConversionPatterns(converter, patterns);
-    populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chipset);
-    populateGpuToROCDLConversionPatterns(converter, patterns,
-                                         gpu::amd::Runtime::HIP, *chipset);
-
-    // Everything must end up in LLVM/ROCDL; LLVM's math intrinsics stay
-    // (upstream marks some illegal to route them to __ocml_* calls).
-    LLVMConversionTarget conversionTarget(*ctx);
-    conversionTarget.addLegalDialect<ROCDL::ROCDLDialect>();
-    conversionTarget.addLegalOp<gpu::GPUModuleOp>();
-    if (failed(applyFullConversion(kernels, conversionTarget,
-                                   std::move(patterns))))
+    auto configureTypes = [](LLVMTypeConverter &converter) {
+      amdgpu::populateCommonGPUTypeAndAttributeConversions(converter);
+    };
+    auto addPatterns = [&](LLVMTypeConverter &converter,
+                           RewritePatternSet &patterns) {
+      populateAMDGPUToROCDLConversionPatterns(converter, patterns, *chipset);
+      populateGpuToROCDLConversionPatterns(converter, patterns,
+                                           gpu::amd::Runtime::HIP, *chipset);
+    };
+    if (failed(convertKernelsToLLVM(
+            kernels, *dataLayout,
+            {ROCDL::ROCDLDialect::getDialectNamespace(), configureTypes,
+             addPatterns})))
       return signalPassFailure();
 
     setFlatWorkgroupSizes(kernels);
-    if (failed(checkNoExternalFunctions(kernels)))
+    if (failed(checkNoExternalFunctions(kernels, amd::kDeviceLibraries)))
       return signalPassFailure();
   }
 

@@ -4,12 +4,8 @@
 #include "pa/Conversion/Passes.h"
 #include "pa/Transforms/Passes.h"
 
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -69,13 +65,9 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 
-  // Structured loops and memref metadata to what the LLVM patterns take;
   // math.exp2 to llvm.intr.exp2 here, before anything could pick the
   // device-library (__ocml_*) lowering.
-  kernels.addPass(createSCFToControlFlowPass());
-  kernels.addPass(createConvertMathToLLVMPass());
-  kernels.addPass(memref::createExpandStridedMetadataPass());
-  kernels.addPass(createLowerAffinePass());
+  addKernelsToLLVMPreparation(kernels);
   kernels.addPass(createPaConvertKernelsToROCDL());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 }

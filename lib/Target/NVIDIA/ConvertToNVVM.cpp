@@ -6,6 +6,7 @@
 // memref, vector, index, ub to LLVM/NVVM) under a conversion target that
 // keeps LLVM's math intrinsics (llvm.intr.exp2 becomes ex2.approx.f32 in the
 // NVPTX backend) and fails on anything that would become an external call.
+// What AMD does alike is in lib/Target/KernelsToLLVM.cpp.
 //
 // Workgroup buffers become views of the kernel's dynamic shared memory first:
 // PTX caps static .shared at 48 KiB per kernel, and the decode kernel's
@@ -15,18 +16,11 @@
 #include "NVIDIATarget.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
-#include "pa/Target/KernelStrides.h"
+#include "pa/Target/KernelsToLLVM.h"
 #include "pa/Target/LLVMSupport.h"
 
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
-#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -171,24 +165,6 @@ void declareDynamicSharedMemoryExternal(gpu::GPUModuleOp kernels) {
   }
 }
 
-/// Reports every function the module declares but does not define: each
-/// would be a call into a library (libdevice) that the PTX does not link.
-LogicalResult checkNoExternalFunctions(gpu::GPUModuleOp kernels) {
-  bool clean = true;
-  for (auto func : kernels.getOps<LLVM::LLVMFuncOp>()) {
-    if (!func.isExternal())
-      continue;
-    clean = false;
-    StringRef name = func.getName();
-    InFlightDiagnostic diag = func.emitError()
-                              << "kernels call external function '" << name
-                              << "', which the PTX does not link";
-    if (name.starts_with("__nv_"))
-      diag << " (a libdevice function: lower math with convert-math-to-llvm)";
-  }
-  return success(clean);
-}
-
 struct ConvertKernelsToNVVMPass
     : pa::impl::PaConvertKernelsToNVVMBase<ConvertKernelsToNVVMPass> {
   using Base::Base;
@@ -211,11 +187,7 @@ struct ConvertKernelsToNVVMPass
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
       if (!kernel.isKernel())
         continue;
-      SmallVector<std::string> fields = nvidia::kernelParamFields(kernel);
-      kernel->setAttr(kParamFieldsAttrName,
-                      Builder(ctx).getStrArrayAttr(SmallVector<StringRef>(
-                          fields.begin(), fields.end())));
-      recordDynamicStrides(kernel, kernel.getArgumentTypes());
+      recordKernelArguments(kernel, kParamFieldsAttrName);
       fits &= succeeded(moveToDynamicSharedMemory(kernel, *target));
       waitForPredecessorAtEntry(kernel);
     }
@@ -229,32 +201,17 @@ struct ConvertKernelsToNVVMPass
         return signalPassFailure();
     }
 
-    LowerToLLVMOptions options(ctx, DataLayout(kernels));
-    options.dataLayout = *dataLayout;
-    // Window and plan arithmetic is i64 (windows reach 2^31 - 1).
-    options.overrideIndexBitwidth(64);
-    LLVMTypeConverter converter(ctx, options);
-    configureGpuToNVVMTypeConverter(converter);
-
-    RewritePatternSet patterns(ctx);
-    arith::populateArithToLLVMConversionPatterns(converter, patterns);
-    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
-    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
-    populateVectorToLLVMConversionPatterns(converter, patterns);
-    index::populateIndexToLLVMConversionPatterns(converter, patterns);
-    ub::populateUBToLLVMConversionPatterns(converter, patterns);
-    populateGpuToNVVMConversionPatterns(converter, patterns);
-
-    // Everything must end up in LLVM/NVVM; LLVM's math intrinsics stay
-    // (upstream's legality routes them to libdevice calls).
-    LLVMConversionTarget conversionTarget(*ctx);
-    conversionTarget.addLegalDialect<NVVM::NVVMDialect>();
-    conversionTarget.addLegalOp<gpu::GPUModuleOp>();
-    if (failed(applyFullConversion(kernels, conversionTarget,
-                                   std::move(patterns))))
+    auto addPatterns = [](LLVMTypeConverter &converter,
+                          RewritePatternSet &patterns) {
+      populateGpuToNVVMConversionPatterns(converter, patterns);
+    };
+    if (failed(convertKernelsToLLVM(kernels, *dataLayout,
+                                    {NVVM::NVVMDialect::getDialectNamespace(),
+                                     configureGpuToNVVMTypeConverter,
+                                     addPatterns})))
       return signalPassFailure();
     declareDynamicSharedMemoryExternal(kernels);
-    if (failed(checkNoExternalFunctions(kernels)))
+    if (failed(checkNoExternalFunctions(kernels, nvidia::kLibdevice)))
       return signalPassFailure();
   }
 };

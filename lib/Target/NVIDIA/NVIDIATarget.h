@@ -6,6 +6,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Support/LLVM.h"
 #include "pa/IR/KernelAttributes.h"
+#include "pa/Target/KernelsToLLVM.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -19,6 +20,12 @@ inline constexpr llvm::StringLiteral kTriple = "nvptx64-nvidia-cuda";
 /// (mma.sync m16n8k32 e4m3 needs 8.4); CUDA 12.5+ drivers load it.
 inline constexpr llvm::StringLiteral kPTXFeatures = "+ptx85";
 
+/// What the PTX does not link: libdevice.
+inline constexpr llvm::StringRef kLibdevicePrefixes[] = {"__nv_"};
+inline const UnlinkedLibrary kLibdevice = {
+    "the PTX does not link", kLibdevicePrefixes, "libdevice",
+    "lower math with convert-math-to-llvm"};
+
 /// Marks a kernel that starts with `griddepcontrol.wait` (it reads nothing
 /// its stream predecessor wrote before that grid has completed), so the
 /// launcher may launch it with programmatic stream serialization (the
@@ -30,11 +37,6 @@ inline constexpr llvm::StringLiteral kProgrammaticLaunchAttrName =
 /// backend is initialized on first use); null with `error` set otherwise.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(llvm::StringRef chip,
                                                          std::string &error);
-
-/// Names of the PTX-level parameters of `kernel`'s arguments: a memref
-/// becomes its unpacked descriptor (allocated_ptr, aligned_ptr, offset,
-/// size[i], stride[i]); other arguments keep their name.
-SmallVector<std::string> kernelParamFields(gpu::GPUFuncOp kernel);
 
 } // namespace mlir::pa::nvidia
 

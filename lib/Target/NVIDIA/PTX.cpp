@@ -9,6 +9,7 @@
 #include "pa/Target/NVIDIA/PTX.h"
 #include "NVIDIATarget.h"
 #include "PTXMetadata.h"
+#include "pa/Target/KernelsToLLVM.h"
 #include "pa/Target/LLVMSupport.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
 #include "pa/Transforms/KernelBuilder.h"
@@ -16,11 +17,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -116,48 +113,18 @@ mlir::pa::translateKernelsToNVPTX(ModuleOp module,
   Location loc = module.getLoc();
   if (failed(verifyNVIDIACompileOptions(loc, options)))
     return failure();
-  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
-  if (!kernels)
-    return emitError(loc) << "no gpu.module @" << kKernelModuleName
-                          << " to compile (the module has no pa ops?)";
-
-  MLIRContext *ctx = module.getContext();
-  DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerNVVMDialectTranslation(registry);
-  ctx->appendDialectRegistry(registry);
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(kernels, llvmContext, kKernelModuleName);
-  if (!llvmModule)
-    return kernels.emitError()
-           << "cannot translate the kernels to LLVM IR (are they lowered "
-              "to the LLVM/NVVM dialects?)";
-
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
       nvidia::createTargetMachine(options.chip, error);
   if (!machine)
     return emitError(loc) << error;
-  llvmModule->setTargetTriple(machine->getTargetTriple());
-  llvmModule->setDataLayout(machine->createDataLayout());
-  {
-    LLVMDiagnosticCollector errors(llvmContext);
-    optimizeModuleO3(*llvmModule, *machine, llvm::PipelineTuningOptions());
-    if (failed(errors.check(kernels.getLoc(), "LLVM optimization")))
-      return failure();
-  }
-  SmallVector<std::string> external;
-  for (llvm::Function &function : *llvmModule)
-    if (function.isDeclaration() && !function.isIntrinsic())
-      external.push_back(function.getName().str());
-  if (!external.empty())
-    return emitError(kernels.getLoc())
-           << "the kernels' LLVM IR calls external functions that the PTX "
-              "does not link: "
-           << llvm::join(external, ", ");
-  return llvmModule;
+  return translateKernelsToLLVMIR(
+      module, llvmContext, *machine,
+      [](DialectRegistry &registry) {
+        registerNVVMDialectTranslation(registry);
+      },
+      "NVVM", llvm::PipelineTuningOptions(), [](llvm::Module &) {},
+      nvidia::kLibdevice);
 }
 
 FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
