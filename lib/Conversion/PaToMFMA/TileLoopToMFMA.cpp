@@ -151,9 +151,15 @@ void DecodeLowering::lowerTileLoop(ImplicitLocOpBuilder &b) {
   bool staticFits = false;
   Value fits =
       only64BitOffsets ? Value() : viewsFit32BitOffsets(b, staticFits);
-  if (!fits) {
-    loopResults = staticFits ? emitTileLoops(b, fatRawBufferViews(b), false)
-                       : emitTileLoops(b, globalViews(), true);
+  if (!fits && staticFits) {
+    loopResults = emitTileLoops(b, fatRawBufferViews(b), false);
+  } else if (!fits) {
+    // Only the 64-bit loop (cache-offsets=64, or a static pool too large):
+    // its lane ids are made as in the dynamic pool's 64-bit branch below,
+    // so that both 64-bit loops are built alike (and the one that
+    // `emulator-matrix-64bit-offsets` runs is the branch's code).
+    renewLaneIds(b);
+    loopResults = emitTileLoops(b, globalViews(), true);
   } else {
     // Pool sizes are dynamic: 32-bit buffer offsets when every paged buffer
     // is below 2 GiB (the usual case), 64-bit global addresses otherwise.

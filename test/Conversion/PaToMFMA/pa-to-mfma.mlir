@@ -215,6 +215,14 @@
 // OFF64-LABEL:    gpu.func @pa_decode(
 // OFF64-NOT:      fat_raw_buffer_cast
 // OFF64-NOT:      arith.cmpi sle
+// The loop's lane ids are its own (a ballot of every lane and mbcnt), as in
+// the dynamic pool's 64-bit branch (DYN): this is the kernel that CTest
+// emulator-matrix-64bit-offsets runs.
+// OFF64:          %[[EVERY:.*]] = arith.constant true
+// OFF64-NEXT:     rocdl.ballot %[[EVERY]] : i64
+// OFF64:          rocdl.mbcnt.lo
+// OFF64-NEXT:     rocdl.mbcnt.hi
+// OFF64-NOT:      amdgpu.mfma
 // OFF64:          scf.for %[[MTILE:.*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args(
 // OFF64:            scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
 // OFF64-COUNT-32:     amdgpu.mfma 16x16x32
