@@ -64,6 +64,16 @@ void mlir::pa::recordKernelArguments(gpu::GPUFuncOp kernel,
   recordDynamicStrides(kernel, kernel.getArgumentTypes());
 }
 
+SmallVector<std::string>
+mlir::pa::readKernelArguments(Operation *kernel, StringRef fieldsAttrName) {
+  SmallVector<std::string> fields;
+  if (auto names = kernel->getAttrOfType<ArrayAttr>(fieldsAttrName))
+    for (Attribute name : names)
+      if (auto text = dyn_cast<StringAttr>(name))
+        fields.push_back(text.str());
+  return fields;
+}
+
 LogicalResult mlir::pa::convertKernelsToLLVM(gpu::GPUModuleOp kernels,
                                              const llvm::DataLayout &dataLayout,
                                              const DeviceToLLVM &device) {

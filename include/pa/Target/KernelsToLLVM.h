@@ -51,6 +51,11 @@ void addKernelsToLLVMPreparation(OpPassManager &kernels);
 /// (recordDynamicStrides).
 void recordKernelArguments(gpu::GPUFuncOp kernel, StringRef fieldsAttrName);
 
+/// The argument names recordKernelArguments put on `kernel` (lowered or
+/// not) as `fieldsAttrName`; none when absent.
+SmallVector<std::string> readKernelArguments(Operation *kernel,
+                                             StringRef fieldsAttrName);
+
 /// A target's parts of the LLVM dialect conversion.
 struct DeviceToLLVM {
   /// The vendor dialect that stays legal ("rocdl", "nvvm").

@@ -49,10 +49,7 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
     info.kernel = &op;
     if (auto grid = op.getAttrOfType<GridAttr>(kGridAttrName))
       info.grid = grid.getFormula();
-    if (auto fields = op.getAttrOfType<ArrayAttr>(kKernargFieldsAttrName))
-      for (Attribute field : fields)
-        if (auto text = dyn_cast<StringAttr>(field))
-          info.kernargFields.push_back(text.str());
+    info.kernargFields = readKernelArguments(&op, kKernargFieldsAttrName);
     kernels[symbol.getValue()] = std::move(info);
   }
   return kernels;

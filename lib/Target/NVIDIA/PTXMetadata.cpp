@@ -50,11 +50,7 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
       info.grid = grid.getFormula();
     if (auto how = func->getAttrOfType<DistributionAttr>(kDistributionAttrName))
       info.distribution = stringifyDistribution(how.getValue()).str();
-    if (auto fields =
-            func->getAttrOfType<ArrayAttr>(kParamFieldsAttrName))
-      for (Attribute field : fields)
-        if (auto text = dyn_cast<StringAttr>(field))
-          info.paramFields.push_back(text.str());
+    info.paramFields = readKernelArguments(func, kParamFieldsAttrName);
     if (auto bytes =
             func->getAttrOfType<IntegerAttr>(kSharedBytesAttrName))
       info.sharedBytes = bytes.getInt();
