@@ -64,8 +64,12 @@ struct MTileLanes {
   Value isQueryRow;  // i1 (r < Q * G)
   // ALiBi (null without): the row's slope in the exp2 domain (f32), and
   // the distance (i32) of the lane's first score token of a tile starting
-  // at token 0 from the row's own token C - Q + q.
+  // at token 0 from the row's own token C - Q + q, less alibiShift: M-tile
+  // t > 0 shares M-tile 0's values where G divides 16 (its rows' heads are
+  // the same, their MTP positions 16 t / G further), and its shift is that
+  // constant, which the score's distances subtract.
   Value alibiSlope, alibiDistance;
+  int64_t alibiShift = 0;
 };
 
 /// Per-lane state carried through one tile loop, for the M-tiles `mTiles`

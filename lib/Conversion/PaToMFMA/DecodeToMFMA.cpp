@@ -325,6 +325,14 @@ void DecodeLowering::computeLaneConstants(ImplicitLocOpBuilder &b) {
         b, b.getI32Type(), l.subI(visibleEndBase, l.i64(1)));
     Value laneBase = l.subI(laneTokenOffset, ownBase);
     for (auto [t, lanes] : llvm::enumerate(mTileLanes)) {
+      // Row r + 16 t has r's head and MTP position q + 16 t / G where G
+      // divides 16: M-tile 0's registers, and a constant.
+      if (t > 0 && kBlock % s.groupSize == 0) {
+        lanes.alibiSlope = mTileLanes[0].alibiSlope;
+        lanes.alibiDistance = mTileLanes[0].alibiDistance;
+        lanes.alibiShift = int64_t(t) * kBlock / s.groupSize;
+        continue;
+      }
       IndexExpr row = l.idx(softmax.getRowBase()) + (i + t * kBlock);
       IndexExpr head =
           l.idx(alibi.getKvHead()) * s.groupSize + row % s.groupSize;

@@ -294,7 +294,7 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
         auto i32s = VectorType::get({kResultElements}, b.getI32Type());
         SmallVector<int64_t> offsets;
         for (int64_t r = 0; r < kResultElements; ++r)
-          offsets.push_back(blk * kResultElements + r);
+          offsets.push_back(blk * kResultElements + r - m.alibiShift);
         Value first = l.addI(tileStart32, m.alibiDistance);
         Value distance = l.addI(l.broadcast(i32s, first),
                                 l.vectorOf(i32s, offsets));

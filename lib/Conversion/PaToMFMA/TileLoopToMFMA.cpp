@@ -117,8 +117,11 @@ WaveResult DecodeLowering::emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
   lanes.isQueryRow = pick([](const MTileLanes &m) { return m.isQueryRow; });
   if (d.alibi) {
     lanes.alibiSlope = pick([](const MTileLanes &m) { return m.alibiSlope; });
-    lanes.alibiDistance =
-        pick([](const MTileLanes &m) { return m.alibiDistance; });
+    // The shift of a shared distance made a value of the M-tile's own.
+    lanes.alibiDistance = pick([&](const MTileLanes &m) {
+      return m.alibiShift ? l.subI(m.alibiDistance, l.i32(m.alibiShift))
+                          : m.alibiDistance;
+    });
   }
   SmallVector<Value> newest =
       emitTileLoop(b, views, initialState(b, {lanes})).flatten();
