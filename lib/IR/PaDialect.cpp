@@ -1,11 +1,13 @@
 //===- PaDialect.cpp - pa dialect registration ----------------------------===//
 #include "pa/IR/PaDialect.h"
+#include "pa/IR/DiscardableAttributes.h"
 #include "pa/IR/KernelAttributes.h"
 #include "pa/IR/PaLayoutAttrs.h"
 #include "pa/IR/PaOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -166,57 +168,131 @@ void GridAttr::print(AsmPrinter &printer) const {
   printer << '<' << getFormula() << '>';
 }
 
+//===----------------------------------------------------------------------===//
+// Discardable attributes (DiscardableAttributes.h)
+//===----------------------------------------------------------------------===//
+
+const DiscardableAttribute *
+mlir::pa::lookupDiscardableAttribute(StringRef name) {
+  for (const DiscardableAttribute &attribute : kDiscardableAttributes)
+    if (attribute.name == name)
+      return &attribute;
+  return nullptr;
+}
+
+StringRef mlir::pa::describeDiscardableKind(DiscardableKind kind) {
+  switch (kind) {
+  case DiscardableKind::Target:
+    return "a #pa.target attribute";
+  case DiscardableKind::Grid:
+    return "a #pa.grid attribute";
+  case DiscardableKind::Distribution:
+    return "a #pa.distribution attribute";
+  case DiscardableKind::MFMALayout:
+    return "a #pa.mfma_layout attribute";
+  case DiscardableKind::String:
+    return "a string";
+  case DiscardableKind::StringArray:
+    return "an array of strings";
+  case DiscardableKind::I64:
+    return "an i64 integer";
+  case DiscardableKind::Unit:
+    return "a unit attribute";
+  case DiscardableKind::DimsByArgument:
+    return "a dictionary of i64 arrays (array<i64: ...>)";
+  case DiscardableKind::LayoutByArgument:
+    return "a dictionary of strided layouts (strided<[...]>)";
+  }
+  llvm_unreachable("unknown DiscardableKind");
+}
+
+StringRef mlir::pa::describeDiscardableHolder(DiscardableHolder holder) {
+  switch (holder) {
+  case DiscardableHolder::Module:
+    return "a builtin.module";
+  case DiscardableHolder::Function:
+    return "a kernel (a function op)";
+  }
+  llvm_unreachable("unknown DiscardableHolder");
+}
+
 namespace {
-/// Checks the kernel attributes of KernelAttributes.h: each one's kind.
-/// Other `pa.`-prefixed names are left to the passes that define them.
-LogicalResult verifyKernelAttribute(Operation *op, NamedAttribute attribute) {
-  StringRef name = attribute.getName();
-  Attribute value = attribute.getValue();
-  auto fail = [&](StringRef expected) {
-    return op->emitError() << "'" << name << "' must be " << expected
-                           << ", got " << value;
+bool hasKind(Attribute value, DiscardableKind kind) {
+  auto isDictionaryOf = [&](auto isEntry) {
+    auto dictionary = dyn_cast<DictionaryAttr>(value);
+    return dictionary &&
+           llvm::all_of(dictionary, [&](NamedAttribute entry) {
+             return isEntry(entry.getValue());
+           });
   };
-  auto isStringArray = [&] {
+  switch (kind) {
+  case DiscardableKind::Target:
+    return isa<TargetAttr>(value);
+  case DiscardableKind::Grid:
+    return isa<GridAttr>(value);
+  case DiscardableKind::Distribution:
+    return isa<DistributionAttr>(value);
+  case DiscardableKind::MFMALayout:
+    return isa<MFMALayoutAttr>(value);
+  case DiscardableKind::String:
+    return isa<StringAttr>(value);
+  case DiscardableKind::StringArray: {
     auto array = dyn_cast<ArrayAttr>(value);
     return array && llvm::all_of(array, llvm::IsaPred<StringAttr>);
-  };
-  auto isI64 = [&] {
+  }
+  case DiscardableKind::I64: {
     auto integer = dyn_cast<IntegerAttr>(value);
     return integer && integer.getType().isSignlessInteger(64);
-  };
-  if (name == kArgNamesAttrName || name == kKernargFieldsAttrName ||
-      name == kParamFieldsAttrName)
-    return isStringArray() ? success() : fail("an array of strings");
-  if (name == kThread0ReasonAttrName)
-    return isa<StringAttr>(value) ? success() : fail("a string");
-  if (name == kGridZAttrName || name == kSharedBytesAttrName)
-    return isI64() ? success() : fail("an i64 integer");
-  if (name == kGridAttrName)
-    return isa<GridAttr>(value) ? success() : fail("a #pa.grid attribute");
-  if (name == kDistributionAttrName)
-    return isa<DistributionAttr>(value) ? success()
-                                        : fail("a #pa.distribution attribute");
-  if (name == kMFMALayoutAttrName) {
-    auto layout = dyn_cast<MFMALayoutAttr>(value);
-    return layout ? verifyMFMALayoutOn(op, layout)
-                  : fail("a #pa.mfma_layout attribute");
   }
-  return success();
+  case DiscardableKind::Unit:
+    return isa<UnitAttr>(value);
+  case DiscardableKind::DimsByArgument:
+    return isDictionaryOf(llvm::IsaPred<DenseI64ArrayAttr>);
+  case DiscardableKind::LayoutByArgument:
+    return isDictionaryOf(llvm::IsaPred<StridedLayoutAttr>);
+  }
+  llvm_unreachable("unknown DiscardableKind");
+}
+
+bool isHolder(Operation *op, DiscardableHolder holder) {
+  switch (holder) {
+  case DiscardableHolder::Module:
+    return isa<ModuleOp>(op);
+  case DiscardableHolder::Function:
+    return isa<FunctionOpInterface>(op);
+  }
+  llvm_unreachable("unknown DiscardableHolder");
 }
 } // namespace
 
+/// Checks a `pa.`-prefixed attribute on any op against the table of
+/// DiscardableAttributes.h: a name it has, then the value's kind, then the
+/// op it sits on; a #pa.mfma_layout also against its kernel.
 LogicalResult PaDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attribute) {
-  if (attribute.getName() != kTargetAttrName)
-    return verifyKernelAttribute(op, attribute);
-  if (!isa<TargetAttr>(attribute.getValue()))
-    return op->emitError() << "'" << kTargetAttrName
-                           << "' must be a #pa.target attribute, got "
-                           << attribute.getValue();
-  if (!isa<ModuleOp>(op))
-    return op->emitError() << "'" << kTargetAttrName
-                           << "' belongs on a builtin.module, not on '"
-                           << op->getName() << "'";
+  StringRef name = attribute.getName().getValue();
+  Attribute value = attribute.getValue();
+  const DiscardableAttribute *known = lookupDiscardableAttribute(name);
+  if (!known) {
+    InFlightDiagnostic diag = op->emitError()
+                              << "unknown attribute '" << name
+                              << "': the pa dialect defines ";
+    llvm::interleaveComma(kDiscardableAttributes, diag,
+                          [&](const DiscardableAttribute &attribute) {
+                            diag << attribute.name;
+                          });
+    return diag;
+  }
+  if (!hasKind(value, known->kind))
+    return op->emitError() << "'" << name << "' must be "
+                           << describeDiscardableKind(known->kind) << ", got "
+                           << value;
+  if (!isHolder(op, known->holder))
+    return op->emitError() << "'" << name << "' belongs on "
+                           << describeDiscardableHolder(known->holder)
+                           << ", not on '" << op->getName() << "'";
+  if (known->kind == DiscardableKind::MFMALayout)
+    return verifyMFMALayoutOn(op, cast<MFMALayoutAttr>(value));
   return success();
 }
 

@@ -251,7 +251,7 @@ LogicalResult mlir::pa::verifyKnownAttributes(Operation *op) {
     if (own.empty())
       diag << "(none)";
     llvm::interleaveComma(own, diag);
-    return diag << " (other attributes need a dialect prefix, as 'pa.note')";
+    return diag << " (other attributes need a dialect prefix, as 'engine.note')";
   }
   return success();
 }

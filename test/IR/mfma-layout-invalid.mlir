@@ -684,7 +684,7 @@ module attributes {pa.target = #pa.target<"gfx950">} {
 
 // A generic pa.tile.qk with no operands at all and a layout on the
 // module, not a kernel: the module is no decode kernel's.
-// expected-error @+1 {{'pa.mfma_layout' belongs on a decode kernel}}
+// expected-error @+1 {{'pa.mfma_layout' belongs on a kernel (a function op), not on 'builtin.module'}}
 module attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 1, wave_tokens = 64, qk_chunks = 2>} {
   "pa.tile.qk"() <{page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
                    compute = #pa.compute<fp8>}> : () -> ()

@@ -14,7 +14,7 @@ func.func @decode_misspelt_soft_cap(
     %es: memref<2x?x8xf32>,
     %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>) {
-  // expected-error @+1 {{'pa.decode' op has no attribute 'logit_softcap'; its attributes are: compute, kv_layout, logits_soft_cap, scale, sliding_window, softmax_scale (other attributes need a dialect prefix, as 'pa.note')}}
+  // expected-error @+1 {{'pa.decode' op has no attribute 'logit_softcap'; its attributes are: compute, kv_layout, logits_soft_cap, scale, sliding_window, softmax_scale (other attributes need a dialect prefix, as 'engine.note')}}
   pa.decode query(%q : memref<?x16x256xbf16>)
       key_cache(%k : memref<?x2x16x16x16xf8E4M3FN>)
       value_cache(%v : memref<?x2x256x16xf8E4M3FN>)
@@ -53,17 +53,30 @@ func.func @reduce_unknown(%es: memref<2x?x8xf32>, %ml: memref<2x?x8xf32>,
 
 // -----
 
-// Dialect-prefixed (discardable) attributes stay allowed, on every pa op.
+// Attributes with another dialect's prefix (discardable) stay allowed, on
+// every pa op; a `pa.` one must be in the table of
+// DiscardableAttributes.h (discardable-attributes-invalid.mlir).
 func.func @prefixed_attributes_are_kept(
     %lens: memref<?xi32>, %w: memref<?x4xi32>, %r: memref<?x2xi32>,
     %es: memref<2x?x8xf32>, %ml: memref<2x?x8xf32>,
     %part: memref<2x?x8x256xf32>, %out: memref<?x16x256xbf16>) {
   pa.plan context_lengths(%lens : memref<?xi32>) work_info(%w : memref<?x4xi32>)
           reduce_info(%r : memref<?x2xi32>)
-          {num_kv_heads = 2 : i64, pa.note = "from the engine", llvm.foo = 1 : i32}
+          {num_kv_heads = 2 : i64, engine.note = "from the engine", llvm.foo = 1 : i32}
   pa.reduce exp_sums(%es : memref<2x?x8xf32>) max_logits(%ml : memref<2x?x8xf32>)
             tmp_out(%part : memref<2x?x8x256xf32>) reduce_info(%r : memref<?x2xi32>)
-            output(%out : memref<?x16x256xbf16>) {pa.note = "kept"}
+            output(%out : memref<?x16x256xbf16>) {engine.note = "kept"}
+  return
+}
+
+// -----
+
+// A `pa.` name the dialect does not define is refused on a pa op too.
+func.func @pa_prefixed_unknown(%lens: memref<?xi32>, %w: memref<?x4xi32>, %r: memref<?x2xi32>) {
+  // expected-error @+1 {{unknown attribute 'pa.note': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.nvvm.programmatic_launch}}
+  pa.plan context_lengths(%lens : memref<?xi32>) work_info(%w : memref<?x4xi32>)
+          reduce_info(%r : memref<?x2xi32>)
+          {num_kv_heads = 2 : i64, pa.note = "from the engine"}
   return
 }
 

@@ -5,6 +5,9 @@
 // needs. Unlike mlir-opt, deep input is a diagnostic, never a stack
 // overflow: text nested past pa::kMaxNestingDepth is refused, and the rest
 // runs on a thread with a large stack (pa/IR/NestingDepth.h).
+// --pa-list-discardable-attributes prints the `pa.` attributes the dialect
+// accepts on other dialects' ops (pa/IR/DiscardableAttributes.h), one a
+// line: name, kind, holder.
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/IR/DialectRegistry.h"
@@ -15,17 +18,25 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include "pa/Conversion/Passes.h"
+#include "pa/IR/DiscardableAttributes.h"
 #include "pa/IR/NestingDepth.h"
 #include "pa/IR/PaBufferization.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/AMD/Pipeline.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
 #include "pa/Transforms/Passes.h"
+
+static llvm::cl::opt<bool> listDiscardableAttributes(
+    "pa-list-discardable-attributes",
+    llvm::cl::desc("Print the pa. attributes the pa dialect accepts on other "
+                   "dialects' ops (name, kind, holder) and exit"),
+    llvm::cl::init(false));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
@@ -45,6 +56,16 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "pa-mlir optimizer driver\n", registry);
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (listDiscardableAttributes) {
+    for (const mlir::pa::DiscardableAttribute &attribute :
+         mlir::pa::kDiscardableAttributes)
+      llvm::outs() << attribute.name << "\t"
+                   << mlir::pa::describeDiscardableKind(attribute.kind)
+                   << "\t"
+                   << mlir::pa::describeDiscardableHolder(attribute.holder)
+                   << "\n";
+    return 0;
+  }
   // Listings read no input.
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(mlir::MlirOptMain(

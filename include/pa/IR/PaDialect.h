@@ -8,6 +8,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Operation.h"
 #include "pa/IR/Chip.h"
+#include "pa/IR/DiscardableAttributes.h"
 #include "pa/IR/KernelAttributes.h"
 
 #include "pa/IR/PaDialect.h.inc"

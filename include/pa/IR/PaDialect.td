@@ -48,11 +48,14 @@ def Pa_Dialect : Dialect {
     its executable form.
   }];
   let useDefaultAttributePrinterParser = 1;
-  // `pa.target` (and the other `pa.`-prefixed attributes) on any op.
+  // The `pa.`-prefixed attributes on other dialects' ops: those of
+  // DiscardableAttributes.h, each checked; any other `pa.` name is refused.
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
-    /// The module attribute naming the chip the module is compiled for.
-    static constexpr ::llvm::StringLiteral kTargetAttrName = "pa.target";
+    /// The module attribute naming the chip the module is compiled for
+    /// (declared in DiscardableAttributes.h).
+    static constexpr ::llvm::StringLiteral kTargetAttrName =
+        ::mlir::pa::kTargetAttrName;
   }];
 }
 

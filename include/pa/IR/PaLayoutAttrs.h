@@ -10,8 +10,8 @@
 #include "pa/IR/PaDialect.h"
 
 namespace mlir::pa {
-/// The kernel attribute holding a decode kernel's #pa.mfma_layout.
-inline constexpr llvm::StringLiteral kMFMALayoutAttrName = "pa.mfma_layout";
+// A decode kernel holds its #pa.mfma_layout as kMFMALayoutAttrName
+// (DiscardableAttributes.h).
 
 /// An MFMA shape as written in #pa.mfma_layout: `16x16xK`.
 ParseResult parseMFMAShape(AsmParser &parser, int64_t &k);

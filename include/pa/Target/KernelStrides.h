@@ -22,6 +22,8 @@
 #ifndef PA_TARGET_KERNELSTRIDES_H
 #define PA_TARGET_KERNELSTRIDES_H
 
+#include "pa/IR/DiscardableAttributes.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/TypeRange.h"
 #include "llvm/ADT/StringRef.h"
@@ -34,27 +36,9 @@ class OStream;
 
 namespace mlir::pa {
 
-/// Set on a kernel by pa-convert-kernels-to-rocdl / -nvvm before its
-/// memref arguments become descriptor fields: a DictionaryAttr from the
-/// name of each memref argument with run-time strides to those dims
-/// (DenseI64ArrayAttr): the `?` strides of a strided layout. Arguments
-/// whose strides are all static, and those of the identity layout (row-major
-/// by definition, whatever their sizes), are absent.
-inline constexpr llvm::StringLiteral kDynamicStridesAttrName =
-    "pa.dynamic_strides";
-
-/// Set by recordDynamicStrides next to kDynamicStridesAttrName when some
-/// memref argument has a strided, non-identity layout: a DictionaryAttr
-/// from the argument's name to its StridedLayoutAttr (its static strides
-/// and offset; `?` ones are dynamic). Absent: no such argument.
-inline constexpr llvm::StringLiteral kStaticLayoutsAttrName =
-    "pa.static_layouts";
-
-/// Set by recordDynamicStrides next to kDynamicStridesAttrName: a
-/// DictionaryAttr from the name of each memref argument with a static dim
-/// to its shape (DenseI64ArrayAttr, ShapedType::kDynamic for `?`).
-/// Arguments whose dims are all dynamic are absent.
-inline constexpr llvm::StringLiteral kStaticSizesAttrName = "pa.static_sizes";
+// The attributes recordDynamicStrides sets, kDynamicStridesAttrName,
+// kStaticLayoutsAttrName and kStaticSizesAttrName, are declared in
+// pa/IR/DiscardableAttributes.h.
 
 /// The name of argument `index` of `kernel`: its pa.arg_names entry, else
 /// "argINDEX".

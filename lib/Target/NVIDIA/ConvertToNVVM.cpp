@@ -142,7 +142,7 @@ void waitForPredecessorAtEntry(gpu::GPUFuncOp kernel) {
       /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
       ArrayAttr());
-  kernel->setAttr(nvidia::kProgrammaticLaunchAttrName,
+  kernel->setAttr(kProgrammaticLaunchAttrName,
                   UnitAttr::get(kernel.getContext()));
 }
 

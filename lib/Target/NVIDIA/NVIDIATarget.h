@@ -26,13 +26,6 @@ inline const UnlinkedLibrary kLibdevice = {
     "the PTX does not link", kLibdevicePrefixes, "libdevice",
     "lower math with convert-math-to-llvm"};
 
-/// Marks a kernel that starts with `griddepcontrol.wait` (it reads nothing
-/// its stream predecessor wrote before that grid has completed), so the
-/// launcher may launch it with programmatic stream serialization (the
-/// sidecar's "programmatic_launch").
-inline constexpr llvm::StringLiteral kProgrammaticLaunchAttrName =
-    "pa.nvvm.programmatic_launch";
-
 /// An NVPTX target machine for `chip` at O3 with kPTXFeatures (the NVPTX
 /// backend is initialized on first use); null with `error` set otherwise.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(llvm::StringRef chip,

@@ -55,7 +55,7 @@ llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
             func->getAttrOfType<IntegerAttr>(kSharedBytesAttrName))
       info.sharedBytes = bytes.getInt();
     info.programmaticLaunch =
-        func->hasAttr(nvidia::kProgrammaticLaunchAttrName);
+        func->hasAttr(kProgrammaticLaunchAttrName);
     // The GPU-to-NVVM lowering turns gpu.func's known block size into
     // nvvm.maxntid (and keeps gpu.known_block_size).
     for (StringRef name :
