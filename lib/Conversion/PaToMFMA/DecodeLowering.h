@@ -333,7 +333,7 @@ private:
   SmallVector<Value> maskEdgeTile(LaneBuilder &l, const TileStep &tile,
                                   ArrayRef<SmallVector<Value>> scores,
                                   Value vScales);
-  /// Per-token values held one per lane (laneScales): lane (i, j) holds
+  /// Per-token values held one per lane (scalesPerLane): lane (i, j) holds
   /// token i of lane group j's 16 (lane group j is DPP row j).
   /// `spreadToken` gives each lane of group j the value of its group's
   /// token `token`, a DPP row_newbcast (gfx90a and later); `mulTokens`
