@@ -67,7 +67,7 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
       for (int64_t j = 0; j < nBlocks; ++j)
         chunks.push_back(
             s.layout == CacheLayout::packed
-                ? e.loadVector(
+                ? e.loadVectorOnce(
                       key, {pages[j], kvHead, chunkIndex, slots[j], e.idx(0)},
                       s.chunk)
                 : e.loadVectorL2Block(key,

@@ -243,7 +243,7 @@ SmallVector<Value> TileOpLowering::loadValueChunks(WarpEmitter &e, TilePVOp op,
             ? SmallVector<Value>{page, op.getKvHead(), e.div(slot, s.chunk),
                                  column, e.idx(0)}
             : SmallVector<Value>{page, op.getKvHead(), column, slot};
-    chunks.push_back(e.loadVector(op.getValueCache(), indices, s.chunk));
+    chunks.push_back(e.loadVectorOnce(op.getValueCache(), indices, s.chunk));
   }
   return chunks;
 }

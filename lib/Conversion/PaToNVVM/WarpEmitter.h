@@ -125,13 +125,20 @@ public:
   /// A `count`-element vector load of `memref` at `indices`, aligned to
   /// its size in bytes up to 16 (16-byte loads become ld.*.v4.b32): the
   /// callers' offsets are multiples of that.
-  Value loadVector(Value memref, ValueRange indices, int64_t count) {
+  Value loadVector(Value memref, ValueRange indices, int64_t count,
+                   bool nontemporal = false) {
     Type element = cast<MemRefType>(memref.getType()).getElementType();
     auto type = VectorType::get({count}, element);
     int64_t bytes = count * ((element.getIntOrFloatBitWidth() + 7) / 8);
-    return vector::LoadOp::create(b, type, memref, indices,
-                                  /*nontemporal=*/false,
+    return vector::LoadOp::create(b, type, memref, indices, nontemporal,
                                   llvm::MaybeAlign(std::min<int64_t>(bytes, 16)));
+  }
+  /// loadVector of bytes read once (the packed caches' K / V chunks):
+  /// nontemporal, which the NVIDIA target emits as
+  /// `ld.global.L1::no_allocate` (lowerNontemporalGlobalLoads) so that the
+  /// stream takes no L1 lines.
+  Value loadVectorOnce(Value memref, ValueRange indices, int64_t count) {
+    return loadVector(memref, indices, count, /*nontemporal=*/true);
   }
   /// loadVector of global memory (4, 8 or 16 bytes; others a plain
   /// loadVector) that asks L2 to fetch the whole 256-byte block around the

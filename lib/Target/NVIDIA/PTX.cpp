@@ -11,6 +11,7 @@
 #include "PTXMetadata.h"
 #include "pa/Target/KernelsToLLVM.h"
 #include "pa/Target/LLVMSupport.h"
+#include "pa/Target/NVIDIA/NontemporalLoads.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
 #include "pa/Transforms/KernelBuilder.h"
 
@@ -137,6 +138,7 @@ FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
   if (!machine)
     return emitError(loc) << error;
 
+  nvidia::lowerNontemporalGlobalLoads(llvmModule);
   NVIDIAModule result;
   {
     LLVMDiagnosticCollector errors(llvmModule.getContext());

@@ -27,8 +27,9 @@
 // CHECK:         arith.addf %[[Q0]], %[[POISON]] : f32
 // The page ids go through shared memory (thread 0 stores a tile's vector).
 // CHECK:         vector.store %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, vector<16xi32>
-// The K chunks: 16-byte loads of 16 fp8 values, converted exactly to f16.
-// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x8x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// The K chunks: 16-byte loads of 16 fp8 values, read once (nontemporal: the
+// target loads them without L1 lines), converted exactly to f16.
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64, nontemporal = true} : memref<?x1x8x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
 // A score that is not finite is NaN (s * 0 + s) when it is stored: a real
@@ -41,7 +42,7 @@
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"
 // Tiles with invalid tokens take the masked branch.
 // CHECK:         scf.if
-// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x1x128x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64, nontemporal = true} : memref<?x1x1x128x16xf8E4M3FN>, vector<16xf8E4M3FN>
 // A NaN row sum (a non-finite input reached the row) is max_logits too.
 // CHECK:         %[[NAN_SUM:.*]] = arith.cmpf uno, %[[SUM:.*]], %[[SUM]] : f32
 // CHECK:         %[[LOGIT:.*]] = arith.select %[[NAN_SUM]], %[[SUM]], %{{.*}} : f32
@@ -88,11 +89,11 @@ func.func @decode_fp8(%query: memref<?x8x128xbf16>, %key_cache: memref<?x1x8x16x
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      pa.distribution = #pa.distribution<warps>
-// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x8x64x8xbf16>, vector<8xbf16>
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64, nontemporal = true} : memref<?x1x8x64x8xbf16>, vector<8xbf16>
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
-// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?x1x64x64xbf16>, vector<8xbf16>
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64, nontemporal = true} : memref<?x1x64x64xbf16>, vector<8xbf16>
 // CHECK-NOT:   pa.tile.
 func.func @decode_bf16(%query: memref<?x16x64xf16>, %key_cache: memref<?x1x8x64x8xbf16>,
     %value_cache: memref<?x1x64x64xbf16>, %block_tables: memref<?x?xi32>,
@@ -302,11 +303,11 @@ func.func @alibi(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
 // CHECK:         arith.select %[[QIN]], %{{.*}}, %{{.*}} : f32
 // CHECK:         %[[KIN:.*]] = arith.cmpi ult, %{{.*}}, %c5 : index
 // CHECK:         %[[CHUNK:.*]] = arith.select %[[KIN]], %{{.*}}, %c4{{[_0-9]*}} : index
-// CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[CHUNK]], %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x1x5x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[CHUNK]], %{{.*}}, %{{.*}}] {alignment = 16 : i64, nontemporal = true} : memref<?x1x5x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK:         arith.select %[[KIN]], %{{.*}}, %c0_i32{{[_0-9]*}} : i32
 // CHECK:         %[[VIN:.*]] = arith.cmpi ult, %{{.*}}, %c80{{[_0-9]*}} : index
 // CHECK:         %[[COLUMN:.*]] = arith.select %[[VIN]], %{{.*}}, %c79{{[_0-9]*}} : index
-// CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[COLUMN]], %{{.*}}] {alignment = 16 : i64} : memref<?x1x80x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[COLUMN]], %{{.*}}] {alignment = 16 : i64, nontemporal = true} : memref<?x1x80x16xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK-NOT:   pa.tile.
 func.func @decode_d80(%query: memref<?x8x80xbf16>, %key_cache: memref<?x1x5x16x16xf8E4M3FN>,
     %value_cache: memref<?x1x80x16xf8E4M3FN>, %block_tables: memref<?x?xi32>,

@@ -47,7 +47,7 @@
 // stores a tile's vector).
 // CHECK:         vector.store %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, vector<16xi32>
 // The K chunks: 16-byte loads of 16 fp8 values, converted exactly to f16.
-// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<64x2x4x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64, nontemporal = true} : memref<64x2x4x16x16xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.f32.f32"
 // A score that is not finite is NaN (s * 0 + s) when it is stored: a real
@@ -60,7 +60,7 @@
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"
 // Tiles with invalid tokens take the masked branch.
 // CHECK:         scf.if
-// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<64x2x64x16xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64, nontemporal = true} : memref<64x2x64x16xf8E4M3FN>, vector<16xf8E4M3FN>
 // A NaN row sum (a non-finite input reached the row) is max_logits too.
 // CHECK:         %[[NAN_SUM:.*]] = arith.cmpf uno, %[[SUM:.*]], %[[SUM]] : f32
 // CHECK:         %[[LOGIT:.*]] = arith.select %[[NAN_SUM]], %[[SUM]], %{{.*}} : f32

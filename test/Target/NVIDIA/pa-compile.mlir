@@ -2,6 +2,8 @@
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t.ptx.json
+// RUN: FileCheck %s --check-prefix=NOL1 < %t.ptx
+// RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=llvm -o - | FileCheck %s --check-prefix=NONTEMPORAL
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --through-api -o %t.api.ptx
 // RUN: cmp %t.ptx %t.api.ptx
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=llvm -o - | FileCheck %s --check-prefix=LLVM
@@ -43,6 +45,21 @@
 // PTX:      griddepcontrol.wait;
 // PTX-NOT:  griddepcontrol.launch_dependents
 // PTX-NOT:  .func
+
+// The packed caches' K / V chunks are bytes the decode reads once:
+// pa-to-nvvm marks their loads nontemporal and the target loads them without
+// L1 lines (lib/Target/NVIDIA/NontemporalLoads.cpp), the constant part of
+// the address in the instruction (`+128`), as the backend's own loads have
+// it. The reduce's loads stay as they were.
+// NONTEMPORAL: define ptx_kernel void @pa_decode(
+// NONTEMPORAL: load <{{[0-9]+}} x {{[a-z0-9]+}}>, ptr %{{[^,]+}}, align 16, !nontemporal
+// NONTEMPORAL: define ptx_kernel void @pa_reduce(
+// NONTEMPORAL-NOT: !nontemporal
+// NOL1-LABEL: .visible .entry pa_decode(
+// NOL1:       ld.global.L1::no_allocate.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, [%rd{{[0-9]+}}];
+// NOL1:       ld.global.L1::no_allocate.v4.b32 {{.*}}, [%rd{{[0-9]+}}+128];
+// NOL1-LABEL: .visible .entry pa_reduce(
+// NOL1-NOT:   no_allocate
 
 // The kernels in launch order, each with what a launcher passes.
 // JSON:      "target": "sm_90a",
