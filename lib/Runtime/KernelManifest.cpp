@@ -80,6 +80,27 @@ std::string stringField(const json::Value &object, const char *key) {
   return text ? *text : std::string();
 }
 
+/// Reads `object[key]`, an object of operand names to values, calling
+/// `read(operand, value)` for each until one fails; absent: nothing read.
+/// Not an object: "'KEY' must be an object of operand names to SHAPE".
+bool readOperandMap(
+    const json::Value &object, const char *key, const std::string &shape,
+    const std::string &where, std::string &error,
+    const std::function<bool(const std::string &, const json::Value &)> &read) {
+  const json::Value *listed = object.get(key);
+  if (!listed)
+    return true;
+  if (listed->kind != json::Value::Kind::Object) {
+    error = where + ": '" + key + "' must be an object of operand names to " +
+            shape;
+    return false;
+  }
+  for (const auto &[operand, value] : listed->members)
+    if (!read(operand, value))
+      return false;
+  return true;
+}
+
 bool parseKernel(const json::Value &object, KernelInfo &kernel,
                  std::string &error) {
   kernel.name = stringField(object, "name");
@@ -119,31 +140,30 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
     kernel.programmaticLaunch = programmatic->boolean;
   }
 
-  // Absent: a sidecar from before the field, read as no run-time strides.
+  // The operands whose strides the kernel reads at run time; absent: a
+  // sidecar from before the field, read as none.
   std::vector<std::pair<std::string, int64_t>> dynamicStrides;
-  if (const json::Value *listed = object.get("dynamic_strides")) {
-    if (listed->kind != json::Value::Kind::Object) {
-      error = where + ": 'dynamic_strides' must be an object of operand "
-                      "names to arrays of dims";
+  auto readDynamicStrides = [&](const std::string &operand,
+                                const json::Value &dims) {
+    if (dims.kind != json::Value::Kind::Array) {
+      error = where + ": 'dynamic_strides' of '" + operand +
+              "' must be an array of dims";
       return false;
     }
-    for (const auto &[operand, dims] : listed->members) {
-      if (dims.kind != json::Value::Kind::Array) {
+    for (const json::Value &dim : dims.items) {
+      std::optional<int64_t> index = dim.integer();
+      if (!index || *index < 0) {
         error = where + ": 'dynamic_strides' of '" + operand +
-                "' must be an array of dims";
+                "' must hold dims >= 0";
         return false;
       }
-      for (const json::Value &dim : dims.items) {
-        std::optional<int64_t> index = dim.integer();
-        if (!index || *index < 0) {
-          error = where + ": 'dynamic_strides' of '" + operand +
-                  "' must hold dims >= 0";
-          return false;
-        }
-        dynamicStrides.push_back({operand, *index});
-      }
+      dynamicStrides.push_back({operand, *index});
     }
-  }
+    return true;
+  };
+  if (!readOperandMap(object, "dynamic_strides", "arrays of dims", where,
+                      error, readDynamicStrides))
+    return false;
 
   // The strides and offsets an operand's strided layout fixes, and the
   // sizes its type fixes; absent: a sidecar from before the fields, read
@@ -153,15 +173,7 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
   std::map<std::string, int64_t> staticOffsets;
   // {"OPERAND": {"DIM": value, ...}, ...}; `noun` names the values.
   auto readPerDim = [&](const char *key, const char *noun, PerDim &out) {
-    const json::Value *listed = object.get(key);
-    if (!listed)
-      return true;
-    if (listed->kind != json::Value::Kind::Object) {
-      error = where + ": '" + key + "' must be an object of operand names " +
-              "to objects of dims to " + noun;
-      return false;
-    }
-    for (const auto &[operand, dims] : listed->members) {
+    auto readDims = [&](const std::string &operand, const json::Value &dims) {
       if (dims.kind != json::Value::Kind::Object) {
         error = where + ": '" + key + "' of '" + operand +
                 "' must be an object of dims to " + noun;
@@ -178,28 +190,27 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
         }
         out[{operand, std::stoll(dim)}] = *value;
       }
+      return true;
+    };
+    return readOperandMap(object, key,
+                          std::string("objects of dims to ") + noun, where,
+                          error, readDims);
+  };
+  auto readOffset = [&](const std::string &operand, const json::Value &offset) {
+    std::optional<int64_t> value = offset.integer();
+    if (!value) {
+      error = where + ": 'static_offsets' of '" + operand +
+              "' must be an integer";
+      return false;
     }
+    staticOffsets[operand] = *value;
     return true;
   };
   if (!readPerDim("static_strides", "strides", staticStrides) ||
-      !readPerDim("static_sizes", "sizes", staticSizes))
+      !readPerDim("static_sizes", "sizes", staticSizes) ||
+      !readOperandMap(object, "static_offsets", "offsets", where, error,
+                      readOffset))
     return false;
-  if (const json::Value *listed = object.get("static_offsets")) {
-    if (listed->kind != json::Value::Kind::Object) {
-      error = where + ": 'static_offsets' must be an object of operand "
-                      "names to offsets";
-      return false;
-    }
-    for (const auto &[operand, offset] : listed->members) {
-      std::optional<int64_t> value = offset.integer();
-      if (!value) {
-        error = where + ": 'static_offsets' of '" + operand +
-                "' must be an integer";
-        return false;
-      }
-      staticOffsets[operand] = *value;
-    }
-  }
 
   const json::Value *args = object.get("args");
   if (!args || args->kind != json::Value::Kind::Array) {

@@ -1,5 +1,6 @@
 //===- KernelsToLLVM.cpp - the kernels' way to LLVM, both targets ---------===//
 #include "pa/Target/KernelsToLLVM.h"
+#include "pa/IR/PaDialect.h"
 #include "pa/Target/KernelStrides.h"
 #include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
@@ -17,6 +18,7 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -72,6 +74,29 @@ mlir::pa::readKernelArguments(Operation *kernel, StringRef fieldsAttrName) {
       if (auto text = dyn_cast<StringAttr>(name))
         fields.push_back(text.str());
   return fields;
+}
+
+llvm::StringMap<KernelInterface>
+mlir::pa::collectKernelInterfaces(ModuleOp module, StringRef fieldsAttrName) {
+  llvm::StringMap<KernelInterface> kernels;
+  auto kernelModule = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
+  if (!kernelModule)
+    return kernels;
+  for (auto function : kernelModule.getOps<FunctionOpInterface>()) {
+    KernelInterface &info = kernels[function.getName()];
+    info.kernel = function;
+    if (auto grid = function->getAttrOfType<GridAttr>(kGridAttrName))
+      info.grid = grid.getFormula();
+    info.argumentFields = readKernelArguments(function, fieldsAttrName);
+  }
+  return kernels;
+}
+
+const KernelInterface *
+mlir::pa::lookupKernelInterface(const llvm::StringMap<KernelInterface> &kernels,
+                                StringRef name) {
+  auto found = kernels.find(name);
+  return found == kernels.end() ? nullptr : &found->second;
 }
 
 LogicalResult mlir::pa::convertKernelsToLLVM(gpu::GPUModuleOp kernels,

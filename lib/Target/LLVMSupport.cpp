@@ -4,6 +4,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -11,20 +12,30 @@
 #include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Target/TargetMachine.h"
 
-std::unique_ptr<llvm::TargetMachine> mlir::pa::createTargetMachine(
-    llvm::StringRef tripleName, llvm::StringRef chip, llvm::StringRef features,
-    std::optional<llvm::Reloc::Model> relocation, llvm::StringRef targetName,
-    std::string &error) {
-  llvm::Triple triple(tripleName);
+#include <mutex>
+
+std::unique_ptr<llvm::TargetMachine>
+mlir::pa::createTargetMachine(const LLVMBackend &backend, llvm::StringRef chip,
+                              std::string &error) {
+  {
+    // Compiles may run on several threads; each backend registers once.
+    static std::mutex mutex;
+    static llvm::StringSet<> initialized;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (initialized.insert(backend.name).second)
+      for (void (*initialize)() : backend.initializers)
+        initialize();
+  }
+  llvm::Triple triple(backend.triple);
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, chip, features, llvm::TargetOptions(), relocation, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      triple, chip, backend.features, llvm::TargetOptions(), backend.relocation,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
-    error = ("LLVM cannot create an " + targetName + " target machine for " +
+    error = ("LLVM cannot create an " + backend.name + " target machine for " +
              chip)
                 .str();
   return machine;

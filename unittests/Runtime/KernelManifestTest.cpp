@@ -33,6 +33,23 @@ int64_t paramAt(PackedParams &params, size_t index) {
   return value;
 }
 
+/// `text` with its `field` replaced by each malformed one of `cases` is
+/// refused with "kernel 'pa_decode': MESSAGE".
+void expectFieldRefused(
+    const std::string &text, const std::string &field,
+    std::initializer_list<std::pair<const char *, const char *>> cases) {
+  size_t at = text.find(field);
+  ASSERT_NE(at, std::string::npos) << field;
+  for (auto [bad, message] : cases) {
+    std::string changed = text;
+    changed.replace(at, field.size(), bad);
+    ModuleManifest manifest;
+    std::string error;
+    EXPECT_FALSE(parseManifest(changed, manifest, error)) << bad;
+    EXPECT_EQ(error, std::string("kernel 'pa_decode': ") + message);
+  }
+}
+
 TEST(KernelManifest, ParsesTheSidecar) {
   ModuleManifest manifest;
   std::string error;
@@ -289,43 +306,29 @@ TEST(KernelManifest, ComparesSizesTheTypeFixes) {
   EXPECT_FALSE(params.pack(decode, views, error));
   EXPECT_NE(error.find("has size 4 in dim 2"), std::string::npos) << error;
 
-  for (auto [bad, message] :
-       {std::pair<const char *, const char *>{
-            R"("static_sizes": [0])",
-            "'static_sizes' must be an object of operand names to objects "
-            "of dims to sizes"},
-        {R"("static_sizes": {"key_cache": 16})",
-         "'static_sizes' of 'key_cache' must be an object of dims to sizes"},
-        {R"("static_sizes": {"key_cache": {"-1": 16}})",
-         "'static_sizes' of 'key_cache' must map dims >= 0 to integers"},
-        {R"("static_sizes": {"key_cache": {"1": "16"}})",
-         "'static_sizes' of 'key_cache' must map dims >= 0 to integers"}}) {
-    EXPECT_FALSE(parseManifest(sidecar(bad), manifest, error)) << bad;
-    EXPECT_EQ(error, std::string("kernel 'pa_decode': ") + message);
-  }
+  expectFieldRefused(
+      sidecar(field), field,
+      {{R"("static_sizes": [0])",
+        "'static_sizes' must be an object of operand names to objects "
+        "of dims to sizes"},
+       {R"("static_sizes": {"key_cache": 16})",
+        "'static_sizes' of 'key_cache' must be an object of dims to sizes"},
+       {R"("static_sizes": {"key_cache": {"-1": 16}})",
+        "'static_sizes' of 'key_cache' must map dims >= 0 to integers"},
+       {R"("static_sizes": {"key_cache": {"1": "16"}})",
+        "'static_sizes' of 'key_cache' must map dims >= 0 to integers"}});
 }
 
 TEST(KernelManifest, RefusesMalformedDynamicStrides) {
-  std::string base = kSidecar;
-  const std::string field = R"("dynamic_strides": {"work_info": [0]})";
-  size_t at = base.find(field);
-  ASSERT_NE(at, std::string::npos);
-  for (auto [bad, message] :
-       {std::pair<const char *, const char *>{
-            R"("dynamic_strides": [0])",
-            "'dynamic_strides' must be an object of operand names to "
-            "arrays of dims"},
-        {R"("dynamic_strides": {"work_info": 0})",
-         "'dynamic_strides' of 'work_info' must be an array of dims"},
-        {R"("dynamic_strides": {"work_info": [-1]})",
-         "'dynamic_strides' of 'work_info' must hold dims >= 0"}}) {
-    std::string text = base;
-    text.replace(at, field.size(), bad);
-    ModuleManifest manifest;
-    std::string error;
-    EXPECT_FALSE(parseManifest(text, manifest, error)) << bad;
-    EXPECT_EQ(error, std::string("kernel 'pa_decode': ") + message);
-  }
+  expectFieldRefused(
+      kSidecar, R"("dynamic_strides": {"work_info": [0]})",
+      {{R"("dynamic_strides": [0])",
+        "'dynamic_strides' must be an object of operand names to "
+        "arrays of dims"},
+       {R"("dynamic_strides": {"work_info": 0})",
+        "'dynamic_strides' of 'work_info' must be an array of dims"},
+       {R"("dynamic_strides": {"work_info": [-1]})",
+        "'dynamic_strides' of 'work_info' must hold dims >= 0"}});
 }
 
 TEST(KernelManifest, RefillsThroughViewsResolvedOnce) {

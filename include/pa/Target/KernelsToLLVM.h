@@ -18,6 +18,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/DataLayout.h"
 
@@ -55,6 +56,29 @@ void recordKernelArguments(gpu::GPUFuncOp kernel, StringRef fieldsAttrName);
 /// not) as `fieldsAttrName`; none when absent.
 SmallVector<std::string> readKernelArguments(Operation *kernel,
                                              StringRef fieldsAttrName);
+
+/// What the compiler knows about a kernel that the target's own metadata
+/// (the AMDGPU note, the PTX) does not say: what both targets' metadata
+/// writers start from.
+struct KernelInterface {
+  /// pa.grid's formula; empty when absent.
+  std::string grid;
+  /// The meanings of its LLVM-level arguments (readKernelArguments).
+  SmallVector<std::string> argumentFields;
+  /// The kernel, lowered or not: its dynamic strides (KernelStrides.h) and
+  /// the target's own attributes.
+  Operation *kernel = nullptr;
+};
+
+/// The kernels (gpu.func or llvm.func) of gpu.module @pa_kernels by symbol
+/// name, their argument meanings read from `fieldsAttrName`.
+llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module,
+                                                         StringRef fieldsAttrName);
+
+/// The entry of `kernels` named `name`, or null.
+const KernelInterface *
+lookupKernelInterface(const llvm::StringMap<KernelInterface> &kernels,
+                      StringRef name);
 
 /// A target's parts of the LLVM dialect conversion.
 struct DeviceToLLVM {

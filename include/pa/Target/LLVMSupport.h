@@ -10,6 +10,7 @@
 #define PA_TARGET_LLVMSUPPORT_H
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/DataLayout.h"
@@ -36,14 +37,22 @@ class Operation;
 
 namespace mlir::pa {
 
-/// A target machine for `chip` of the registered target of `triple` at O3
-/// (the caller initializes the target first); null with `error` set when
-/// LLVM lacks it (`targetName` names it: "AMDGPU", "NVPTX").
+/// What createTargetMachine needs of one LLVM backend.
+struct LLVMBackend {
+  /// LLVM's name of the target ("AMDGPU", "NVPTX"), in errors.
+  llvm::StringRef name;
+  llvm::StringRef triple;
+  llvm::StringRef features;
+  std::optional<llvm::Reloc::Model> relocation;
+  /// The backend's LLVMInitialize* functions, run once per process.
+  llvm::ArrayRef<void (*)()> initializers;
+};
+
+/// A target machine for `chip` of `backend` at O3, the backend initialized
+/// on first use; null with `error` set when LLVM lacks it.
 std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(llvm::StringRef triple, llvm::StringRef chip,
-                    llvm::StringRef features,
-                    std::optional<llvm::Reloc::Model> relocation,
-                    llvm::StringRef targetName, std::string &error);
+createTargetMachine(const LLVMBackend &backend, llvm::StringRef chip,
+                    std::string &error);
 
 /// Gives `kernels` (a gpu.module) the data layout of `machine`, and returns
 /// it, so that memref and index arithmetic agree with the backend's; null

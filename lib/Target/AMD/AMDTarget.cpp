@@ -7,23 +7,18 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 
-#include <mutex>
-
 using namespace mlir;
 using namespace mlir::pa;
 
 std::unique_ptr<llvm::TargetMachine>
 mlir::pa::amd::createTargetMachine(StringRef chip, std::string &error) {
-  static std::once_flag initialized;
-  std::call_once(initialized, [] {
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTarget();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUAsmPrinter();
-    LLVMInitializeAMDGPUAsmParser();
-  });
-  return pa::createTargetMachine(kTriple, chip, /*features=*/"",
-                                 llvm::Reloc::PIC_, "AMDGPU", error);
+  static void (*const initializers[])() = {
+      LLVMInitializeAMDGPUTargetInfo, LLVMInitializeAMDGPUTarget,
+      LLVMInitializeAMDGPUTargetMC, LLVMInitializeAMDGPUAsmPrinter,
+      LLVMInitializeAMDGPUAsmParser};
+  return pa::createTargetMachine(
+      {"AMDGPU", kTriple, /*features=*/"", llvm::Reloc::PIC_, initializers},
+      chip, error);
 }
 
 FailureOr<ChipInfo> mlir::pa::resolveAMDChip(Location loc, StringRef chipName) {

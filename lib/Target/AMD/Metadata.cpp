@@ -26,35 +26,6 @@ namespace msgpack = llvm::msgpack;
 
 namespace {
 
-/// What the compiler knows about a kernel that the note does not say.
-struct KernelInterface {
-  std::string grid;
-  SmallVector<std::string> kernargFields;
-  Operation *kernel = nullptr; // its dynamic strides (KernelStrides.h)
-};
-
-/// The kernels of gpu.module @pa_kernels by symbol name, lowered (llvm.func)
-/// or not (gpu.func).
-llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
-  llvm::StringMap<KernelInterface> kernels;
-  auto kernelModule = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
-  if (!kernelModule)
-    return kernels;
-  for (Operation &op : kernelModule.getBody()->getOperations()) {
-    auto symbol =
-        op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-    if (!symbol)
-      continue;
-    KernelInterface info;
-    info.kernel = &op;
-    if (auto grid = op.getAttrOfType<GridAttr>(kGridAttrName))
-      info.grid = grid.getFormula();
-    info.kernargFields = readKernelArguments(&op, kKernargFieldsAttrName);
-    kernels[symbol.getValue()] = std::move(info);
-  }
-  return kernels;
-}
-
 /// The node under `key` of `map`, or null when absent.
 msgpack::DocNode *lookup(msgpack::MapDocNode &map, StringRef key) {
   auto it = map.find(key);
@@ -114,9 +85,7 @@ std::string describeHiddenArgument(StringRef valueKind) {
 void writeKernel(llvm::json::OStream &json, msgpack::MapDocNode &kernel,
                  const llvm::StringMap<KernelInterface> &known) {
   std::string name = stringField(kernel, ".name").value_or("");
-  auto interface = known.find(name);
-  const KernelInterface *info =
-      interface == known.end() ? nullptr : &interface->second;
+  const KernelInterface *info = lookupKernelInterface(known, name);
   auto field = [&](StringRef key, StringRef metadataKey) {
     json.attribute(key, jsonField(kernel, metadataKey));
   };
@@ -153,8 +122,8 @@ void writeKernel(llvm::json::OStream &json, msgpack::MapDocNode &kernel,
       if (StringRef(kind).starts_with("hidden_")) {
         meaning = describeHiddenArgument(kind);
       } else {
-        if (info && explicitIndex < info->kernargFields.size())
-          meaning = info->kernargFields[explicitIndex];
+        if (info && explicitIndex < info->argumentFields.size())
+          meaning = info->argumentFields[explicitIndex];
         ++explicitIndex;
       }
       json.objectBegin();
@@ -210,7 +179,7 @@ FailureOr<std::string> mlir::pa::readCodeObjectMetadata(ModuleOp module,
     return module.emitError() << "malformed AMDGPU metadata note";
   msgpack::MapDocNode root = document.getRoot().getMap();
 
-  llvm::StringMap<KernelInterface> known = collectKernelInterfaces(module);
+  llvm::StringMap<KernelInterface> known = collectKernelInterfaces(module, kKernargFieldsAttrName);
   std::string text;
   llvm::raw_string_ostream os(text);
   {

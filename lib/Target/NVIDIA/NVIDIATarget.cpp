@@ -7,22 +7,17 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 
-#include <mutex>
-
 using namespace mlir;
 using namespace mlir::pa;
 
 std::unique_ptr<llvm::TargetMachine>
 mlir::pa::nvidia::createTargetMachine(StringRef chip, std::string &error) {
-  static std::once_flag initialized;
-  std::call_once(initialized, [] {
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-  });
-  return pa::createTargetMachine(kTriple, chip, kPTXFeatures,
-                                 /*relocation=*/std::nullopt, "NVPTX", error);
+  static void (*const initializers[])() = {
+      LLVMInitializeNVPTXTargetInfo, LLVMInitializeNVPTXTarget,
+      LLVMInitializeNVPTXTargetMC, LLVMInitializeNVPTXAsmPrinter};
+  return pa::createTargetMachine({"NVPTX", kTriple, kPTXFeatures,
+                                  /*relocation=*/std::nullopt, initializers},
+                                 chip, error);
 }
 
 FailureOr<ChipInfo> mlir::pa::resolveNVIDIAChip(Location loc,

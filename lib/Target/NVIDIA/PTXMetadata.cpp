@@ -12,6 +12,7 @@
 #include "NVIDIATarget.h"
 #include "pa/IR/PaDialect.h"
 #include "pa/Target/KernelStrides.h"
+#include "pa/Target/KernelsToLLVM.h"
 #include "pa/Transforms/KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -26,48 +27,34 @@ using namespace mlir::pa;
 
 namespace {
 
-/// What the compiler knows about a kernel that the PTX does not say.
-struct KernelInterface {
-  std::string grid;
+/// What the PTX does not say of a kernel's launch (beyond KernelInterface).
+struct LaunchFacts {
   std::string distribution; // pa-to-nvvm's pa.distribution
-  SmallVector<std::string> paramFields;
   int64_t sharedBytes = 0;
   SmallVector<int64_t, 3> blockSize;
   bool programmaticLaunch = false;
-  Operation *kernel = nullptr; // its dynamic strides (KernelStrides.h)
 };
 
-/// The lowered kernels (llvm.func) of gpu.module @pa_kernels by name.
-llvm::StringMap<KernelInterface> collectKernelInterfaces(ModuleOp module) {
-  llvm::StringMap<KernelInterface> kernels;
-  auto kernelModule = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
-  if (!kernelModule)
-    return kernels;
-  for (auto func : kernelModule.getOps<LLVM::LLVMFuncOp>()) {
-    KernelInterface info;
-    info.kernel = func.getOperation();
-    if (auto grid = func->getAttrOfType<GridAttr>(kGridAttrName))
-      info.grid = grid.getFormula();
-    if (auto how = func->getAttrOfType<DistributionAttr>(kDistributionAttrName))
-      info.distribution = stringifyDistribution(how.getValue()).str();
-    info.paramFields = readKernelArguments(func, kParamFieldsAttrName);
-    if (auto bytes =
-            func->getAttrOfType<IntegerAttr>(kSharedBytesAttrName))
-      info.sharedBytes = bytes.getInt();
-    info.programmaticLaunch =
-        func->hasAttr(kProgrammaticLaunchAttrName);
-    // The GPU-to-NVVM lowering turns gpu.func's known block size into
-    // nvvm.maxntid (and keeps gpu.known_block_size).
-    for (StringRef name :
-         {"nvvm.reqntid", "nvvm.maxntid", "gpu.known_block_size"})
-      if (auto size = func->getAttrOfType<DenseI32ArrayAttr>(name)) {
-        for (int32_t extent : size.asArrayRef())
-          info.blockSize.push_back(extent);
-        break;
-      }
-    kernels[func.getName()] = std::move(info);
-  }
-  return kernels;
+/// The launch facts of `kernel` (an llvm.func); none when null.
+LaunchFacts readLaunchFacts(Operation *kernel) {
+  LaunchFacts facts;
+  if (!kernel)
+    return facts;
+  if (auto how = kernel->getAttrOfType<DistributionAttr>(kDistributionAttrName))
+    facts.distribution = stringifyDistribution(how.getValue()).str();
+  if (auto bytes = kernel->getAttrOfType<IntegerAttr>(kSharedBytesAttrName))
+    facts.sharedBytes = bytes.getInt();
+  facts.programmaticLaunch = kernel->hasAttr(kProgrammaticLaunchAttrName);
+  // The GPU-to-NVVM lowering turns gpu.func's known block size into
+  // nvvm.maxntid (and keeps gpu.known_block_size).
+  for (StringRef name :
+       {"nvvm.reqntid", "nvvm.maxntid", "gpu.known_block_size"})
+    if (auto size = kernel->getAttrOfType<DenseI32ArrayAttr>(name)) {
+      for (int32_t extent : size.asArrayRef())
+        facts.blockSize.push_back(extent);
+      break;
+    }
+  return facts;
 }
 
 /// Kernel names in the order the module's host code launches them.
@@ -131,7 +118,7 @@ llvm::json::Value optionalNumber(std::optional<int64_t> value) {
 FailureOr<std::string> mlir::pa::nvidia::writePTXMetadata(
     ModuleOp module, llvm::Module &llvmModule, StringRef ptx, StringRef chip,
     StringRef format, StringRef ptxasLog) {
-  llvm::StringMap<KernelInterface> known = collectKernelInterfaces(module);
+  llvm::StringMap<KernelInterface> known = collectKernelInterfaces(module, kParamFieldsAttrName);
   llvm::StringMap<PtxasFigures> figures = parsePtxasLog(ptxasLog);
   const llvm::DataLayout &layout = llvmModule.getDataLayout();
   std::string ptxVersion;
@@ -163,14 +150,13 @@ FailureOr<std::string> mlir::pa::nvidia::writePTXMetadata(
     if (!function)
       return module.emitError() << "kernel '" << name
                                 << "' is launched but not in the PTX module";
-    auto interface = known.find(name);
-    const KernelInterface *info =
-        interface == known.end() ? nullptr : &interface->second;
-    if (info && info->paramFields.size() != function->arg_size())
+    const KernelInterface *info = lookupKernelInterface(known, name);
+    if (info && info->argumentFields.size() != function->arg_size())
       return module.emitError()
              << "kernel '" << name << "' has " << function->arg_size()
-             << " PTX parameters but " << info->paramFields.size()
+             << " PTX parameters but " << info->argumentFields.size()
              << " recorded meanings";
+    LaunchFacts launch = readLaunchFacts(info ? info->kernel : nullptr);
     const PtxasFigures *ran =
         figures.count(name) ? &figures.find(name)->second : nullptr;
 
@@ -178,17 +164,15 @@ FailureOr<std::string> mlir::pa::nvidia::writePTXMetadata(
     json.attribute("name", name);
     json.attribute("symbol", name);
     json.attribute("grid", info ? info->grid : std::string());
-    json.attribute("distribution", info ? info->distribution : std::string());
+    json.attribute("distribution", launch.distribution);
     json.attributeBegin("block_size");
     json.arrayBegin();
-    for (int64_t extent : info ? ArrayRef<int64_t>(info->blockSize)
-                               : ArrayRef<int64_t>())
+    for (int64_t extent : launch.blockSize)
       json.value(extent);
     json.arrayEnd();
     json.attributeEnd();
-    json.attribute("shared_bytes", info ? info->sharedBytes : 0);
-    json.attribute("programmatic_launch",
-                   info ? info->programmaticLaunch : false);
+    json.attribute("shared_bytes", launch.sharedBytes);
+    json.attribute("programmatic_launch", launch.programmaticLaunch);
     writeDynamicStrides(json, info ? info->kernel : nullptr);
     json.attribute("registers",
                    optionalNumber(ran ? ran->registers : std::nullopt));
@@ -209,7 +193,7 @@ FailureOr<std::string> mlir::pa::nvidia::writePTXMetadata(
       json.objectBegin();
       json.attribute("offset", offset);
       json.attribute("size", size);
-      json.attribute("meaning", info ? info->paramFields[arg.getArgNo()]
+      json.attribute("meaning", info ? info->argumentFields[arg.getArgNo()]
                                      : std::string());
       json.objectEnd();
       offset += size;
