@@ -12,7 +12,7 @@
 //                    [--fp8-residual none|p|query-and-p]
 //                    [--cache-offsets auto|64]
 //                    [--chips gfx942,gfx950] [--shard I/N] [--programs N]
-//                    [--every N] [--filter TEXT] [--from J]
+//                    [--every N] [--filter TEXT] [--from J] [--list]
 //                    [--dump-failing FILE] [--verbose]
 //
 // `full` is the whole matrix (make test-emulator-full); `ci` is the subset
@@ -20,7 +20,10 @@
 // length sets and its own extra sets, which covers every axis value of the
 // matrix on each chip (checked) at a size that fits CI. Exits non-zero on
 // any failure. --filter runs only the programs whose description contains
-// TEXT; --from J starts at job J (the [J/N] numbers), to resume a run.
+// TEXT (the features sinks, lse and alibi are named only when on, so
+// `--filter alibi` selects the ALiBi programs); --from J starts at job J
+// (the [J/N] numbers), to resume a run; --list prints the selected jobs
+// and runs nothing.
 // The driver (command line, jobs, cases, coverage) is MatrixDriver.h,
 // shared with PAISAMatrix.
 //

@@ -61,6 +61,10 @@ int parseMatrixOption(int argc, char **argv, int &i, MatrixOptions &options) {
     options.verbose = true;
     return 1;
   }
+  if (!std::strcmp(arg, "--list")) {
+    options.list = true;
+    return 1;
+  }
   if (!hasValue)
     return 0;
   const char *value = argv[i + 1];
@@ -134,6 +138,7 @@ int runMatrix(const MatrixOptions &options, const char *executor,
   std::map<std::string, AxisCoverage> coverage;
   MatrixTally tally;
   double compileSeconds = 0, runSeconds = 0, oracleSeconds = 0;
+  size_t listed = 0;
   auto start = std::chrono::steady_clock::now();
   for (size_t j = 0; j < jobs.size(); ++j) {
     const ProgramSpec &spec = jobs[j].spec;
@@ -148,6 +153,11 @@ int runMatrix(const MatrixOptions &options, const char *executor,
     if (j + 1 < options.from || j % options.shards != options.shard ||
         description.find(options.filter) == std::string::npos)
       continue;
+    if (options.list) {
+      std::printf("[%zu/%zu] %s\n", j + 1, jobs.size(), description.c_str());
+      ++listed;
+      continue;
+    }
 
     auto compileStart = std::chrono::steady_clock::now();
     std::string error;
@@ -213,6 +223,11 @@ int runMatrix(const MatrixOptions &options, const char *executor,
     if (hooks.finished)
       hooks.finished(spec, programFailures != 0);
     std::fflush(stdout);
+  }
+
+  if (options.list) {
+    std::printf("%zu of %zu jobs listed\n", listed, jobs.size());
+    return listed ? 0 : 1;
   }
 
   // The coverage of the axes is the whole subset's (every shard checks

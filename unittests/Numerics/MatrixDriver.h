@@ -34,6 +34,8 @@ struct MatrixOptions {
   size_t programLimit = SIZE_MAX, every = 1;
   /// Only programs whose description contains this.
   std::string filter;
+  /// Print the selected jobs' descriptions; compile and run nothing.
+  bool list = false;
   /// Only jobs from this one on (the [J/N] numbers, from 1): resumes a
   /// run that stopped.
   size_t from = 1;
@@ -42,7 +44,8 @@ struct MatrixOptions {
 /// The driver's options, for usage lines.
 inline constexpr const char *kMatrixUsage =
     "[--subset ci|full] [--chips gfx942,gfx950] [--shard I/N] "
-    "[--programs N] [--every N] [--filter TEXT] [--from J] [--verbose]";
+    "[--programs N] [--every N] [--filter TEXT] [--from J] [--list] "
+    "[--verbose]";
 
 /// Reads the driver's option at argv[i] (advancing i past its value):
 /// 1 when read, 0 when argv[i] is none of them, -1 after printing why its

@@ -58,18 +58,24 @@ std::string describe(const ProgramSpec &p) {
   char text[256];
   std::snprintf(text, sizeof text,
                 "%s Hq=%lld Hkv=%lld D=%lld P=%lld Q=%lld kv=%s q=%s V=%s "
-                "scale=%s W=%lld sinks=%d cap=%g lse=%d alibi=%d chip=%s "
-                "budget=%s",
+                "scale=%s W=%lld cap=%g chip=%s budget=%s",
                 p.label.c_str(), (long long)s.numQueryHeads,
                 (long long)s.numKvHeads, (long long)s.headDim,
                 (long long)s.pageSize, (long long)s.queryLen, kvName(s.kvType),
                 oracle::scalarTypeName(s.queryType),
                 oracle::vLayoutName(s.vLayout),
                 oracle::scaleModeName(s.scaleMode), (long long)s.window,
-                int(p.sinks), s.logitsSoftCap, int(s.lse), int(s.alibi),
-                p.chip.c_str(),
+                s.logitsSoftCap, p.chip.c_str(),
                 p.budget ? std::to_string(*p.budget).c_str() : "default");
   std::string line = text;
+  // The on/off features by name, only when on: `--filter alibi` then
+  // selects the ALiBi programs (an "alibi=0" matched it too).
+  if (p.sinks)
+    line += " sinks";
+  if (s.lse)
+    line += " lse";
+  if (s.alibi)
+    line += " alibi";
   if (s.cacheLayout != oracle::CacheLayout::Packed)
     line += std::string(" layout=") + oracle::cacheLayoutName(s.cacheLayout);
   if (p.combinedCache != CombinedCache::None)
