@@ -359,10 +359,6 @@ int64_t dimSize(Value memref, unsigned dim) {
 
 /// ids[k] = buildVisiblePageId(k), built by vector.insert in a loop.
 LogicalResult lowerPageIds(TilePageIdsOp op, LoopEmitter &e) {
-  Value blockTables = op.getBlockTables();
-  if (failed(checkOperand(op, "block_tables", blockTables, 2, "[B, max_pages]",
-                          [](Type t) { return t.isInteger(32); }, "i32")))
-    return failure();
   auto idsType = cast<VectorType>(op.getPageIds().getType());
   ImplicitLocOpBuilder &b = e.b;
   auto constant = [&](TypedAttr value) { return e.constant(value); };
@@ -629,14 +625,7 @@ LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
 /// NaN row_sum writes max_logits = NaN; a tmp_out element that is not
 /// finite (an infinite value or v_scale reached it) is NaN.
 LogicalResult lowerStorePartials(TileStorePartialsOp op, LoopEmitter &e) {
-  auto isF32 = [](Type type) { return type.isF32(); };
-  if (failed(checkOperand(op, "exp_sums", op.getExpSums(), 3, "[Hkv, slots, R]",
-                          isF32, "f32")) ||
-      failed(checkOperand(op, "max_logits", op.getMaxLogits(), 3,
-                          "[Hkv, slots, R]", isF32, "f32")) ||
-      failed(checkOperand(op, "tmp_out", op.getTmpOut(), 4, "[Hkv, slots, R, D]",
-                          isF32, "f32")))
-    return failure();
+  // Ranks and element types: PaTileOps.td.
   Value acc = op.getAcc();
   int64_t headDim = dimSize(acc, 1);
   if (failed(checkDim(op, "tmp_out", op.getTmpOut(), 3, headDim, "head dim")))

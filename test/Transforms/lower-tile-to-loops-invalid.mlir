@@ -3,20 +3,6 @@
 // Operand shapes the op verifiers leave open but the loops index into.
 
 gpu.module @pa_kernels {
-  gpu.func @page_ids_i64_table(%bt: memref<?x?xi64>, %seq: index, %tile: index,
-                               %lo: i64, %hi: i64, %out: memref<16xi32>) kernel {
-    // expected-error @+1 {{'block_tables' must be a 2-D [B, max_pages] memref of i32, got 'memref<?x?xi64>'}}
-    %ids = pa.tile.page_ids %bt[%seq] tile %tile visible [%lo, %hi]
-             {page_size = 16 : i64} : memref<?x?xi64> -> vector<16xi32>
-    %c0 = arith.constant 0 : index
-    vector.store %ids, %out[%c0] : memref<16xi32>, vector<16xi32>
-    gpu.return
-  }
-}
-
-// -----
-
-gpu.module @pa_kernels {
   gpu.func @query_integer(%query: memref<?x8x64xi16>, %seq: index, %h: index,
                           %r0: index) workgroup(%q: memref<16x64xf32, 3>) kernel {
     // expected-error @+1 {{'query' must be a 3-D [B*Q, Hq, D] memref of float elements of at most 32 bits, got 'memref<?x8x64xi16>'}}
@@ -176,23 +162,6 @@ gpu.module @pa_kernels {
         {rows = 8 : i64}
         : memref<16xf32, 3>, memref<16xf32, 3>, memref<16x64xf32, 3>,
           memref<2x?x8xf32>, memref<2x?x8xf32>, memref<2x?x8x128xf32>
-    gpu.return
-  }
-}
-
-// -----
-
-gpu.module @pa_kernels {
-  gpu.func @store_f16_sums(%es: memref<2x?x8xf16>, %ml: memref<2x?x8xf32>,
-                           %out: memref<2x?x8x64xf32>, %h: index, %slot: index,
-                           %r0: index)
-      workgroup(%max: memref<16xf32, 3>, %sum: memref<16xf32, 3>,
-                %acc: memref<16x64xf32, 3>) kernel {
-    // expected-error @+1 {{'exp_sums' must be a 3-D [Hkv, slots, R] memref of f32, got 'memref<2x?x8xf16>'}}
-    pa.tile.store_partials %max, %sum, %acc into %es, %ml, %out [%h, %slot, %r0]
-        {rows = 8 : i64}
-        : memref<16xf32, 3>, memref<16xf32, 3>, memref<16x64xf32, 3>,
-          memref<2x?x8xf16>, memref<2x?x8xf32>, memref<2x?x8x64xf32>
     gpu.return
   }
 }

@@ -17,10 +17,8 @@ class Pa_Op<string mnemonic, list<Trait> traits = []>
     : Op<Pa_Dialect, mnemonic, !listconcat([Pa_KnownAttributesOnly], traits)>;
 
 // Operand wrappers that state the memory effect of each operand.
-class Pa_In<string desc, TypeConstraint type = AnyMemRef>
-    : Arg<type, desc, [MemRead]>;
-class Pa_Out<string desc, TypeConstraint type = AnyMemRef>
-    : Arg<type, desc, [MemWrite]>;
+class Pa_In<string desc, TypeConstraint type> : Arg<type, desc, [MemRead]>;
+class Pa_Out<string desc, TypeConstraint type> : Arg<type, desc, [MemWrite]>;
 
 // plan, decode and reduce take memrefs (no results) or ranked tensors in
 // destination-passing style: each output operand is the init of a tensor
@@ -76,7 +74,19 @@ class Pa_Buffer<list<int> ranks, string shape, list<Type> elementTypes,
            # "encoding, or a " # !if(strided, "row-major or strided (unit "
            # "innermost stride)", "row-major") # " memref in the default "
            # "memory space)",
-           "::mlir::ShapedType">;
+           "::mlir::ShapedType"> {
+  // The memref form's description, for Pa_MemRefOf.
+  string memrefSummary = shape # " of " # elements # " (a "
+      # !if(strided, "row-major or strided (unit innermost stride)",
+            "row-major")
+      # " memref in the default memory space)";
+}
+
+// The memref form of a Pa_Buffer: the tile ops, which read and write the
+// same global buffers as pa.decode after bufferization, take no tensors.
+class Pa_MemRefOf<Pa_Buffer buffer>
+    : Type<And<[AnyMemRef.predicate, buffer.predicate]>, buffer.memrefSummary,
+           "::mlir::MemRefType">;
 
 def Pa_ContextLengths : Pa_Buffer<[1], "1-D context lengths [B]", [I32], "i32">;
 def Pa_WorkInfo : Pa_Buffer<[2], "2-D work plan [capacity, 4]", [I32], "i32">;

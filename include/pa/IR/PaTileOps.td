@@ -47,7 +47,7 @@ def Pa_TilePageIdsOp : Pa_TileOp<"page_ids"> {
              : memref<?x?xi32> -> vector<16xi32>
     ```
   }];
-  let arguments = (ins Arg<AnyMemRef, "block table", [MemRead]>:$block_tables,
+  let arguments = (ins Arg<Pa_MemRefOf<Pa_BlockTables>, "block table", [MemRead]>:$block_tables,
                        Index:$sequence, Index:$tile, I64:$visible_begin,
                        I64:$visible_end, Pa_I64Attr:$page_size,
                        UnitAttr:$direct);
@@ -139,11 +139,11 @@ def Pa_TileQKOp : Pa_TileOp<"qk"> {
     ```
   }];
   let arguments = (ins Arg<Pa_MatrixTile, "query tile [M, D]", [MemRead]>:$query_tile,
-                       Arg<AnyMemRef, "packed key cache", [MemRead]>:$key_cache,
+                       Arg<Pa_MemRefOf<Pa_KVCache>, "key cache", [MemRead]>:$key_cache,
                        VectorOfRankAndType<[1], [I32]>:$page_ids,
                        Index:$kv_head, I64:$tile_start, I64:$valid_begin,
                        I64:$valid_end,
-                       Arg<Optional<AnyMemRef>, "key scales", [MemRead]>:$k_scale,
+                       Arg<Optional<Pa_MemRefOf<Pa_KVScales>>, "key scales", [MemRead]>:$k_scale,
                        Arg<Pa_MatrixTile, "scores [M, 256]", [MemWrite]>:$scores,
                        Pa_I64Attr:$page_size, F32Attr:$score_scale,
                        Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute,
@@ -250,11 +250,11 @@ def Pa_TilePVOp : Pa_TileOp<"pv"> {
     ```
   }];
   let arguments = (ins Arg<Pa_MatrixTile, "P [M, 256]", [MemRead]>:$probs,
-                       Arg<AnyMemRef, "value cache", [MemRead]>:$value_cache,
+                       Arg<Pa_MemRefOf<Pa_KVCache>, "value cache", [MemRead]>:$value_cache,
                        VectorOfRankAndType<[1], [I32]>:$page_ids,
                        Index:$kv_head, I64:$tile_start, I64:$valid_begin,
                        I64:$valid_end,
-                       Arg<Optional<AnyMemRef>, "value scales", [MemRead]>:$v_scale,
+                       Arg<Optional<Pa_MemRefOf<Pa_KVScales>>, "value scales", [MemRead]>:$v_scale,
                        Arg<Pa_MatrixTile, "accumulator [M, D]", [MemRead, MemWrite]>:$acc,
                        Pa_I64Attr:$page_size, Pa_VLayoutAttr:$v_layout,
                        Pa_ScaleModeAttr:$scale, Pa_ComputeTypeAttr:$compute,
@@ -290,9 +290,9 @@ def Pa_TileStorePartialsOp : Pa_TileOp<"store_partials"> {
   let arguments = (ins Arg<Pa_RowTile, "row maxima [M]", [MemRead]>:$row_max,
                        Arg<Pa_RowTile, "row sums [M]", [MemRead]>:$row_sum,
                        Arg<Pa_MatrixTile, "accumulator [M, D]", [MemRead]>:$acc,
-                       Arg<AnyMemRef, "exp sums", [MemWrite]>:$exp_sums,
-                       Arg<AnyMemRef, "max logits", [MemWrite]>:$max_logits,
-                       Arg<AnyMemRef, "partial outputs", [MemWrite]>:$tmp_out,
+                       Arg<Pa_MemRefOf<Pa_RowStatistics>, "exp sums", [MemWrite]>:$exp_sums,
+                       Arg<Pa_MemRefOf<Pa_RowStatistics>, "max logits", [MemWrite]>:$max_logits,
+                       Arg<Pa_MemRefOf<Pa_PartialOutputs>, "partial outputs", [MemWrite]>:$tmp_out,
                        Index:$kv_head, Index:$slot, Index:$row_base,
                        Pa_I64Attr:$rows);
   let assemblyFormat = [{

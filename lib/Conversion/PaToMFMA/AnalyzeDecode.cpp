@@ -127,16 +127,13 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
   Type kvType = cast<MemRefType>(d.qk.getKeyCache().getType()).getElementType();
   DecodeShape &s = d.shape;
   s.kvType = kvType;
+  // fp8 or bf16 (PaTileOps.td).
+  bool fp8Cache = !kvType.isBF16();
   Type chipFp8 = getFp8Type(kernel.getContext(), chip);
-  if (isa<FloatType>(kvType) && kvType.getIntOrFloatBitWidth() == 8 &&
-      kvType != chipFp8)
+  if (fp8Cache && kvType != chipFp8)
     return d.qk.emitOpError() << "chip " << chip.name << " takes "
                               << fp8TypeName(chip.fp8Format)
                               << " fp8 KV caches, got " << kvType;
-  bool fp8Cache = isa<FloatType>(kvType) && kvType.getIntOrFloatBitWidth() == 8;
-  if (!fp8Cache && !kvType.isBF16())
-    return d.qk.emitOpError()
-           << "pa-to-mfma takes fp8 or bf16 KV caches, got " << kvType;
   s.compute = d.qk.getCompute();
   if (d.pv.getCompute() != s.compute || d.pv.getScale() != d.qk.getScale())
     return d.pv.emitOpError()
@@ -254,17 +251,9 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
     return d.loadQuery.emitOpError()
            << "pa-to-mfma needs a [B*Q, Hq, " << s.headDim
            << "] query of bf16, f16 or f32, got " << queryType;
-  Type f32 = Float32Type::get(kernel.getContext());
-  auto partialsOk = [&](Value memref, int64_t rank) {
-    auto type = cast<MemRefType>(memref.getType());
-    return type.getRank() == rank && type.getElementType() == f32 &&
-           type.getLayout().isIdentity();
-  };
-  if (!partialsOk(d.storePartials.getExpSums(), 3) ||
-      !partialsOk(d.storePartials.getMaxLogits(), 3) ||
-      !partialsOk(d.storePartials.getTmpOut(), 4) ||
-      cast<MemRefType>(d.storePartials.getTmpOut().getType()).getDimSize(3) !=
-          s.headDim)
+  // The partial buffers' ranks, f32 and identity layout: PaTileOps.td.
+  if (cast<MemRefType>(d.storePartials.getTmpOut().getType()).getDimSize(3) !=
+      s.headDim)
     return d.storePartials.emitOpError()
            << "pa-to-mfma needs identity-layout f32 partial buffers "
               "[Hkv, slots, R] and [Hkv, slots, R, "
