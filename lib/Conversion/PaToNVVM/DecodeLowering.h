@@ -301,8 +301,8 @@ void populatePVToWarpsPatterns(RewritePatternSet &patterns, DecodeState &state);
 void populateStorePartialsToWarpsPatterns(RewritePatternSet &patterns,
                                           DecodeState &state);
 /// All of the above.
-void populateDecodeToWarpsPatterns(RewritePatternSet &patterns,
-                                   DecodeState &state);
+void populateTileOpsToWarpsPatterns(RewritePatternSet &patterns,
+                                    DecodeState &state);
 
 } // namespace mlir::pa::nvvm
 

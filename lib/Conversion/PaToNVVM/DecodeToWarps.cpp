@@ -190,7 +190,7 @@ public:
     // Program order: a pattern may hand state to a later one (qk's V
     // chunks for pv) and reads the buffers the earlier ones wrote.
     RewritePatternSet patterns(kernel.getContext());
-    populateDecodeToWarpsPatterns(patterns, state);
+    populateTileOpsToWarpsPatterns(patterns, state);
     FrozenRewritePatternSet frozen(std::move(patterns));
     PatternApplicator applicator(frozen);
     applicator.applyDefaultCostModel();
@@ -359,8 +359,8 @@ private:
 
 } // namespace
 
-void mlir::pa::nvvm::populateDecodeToWarpsPatterns(RewritePatternSet &patterns,
-                                                   DecodeState &state) {
+void mlir::pa::nvvm::populateTileOpsToWarpsPatterns(RewritePatternSet &patterns,
+                                                    DecodeState &state) {
   populateLoadQueryToWarpsPatterns(patterns, state);
   populateSoftmaxToWarpsPatterns(patterns, state);
   populateQKToWarpsPatterns(patterns, state);

@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "DecodeToWarps.h"
 
+#include "pa/Conversion/PaToNVVM/PaToNVVM.h"
+
 #include "pa/Conversion/Passes.h"
 #include "pa/IR/PaOps.h"
 #include "pa/IR/Chip.h"
@@ -33,6 +35,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -141,6 +144,97 @@ void splitParallelLoops(gpu::GPUFuncOp kernel,
   }
 }
 
+/// The base of the kernel patterns: each matches a kernel not yet given a
+/// distribution and records the one it gives (pa.distribution).
+struct KernelToThreads : OpRewritePattern<gpu::GPUFuncOp> {
+  KernelToThreads(MLIRContext *context, PatternBenefit benefit)
+      : OpRewritePattern(context, benefit) {}
+
+  LogicalResult matchAndRewrite(gpu::GPUFuncOp kernel,
+                                PatternRewriter &rewriter) const final {
+    // A kernel built for its threads already (pa-lower-plan-to-threads).
+    if (!kernel.isKernel() || kernel->hasAttr(kDistributionAttrName))
+      return failure();
+    std::optional<Distribution> distribution;
+    rewriter.modifyOpInPlace(kernel, [&] {
+      distribution = distribute(kernel);
+      if (distribution)
+        kernel->setAttr(kDistributionAttrName,
+                        DistributionAttr::get(kernel.getContext(),
+                                              *distribution));
+    });
+    return success(distribution.has_value());
+  }
+
+  /// Rewrites `kernel` for its threads and returns how, or nothing (the
+  /// kernel untouched) when this pattern does not apply.
+  virtual std::optional<Distribution>
+  distribute(gpu::GPUFuncOp kernel) const = 0;
+};
+
+/// The pattern benefits: the kernel kinds are tried in this order.
+enum KernelKindOrder : unsigned {
+  kOnThread0 = 1,
+  kParallelLoops,
+  kReduce,
+  kDecode,
+};
+
+struct DecodeKernelToWarps final : KernelToThreads {
+  DecodeKernelToWarps(MLIRContext *context, const WarpOptions &options)
+      : KernelToThreads(context, kDecode), options(options) {}
+
+  std::optional<Distribution> distribute(gpu::GPUFuncOp kernel) const override {
+    if (!hasTileOps(kernel))
+      return std::nullopt;
+    std::string reason;
+    if (nvvm::distributeDecodeKernel(kernel, options.e4m3Products, reason))
+      return Distribution::warps;
+    kernel->setAttr(kThread0ReasonAttrName,
+                    StringAttr::get(kernel.getContext(), reason));
+    return Distribution::thread0;
+  }
+
+  WarpOptions options;
+};
+
+struct ReduceKernelToWarps final : KernelToThreads {
+  ReduceKernelToWarps(MLIRContext *context, const ChipInfo &chip)
+      : KernelToThreads(context, kReduce), computeUnits(chip.computeUnits) {}
+
+  std::optional<Distribution> distribute(gpu::GPUFuncOp kernel) const override {
+    if (nvvm::distributeReduceKernel(kernel, computeUnits))
+      return Distribution::warps;
+    return std::nullopt;
+  }
+
+  int64_t computeUnits;
+};
+
+struct ParallelLoopsToThreads final : KernelToThreads {
+  explicit ParallelLoopsToThreads(MLIRContext *context)
+      : KernelToThreads(context, kParallelLoops) {}
+
+  std::optional<Distribution> distribute(gpu::GPUFuncOp kernel) const override {
+    SmallVector<scf::ParallelOp> loops;
+    if (!canSplitParallelLoops(kernel, loops))
+      return std::nullopt;
+    splitParallelLoops(kernel, loops);
+    return Distribution::parallel_loops;
+  }
+};
+
+/// Any other kernel: its workgroup program on thread 0, lowered after the
+/// patterns (pa-lower-tile-to-loops, pa-workgroup-to-lane0).
+struct KernelOnThread0 final : KernelToThreads {
+  explicit KernelOnThread0(MLIRContext *context)
+      : KernelToThreads(context, kOnThread0) {}
+
+  std::optional<Distribution> distribute(gpu::GPUFuncOp) const override {
+    return Distribution::thread0;
+  }
+};
+
 struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
   using Base::Base;
 
@@ -164,29 +258,10 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
       return signalPassFailure();
     }
 
-    Builder builder(&getContext());
-    for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
-      // A kernel built for its threads already (pa-lower-plan-to-threads).
-      if (!kernel.isKernel() || kernel->hasAttr(kDistributionAttrName))
-        continue;
-      Distribution distribution = Distribution::thread0;
-      SmallVector<scf::ParallelOp> loops;
-      std::string reason;
-      if (hasTileOps(kernel)) {
-        if (nvvm::distributeDecodeKernel(kernel, fp8Products == "e4m3",
-                                         reason))
-          distribution = Distribution::warps;
-        else
-          kernel->setAttr(kThread0ReasonAttrName, builder.getStringAttr(reason));
-      } else if (nvvm::distributeReduceKernel(kernel, target->computeUnits)) {
-        distribution = Distribution::warps;
-      } else if (canSplitParallelLoops(kernel, loops)) {
-        splitParallelLoops(kernel, loops);
-        distribution = Distribution::parallel_loops;
-      }
-      kernel->setAttr(kDistributionAttrName,
-                      DistributionAttr::get(&getContext(), distribution));
-    }
+    RewritePatternSet patterns(&getContext());
+    populateDecodeToWarpsPatterns(patterns, *target,
+                                  {/*e4m3Products=*/fp8Products == "e4m3"});
+    walkAndApplyPatterns(kernels, std::move(patterns));
 
     // The rest: sequential programs on thread 0, casts as bit operations.
     OpPassManager rest(gpu::GPUModuleOp::getOperationName());
@@ -201,3 +276,12 @@ struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
 };
 
 } // namespace
+
+void mlir::pa::populateDecodeToWarpsPatterns(RewritePatternSet &patterns,
+                                             const ChipInfo &chip,
+                                             const WarpOptions &options) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<DecodeKernelToWarps>(context, options);
+  patterns.add<ReduceKernelToWarps>(context, chip);
+  patterns.add<ParallelLoopsToThreads, KernelOnThread0>(context);
+}

@@ -1,0 +1,48 @@
+//===- PaToNVVM.h - the patterns of pa-to-nvvm ------------------*- C++ -*-===//
+//
+// The rewrite patterns pa-to-nvvm applies, for a pass or pipeline of another
+// project that lowers pa-mlir's tiled IR to NVIDIA threads (as
+// pa/Conversion/PaToMFMA/PaToMFMA.h does for AMD: the chip's facts and the
+// options passed in, the pass only calls this and finishes the kernels the
+// patterns leave to thread 0).
+//
+//===----------------------------------------------------------------------===//
+#ifndef PA_CONVERSION_PATONVVM_PUBLIC_PATONVVM_H
+#define PA_CONVERSION_PATONVVM_PUBLIC_PATONVVM_H
+
+#include "pa/IR/Chip.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pa {
+
+/// The pa-to-nvvm options that shape the decode kernel.
+struct WarpOptions {
+  /// fp8 KV times the query / P as split e4m3 products (pa-to-nvvm's
+  /// fp8-products=e4m3); otherwise in f16 (the default, f16).
+  bool e4m3Products = false;
+};
+
+/// Adds pa-to-nvvm's patterns for kernels on `chip` (an NVIDIA chip of
+/// pa/IR/Chip.h whose workgroups have 128 threads), with `options`. Each
+/// matches a `gpu.func` kernel without a `pa.distribution` and gives it one:
+/// - `DecodeKernelToWarps`: a decode kernel (one with `pa.tile` ops) becomes
+///   per-thread code on 4 warps with mma.sync (`warps`); one of a
+///   configuration the warp lowering does not cover keeps its tile ops and
+///   gets `thread0` and `pa.thread0_reason`.
+/// - `ReduceKernelToWarps`: the split-K reduce kernel, rows on warps
+///   (`warps`).
+/// - `ParallelLoopsToThreads`: a kernel whose writes all happen in 1-D
+///   `scf.parallel` loops, the loops strided over the threads
+///   (`parallel-loops`).
+/// - `KernelOnThread0`: any other kernel (`thread0`).
+/// Apply them with walkAndApplyPatterns. The `thread0` kernels still hold
+/// their workgroup programs: pa-to-nvvm then runs pa-lower-tile-to-loops,
+/// pa-workgroup-to-lane0 and pa-expand-float-casts on the module.
+void populateDecodeToWarpsPatterns(RewritePatternSet &patterns,
+                                   const ChipInfo &chip,
+                                   const WarpOptions &options);
+
+} // namespace mlir::pa
+
+#endif // PA_CONVERSION_PATONVVM_PUBLIC_PATONVVM_H
