@@ -20,6 +20,7 @@
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Planner.h"
 #include "pa/Oracle/Reference.h"
+#include "pa/Oracle/Tally.h"
 #include "pa/Oracle/Visibility.h"
 #include "pa/Runtime/CudaLauncher.h"
 #include "pa/Runtime/DecodeOperands.h"
@@ -359,19 +360,17 @@ bool uploadCase(DeviceOperands &d, const oracle::DecodeCase &c,
 // Comparison with the oracle
 //===----------------------------------------------------------------------===//
 
+using oracle::CaseResult;
 using oracle::Deviation;
+using oracle::lengthsText;
+using oracle::MatrixTally;
+using oracle::secondsSince;
 
 struct GpuResults {
   std::vector<int32_t> workInfo, reduceInfo;
   std::vector<float> expSums, maxLogits, tmpOut;
   std::vector<uint16_t> output;
   std::vector<float> lse; // [B*Q, Hq] when the program returns it
-};
-
-struct CaseResult {
-  bool passed = false;
-  std::string failure;
-  Deviation output, partials;
 };
 
 /// Compares one GPU run with the oracle: the plan bit for bit, the partials
@@ -503,39 +502,9 @@ bool runOnGpu(Gpu &gpu, const CudaProgram &program, const ProgramDir &p,
   return downloadResults(d, results, error);
 }
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
-}
-
-struct Summary {
-  int passed = 0, failed = 0;
-  Deviation worstOutput, worstPartials;
-  std::string worstOutputCase, worstPartialsCase;
-  void add(const CaseResult &r, const std::string &name) {
-    if (r.output.ratio > worstOutput.ratio) {
-      worstOutput = r.output;
-      worstOutputCase = name;
-    }
-    if (r.partials.ratio > worstPartials.ratio) {
-      worstPartials = r.partials;
-      worstPartialsCase = name;
-    }
-    (r.passed ? passed : failed) += 1;
-  }
-};
-
-std::string lengthsText(const std::vector<int32_t> &lengths) {
-  std::string text;
-  for (int32_t length : lengths)
-    text += (text.empty() ? "" : ",") + std::to_string(length);
-  return text;
-}
-
 /// Every case of one program: case generation and the oracle on worker
 /// threads, the GPU runs one at a time.
-void checkProgram(Gpu &gpu, const ProgramDir &p, Summary &summary,
+void checkProgram(Gpu &gpu, const ProgramDir &p, MatrixTally &summary,
                   bool verbose) {
   std::string error;
   auto start = std::chrono::steady_clock::now();
@@ -580,11 +549,9 @@ void checkProgram(Gpu &gpu, const ProgramDir &p, Summary &summary,
   for (size_t i = 0; i < results.size(); ++i) {
     std::string name =
         p.label + " lengths=" + lengthsText(p.cases[i].contextLengths);
-    summary.add(results[i], name);
     worst = std::max({worst, results[i].output.ratio, results[i].partials.ratio});
-    if (!results[i].passed) {
+    if (!summary.record(results[i], name)) {
       ++failures;
-      std::printf("FAIL %s: %s\n", name.c_str(), results[i].failure.c_str());
     } else if (verbose) {
       std::printf("  %s: output %.3g, partials %.3g of tolerance\n",
                   name.c_str(), results[i].output.ratio,
@@ -607,7 +574,7 @@ void checkProgram(Gpu &gpu, const ProgramDir &p, Summary &summary,
 /// the sinks, only the scales, only the query, only the lengths. Each
 /// replay is compared with the oracle; replaying the first inputs again
 /// must reproduce the first output bit for bit.
-void checkGraphReplay(Gpu &gpu, const ProgramDir &p, Summary &summary) {
+void checkGraphReplay(Gpu &gpu, const ProgramDir &p, MatrixTally &summary) {
   std::string error;
   const DriverApi &api = *gpu.api;
   std::unique_ptr<CudaProgram> program =
@@ -669,8 +636,7 @@ void checkGraphReplay(Gpu &gpu, const ProgramDir &p, Summary &summary) {
       result.failure = "replay failed: " + (why.empty() ? "pool too small" : why);
     else
       result = compareWithOracle(c, p, results);
-    summary.add(result, std::string("graph replay: ") + what);
-    if (!result.passed) {
+    if (!summary.tally(result, std::string("graph replay: ") + what)) {
       ++stepFailures;
       std::printf("FAIL graph replay, %s: %s\n", what, result.failure.c_str());
     }
@@ -1004,7 +970,7 @@ int main(int argc, char **argv) {
   bool ok = true;
   auto start = std::chrono::steady_clock::now();
   if (mode == "check") {
-    Summary summary;
+    MatrixTally summary;
     std::vector<ProgramDir> programs =
         readPrograms(dir + "/matrix", "p", limit, ok);
     for (const ProgramDir &p : programs)
@@ -1014,16 +980,7 @@ int main(int argc, char **argv) {
     std::printf("\n%d configurations (%zu programs + graph replay) in %.1fs\n",
                 summary.passed + summary.failed, programs.size(),
                 secondsSince(start));
-    std::printf("worst output error: |out - ref| = %.3g (%.3f of tolerance; "
-                "got %.6g, ref %.6g) in %s\n",
-                summary.worstOutput.absolute, summary.worstOutput.ratio,
-                summary.worstOutput.got, summary.worstOutput.ref,
-                summary.worstOutputCase.c_str());
-    std::printf("worst partial error: |got - ref| = %.3g (%.3f of tolerance; "
-                "got %.6g, ref %.6g) in %s\n",
-                summary.worstPartials.absolute, summary.worstPartials.ratio,
-                summary.worstPartials.got, summary.worstPartials.ref,
-                summary.worstPartialsCase.c_str());
+    summary.printWorst();
     std::printf("%d passed, %d failed\n", summary.passed, summary.failed);
     return ok && summary.failed == 0 ? 0 : 1;
   }

@@ -13,6 +13,7 @@
 #include "pa/API/HostProgram.h"
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Reference.h"
+#include "pa/Oracle/Tally.h"
 
 #include <chrono>
 #include <functional>
@@ -37,14 +38,10 @@ bool generateCaseOf(const oracle::DecodeShape &shape, bool sinks,
 
 using oracle::Deviation;
 
-struct CaseResult {
-  bool passed = false;
-  std::string failure; // why it failed (first problem found)
-  Deviation output;    // vs the direct float64 reference
-  Deviation partials;  // max_logits, exp_sums, tmp_out of used slots
-  int64_t planSlots = 0, usedSlots = 0;
-  double runSeconds = 0.0, oracleSeconds = 0.0;
-};
+using oracle::CaseResult;
+using oracle::lengthsText;
+using oracle::MatrixTally;
+using oracle::secondsSince;
 
 /// An executor of a compiled decode on caller buffers (the host JIT, the
 /// emulator): HostProgram::run's contract.
@@ -69,29 +66,6 @@ struct ComparisonOptions {
   using CombinedCache = numerics::CombinedCache;
   CombinedCache combinedCache = CombinedCache::None;
 };
-
-/// The results of a matrix run's cases: counts, the worst output and partial
-/// deviations and the cases they came from. Shared by the host and emulator
-/// numerics matrices.
-struct MatrixTally {
-  int passed = 0, failed = 0;
-  Deviation worstOutput, worstPartials;
-  std::string worstOutputCase, worstPartialsCase;
-
-  /// Records the result of case `caseName` and prints "FAIL caseName: why"
-  /// when it failed; whether it passed.
-  bool record(const CaseResult &result, const std::string &caseName);
-  /// Records a case that failed before it ran (e.g. case generation).
-  void recordFailure(const std::string &caseName, const std::string &why);
-  /// The "worst output error" and "worst partial error" lines.
-  void printWorst() const;
-};
-
-/// Seconds from `start` to now.
-double secondsSince(std::chrono::steady_clock::time_point start);
-
-/// "l0,l1,...": a length set as the matrices name it.
-std::string lengthsText(const std::vector<int32_t> &lengths);
 
 /// Runs `c` through a program of `config` that `run` executes and
 /// compares with the oracle; the raw output bits go to `outputBits` when

@@ -5,7 +5,9 @@
 #include "mlir/Support/LLVM.h"
 #include "pa/IR/KernelAttributes.h"
 #include "pa/Target/KernelsToLLVM.h"
+#include "pa/Target/LLVMSupport.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
@@ -23,10 +25,13 @@ inline const UnlinkedLibrary kDeviceLibraries = {
     "lower math with convert-math-to-llvm and give kernels known block "
     "sizes"};
 
-/// An AMDGPU target machine for `chip` at O3 (the AMDGPU backend is
-/// initialized on first use); null with `error` set when LLVM lacks it.
-std::unique_ptr<llvm::TargetMachine> createTargetMachine(llvm::StringRef chip,
-                                                         std::string &error);
+/// LLVM's AMDGPU backend, for pa::createTargetMachine (LLVMSupport.h).
+inline void (*const kBackendInitializers[])() = {
+    LLVMInitializeAMDGPUTargetInfo, LLVMInitializeAMDGPUTarget,
+    LLVMInitializeAMDGPUTargetMC, LLVMInitializeAMDGPUAsmPrinter,
+    LLVMInitializeAMDGPUAsmParser};
+inline const LLVMBackend kBackend = {"AMDGPU", kTriple, /*features=*/"",
+                                     llvm::Reloc::PIC_, kBackendInitializers};
 
 } // namespace mlir::pa::amd
 

@@ -119,7 +119,7 @@ mlir::pa::translateKernelsToLLVM(ModuleOp module,
     return failure();
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
-      amd::createTargetMachine(options.chip, error);
+      createTargetMachine(amd::kBackend, options.chip, error);
   if (!machine)
     return emitError(loc) << error;
   // No loop unrolling: the kernels' loops over LDS tiles have constant trip
@@ -187,7 +187,7 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
   Location loc = module.getLoc();
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
-      amd::createTargetMachine(options.chip, error);
+      createTargetMachine(amd::kBackend, options.chip, error);
   if (!machine)
     return emitError(loc) << error;
 

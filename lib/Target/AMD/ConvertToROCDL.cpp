@@ -144,7 +144,8 @@ struct ConvertKernelsToROCDLPass
     // arithmetic here agrees with it.
     std::string error;
     FailureOr<llvm::DataLayout> dataLayout = setDataLayout(
-        kernels, amd::createTargetMachine(target->name, error).get(), error);
+        kernels, createTargetMachine(amd::kBackend, target->name, error).get(),
+        error);
     if (failed(dataLayout))
       return signalPassFailure();
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>())

@@ -179,7 +179,9 @@ struct ConvertKernelsToNVVMPass
 
     std::string error;
     FailureOr<llvm::DataLayout> dataLayout = setDataLayout(
-        kernels, nvidia::createTargetMachine(target->name, error).get(), error);
+        kernels,
+        createTargetMachine(nvidia::kBackend, target->name, error).get(),
+        error);
     if (failed(dataLayout))
       return signalPassFailure();
 

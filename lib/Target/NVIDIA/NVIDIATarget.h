@@ -7,7 +7,9 @@
 #include "mlir/Support/LLVM.h"
 #include "pa/IR/KernelAttributes.h"
 #include "pa/Target/KernelsToLLVM.h"
+#include "pa/Target/LLVMSupport.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
@@ -26,10 +28,14 @@ inline const UnlinkedLibrary kLibdevice = {
     "the PTX does not link", kLibdevicePrefixes, "libdevice",
     "lower math with convert-math-to-llvm"};
 
-/// An NVPTX target machine for `chip` at O3 with kPTXFeatures (the NVPTX
-/// backend is initialized on first use); null with `error` set otherwise.
-std::unique_ptr<llvm::TargetMachine> createTargetMachine(llvm::StringRef chip,
-                                                         std::string &error);
+/// LLVM's NVPTX backend with kPTXFeatures, for pa::createTargetMachine
+/// (LLVMSupport.h).
+inline void (*const kBackendInitializers[])() = {
+    LLVMInitializeNVPTXTargetInfo, LLVMInitializeNVPTXTarget,
+    LLVMInitializeNVPTXTargetMC, LLVMInitializeNVPTXAsmPrinter};
+inline const LLVMBackend kBackend = {"NVPTX", kTriple, kPTXFeatures,
+                                     /*relocation=*/std::nullopt,
+                                     kBackendInitializers};
 
 } // namespace mlir::pa::nvidia
 

@@ -116,7 +116,7 @@ mlir::pa::translateKernelsToNVPTX(ModuleOp module,
     return failure();
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
-      nvidia::createTargetMachine(options.chip, error);
+      createTargetMachine(nvidia::kBackend, options.chip, error);
   if (!machine)
     return emitError(loc) << error;
   return translateKernelsToLLVMIR(
@@ -134,7 +134,7 @@ FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
   Location loc = module.getLoc();
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
-      nvidia::createTargetMachine(options.chip, error);
+      createTargetMachine(nvidia::kBackend, options.chip, error);
   if (!machine)
     return emitError(loc) << error;
 
