@@ -38,12 +38,18 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
                                        const CacheViews &views,
                                        const LaneState &init) {
   scf::ForOp old = d.tileLoop;
-  auto loop = scf::ForOp::create(b, old.getLowerBound(), old.getUpperBound(),
-                                 old.getStep(), init.flatten());
+  auto toI32 = [&](Value index) -> Value {
+    return arith::IndexCastOp::create(b, b.getI32Type(), index);
+  };
+  auto loop = scf::ForOp::create(b, toI32(old.getLowerBound()),
+                                 toI32(old.getUpperBound()),
+                                 toI32(old.getStep()), init.flatten());
   ImplicitLocOpBuilder body(old.getLoc(), ctx);
   body.setInsertionPointToStart(loop.getBody());
   IRMapping map;
-  map.map(old.getInductionVar(), loop.getInductionVar());
+  map.map(old.getInductionVar(),
+          arith::IndexCastUIOp::create(body, body.getIndexType(),
+                                       loop.getInductionVar()));
   // The tiled IR's per-tile values (tile start, page ids and their guards)
   // as they are, then its tile ops after them (they have no results), in
   // order, each lowered by its pattern on the step's registers; qk's adds

@@ -70,8 +70,10 @@
 // CHECK-NOT:     amdgpu.mfma
 // The loop carries the query offset, the M-tile's row max, lane-partial
 // sum, lane-partial sum of the weights the fp8 product used, and its 4
-// accumulator blocks (D = 64).
-// CHECK:         scf.for %{{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// accumulator blocks (D = 64). It counts tiles in i32 (a tile index is
+// below 2^31 whatever the offsets' width): an i64 counter took two VGPRs
+// per lane-derived index the backend strength-reduced from it.
+// CHECK:         scf.for %{{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) : i32 {
 // Page ids of the tile: each lane reads its own staged id for K and for V
 // (one LDS word each, no vector of 16 ids extracted at a lane position),
 // or the direct reads past the staged tiles: one branch for both.
