@@ -142,8 +142,9 @@ public:
   }
   /// loadVector of global memory (4, 8 or 16 bytes; others a plain
   /// loadVector) that asks L2 to fetch the whole 256-byte block around the
-  /// bytes (`ld.global.L2::256B`, inline PTX: NVPTX has no intrinsic for the
-  /// prefetch size). For caches whose K / V rows are read in pieces by
+  /// bytes and allocates no L1 line (the bytes are read once), as
+  /// loadVectorOnce's loads (`ld.global.L1::no_allocate.L2::256B`, inline
+  /// PTX: NVPTX has no intrinsic for the prefetch size). For caches whose K / V rows are read in pieces by
   /// successive loads (nhd / hnd: a token's row is 64-byte pieces on four
   /// warps or in four steps), the first piece brings the rest into L2.
   Value loadVectorL2Block(Value memref, ValueRange indices, int64_t count) {
@@ -173,7 +174,7 @@ public:
       constraints += "=r,";
     }
     std::string vector = words == 1 ? "" : ".v" + std::to_string(words);
-    std::string text = "ld.global.L2::256B" + vector + ".b32 " +
+    std::string text = "ld.global.L1::no_allocate.L2::256B" + vector + ".b32 " +
                        (words == 1 ? destinations : "{" + destinations + "}") +
                        ", [$" + std::to_string(words) + "];";
     Type i32 = b.getI32Type();

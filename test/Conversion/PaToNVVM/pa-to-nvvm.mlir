@@ -180,15 +180,16 @@ func.func @decode_strided_query(%query: memref<?x16x64xf16, strided<[?, 64, 1]>>
 // CHECK:             memref.store %[[GUARDED]], %{{.*}}[%{{.*}}] : memref<512xi32, #gpu.address_space<workgroup>>
 // CHECK:           }
 // CHECK:           gpu.barrier
-// K and V are read with ld.global.L2::256B (inline PTX at the element's
-// address: aligned pointer + (offset + indices . strides) * 2 bytes), so
-// that the first piece of a token's row brings the rest into L2.
+// K and V are read with ld.global.L1::no_allocate.L2::256B (inline PTX at
+// the element's address: aligned pointer + (offset + indices . strides) * 2
+// bytes), so that the first piece of a token's row brings the rest into L2,
+// and no byte, read once, takes an L1 line.
 // CHECK:         memref.extract_strided_metadata %[[KEYS]]
 // CHECK:         memref.extract_aligned_pointer_as_index %[[KEYS]]
 // CHECK:         llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<1>
-// CHECK:         llvm.inline_asm "ld.global.L2::256B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.*}} : (!llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK:         llvm.inline_asm "ld.global.L1::no_allocate.L2::256B.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" %{{.*}} : (!llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK:         vector.bitcast %{{.*}} : vector<4xi32> to vector<8xbf16>
-// CHECK-COUNT-8: llvm.inline_asm "ld.global.L2::256B.b32 $0, [$1];", "=r,l" %{{.*}} : (!llvm.ptr<1>) -> i32
+// CHECK-COUNT-8: llvm.inline_asm "ld.global.L1::no_allocate.L2::256B.b32 $0, [$1];", "=r,l" %{{.*}} : (!llvm.ptr<1>) -> i32
 // CHECK:         vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK:         vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK-NOT:   pa.tile.
@@ -222,10 +223,10 @@ func.func @decode_nhd(%query: memref<?x8x64xbf16>, %key_cache: memref<?x1x1x64xb
 // The views' addresses from their strided metadata (V's offset of 262144
 // elements included).
 // CHECK:         memref.extract_strided_metadata %[[KEYS]] : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1]>>
-// CHECK:         llvm.inline_asm "ld.global.L2::256B.v4.b32 {$0, $1, $2, $3}, [$4];"
+// CHECK:         llvm.inline_asm "ld.global.L1::no_allocate.L2::256B.v4.b32 {$0, $1, $2, $3}, [$4];"
 // CHECK:         vector.bitcast %{{.*}} : vector<4xi32> to vector<16xf8E4M3FN>
 // CHECK:         memref.extract_strided_metadata %[[VALUES]] : memref<?x2x1024x128xf8E4M3FN, strided<[524288, 131072, 128, 1], offset: 262144>>
-// CHECK-COUNT-16: llvm.inline_asm "ld.global.L2::256B.b32 $0, [$1];", "=r,l"
+// CHECK-COUNT-16: llvm.inline_asm "ld.global.L1::no_allocate.L2::256B.b32 $0, [$1];", "=r,l"
 // CHECK:         vector.from_elements {{.*}} : vector<16xf8E4M3FN>
 // CHECK-NOT:   pa.tile.
 func.func @decode_hnd_combined(%query: memref<?x16x128xbf16>,
