@@ -17,7 +17,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.pa_tools_dir, config.llvm_tools_dir]
-tools = ["pa-opt", "pa-compile", "pa-isa-run", "pa-emulate", "FileCheck", "not",
+tools = ["pa-opt", "pa-compile", "pa-isa-run", "pa-emulate", "pa-cuda-gen",
+         "pa-cuda-run", "FileCheck", "not",
          "count", "mlir-runner", "llvm-mc", "ld.lld"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

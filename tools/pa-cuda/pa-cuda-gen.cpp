@@ -412,11 +412,13 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
 }
 
 bool emitAll(const std::vector<Program> &programs, const std::string &dir,
-             const char *prefix, size_t limit, const std::string &only) {
+             const char *prefix, size_t limit, const std::string &only,
+             size_t &emittedCount) {
   bool ok = true;
   for (size_t i = 0; i < programs.size() && i < limit; ++i) {
     if (!only.empty() && programs[i].label.find(only) == std::string::npos)
       continue;
+    ++emittedCount;
     double seconds = 0;
     std::string path = llvm::formatv("{0}/{1}{2:d3}", dir, prefix, i);
     bool emitted = emitProgram(programs[i], path, seconds);
@@ -430,43 +432,86 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
   return ok;
 }
 
+int usage(llvm::raw_ostream &os, int status) {
+  os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
+        "[--only LABEL] [--budget N] [--max-partitions N]\n";
+  return status;
+}
+
+// A count option's value: a whole number >= 1, or nothing (the command line
+// is then refused: a budget of 0 or "abc" must not compile defaults).
+std::optional<int64_t> positiveCount(llvm::StringRef text) {
+  int64_t value = 0;
+  if (text.getAsInteger(10, value) || value < 1)
+    return std::nullopt;
+  return value;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    llvm::errs() << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] "
-                    "[--programs N] [--only LABEL] [--budget N] "
-                    "[--max-partitions N]\n";
-    return 2;
-  }
+  if (argc == 2 && (!std::strcmp(argv[1], "--help") ||
+                    !std::strcmp(argv[1], "-h")))
+    return usage(llvm::outs(), 0);
+  if (argc < 2)
+    return usage(llvm::errs(), 2);
   std::string out = argv[1];
+  if (out.empty() || out[0] == '-') {
+    llvm::errs() << "pa-cuda-gen: the first argument is the output directory, "
+                    "not '" << out << "'\n";
+    return usage(llvm::errs(), 2);
+  }
   bool matrix = false, bench = false;
   size_t limit = SIZE_MAX;
   std::string only; // programs whose label contains this
   // Of the benchmark programs (a tuning candidate).
   std::optional<int64_t> budget, maxPartitions;
   for (int i = 2; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--matrix"))
+    llvm::StringRef arg = argv[i];
+    if (arg == "--matrix") {
       matrix = true;
-    else if (!std::strcmp(argv[i], "--bench"))
+    } else if (arg == "--bench") {
       bench = true;
-    else if (!std::strcmp(argv[i], "--programs") && i + 1 < argc)
-      limit = std::strtoull(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+    } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
-    else if (!std::strcmp(argv[i], "--budget") && i + 1 < argc)
-      budget = std::strtoll(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--max-partitions") && i + 1 < argc)
-      maxPartitions = std::strtoll(argv[++i], nullptr, 10);
+    } else if (arg == "--programs" || arg == "--budget" ||
+               arg == "--max-partitions") {
+      std::optional<int64_t> value =
+          i + 1 < argc ? positiveCount(argv[i + 1]) : std::nullopt;
+      if (!value) {
+        llvm::errs() << "pa-cuda-gen: " << arg
+                     << " takes a whole number >= 1\n";
+        return usage(llvm::errs(), 2);
+      }
+      ++i;
+      if (arg == "--programs")
+        limit = size_t(*value);
+      else if (arg == "--budget")
+        budget = value;
+      else
+        maxPartitions = value;
+    } else {
+      llvm::errs() << "pa-cuda-gen: unknown option '" << arg << "'\n";
+      return usage(llvm::errs(), 2);
+    }
   }
   if (!matrix && !bench)
     matrix = bench = true;
   bool ok = true;
+  size_t emitted = 0;
   if (matrix) {
-    ok &= emitAll(matrixPrograms(), out + "/matrix", "p", limit, only);
-    ok &= emitAll({graphReplayProgram()}, out + "/graph", "g", 1, only);
+    ok &= emitAll(matrixPrograms(), out + "/matrix", "p", limit, only, emitted);
+    ok &= emitAll({graphReplayProgram()}, out + "/graph", "g", 1, only,
+                  emitted);
   }
   if (bench)
-    ok &= emitAll(benchPrograms(budget, maxPartitions), out + "/bench", "b", limit, only);
+    ok &= emitAll(benchPrograms(budget, maxPartitions), out + "/bench", "b",
+                  limit, only, emitted);
+  if (emitted == 0) {
+    llvm::errs() << "pa-cuda-gen: no program selected"
+                 << (only.empty() ? "" : " (--only '" + only + "' matches no label)")
+                 << "\n";
+    return 1;
+  }
   return ok ? 0 : 1;
 }

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -36,6 +37,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -919,31 +921,91 @@ std::vector<ProgramDir> readPrograms(const std::string &dir,
   return programs;
 }
 
-int usage() {
-  std::fprintf(stderr, "usage: pa-cuda-run check DIR [--programs N] "
-                       "[--verbose]\n       pa-cuda-run bench DIR [--reps N]\n"
-                       "       pa-cuda-run tune DIR [--reps N]\n");
-  return 2;
+int usage(FILE *to = stderr) {
+  std::fprintf(to, "usage: pa-cuda-run check DIR [--programs N] "
+                   "[--verbose]\n       pa-cuda-run bench DIR [--reps N]\n"
+                   "       pa-cuda-run tune DIR [--reps N]\n");
+  return to == stderr ? 2 : 0;
+}
+
+// A count option's value: a whole number >= 1, or nothing (the caller then
+// refuses the command line rather than running zero programs or reps).
+std::optional<long long> positiveCount(const char *text) {
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text, &end, 10);
+  if (errno || end == text || *end || value < 1)
+    return std::nullopt;
+  return value;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc == 2 && (!std::strcmp(argv[1], "--help") ||
+                    !std::strcmp(argv[1], "-h")))
+    return usage(stdout);
   if (argc < 3)
     return usage();
   std::string mode = argv[1], dir = argv[2];
+  if (mode != "check" && mode != "bench" && mode != "tune") {
+    std::fprintf(stderr, "pa-cuda-run: unknown command '%s'\n", mode.c_str());
+    return usage();
+  }
   size_t limit = SIZE_MAX;
   int reps = 50;
   bool verbose = false;
   for (int i = 3; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--programs") && i + 1 < argc)
-      limit = std::strtoull(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
-      reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--verbose"))
+    bool counted = !std::strcmp(argv[i], "--programs") ||
+                   !std::strcmp(argv[i], "--reps");
+    if (counted) {
+      std::optional<long long> value =
+          i + 1 < argc ? positiveCount(argv[i + 1]) : std::nullopt;
+      if (!value) {
+        std::fprintf(stderr, "pa-cuda-run: %s takes a whole number >= 1\n",
+                     argv[i]);
+        return usage();
+      }
+      if (!std::strcmp(argv[i], "--programs"))
+        limit = size_t(*value);
+      else
+        reps = int(std::min<long long>(*value, 1 << 20));
+      ++i;
+    } else if (!std::strcmp(argv[i], "--verbose")) {
       verbose = true;
-    else
+    } else {
+      std::fprintf(stderr, "pa-cuda-run: unknown option '%s'\n", argv[i]);
       return usage();
+    }
+  }
+
+  // What pa-cuda-gen wrote, read before the GPU is opened: a directory
+  // without programs (a wrong path, or pa-cuda-gen's --only matching
+  // nothing) is an error, never "0 passed, 0 failed".
+  bool ok = true;
+  std::vector<ProgramDir> programs, graphs;
+  std::vector<std::vector<ProgramDir>> byCandidate; // tune: DIR/cNN
+  std::string expected;
+  if (mode == "check") {
+    programs = readPrograms(dir + "/matrix", "p", limit, ok);
+    graphs = readPrograms(dir + "/graph", "g", 1, ok);
+    expected = dir + "/matrix/pNNN or " + dir + "/graph/gNNN";
+  } else if (mode == "bench") {
+    programs = readPrograms(dir + "/bench", "b", limit, ok);
+    expected = dir + "/bench/bNNN";
+  } else {
+    for (const std::string &name : listDirectory(dir, "c")) {
+      byCandidate.push_back(
+          readPrograms(dir + "/" + name + "/bench", "b", limit, ok));
+      if (!byCandidate.back().empty())
+        programs.push_back(byCandidate.back().front());
+    }
+    expected = dir + "/cNN/bench/bNNN";
+  }
+  if (programs.empty() && graphs.empty()) {
+    std::printf("FAIL no programs in %s (pa-cuda-gen writes %s)\n",
+                dir.c_str(), expected.c_str());
+    return 1;
   }
 
   Gpu gpu;
@@ -967,15 +1029,12 @@ int main(int argc, char **argv) {
                                 device);
   std::printf("device: %s, %d SMs\n", name, sms);
 
-  bool ok = true;
   auto start = std::chrono::steady_clock::now();
   if (mode == "check") {
     MatrixTally summary;
-    std::vector<ProgramDir> programs =
-        readPrograms(dir + "/matrix", "p", limit, ok);
     for (const ProgramDir &p : programs)
       checkProgram(gpu, p, summary, verbose);
-    for (const ProgramDir &p : readPrograms(dir + "/graph", "g", 1, ok))
+    for (const ProgramDir &p : graphs)
       checkGraphReplay(gpu, p, summary);
     std::printf("\n%d configurations (%zu programs + graph replay) in %.1fs\n",
                 summary.passed + summary.failed, programs.size(),
@@ -984,47 +1043,34 @@ int main(int argc, char **argv) {
     std::printf("%d passed, %d failed\n", summary.passed, summary.failed);
     return ok && summary.failed == 0 ? 0 : 1;
   }
+  double ceiling = 0;
+  if (!copyCeiling(*gpu.api, gpu.stream, ceiling, error)) {
+    std::printf("copy ceiling: %s\n", error.c_str());
+    return 1;
+  }
   if (mode == "bench") {
-    double ceiling = 0;
-    if (!copyCeiling(*gpu.api, gpu.stream, ceiling, error)) {
-      std::printf("copy ceiling: %s\n", error.c_str());
-      return 1;
-    }
     std::printf("BENCH copy ceiling %.3f TB/s (device-to-device, read + "
                 "write)\n",
                 ceiling / 1e12);
-    for (const ProgramDir &p : readPrograms(dir + "/bench", "b", limit, ok))
+    for (const ProgramDir &p : programs)
       if (!benchPrograms(gpu, {&p}, reps, ceiling, error)) {
         std::printf("FAIL bench %s: %s\n", p.label.c_str(), error.c_str());
         ok = false;
       }
     return ok ? 0 : 1;
   }
-  if (mode == "tune") {
-    // DIR/cNN/bench/bMMM: candidate NN of benchmark program MMM.
-    double ceiling = 0;
-    if (!copyCeiling(*gpu.api, gpu.stream, ceiling, error)) {
-      std::printf("copy ceiling: %s\n", error.c_str());
-      return 1;
+  // tune: candidate NN of benchmark program MMM is DIR/cNN/bench/bMMM.
+  std::printf("TUNE copy ceiling %.3f TB/s\n", ceiling / 1e12);
+  for (size_t i = 0; !byCandidate.empty() && i < byCandidate[0].size(); ++i) {
+    std::vector<const ProgramDir *> candidates;
+    for (const std::vector<ProgramDir> &candidate : byCandidate)
+      if (i < candidate.size() && candidate[i].label == byCandidate[0][i].label)
+        candidates.push_back(&candidate[i]);
+    if (!benchPrograms(gpu, candidates, reps, ceiling, error)) {
+      std::printf("FAIL tune %s: %s\n", byCandidate[0][i].label.c_str(),
+                  error.c_str());
+      ok = false;
     }
-    std::printf("TUNE copy ceiling %.3f TB/s\n", ceiling / 1e12);
-    std::vector<std::vector<ProgramDir>> byCandidate;
-    for (const std::string &name : listDirectory(dir, "c"))
-      byCandidate.push_back(
-          readPrograms(dir + "/" + name + "/bench", "b", limit, ok));
-    for (size_t i = 0; !byCandidate.empty() && i < byCandidate[0].size();
-         ++i) {
-      std::vector<const ProgramDir *> candidates;
-      for (const std::vector<ProgramDir> &programs : byCandidate)
-        if (i < programs.size() && programs[i].label == byCandidate[0][i].label)
-          candidates.push_back(&programs[i]);
-      if (!benchPrograms(gpu, candidates, reps, ceiling, error)) {
-        std::printf("FAIL tune %s: %s\n", byCandidate[0][i].label.c_str(),
-                    error.c_str());
-        ok = false;
-      }
-    }
-    return ok ? 0 : 1;
   }
-  return usage();
+  return ok ? 0 : 1;
 }

@@ -1,0 +1,45 @@
+// The CUDA generator's and runner's command lines, on a machine without a
+// GPU: a wrong directory, a misspelt option or a selection of nothing is an
+// error before any GPU is opened, never an empty "0 passed, 0 failed" run
+// (pa-cuda-run used to pass a check of a directory without programs).
+
+// RUN: rm -rf %t && mkdir -p %t/empty/matrix %t/empty/bench
+
+// RUN: not pa-cuda-run check %t/empty 2>&1 | FileCheck %s --check-prefix=EMPTY-CHECK
+// EMPTY-CHECK: FAIL no programs in {{.*}}empty (pa-cuda-gen writes {{.*}}/matrix/pNNN or {{.*}}/graph/gNNN)
+// EMPTY-CHECK-NOT: passed
+
+// RUN: not pa-cuda-run bench %t/missing 2>&1 | FileCheck %s --check-prefix=EMPTY-BENCH
+// EMPTY-BENCH: FAIL no programs in {{.*}}missing (pa-cuda-gen writes {{.*}}/bench/bNNN)
+
+// RUN: not pa-cuda-run tune %t/empty 2>&1 | FileCheck %s --check-prefix=EMPTY-TUNE
+// EMPTY-TUNE: FAIL no programs in {{.*}}empty (pa-cuda-gen writes {{.*}}/cNN/bench/bNNN)
+
+// RUN: not pa-cuda-run chek %t/empty 2>&1 | FileCheck %s --check-prefix=RUN-COMMAND
+// RUN-COMMAND: unknown command 'chek'
+// RUN-COMMAND: usage: pa-cuda-run check DIR
+
+// RUN: not pa-cuda-run bench %t/empty --reps 0 2>&1 | FileCheck %s --check-prefix=RUN-REPS
+// RUN-REPS: --reps takes a whole number >= 1
+
+// RUN: not pa-cuda-run check %t/empty --program 3 2>&1 | FileCheck %s --check-prefix=RUN-OPTION
+// RUN-OPTION: unknown option '--program'
+
+// RUN: pa-cuda-run --help | FileCheck %s --check-prefix=RUN-HELP
+// RUN-HELP: usage: pa-cuda-run check DIR
+
+// pa-cuda-gen: --help is not an output directory, options are checked, and a
+// selection of nothing writes nothing and fails.
+// RUN: pa-cuda-gen --help | FileCheck %s --check-prefix=GEN-HELP
+// GEN-HELP: usage: pa-cuda-gen OUTDIR
+// RUN: not pa-cuda-gen --bench 2>&1 | FileCheck %s --check-prefix=GEN-DIR
+// GEN-DIR: the first argument is the output directory, not '--bench'
+// RUN: not pa-cuda-gen %t/gen --bnech 2>&1 | FileCheck %s --check-prefix=GEN-OPTION
+// GEN-OPTION: unknown option '--bnech'
+// RUN: not pa-cuda-gen %t/gen --bench --budget 0 2>&1 | FileCheck %s --check-prefix=GEN-BUDGET
+// GEN-BUDGET: --budget takes a whole number >= 1
+// RUN: not pa-cuda-gen %t/gen --bench --max-partitions x 2>&1 | FileCheck %s --check-prefix=GEN-PARTITIONS
+// GEN-PARTITIONS: --max-partitions takes a whole number >= 1
+// RUN: not pa-cuda-gen %t/gen --bench --only no-such-label 2>&1 | FileCheck %s --check-prefix=GEN-ONLY
+// GEN-ONLY: no program selected (--only 'no-such-label' matches no label)
+// RUN: not ls %t/gen/bench/b000
