@@ -1,6 +1,8 @@
 //===- Planner.cpp - Host form of the spec's split-K work plan ------------===//
 #include "pa/Oracle/Planner.h"
 
+#include "pa/Oracle/DecodeCase.h"
+
 #include "pa/Oracle/Visibility.h"
 
 #include <algorithm>
@@ -99,6 +101,20 @@ bool computeWorkPlan(const PlanRequest &request, WorkPlan &plan,
     }
   }
   return true;
+}
+
+PlanRequest planRequestFor(const DecodeCase &c, std::optional<int64_t> budget,
+                           std::optional<int64_t> maxPartitions,
+                           int64_t computeUnits) {
+  PlanRequest request;
+  request.contextLengths = c.contextLengths;
+  request.queryLen = c.queryLen;
+  request.numKvHeads = c.numKvHeads;
+  request.window = c.window;
+  request.computeUnits = computeUnits;
+  request.budget = budget;
+  request.maxPartitions = maxPartitions;
+  return request;
 }
 
 } // namespace pa::oracle

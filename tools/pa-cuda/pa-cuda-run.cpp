@@ -385,14 +385,8 @@ CaseResult compareWithOracle(const oracle::DecodeCase &c, const ProgramDir &p,
     if (result.failure.empty())
       result.failure = why;
   };
-  oracle::PlanRequest request;
-  request.contextLengths = c.contextLengths;
-  request.queryLen = c.queryLen;
-  request.numKvHeads = c.numKvHeads;
-  request.window = c.window;
-  request.computeUnits = p.computeUnits;
-  request.budget = p.budget;
-  request.maxPartitions = p.maxPartitions;
+  oracle::PlanRequest request = oracle::planRequestFor(
+      c, p.budget, p.maxPartitions, p.computeUnits);
   oracle::WorkPlan plan;
   oracle::PartialResults partials;
   std::vector<double> reference, lseReference;

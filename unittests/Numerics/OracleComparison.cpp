@@ -234,14 +234,9 @@ CaseResult runAndCompare(const DecodeConfig &config, const DecodeRunner &run,
 
   // The oracle's plan, partials and direct answer.
   start = std::chrono::steady_clock::now();
-  oracle::PlanRequest request;
-  request.contextLengths = c.contextLengths;
-  request.queryLen = c.queryLen;
-  request.numKvHeads = hkv;
-  request.window = c.window;
-  request.computeUnits = lookupChip(config.chip)->computeUnits;
-  request.budget = config.effectiveBudget();
-  request.maxPartitions = config.effectiveMaxPartitions();
+  oracle::PlanRequest request = oracle::planRequestFor(
+      c, config.effectiveBudget(), config.effectiveMaxPartitions(),
+      lookupChip(config.chip)->computeUnits);
   oracle::WorkPlan plan;
   oracle::PartialResults partials;
   oracle::DecodeCase partialsCase = c;

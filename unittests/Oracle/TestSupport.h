@@ -33,18 +33,6 @@ inline WorkPlan plan(const PlanRequest &request) {
   return result;
 }
 
-inline PlanRequest planRequestFor(const DecodeCase &c, int64_t budget,
-                                  int64_t maxPartitions) {
-  PlanRequest request;
-  request.contextLengths = c.contextLengths;
-  request.queryLen = c.queryLen;
-  request.numKvHeads = c.numKvHeads;
-  request.window = c.window;
-  request.budget = budget;
-  request.maxPartitions = maxPartitions;
-  return request;
-}
-
 inline std::vector<double> split(const DecodeCase &c, const WorkPlan &p) {
   std::vector<double> out;
   std::string error;

@@ -57,6 +57,14 @@ int64_t planCapacity(int64_t batch, int64_t numKvHeads, int64_t budget,
 bool computeWorkPlan(const PlanRequest &request, WorkPlan &plan,
                      std::string &error);
 
+struct DecodeCase;
+// The request for case `c` (its lengths, Q, Hkv and window) under the given
+// plan limits: what every harness that checks a plan against the oracle's
+// asks for.
+PlanRequest planRequestFor(const DecodeCase &c, std::optional<int64_t> budget,
+                           std::optional<int64_t> maxPartitions,
+                           int64_t computeUnits = 0);
+
 } // namespace pa::oracle
 
 #endif // PA_ORACLE_PLANNER_H
