@@ -20,6 +20,7 @@
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Planner.h"
 #include "pa/Oracle/Reference.h"
+#include "pa/Oracle/ReplayScript.h"
 #include "pa/Oracle/Tally.h"
 #include "pa/Oracle/Visibility.h"
 #include "pa/Runtime/CudaLauncher.h"
@@ -641,51 +642,17 @@ void checkGraphReplay(Gpu &gpu, const ProgramDir &p, MatrixTally &summary) {
     return result.passed;
   };
 
-  std::vector<uint16_t> first, again, zeros;
-  oracle::DecodeCase a = generated({300, 5, 1000}, 1, true);
-  replay("first inputs", a, &first);
-  replay("new query, KV, scales and sinks", generated({300, 5, 1000}, 2, true),
-         nullptr);
-  if (replay("all lengths zero", generated({0, 0, 0}, 3, true), &zeros))
-    for (uint16_t bits : zeros)
-      if (bits & 0x7fff) {
-        ++stepFailures;
-        summary.failed += 1;
-        std::printf("FAIL graph replay: an empty sequence output nonzero\n");
-        break;
-      }
-  replay("new lengths", generated({1, 257, 4099}, 4, true), nullptr);
-  replay("first inputs again", a, &again);
-  if (first != again) {
+  oracle::ReplayHooks hooks;
+  hooks.generate = generated;
+  hooks.run = replay;
+  hooks.fail = [&](const std::string &why) {
     ++stepFailures;
     summary.failed += 1;
-    std::printf("FAIL graph replay: the first inputs gave another output\n");
-  }
-
-  // In place: one input at a time changes, the rest stays.
-  oracle::DecodeCase c = generated({700, 40, 9}, 11, false);
-  std::vector<uint16_t> before, after;
-  replay("in place: base", c, &before);
-  c.sinks[0] = std::numeric_limits<float>::infinity();
-  c.sinks[3] = -std::numeric_limits<float>::infinity();
-  c.sinks[5] = 3.0f;
-  replay("in place: sinks", c, &after);
-  if (before == after) {
-    ++stepFailures;
-    summary.failed += 1;
-    std::printf("FAIL graph replay: new sinks did not change the output\n");
-  }
-  for (float &scale : c.keyScales)
-    if (std::isfinite(scale))
-      scale *= 1.5f;
-  for (float &scale : c.valueScales)
-    if (std::isfinite(scale))
-      scale *= 0.5f;
-  replay("in place: scales", c, nullptr);
-  c.query = generated({700, 40, 9}, 12, false).query;
-  replay("in place: query", c, nullptr);
-  c.contextLengths = {513, 17, 0};
-  replay("in place: shorter lengths", c, nullptr);
+    std::printf("FAIL graph replay: %s\n", why.c_str());
+  };
+  hooks.fixedBatch = true;
+  oracle::replayNewInputs(hooks);
+  oracle::replayInPlace(hooks);
   std::printf("%s graph replay: %d replays of one captured graph\n",
               stepFailures ? "FAIL" : "ok  ", steps);
 }

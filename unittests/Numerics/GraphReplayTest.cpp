@@ -10,11 +10,11 @@
 #include "OracleComparison.h"
 
 #include "pa/Oracle/CaseGen.h"
+#include "pa/Oracle/ReplayScript.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 
 using namespace pa;
 using namespace pa::numerics;
@@ -56,10 +56,22 @@ protected:
     return c;
   }
 
-  static void expectMatchesOracle(const oracle::DecodeCase &c,
-                                  std::vector<uint16_t> *output = nullptr) {
-    CaseResult result = runAndCompare(*program, c, output);
-    EXPECT_TRUE(result.passed) << result.failure;
+  /// The shared replay steps on the compiled program: every run matches
+  /// the oracle, every check across runs holds.
+  static oracle::ReplayHooks hooks() {
+    oracle::ReplayHooks h;
+    h.generate = [](std::vector<int32_t> lengths, uint64_t seed,
+                    bool poisonInvisible) {
+      return generated(std::move(lengths), seed, poisonInvisible);
+    };
+    h.run = [](const char *what, const oracle::DecodeCase &c,
+               std::vector<uint16_t> *output) {
+      CaseResult result = runAndCompare(*program, c, output);
+      EXPECT_TRUE(result.passed) << what << ": " << result.failure;
+      return result.passed;
+    };
+    h.fail = [](const std::string &why) { ADD_FAILURE() << why; };
+    return h;
   }
 
   static oracle::DecodeShape shape;
@@ -69,57 +81,17 @@ protected:
 oracle::DecodeShape GraphReplay::shape;
 mlir::pa::HostProgram *GraphReplay::program = nullptr;
 
+// New values, all lengths zero, other batch sizes and pools, then the first
+// inputs again (the same output, bit for bit).
 TEST_F(GraphReplay, RunsFollowNewLengthsBatchesAndInputs) {
   ASSERT_NE(program, nullptr);
-  std::vector<uint16_t> first, again;
-  oracle::DecodeCase c = generated({300, 5, 1000}, 1);
-  expectMatchesOracle(c, &first);
-  // New queries, KV, scales and sinks with the same lengths.
-  expectMatchesOracle(generated({300, 5, 1000}, 2));
-  // All lengths zero: every row sees nothing and outputs exactly 0.
-  std::vector<uint16_t> zeros;
-  expectMatchesOracle(generated({0, 0, 0}, 3), &zeros);
-  for (uint16_t bits : zeros)
-    ASSERT_EQ(bits & 0x7fff, 0) << "an empty sequence must output 0";
-  // Another batch size and pool.
-  expectMatchesOracle(generated({1, 2, 257, 4099, 0}, 4));
-  expectMatchesOracle(generated({600}, 5));
-  // The first inputs again: the same output, bit for bit.
-  expectMatchesOracle(c, &again);
-  EXPECT_EQ(first, again);
+  oracle::replayNewInputs(hooks());
 }
 
+// One case's sinks, scales, query and lengths changed in place.
 TEST_F(GraphReplay, RunsFollowChangedScalesQueriesAndSinksInPlace) {
   ASSERT_NE(program, nullptr);
-  // Every written token stays valid, so the lengths can shrink later.
-  oracle::DecodeCase c = generated({700, 40}, 11, /*poisonInvisible=*/false);
-  std::vector<uint16_t> before, after;
-  expectMatchesOracle(c, &before);
-
-  // New sinks only: one head's sink at +inf zeroes that head.
-  c.sinks[0] = std::numeric_limits<float>::infinity();
-  c.sinks[3] = -std::numeric_limits<float>::infinity();
-  c.sinks[5] = 3.0f;
-  expectMatchesOracle(c, &after);
-  EXPECT_NE(before, after);
-
-  // New scales only (per-token, all slots the sequences use).
-  for (float &scale : c.keyScales)
-    if (std::isfinite(scale))
-      scale *= 1.5f;
-  for (float &scale : c.valueScales)
-    if (std::isfinite(scale))
-      scale *= 0.5f;
-  expectMatchesOracle(c);
-
-  // New queries only.
-  oracle::DecodeCase other = generated({700, 40}, 12);
-  c.query = other.query;
-  expectMatchesOracle(c);
-
-  // New lengths in the same block table: shorter sequences.
-  c.contextLengths = {513, 17};
-  expectMatchesOracle(c);
+  oracle::replayInPlace(hooks());
 }
 
 // The comparison itself must be able to fail: a program compiled with another
