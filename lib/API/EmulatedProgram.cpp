@@ -41,13 +41,7 @@ private:
 
 /// The lane-0 baseline: the tiled IR's workgroup programs on lane 0.
 void buildLane0Pipeline(OpPassManager &pm, StringRef chip) {
-  addSetTarget(pm, chip);
-  pm.addPass(createPaLowerPlan());
-  pm.addPass(createPaTile());
-  pm.addPass(createPaLowerReduce());
-  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  // The chip's staging bound, as in the AMD pipeline.
-  kernels.addPass(createPaStagePageIds());
+  OpPassManager &kernels = addPaToTiledIR(pm, chip);
   kernels.addPass(createPaLowerTileToLoops());
   kernels.addPass(createPaWorkgroupToLane0());
   kernels.addPass(createCanonicalizerPass());

@@ -16,6 +16,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -24,6 +25,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Module.h"
@@ -103,6 +105,15 @@ LogicalResult mlir::pa::convertKernelsToLLVM(gpu::GPUModuleOp kernels,
                                              const llvm::DataLayout &dataLayout,
                                              const DeviceToLLVM &device) {
   MLIRContext *ctx = kernels.getContext();
+  {
+    RewritePatternSet patterns(ctx);
+    populateGpuRewritePatterns(patterns);
+    if (device.addRewrites)
+      device.addRewrites(patterns);
+    if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+      return failure();
+  }
+
   LowerToLLVMOptions options(ctx, DataLayout(kernels));
   options.dataLayout = dataLayout;
   // Window and plan arithmetic is i64 (windows reach 2^31 - 1).

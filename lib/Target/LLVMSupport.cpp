@@ -42,8 +42,11 @@ mlir::pa::createTargetMachine(const LLVMBackend &backend, llvm::StringRef chip,
 }
 
 mlir::FailureOr<llvm::DataLayout>
-mlir::pa::setDataLayout(Operation *kernels, const llvm::TargetMachine *machine,
-                        llvm::StringRef error) {
+mlir::pa::setDataLayout(Operation *kernels, const LLVMBackend &backend,
+                        llvm::StringRef chip) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(backend, chip, error);
   if (!machine)
     return kernels->emitError() << error;
   llvm::DataLayout dataLayout = machine->createDataLayout();
@@ -75,3 +78,40 @@ void mlir::pa::optimizeModuleO3(llvm::Module &module,
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(module, modules);
 }
+
+namespace {
+/// "file:line:col" for a location with a file position, else its MLIR form.
+void printLocation(llvm::raw_ostream &os, mlir::Location loc) {
+  if (auto file = loc->findInstanceOf<mlir::FileLineColLoc>())
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << loc;
+}
+
+const char *severityLabel(mlir::DiagnosticSeverity severity) {
+  switch (severity) {
+  case mlir::DiagnosticSeverity::Error:
+    return "error: ";
+  case mlir::DiagnosticSeverity::Warning:
+    return "warning: ";
+  case mlir::DiagnosticSeverity::Note:
+    return "note: ";
+  case mlir::DiagnosticSeverity::Remark:
+    return "remark: ";
+  }
+  return "";
+}
+} // namespace
+
+mlir::pa::DiagnosticText::DiagnosticText(MLIRContext *context,
+                                         std::string &text)
+    : stream(text), handler(context, [this](Diagnostic &diag) {
+        printLocation(stream, diag.getLocation());
+        stream << ": " << severityLabel(diag.getSeverity()) << diag << "\n";
+        for (Diagnostic &note : diag.getNotes()) {
+          printLocation(stream, note.getLocation());
+          stream << ": note: " << note << "\n";
+        }
+        return success();
+      }) {}

@@ -43,13 +43,7 @@ struct HostPipelineOptions : PassPipelineOptions<HostPipelineOptions> {
 /// pa ops -> tiled IR: kernels (workgroup programs) in gpu.module
 /// @pa_kernels, their bodies lowered to loops.
 void addTiledIRLowering(OpPassManager &pm, StringRef chip) {
-  pa::addSetTarget(pm, chip);
-  pm.addPass(pa::createPaLowerPlan());
-  pm.addPass(pa::createPaTile());
-  pm.addPass(pa::createPaLowerReduce());
-  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  kernels.addPass(pa::createPaStagePageIds());
-  kernels.addPass(pa::createPaLowerTileToLoops());
+  pa::addPaToTiledIR(pm, chip).addPass(pa::createPaLowerTileToLoops());
 }
 
 /// Tiled IR -> LLVM dialect for the CPU: workgroups run in loops, small
@@ -87,6 +81,18 @@ void addHostExecutionLowering(OpPassManager &pm) {
 void mlir::pa::addSetTarget(OpPassManager &pm, StringRef chip,
                             StringRef defaultChip) {
   pm.addPass(pa::createPaSetTarget({chip.str(), defaultChip.str()}));
+}
+
+OpPassManager &mlir::pa::addPaToTiledIR(OpPassManager &pm, StringRef chip,
+                                        StringRef defaultChip,
+                                        std::unique_ptr<Pass> lowerPlan) {
+  addSetTarget(pm, chip, defaultChip);
+  pm.addPass(lowerPlan ? std::move(lowerPlan) : pa::createPaLowerPlan());
+  pm.addPass(pa::createPaTile());
+  pm.addPass(pa::createPaLowerReduce());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(pa::createPaStagePageIds());
+  return kernels;
 }
 
 void mlir::pa::buildHostPipeline(OpPassManager &pm, StringRef chip) {

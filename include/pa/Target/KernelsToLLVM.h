@@ -88,9 +88,15 @@ struct DeviceToLLVM {
   function_ref<void(LLVMTypeConverter &)> configureTypes;
   /// The target's patterns (gpu and vendor ops), after the common ones.
   function_ref<void(LLVMTypeConverter &, RewritePatternSet &)> addPatterns;
+  /// The target's in-dialect rewrites, applied with upstream's gpu rewrites
+  /// (gpu ops that expand to other gpu ops) before the conversion; none
+  /// when null.
+  function_ref<void(RewritePatternSet &)> addRewrites = nullptr;
 };
 
-/// Converts `kernels` fully to the LLVM dialect and `device.dialect`, with
+/// Applies the in-dialect rewrites (upstream's gpu ones, then
+/// `device.addRewrites`) greedily, then converts `kernels` fully to the
+/// LLVM dialect and `device.dialect`, with
 /// 64-bit indices (window and plan arithmetic reach 2^31 - 1) and
 /// `dataLayout` (the backend's, so that memref and index arithmetic agree
 /// with it). LLVM's math intrinsics stay legal (the upstream GPU passes

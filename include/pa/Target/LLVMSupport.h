@@ -54,12 +54,25 @@ std::unique_ptr<llvm::TargetMachine>
 createTargetMachine(const LLVMBackend &backend, llvm::StringRef chip,
                     std::string &error);
 
-/// Gives `kernels` (a gpu.module) the data layout of `machine`, and returns
-/// it, so that memref and index arithmetic agree with the backend's; null
-/// `machine`: an error at `kernels` saying `error`.
+/// Gives `kernels` (a gpu.module) the data layout `backend` uses for
+/// `chip`, and returns it, so that memref and index arithmetic agree with
+/// the backend's; an error at `kernels` when LLVM lacks the target.
 FailureOr<llvm::DataLayout> setDataLayout(Operation *kernels,
-                                          const llvm::TargetMachine *machine,
-                                          llvm::StringRef error);
+                                          const LLVMBackend &backend,
+                                          llvm::StringRef chip);
+
+/// Collects the MLIR diagnostics of `context` while alive as text in
+/// `text`, a line each ("file:line:col: error: message", the location in its
+/// MLIR form when it has no file position), each note after its
+/// diagnostic: the errors of the compileTo* entry points (for the C API).
+class DiagnosticText {
+public:
+  DiagnosticText(MLIRContext *context, std::string &text);
+
+private:
+  llvm::raw_string_ostream stream;
+  ScopedDiagnosticHandler handler;
+};
 
 /// LLVM's default O3 module pipeline for `machine`, with `tuning`.
 void optimizeModuleO3(llvm::Module &module, llvm::TargetMachine &machine,

@@ -27,6 +27,16 @@ namespace mlir::pa {
 void addSetTarget(OpPassManager &pm, llvm::StringRef chip,
                   llvm::StringRef defaultChip = kDefaultChip);
 
+/// pa ops -> tiled IR, the start of every pipeline (host, lane 0, AMD,
+/// NVIDIA): pa-set-target (addSetTarget), the plan lowered by `lowerPlan`
+/// (pa-lower-plan when null), pa-tile and pa-lower-reduce, then in the
+/// kernels pa-stage-page-ids (the chip's bound on staged page ids). Returns
+/// the kernels' pass manager (gpu.module @pa_kernels), for the target's
+/// lowering of the tiled IR.
+OpPassManager &addPaToTiledIR(OpPassManager &pm, llvm::StringRef chip,
+                              llvm::StringRef defaultChip = kDefaultChip,
+                              std::unique_ptr<Pass> lowerPlan = nullptr);
+
 /// Registers the pa passes and the named pipelines (`pa-lower-to-host`).
 void registerPaPassesAndPipelines();
 

@@ -253,47 +253,10 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
   return result;
 }
 
-namespace {
-/// "file:line:col" for a location with a file position, else its MLIR form.
-void printLocation(llvm::raw_ostream &os, Location loc) {
-  if (auto file = loc->findInstanceOf<FileLineColLoc>())
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
-  else
-    os << loc;
-}
-} // namespace
-
 std::optional<AMDCodeObject>
 mlir::pa::compileToCodeObject(ModuleOp module, const AMDCompileOptions &options,
                               std::string &error) {
-  MLIRContext *ctx = module.getContext();
-  llvm::raw_string_ostream errors(error);
-  ScopedDiagnosticHandler collect(ctx, [&](Diagnostic &diag) {
-    printLocation(errors, diag.getLocation());
-    errors << ": ";
-    switch (diag.getSeverity()) {
-    case DiagnosticSeverity::Error:
-      errors << "error: ";
-      break;
-    case DiagnosticSeverity::Warning:
-      errors << "warning: ";
-      break;
-    case DiagnosticSeverity::Note:
-      errors << "note: ";
-      break;
-    case DiagnosticSeverity::Remark:
-      errors << "remark: ";
-      break;
-    }
-    errors << diag << "\n";
-    for (Diagnostic &note : diag.getNotes()) {
-      printLocation(errors, note.getLocation());
-      errors << ": note: " << note << "\n";
-    }
-    return success();
-  });
-
+  DiagnosticText collect(module.getContext(), error);
   if (failed(lowerToROCDL(module, options)))
     return std::nullopt;
   llvm::LLVMContext llvmContext;

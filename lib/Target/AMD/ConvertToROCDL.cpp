@@ -23,13 +23,11 @@
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/AMDGPU/Utils/Chipset.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -130,7 +128,6 @@ struct ConvertKernelsToROCDLPass
 
   void runOnOperation() override {
     gpu::GPUModuleOp kernels = getOperation();
-    MLIRContext *ctx = &getContext();
     FailureOr<ChipInfo> target =
         getTargetChip(kernels, getArgument(), Vendor::AMD);
     if (failed(target))
@@ -142,21 +139,17 @@ struct ConvertKernelsToROCDLPass
 
     // The layout the AMDGPU backend will use, so that memref and index
     // arithmetic here agrees with it.
-    std::string error;
-    FailureOr<llvm::DataLayout> dataLayout = setDataLayout(
-        kernels, createTargetMachine(amd::kBackend, target->name, error).get(),
-        error);
+    FailureOr<llvm::DataLayout> dataLayout =
+        setDataLayout(kernels, amd::kBackend, target->name);
     if (failed(dataLayout))
       return signalPassFailure();
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>())
       if (kernel.isKernel())
         recordKernelArguments(kernel, kKernargFieldsAttrName);
 
-    // In-dialect rewrites first: fp8 extf/truncf to the amdgpu conversion
-    // ops of the chip (checked above), gpu ops that expand to other gpu ops.
-    {
-      RewritePatternSet patterns(ctx);
-      populateGpuRewritePatterns(patterns);
+    // In-dialect rewrites: fp8 extf/truncf to the amdgpu conversion ops of
+    // the chip (checked above).
+    auto addRewrites = [&](RewritePatternSet &patterns) {
       const bool nativeFp8 =
           *chipset == amdgpu::Chipset(9, 4, 2) || amdgpu::hasOcpFp8(*chipset);
       arith::populateArithToAMDGPUConversionPatterns(
@@ -167,10 +160,7 @@ struct ConvertKernelsToROCDLPass
       // The fp8 patterns split vectors into strided slices; as shuffles
       // they have an LLVM lowering.
       vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
-      if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
-        return signalPassFailure();
-    }
-
+    };
     auto configureTypes = [](LLVMTypeConverter &converter) {
       amdgpu::populateCommonGPUTypeAndAttributeConversions(converter);
     };
@@ -183,7 +173,7 @@ struct ConvertKernelsToROCDLPass
     if (failed(convertKernelsToLLVM(
             kernels, *dataLayout,
             {ROCDL::ROCDLDialect::getDialectNamespace(), configureTypes,
-             addPatterns})))
+             addPatterns, addRewrites})))
       return signalPassFailure();
 
     setFlatWorkgroupSizes(kernels);

@@ -40,13 +40,7 @@ struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
 void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
                                   const MFMAOptions &mfma) {
   // pa ops -> tiled IR (the same passes as the host path).
-  addSetTarget(pm, chip);
-  pm.addPass(createPaLowerPlan());
-  pm.addPass(createPaTile());
-  pm.addPass(createPaLowerReduce());
-  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  // The chip's bound on staged page ids (ChipInfo::maxStagedPageIds).
-  kernels.addPass(createPaStagePageIds());
+  OpPassManager &kernels = addPaToTiledIR(pm, chip);
   // arith ops without an LLVM lowering (ceil/floor division, ...) expanded
   // in the tiled IR, before pa-to-mfma: its float maxima must stay
   // llvm.maxnum (one v_max_f32), not become compare-and-select chains.

@@ -22,13 +22,11 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -171,17 +169,13 @@ struct ConvertKernelsToNVVMPass
 
   void runOnOperation() override {
     gpu::GPUModuleOp kernels = getOperation();
-    MLIRContext *ctx = &getContext();
     FailureOr<ChipInfo> target =
         getTargetChip(kernels, getArgument(), Vendor::NVIDIA);
     if (failed(target))
       return signalPassFailure();
 
-    std::string error;
-    FailureOr<llvm::DataLayout> dataLayout = setDataLayout(
-        kernels,
-        createTargetMachine(nvidia::kBackend, target->name, error).get(),
-        error);
+    FailureOr<llvm::DataLayout> dataLayout =
+        setDataLayout(kernels, nvidia::kBackend, target->name);
     if (failed(dataLayout))
       return signalPassFailure();
 
@@ -195,13 +189,6 @@ struct ConvertKernelsToNVVMPass
     }
     if (!fits)
       return signalPassFailure();
-
-    {
-      RewritePatternSet patterns(ctx);
-      populateGpuRewritePatterns(patterns);
-      if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
-        return signalPassFailure();
-    }
 
     auto addPatterns = [](LLVMTypeConverter &converter,
                           RewritePatternSet &patterns) {

@@ -181,17 +181,7 @@ FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
 std::optional<NVIDIAModule>
 mlir::pa::compileToPTX(ModuleOp module, const NVIDIACompileOptions &options,
                        std::string &error) {
-  MLIRContext *ctx = module.getContext();
-  llvm::raw_string_ostream errors(error);
-  ScopedDiagnosticHandler collect(ctx, [&](Diagnostic &diag) {
-    errors << diag.getLocation() << ": "
-           << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
-                                                               : "note: ")
-           << diag << "\n";
-    for (Diagnostic &note : diag.getNotes())
-      errors << note.getLocation() << ": note: " << note << "\n";
-    return success();
-  });
+  DiagnosticText collect(module.getContext(), error);
   if (failed(lowerToNVVM(module, options)))
     return std::nullopt;
   llvm::LLVMContext llvmContext;

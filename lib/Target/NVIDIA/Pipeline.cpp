@@ -30,16 +30,8 @@ struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
 void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
   // pa ops -> tiled IR (the same passes as the host and AMD paths, but the
   // plan kernel on 128 threads instead of a sequential program).
-  addSetTarget(pm, chip, kDefaultNVIDIAChip);
-  pm.addPass(createPaLowerPlanToThreads());
-  pm.addPass(createPaTile());
-  pm.addPass(createPaLowerReduce());
-  {
-    OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-    // The chip's bound on staged page ids (ChipInfo::maxStagedPageIds).
-    kernels.addPass(createPaStagePageIds());
-    kernels.addPass(createPaToNVVM());
-  }
+  addPaToTiledIR(pm, chip, kDefaultNVIDIAChip, createPaLowerPlanToThreads())
+      .addPass(createPaToNVVM());
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
   pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

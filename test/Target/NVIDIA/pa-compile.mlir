@@ -9,6 +9,8 @@
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=llvm -o - | FileCheck %s --check-prefix=LLVM
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=mlir -o - | FileCheck %s --check-prefix=MLIR
 // RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --format=sass -o %t.x 2>&1 | FileCheck %s --check-prefix=FORMAT
+// compileToPTX's errors are text, in the same form as compileToCodeObject's.
+// RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8-gfx942.mlir --chip=sm_90a --through-api -o %t.x 2>&1 | FileCheck %s --check-prefix=API-ERROR
 // The AOT program directory: the same PTX and sidecar under program.json.
 // RUN: rm -rf %t.paprog
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=program -o %t.paprog
@@ -107,3 +109,4 @@
 // MLIR-SAME: pa.distribution = #pa.distribution<warps>
 
 // FORMAT: pa-compile: --format must be ptx or cubin, got 'sass'
+// API-ERROR: decode-d256-fp8-gfx942.mlir:27:3: error: 'pa.decode' op chip sm_90a takes f8E4M3FN fp8 KV caches, got 'f8E4M3FNUZ'
