@@ -383,8 +383,6 @@ LogicalResult lowerPageIds(TilePageIdsOp op, LoopEmitter &e) {
 /// infinity becomes NaN as a whole (plus sum_d 0 * q_d).
 LogicalResult lowerLoadQuery(TileLoadQueryOp op, LoopEmitter &e) {
   Value query = op.getQuery();
-  if (failed(checkFloatOperand(op, "query", query, 3, "[B*Q, Hq, D]")))
-    return failure();
   Value tile = op.getQueryTile();
   int64_t headDim = dimSize(tile, 1);
   int64_t queryLength = op.getQueryLength();

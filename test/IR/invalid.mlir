@@ -1696,7 +1696,7 @@ gpu.module @k {
 gpu.module @k {
   gpu.func @load_query_rank(%q: memref<?x1024xbf16>, %i: index,
                             %tile: memref<16x64xf32>) kernel {
-    // expected-error @+1 {{operand #0 must be 3D memref of any type values, but got 'memref<?x1024xbf16>'}}
+    // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16, f16 or f32 (a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x1024xbf16>'}}
     pa.tile.load_query %q[%i, %i, %i] into %tile
         {query_length = 1 : i64, group_size = 16 : i64}
         : memref<?x1024xbf16>, memref<16x64xf32>

@@ -135,3 +135,78 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+// pa.tile.load_query reads pa.decode's query types and f32 (hand-written
+// tiled IR), nothing else: an integer query was an error of
+// pa-lower-tile-to-loops only, an fp8 one was loaded by it.
+gpu.module @k {
+  gpu.func @load_query_integer(%query: memref<?x8x64xi16>, %i: index,
+                               %q: memref<16x64xf32, 3>) kernel {
+    // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16, f16 or f32 (a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x8x64xi16>'}}
+    pa.tile.load_query %query[%i, %i, %i] into %q
+        {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xi16>, memref<16x64xf32, 3>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @load_query_fp8(%query: memref<?x8x64xf8E4M3FN>, %i: index,
+                           %q: memref<16x64xf32, 3>) kernel {
+    // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16, f16 or f32 (a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x8x64xf8E4M3FN>'}}
+    pa.tile.load_query %query[%i, %i, %i] into %q
+        {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xf8E4M3FN>, memref<16x64xf32, 3>
+    gpu.return
+  }
+}
+
+// -----
+
+// A query in workgroup memory would be read as global memory.
+gpu.module @k {
+  gpu.func @load_query_workgroup(%query: memref<2x8x64xbf16, 3>, %i: index,
+                                 %q: memref<16x64xf32, 3>) kernel {
+    // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16, f16 or f32 (a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<2x8x64xbf16, 3>'}}
+    pa.tile.load_query %query[%i, %i, %i] into %q
+        {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<2x8x64xbf16, 3>, memref<16x64xf32, 3>
+    gpu.return
+  }
+}
+
+// -----
+
+// The head dim must be contiguous (pa-to-mfma loads vectors along it).
+gpu.module @k {
+  gpu.func @load_query_strided_head_dim(%query: memref<?x8x64xf16, strided<[1024, 128, 2]>>,
+                                        %i: index, %q: memref<16x64xf32, 3>) kernel {
+    // expected-error @+1 {{operand #0 must be 3-D query [B*Q, Hq, D] of bf16, f16 or f32 (a row-major or strided (unit innermost stride) memref in the default memory space), but got 'memref<?x8x64xf16, strided<[1024, 128, 2]>>'}}
+    pa.tile.load_query %query[%i, %i, %i] into %q
+        {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xf16, strided<[1024, 128, 2]>>, memref<16x64xf32, 3>
+    gpu.return
+  }
+}
+
+// -----
+
+// Accepted: an f32 query, and a strided one with rows apart (pa.decode's
+// strided query, after pa-tile).
+gpu.module @k {
+  gpu.func @load_query_accepted(%f32: memref<?x8x64xf32>,
+                                %strided: memref<?x8x64xbf16, strided<[?, 64, 1]>>,
+                                %i: index, %q: memref<16x64xf32, 3>) kernel {
+    pa.tile.load_query %f32[%i, %i, %i] into %q
+        {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xf32>, memref<16x64xf32, 3>
+    pa.tile.load_query %strided[%i, %i, %i] into %q
+        {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x64xbf16, strided<[?, 64, 1]>>, memref<16x64xf32, 3>
+    gpu.return
+  }
+}

@@ -2,19 +2,6 @@
 
 // Operand shapes the op verifiers leave open but the loops index into.
 
-gpu.module @pa_kernels {
-  gpu.func @query_integer(%query: memref<?x8x64xi16>, %seq: index, %h: index,
-                          %r0: index) workgroup(%q: memref<16x64xf32, 3>) kernel {
-    // expected-error @+1 {{'query' must be a 3-D [B*Q, Hq, D] memref of float elements of at most 32 bits, got 'memref<?x8x64xi16>'}}
-    pa.tile.load_query %query[%seq, %h, %r0] into %q
-        {query_length = 1 : i64, group_size = 8 : i64}
-        : memref<?x8x64xi16>, memref<16x64xf32, 3>
-    gpu.return
-  }
-}
-
-// -----
-
 // The spec: a non-packed 4-D K layout is rejected, never miscompiled.
 gpu.module @pa_kernels {
   gpu.func @qk_4d_keys(%k: memref<?x2x64x16xf8E4M3FN>, %ids: vector<16xi32>,

@@ -95,6 +95,11 @@ def Pa_BlockTables
     : Pa_Buffer<[2], "2-D block tables [B, max_pages]", [I32], "i32">;
 def Pa_Query : Pa_Buffer<[3], "3-D query [B*Q, Hq, D]", [BF16, F16],
                          "bf16 or f16", /*strided=*/1>;
+// The query pa.tile.load_query reads: pa.decode's, or f32 (hand-written
+// tiled IR; pa-lower-tile-to-loops and pa-to-mfma read f32 queries too,
+// pa-to-nvvm leaves them to its thread-0 fallback).
+def Pa_TileQuery : Pa_Buffer<[3], "3-D query [B*Q, Hq, D]", [BF16, F16, F32],
+                             "bf16, f16 or f32", /*strided=*/1>;
 // Rank 5 for the packed layout, 4 for nhd and hnd: which one, and that a
 // packed cache is row-major, the decode verifier checks against kv_layout.
 def Pa_KVCache

@@ -77,7 +77,7 @@ def Pa_TileLoadQueryOp : Pa_TileOp<"load_query"> {
         : memref<?x16x256xbf16>, memref<16x256xf32, #gpu.address_space<workgroup>>
     ```
   }];
-  let arguments = (ins Arg<MemRefRankOf<[AnyType], [3]>, "query [B*Q, Hq, D]", [MemRead]>:$query,
+  let arguments = (ins Arg<Pa_MemRefOf<Pa_TileQuery>, "query [B*Q, Hq, D]", [MemRead]>:$query,
                        Index:$sequence, Index:$kv_head, Index:$row_base,
                        Arg<Pa_MatrixTile, "query tile [M, D]", [MemWrite]>:$query_tile,
                        Pa_I64Attr:$query_length, Pa_I64Attr:$group_size);

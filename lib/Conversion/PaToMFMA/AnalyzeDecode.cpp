@@ -244,13 +244,12 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
                         s.pageSize)))
     return failure();
 
+  // The query's rank and element types (bf16, f16, f32): PaTileOps.td.
   auto queryType = cast<MemRefType>(d.loadQuery.getQuery().getType());
-  Type queryElement = queryType.getElementType();
-  if (queryType.getRank() != 3 || queryType.getDimSize(2) != s.headDim ||
-      !(queryElement.isBF16() || queryElement.isF16() || queryElement.isF32()))
+  if (queryType.getDimSize(2) != s.headDim)
     return d.loadQuery.emitOpError()
            << "pa-to-mfma needs a [B*Q, Hq, " << s.headDim
-           << "] query of bf16, f16 or f32, got " << queryType;
+           << "] query, got " << queryType;
   // The partial buffers' ranks, f32 and identity layout: PaTileOps.td.
   if (cast<MemRefType>(d.storePartials.getTmpOut().getType()).getDimSize(3) !=
       s.headDim)
