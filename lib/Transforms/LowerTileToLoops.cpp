@@ -760,12 +760,20 @@ Value mlir::pa::buildVisiblePageId(OpBuilder &builder, Location loc,
   Value overlapEnd = arith::MinSIOp::create(b, pageEnd, op.getVisibleEnd());
   Value visible = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
                                         overlapBegin, overlapEnd);
-  Value zero = constant(b.getI32IntegerAttr(0));
+  return buildBlockTableReadIf(
+      b, loc, op, visible, constant(b.getI32IntegerAttr(0)),
+      [&](OpBuilder &nested, Location nestedLoc) -> Value {
+        return arith::AddIOp::create(nested, nestedLoc, range.firstPage, k);
+      });
+}
+
+Value mlir::pa::buildBlockTableReadIf(
+    OpBuilder &builder, Location loc, TilePageIdsOp op, Value visible,
+    Value zero, function_ref<Value(OpBuilder &, Location)> buildColumn) {
   auto read = scf::IfOp::create(
-      b, visible,
+      builder, loc, visible,
       [&](OpBuilder &nested, Location nestedLoc) {
-        Value column =
-            arith::AddIOp::create(nested, nestedLoc, range.firstPage, k);
+        Value column = buildColumn(nested, nestedLoc);
         Value id = memref::LoadOp::create(nested, nestedLoc, op.getBlockTables(),
                                           ValueRange{op.getSequence(), column});
         scf::YieldOp::create(nested, nestedLoc, id);

@@ -46,6 +46,13 @@ Value buildVisiblePageId(OpBuilder &builder, Location loc, TilePageIdsOp op,
                          TilePageRange range, Value k,
                          ConstantBuilder constant);
 
+/// `block_tables[sequence][column]` of `op` (i32) where `visible` (i1),
+/// else `zero`: the entry is read only where visible (scf.if), its column
+/// (index) built there by `buildColumn`.
+Value buildBlockTableReadIf(
+    OpBuilder &builder, Location loc, TilePageIdsOp op, Value visible,
+    Value zero, function_ref<Value(OpBuilder &, Location)> buildColumn);
+
 /// `x` (f32 or a vector of f32) where finite, NaN where +-inf or NaN:
 /// x * 0 + x, one fma per element. Every target turns a non-finite score,
 /// scale or partial into NaN with it, so that an infinity is never taken

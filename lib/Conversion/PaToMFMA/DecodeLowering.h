@@ -416,6 +416,20 @@ private:
                                 ArrayRef<Value> positions,
                                 DenseMap<Value, SmallVector<Value>> &known);
 
+  /// The uniform part of a lane's page-id read past the staged tiles, i32:
+  /// the tile's first page column, the op's visible end relative to the
+  /// tile's first token and, with a window, the relative begin less a page
+  /// and whether the visible range is non-empty (null without a window).
+  struct LanePageWindow {
+    Value firstPage, end, beforeFirstPage, nonEmpty;
+  };
+  LanePageWindow lanePageWindow(LaneBuilder &l, TilePageIdsOp op,
+                                TilePageRange range);
+  /// Page id `position` (index, per lane) of `op` by its rule (the block
+  /// table's entry when the page holds a visible token, else 0; the entry
+  /// is read only then), with 32-bit lane math.
+  Value lanePageId(LaneBuilder &l, TilePageIdsOp op,
+                   const LanePageWindow &window, Value position);
   /// clamp(bound + shift - (tileStart + 64 w + 16 j), 0, 16) as i32: how
   /// many of the lane group's 16 tokens lie below the token `bound` (i64,
   /// the same for every lane) moved by `shift` (i32 in [0, Q), per lane;

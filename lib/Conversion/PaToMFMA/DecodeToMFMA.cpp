@@ -494,6 +494,55 @@ Value DecodeLowering::groupBound(LaneBuilder &l, Value bound, Value tileStart,
   return l.minSI(l.maxSI(lane, l.i32(0)), l.i32(kGroupTokens));
 }
 
+DecodeLowering::LanePageWindow
+DecodeLowering::lanePageWindow(LaneBuilder &l, TilePageIdsOp op,
+                               TilePageRange range) {
+  // Page k of the tile holds tokens firstToken + [kP, kP + P), kP + P <=
+  // span. Relative to firstToken and clamped to [-1, span], the visible
+  // bounds [lo, hi) fit i32 and meet [kP, kP + P) as the unclamped ones
+  // do: kP < hi, lo - P < kP and lo < hi. The lane keeps only kP.
+  int64_t pageSize = op.getPageSize();
+  int64_t span = std::max(kTileTokens, pageSize);
+  auto relative = [&](Value bound) {
+    Value inTile = l.minSI(
+        l.maxSI(l.subI(bound, range.firstToken), l.i64(-1)), l.i64(span));
+    return arith::TruncIOp::create(l.b, l.b.getI32Type(), inTile).getResult();
+  };
+  LanePageWindow window;
+  window.firstPage = arith::IndexCastUIOp::create(l.b, l.b.getI32Type(),
+                                                  range.firstPage);
+  window.end = relative(op.getVisibleEnd());
+  // Without a window the visible range starts at token 0, before every
+  // page's end.
+  if (!matchPattern(op.getVisibleBegin(), m_Zero())) {
+    Value begin = relative(op.getVisibleBegin());
+    window.beforeFirstPage = l.subI(begin, l.i32(pageSize));
+    window.nonEmpty = l.cmpI(arith::CmpIPredicate::slt, begin, window.end);
+  }
+  return window;
+}
+
+Value DecodeLowering::lanePageId(LaneBuilder &l, TilePageIdsOp op,
+                                 const LanePageWindow &window,
+                                 Value position) {
+  ImplicitLocOpBuilder &b = l.b;
+  Value k = arith::IndexCastUIOp::create(b, b.getI32Type(), position);
+  Value pageBegin = arith::MulIOp::create(b, k, l.i32(op.getPageSize()));
+  Value visible = l.cmpI(arith::CmpIPredicate::slt, pageBegin, window.end);
+  if (window.beforeFirstPage)
+    visible = l.andI(
+        l.andI(visible, l.cmpI(arith::CmpIPredicate::sgt, pageBegin,
+                               window.beforeFirstPage)),
+        window.nonEmpty);
+  // The column as one i32 sum, widened unsigned: the address is then the
+  // uniform row plus a 32-bit lane offset, with no lane's 64-bit pointer
+  // kept across the tile loop.
+  Value column = arith::IndexCastUIOp::create(
+      b, b.getIndexType(), l.addI(window.firstPage, k));
+  return buildBlockTableReadIf(b, b.getLoc(), op, visible, l.i32(0),
+                               [&](OpBuilder &, Location) { return column; });
+}
+
 Value DecodeLowering::positionsIn(LaneBuilder &l, int64_t first, int64_t n,
                                   Value lo, Value hi) {
   auto type = VectorType::get({n}, l.b.getI32Type());
@@ -600,9 +649,9 @@ DecodeLowering::elementsOf(ImplicitLocOpBuilder &b, Value vec,
     };
     TilePageRange range =
         buildTilePageRange(b, b.getLoc(), direct, direct.getTile(), constant);
+    LanePageWindow window = lanePageWindow(l, direct, range);
     return each([&](size_t, Value position) {
-      return buildVisiblePageId(b, b.getLoc(), direct, range, position,
-                                constant);
+      return lanePageId(l, direct, window, position);
     });
   }
   return each([&](size_t, Value position) -> Value {

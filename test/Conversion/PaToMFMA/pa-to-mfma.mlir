@@ -535,3 +535,45 @@
 // PARTLY32:          gpu.barrier
 // PARTLY32:          scf.for %{{.*}} = %c0{{.*}} to %c6{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4xf32>) {
 // PARTLY32:          gpu.return
+
+// Tiles past the staged page ids read the block table by the op's rule with
+// 32-bit lane math: the tile-relative visible bounds are clamped to
+// [-1, max(256, P)] once per tile (uniform), and the lane keeps only its page's
+// first token and column in i32, so that no per-lane 64-bit value or
+// pointer lives across the tile loop (gfx950, ALiBi at 32 rows, D 256:
+// 262 -> 256 VGPRs, 1 -> 2 waves). With a window, a page is visible when
+// it starts below the end and ends past the begin; without one, every page
+// ends past token 0 and only the end is compared.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w257-q4g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=FALLBACK
+// FALLBACK-LABEL: gpu.func @pa_decode(
+// FALLBACK:       %[[FIRSTPAGE:.*]] = arith.index_castui %{{.*}} : index to i32
+// FALLBACK:       arith.maxsi %{{.*}}, %c-1_i64 : i64
+// FALLBACK:       arith.minsi %{{.*}}, %c256_i64{{.*}} : i64
+// FALLBACK-NEXT:  %[[END:.*]] = arith.trunci %{{.*}} : i64 to i32
+// FALLBACK:       arith.minsi %{{.*}}, %c256_i64{{.*}} : i64
+// FALLBACK-NEXT:  %[[BEGIN:.*]] = arith.trunci %{{.*}} : i64 to i32
+// FALLBACK:       %[[BEFORE:.*]] = arith.subi %[[BEGIN]], %c16_i32{{.*}} : i32
+// FALLBACK-NEXT:  %[[NONEMPTY:.*]] = arith.cmpi slt, %[[BEGIN]], %[[END]] : i32
+// FALLBACK-NEXT:  %[[K:.*]] = arith.index_castui %{{.*}} : index to i32
+// FALLBACK:       %[[PAGE:.*]] = arith.muli %[[K]], %c16_i32{{.*}} : i32
+// FALLBACK-NEXT:  %[[BELOWEND:.*]] = arith.cmpi slt, %[[PAGE]], %[[END]] : i32
+// FALLBACK-NEXT:  %[[PASTBEGIN:.*]] = arith.cmpi sgt, %[[PAGE]], %[[BEFORE]] : i32
+// FALLBACK-NEXT:  %[[BOTH:.*]] = arith.andi %[[BELOWEND]], %[[PASTBEGIN]] : i1
+// FALLBACK-NEXT:  %[[VISIBLE:.*]] = arith.andi %[[BOTH]], %[[NONEMPTY]] : i1
+// FALLBACK-NEXT:  %[[COLUMN:.*]] = arith.addi %[[FIRSTPAGE]], %[[K]] : i32
+// FALLBACK-NEXT:  %[[COLUMNINDEX:.*]] = arith.index_castui %[[COLUMN]] : i32 to index
+// FALLBACK:       scf.if %[[VISIBLE]] -> (i32) {
+// FALLBACK-NEXT:    memref.load %{{.*}}[%{{.*}}, %[[COLUMNINDEX]]] : memref<?x?xi32>
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=FALLBACK0
+// FALLBACK0-LABEL: gpu.func @pa_decode(
+// FALLBACK0:       arith.maxsi %{{.*}}, %c-1_i64 : i64
+// FALLBACK0:       arith.minsi %{{.*}}, %c256_i64{{.*}} : i64
+// FALLBACK0-NEXT:  %[[END:.*]] = arith.trunci %{{.*}} : i64 to i32
+// FALLBACK0-NEXT:  %[[K:.*]] = arith.index_castui %{{.*}} : index to i32
+// FALLBACK0:       %[[PAGE:.*]] = arith.muli %[[K]], %c16_i32{{.*}} : i32
+// FALLBACK0-NEXT:  %[[VISIBLE:.*]] = arith.cmpi slt, %[[PAGE]], %[[END]] : i32
+// FALLBACK0-NEXT:  arith.addi %{{.*}}, %[[K]] : i32
+// FALLBACK0:       scf.if %[[VISIBLE]] -> (i32) {
+// FALLBACK0-NEXT:    memref.load

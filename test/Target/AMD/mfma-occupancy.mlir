@@ -13,7 +13,8 @@
 // the tile loops (253 / 250).
 // Added on 2026-12-02 (fifth session): ALiBi at 32 rows, D 256, on gfx942,
 // which was 261 VGPRs (1 wave) until the 64-bit tile loop made its own lane
-// ids (256). gfx950 is not bounded here yet (1 wave: 263 VGPRs).
+// ids (256). gfx950 was 1 wave (262 VGPRs) until the page-id read past the
+// staged tiles did its lane math in i32 (256, 2 waves; 2026-12-04).
 // Lowered on 2026-12-02: gfx950's bf16 kernels at D 128, 4 -> 3 waves (16
 // rows, 114 -> 134 VGPRs) and 3 -> 2 (32 rows, 161 -> 204), for P's second
 // bf16 term, without which bf16 caches missed the contract's tolerance on
@@ -53,6 +54,7 @@
 // RUN:   d128-fp8-p16-transposed-per_token-w0-q4g8 \
 // RUN:   d256-fp8-p16-plain-per_token-w300-q4g8 \
 // RUN:   d256-fp8-p64-plain-per_token-w4096-q3g8 \
+// RUN:   d256-fp8-p16-transposed-per_token-w257-q4g8-alibi \
 // RUN:   | FileCheck %s --check-prefix=GFX950
 
 // GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
@@ -89,3 +91,4 @@
 // GFX950: d128-fp8-p16-transposed-per_token-w0-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p16-plain-per_token-w300-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p64-plain-per_token-w4096-q3g8 gfx950: waves={{[2-8]}} 
+// GFX950: d256-fp8-p16-transposed-per_token-w257-q4g8-alibi gfx950: waves={{[2-8]}} 
