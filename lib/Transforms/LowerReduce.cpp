@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
+#include "pa/Transforms/ArithEmitter.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
 #include "pa/Transforms/ScoreMath.h"
@@ -52,9 +53,9 @@ struct ReduceArgs {
 };
 
 /// Emits f32 arithmetic of the reduce kernel.
-class ReduceEmitter {
+class ReduceEmitter : public ArithEmitter {
 public:
-  explicit ReduceEmitter(ImplicitLocOpBuilder &b) : b(b) {}
+  explicit ReduceEmitter(ImplicitLocOpBuilder &b) : ArithEmitter(b) {}
 
   Value f32(double value) {
     return arith::ConstantFloatOp::create(b, b.getF32Type(),
@@ -65,27 +66,18 @@ public:
     return arith::ConstantIndexOp::create(b, value);
   }
   Value isEqual(Value x, Value y) {
-    return arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, y);
-  }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, cond, x, y);
+    return cmpF(arith::CmpFPredicate::OEQ, x, y);
   }
   /// exp(x - max) through exp2: exp2((x - max) * log2(e)).
   Value expShifted(Value x, Value max) {
-    Value scaled = arith::MulFOp::create(b, arith::SubFOp::create(b, x, max),
-                                         f32(llvm::numbers::log2e));
-    return math::Exp2Op::create(b, scaled);
+    return exp2(mulF(subF(x, max), f32(llvm::numbers::log2e)));
   }
   /// w_p = exp_sums_p * exp(max_logits_p - M), exactly 0 for an empty
   /// partition (max_logits_p = -inf; with M = -inf too the exp would be NaN).
   Value partitionWeight(Value maxLogit, Value expSum, Value rowMax) {
-    Value weight =
-        arith::MulFOp::create(b, expSum, expShifted(maxLogit, rowMax));
+    Value weight = mulF(expSum, expShifted(maxLogit, rowMax));
     return select(isEqual(maxLogit, negInf()), f32(0.0), weight);
   }
-
-private:
-  ImplicitLocOpBuilder &b;
 };
 
 using LoopBody =

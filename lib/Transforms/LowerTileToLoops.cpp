@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
+#include "pa/Transforms/ArithEmitter.h"
 #include "pa/Transforms/IntegerArithmetic.h"
 #include "pa/Transforms/Passes.h"
 #include "pa/Transforms/ScoreMath.h"
@@ -169,9 +170,9 @@ FailureOr<int64_t> checkCache(Operation *op, StringRef name, Value cache,
 /// Structured-control helpers run their body callbacks with `b` positioned in
 /// the new region, so callbacks keep using `b`. Constants are created once
 /// per lowered op, ahead of everything it emits (so they dominate its loops).
-class LoopEmitter {
+class LoopEmitter : public ArithEmitter {
 public:
-  explicit LoopEmitter(ImplicitLocOpBuilder &b) : b(b) {
+  explicit LoopEmitter(ImplicitLocOpBuilder &b) : ArithEmitter(b) {
     auto zero = arith::ConstantIndexOp::create(b, 0);
     constants[zero.getValue()] = zero;
     constantsEnd = zero;
@@ -191,37 +192,14 @@ public:
   Value i32(int32_t value) { return constant(b.getI32IntegerAttr(value)); }
   Value f32(float value) { return constant(b.getF32FloatAttr(value)); }
   Value negInf() { return f32(-std::numeric_limits<float>::infinity()); }
-  Value toI64(Value index) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), index);
-  }
-  Value toIndex(Value integer) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), integer);
-  }
-
-  Value addI(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value subI(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mulI(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
   /// Quotient and remainder of non-negative index values.
   Value divU(Value x, Value y) { return arith::DivUIOp::create(b, x, y); }
   Value remU(Value x, Value y) { return arith::RemUIOp::create(b, x, y); }
-  Value cmpI(arith::CmpIPredicate predicate, Value x, Value y) {
-    return arith::CmpIOp::create(b, predicate, x, y);
-  }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
-
-  Value addF(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
-  Value subF(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
-  Value mulF(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
-  Value divF(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
-  Value maxF(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
   Value nanIfNotFinite(Value x) {
     return buildNaNIfNotFinite(b, b.getLoc(), x, f32(0.0f));
   }
   Value isEqF(Value x, Value y) {
     return arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, y);
-  }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, cond, x, y);
   }
 
   /// `absolute` (i64) lies in [begin, end) (i64).
@@ -238,7 +216,7 @@ public:
     Value element = load(memref, indices);
     if (element.getType().isF32())
       return element;
-    return arith::ExtFOp::create(b, b.getF32Type(), element);
+    return extF(b.getF32Type(), element);
   }
   void store(Value value, Value memref, ValueRange indices) {
     memref::StoreOp::create(b, value, memref, indices);
@@ -290,8 +268,6 @@ public:
     return scf::IfOp::create(b, cond, yielding(thenValue), yielding(elseValue))
         .getResult(0);
   }
-
-  ImplicitLocOpBuilder &b;
 
 private:
   DenseMap<Attribute, Value> constants;

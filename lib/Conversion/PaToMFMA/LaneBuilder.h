@@ -9,6 +9,8 @@
 #ifndef PA_CONVERSION_PATOMFMA_LANEBUILDER_H
 #define PA_CONVERSION_PATOMFMA_LANEBUILDER_H
 
+#include "pa/Transforms/ArithEmitter.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -96,12 +98,11 @@ private:
   std::optional<int64_t> constant;
 };
 
-/// Scalar and vector arithmetic of the per-lane code.
-class LaneBuilder {
+/// Scalar and vector arithmetic of the per-lane code: ArithEmitter's, and
+/// constants, vectors and wave shuffles.
+class LaneBuilder : public ArithEmitter {
 public:
-  explicit LaneBuilder(ImplicitLocOpBuilder &b) : b(b) {}
-
-  ImplicitLocOpBuilder &b;
+  explicit LaneBuilder(ImplicitLocOpBuilder &b) : ArithEmitter(b) {}
 
   IndexExpr idx(int64_t v) { return IndexExpr(b, v); }
   IndexExpr idx(Value v) { return IndexExpr(b, v); }
@@ -140,39 +141,6 @@ public:
     return vector::BroadcastOp::create(b, type, scalar);
   }
 
-  Value toI64(Value index) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), index);
-  }
-  Value toIndex(Value integer) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), integer);
-  }
-  Value cmpI(arith::CmpIPredicate pred, Value x, Value y) {
-    return arith::CmpIOp::create(b, pred, x, y);
-  }
-  Value cmpF(arith::CmpFPredicate pred, Value x, Value y) {
-    return arith::CmpFOp::create(b, pred, x, y);
-  }
-  Value select(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, cond, x, y);
-  }
-  Value addI(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value subI(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value maxSI(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
-  Value minSI(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
-  Value addF(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
-  Value subF(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
-  Value mulF(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
-  Value divF(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
-  /// NaN-propagating maximum (the reference lowering's).
-  Value maxF(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
-  /// Maximum ignoring NaN (one v_max_f32): for maxima whose NaN inputs
-  /// make the result NaN anyway through the sums they feed.
-  Value maxNumF(Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); }
-  Value absF(Value x) { return math::AbsFOp::create(b, x); }
-  Value exp2(Value x) { return math::Exp2Op::create(b, x); }
-  Value extF(Type type, Value x) { return arith::ExtFOp::create(b, type, x); }
-  Value truncF(Type type, Value x) { return arith::TruncFOp::create(b, type, x); }
   Value bitcast(VectorType type, Value x) {
     return vector::BitCastOp::create(b, type, x);
   }

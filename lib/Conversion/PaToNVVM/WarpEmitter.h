@@ -10,6 +10,8 @@
 #ifndef PA_LIB_CONVERSION_PATONVVM_WARPEMITTER_H
 #define PA_LIB_CONVERSION_PATONVVM_WARPEMITTER_H
 
+#include "pa/Transforms/ArithEmitter.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -27,9 +29,9 @@ namespace mlir::pa::nvvm {
 /// The four f32 accumulators of one m16n8 tile of an mma.sync.
 using Accumulator = std::array<Value, 4>;
 
-class WarpEmitter {
+class WarpEmitter : public ArithEmitter {
 public:
-  explicit WarpEmitter(ImplicitLocOpBuilder &b) : b(b) {}
+  explicit WarpEmitter(ImplicitLocOpBuilder &b) : ArithEmitter(b) {}
 
   //===--- constants and integer arithmetic (index, i32, i64) ------------===//
   Value constant(Type type, int64_t value) {
@@ -59,7 +61,7 @@ public:
   Value rem(Value x, int64_t y) {
     return arith::RemUIOp::create(b, x, constant(x.getType(), y));
   }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  using ArithEmitter::andI;
   Value andI(Value x, int64_t y) { return andI(x, constant(x.getType(), y)); }
   Value orI(Value x, Value y) { return arith::OrIOp::create(b, x, y); }
   Value shl(Value x, int64_t y) {
@@ -73,9 +75,6 @@ public:
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, p, x, y);
   }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, c, x, y);
-  }
   Value both(Value x, Value y) { return andI(x, y); }
   Value negate(Value c) {
     return arith::XOrIOp::create(b, c, constant(b.getI1Type(), 1));
@@ -86,28 +85,13 @@ public:
                 cmp(arith::CmpIPredicate::slt, x, end));
   }
 
-  Value toIndex(Value x) {
-    return arith::IndexCastOp::create(b, b.getIndexType(), x);
-  }
-  Value toI64(Value x) {
-    if (x.getType().isIndex())
-      return arith::IndexCastOp::create(b, b.getI64Type(), x);
-    return arith::ExtSIOp::create(b, b.getI64Type(), x);
-  }
   Value toI32(Value x) {
     if (x.getType().isIndex())
       return arith::IndexCastOp::create(b, b.getI32Type(), x);
     return arith::TruncIOp::create(b, b.getI32Type(), x);
   }
 
-  //===--- f32 arithmetic ------------------------------------------------===//
-  Value addF(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
-  Value subF(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
-  Value mulF(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
-  Value divF(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
-  Value maxF(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
-  Value absF(Value x) { return math::AbsFOp::create(b, x); }
-  Value exp2(Value x) { return math::Exp2Op::create(b, x); }
+  //===--- f32 arithmetic (ArithEmitter's and) ----------------------------===//
   Value eqF(Value x, Value y) {
     return arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, y);
   }
@@ -354,8 +338,6 @@ public:
                          scf::YieldOp::create(b);
                        });
   }
-
-  ImplicitLocOpBuilder &b;
 };
 
 } // namespace mlir::pa::nvvm
