@@ -11,8 +11,8 @@
 // context lengths, seeds), so that the runner regenerates every input bit
 // for bit.
 //
-//   OUTDIR/matrix/pNNN/   the numerics matrix (the host matrix's axes with
-//                         NVIDIA's fp8 e4m3fn and bf16 KV) and graph replay
+//   OUTDIR/matrix/pNNN/   the numerics matrix (the host matrix's programs
+//                         with NVIDIA's fp8 e4m3fn) and graph replay
 //   OUTDIR/bench/bNN/     the benchmark shapes (D = 256, Hq = 16, Hkv = 2),
 //                         at the plan limits of the tuning table
 //                         (tuning/plans.json), if it has the program, or
@@ -64,202 +64,37 @@ struct Program {
   std::vector<std::pair<int64_t, int64_t>> benchShapes;
 };
 
-template <typename T> T pick(std::mt19937_64 &random, std::vector<T> values) {
-  return values[random() % values.size()];
-}
-
-/// The context-length sets of a program: page and tile boundaries, empty
-/// and one-token sequences, random ones, a long one where the float64
-/// oracle is cheap enough, and the program's own.
-std::vector<std::vector<int32_t>>
-lengthSets(const Program &p, std::mt19937_64 &random,
-           const std::vector<std::vector<int32_t>> &extra) {
-  const int32_t page = int32_t(p.shape.pageSize);
-  std::vector<std::vector<int32_t>> sets = {
-      {0, 1, 17}, {255, 256, 257}, {page - 1, page, page + 1, 4099}};
-  std::vector<int32_t> mixed;
-  for (int i = 0; i < 4; ++i)
-    mixed.push_back(int32_t(1 + random() % 2000));
-  sets.push_back(mixed);
-  if (p.shape.numQueryHeads * p.shape.headDim <= 1024)
-    sets.push_back({int32_t(8192 + random() % 1024)});
-  sets.insert(sets.end(), extra.begin(), extra.end());
-  return sets;
-}
-
-/// Fills `p.cases` from its length sets (fresh seeds; every fourth
-/// program's fourth set draws normal values).
-void addCases(Program &p, size_t index, std::mt19937_64 &random,
-              const std::vector<std::vector<int32_t>> &extra = {}) {
-  std::vector<std::vector<int32_t>> sets = lengthSets(p, random, extra);
-  for (size_t set = 0; set < sets.size(); ++set) {
-    oracle::CaseConfig config;
-    static_cast<oracle::DecodeShape &>(config) = p.shape;
-    config.sinks = p.sinks;
-    config.sinkValues = p.sinkValues;
-    config.batch = int64_t(sets[set].size());
-    config.contextLengths = sets[set];
-    config.seed = random();
-    config.garbageSeed = random();
-    config.spareTableColumns = int64_t(set % 3);
-    config.poisonInvisible = p.shape.window > 0;
-    config.nonFinite = p.nonFinite;
-    config.distribution = set == 3 && index % 4 == 0
-                              ? oracle::ValueDistribution::Normal
-                              : oracle::ValueDistribution::Uniform;
-    p.cases.push_back(config);
-  }
-}
-
-/// The numerics matrix for sm_90a: the host matrix's sweep (head dims,
-/// page sizes, V layouts, scales, MTP lengths, GQA groups, KV heads, query
-/// dtypes, windows, sinks, budgets) over e4m3fn and bf16 KV, plus the
-/// special programs (D = 512 / P = 128, the staging fallback past 4096
-/// page ids, MTP 8, long windows, W = 2^31 - 1, a softmax scale, +-inf
-/// sinks, D = 192, many partitions, non-finite inputs).
+/// The numerics matrix for sm_90a: the host and AMD matrices' programs
+/// (numerics::programMatrix: the sweep over head dims, page sizes, V
+/// layouts, scales, MTP lengths, GQA groups, KV heads, query dtypes,
+/// windows, sinks and budgets, the special programs, non-finite inputs,
+/// model features and normal-distributed precision cases; then the nhd /
+/// hnd layouts and the head dims) with fp8 KV as e4m3fn, and their cases
+/// (numerics::lengthSets, numerics::caseConfigFor) from one fixed seed.
 std::vector<Program> matrixPrograms() {
+  std::vector<numerics::ProgramSpec> specs = numerics::programMatrix();
+  for (std::vector<numerics::ProgramSpec> more :
+       {numerics::layoutPrograms(), numerics::headDimPrograms()})
+    specs.insert(specs.end(), more.begin(), more.end());
   std::vector<Program> programs;
-  std::mt19937_64 random(20240604);
-  for (int i = 0; i < 84; ++i) {
-    Program p;
-    oracle::DecodeShape &s = p.shape;
-    s.kvType = i % 3 == 2 ? ScalarType::BF16 : ScalarType::F8E4M3FN;
-    s.headDim = std::vector<int64_t>{64, 128, 256}[(i / 3) % 3];
-    s.pageSize = std::vector<int64_t>{16, 64}[(i / 9) % 2];
-    s.vLayout = (i / 2) % 2 ? oracle::VLayout::Transposed
-                            : oracle::VLayout::Plain;
-    s.scaleMode = pick(random, std::vector<oracle::ScaleMode>{
-                                   oracle::ScaleMode::PerTensor,
-                                   oracle::ScaleMode::PerToken});
-    if (s.kvType == ScalarType::BF16 && i % 4 == 2)
-      s.scaleMode = oracle::ScaleMode::None;
-    s.queryLen = 1 + i % 4;
-    s.numKvHeads = 1 + (i / 4) % 2;
-    s.numQueryHeads =
-        std::vector<int64_t>{4, 8, 16, 32}[(i / 8 + i) % 4] * s.numKvHeads;
-    s.queryType = i % 5 == 4 ? ScalarType::F16 : ScalarType::BF16;
-    s.window = std::vector<int64_t>{0, 1, 17, 257, 8193, 0, -1}[i % 7];
-    p.sinks = random() % 2 != 0;
-    switch (random() % 4) {
-    case 1:
-      p.budget = 1;
-      break;
-    case 2:
-      p.budget = 6;
-      break;
-    case 3:
-      p.budget = 96;
-      p.maxPartitions = 5;
-      break;
-    default:
-      break; // the chip's default budget: many partitions
-    }
-    p.label = "sweep" + std::to_string(i);
-    programs.push_back(p);
-  }
-
-  std::vector<std::vector<std::vector<int32_t>>> extras(programs.size());
-  auto special = [&](const char *label, auto &&configure,
-                     std::vector<std::vector<int32_t>> extra = {}) {
-    Program p;
-    p.label = label;
-    configure(p);
-    programs.push_back(p);
-    extras.push_back(std::move(extra));
-  };
-  special("d512-p128", [](Program &p) {
-    p.shape.headDim = 512;
-    p.shape.pageSize = 128;
-    p.shape.numQueryHeads = 8;
-    p.shape.vLayout = oracle::VLayout::Transposed;
-    p.shape.scaleMode = oracle::ScaleMode::PerToken;
-    p.sinks = true;
-  });
-  special(
-      "staging-fallback",
-      [](Program &p) {
-        p.shape.headDim = 64;
-        p.shape.numQueryHeads = 4;
-        p.budget = 1;
-      },
-      {{66000}, {65537, 4097}});
-  special("mtp8-g4", [](Program &p) {
-    p.shape.queryLen = 8;
-    p.shape.numKvHeads = 2;
-    p.shape.numQueryHeads = 8;
-    p.shape.window = 17;
-    p.sinks = true;
-  });
-  special(
-      "window-8193-long",
-      [](Program &p) {
-        p.shape.window = 8193;
-        p.shape.queryLen = 2;
-        p.shape.headDim = 64;
-        p.shape.numQueryHeads = 4;
-      },
-      {{12000, 8192}, {8193, 8194, 30}});
-  special("window-int32-max", [](Program &p) {
-    p.shape.window = 2147483647;
-    p.shape.queryLen = 3;
-    p.shape.kvType = ScalarType::BF16;
-    p.shape.scaleMode = oracle::ScaleMode::None;
-  });
-  special("softmax-scale", [](Program &p) { p.shape.softmaxScale = 0.3; });
-  special("sinks-inf", [](Program &p) {
-    p.shape.numQueryHeads = 4;
-    p.shape.queryType = ScalarType::F16;
-    p.sinks = true;
-    double inf = std::numeric_limits<double>::infinity();
-    p.sinkValues = {inf, -inf, 0.5, -1.0};
-  });
-  special("bf16-d192", [](Program &p) {
-    p.shape.kvType = ScalarType::BF16;
-    p.shape.headDim = 192;
-    p.shape.pageSize = 64;
-    p.shape.vLayout = oracle::VLayout::Transposed;
-  });
-  special(
-      "many-partitions",
-      [](Program &p) {
-        p.budget = 4096;
-        p.shape.numKvHeads = 2;
-        p.shape.numQueryHeads = 8;
-      },
-      {{9000, 1, 0, 3000}});
-  // Non-finite inputs (the host and emulator matrices' programs): NaN rows
-  // where the oracle's are, never 0 or dropped by the reducer.
-  for (const numerics::ProgramSpec &spec : numerics::nonFinitePrograms()) {
-    special(spec.label.c_str(), [&](Program &p) {
-      p.shape = spec.shape;
-      p.sinks = spec.sinks;
-      p.budget = spec.budget;
-      p.nonFinite = spec.nonFinite;
-    });
-  }
-  // Programs of the matrices, with e4m3fn for the gfx942 flavour: the model
-  // features (logits soft-cap, ALiBi, the log-sum-exp output) and the nhd /
-  // hnd cache layouts (page sizes 1 to 1024).
-  auto fromMatrix = [&](const std::vector<numerics::ProgramSpec> &specs) {
-    for (const numerics::ProgramSpec &spec : specs) {
-      special(spec.label.c_str(), [&](Program &p) {
-        p.shape = spec.shape;
-        if (p.shape.kvType == ScalarType::F8E4M3FNUZ) // sm_90a: e4m3fn
-          p.shape.kvType = ScalarType::F8E4M3FN;
-        p.sinks = spec.sinks;
-        p.budget = spec.budget;
-        p.nonFinite = spec.nonFinite;
-        p.combinedCache = spec.combinedCache;
-      });
-    }
-  };
-  fromMatrix(numerics::modelFeaturePrograms());
-  fromMatrix(numerics::layoutPrograms());
-  fromMatrix(numerics::headDimPrograms());
-
   std::mt19937_64 lengths(7);
-  for (size_t i = 0; i < programs.size(); ++i)
-    addCases(programs[i], i, lengths, extras[i]);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    numerics::ProgramSpec spec = numerics::forChip(specs[i], kChip.str());
+    Program p;
+    p.label = spec.label;
+    p.shape = spec.shape;
+    p.sinks = spec.sinks;
+    p.sinkValues = spec.sinkValues;
+    p.budget = spec.budget;
+    p.maxPartitions = spec.maxPartitions;
+    p.nonFinite = spec.nonFinite;
+    p.combinedCache = spec.combinedCache;
+    std::vector<std::vector<int32_t>> sets = numerics::lengthSets(spec, lengths);
+    for (size_t set = 0; set < sets.size(); ++set)
+      p.cases.push_back(
+          numerics::caseConfigFor(spec, i, set, sets[set], lengths));
+    programs.push_back(std::move(p));
+  }
   return programs;
 }
 
