@@ -238,6 +238,16 @@ public:
   /// Lowers the kernel: the buffers and lane ids, then the tile ops by
   /// their patterns in program order (DecodeToMFMA.cpp).
   LogicalResult run();
+  /// Waves per SIMD the kernel asks of the register allocator
+  /// (amdgpu-waves-per-eu): 2 (at most 256 VGPRs + AGPRs; unasked, the
+  /// allocator settled a few registers above that for some 32-row groups
+  /// with the 64-bit fallback loop: 1 wave, no latency hiding), and 3 (at
+  /// most 168) for 16-row groups where the LDS holds 3 workgroups per CU
+  /// (gfx942 D 256 per-token with a window settled at 169 unasked, 168 asked
+  /// with the same loop). emitCodeObject asks one wave fewer of a kernel
+  /// that spills for it, then nothing; the code-object tests check that no
+  /// configuration spills.
+  int64_t requestedWaves();
 
   // The op lowerings the patterns call, at the builder's insertion point
   // (the op's place).

@@ -696,17 +696,6 @@ LogicalResult DecodeLowering::run() {
   // IEEE mode off: maxnum is then one v_max_f32 (no NaN quieting of its
   // inputs), which drops NaN; NaN scores still reach the sums through
   // exp2, and a NaN sum decides the partials (mergeAndStore).
-  Builder attrs(ctx);
-  SmallVector<Attribute> passthrough = {
-      attrs.getStrArrayAttr({"amdgpu-ieee", "false"})};
-  // At least 2 waves per SIMD (at most 256 VGPRs + AGPRs): the register
-  // allocator otherwise settles a few registers above that for some 32-row
-  // groups with the 64-bit fallback loop (1 wave per SIMD, no latency
-  // hiding). A kernel that would spill for it is generated again without
-  // the request (emitCodeObject); the code-object tests check that no
-  // configuration spills.
-  passthrough.push_back(attrs.getStrArrayAttr({"amdgpu-waves-per-eu", "2"}));
-  kernel->setAttr("passthrough", attrs.getArrayAttr(passthrough));
   createLaneIds();
 
   distributePageIdFills();
@@ -735,7 +724,26 @@ LogicalResult DecodeLowering::run() {
     if (failed(lowerTilePageIdsToLoop(op)))
       return failure();
   eraseWorkgroupAttributions(kernel, tileBuffers);
+  Builder attrs(ctx);
+  kernel->setAttr(
+      "passthrough",
+      attrs.getArrayAttr(
+          {attrs.getStrArrayAttr({"amdgpu-ieee", "false"}),
+           attrs.getStrArrayAttr(
+               {"amdgpu-waves-per-eu", std::to_string(requestedWaves())})}));
   return success();
+}
+
+int64_t DecodeLowering::requestedWaves() {
+  if (d.shape.mTiles > 1)
+    return 2;
+  int64_t ldsBytes = 0;
+  for (BlockArgument buffer : d.kernel.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(buffer.getType());
+    ldsBytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
+  int64_t byLds = chip.workgroupMemoryBytes / std::max<int64_t>(ldsBytes, 1);
+  return std::clamp<int64_t>(byLds, 2, 3);
 }
 
 void DecodeLowering::lowerByPattern(Operation *op) {

@@ -208,8 +208,9 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
     return diagnostics.check(loc, "AMDGPU code generation");
   };
   // Kernels asking for an occupancy (amdgpu-waves-per-eu, pa-to-mfma) are
-  // generated again without it if meeting it made them spill: the request
-  // is a register budget, never worth scratch. Code generation may rewrite
+  // generated again asking one wave fewer (below 2, nothing) while meeting
+  // it makes them spill: the request is a register budget, never worth
+  // scratch. Code generation may rewrite
   // the module, hence the copy taken before.
   bool requestsOccupancy =
       llvm::any_of(llvmModule, [](const llvm::Function &function) {
@@ -221,16 +222,27 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
   SmallVector<char, 0> object;
   if (failed(generate(llvmModule, llvm::CodeGenFileType::ObjectFile, object)))
     return failure();
-  if (requestsOccupancy) {
+  while (requestsOccupancy) {
     bool retry = false;
-    for (llvm::Function &function : *pristine)
-      if (function.hasFnAttribute(kWavesPerEu) &&
-          privateSegmentBytes(object, function.getName()) > 0) {
+    for (llvm::Function &function : *pristine) {
+      if (!function.hasFnAttribute(kWavesPerEu) ||
+          privateSegmentBytes(object, function.getName()) == 0)
+        continue;
+      retry = true;
+      unsigned waves = 0;
+      function.getFnAttribute(kWavesPerEu)
+          .getValueAsString()
+          .split(',')
+          .first.getAsInteger(10, waves);
+      if (waves > 2)
+        function.addFnAttr(kWavesPerEu, std::to_string(waves - 1));
+      else
         function.removeFnAttr(kWavesPerEu);
-        retry = true;
-      }
-    if (retry && failed(generate(*llvm::CloneModule(*pristine),
-                                 llvm::CodeGenFileType::ObjectFile, object)))
+    }
+    if (!retry)
+      break;
+    if (failed(generate(*llvm::CloneModule(*pristine),
+                        llvm::CodeGenFileType::ObjectFile, object)))
       return failure();
   }
 

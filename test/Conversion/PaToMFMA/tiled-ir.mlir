@@ -29,7 +29,9 @@
 // CHECK-LABEL: gpu.func @pa_decode(
 // CHECK-SAME:    workgroup(%[[IDS:.*]] : memref<2048xi32, #gpu.address_space<workgroup>>, %[[SCRATCH:.*]] : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<208xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME:    denormal_fp_math_f32 = "preserve-sign"
-// CHECK-SAME:    passthrough = {{\[\["amdgpu-ieee", "false"\], \["amdgpu-waves-per-eu", "2"\]\]}}
+// A 16-row group whose LDS (17220 bytes) leaves room for 3 workgroups per
+// CU on both chips asks for 3 waves per SIMD (32-row groups ask for 2).
+// CHECK-SAME:    passthrough = {{\[\["amdgpu-ieee", "false"\], \["amdgpu-waves-per-eu", "3"\]\]}}
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK-NOT:     pa.tile
 
