@@ -146,6 +146,17 @@ MemRefType mlir::pa::workgroupMemRef(ArrayRef<int64_t> shape,
                          space);
 }
 
+int64_t mlir::pa::workgroupMemoryBytes(gpu::GPUFuncOp kernel) {
+  int64_t bytes = 0;
+  for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (type.hasStaticShape())
+      bytes += type.getNumElements() *
+               llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  return bytes;
+}
+
 gpu::GPUFuncOp mlir::pa::createKernel(OpBuilder &builder,
                                       gpu::GPUModuleOp kernels,
                                       llvm::StringRef baseName,

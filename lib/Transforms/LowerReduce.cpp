@@ -65,9 +65,6 @@ public:
   Value index(int64_t value) {
     return arith::ConstantIndexOp::create(b, value);
   }
-  Value isEqual(Value x, Value y) {
-    return cmpF(arith::CmpFPredicate::OEQ, x, y);
-  }
   /// exp(x - max) through exp2: exp2((x - max) * log2(e)).
   Value expShifted(Value x, Value max) {
     return exp2(mulF(subF(x, max), f32(llvm::numbers::log2e)));
@@ -76,7 +73,7 @@ public:
   /// partition (max_logits_p = -inf; with M = -inf too the exp would be NaN).
   Value partitionWeight(Value maxLogit, Value expSum, Value rowMax) {
     Value weight = mulF(expSum, expShifted(maxLogit, rowMax));
-    return select(isEqual(maxLogit, negInf()), f32(0.0), weight);
+    return select(eqF(maxLogit, negInf()), f32(0.0), weight);
   }
 };
 
@@ -159,9 +156,9 @@ void buildRow(ImplicitLocOpBuilder &b, const WorkgroupContext &wg, Value q,
   // is empty M = z = -inf too, and the sink must not count as 1.
   Value sinkTerm = e.f32(0.0);
   if (sink) {
-    Value term = e.select(e.isEqual(sink, rowMax), e.f32(1.0),
+    Value term = e.select(e.eqF(sink, rowMax), e.f32(1.0),
                           e.expShifted(sink, rowMax));
-    sinkTerm = e.select(e.isEqual(sink, e.negInf()), e.f32(0.0), term);
+    sinkTerm = e.select(e.eqF(sink, e.negInf()), e.f32(0.0), term);
   }
   // w_p is needed by the denominator and again, once den is known, by the
   // accumulation: two exp2 per partition and row, independent of D.

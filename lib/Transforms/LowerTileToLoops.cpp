@@ -198,15 +198,7 @@ public:
   Value nanIfNotFinite(Value x) {
     return buildNaNIfNotFinite(b, b.getLoc(), x, f32(0.0f));
   }
-  Value isEqF(Value x, Value y) {
-    return arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, y);
-  }
 
-  /// `absolute` (i64) lies in [begin, end) (i64).
-  Value inRange(Value absolute, Value begin, Value end) {
-    return andI(cmpI(arith::CmpIPredicate::sge, absolute, begin),
-                cmpI(arith::CmpIPredicate::slt, absolute, end));
-  }
 
   Value load(Value memref, ValueRange indices) {
     return memref::LoadOp::create(b, memref, indices);
@@ -528,7 +520,7 @@ LogicalResult lowerSoftmax(TileSoftmaxOp op, LoopEmitter &e) {
     Value newMax = e.maxF(oldMax, tileMax);
     // With newMax = -inf (so oldMax = -inf too) shift by 0: alpha = exp2(0)
     // = 1 and p = exp2(-inf - 0) = 0.
-    Value nothingSeen = e.isEqF(newMax, negInf);
+    Value nothingSeen = e.eqF(newMax, negInf);
     Value alpha = math::Exp2Op::create(
         b, e.select(nothingSeen, zero, e.subF(oldMax, newMax)));
     Value shift = e.select(nothingSeen, zero, newMax);
@@ -583,7 +575,7 @@ LogicalResult lowerPV(TilePVOp op, LoopEmitter &e) {
           e.forEach(rows, [&](Value m) {
             Value p = e.load(probs, {m, column});
             Value term = e.mulF(e.mulF(p, scale), value);
-            Value unseen = e.isEqF(p, e.f32(0.0f));
+            Value unseen = e.eqF(p, e.f32(0.0f));
             Value sum = e.addF(e.load(acc, {m, d}),
                                e.select(unseen, e.f32(0.0f), term));
             e.store(sum, acc, {m, d});
@@ -614,7 +606,7 @@ LogicalResult lowerStorePartials(TileStorePartialsOp op, LoopEmitter &e) {
     Value row = e.addI(op.getRowBase(), m);
     e.ifThen(e.cmpI(arith::CmpIPredicate::ult, row, e.index(op.getRows())), [&] {
       Value sum = e.load(op.getRowSum(), {m});
-      Value empty = e.isEqF(sum, zero);
+      Value empty = e.eqF(sum, zero);
       Value maxLogit =
           e.select(empty, negInf, e.mulF(e.load(op.getRowMax(), {m}), ln2));
       Value reachedByNaN = arith::CmpFOp::create(

@@ -35,6 +35,11 @@ public:
   Value select(Value condition, Value x, Value y) {
     return arith::SelectOp::create(b, condition, x, y);
   }
+  /// begin <= x < end (signed).
+  Value inRange(Value x, Value begin, Value end) {
+    return andI(cmpI(arith::CmpIPredicate::sge, x, begin),
+                cmpI(arith::CmpIPredicate::slt, x, end));
+  }
   /// An index or a narrower integer as i64 (sign-extended).
   Value toI64(Value x) {
     if (x.getType().isIndex())
@@ -60,6 +65,8 @@ public:
   Value cmpF(arith::CmpFPredicate predicate, Value x, Value y) {
     return arith::CmpFOp::create(b, predicate, x, y);
   }
+  /// x == y, false where either is NaN.
+  Value eqF(Value x, Value y) { return cmpF(arith::CmpFPredicate::OEQ, x, y); }
   Value extF(Type type, Value x) { return arith::ExtFOp::create(b, type, x); }
   Value truncF(Type type, Value x) {
     return arith::TruncFOp::create(b, type, x);

@@ -44,6 +44,10 @@ gpu::GPUFuncOp createKernel(OpBuilder &builder, gpu::GPUModuleOp kernels,
 /// A memref type in workgroup memory (LDS / shared memory).
 MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type elementType);
 
+/// Bytes of workgroup memory (LDS / shared) the static-shaped workgroup
+/// attributions of `kernel` take, before any alignment padding.
+int64_t workgroupMemoryBytes(gpu::GPUFuncOp kernel);
+
 /// Replaces `op` with a gpu.launch_func of `kernel` over `grid` (x, y, z
 /// as index values) with the chip's workgroup size, passing `operands`.
 /// Records the operands' names in `op` as the kernel's `pa.arg_names` and

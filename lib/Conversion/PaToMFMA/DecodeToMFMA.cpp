@@ -527,7 +527,7 @@ Value DecodeLowering::lanePageId(LaneBuilder &l, TilePageIdsOp op,
                                  Value position) {
   ImplicitLocOpBuilder &b = l.b;
   Value k = arith::IndexCastUIOp::create(b, b.getI32Type(), position);
-  Value pageBegin = arith::MulIOp::create(b, k, l.i32(op.getPageSize()));
+  Value pageBegin = l.mulI(k, l.i32(op.getPageSize()));
   Value visible = l.cmpI(arith::CmpIPredicate::slt, pageBegin, window.end);
   if (window.beforeFirstPage)
     visible = l.andI(
@@ -693,9 +693,6 @@ LogicalResult DecodeLowering::run() {
   // below 2^-126 are far under the contract's tolerance.
   kernel->setAttr("denormal_fp_math_f32",
                   StringAttr::get(ctx, "preserve-sign"));
-  // IEEE mode off: maxnum is then one v_max_f32 (no NaN quieting of its
-  // inputs), which drops NaN; NaN scores still reach the sums through
-  // exp2, and a NaN sum decides the partials (mergeAndStore).
   createLaneIds();
 
   distributePageIdFills();
@@ -724,6 +721,10 @@ LogicalResult DecodeLowering::run() {
     if (failed(lowerTilePageIdsToLoop(op)))
       return failure();
   eraseWorkgroupAttributions(kernel, tileBuffers);
+  // IEEE mode off: maxnum is then one v_max_f32 (no NaN quieting of its
+  // inputs), which drops NaN; NaN scores still reach the sums through
+  // exp2, and a NaN sum decides the partials (mergeAndStore). The
+  // occupancy request is made last, when the LDS buffers are all there.
   Builder attrs(ctx);
   kernel->setAttr(
       "passthrough",
@@ -737,12 +738,8 @@ LogicalResult DecodeLowering::run() {
 int64_t DecodeLowering::requestedWaves() {
   if (d.shape.mTiles > 1)
     return 2;
-  int64_t ldsBytes = 0;
-  for (BlockArgument buffer : d.kernel.getWorkgroupAttributions()) {
-    auto type = cast<MemRefType>(buffer.getType());
-    ldsBytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
-  }
-  int64_t byLds = chip.workgroupMemoryBytes / std::max<int64_t>(ldsBytes, 1);
+  int64_t byLds = chip.workgroupMemoryBytes /
+                  std::max<int64_t>(workgroupMemoryBytes(d.kernel), 1);
   return std::clamp<int64_t>(byLds, 2, 3);
 }
 

@@ -79,11 +79,6 @@ public:
   Value negate(Value c) {
     return arith::XOrIOp::create(b, c, constant(b.getI1Type(), 1));
   }
-  /// begin <= x < end (signed).
-  Value inRange(Value x, Value begin, Value end) {
-    return both(cmp(arith::CmpIPredicate::sge, x, begin),
-                cmp(arith::CmpIPredicate::slt, x, end));
-  }
 
   Value toI32(Value x) {
     if (x.getType().isIndex())
@@ -92,9 +87,6 @@ public:
   }
 
   //===--- f32 arithmetic (ArithEmitter's and) ----------------------------===//
-  Value eqF(Value x, Value y) {
-    return arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, y);
-  }
   Value bitcast(Type type, Value x) {
     return arith::BitcastOp::create(b, type, x);
   }

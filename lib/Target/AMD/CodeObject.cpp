@@ -210,8 +210,8 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
   // Kernels asking for an occupancy (amdgpu-waves-per-eu, pa-to-mfma) are
   // generated again asking one wave fewer (below 2, nothing) while meeting
   // it makes them spill: the request is a register budget, never worth
-  // scratch. Code generation may rewrite
-  // the module, hence the copy taken before.
+  // scratch. Code generation may rewrite the module, hence the copy taken
+  // before.
   bool requestsOccupancy =
       llvm::any_of(llvmModule, [](const llvm::Function &function) {
         return function.hasFnAttribute(kWavesPerEu);

@@ -87,19 +87,6 @@ LogicalResult mlir::pa::checkFp8Flavour(Operation *kernels,
 
 namespace {
 
-/// Bytes of LDS the workgroup attributions of `kernel` take (before the
-/// backend's alignment padding).
-int64_t workgroupMemoryBytes(gpu::GPUFuncOp kernel) {
-  int64_t bytes = 0;
-  for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
-    auto type = cast<MemRefType>(buffer.getType());
-    if (type.hasStaticShape())
-      bytes += type.getNumElements() *
-               llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-  }
-  return bytes;
-}
-
 /// Kernels whose workgroup memory exceeds the chip's LDS would fail (or be
 /// rejected by the loader) later with a backend message that names no
 /// buffer; say it here, at the kernel.
