@@ -20,6 +20,7 @@
 //                         bench/pa-tune.sh)
 //
 //===----------------------------------------------------------------------===//
+#include "CountOption.h"
 #include "OracleComparison.h"
 #include "ProgramMatrix.h"
 
@@ -48,17 +49,10 @@ namespace {
 
 constexpr llvm::StringLiteral kChip = mlir::pa::kDefaultNVIDIAChip;
 
-/// One static configuration and the cases to run on it.
+/// One static configuration (the numerics matrix's program description) and
+/// the cases to run on it.
 struct Program {
-  std::string label;
-  oracle::DecodeShape shape;
-  bool sinks = false;
-  std::vector<double> sinkValues;
-  std::optional<int64_t> budget, maxPartitions;
-  oracle::NonFiniteInput nonFinite = oracle::NonFiniteInput::None;
-  /// K and V of every case in one combined cache (pa-cuda-run's
-  /// DeviceOperands::combine).
-  numerics::CombinedCache combinedCache = numerics::CombinedCache::None;
+  numerics::ProgramSpec spec;
   std::vector<oracle::CaseConfig> cases;
   /// Benchmark (batch, context length) pairs; empty for matrix programs.
   std::vector<std::pair<int64_t, int64_t>> benchShapes;
@@ -79,16 +73,9 @@ std::vector<Program> matrixPrograms() {
   std::vector<Program> programs;
   std::mt19937_64 lengths(7);
   for (size_t i = 0; i < specs.size(); ++i) {
-    numerics::ProgramSpec spec = numerics::forChip(specs[i], kChip.str());
     Program p;
-    p.label = spec.label;
-    p.shape = spec.shape;
-    p.sinks = spec.sinks;
-    p.sinkValues = spec.sinkValues;
-    p.budget = spec.budget;
-    p.maxPartitions = spec.maxPartitions;
-    p.nonFinite = spec.nonFinite;
-    p.combinedCache = spec.combinedCache;
+    numerics::ProgramSpec &spec = p.spec;
+    spec = numerics::forChip(specs[i], kChip.str());
     std::vector<std::vector<int32_t>> sets = numerics::lengthSets(spec, lengths);
     for (size_t set = 0; set < sets.size(); ++set)
       p.cases.push_back(
@@ -101,8 +88,8 @@ std::vector<Program> matrixPrograms() {
 /// The program of the graph-replay check (the host GraphReplayTest's).
 Program graphReplayProgram() {
   Program p;
-  p.label = "graph-replay";
-  oracle::DecodeShape &s = p.shape;
+  p.spec.label = "graph-replay";
+  oracle::DecodeShape &s = p.spec.shape;
   s.numQueryHeads = 8;
   s.numKvHeads = 2;
   s.headDim = 128;
@@ -112,7 +99,7 @@ Program graphReplayProgram() {
   s.vLayout = oracle::VLayout::Transposed;
   s.scaleMode = oracle::ScaleMode::PerToken;
   s.window = 257;
-  p.sinks = true;
+  p.spec.sinks = true;
   oracle::CaseConfig config;
   static_cast<oracle::DecodeShape &>(config) = s;
   config.sinks = true;
@@ -133,7 +120,7 @@ std::vector<Program> benchPrograms(std::optional<int64_t> budget,
   auto add = [&](ScalarType kv, oracle::CacheLayout layout, int64_t q,
                  int64_t page, int64_t window) {
     Program p;
-    oracle::DecodeShape &s = p.shape;
+    oracle::DecodeShape &s = p.spec.shape;
     s.kvType = kv;
     s.headDim = 256;
     s.numQueryHeads = 16;
@@ -148,15 +135,15 @@ std::vector<Program> benchPrograms(std::optional<int64_t> budget,
                                          : oracle::ScaleMode::PerTensor;
     // bench/cuda_table.py parses these: KV type, layout (not for packed),
     // Q, P, W.
-    p.label = llvm::formatv(
+    p.spec.label = llvm::formatv(
         "{0}{1}-q{2}-p{3}-w{4}", kv == ScalarType::BF16 ? "bf16" : "fp8",
         layout == oracle::CacheLayout::Packed
             ? std::string()
             : "-" + std::string(oracle::cacheLayoutName(layout)),
         q, page, window);
     p.benchShapes = {{32, 8192}, {8, 131072}, {128, 2048}};
-    p.budget = budget;
-    p.maxPartitions = maxPartitions;
+    p.spec.budget = budget;
+    p.spec.maxPartitions = maxPartitions;
     oracle::CaseConfig config;
     static_cast<oracle::DecodeShape &>(config) = s;
     p.cases.push_back(config);
@@ -192,8 +179,9 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
                  << ec.message() << "\n";
     return false;
   }
+  const numerics::ProgramSpec &spec = p.spec;
   mlir::pa::DecodeConfig config = numerics::programConfigFor(
-      p.shape, p.sinks, kChip.str(), p.budget, p.maxPartitions);
+      spec.shape, spec.sinks, kChip.str(), spec.budget, spec.maxPartitions);
   auto start = std::chrono::steady_clock::now();
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   std::string error;
@@ -209,17 +197,17 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
                                           start)
                 .count();
   if (!compiled) {
-    llvm::errs() << "pa-cuda-gen: " << p.label << ": " << error << "\n";
+    llvm::errs() << "pa-cuda-gen: " << spec.label << ": " << error << "\n";
     return false;
   }
   std::string description;
   llvm::raw_string_ostream os(description);
-  os << "label=" << p.label << "\n"
+  os << "label=" << spec.label << "\n"
      << "budget=" << config.effectiveBudget() << "\n"
      << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
      << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n";
-  if (p.combinedCache != numerics::CombinedCache::None)
-    os << "combined_cache=" << numerics::combinedCacheName(p.combinedCache)
+  if (spec.combinedCache != numerics::CombinedCache::None)
+    os << "combined_cache=" << numerics::combinedCacheName(spec.combinedCache)
        << "\n";
   for (auto [batch, length] : p.benchShapes)
     os << "bench_shape=" << batch << "," << length << "\n";
@@ -251,17 +239,16 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
              size_t &emittedCount) {
   bool ok = true;
   for (size_t i = 0; i < programs.size() && i < limit; ++i) {
-    if (!only.empty() && programs[i].label.find(only) == std::string::npos)
+    if (!only.empty() && programs[i].spec.label.find(only) == std::string::npos)
       continue;
     ++emittedCount;
     double seconds = 0;
     std::string path = llvm::formatv("{0}/{1}{2:d3}", dir, prefix, i);
     bool emitted = emitProgram(programs[i], path, seconds);
     ok &= emitted;
-    llvm::outs() << llvm::formatv("{0} {1} {2} ({3} cases) {4:F2}s\n",
-                                  emitted ? "ok  " : "FAIL", path,
-                                  programs[i].label, programs[i].cases.size(),
-                                  seconds);
+    llvm::outs() << llvm::formatv(
+        "{0} {1} {2} ({3} cases) {4:F2}s\n", emitted ? "ok  " : "FAIL", path,
+        programs[i].spec.label, programs[i].cases.size(), seconds);
     llvm::outs().flush();
   }
   return ok;
@@ -271,15 +258,6 @@ int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N]\n";
   return status;
-}
-
-// A count option's value: a whole number >= 1, or nothing (the command line
-// is then refused: a budget of 0 or "abc" must not compile defaults).
-std::optional<int64_t> positiveCount(llvm::StringRef text) {
-  int64_t value = 0;
-  if (text.getAsInteger(10, value) || value < 1)
-    return std::nullopt;
-  return value;
 }
 
 } // namespace

@@ -17,6 +17,8 @@
 // (bench/pa-tune.sh turns its TUNE lines into a tuning table).
 //
 //===----------------------------------------------------------------------===//
+#include "CountOption.h"
+
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Planner.h"
 #include "pa/Oracle/Reference.h"
@@ -887,17 +889,6 @@ int usage(FILE *to = stderr) {
                    "[--verbose]\n       pa-cuda-run bench DIR [--reps N]\n"
                    "       pa-cuda-run tune DIR [--reps N]\n");
   return to == stderr ? 2 : 0;
-}
-
-// A count option's value: a whole number >= 1, or nothing (the caller then
-// refuses the command line rather than running zero programs or reps).
-std::optional<long long> positiveCount(const char *text) {
-  char *end = nullptr;
-  errno = 0;
-  long long value = std::strtoll(text, &end, 10);
-  if (errno || end == text || *end || value < 1)
-    return std::nullopt;
-  return value;
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #include "pa/Target/AMD/Pipeline.h"
 #include "AMDTarget.h"
 #include "pa/Conversion/Passes.h"
+#include "pa/Target/PipelineOptions.h"
 #include "pa/Transforms/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -18,12 +19,11 @@ using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
-struct ROCDLPipelineOptions : PassPipelineOptions<ROCDLPipelineOptions> {
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("AMD chip the kernels are built for (gfx942, gfx950); "
-                     "it fixes the plan budget, fp8 flavour and ISA. Default: "
-                     "the module's pa.target, else gfx950")};
+struct ROCDLPipelineOptions : ChipPipelineOptions<ROCDLPipelineOptions> {
+  static constexpr llvm::StringLiteral kChipHelp =
+      "AMD chip the kernels are built for (gfx942, gfx950); it fixes the "
+      "plan budget, fp8 flavour and ISA. Default: the module's pa.target, "
+      "else gfx950";
   Option<Fp8Residual> fp8Residual{
       *this, "fp8-residual",
       llvm::cl::desc("fp8 products whose operand's fp8 residual is "

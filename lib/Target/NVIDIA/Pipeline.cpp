@@ -2,6 +2,7 @@
 #include "pa/Target/NVIDIA/Pipeline.h"
 #include "NVIDIATarget.h"
 #include "pa/Conversion/Passes.h"
+#include "pa/Target/PipelineOptions.h"
 #include "pa/Transforms/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -18,12 +19,11 @@ using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
-struct NVVMPipelineOptions : PassPipelineOptions<NVVMPipelineOptions> {
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("NVIDIA chip the kernels are built for (sm_90a); it "
-                     "fixes the plan budget, fp8 flavour and ISA. Default: "
-                     "the module's pa.target, else sm_90a")};
+struct NVVMPipelineOptions : ChipPipelineOptions<NVVMPipelineOptions> {
+  static constexpr llvm::StringLiteral kChipHelp =
+      "NVIDIA chip the kernels are built for (sm_90a); it fixes the plan "
+      "budget, fp8 flavour and ISA. Default: the module's pa.target, else "
+      "sm_90a";
 };
 } // namespace
 
