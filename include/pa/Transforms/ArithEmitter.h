@@ -61,6 +61,7 @@ public:
   /// inputs make the result NaN anyway through the sums they feed.
   Value maxNumF(Value x, Value y) { return arith::MaxNumFOp::create(b, x, y); }
   Value absF(Value x) { return math::AbsFOp::create(b, x); }
+  Value negF(Value x) { return arith::NegFOp::create(b, x); }
   Value exp2(Value x) { return math::Exp2Op::create(b, x); }
   Value cmpF(arith::CmpFPredicate predicate, Value x, Value y) {
     return arith::CmpFOp::create(b, predicate, x, y);

@@ -322,11 +322,20 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     Value zero = l.f32(0.0);
     Value alpha = l.exp2(
         l.select(nothingSeen, zero, l.subF(state.rowMax[k], newMax)));
-    Value shift = l.broadcast(vec4, l.select(nothingSeen, zero, newMax));
+    // s - M. Where registers allow, as s + (-M) (the same value, NaN and
+    // inf included): LLVM selects a vector fsub as one v_sub_f32 per score,
+    // a vector fadd of a negated splat as one v_pk_add_f32 per two scores
+    // (neg modifiers), whose register pairs took gfx950's D = 256 32-row
+    // ALiBi kernel from 256 to 259 VGPRs (1 wave).
+    Value shift = l.select(nothingSeen, zero, newMax);
+    Value shifts = l.broadcast(vec4, registersToSpare ? l.negF(shift) : shift);
+    auto shifted = [&](Value block) {
+      return registersToSpare ? l.addF(block, shifts) : l.subF(block, shifts);
+    };
     SmallVector<Value> probs;
     Value blockSum;
     for (Value block : masked) {
-      Value p = l.exp2(l.subF(block, shift));
+      Value p = l.exp2(shifted(block));
       probs.push_back(p);
       blockSum = blockSum ? l.addF(blockSum, p) : p;
     }
@@ -412,9 +421,9 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
         Value inverse = inverseOf(
             l.select(unfolded, l.splatConstant(stepVector, 1.0), folded));
         used = l.select(unfolded, zeros, l.mulF(used, inverse));
-      } else {
-        used = l.mulF(used, l.splatConstant(stepVector, 1.0 / pScale));
       }
+      // Else the weights are in units of 1 / pScale, a power of two:
+      // scaling their sum (below) is exact and the same as scaling each.
       if (registersToSpare) {
         usedWeights = usedWeights ? l.addF(usedWeights, used) : used;
         continue;
@@ -426,6 +435,8 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     }
     if (usedWeights)
       usedSum = sumElements(l, usedWeights);
+    if (usedSum && !pFactors && pScale != 1.0)
+      usedSum = l.mulF(usedSum, l.f32(1.0 / pScale));
     if (unfoldedOne) {
       // The unfolded tokens' exact P, in a uniform branch that tiles
       // without such a token (a V scale of 0, or an edge tile's token out

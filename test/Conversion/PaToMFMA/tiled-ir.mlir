@@ -29,9 +29,11 @@
 // CHECK-LABEL: gpu.func @pa_decode(
 // CHECK-SAME:    workgroup(%[[IDS:.*]] : memref<2048xi32, #gpu.address_space<workgroup>>, %[[SCRATCH:.*]] : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<208xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME:    denormal_fp_math_f32 = "preserve-sign"
-// A 16-row group whose LDS (17220 bytes) leaves room for 3 workgroups per
-// CU on both chips asks for 3 waves per SIMD (32-row groups ask for 2).
-// CHECK-SAME:    passthrough = {{\[\["amdgpu-ieee", "false"\], \["amdgpu-waves-per-eu", "3"\]\]}}
+// A 16-row group asks for as many waves per SIMD as its LDS (17220 bytes)
+// leaves room for workgroups per CU, 3 on gfx942 (64 KiB); on gfx950 (160
+// KiB) 4, the most for D <= 128 (32-row groups ask for 2).
+// GFX942-SAME:   passthrough = {{\[\["amdgpu-ieee", "false"\], \["amdgpu-waves-per-eu", "3"\]\]}}
+// GFX950-SAME:   passthrough = {{\[\["amdgpu-ieee", "false"\], \["amdgpu-waves-per-eu", "4"\]\]}}
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // CHECK-NOT:     pa.tile
 
@@ -119,9 +121,23 @@
 // CHECK-NOT:       arith.select %{{.*}} : vector<4xi1>, vector<4xf32>
 // CHECK:           gpu.shuffle xor %{{.*}}, %c16_i32{{.*}}, %c64_i32{{.*}} : f32
 // CHECK:           gpu.shuffle xor %{{.*}}, %c32_i32{{.*}}, %c64_i32{{.*}} : f32
-// CHECK:           math.exp2 %{{.*}} : vector<4xf32>
+// The scores shifted by the row max as s + (-M): LLVM makes a vector add
+// of a negated splat packed adds (v_pk_add_f32), a vector subtraction one
+// v_sub_f32 per score.
+// CHECK:           %[[NEG_MAX:.*]] = arith.negf %{{.*}} : f32
+// CHECK-NEXT:      %[[NEG_MAXES:.*]] = vector.broadcast %[[NEG_MAX]] : f32 to vector<4xf32>
+// CHECK-NEXT:      %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[NEG_MAXES]] : vector<4xf32>
+// CHECK-NEXT:      math.exp2 %[[SHIFTED]] : vector<4xf32>
+// CHECK-NOT:       arith.subf %{{.*}} : vector<4xf32>
 // P quantized in registers.
 // CHECK:           amdgpu.packed_trunc_2xfp8
+// The weights the product used, in units of 1 / pScale (a power of two:
+// 1 / 128 for e4m3fnuz, 1 / 256 for e4m3fn), summed then scaled once.
+// CHECK-NOT:       arith.mulf %{{.*}} : vector<8xf32>
+// CHECK:           %[[UNITS:.*]] = vector.extract %{{.*}}[0] : f32 from vector<1xf32>
+// GFX942-NEXT:     %[[INVERSE_P:.*]] = arith.constant 7.812500e-03 : f32
+// GFX950-NEXT:     %[[INVERSE_P:.*]] = arith.constant 3.906250e-03 : f32
+// CHECK-NEXT:      arith.mulf %[[UNITS]], %[[INVERSE_P]] : f32
 // The accumulators' rescale in a uniform branch: a ballot of the lanes
 // whose factor (the row max's shift) is not exactly 1; a tile where none
 // is keeps the accumulators as they are.

@@ -86,7 +86,10 @@
 // GFX950: d256-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p16-transposed-per_token-w257-q2g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p64-transposed-per_token-w257-q4g8 gfx950: waves={{[2-8]}} 
-// GFX950: d128-bf16-p16-plain-none-w0-q2g8 gfx950: waves={{[3-8]}} 
+// gfx950 D 128 bf16 16 rows: 4 waves (125 VGPRs) since 16-row groups at
+// D <= 128 ask for 4 where the LDS allows; unasked it settled at 129 (3
+// waves) once the softmax's shift became packed adds (2026-12-04).
+// GFX950: d128-bf16-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d128-bf16-p16-plain-none-w0-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d512-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[2-8]}} 
 // GFX950: d128-fp8-p16-transposed-per_token-w0-q1g8 gfx950: waves={{[3-8]}} 
