@@ -1,13 +1,22 @@
-//===- PipelineOptions.h - options of the pa-lower-to-* pipelines -*- C++ -*-===//
+//===- Pipelines.h - what the pa-lower-to-* pipelines share ----*- C++ -*-===//
 //
-// The chip option that both vendors' pipelines (pa-lower-to-rocdl,
-// pa-lower-to-nvvm) start from; each adds its own options beside it.
+// Both vendors' pipelines (pa-lower-to-rocdl, pa-lower-to-nvvm) start from
+// the same passes (pa ops to tiled IR, the canonicalizer and CSE, the
+// kernels' way to LLVM) and the same chip option; each adds its own
+// lowering and options.
 //
 //===----------------------------------------------------------------------===//
-#ifndef PA_TARGET_PIPELINEOPTIONS_H
-#define PA_TARGET_PIPELINEOPTIONS_H
+#ifndef PA_TARGET_PIPELINES_H
+#define PA_TARGET_PIPELINES_H
 
+#include "pa/Conversion/Passes.h"
+#include "pa/Transforms/Passes.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <string>
 
@@ -22,4 +31,4 @@ struct ChipPipelineOptions : PassPipelineOptions<Derived> {
 
 } // namespace mlir::pa
 
-#endif // PA_TARGET_PIPELINEOPTIONS_H
+#endif // PA_TARGET_PIPELINES_H

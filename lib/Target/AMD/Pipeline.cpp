@@ -1,14 +1,7 @@
 //===- Pipeline.cpp - the pa-lower-to-rocdl pipeline ----------------------===//
 #include "pa/Target/AMD/Pipeline.h"
 #include "AMDTarget.h"
-#include "pa/Conversion/Passes.h"
-#include "pa/Target/PipelineOptions.h"
-#include "pa/Transforms/Passes.h"
-
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "mlir/Transforms/Passes.h"
+#include "pa/Target/Pipelines.h"
 
 namespace mlir::pa {
 #define GEN_PASS_REGISTRATION
