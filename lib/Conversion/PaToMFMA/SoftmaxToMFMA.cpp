@@ -294,6 +294,7 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     }
   }
 
+  const bool pScaleInShift = !pFactors && pScale != 1.0;
   // Softmax per M-tile, then P for the PV operands.
   const int64_t pvStepCount = pvSteps(instr);
   // Per M-tile, the factor of the output accumulators: the row's max shift
@@ -328,6 +329,11 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     // (neg modifiers), whose register pairs took gfx950's D = 256 32-row
     // ALiBi kernel from 256 to 259 VGPRs (1 wave).
     Value shift = l.select(nothingSeen, zero, newMax);
+    // A constant P factor (pScale, a power of two) rides in the shift:
+    // exp2(s - (M - log2 pScale)) is P * pScale, one multiply fewer per
+    // score; the row sum takes 1 / pScale once.
+    if (pScaleInShift)
+      shift = l.subF(shift, l.f32(std::log2(pScale)));
     Value shifts = l.broadcast(vec4, registersToSpare ? l.negF(shift) : shift);
     auto shifted = [&](Value block) {
       return registersToSpare ? l.addF(block, shifts) : l.subF(block, shifts);
@@ -342,6 +348,8 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     Value laneSum = l.extract(blockSum, 0);
     for (int64_t e = 1; e < kResultElements; ++e)
       laneSum = l.addF(laneSum, l.extract(blockSum, e));
+    if (pScaleInShift)
+      laneSum = l.mulF(laneSum, l.f32(1.0 / pScale));
     next.rowMax.push_back(newMax);
     next.rowSum.push_back(l.addF(l.mulF(state.rowSum[k], alpha), laneSum));
 
@@ -375,8 +383,6 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     }
     if (pFactors)
       p16 = mulByTokens(l, tile, p16, pFactors, groupTokens);
-    else if (pScale != 1.0)
-      p16 = l.mulF(p16, l.splatConstant(tokenVector, pScale));
     auto stepVector = VectorType::get({instr.perLane}, f32);
     for (int64_t step = 0; step < pvStepCount; ++step) {
       SmallVector<int64_t> positions;

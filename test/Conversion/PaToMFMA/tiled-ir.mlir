@@ -121,15 +121,29 @@
 // CHECK-NOT:       arith.select %{{.*}} : vector<4xi1>, vector<4xf32>
 // CHECK:           gpu.shuffle xor %{{.*}}, %c16_i32{{.*}}, %c64_i32{{.*}} : f32
 // CHECK:           gpu.shuffle xor %{{.*}}, %c32_i32{{.*}}, %c64_i32{{.*}} : f32
-// The scores shifted by the row max as s + (-M): LLVM makes a vector add
-// of a negated splat packed adds (v_pk_add_f32), a vector subtraction one
-// v_sub_f32 per score.
-// CHECK:           %[[NEG_MAX:.*]] = arith.negf %{{.*}} : f32
-// CHECK-NEXT:      %[[NEG_MAXES:.*]] = vector.broadcast %[[NEG_MAX]] : f32 to vector<4xf32>
-// CHECK-NEXT:      %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[NEG_MAXES]] : vector<4xf32>
+// The factor of the row's accumulators, exp2(old max - new max), then the
+// scores shifted by the row max less log2 pScale (P's factor, 2^7 for
+// e4m3fnuz, 2^8 for e4m3fn: exp2 gives P * pScale), as s + (-shift): LLVM
+// makes a vector add of a negated splat packed adds (v_pk_add_f32), a
+// vector subtraction one v_sub_f32 per score.
+// CHECK:           math.exp2 %{{.*}} : f32
+// CHECK-NEXT:      %[[ROW_MAX:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// GFX942-NEXT:     %[[LOG2_P:.*]] = arith.constant 7.000000e+00 : f32
+// GFX950-NEXT:     %[[LOG2_P:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT:      %[[SHIFT:.*]] = arith.subf %[[ROW_MAX]], %[[LOG2_P]] : f32
+// CHECK-NEXT:      %[[NEG_SHIFT:.*]] = arith.negf %[[SHIFT]] : f32
+// CHECK-NEXT:      %[[NEG_SHIFTS:.*]] = vector.broadcast %[[NEG_SHIFT]] : f32 to vector<4xf32>
+// CHECK-NEXT:      %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[NEG_SHIFTS]] : vector<4xf32>
 // CHECK-NEXT:      math.exp2 %[[SHIFTED]] : vector<4xf32>
 // CHECK-NOT:       arith.subf %{{.*}} : vector<4xf32>
-// P quantized in registers.
+// The row sum back in units of P, once.
+// CHECK:           vector.extract %{{.*}}[3] : f32 from vector<4xf32>
+// CHECK-NEXT:      %[[LANE_SUM:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// GFX942-NEXT:     %[[INVERSE_P_SUM:.*]] = arith.constant 7.812500e-03 : f32
+// GFX950-NEXT:     %[[INVERSE_P_SUM:.*]] = arith.constant 3.906250e-03 : f32
+// CHECK-NEXT:      arith.mulf %[[LANE_SUM]], %[[INVERSE_P_SUM]] : f32
+// P quantized in registers, with no multiply by pScale before.
+// CHECK-NOT:       arith.mulf %{{.*}} : vector<16xf32>
 // CHECK:           amdgpu.packed_trunc_2xfp8
 // The weights the product used, in units of 1 / pScale (a power of two:
 // 1 / 128 for e4m3fnuz, 1 / 256 for e4m3fn), summed then scaled once.
