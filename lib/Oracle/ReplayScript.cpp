@@ -6,6 +6,20 @@
 
 namespace pa::oracle {
 
+DecodeShape replayProgramShape() {
+  DecodeShape shape;
+  shape.numQueryHeads = 8;
+  shape.numKvHeads = 2;
+  shape.headDim = 128;
+  shape.pageSize = 16;
+  shape.queryLen = 2;
+  shape.kvType = ScalarType::F8E4M3FN;
+  shape.vLayout = VLayout::Transposed;
+  shape.scaleMode = ScaleMode::PerToken;
+  shape.window = 257;
+  return shape;
+}
+
 void replayNewInputs(const ReplayHooks &hooks) {
   std::vector<uint16_t> first, again, zeros;
   DecodeCase a = hooks.generate({300, 5, 1000}, 1, true);

@@ -27,6 +27,7 @@
 #include "pa/API/DecodeConfig.h"
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Planner.h"
+#include "pa/Oracle/ReplayScript.h"
 #include "pa/IR/Chip.h"
 #include "pa/Target/NVIDIA/PTX.h"
 
@@ -89,19 +90,10 @@ std::vector<Program> matrixPrograms() {
 Program graphReplayProgram() {
   Program p;
   p.spec.label = "graph-replay";
-  oracle::DecodeShape &s = p.spec.shape;
-  s.numQueryHeads = 8;
-  s.numKvHeads = 2;
-  s.headDim = 128;
-  s.pageSize = 16;
-  s.queryLen = 2;
-  s.kvType = ScalarType::F8E4M3FN;
-  s.vLayout = oracle::VLayout::Transposed;
-  s.scaleMode = oracle::ScaleMode::PerToken;
-  s.window = 257;
+  p.spec.shape = oracle::replayProgramShape();
   p.spec.sinks = true;
   oracle::CaseConfig config;
-  static_cast<oracle::DecodeShape &>(config) = s;
+  static_cast<oracle::DecodeShape &>(config) = p.spec.shape;
   config.sinks = true;
   p.cases.push_back(config); // the runner sets lengths and seeds
   return p;

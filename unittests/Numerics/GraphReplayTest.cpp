@@ -24,15 +24,7 @@ namespace {
 class GraphReplay : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    shape.numQueryHeads = 8;
-    shape.numKvHeads = 2;
-    shape.headDim = 128;
-    shape.pageSize = 16;
-    shape.queryLen = 2;
-    shape.kvType = oracle::ScalarType::F8E4M3FN;
-    shape.vLayout = oracle::VLayout::Transposed;
-    shape.scaleMode = oracle::ScaleMode::PerToken;
-    shape.window = 257;
+    shape = oracle::replayProgramShape();
     std::string error;
     auto compiled = mlir::pa::HostProgram::compile(
         programConfigFor(shape, /*sinks=*/true, "gfx950", std::nullopt,

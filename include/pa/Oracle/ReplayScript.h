@@ -39,6 +39,11 @@ struct ReplayHooks {
   bool fixedBatch = false;
 };
 
+/// The replayed program's shape (with attention sinks): GQA 4 (8 query
+/// heads over 2 KV heads), D 128, page 16, two query tokens, fp8 e4m3fn KV
+/// with transposed V and per-token scales, window 257.
+DecodeShape replayProgramShape();
+
 /// New inputs: new values with the same lengths, all lengths zero (every
 /// output exactly 0), new lengths, then the first inputs again.
 void replayNewInputs(const ReplayHooks &hooks);
