@@ -3,11 +3,6 @@
 #include "AMDTarget.h"
 #include "pa/Target/Pipelines.h"
 
-namespace mlir::pa {
-#define GEN_PASS_REGISTRATION
-#include "pa/Target/AMD/Passes.h.inc"
-} // namespace mlir::pa
-
 using namespace mlir;
 using namespace mlir::pa;
 

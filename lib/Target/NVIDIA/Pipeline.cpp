@@ -3,11 +3,6 @@
 #include "NVIDIATarget.h"
 #include "pa/Target/Pipelines.h"
 
-namespace mlir::pa {
-#define GEN_PASS_REGISTRATION
-#include "pa/Target/NVIDIA/Passes.h.inc"
-} // namespace mlir::pa
-
 using namespace mlir;
 using namespace mlir::pa;
 

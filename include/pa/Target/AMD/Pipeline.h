@@ -34,6 +34,9 @@ void buildROCDLPipeline(OpPassManager &pm, llvm::StringRef chip,
 #define GEN_PASS_DECL
 #include "pa/Target/AMD/Passes.h.inc"
 
+#define GEN_PASS_REGISTRATION
+#include "pa/Target/AMD/Passes.h.inc"
+
 /// The AMD chip named `chipName`, or an error at `loc` naming the chips
 /// pa-mlir can build code objects for.
 FailureOr<ChipInfo> resolveAMDChip(Location loc, llvm::StringRef chipName);

@@ -35,6 +35,9 @@ void buildNVVMPipeline(OpPassManager &pm, llvm::StringRef chip);
 #define GEN_PASS_DECL
 #include "pa/Target/NVIDIA/Passes.h.inc"
 
+#define GEN_PASS_REGISTRATION
+#include "pa/Target/NVIDIA/Passes.h.inc"
+
 /// The NVIDIA chip named `chipName`, or an error at `loc` naming the chips
 /// pa-mlir can build PTX for.
 FailureOr<ChipInfo> resolveNVIDIAChip(Location loc, llvm::StringRef chipName);
