@@ -199,7 +199,6 @@ public:
     return buildNaNIfNotFinite(b, b.getLoc(), x, f32(0.0f));
   }
 
-
   Value load(Value memref, ValueRange indices) {
     return memref::LoadOp::create(b, memref, indices);
   }

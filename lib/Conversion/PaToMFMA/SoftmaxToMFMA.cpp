@@ -294,7 +294,9 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     }
   }
 
-  const bool pScaleInShift = !pFactors && pScale != 1.0;
+  // P's factor is the constant pScale (a power of two, not 1: fp8 compute)
+  // rather than per-token factors.
+  const bool constantPFactor = !pFactors && pScale != 1.0;
   // Softmax per M-tile, then P for the PV operands.
   const int64_t pvStepCount = pvSteps(instr);
   // Per M-tile, the factor of the output accumulators: the row's max shift
@@ -332,7 +334,7 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     // A constant P factor (pScale, a power of two) rides in the shift:
     // exp2(s - (M - log2 pScale)) is P * pScale, one multiply fewer per
     // score; the row sum takes 1 / pScale once.
-    if (pScaleInShift)
+    if (constantPFactor)
       shift = l.subF(shift, l.f32(std::log2(pScale)));
     Value shifts = l.broadcast(vec4, registersToSpare ? l.negF(shift) : shift);
     auto shifted = [&](Value block) {
@@ -348,7 +350,7 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     Value laneSum = l.extract(blockSum, 0);
     for (int64_t e = 1; e < kResultElements; ++e)
       laneSum = l.addF(laneSum, l.extract(blockSum, e));
-    if (pScaleInShift)
+    if (constantPFactor)
       laneSum = l.mulF(laneSum, l.f32(1.0 / pScale));
     next.rowMax.push_back(newMax);
     next.rowSum.push_back(l.addF(l.mulF(state.rowSum[k], alpha), laneSum));
@@ -441,7 +443,7 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     }
     if (usedWeights)
       usedSum = sumElements(l, usedWeights);
-    if (usedSum && !pFactors && pScale != 1.0)
+    if (usedSum && constantPFactor)
       usedSum = l.mulF(usedSum, l.f32(1.0 / pScale));
     if (unfoldedOne) {
       // The unfolded tokens' exact P, in a uniform branch that tiles

@@ -28,25 +28,25 @@ struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
     const int64_t queryRows = op.getQueryLength() * op.getGroupSize();
     Value group = e.idx(op.getGroupSize());
     for (int64_t i = 0; i < s.rows / kWarps; ++i) {
-      Value m = e.add(ids.warp, i * kWarps);
-      Value row = e.add(op.getRowBase(), m);
-      Value isRow = e.cmp(CmpIPredicate::ult, row, e.idx(queryRows));
+      Value m = e.addI(ids.warp, i * kWarps);
+      Value row = e.addI(op.getRowBase(), m);
+      Value isRow = e.cmpI(CmpIPredicate::ult, row, e.idx(queryRows));
       e.ifThenElse(
           isRow,
           [&] {
-            Value queryRow = e.add(e.mul(op.getSequence(), op.getQueryLength()),
+            Value queryRow = e.addI(e.mulI(op.getSequence(), op.getQueryLength()),
                                    arith::DivUIOp::create(b, row, group));
-            Value head = e.add(e.mul(op.getKvHead(), op.getGroupSize()),
+            Value head = e.addI(e.mulI(op.getKvHead(), op.getGroupSize()),
                                arith::RemUIOp::create(b, row, group));
             SmallVector<Value> values, columns;
             for (int64_t k = 0; k < perLane; ++k) {
-              Value d = e.add(ids.lane, 32 * k);
+              Value d = e.addI(ids.lane, 32 * k);
               if (32 * (k + 1) <= s.headDim) {
                 Value x = e.load(op.getQuery(), {queryRow, head, d});
                 values.push_back(x.getType().isF32() ? x : toF32(e, x));
               } else {
                 // Read inside the row, then 0 past D.
-                Value inRow = e.cmp(CmpIPredicate::ult, d, e.idx(s.headDim));
+                Value inRow = e.cmpI(CmpIPredicate::ult, d, e.idx(s.headDim));
                 Value x = e.load(
                     op.getQuery(),
                     {queryRow, head, e.select(inRow, d, e.idx(s.headDim - 1))});
@@ -73,9 +73,9 @@ struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
               for (int64_t k = 0; k < perLane; ++k)
                 e.store(zero, buffers.query,
                         {fragmentIndex(e, s.qkDim(), term, m,
-                                       e.add(ids.lane, 32 * k))});
+                                       e.addI(ids.lane, 32 * k))});
             if (buffers.rowScale)
-              e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)),
+              e.ifThen(e.cmpI(CmpIPredicate::eq, ids.lane, e.idx(0)),
                        [&] { e.store(e.f32(1.0), buffers.rowScale, {m}); });
           });
     }
@@ -103,13 +103,13 @@ private:
         amax = e.maxF(amax, e.shuffleXor(amax, offset));
       // floor(log2(amax)) from the exponent field; a zero row gets the
       // largest shift, which is harmless.
-      Value exponent = e.sub(
+      Value exponent = e.subI(
           e.andI(e.shr(e.bitcast(b.getI32Type(), amax), 23), 0xFF), e.i32(127));
       Value shift =
-          e.minS(e.maxS(e.sub(e.i32(top), exponent), e.i32(-100)), e.i32(126));
-      up = e.bitcast(f32, e.shl(e.add(shift, 127), 23));
-      Value down = e.bitcast(f32, e.shl(e.sub(e.i32(127), shift), 23));
-      e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)),
+          e.minSI(e.maxSI(e.subI(e.i32(top), exponent), e.i32(-100)), e.i32(126));
+      up = e.bitcast(f32, e.shl(e.addI(shift, 127), 23));
+      Value down = e.bitcast(f32, e.shl(e.subI(e.i32(127), shift), 23));
+      e.ifThen(e.cmpI(CmpIPredicate::eq, ids.lane, e.idx(0)),
                [&] { e.store(down, buffers.rowScale, {m}); });
     }
     for (auto [x, d] : llvm::zip(values, columns)) {

@@ -54,16 +54,16 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
     std::optional<PartlySeenRuns> runs;
     if (s.partlyRunSlots() > 0) {
       runs = partlySeenRuns(e);
-      productEnd = e.minS(productEnd, runs->tailStart);
+      productEnd = e.minSI(productEnd, runs->tailStart);
       if (runs->headStart)
         productBegin =
-            e.maxS(productBegin, e.add(runs->headStart, runs->length));
+            e.maxSI(productBegin, e.addI(runs->headStart, runs->length));
     }
     // Tiles with tokens outside the product's range zero their values.
     auto insideProduct = [&] {
-      return e.both(
-          e.cmp(CmpIPredicate::sge, tileStart, productBegin),
-          e.cmp(CmpIPredicate::sle, e.add(tileStart, e.i64(kTileTokens)),
+      return e.andI(
+          e.cmpI(CmpIPredicate::sge, tileStart, productBegin),
+          e.cmpI(CmpIPredicate::sle, e.addI(tileStart, e.i64(kTileTokens)),
                 productEnd));
     };
     // P's terms are about to overwrite the scores: keep the partly seen
@@ -74,11 +74,11 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
 
     // Prologue: thread i packs tokens 2i, 2i + 1 of every row: P times the
     // token's V scale, 0 outside the product's range.
-    Value token = e.mul(ids.tid, 2);
+    Value token = e.mulI(ids.tid, 2);
     SmallVector<Value> weights;
     for (int64_t k = 0; k < 2; ++k) {
-      Value column = e.add(token, k);
-      Value valid = e.inRange(e.add(tileStart, e.toI64(column)), productBegin,
+      Value column = e.addI(token, k);
+      Value valid = e.inRange(e.addI(tileStart, e.toI64(column)), productBegin,
                               productEnd);
       weights.push_back(
           e.select(valid, valueScale(e, op, tile, column), e.f32(0.0)));
@@ -97,7 +97,7 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
     SmallVector<std::pair<Value, Value>> pending;
     for (int64_t m = 0; m < s.rows; ++m) {
       Value p = e.loadVector(buffers.scores,
-                             {e.add(e.idx(m * kScoreStride), token)}, 2);
+                             {e.addI(e.idx(m * kScoreStride), token)}, 2);
       Value x0 = e.mulF(e.extract(p, 0), weights[0]);
       Value x1 = e.mulF(e.extract(p, 1), weights[1]);
       if (state.probsAliasScores)
@@ -140,13 +140,13 @@ private:
     // Rows [rowBase, min(rowBase + M, Q * G)) have positions [q_lo, q_hi].
     Value rowBase = e.toI64(state.rowBase);
     Value lastRow =
-        e.sub(e.minS(e.add(rowBase, e.i64(s.rows)),
+        e.subI(e.minSI(e.addI(rowBase, e.i64(s.rows)),
                      e.i64(s.queryLength * s.groupSize)),
               e.i64(1));
     Value qLo = arith::DivSIOp::create(b, rowBase, e.i64(s.groupSize));
     Value qHi = arith::DivSIOp::create(b, lastRow, e.i64(s.groupSize));
     PartlySeenRuns runs;
-    runs.length = e.sub(qHi, qLo);
+    runs.length = e.subI(qHi, qLo);
     runs.tailStart = buildVisibleEnd(b, b.getLoc(), state.contextLength,
                                      s.queryLength, qLo);
     runs.headStart = buildVisibleBegin(b, b.getLoc(), runs.tailStart,
@@ -161,17 +161,17 @@ private:
       WarpEmitter &e, TilePVOp op, const PartlySeenRuns &runs,
       function_ref<void(Value, Value, Value)> body) const {
     Value tileStart = op.getTileStart();
-    Value tileEnd = e.add(tileStart, e.i64(kTileTokens));
+    Value tileEnd = e.addI(tileStart, e.i64(kTileTokens));
     auto run = [&](Value start, int64_t firstSlot, Value skipFrom) {
       e.forLoop(e.idx(0), e.toIndex(runs.length), e.idx(1), [&](Value k) {
-        Value token = e.add(start, e.toI64(k));
+        Value token = e.addI(start, e.toI64(k));
         Value here =
-            e.both(e.inRange(token, tileStart, tileEnd),
+            e.andI(e.inRange(token, tileStart, tileEnd),
                    e.inRange(token, op.getValidBegin(), op.getValidEnd()));
         if (skipFrom) // a token of both runs (a short window) is the tail's
-          here = e.both(here, e.cmp(CmpIPredicate::slt, token, skipFrom));
+          here = e.andI(here, e.cmpI(CmpIPredicate::slt, token, skipFrom));
         e.ifThen(here, [&] {
-          body(token, e.toIndex(e.sub(token, tileStart)), e.add(k, firstSlot));
+          body(token, e.toIndex(e.subI(token, tileStart)), e.addI(k, firstSlot));
         });
       });
     };
@@ -185,11 +185,11 @@ private:
   void savePartlySeenProbs(WarpEmitter &e, TilePVOp op,
                            const PartlySeenRuns &runs) const {
     forEachPartlySeen(e, op, runs, [&](Value, Value column, Value runSlot) {
-      e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
+      e.ifThen(e.cmpI(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
         Value p = e.load(buffers.scores,
-                         {e.add(e.mul(ids.tid, kScoreStride), column)});
+                         {e.addI(e.mulI(ids.tid, kScoreStride), column)});
         e.store(p, buffers.partlyProbs,
-                {e.add(e.mul(runSlot, s.rows), ids.tid)});
+                {e.addI(e.mulI(runSlot, s.rows), ids.tid)});
       });
     });
   }
@@ -212,16 +212,16 @@ private:
                   e.ifThen(rowSees(e, rowTokens(e, m), token), [&] {
                     Value p = state.probsAliasScores
                                   ? e.load(buffers.partlyProbs,
-                                           {e.add(e.mul(runSlot, s.rows), m)})
+                                           {e.addI(e.mulI(runSlot, s.rows), m)})
                                   : e.load(buffers.scores,
-                                           {e.add(e.mul(m, kScoreStride),
+                                           {e.addI(e.mulI(m, kScoreStride),
                                                   column)});
                     Value v = valueToF32(
                         e, e.load(op.getValueCache(),
                                   cacheIndices(e, CacheOperand::value,
                                                place.first, op.getKvHead(),
                                                place.second, d)));
-                    Value at = e.add(e.mul(m, s.accStride()), d);
+                    Value at = e.addI(e.mulI(m, s.accStride()), d);
                     e.store(e.addF(e.load(buffers.acc, {at}),
                                    e.mulF(e.mulF(p, scale), v)),
                             buffers.acc, {at});
@@ -250,7 +250,7 @@ private:
     if (s.vScale == ScaleMode::per_token) {
       for (int64_t offset = 16; offset >= 1; offset /= 2)
         largest = e.maxF(largest, e.shuffleXor(largest, offset));
-      e.ifThen(e.cmp(CmpIPredicate::eq, ids.lane, e.idx(0)),
+      e.ifThen(e.cmpI(CmpIPredicate::eq, ids.lane, e.idx(0)),
                [&] { e.store(largest, buffers.warpMax, {ids.warp}); });
       e.barrier();
       for (int64_t w = 0; w < kWarps; ++w)
@@ -262,18 +262,18 @@ private:
       largest = e.f32(1.0);
     }
     // A zero (or subnormal) maximum gets k = 0, which is harmless.
-    Value exponent = e.sub(
+    Value exponent = e.subI(
         e.andI(e.shr(e.bitcast(b.getI32Type(), e.absF(largest)), 23), 0xFF),
         e.i32(127));
     Value shift =
-        e.minS(e.maxS(e.sub(e.i32(llvm::Log2_64(kE4M3Headroom) - 1), exponent),
+        e.minSI(e.maxSI(e.subI(e.i32(llvm::Log2_64(kE4M3Headroom) - 1), exponent),
                       e.i32(-100)),
                e.i32(100));
     Value isZero = e.eqF(largest, e.f32(0.0));
     shift = e.select(isZero, e.i32(0), shift);
     Type f32 = b.getF32Type();
-    return {e.bitcast(f32, e.shl(e.add(shift, 127), 23)),
-            e.bitcast(f32, e.shl(e.sub(e.i32(127), shift), 23))};
+    return {e.bitcast(f32, e.shl(e.addI(shift, 127), 23)),
+            e.bitcast(f32, e.shl(e.subI(e.i32(127), shift), 23))};
   }
 
   /// Stores P of row m, tokens `token`, `token` + 1 (x0, x1) as the terms of
@@ -329,7 +329,7 @@ private:
     const int64_t columnsPerWarp = s.pvDim() / kWarps;
     const int64_t nBlocksTotal = columnsPerWarp / 8;
     const int64_t tokenBlocks = kTileTokens / (4 * s.chunk);
-    Value warpColumns = e.mul(ids.warp, columnsPerWarp);
+    Value warpColumns = e.mulI(ids.warp, columnsPerWarp);
     Value up;
     if (down)
       up = e.divF(e.f32(1.0), down);
@@ -339,10 +339,10 @@ private:
       // Accumulators: rows g, g + 8; columns 2t, 2t + 1 of each n-block
       // (pvColumn: adjacent, one pair access, unless interleaved).
       auto accAt = [&](int64_t mt, int64_t half, int64_t nb, int64_t k) {
-        Value row = e.add(ids.g, mt * 16 + half * 8);
-        Value column = e.add(warpColumns, pvColumn(e, first, nBlocks, nb,
-                                                   e.add(e.mul(ids.t, 2), k)));
-        return e.add(e.mul(row, s.accStride()), column);
+        Value row = e.addI(ids.g, mt * 16 + half * 8);
+        Value column = e.addI(warpColumns, pvColumn(e, first, nBlocks, nb,
+                                                   e.addI(e.mulI(ids.t, 2), k)));
+        return e.addI(e.mulI(row, s.accStride()), column);
       };
       const bool pairs = !interleavedColumns(nBlocks);
       auto loadAcc = [&](int64_t mt, int64_t half, int64_t nb) {
@@ -367,7 +367,7 @@ private:
         for (int64_t mt = 0; mt < s.mTiles(); ++mt)
           for (int64_t half = 0; half < 2; ++half)
             alphas.push_back(
-                e.load(buffers.alpha, {e.add(ids.g, mt * 16 + half * 8)}));
+                e.load(buffers.alpha, {e.addI(ids.g, mt * 16 + half * 8)}));
       for (int64_t nb = 0; nb < nBlocks; ++nb)
         for (int64_t mt = 0; mt < s.mTiles(); ++mt)
           for (int64_t half = 0; half < 2; ++half) {
@@ -440,7 +440,7 @@ private:
   /// end), else 0.
   SmallVector<Value> chunkMasks(WarpEmitter &e, TilePVOp op, Value chunkToken,
                                 Value begin, Value end) const {
-    Value first = e.add(op.getTileStart(), e.toI64(chunkToken));
+    Value first = e.addI(op.getTileStart(), e.toI64(chunkToken));
     const int64_t perWord = 4 / s.operandBytes();
     const int64_t bits = 8 * s.operandBytes();
     SmallVector<Value> masks;
@@ -448,7 +448,7 @@ private:
       Value mask = e.i32(0);
       for (int64_t k = 0; k < perWord; ++k) {
         Value valid =
-            e.inRange(e.add(first, e.i64(perWord * w + k)), begin, end);
+            e.inRange(e.addI(first, e.i64(perWord * w + k)), begin, end);
         int64_t ones = ((int64_t(1) << bits) - 1) << (bits * k);
         mask = e.orI(mask, e.select(valid, e.i32(ones), e.i32(0)));
       }

@@ -58,8 +58,8 @@ public:
       if (!byPage) {
         // A tile's ids on one thread, tiles over the threads.
         loop.setLowerBound(
-            e.add(loop.getLowerBound(), e.mul(ids.tid, loop.getStep())));
-        loop.setStep(e.mul(loop.getStep(), kWorkgroupThreads));
+            e.addI(loop.getLowerBound(), e.mulI(ids.tid, loop.getStep())));
+        loop.setStep(e.mulI(loop.getStep(), kWorkgroupThreads));
       }
       b.setInsertionPointAfter(loop);
       e.barrier();
@@ -85,7 +85,7 @@ public:
         getConstantIntValue(loop.getLowerBound()) != 0 ||
         getConstantIntValue(loop.getStep()) != 1)
       return false;
-    Value total = e.mul(loop.getUpperBound(), perTile);
+    Value total = e.mulI(loop.getUpperBound(), perTile);
     e.forLoop(ids.tid, total, e.idx(kWorkgroupThreads), [&](Value f) {
       // The loop body's tile computation for tile j (its store and read
       // left out), then page k of that tile.
@@ -95,7 +95,7 @@ public:
         if (&op != read.getOperation() && &op != store.getOperation())
           e.b.clone(op, map);
       storeDirectPageIds(e, read, map.lookupOrDefault(read.getTile()),
-                         store.getBase(), e.mul(e.div(f, perTile), perTile),
+                         store.getBase(), e.mulI(e.div(f, perTile), perTile),
                          e.rem(f, perTile));
     });
     return true;
@@ -163,7 +163,7 @@ public:
     TilePageRange range =
         buildTilePageRange(e.b, e.b.getLoc(), read, tile, constant);
     e.store(buildVisiblePageId(e.b, e.b.getLoc(), read, range, k, constant),
-            buffer, {e.add(base, k)});
+            buffer, {e.addI(base, k)});
   }
 
 private:

@@ -36,13 +36,13 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     // row's last chunk (never past the row) and become zero words.
     const int64_t rowChunks = s.headDim / s.chunk;
     constexpr int64_t nBlocks = kTokensPerWarp / 8;
-    Value warpTokens = e.mul(ids.warp, kTokensPerWarp);
+    Value warpTokens = e.mulI(ids.warp, kTokensPerWarp);
 
     // Thread (g, t) loads the K chunks of token 8j + g of its warp.
     SmallVector<Value> pages, slots;
     for (int64_t j = 0; j < nBlocks; ++j) {
       auto [page, slot] =
-          locate(e, tile, e.add(warpTokens, e.add(ids.g, 8 * j)));
+          locate(e, tile, e.addI(warpTokens, e.addI(ids.g, 8 * j)));
       pages.push_back(page);
       slots.push_back(slot);
     }
@@ -54,10 +54,10 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     // scores' bytes) measured 2-16% slower on the H200 (performance.md,
     // 2026-12-02, fourth session).
     for (int64_t block = 0; block < blocks; ++block) {
-      Value chunkIndex = e.add(ids.t, 4 * block);
+      Value chunkIndex = e.addI(ids.t, 4 * block);
       Value inRow;
       if (4 * (block + 1) > rowChunks) {
-        inRow = e.cmp(CmpIPredicate::ult, chunkIndex, e.idx(rowChunks));
+        inRow = e.cmpI(CmpIPredicate::ult, chunkIndex, e.idx(rowChunks));
         chunkIndex = e.select(inRow, chunkIndex, e.idx(rowChunks - 1));
       }
       SmallVector<Value> chunks;
@@ -73,7 +73,7 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
                 : e.loadVectorL2Block(key,
                                       cacheIndices(e, CacheOperand::key,
                                                    pages[j], kvHead, slots[j],
-                                                   e.mul(chunkIndex, s.chunk)),
+                                                   e.mulI(chunkIndex, s.chunk)),
                                       s.chunk));
       // The query's A fragments of each M-tile (and term) and step.
       SmallVector<SmallVector<std::array<Value, 4>>> query;
@@ -106,20 +106,20 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     SmallVector<Value> rowScales; // per M-tile: rows g and g + 8
     for (int64_t mt = 0; mt < s.mTiles(); ++mt)
       for (int64_t half = 0; half < 2; ++half) {
-        Value row = e.add(ids.g, mt * 16 + half * 8);
+        Value row = e.addI(ids.g, mt * 16 + half * 8);
         rowScales.push_back(buffers.rowScale
                                 ? e.mulF(scale, e.load(buffers.rowScale, {row}))
                                 : scale);
       }
     for (int64_t j = 0; j < nBlocks; ++j) {
-      Value token = e.add(warpTokens, e.add(e.mul(ids.t, 2), 8 * j));
+      Value token = e.addI(warpTokens, e.addI(e.mulI(ids.t, 2), 8 * j));
       Value k0 = tokenScale(e, s.kScale, op.getKScale(), tile, kvHead, token);
       Value k1 = tokenScale(e, s.kScale, op.getKScale(), tile, kvHead,
-                            e.add(token, 1));
+                            e.addI(token, 1));
       for (int64_t mt = 0; mt < s.mTiles(); ++mt)
         for (int64_t half = 0; half < 2; ++half) {
           Value rowScale = rowScales[mt * 2 + half];
-          Value row = e.add(ids.g, mt * 16 + half * 8);
+          Value row = e.addI(ids.g, mt * 16 + half * 8);
           // A score that is not finite (a non-finite K element or scale)
           // is NaN: a real -inf must not weigh 0 like a masked one, and
           // the soft cap would map +-inf to +-cap.
@@ -136,7 +136,7 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
                 emitSoftCap(b, second, *s.softCap, /*fastReciprocal=*/true);
           }
           e.storeVector(e.pair(first, second), buffers.scores,
-                        {e.add(e.mul(row, kScoreStride), token)});
+                        {e.addI(e.mulI(row, kScoreStride), token)});
         }
     }
     // pv's first V chunks, requested here so that their latency overlaps
@@ -165,11 +165,11 @@ private:
                 e.idx(kWorkgroupThreads), [&](Value k) {
                   DenseMap<Value, Value> elements;
                   e.store(elementOfStagedIds(e, tileIds, k, &elements),
-                          buffers.pageIds, {e.add(idBase, k)});
+                          buffers.pageIds, {e.addI(idBase, k)});
                 });
       return;
     }
-    e.ifThen(e.cmp(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
+    e.ifThen(e.cmpI(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
       e.storeVector(tileIds, buffers.pageIds,
                     {tilePages(e, op.getTileStart()).idBase});
     });
@@ -201,7 +201,7 @@ private:
               load.getBase().getType()) ||
           load.getIndices().size() != 1)
         return nullptr;
-      return k ? e.load(load.getBase(), {e.add(load.getIndices()[0], k)}) : ids;
+      return k ? e.load(load.getBase(), {e.addI(load.getIndices()[0], k)}) : ids;
     }
     if (auto splat = dyn_cast<vector::BroadcastOp>(op))
       return isa<VectorType>(splat.getSourceType()) ? nullptr

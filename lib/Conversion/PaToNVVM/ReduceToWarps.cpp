@@ -201,7 +201,7 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
     return e.exp2(e.mulF(e.subF(x, max), log2e));
   };
   auto partial = [&](Value buffer, Value part, Value row) {
-    return e.load(buffer, {kvHead, e.add(firstSlot, part), row});
+    return e.load(buffer, {kvHead, e.addI(firstSlot, part), row});
   };
   /// w_p, 0 for an empty partition.
   auto weight = [&](Value logit, Value expSum, Value rowMax) {
@@ -226,14 +226,14 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
     e.forLoop(warp, e.idx(sliceRows), e.idx(kWarps * batch), [&](Value first) {
       SmallVector<Value> batchRows, isRow, sinks;
       for (int64_t r = 0; r < batch; ++r) {
-        Value row = e.add(first, r * kWarps);
-        isRow.push_back(e.cmp(CmpIPredicate::ult, row, e.idx(sliceRows)));
-        batchRows.push_back(e.add(
+        Value row = e.addI(first, r * kWarps);
+        isRow.push_back(e.cmpI(CmpIPredicate::ult, row, e.idx(sliceRows)));
+        batchRows.push_back(e.addI(
             firstRow, arith::MinUIOp::create(b, row, e.idx(sliceRows - 1))));
         if (!ops.sinks)
           continue;
         Value queryHead =
-            e.add(e.mul(kvHead, group), e.rem(batchRows.back(), group));
+            e.addI(e.mulI(kvHead, group), e.rem(batchRows.back(), group));
         Value z = e.load(ops.sinks, {queryHead});
         sinks.push_back(
             z.getType().isF32()
@@ -279,7 +279,7 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
           den[r] =
               e.addF(den[r], e.select(e.eqF(sinks[r], negInf), zero, term));
         }
-        e.ifThen(e.both(isRow[r], e.cmp(CmpIPredicate::eq, lane, e.idx(0))),
+        e.ifThen(e.andI(isRow[r], e.cmpI(CmpIPredicate::eq, lane, e.idx(0))),
                  [&] {
                    e.store(rowMax[r], rowMaxes, {batchRows[r]});
                    e.store(den[r], denominators, {batchRows[r]});
@@ -287,9 +287,9 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
                      return;
                    // Row q * G + g is output row b * Q + q, head h * G + g.
                    Value outputRow =
-                       e.add(e.mul(sequence, queryLength),
+                       e.addI(e.mulI(sequence, queryLength),
                              e.div(batchRows[r], group));
-                   Value queryHead = e.add(e.mul(kvHead, group),
+                   Value queryHead = e.addI(e.mulI(kvHead, group),
                                            e.rem(batchRows[r], group));
                    e.store(emitLogSumExp(b, rowMax[r], den[r]), ops.lse,
                            {outputRow, queryHead});
@@ -314,12 +314,12 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
           passItems == 1 ? kMaxUnrollOneItem : kMaxUnroll);
       SmallVector<Item> mine;
       for (int64_t i = pass; i < pass + passItems; ++i) {
-        Value index = e.add(tid, i * kWorkgroupThreads);
+        Value index = e.addI(tid, i * kWorkgroupThreads);
         Item item;
-        item.valid = e.cmp(CmpIPredicate::ult, index, e.idx(items));
+        item.valid = e.cmpI(CmpIPredicate::ult, index, e.idx(items));
         index = arith::MinUIOp::create(b, index, e.idx(items - 1));
-        item.row = e.add(firstRow, e.div(index, itemsPerRow));
-        item.column = e.mul(e.rem(index, itemsPerRow), kColumnsPerItem);
+        item.row = e.addI(firstRow, e.div(index, itemsPerRow));
+        item.column = e.mulI(e.rem(index, itemsPerRow), kColumnsPerItem);
         item.rowMax = e.load(rowMaxes, {item.row});
         item.den = e.load(denominators, {item.row});
         mine.push_back(item);
@@ -329,15 +329,15 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
           b, e.idx(0), count, e.idx(unroll), init,
           [&](OpBuilder &, Location, Value base, ValueRange carried) {
             SmallVector<Value> acc(carried);
-            Value lastPart = e.sub(count, e.idx(1));
+            Value lastPart = e.subI(count, e.idx(1));
             struct Loaded {
               Value used;
               SmallVector<Value> logits, expSums, values;
             };
             SmallVector<Loaded> loaded(unroll);
             for (int64_t u = 0; u < unroll; ++u) {
-              Value part = e.add(base, u);
-              loaded[u].used = e.cmp(CmpIPredicate::ult, part, count);
+              Value part = e.addI(base, u);
+              loaded[u].used = e.cmpI(CmpIPredicate::ult, part, count);
               part = arith::MinUIOp::create(b, part, lastPart);
               for (const Item &item : mine) {
                 loaded[u].logits.push_back(
@@ -346,7 +346,7 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
                     partial(ops.expSums, part, item.row));
                 loaded[u].values.push_back(e.loadVector(
                     ops.tmpOut,
-                    {kvHead, e.add(firstSlot, part), item.row, item.column},
+                    {kvHead, e.addI(firstSlot, part), item.row, item.column},
                     kColumnsPerItem));
               }
             }
@@ -355,7 +355,7 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
                 Value w = weight(loaded[u].logits[i], loaded[u].expSums[i],
                                  mine[i].rowMax);
                 // UNE: a NaN weight (a broken partial) is not skipped.
-                Value used = e.both(loaded[u].used,
+                Value used = e.andI(loaded[u].used,
                                     arith::CmpFOp::create(
                                         b, arith::CmpFPredicate::UNE, w, zero));
                 Value scale = e.divF(w, mine[i].den);
@@ -374,8 +374,8 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
           values.push_back(arith::TruncFOp::create(
               b, outType, loop.getResult(i * kColumnsPerItem + k)));
         Value q = e.div(item.row, group), g = e.rem(item.row, group);
-        Value outputRow = e.add(e.mul(sequence, queryLength), q);
-        Value queryHead = e.add(e.mul(kvHead, group), g);
+        Value outputRow = e.addI(e.mulI(sequence, queryLength), q);
+        Value queryHead = e.addI(e.mulI(kvHead, group), g);
         auto store = [&] {
           e.storeVector(vector::FromElementsOp::create(b, outVector, values),
                         ops.output, {outputRow, queryHead, item.column});
@@ -395,7 +395,7 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
     if (slices == 1)
       return emitSlice(e.idx(0), rows);
     Value slice = gpu::BlockIdOp::create(b, gpu::Dimension::z);
-    emitSlice(e.mul(slice, rows / slices), rows / slices);
+    emitSlice(e.mulI(slice, rows / slices), rows / slices);
   };
   if (fewSlices > 1)
     kernel->setAttr(kGridZAttrName, b.getI64IntegerAttr(fewSlices));
@@ -403,14 +403,14 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
     emitSlices(fewSlices);
   } else {
     // B * Hkv * fewSlices workgroups at most 2 per SM: fewSlices.
-    Value groups = e.mul(gpu::GridDimOp::create(b, gpu::Dimension::x),
+    Value groups = e.mulI(gpu::GridDimOp::create(b, gpu::Dimension::x),
                          gpu::GridDimOp::create(b, gpu::Dimension::y));
-    Value few = e.cmp(CmpIPredicate::ule, groups,
+    Value few = e.cmpI(CmpIPredicate::ule, groups,
                       e.idx(2 * computeUnits / fewSlices));
     e.ifThenElse(few, [&] { emitSlices(fewSlices); },
                  [&] {
                    Value slice = gpu::BlockIdOp::create(b, gpu::Dimension::z);
-                   e.ifThen(e.cmp(CmpIPredicate::ult, slice,
+                   e.ifThen(e.cmpI(CmpIPredicate::ult, slice,
                                   e.idx(manySlices)),
                             [&] { emitSlices(manySlices); });
                  });

@@ -25,7 +25,7 @@ struct InitSoftmaxToWarps final : TileOpToWarps<TileInitSoftmaxOp> {
 
   void lower(TileInitSoftmaxOp op, WarpEmitter &e,
              PatternRewriter &rewriter) const override {
-    e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
+    e.ifThen(e.cmpI(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
       e.store(e.negInf(), buffers.rowMax, {ids.tid});
       e.store(e.f32(0.0), buffers.rowSum, {ids.tid});
     });
@@ -52,28 +52,28 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
     // Row r = rowBase + m (MTP position q = r / G) sees tokens
     // [max(0, end - W), end), end = C - Q + 1 + q; padding rows nothing.
     RowTokens rowSeen = rowTokens(e, m);
-    Value rowOffset = e.mul(m, kScoreStride);
+    Value rowOffset = e.mulI(m, kScoreStride);
     // ALiBi: the row's slope (query head h * G + r % G) and own token
     // C - Q + q = end - 1; the bias goes on as the scores are read, before
     // the mask (the tiled IR's pa.tile.alibi, after the qk's soft-cap).
     Value alibiSlope, ownToken;
     if (TileAlibiOp alibi = state.ops.alibi) {
-      Value head = e.add(e.mul(alibi.getKvHead(), s.groupSize),
-                         e.rem(e.add(op.getRowBase(), m), s.groupSize));
+      Value head = e.addI(e.mulI(alibi.getKvHead(), s.groupSize),
+                         e.rem(e.addI(op.getRowBase(), m), s.groupSize));
       alibiSlope =
           emitAlibiSlopeExp2(b, e.load(alibi.getAlibiSlopes(), {head}));
-      ownToken = e.sub(rowSeen.end, e.i64(1));
+      ownToken = e.subI(rowSeen.end, e.i64(1));
     }
 
     SmallVector<Value> values, columns;
     Value tileMax = e.negInf();
     for (int64_t i = 0; i < count; ++i) {
-      Value column = e.add(part, i * perRow);
-      Value token = e.add(op.getTileStart(), e.toI64(column));
+      Value column = e.addI(part, i * perRow);
+      Value token = e.addI(op.getTileStart(), e.toI64(column));
       Value visible = rowSees(e, rowSeen, token);
-      Value raw = e.load(buffers.scores, {e.add(rowOffset, column)});
+      Value raw = e.load(buffers.scores, {e.addI(rowOffset, column)});
       if (alibiSlope)
-        raw = emitAlibiBias(b, raw, alibiSlope, e.sub(token, ownToken));
+        raw = emitAlibiBias(b, raw, alibiSlope, e.subI(token, ownToken));
       Value score = e.select(visible, raw, e.negInf());
       values.push_back(score);
       columns.push_back(column);
@@ -92,13 +92,13 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
     Value sum = zero;
     for (auto [score, column] : llvm::zip(values, columns)) {
       Value p = e.exp2(e.subF(score, shift));
-      e.store(p, buffers.scores, {e.add(rowOffset, column)});
+      e.store(p, buffers.scores, {e.addI(rowOffset, column)});
       sum = e.addF(sum, p);
     }
     for (int64_t offset = perRow / 2; offset >= 1; offset /= 2)
       sum = e.addF(sum, e.shuffleXor(sum, offset));
     // Every thread of the row has read rowMax[m] before the shuffles above.
-    e.ifThen(e.cmp(CmpIPredicate::eq, part, e.idx(0)), [&] {
+    e.ifThen(e.cmpI(CmpIPredicate::eq, part, e.idx(0)), [&] {
       e.store(e.addF(e.mulF(e.load(buffers.rowSum, {m}), alpha), sum),
               buffers.rowSum, {m});
       e.store(newMax, buffers.rowMax, {m});
@@ -108,9 +108,9 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
     // The accumulator rows times alpha: here (a read-modify-write of the
     // whole accumulator between two barriers), or in pv as it loads them.
     if (!s.rescaleInPV()) {
-      Value accRow = e.mul(m, s.accStride());
+      Value accRow = e.mulI(m, s.accStride());
       e.forLoop(part, e.idx(s.headDim), e.idx(perRow), [&](Value d) {
-        Value at = e.add(accRow, d);
+        Value at = e.addI(accRow, d);
         e.store(e.mulF(e.load(buffers.acc, {at}), alpha), buffers.acc, {at});
       });
     }

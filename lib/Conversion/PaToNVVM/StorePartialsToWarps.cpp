@@ -28,9 +28,9 @@ struct StorePartialsToWarps final : TileOpToWarps<TileStorePartialsOp> {
     Value kvHead = op.getKvHead(), slot = op.getSlot();
     Value rows = e.idx(op.getRows());
     Value zero = e.f32(0.0);
-    e.ifThen(e.cmp(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
-      Value row = e.add(op.getRowBase(), ids.tid);
-      e.ifThen(e.cmp(CmpIPredicate::ult, row, rows), [&] {
+    e.ifThen(e.cmpI(CmpIPredicate::ult, ids.tid, e.idx(s.rows)), [&] {
+      Value row = e.addI(op.getRowBase(), ids.tid);
+      e.ifThen(e.cmpI(CmpIPredicate::ult, row, rows), [&] {
         Value sum = e.load(buffers.rowSum, {ids.tid});
         Value empty = e.eqF(sum, zero);
         Value maxLogit = e.select(empty, e.negInf(),
@@ -50,11 +50,11 @@ struct StorePartialsToWarps final : TileOpToWarps<TileStorePartialsOp> {
               [&](Value i) {
                 Value m = e.div(i, s.headDim);
                 Value d = e.rem(i, s.headDim);
-                Value row = e.add(op.getRowBase(), m);
-                e.ifThen(e.cmp(CmpIPredicate::ult, row, rows), [&] {
+                Value row = e.addI(op.getRowBase(), m);
+                e.ifThen(e.cmpI(CmpIPredicate::ult, row, rows), [&] {
                   Value sum = e.load(buffers.rowSum, {m});
                   Value value =
-                      e.load(buffers.acc, {e.add(e.mul(m, s.accStride()), d)});
+                      e.load(buffers.acc, {e.addI(e.mulI(m, s.accStride()), d)});
                   // Not finite (an infinite value or v_scale): NaN.
                   Value normalized = e.select(
                       e.eqF(sum, zero), zero,

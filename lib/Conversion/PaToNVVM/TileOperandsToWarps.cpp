@@ -26,14 +26,14 @@ Value TileOpLowering::fragmentIndex(WarpEmitter &e, int64_t extent,
   Value t = e.rem(e.div(k, s.chunk), 4);
   Value j = e.rem(k, s.chunk);
   Value word = e.div(j, perWord), sub = e.rem(j, perWord);
-  Value slot = e.add(e.mul(e.rem(word, 2), 2), half);
-  Value lane = e.add(e.mul(g, 4), t);
+  Value slot = e.addI(e.mulI(e.rem(word, 2), 2), half);
+  Value lane = e.addI(e.mulI(g, 4), t);
   Value group =
-      e.add(e.mul(e.add(e.mul(e.add(mt, term * s.mTiles()), blocks), block),
+      e.addI(e.mulI(e.addI(e.mulI(e.addI(mt, term * s.mTiles()), blocks), block),
                   s.stepsPerChunk()),
             e.div(word, 2));
-  Value wordIndex = e.add(e.add(e.mul(group, 128), e.mul(lane, 4)), slot);
-  return e.add(e.mul(wordIndex, perWord), sub);
+  Value wordIndex = e.addI(e.addI(e.mulI(group, 128), e.mulI(lane, 4)), slot);
+  return e.addI(e.mulI(wordIndex, perWord), sub);
 }
 
 std::array<Value, 4> TileOpLowering::loadFragment(WarpEmitter &e, Value buffer,
@@ -44,7 +44,7 @@ std::array<Value, 4> TileOpLowering::loadFragment(WarpEmitter &e, Value buffer,
   int64_t group =
       ((term * s.mTiles() + mt) * blocks + block) * s.stepsPerChunk() + step;
   Value at =
-      e.mul(e.add(e.idx(group * 128), e.mul(ids.lane, 4)), s.elementsPerWord());
+      e.mulI(e.addI(e.idx(group * 128), e.mulI(ids.lane, 4)), s.elementsPerWord());
   SmallVector<Value> w =
       e.words(e.loadVector(buffer, {at}, 4 * s.elementsPerWord()));
   return {w[0], w[1], w[2], w[3]};
@@ -52,7 +52,7 @@ std::array<Value, 4> TileOpLowering::loadFragment(WarpEmitter &e, Value buffer,
 
 TilePages TileOpLowering::tilePages(WarpEmitter &e, Value tileStart) const {
   Value parity = e.andI(e.shr(tileStart, llvm::Log2_64(kTileTokens)), 1);
-  TilePages pages{e.mul(e.toIndex(parity), pagesPerTile(s.pageSize)), {}};
+  TilePages pages{e.mulI(e.toIndex(parity), pagesPerTile(s.pageSize)), {}};
   if (s.pageSize > kTileTokens)
     pages.firstSlot = e.toIndex(e.rem(tileStart, s.pageSize));
   return pages;
@@ -63,9 +63,9 @@ std::pair<Value, Value> TileOpLowering::locate(WarpEmitter &e,
                                                Value token) const {
   if (pages.firstSlot)
     return {e.toIndex(e.load(buffers.pageIds, {pages.idBase})),
-            e.add(pages.firstSlot, token)};
+            e.addI(pages.firstSlot, token)};
   Value id =
-      e.load(buffers.pageIds, {e.add(pages.idBase, e.div(token, s.pageSize))});
+      e.load(buffers.pageIds, {e.addI(pages.idBase, e.div(token, s.pageSize))});
   return {e.toIndex(id), e.rem(token, s.pageSize)};
 }
 
@@ -84,9 +84,9 @@ SmallVector<Value, 5> TileOpLowering::cacheIndices(WarpEmitter &e,
 TileOpLowering::RowTokens TileOpLowering::rowTokens(WarpEmitter &e,
                                                     Value m) const {
   ImplicitLocOpBuilder &b = e.b;
-  Value row = e.toI64(e.add(state.rowBase, m));
+  Value row = e.toI64(e.addI(state.rowBase, m));
   Value isRow =
-      e.cmp(CmpIPredicate::slt, row, e.i64(s.queryLength * s.groupSize));
+      e.cmpI(CmpIPredicate::slt, row, e.i64(s.queryLength * s.groupSize));
   Value end =
       buildVisibleEnd(b, b.getLoc(), state.contextLength, s.queryLength,
                       arith::DivSIOp::create(b, row, e.i64(s.groupSize)));
@@ -96,7 +96,7 @@ TileOpLowering::RowTokens TileOpLowering::rowTokens(WarpEmitter &e,
 
 Value TileOpLowering::rowSees(WarpEmitter &e, const RowTokens &row,
                               Value token) const {
-  return e.both(row.isRow, e.inRange(token, row.begin, row.end));
+  return e.andI(row.isRow, e.inRange(token, row.begin, row.end));
 }
 
 Value TileOpLowering::tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,
@@ -161,7 +161,7 @@ Accumulator TileOpLowering::zeros(WarpEmitter &e) const {
 }
 
 Value TileOpLowering::chunkTokenOf(WarpEmitter &e, int64_t block) const {
-  return e.add(e.mul(ids.t, s.chunk), block * 4 * s.chunk);
+  return e.addI(e.mulI(ids.t, s.chunk), block * 4 * s.chunk);
 }
 
 bool TileOpLowering::interleavedColumns(int64_t nBlocks) const {
@@ -172,8 +172,8 @@ bool TileOpLowering::interleavedColumns(int64_t nBlocks) const {
 Value TileOpLowering::pvColumn(WarpEmitter &e, int64_t first, int64_t nBlocks,
                                int64_t nb, Value n) const {
   if (interleavedColumns(nBlocks))
-    return e.add(e.mul(n, nBlocks), first * 8 + nb);
-  return e.add(n, (first + nb) * 8);
+    return e.addI(e.mulI(n, nBlocks), first * 8 + nb);
+  return e.addI(n, (first + nb) * 8);
 }
 
 SmallVector<Value> TileOpLowering::loadValueChunks(WarpEmitter &e, TilePVOp op,
@@ -181,15 +181,15 @@ SmallVector<Value> TileOpLowering::loadValueChunks(WarpEmitter &e, TilePVOp op,
                                                    int64_t first,
                                                    int64_t nBlocks,
                                                    int64_t block) const {
-  Value warpColumns = e.mul(ids.warp, s.pvDim() / kWarps);
+  Value warpColumns = e.mulI(ids.warp, s.pvDim() / kWarps);
   Value firstToken = chunkTokenOf(e, block);
   // Column n = g of n-block nb (pvColumn), pad columns (past D) read at
   // column D - 1.
   auto columnOf = [&](int64_t nb) {
-    Value column = e.add(warpColumns, pvColumn(e, first, nBlocks, nb, ids.g));
+    Value column = e.addI(warpColumns, pvColumn(e, first, nBlocks, nb, ids.g));
     if (s.pvDim() == s.headDim)
       return column;
-    return e.select(e.cmp(CmpIPredicate::ult, column, e.idx(s.headDim)), column,
+    return e.select(e.cmpI(CmpIPredicate::ult, column, e.idx(s.headDim)), column,
                     e.idx(s.headDim - 1));
   };
   SmallVector<Value> chunks;
@@ -201,10 +201,10 @@ SmallVector<Value> TileOpLowering::loadValueChunks(WarpEmitter &e, TilePVOp op,
     if (s.pageSize % s.chunk == 0) {
       auto [page, slot] = locate(e, tile, firstToken);
       for (int64_t k = 0; k < s.chunk; ++k)
-        places.push_back({page, e.add(slot, k)});
+        places.push_back({page, e.addI(slot, k)});
     } else {
       for (int64_t k = 0; k < s.chunk; ++k)
-        places.push_back(locate(e, tile, e.add(firstToken, k)));
+        places.push_back(locate(e, tile, e.addI(firstToken, k)));
     }
     Type element =
         cast<MemRefType>(op.getValueCache().getType()).getElementType();

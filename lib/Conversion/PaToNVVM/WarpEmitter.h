@@ -45,14 +45,14 @@ public:
   }
   Value negInf() { return f32(-std::numeric_limits<double>::infinity()); }
 
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value add(Value x, int64_t y) {
-    return y == 0 ? x : add(x, constant(x.getType(), y));
+  // ArithEmitter's, and with a constant operand.
+  using ArithEmitter::addI;
+  Value addI(Value x, int64_t y) {
+    return y == 0 ? x : addI(x, constant(x.getType(), y));
   }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
-  Value mul(Value x, int64_t y) {
-    return y == 1 ? x : mul(x, constant(x.getType(), y));
+  using ArithEmitter::mulI;
+  Value mulI(Value x, int64_t y) {
+    return y == 1 ? x : mulI(x, constant(x.getType(), y));
   }
   /// Unsigned quotient / remainder (operands are non-negative).
   Value div(Value x, int64_t y) {
@@ -70,12 +70,6 @@ public:
   Value shr(Value x, int64_t y) {
     return arith::ShRUIOp::create(b, x, constant(x.getType(), y));
   }
-  Value minS(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
-  Value maxS(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, p, x, y);
-  }
-  Value both(Value x, Value y) { return andI(x, y); }
   Value negate(Value c) {
     return arith::XOrIOp::create(b, c, constant(b.getI1Type(), 1));
   }
@@ -135,10 +129,10 @@ public:
     auto metadata = memref::ExtractStridedMetadataOp::create(b, memref);
     Value linear = metadata.getOffset();
     for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
-      linear = add(linear, mul(index, stride));
+      linear = addI(linear, mulI(index, stride));
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
     Value address = arith::IndexCastOp::create(
-        b, b.getI64Type(), add(base, mul(linear, elementBytes)));
+        b, b.getI64Type(), addI(base, mulI(linear, elementBytes)));
     MLIRContext *ctx = b.getContext();
     Value generic =
         LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx), address);
