@@ -87,10 +87,11 @@ std::vector<ProgramSpec> nonFinitePrograms();
 /// programMatrix(), and of the NVIDIA check set (pa-cuda-gen).
 std::vector<ProgramSpec> modelFeaturePrograms();
 
-/// Normal-distributed inputs on a bf16 cache with per-token scales in the
-/// CI subsets (their extra sets): the cases where one rounding of P to
-/// bf16 for the PV product exceeded the bf16-KV tolerance (1.57 times it,
-/// layout-hnd-p1's normal set). Part of programMatrix().
+/// Normal-distributed inputs in the CI subsets (their extra sets) where a
+/// precision choice once failed the tolerance: a bf16 cache with per-token
+/// scales (one rounding of P to bf16 for the PV product, 1.57 times it,
+/// layout-hnd-p1's normal set), and fp8 compute at softmax scale 1 (the
+/// query as two fp8 terms, 1.5-1.8 times it). Part of programMatrix().
 std::vector<ProgramSpec> precisionPrograms();
 
 /// The context-length sets each program runs: boundaries of pages and
