@@ -31,7 +31,10 @@ enum class Fp8Residual {
   probabilities,
   /// Also the query's residual in the QK product (the default): the
   /// products see ~8 significant bits of Q and P, and every input
-  /// distribution of the numerics matrix passes.
+  /// distribution of the numerics matrix passes. Where softmax_scale *
+  /// sqrt(D) > 2 the residual's own residual too (a third QK MFMA per
+  /// step): the scores' error grows with the scale, and at scale 1 two
+  /// query terms missed the tolerance on single logits.
   queryAndProbabilities,
 };
 

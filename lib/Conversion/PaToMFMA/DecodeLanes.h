@@ -23,9 +23,9 @@ namespace mlir::pa::mfma {
 double largestFinite(Type type);
 
 struct DecodeLanes {
-  DecodeLanes(DecodeKernel &d, const ChipInfo &chip, bool queryResidual)
+  DecodeLanes(DecodeKernel &d, const ChipInfo &chip, int64_t queryTerms)
       : d(d), s(d.shape), chip(chip), ctx(d.kernel.getContext()),
-        queryResidual(queryResidual), wideQK(d.layout.getQkK() == kWideFp8K),
+        queryTerms(queryTerms), wideQK(d.layout.getQkK() == kWideFp8K),
         f32(Float32Type::get(ctx)),
         queryOperands{d.loadQuery.getQuery(), d.loadQuery.getSequence(),
                       d.loadQuery.getKvHead(), d.loadQuery.getRowBase()},
@@ -38,9 +38,11 @@ struct DecodeLanes {
   const DecodeShape &s;
   const ChipInfo &chip;
   MLIRContext *ctx;
-  /// The QK product also multiplies the residual of the quantized query in
-  /// the compute type (its rows follow the query's in `scratch`).
-  bool queryResidual;
+  /// The query in the compute type as a sum of this many terms, each the
+  /// rounding of what the previous ones missed (1: the query alone; 2:
+  /// with its residual; 3: with the residual's residual), one QK product
+  /// per term; their rows follow each other in `scratch`.
+  int64_t queryTerms;
   /// QK products as v_mfma_f32_16x16x128_f8f6f4 (gfx950): the fp8 query
   /// rows are kept in LDS in its order (wideQueryWord).
   bool wideQK;
@@ -60,8 +62,10 @@ struct DecodeLanes {
   // scales and each wave's row maxima, sums and used-weight sums.
   Value scratch, stats;
   int64_t statsQueryScale() const { return 0; }
-  /// Where the query's residual rows start in `scratch`.
-  int64_t queryResidualWord() const { return s.rows * queryRowWords; }
+  /// Where the rows of the query's term `term` start in `scratch`.
+  int64_t queryTermWord(int64_t term) const {
+    return term * s.rows * queryRowWords;
+  }
   /// The scratch word holding 0 (LaneState::queryOffset), past the rest.
   int64_t zeroWord() const { return scratchWords; }
 

@@ -519,7 +519,7 @@ private:
   Instr instr;
   /// The PV product also multiplies the residual of the quantized P in the
   /// compute type (fp8: value + residual carry ~8 significant bits instead
-  /// of 4; bf16: 16 instead of 8); DecodeLanes::queryResidual the same for
+  /// of 4; bf16: 16 instead of 8); DecodeLanes::queryTerms the same for
   /// the query in QK.
   bool probResidual;
   /// cache-offsets=64: only the 64-bit tile loop.

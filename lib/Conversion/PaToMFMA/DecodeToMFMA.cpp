@@ -34,6 +34,8 @@
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Rewrite/PatternApplicator.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::pa;
 using namespace mlir::pa::mfma;
@@ -123,17 +125,32 @@ void eraseWorkgroupAttributions(gpu::GPUFuncOp kernel,
                     b.getArrayAttr(keptAttrs));
 }
 
-/// Whether the QK product also multiplies the query's residual in the
-/// compute type: fp8 compute with fp8-residual=query-and-p, and bf16
-/// compute of an f16 query (bf16 keeps 8 of its 11 significant bits; with
+/// How many terms of the query the QK product multiplies (DecodeLanes::
+/// queryTerms): with fp8-residual=query-and-p, fp8 compute takes the
+/// value and its residual (~2^-8 relative per element), and a third term
+/// where the softmax scale is large; bf16 compute of an f16 query takes its
+/// residual too (bf16 keeps 8 of its 11 significant bits; with
 /// normal-distributed inputs that moved peaked softmaxes by twice the
 /// bf16-KV tolerance).
-bool queryNeedsResidual(DecodeKernel &d, Fp8Residual fp8Residual) {
-  if (d.shape.fp8Compute())
-    return fp8Residual == Fp8Residual::queryAndProbabilities;
+int64_t queryTermsOf(DecodeKernel &d, Fp8Residual fp8Residual) {
+  const DecodeShape &s = d.shape;
+  if (s.fp8Compute()) {
+    if (fp8Residual != Fp8Residual::queryAndProbabilities)
+      return 1;
+    // A score's error from the query's two terms is about
+    // softmax_scale * sqrt(D) * 2^-9 * |q| |k| (random signs add up as
+    // sqrt(D)): at the usual scale D^-1/2 about 2^-9 |q| |k|, far inside
+    // the 5e-3 tolerance; at scale 1 and D = 128 (soft-capped programs)
+    // the logits of normal-distributed queries moved by 1.5-1.8 times
+    // the tolerance (the LSE and the partials' maxima show it). Past twice
+    // the usual scale the residual's own residual joins (2^-12 relative),
+    // one more QK MFMA per step for those programs only.
+    double softmaxScale = s.scoreScale / std::log2(std::exp(1.0));
+    return softmaxScale * std::sqrt(double(s.headDim)) > 2.0 ? 3 : 2;
+  }
   Type query =
       cast<MemRefType>(d.loadQuery.getQuery().getType()).getElementType();
-  return query.getIntOrFloatBitWidth() == 16 && query != d.shape.computeType;
+  return query.getIntOrFloatBitWidth() == 16 && query != s.computeType ? 2 : 1;
 }
 
 /// Whether the PV product also multiplies P's residual in the compute
@@ -154,7 +171,7 @@ bool probabilitiesNeedResidual(const DecodeShape &s, Fp8Residual fp8Residual) {
 
 DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
                                const MFMAOptions &options)
-    : DecodeLanes(d, chip, queryNeedsResidual(d, options.fp8Residual)),
+    : DecodeLanes(d, chip, queryTermsOf(d, options.fp8Residual)),
       // The lane mapping (#pa.mfma_layout, verified against the kernel).
       instr(d.layout.getPvK() == kFp8Instr.k ? kFp8Instr : kBf16Instr),
       probResidual(probabilitiesNeedResidual(s, options.fp8Residual)),
@@ -180,8 +197,8 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
   // contribute zeros (lowerQK).
   qkChunkDims = kLaneGroups * s.kvPack;
   qkChunks = d.layout.getQkChunks();
-  // With its residual the query's residual rows follow its rows.
-  int64_t queryWords = (queryResidual ? 2 : 1) * s.rows * queryRowWords;
+  // The query's terms, one set of rows after the other.
+  int64_t queryWords = queryTermWord(queryTerms);
   // The merge reuses the query's LDS: 4 wave slots of rows x chunk f32,
   // chunk a multiple of 16 dividing D, at most the query's size or 8 KiB
   // (16-row groups, which the registers would allow 3-4 waves per SIMD)

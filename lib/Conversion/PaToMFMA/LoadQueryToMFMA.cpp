@@ -2,8 +2,8 @@
 //
 // The query row group into LDS, once per workgroup, before the tile loop:
 // quantized per row to fp8 (its scale to `stats`) or rounded to bf16, in
-// the order the QK product reads it (wideQueryWord for 16x16x128), with
-// its residual rows where the QK product takes them.
+// the order the QK product reads it (wideQueryWord for 16x16x128), as
+// the terms the QK product takes (DecodeLanes::queryTerms).
 //
 //===----------------------------------------------------------------------===//
 #include "DecodeLowering.h"
@@ -137,14 +137,17 @@ void stageQuery(const DecodeLanes &lanes, TileLoadQueryOp op,
                         << llvm::countr_zero(static_cast<uint64_t>(words))));
       });
     };
+    // Term k + 1 is the rounding of what terms 0..k missed.
     if (!s.fp8Compute()) {
       auto computeVector = VectorType::get({values}, s.computeType);
-      Value rounded = l.truncF(computeVector, q);
-      storeWords(rounded, values * lanes.computeBytes / 4, 0);
-      if (lanes.queryResidual)
-        storeWords(
-            l.truncF(computeVector, l.subF(q, l.extF(wideType, rounded))),
-            values * lanes.computeBytes / 4, lanes.queryResidualWord());
+      Value rest = q;
+      for (int64_t term = 0; term < lanes.queryTerms; ++term) {
+        Value rounded = l.truncF(computeVector, rest);
+        storeWords(rounded, values * lanes.computeBytes / 4,
+                   lanes.queryTermWord(term));
+        if (term + 1 < lanes.queryTerms)
+          rest = l.subF(rest, l.extF(wideType, rounded));
+      }
       return;
     }
     Value absMax = l.absF(l.extract(q, 0));
@@ -156,14 +159,13 @@ void stageQuery(const DecodeLanes &lanes, TileLoadQueryOp op,
     Value zero = l.f32(0.0);
     Value isZero = l.cmpF(arith::CmpFPredicate::OEQ, absMax, zero);
     Value inverse = l.select(isZero, zero, l.divF(l.f32(fp8Max), absMax));
-    Value scaledQuery = l.mulF(q, l.broadcast(wideType, inverse));
-    Value quantized = lanes.quantizeInRange(l, scaledQuery);
-    storeWords(quantized, unitsPerLane, 0);
-    if (lanes.queryResidual) {
-      // What the fp8 value missed, itself in fp8 (|r| <= fp8_max / 16).
-      Value rest = l.subF(scaledQuery, l.extF(wideType, quantized));
-      storeWords(lanes.quantizeInRange(l, rest), unitsPerLane,
-                 lanes.queryResidualWord());
+    // fp8 terms in the row's scale: |term k| <= fp8_max / 16^k, in range.
+    Value rest = l.mulF(q, l.broadcast(wideType, inverse));
+    for (int64_t term = 0; term < lanes.queryTerms; ++term) {
+      Value quantized = lanes.quantizeInRange(l, rest);
+      storeWords(quantized, unitsPerLane, lanes.queryTermWord(term));
+      if (term + 1 < lanes.queryTerms)
+        rest = l.subF(rest, l.extF(wideType, quantized));
     }
     Value scale = l.divF(absMax, l.f32(fp8Max));
     Value firstLane = l.cmpI(arith::CmpIPredicate::eq, laneInRow, l.index(0));

@@ -153,14 +153,13 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
   };
 
   // Q^T: the lane's row, head-dim chunks 4c + j (qkHeadDim), from LDS.
-  // With its residual, queries[k][c] holds the value and residual chunks.
+  // queries[k][c] holds the chunks of every term of the query.
   // gfx950's 16x16x128: queries[k][p] holds chunks 2p and 2p + 1, stored
   // side by side (wideQueryWord).
   const size_t tiles = tile.state.mTiles.size();
   const int64_t chunksPerRead = wideQK ? 2 : 1;
   const int64_t chunkWords = chunksPerRead * x * computeBytes / 4;
-  // The query chunk(s) from `c` of M-tile k: the value and, with its
-  // residual, the residual.
+  // The query chunk(s) from `c` of M-tile k, of each of its terms.
   auto loadQuery = [&](size_t k, int64_t c) {
     const MTileLanes &m = tile.state.mTiles[k];
     IndexExpr element = l.idx(chunkFirst(c));
@@ -170,12 +169,11 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
     IndexExpr word = (i + firstRowOf(l, m)) * queryRowWords + rowWord +
                      l.idx(tile.state.queryOffset);
     SmallVector<Value> terms;
-    for (int64_t base : queryResidual
-                            ? SmallVector<int64_t>{0, queryResidualWord()}
-                            : SmallVector<int64_t>{0}) {
+    for (int64_t term = 0; term < queryTerms; ++term) {
       Value words = vector::LoadOp::create(
           b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
-          ValueRange{(word + base).get()}, /*nontemporal=*/false,
+          ValueRange{(word + queryTermWord(term)).get()},
+          /*nontemporal=*/false,
           llvm::Align(16));
       words = zeroPastRow(words, c);
       terms.push_back(l.bitcast(
@@ -212,7 +210,7 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
     return toComputeType(l, key);
   };
   // S^T block b of M-tile t (element r = token 16 j + 4 b + r), chunk-major:
-  // only one chunk of the query (per M-tile, with its residual) and of a
+  // only one chunk of the query (per M-tile and term) and of a
   // block's keys is live at a time next to the accumulators, instead of
   // the whole query. Each block still sums its chunks in order.
   Value zeros = l.splatConstant(vec4, 0.0);

@@ -335,6 +335,29 @@
 // RESIDUAL-NOT:    amdgpu.mfma
 // RESIDUAL:        gpu.return
 
+// A large softmax scale (softmax_scale * sqrt(D) > 2: scale 1 at D = 64)
+// adds the residual's own residual as a third term of the query: three
+// sets of rows in LDS, three QK MFMAs per K-step (D = 64, 16 rows: 24 QK +
+// 16 PV per tile loop). At scale 0.25 (sqrt(D) * 0.25 = 2) two terms.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-sm1 --chip gfx942 \
+// RUN:   | FileCheck %s --check-prefix=THREETERMS
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-sm0.25 --chip gfx942 \
+// RUN:   | FileCheck %s --check-prefix=RESIDUAL
+// THREETERMS-LABEL: gpu.func @pa_decode(
+// THREETERMS:        amdgpu.packed_trunc_2xfp8
+// THREETERMS:        vector.store
+// THREETERMS:        arith.subf
+// THREETERMS:        amdgpu.packed_trunc_2xfp8
+// THREETERMS:        vector.store
+// THREETERMS:        arith.subf
+// THREETERMS:        amdgpu.packed_trunc_2xfp8
+// THREETERMS:        vector.store
+// THREETERMS-NOT:    vector.store
+// THREETERMS:        scf.for {{.*}} iter_args(
+// THREETERMS-COUNT-40: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// THREETERMS-NOT:    amdgpu.mfma
+// THREETERMS:        gpu.return
+
 // A strided query (-sq: a view of a fused qkv tensor, strided<[?, D, 1]>):
 // each row's values are one vector.load from the strided memref, whose
 // row stride the kernel reads from its descriptor at run time.
