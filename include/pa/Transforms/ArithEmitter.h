@@ -27,6 +27,7 @@ public:
   Value subI(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
   Value mulI(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
   Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, x, y); }
   Value maxSI(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
   Value minSI(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
   Value cmpI(arith::CmpIPredicate predicate, Value x, Value y) {
@@ -55,6 +56,10 @@ public:
   Value subF(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
   Value mulF(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
   Value divF(Value x, Value y) { return arith::DivFOp::create(b, x, y); }
+  /// x * y + z rounded once.
+  Value fma(Value x, Value y, Value z) {
+    return math::FmaOp::create(b, x, y, z);
+  }
   /// NaN-propagating maximum (the reference lowering's).
   Value maxF(Value x, Value y) { return arith::MaximumFOp::create(b, x, y); }
   /// Maximum ignoring NaN (one v_max_f32 on AMD): for maxima whose NaN

@@ -84,10 +84,11 @@ struct LaneState {
   Value queryOffset;
   SmallVector<Value> rowMax, rowSum; // per M-tile; rowSum is lane-partial
   /// fp8 compute: per M-tile, the lane-partial sum of the weights the PV
-  /// product actually used (the quantized P, scales divided out again);
-  /// the output is normalized by it, so that P's rounding shifts
-  /// numerator and denominator alike. rowSum stays the exact sum (the
-  /// partial's exp_sums).
+  /// product actually used (the quantized P, scales divided out again;
+  /// with weightsByMFMA the wave's sum, in units of 1 / pScale); the
+  /// output is normalized by it, so that P's rounding shifts numerator and
+  /// denominator alike. rowSum stays the exact sum (the partial's
+  /// exp_sums).
   SmallVector<Value> rowWeight;
   Value valueUnit;                   // per-token V scales: the wave's unit
   SmallVector<SmallVector<Value>> out; // [M-tile][d block] vector<4xf32>
@@ -535,6 +536,14 @@ private:
   /// The edge tiles store the partly seen tokens' scores (storePartlySeen);
   /// else scorePartlySeen after the loop.
   bool partlyScoresInLoop;
+  /// fp8 compute with P's factor the constant pScale (no per-token V
+  /// scales), where registers allow (edgeTileBranch): the weights the PV
+  /// product used are summed by the matrix unit, one more MFMA per PV
+  /// step and P term with a block of fp8 ones as the other operand
+  /// (lowerPV), instead of converting each weight back to f32 and adding
+  /// it. Its result holds the wave's sum of the step's tokens for the
+  /// lane's row in every lane (no cross-lane sum at the end).
+  bool weightsByMFMA;
   VectorType vec4;
   int64_t chunkDims;
   /// Head dims per QK load chunk and the chunks covering D (the last one

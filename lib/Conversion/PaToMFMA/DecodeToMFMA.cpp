@@ -189,7 +189,9 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
       // (24 VGPRs: 253 to 277 at D = 256, 32 rows on gfx950, 2 waves per
       // SIMD to 1, also without a branch); they score the partly seen
       // tokens after the loop instead (scorePartlySeen).
-      partlyScoresInLoop(edgeTileBranch) {
+      partlyScoresInLoop(edgeTileBranch),
+      weightsByMFMA(s.fp8Compute() && s.scale != ScaleMode::per_token &&
+                    edgeTileBranch) {
   vec4 = VectorType::get({kResultElements}, f32);
   // The QK contraction in load chunks of 4 lane groups x 16 bytes (64
   // fp8 / 32 bf16 head dims); a head dim that is no multiple of that

@@ -116,6 +116,21 @@ void DecodeLowering::lowerPV(TilePVOp, ImplicitLocOpBuilder &b) {
           out[k][blk] = mfmaOp(b, operand, prob, out[k][blk]);
     }
   }
+  if (!weightsByMFMA)
+    return;
+  // The weights' sums: 1^T P^T puts the sum over the step's 32 tokens of
+  // the lane's row (its column) in each of its 4 result elements, in units
+  // of 1 / pScale like P's terms (scaled back once, in mergeAndStore).
+  Value ones = l.splatConstant(
+      VectorType::get({instr.perLane}, s.computeType), 1.0);
+  for (size_t k = 0; k < tiles; ++k) {
+    Value sums = l.splatConstant(vec4, 0.0);
+    for (int64_t step = 0; step < pvStepCount; ++step)
+      for (Value prob : tile.probOperands[k][step])
+        sums = mfmaOp(b, ones, prob, sums);
+    Value &weight = tile.next.rowWeight[k];
+    weight = l.addF(weight, l.extract(sums, 0));
+  }
 }
 
 namespace {

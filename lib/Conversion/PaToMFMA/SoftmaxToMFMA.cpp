@@ -350,10 +350,12 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     Value laneSum = l.extract(blockSum, 0);
     for (int64_t e = 1; e < kResultElements; ++e)
       laneSum = l.addF(laneSum, l.extract(blockSum, e));
-    if (constantPFactor)
-      laneSum = l.mulF(laneSum, l.f32(1.0 / pScale));
     next.rowMax.push_back(newMax);
-    next.rowSum.push_back(l.addF(l.mulF(state.rowSum[k], alpha), laneSum));
+    // laneSum / pScale is exact (a power of two): one fma, the same value.
+    Value kept = l.mulF(state.rowSum[k], alpha);
+    next.rowSum.push_back(constantPFactor
+                              ? l.fma(laneSum, l.f32(1.0 / pScale), kept)
+                              : l.addF(kept, laneSum));
 
     outScales.push_back(unitRatio ? l.mulF(alpha, unitRatio) : alpha);
     // Without the branch, here (after the softmax, before P's operands: at
@@ -402,6 +404,32 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
           probOperands[k].push_back({l.truncF(
               VectorType::get({instr.perLane}, s.computeType), operand)});
         }
+        continue;
+      }
+      if (weightsByMFMA) {
+        // The weights' sums come from the PV product (lowerPV): P's terms
+        // only. OCP fp8 has a negative zero, so flipping the quantized
+        // bytes' sign bits (one xor per 4 weights) gives -fp8(x), and the
+        // residual x - fp8(x) is a packed add instead of a subtraction per
+        // weight (LLVM has no packed f32 subtraction). fnuz's 0x80 is NaN.
+        Value quantized = quantizeInRange(l, operand);
+        probOperands[k].push_back({quantized});
+        if (!probResidual)
+          continue;
+        Value rest;
+        if (isa<Float8E4M3FNType>(s.computeType)) {
+          auto wordType = VectorType::get({instr.perLane / 4}, b.getI32Type());
+          Value signs = l.splatConstant(wordType, double(int32_t(0x80808080)));
+          Value minusUsed = l.extF(
+              stepVector,
+              l.bitcast(cast<VectorType>(quantized.getType()),
+                        l.xorI(l.bitcast(wordType, quantized), signs)));
+          rest = l.addF(operand, minusUsed);
+        } else {
+          rest = l.subF(operand, l.extF(stepVector, quantized));
+        }
+        // |residual| <= pScale / 16: in range.
+        probOperands[k].back().push_back(quantizeInRange(l, rest));
         continue;
       }
       Value quantized = quantizeInRange(l, operand);
@@ -465,6 +493,8 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
     if (usedSum)
       next.rowWeight.push_back(
           l.addF(l.mulF(state.rowWeight[k], alpha), usedSum));
+    else if (weightsByMFMA)
+      next.rowWeight.push_back(l.mulF(state.rowWeight[k], alpha));
   }
 
   if (registersToSpare)

@@ -27,8 +27,11 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
   SmallVector<Value> rowSums, rowWeights;
   for (Value sum : state.rowSum)
     rowSums.push_back(groupSum(sum));
+  // With weightsByMFMA the sums are the wave's (in every lane group), in
+  // units of 1 / pScale.
   for (Value sum : state.rowWeight)
-    rowWeights.push_back(groupSum(sum));
+    rowWeights.push_back(weightsByMFMA ? l.mulF(sum, l.f32(1.0 / pScale))
+                                       : groupSum(sum));
   // The accumulators are in units of unit / pScale (per M-tile).
   SmallVector<Value> outUnits;
   for (int64_t t = 0; t < s.mTiles; ++t) {

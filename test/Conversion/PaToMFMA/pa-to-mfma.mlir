@@ -14,21 +14,30 @@
 // MFMAs per wave and tile loop: M-tiles x (4 blocks x D/32 K-steps + D/16
 // blocks x 2 K-steps) = M-tiles x D/4 for fp8 (x4 waves: the minimum
 // 2 * 256 * D * rows / (16 * 16 * 32)); gfx950 with D = 64 has no 16x16x128
-// QK (D is not a multiple of its K).
+// QK (D is not a multiple of its K). Then, without per-token V scales
+// where the edge branch is (one M-tile, or D <= 128), the weights' sums:
+// M-tiles x 2 K-steps x P's terms of 1^T P^T against a constant block of
+// fp8 ones (W2, W4); per-token V scales (the weights divided by each
+// token's factor) and D = 256 at 32 rows sum them in lanes (W0).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
-// RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FNUZ
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N32,W4 -DFP8=f8E4M3FNUZ
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p64-transposed-per_tensor-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
-// RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FNUZ
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N32,W2 -DFP8=f8E4M3FNUZ
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w257-q4g8-n64 --chip gfx950 --fp8-residual=none \
-// RUN:   | FileCheck %s --check-prefixes=COUNT,N32 -DFP8=f8E4M3FN
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N32,W0 -DFP8=f8E4M3FN
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p64-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
-// RUN:   | FileCheck %s --check-prefixes=COUNT,N128 -DFP8=f8E4M3FNUZ
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N128,W0 -DFP8=f8E4M3FNUZ
 // COUNT-LABEL:   gpu.func @pa_decode(
 // COUNT-NOT:     amdgpu.mfma
 // COUNT:         scf.for {{.*}} iter_args(
-// N32-COUNT-32:  amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
-// N64-COUNT-64:  amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
-// N128-COUNT-128: amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// N32-COUNT-32:  amdgpu.mfma 16x16x32 %{{[0-9]+}} * {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// N64-COUNT-64:  amdgpu.mfma 16x16x32 %{{[0-9]+}} * {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// N128-COUNT-128: amdgpu.mfma 16x16x32 %{{[0-9]+}} * {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// W2:            %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<8x[[FP8]]>
+// W2-COUNT-2:    amdgpu.mfma 16x16x32 %[[ONES]] * {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// W4:            %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<8x[[FP8]]>
+// W4-COUNT-4:    amdgpu.mfma 16x16x32 %[[ONES]] * {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// W0-NOT:        dense<1.000000e+00> : vector<8x[[FP8]]>
 // COUNT-NOT:     amdgpu.mfma
 // COUNT:         gpu.return
 
@@ -303,7 +312,8 @@
 
 // fp8-residual=p: P's fp8 residual is quantized in registers and each PV
 // step takes a second MFMA on it into the same accumulator; the query is
-// stored once (D = 64, 16 rows: 8 QK + 2 x 8 PV MFMAs per tile).
+// stored once (D = 64, 16 rows: 8 QK + 2 x 8 PV MFMAs per tile, and the
+// weights' sums of both of P's terms, 2 x 2 against fp8 ones).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=p \
 // RUN:   | FileCheck %s --check-prefix=PRESIDUAL
 // PRESIDUAL-LABEL: gpu.func @pa_decode(
@@ -313,13 +323,15 @@
 // PRESIDUAL:        scf.for {{.*}} iter_args(
 // PRESIDUAL-COUNT-8: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 // PRESIDUAL:        arith.subf
-// PRESIDUAL-COUNT-16: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// PRESIDUAL-COUNT-16: amdgpu.mfma 16x16x32 %{{[0-9]+}} * {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// PRESIDUAL-COUNT-4: amdgpu.mfma 16x16x32 %cst{{.*}} * {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 // PRESIDUAL-NOT:    amdgpu.mfma
 // PRESIDUAL:        gpu.return
 
 // fp8-residual=query-and-p (the default): the query's fp8 residual rows
 // follow its rows in LDS and each K-step takes a second MFMA too: twice the
-// MFMAs of the design (D = 64, 16 rows: 32 per tile loop).
+// MFMAs of the design (D = 64, 16 rows: 32 per tile loop, and 4 for the
+// weights' sums).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 \
 // RUN:   | FileCheck %s --check-prefix=RESIDUAL
 // RESIDUAL-LABEL: gpu.func @pa_decode(
@@ -331,14 +343,16 @@
 // RESIDUAL:        amdgpu.packed_trunc_2xfp8
 // RESIDUAL:        vector.store
 // RESIDUAL:        scf.for {{.*}} iter_args(
-// RESIDUAL-COUNT-32: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// RESIDUAL-COUNT-32: amdgpu.mfma 16x16x32 %{{[0-9]+}} * {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// RESIDUAL-COUNT-4: amdgpu.mfma 16x16x32 %cst{{.*}} * {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 // RESIDUAL-NOT:    amdgpu.mfma
 // RESIDUAL:        gpu.return
 
 // A large softmax scale (softmax_scale * sqrt(D) > 2: scale 1 at D = 64)
 // adds the residual's own residual as a third term of the query: three
 // sets of rows in LDS, three QK MFMAs per K-step (D = 64, 16 rows: 24 QK +
-// 16 PV per tile loop). At scale 0.25 (sqrt(D) * 0.25 = 2) two terms.
+// 16 PV + 4 for the weights' sums per tile loop). At scale 0.25 (sqrt(D) *
+// 0.25 = 2) two terms.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-sm1 --chip gfx942 \
 // RUN:   | FileCheck %s --check-prefix=THREETERMS
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-sm0.25 --chip gfx942 \
@@ -354,9 +368,29 @@
 // THREETERMS:        vector.store
 // THREETERMS-NOT:    vector.store
 // THREETERMS:        scf.for {{.*}} iter_args(
-// THREETERMS-COUNT-40: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// THREETERMS-COUNT-40: amdgpu.mfma 16x16x32 %{{[0-9]+}} * {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
+// THREETERMS-COUNT-4: amdgpu.mfma 16x16x32 %cst{{.*}} * {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 // THREETERMS-NOT:    amdgpu.mfma
 // THREETERMS:        gpu.return
+
+// P's residual x - fp8(x) where the weights' sums are the PV product's:
+// gfx950's OCP fp8 has a negative zero, so the quantized bytes' sign bits
+// flipped (one xor per 4 weights) are -fp8(x), and the residual is a
+// vector add (LLVM's packed v_pk_add_f32; it has no packed subtraction);
+// gfx942's fnuz (0x80 is NaN there) subtracts (RESIDUAL above).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx950 \
+// RUN:   | FileCheck %s --check-prefix=NEGATED
+// NEGATED-LABEL:  gpu.func @pa_decode(
+// NEGATED:        scf.for {{.*}} iter_args(
+// NEGATED:        amdgpu.packed_trunc_2xfp8
+// NEGATED:        %[[SIGNS:.*]] = arith.constant dense<-2139062144> : vector<2xi32>
+// NEGATED-NEXT:   %[[WORDS:.*]] = vector.bitcast %{{.*}} : vector<8xf8E4M3FN> to vector<2xi32>
+// NEGATED-NEXT:   %[[FLIPPED:.*]] = arith.xori %[[WORDS]], %[[SIGNS]] : vector<2xi32>
+// NEGATED-NEXT:   %[[MINUS_P:.*]] = vector.bitcast %[[FLIPPED]] : vector<2xi32> to vector<8xf8E4M3FN>
+// NEGATED-NEXT:   %[[MINUS_USED:.*]] = arith.extf %[[MINUS_P]] : vector<8xf8E4M3FN> to vector<8xf32>
+// NEGATED-NEXT:   arith.addf %{{.*}}, %[[MINUS_USED]] : vector<8xf32>
+// NEGATED-NOT:    arith.subf %{{.*}} : vector<8xf32>
+// NEGATED:        scf.yield
 
 // A strided query (-sq: a view of a fused qkv tensor, strided<[?, D, 1]>):
 // each row's values are one vector.load from the strided memref, whose
@@ -436,7 +470,8 @@
 // row's last 16 bytes (K never past the row, the query never in LDS the
 // staging did not write) and zero their K and query words. The query is staged by 4 lanes per row (20 values, 5 words of
 // fp8); PV and the merge take the output in 16-wide blocks (5 of them;
-// merge chunks of 16 head dims: 4 waves x 16 rows x 16 f32 of scratch).
+// merge chunks of 16 head dims: 4 waves x 16 rows x 16 f32 of scratch);
+// the weights' sums 2 K-steps against fp8 ones.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d80-fp8-p16-plain-none-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=D80
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d80-bf16-p16-plain-none-w0-q1g8-n64 --chip gfx950 --fp8-residual=none \
@@ -458,6 +493,7 @@
 // D80:         arith.select %[[INROW]], %[[KW]], %{{.*}} : vector<4xi32>
 // D80-COUNT-8: amdgpu.mfma 16x16x32
 // D80-COUNT-10: amdgpu.mfma 16x16x32
+// D80-COUNT-2: amdgpu.mfma 16x16x32 %cst{{.*}} *
 // D80-NOT:     amdgpu.mfma
 // D80-COUNT-5: memref<2x?x8x80xf32>, vector<4xf32>
 // D80:         gpu.func @pa_reduce

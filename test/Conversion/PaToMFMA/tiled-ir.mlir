@@ -136,22 +136,19 @@
 // CHECK-NEXT:      %[[SHIFTED:.*]] = arith.addf %{{.*}}, %[[NEG_SHIFTS]] : vector<4xf32>
 // CHECK-NEXT:      math.exp2 %[[SHIFTED]] : vector<4xf32>
 // CHECK-NOT:       arith.subf %{{.*}} : vector<4xf32>
-// The row sum back in units of P, once.
+// The row sum back in units of P, once, in an fma with the kept sum (the
+// scaling by a power of two is exact: one rounding either way).
 // CHECK:           vector.extract %{{.*}}[3] : f32 from vector<4xf32>
 // CHECK-NEXT:      %[[LANE_SUM:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      %[[KEPT_SUM:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
 // GFX942-NEXT:     %[[INVERSE_P_SUM:.*]] = arith.constant 7.812500e-03 : f32
 // GFX950-NEXT:     %[[INVERSE_P_SUM:.*]] = arith.constant 3.906250e-03 : f32
-// CHECK-NEXT:      arith.mulf %[[LANE_SUM]], %[[INVERSE_P_SUM]] : f32
-// P quantized in registers, with no multiply by pScale before.
+// CHECK-NEXT:      math.fma %[[LANE_SUM]], %[[INVERSE_P_SUM]], %[[KEPT_SUM]] : f32
+// P quantized in registers, with no multiply by pScale before, and not
+// converted back: the PV product sums the weights it used (below).
 // CHECK-NOT:       arith.mulf %{{.*}} : vector<16xf32>
 // CHECK:           amdgpu.packed_trunc_2xfp8
-// The weights the product used, in units of 1 / pScale (a power of two:
-// 1 / 128 for e4m3fnuz, 1 / 256 for e4m3fn), summed then scaled once.
-// CHECK-NOT:       arith.mulf %{{.*}} : vector<8xf32>
-// CHECK:           %[[UNITS:.*]] = vector.extract %{{.*}}[0] : f32 from vector<1xf32>
-// GFX942-NEXT:     %[[INVERSE_P:.*]] = arith.constant 7.812500e-03 : f32
-// GFX950-NEXT:     %[[INVERSE_P:.*]] = arith.constant 3.906250e-03 : f32
-// CHECK-NEXT:      arith.mulf %[[UNITS]], %[[INVERSE_P]] : f32
+// CHECK-NOT:       arith.extf %{{.*}} : vector<8x[[FP8]]> to vector<8xf32>
 // The accumulators' rescale in a uniform branch: a ballot of the lanes
 // whose factor (the row max's shift) is not exactly 1; a tile where none
 // is keeps the accumulators as they are.
@@ -175,21 +172,34 @@
 // CHECK:           arith.andi %{{.*}}, %[[EDGE]]#4 : vector<4xi32>
 // CHECK:           amdgpu.mfma 16x16x32 {{.*}} + %[[OUT]]#0 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
 // CHECK-COUNT-7:   amdgpu.mfma 16x16x32 {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// The weights the product used, summed by the matrix unit: 1^T P^T with
+// a block of fp8 ones, 2 K-steps, each lane's element 0 its row's sum
+// over the wave's tokens, in units of 1 / pScale.
+// CHECK:           %[[ONES:.*]] = arith.constant dense<1.000000e+00> : vector<8x[[FP8]]>
+// CHECK:           amdgpu.mfma 16x16x32 %[[ONES]] * {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// CHECK-NEXT:      %[[WEIGHT_SUMS:.*]] = amdgpu.mfma 16x16x32 %[[ONES]] * {{.*}} : vector<8x[[FP8]]>, vector<8x[[FP8]]>, vector<4xf32>
+// CHECK-NEXT:      %[[WEIGHT_SUM:.*]] = vector.extract %[[WEIGHT_SUMS]][0] : f32 from vector<4xf32>
+// CHECK-NEXT:      arith.addf %{{.*}}, %[[WEIGHT_SUM]] : f32
 // CHECK-NOT:       amdgpu.mfma
 // CHECK-NOT:       gpu.barrier
 // CHECK:           scf.yield
 // CHECK-NOT:     amdgpu.mfma
 
-// Merge of the 4 waves: row sums over the lane groups, statistics through
-// LDS, the output in two 32-wide chunks (each: the waves' shares to LDS, a
-// barrier, every lane sums 4 values of the 4 shares). Its lane ids are
-// made again from a ballot of every lane (not the prologue's, which would
-// stay live across the loop).
+// Merge of the 4 waves: row sums over the lane groups (the weights' sums
+// are the wave's already: only scaled back by 1 / pScale), statistics
+// through LDS, the output in two 32-wide chunks (each: the waves' shares
+// to LDS, a barrier, every lane sums 4 values of the 4 shares). Its lane
+// ids are made again from a ballot of every lane (not the prologue's,
+// which would stay live across the loop).
 // CHECK:         %[[EVERY:.*]] = rocdl.ballot %true : i64
 // CHECK:         %[[BELOW_LO:.*]] = rocdl.mbcnt.lo %{{.*}}, %c0_i32 : (i32, i32) -> i32
 // CHECK:         rocdl.mbcnt.hi %{{.*}}, %[[BELOW_LO]] : (i32, i32) -> i32
 // CHECK:         gpu.shuffle xor %{{.*}}, %c16_i32
 // CHECK:         gpu.shuffle xor %{{.*}}, %c32_i32
+// CHECK-NOT:     gpu.shuffle
+// GFX942:        arith.constant 7.812500e-03 : f32
+// GFX950:        arith.constant 3.906250e-03 : f32
+// CHECK-NOT:     gpu.shuffle
 // CHECK:         memref.store %{{.*}}, %[[STATS]]
 // CHECK:         gpu.barrier
 // A NaN merged sum (a non-finite input reached the row) is also the
@@ -341,12 +351,15 @@ gpu.module @pa_kernels {
 // The chip picks the MFMA instructions. D = 128, fp8, one M-tile, no
 // staging (every tile reads its ids from the block table): gfx950 takes
 // QK in one 16x16x128 per block (4), gfx942 in 16x16x32 steps (4 blocks x
-// 4 K-steps); PV is 8 head-dim blocks x 2 K-steps of 16x16x32 on both.
+// 4 K-steps); PV is 8 head-dim blocks x 2 K-steps of 16x16x32 on both,
+// and the weights' sums 2 K-steps against fp8 ones.
 // CHECK-LABEL:    gpu.func @pa_decode(
 // CHECK:          scf.for {{.*}} iter_args(
 // GFX942-COUNT-32: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FNUZ>, vector<8xf8E4M3FNUZ>, vector<4xf32>
 // GFX950-COUNT-4: amdgpu.mfma 16x16x128 {{.*}} : vector<32xf8E4M3FN>, vector<32xf8E4M3FN>, vector<4xf32>
 // GFX950-COUNT-16: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FN>, vector<8xf8E4M3FN>, vector<4xf32>
+// CHECK:          %[[ONES:.*]] = arith.constant dense<1.000000e+00>
+// CHECK-COUNT-2:  amdgpu.mfma 16x16x32 %[[ONES]] *
 // CHECK-NOT:      amdgpu.mfma
 // CHECK:          gpu.return
 gpu.module @pa_kernels {

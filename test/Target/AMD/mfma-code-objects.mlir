@@ -7,7 +7,10 @@
 // hold: the MFMA instruction and count (both tile loops: 32-bit buffer
 // offsets and the 64-bit fallback for pools of 2 GiB or more, which holds
 // one M-tile's products and runs once per M-tile; fp8: the
-// products with the query's and P's residuals, twice the design's minimum;
+// products with the query's and P's residuals, twice the design's minimum,
+// plus, without per-token V scales where the edge branch is (one M-tile
+// or D <= 128), the weights' sums against fp8 ones: per loop, M-tiles x 2
+// K-steps x P's 2 terms (d64 q1g8: 64 + 2 x 4; d128 q2g12: 192 + 8 + 4);
 // gfx950 with D a multiple of 128: QK on v_mfma_f32_16x16x128_f8f6f4,
 // except at D = 256 with 32 rows, where it would cost the second wave),
 // 16-byte
@@ -42,14 +45,14 @@
 // RUN:   | FileCheck %s --check-prefixes=CHECK,GFX950 -DCHIP=gfx950
 
 // 8 query rows (one padded M-tile), page 16, plain V, no scales.
-// CHECK:       d64-fp8-p16-plain-none-w0-q1g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x64 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
+// CHECK:       d64-fp8-p16-plain-none-w0-q1g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x72 buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 
 // 16 rows (MTP 2), page 64, transposed V, per-tensor scales.
 // CHECK:       d128-fp8-p64-transposed-per_tensor-w0-q2g8 [[CHIP]]: mfma=
-// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x128 
-// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x64 
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x136 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x72 
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
@@ -80,8 +83,8 @@
 
 // 24 rows at GQA 12 (two M-tiles: 3/4 of twice the one-M-tile count).
 // CHECK:       d128-fp8-p16-plain-none-w0-q2g12 [[CHIP]]: mfma=
-// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x192 
-// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x24,v_mfma_f32_16x16x32_fp8_fp8x96 
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x204 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x24,v_mfma_f32_16x16x32_fp8_fp8x108 
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
