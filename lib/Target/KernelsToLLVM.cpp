@@ -13,6 +13,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
@@ -40,6 +41,13 @@ void mlir::pa::addKernelsToLLVMPreparation(OpPassManager &kernels) {
   kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
+}
+
+void mlir::pa::addKernelsToLLVM(OpPassManager &kernels,
+                                std::unique_ptr<Pass> toVendorDialects) {
+  addKernelsToLLVMPreparation(kernels);
+  kernels.addPass(std::move(toVendorDialects));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::pa::recordKernelArguments(gpu::GPUFuncOp kernel,

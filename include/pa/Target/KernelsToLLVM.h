@@ -44,6 +44,12 @@ namespace mlir::pa {
 /// to what the LLVM patterns take.
 void addKernelsToLLVMPreparation(OpPassManager &kernels);
 
+/// The kernels' whole way to the LLVM dialects: the preparation above, the
+/// vendor's conversion (`toVendorDialects`: pa-convert-kernels-to-rocdl or
+/// -nvvm) and the reconciliation of the casts it leaves.
+void addKernelsToLLVM(OpPassManager &kernels,
+                      std::unique_ptr<Pass> toVendorDialects);
+
 /// Records on `kernel`, before its arguments become LLVM-level ones, what
 /// each of those will be (`fieldsAttrName`, an array of names: a memref
 /// argument becomes its unpacked descriptor NAME.allocated_ptr,

@@ -12,7 +12,6 @@
 #include "pa/Conversion/Passes.h"
 #include "pa/Transforms/Passes.h"
 
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"

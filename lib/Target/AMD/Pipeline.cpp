@@ -47,11 +47,9 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 
-  // math.exp2 to llvm.intr.exp2 here, before anything could pick the
+  // math.exp2 to llvm.intr.exp2 there, before anything could pick the
   // device-library (__ocml_*) lowering.
-  addKernelsToLLVMPreparation(kernels);
-  kernels.addPass(createPaConvertKernelsToROCDL());
-  kernels.addPass(createReconcileUnrealizedCastsPass());
+  addKernelsToLLVM(kernels, createPaConvertKernelsToROCDL());
 }
 
 void mlir::pa::registerAMDPipelines() {

@@ -26,12 +26,11 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 
-  // math.exp2 to llvm.intr.exp2 here, before anything could pick the
-  // libdevice (__nv_exp2f) lowering.
-  addKernelsToLLVMPreparation(kernels);
+  // arith ops without an LLVM lowering expanded first; math.exp2 to
+  // llvm.intr.exp2 before anything could pick the libdevice (__nv_exp2f)
+  // lowering.
   kernels.addPass(arith::createArithExpandOpsPass());
-  kernels.addPass(createPaConvertKernelsToNVVM());
-  kernels.addPass(createReconcileUnrealizedCastsPass());
+  addKernelsToLLVM(kernels, createPaConvertKernelsToNVVM());
   kernels.addPass(createCanonicalizerPass());
 }
 
