@@ -195,6 +195,7 @@ FailureOr<DecodeKernel> mfma::analyzeDecodeKernel(gpu::GPUFuncOp kernel,
   s.queryLength = d.loadQuery.getQueryLength();
   s.groupSize = d.loadQuery.getGroupSize();
   s.window = d.softmax.getSlidingWindow();
+  s.alibi = static_cast<bool>(d.alibi);
   s.totalRows = d.storePartials.getRows();
   s.scale = d.qk.getScale();
   s.vLayout = d.pv.getVLayout();
@@ -274,11 +275,13 @@ MFMALayoutAttr mfma::chooseMFMALayout(MLIRContext *context,
   // occupancy: two M-tiles at D = 256 with per-token scales need more than
   // the 256 VGPRs of 2 waves per SIMD (measured on gfx950 with the query's
   // residual: 264-268, 1 wave; without per-token scales 245-256, 2 waves),
-  // and at D = 512 more still.
+  // and so do a window or ALiBi without them (260-268, 1 wave; with
+  // 16x16x32 QK 243-251, 2 waves), and at D = 512 more still.
   bool wideQK = chip.hasF8F6F4Mfma && s.fp8Compute() &&
                 s.headDim % kWideFp8K == 0 &&
                 (s.mTiles == 1 || s.headDim <= 128 ||
-                 (s.headDim <= 256 && s.scale != ScaleMode::per_token));
+                 (s.headDim <= 256 && s.scale != ScaleMode::per_token &&
+                  s.window == 0 && !s.alibi));
   return MFMALayoutAttr::get(context, wideQK ? kWideFp8K : instr.k, instr.k,
                              s.mTiles, kQuarterTokens,
                              llvm::divideCeil(s.headDim,

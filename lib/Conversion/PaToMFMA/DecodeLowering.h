@@ -537,7 +537,9 @@ private:
   /// else scorePartlySeen after the loop.
   bool partlyScoresInLoop;
   /// fp8 compute with P's factor the constant pScale (no per-token V
-  /// scales), where registers allow (edgeTileBranch): the weights the PV
+  /// scales), where registers allow (edgeTileBranch, or QK on 16x16x32:
+  /// gfx950's D = 256 32-row kernels with 16x16x128 QK went from 245-254
+  /// to 264-272 VGPRs, 1 wave; gfx942's stayed at 241-251): the weights the PV
   /// product used are summed by the matrix unit, one more MFMA per PV
   /// step and P term with a block of fp8 ones as the other operand
   /// (lowerPV), instead of converting each weight back to f32 and adding

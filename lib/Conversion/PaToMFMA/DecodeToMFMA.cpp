@@ -191,7 +191,7 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
       // tokens after the loop instead (scorePartlySeen).
       partlyScoresInLoop(edgeTileBranch),
       weightsByMFMA(s.fp8Compute() && s.scale != ScaleMode::per_token &&
-                    edgeTileBranch) {
+                    (edgeTileBranch || !wideQK)) {
   vec4 = VectorType::get({kResultElements}, f32);
   // The QK contraction in load chunks of 4 lane groups x 16 bytes (64
   // fp8 / 32 bf16 head dims); a head dim that is no multiple of that

@@ -34,6 +34,7 @@ struct DecodeShape {
   int64_t kvPack = 0; // x: cache values per 16 bytes
   float scoreScale = 1.0f;
   std::optional<float> softCap; // exp2 domain, as pa.tile.qk's soft_cap
+  bool alibi = false;            // the tile loop adds ALiBi biases
 
   bool fp8Compute() const { return compute == ComputeType::fp8; }
   int64_t kvBytes() const { return kvType.getIntOrFloatBitWidth() / 8; }

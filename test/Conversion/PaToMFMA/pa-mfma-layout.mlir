@@ -129,6 +129,61 @@ gpu.module @pa_kernels {
 
 // -----
 
+// 32 rows at D = 256 with a window (or ALiBi, or per-token scales):
+// 16x16x32 on both chips (gfx950 took 260-268 VGPRs, 1 wave, with
+// 16x16x128; 243-251, 2 waves, without). Without any of them gfx950 keeps
+// 16x16x128 there (mfma-code-objects.mlir, d256 per-tensor q4g8).
+// CHECK-LABEL: gpu.func @fp8_d256_rows32_window
+// GFX942-SAME: kernel attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 2, wave_tokens = 64, qk_chunks = 4>}
+// GFX950-SAME: kernel attributes {pa.mfma_layout = #pa.mfma_layout<qk = 16x16x32, pv = 16x16x32, m_tiles = 2, wave_tokens = 64, qk_chunks = 4>}
+gpu.module @pa_kernels {
+  gpu.func @fp8_d256_rows32_window(%q: memref<?x8x256xbf16>, %k: memref<?x1x16x16x16xf8E4M3FN>,
+                      %v: memref<?x1x256x16xf8E4M3FN>, %bt: memref<?x?xi32>,
+                      %es: memref<1x?x8xf32>, %ml: memref<1x?x8xf32>,
+                      %part: memref<1x?x8x256xf32>)
+      workgroup(%qt : memref<32x256xf32, #gpu.address_space<workgroup>>,
+                %s : memref<32x256xf32, #gpu.address_space<workgroup>>,
+                %acc : memref<32x256xf32, #gpu.address_space<workgroup>>,
+                %max : memref<32xf32, #gpu.address_space<workgroup>>,
+                %sum : memref<32xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ctx = arith.constant 100 : i64
+    %lo = arith.constant 0 : i64
+    pa.tile.load_query %q[%c0, %c0, %c0] into %qt {query_length = 1 : i64, group_size = 8 : i64}
+        : memref<?x8x256xbf16>, memref<32x256xf32, #gpu.address_space<workgroup>>
+    pa.tile.init_softmax %max, %sum, %acc
+        : memref<32xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>,
+          memref<32x256xf32, #gpu.address_space<workgroup>>
+    scf.for %tile = %c0 to %c1 step %c1 {
+      %t64 = arith.index_cast %tile : index to i64
+      %ids = pa.tile.page_ids %bt[%c0] tile %tile visible [%lo, %ctx] {page_size = 16 : i64, direct}
+          : memref<?x?xi32> -> vector<16xi32>
+      pa.tile.qk %qt, %k[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %s
+          {page_size = 16 : i64, score_scale = 0.18 : f32, scale = #pa.scale<none>,
+           compute = #pa.compute<fp8>}
+          : memref<32x256xf32, #gpu.address_space<workgroup>>, memref<?x1x16x16x16xf8E4M3FN>,
+            vector<16xi32>, memref<32x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.softmax %s, %max, %sum, %acc context %ctx tile_start %t64 row_base %c0
+          {query_length = 1 : i64, group_size = 8 : i64, sliding_window = 300 : i64}
+          : memref<32x256xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>,
+            memref<32xf32, #gpu.address_space<workgroup>>, memref<32x256xf32, #gpu.address_space<workgroup>>
+      pa.tile.pv %s, %v[%ids, %c0] tile_start %t64 valid [%lo, %ctx] into %acc
+          {page_size = 16 : i64, v_layout = #pa.v_layout<plain>, scale = #pa.scale<none>,
+           compute = #pa.compute<fp8>}
+          : memref<32x256xf32, #gpu.address_space<workgroup>>, memref<?x1x256x16xf8E4M3FN>,
+            vector<16xi32>, memref<32x256xf32, #gpu.address_space<workgroup>>
+    }
+    pa.tile.store_partials %max, %sum, %acc into %es, %ml, %part [%c0, %c0, %c0] {rows = 8 : i64}
+        : memref<32xf32, #gpu.address_space<workgroup>>, memref<32xf32, #gpu.address_space<workgroup>>,
+          memref<32x256xf32, #gpu.address_space<workgroup>>, memref<1x?x8xf32>, memref<1x?x8xf32>,
+          memref<1x?x8x256xf32>
+    gpu.return
+  }
+}
+
+// -----
+
 // D = 192 is no whole number of 16x16x128's K: 16x16x32 on both chips,
 // three load chunks.
 // CHECK-LABEL: gpu.func @fp8_d192

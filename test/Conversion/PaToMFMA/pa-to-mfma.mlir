@@ -15,10 +15,11 @@
 // blocks x 2 K-steps) = M-tiles x D/4 for fp8 (x4 waves: the minimum
 // 2 * 256 * D * rows / (16 * 16 * 32)); gfx950 with D = 64 has no 16x16x128
 // QK (D is not a multiple of its K). Then, without per-token V scales
-// where the edge branch is (one M-tile, or D <= 128), the weights' sums:
-// M-tiles x 2 K-steps x P's terms of 1^T P^T against a constant block of
-// fp8 ones (W2, W4); per-token V scales (the weights divided by each
-// token's factor) and D = 256 at 32 rows sum them in lanes (W0).
+// where the edge branch is (one M-tile, or D <= 128) or QK is 16x16x32
+// (gfx942 always), the weights' sums: M-tiles x 2 K-steps x P's terms of
+// 1^T P^T against a constant block of fp8 ones (W2, W4); per-token V
+// scales (the weights divided by each token's factor) sum them in lanes
+// (W0).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N32,W4 -DFP8=f8E4M3FNUZ
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p64-transposed-per_tensor-w0-q1g8-n64 --chip gfx942 --fp8-residual=none \
@@ -26,7 +27,7 @@
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w257-q4g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=COUNT,N32,W0 -DFP8=f8E4M3FN
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p64-plain-none-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
-// RUN:   | FileCheck %s --check-prefixes=COUNT,N128,W0 -DFP8=f8E4M3FNUZ
+// RUN:   | FileCheck %s --check-prefixes=COUNT,N128,W4 -DFP8=f8E4M3FNUZ
 // COUNT-LABEL:   gpu.func @pa_decode(
 // COUNT-NOT:     amdgpu.mfma
 // COUNT:         scf.for {{.*}} iter_args(

@@ -9,8 +9,9 @@
 // one M-tile's products and runs once per M-tile; fp8: the
 // products with the query's and P's residuals, twice the design's minimum,
 // plus, without per-token V scales where the edge branch is (one M-tile
-// or D <= 128), the weights' sums against fp8 ones: per loop, M-tiles x 2
-// K-steps x P's 2 terms (d64 q1g8: 64 + 2 x 4; d128 q2g12: 192 + 8 + 4);
+// or D <= 128) or QK is 16x16x32, the weights' sums against fp8 ones: per
+// loop, M-tiles x 2 K-steps x P's terms (d64 q1g8: 64 + 2 x 4; d128
+// q2g12: 192 + 8 + 4; gfx942 d256 per-tensor q4g8: 384 + 8 + 4);
 // gfx950 with D a multiple of 128: QK on v_mfma_f32_16x16x128_f8f6f4,
 // except at D = 256 with 32 rows, where it would cost the second wave),
 // 16-byte
@@ -75,7 +76,7 @@
 // on gfx942; gfx950's QK on 16x16x128 (two M-tiles at D = 256 without
 // per-token scales), within the 256 VGPRs of 2 waves per SIMD.
 // CHECK:       d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=
-// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x384 
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x396 
 // GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x48,v_mfma_f32_16x16x32_fp8_fp8x192 
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{([1-9][0-9]?|1[0-9][0-9]|2[0-4][0-9]|25[0-6])}} global_load_dwordx4={{[0-9]+}}{{$}}
@@ -123,14 +124,14 @@
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=none \
 // RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefixes=NONE,NONE-GFX950 -DCHIP=gfx950
 // NONE: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=
-// NONE-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x192 {{.*}} scratch_insts=0 private_segment=0
+// NONE-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x198 {{.*}} scratch_insts=0 private_segment=0
 // NONE-GFX950-SAME: v_mfma_f32_16x16x128_f8f6f4x24,v_mfma_f32_16x16x32_fp8_fp8x96 {{.*}} scratch_insts=0 private_segment=0
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=p \
 // RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefixes=P,P-GFX942 -DCHIP=gfx942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=p \
 // RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefixes=P,P-GFX950 -DCHIP=gfx950
 // P: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=
-// P-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x288 {{.*}} scratch_insts=0 private_segment=0
+// P-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x300 {{.*}} scratch_insts=0 private_segment=0
 // P-GFX950-SAME: v_mfma_f32_16x16x128_f8f6f4x24,v_mfma_f32_16x16x32_fp8_fp8x192 {{.*}} scratch_insts=0 private_segment=0
 
 // cache-offsets=64: only the 64-bit loop, one M-tile's products run once
@@ -141,7 +142,7 @@
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --cache-offsets=64 \
 // RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 d256-fp8-p64-transposed-per_token-w257-q1g8 | FileCheck %s --check-prefixes=OFF64,OFF64-GFX950 -DCHIP=gfx950
 // OFF64: d256-fp8-p16-plain-per_tensor-w0-q4g8 [[CHIP]]: mfma=
-// OFF64-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x128 buffer_load_dwordx4=0
+// OFF64-GFX942-SAME: v_mfma_f32_16x16x32_fp8_fp8x132 buffer_load_dwordx4=0
 // OFF64-GFX950-SAME: v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x64 buffer_load_dwordx4=0
 // OFF64-SAME: {{.*}} scratch_insts=0 private_segment=0 {{.*}} global_load_dwordx4={{[1-9][0-9]*}}{{$}}
 // OFF64: d256-fp8-p64-transposed-per_token-w257-q1g8 [[CHIP]]: mfma={{.*}} buffer_load_dwordx4=0 {{.*}} scratch_insts=0 private_segment=0 {{.*}} global_load_dwordx4={{[1-9][0-9]*}}{{$}}

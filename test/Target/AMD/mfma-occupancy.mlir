@@ -37,6 +37,9 @@
 // RUN:   d256-fp8-p16-plain-per_token-w300-q4g8 \
 // RUN:   d256-fp8-p64-plain-per_token-w4096-q3g8 \
 // RUN:   d256-fp8-p16-transposed-per_token-w257-q4g8-alibi \
+// RUN:   d256-fp8-p16-plain-per_tensor-w300-q4g8 \
+// RUN:   d256-fp8-p16-plain-none-w0-q4g8-alibi \
+// RUN:   d256-fp8-p16-plain-per_tensor-w300-q4g8-alibi \
 // RUN:   | FileCheck %s --check-prefix=GFX942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --occupancy \
 // RUN:   d64-fp8-p16-plain-none-w0-q2g8 \
@@ -55,6 +58,9 @@
 // RUN:   d256-fp8-p16-plain-per_token-w300-q4g8 \
 // RUN:   d256-fp8-p64-plain-per_token-w4096-q3g8 \
 // RUN:   d256-fp8-p16-transposed-per_token-w257-q4g8-alibi \
+// RUN:   d256-fp8-p16-plain-per_tensor-w300-q4g8 \
+// RUN:   d256-fp8-p16-plain-none-w0-q4g8-alibi \
+// RUN:   d256-fp8-p16-plain-per_tensor-w300-q4g8-alibi \
 // RUN:   | FileCheck %s --check-prefix=GFX950
 
 // GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
@@ -77,6 +83,9 @@
 // GFX942: d256-fp8-p16-plain-per_token-w300-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d256-fp8-p64-plain-per_token-w4096-q3g8 gfx942: waves={{[2-8]}} 
 // GFX942: d256-fp8-p16-transposed-per_token-w257-q4g8-alibi gfx942: waves={{[2-8]}} 
+// GFX942: d256-fp8-p16-plain-per_tensor-w300-q4g8 gfx942: waves={{[2-8]}} 
+// GFX942: d256-fp8-p16-plain-none-w0-q4g8-alibi gfx942: waves={{[2-8]}} 
+// GFX942: d256-fp8-p16-plain-per_tensor-w300-q4g8-alibi gfx942: waves={{[2-8]}} 
 
 // GFX950: d64-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d64-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
@@ -97,3 +106,10 @@
 // GFX950: d256-fp8-p16-plain-per_token-w300-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p64-plain-per_token-w4096-q3g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p16-transposed-per_token-w257-q4g8-alibi gfx950: waves={{[2-8]}} 
+// Added on 2026-12-04 (eleventh session): D 256 at 32 rows without
+// per-token scales but with a window or ALiBi, which gfx950 ran at 1 wave
+// (260-268 VGPRs, 8-16 AGPRs) with QK on 16x16x128; it takes 16x16x32
+// there now (chooseMFMALayout): 243-251 VGPRs, 2 waves.
+// GFX950: d256-fp8-p16-plain-per_tensor-w300-q4g8 gfx950: waves={{[2-8]}} 
+// GFX950: d256-fp8-p16-plain-none-w0-q4g8-alibi gfx950: waves={{[2-8]}} 
+// GFX950: d256-fp8-p16-plain-per_tensor-w300-q4g8-alibi gfx950: waves={{[2-8]}} 
