@@ -145,7 +145,7 @@ int64_t queryTermsOf(DecodeKernel &d, Fp8Residual fp8Residual) {
     // the tolerance (the LSE and the partials' maxima show it). Past twice
     // the usual scale the residual's own residual joins (2^-12 relative),
     // one more QK MFMA per step for those programs only.
-    double softmaxScale = s.scoreScale / std::log2(std::exp(1.0));
+    double softmaxScale = s.scoreScale / llvm::numbers::log2e;
     return softmaxScale * std::sqrt(double(s.headDim)) > 2.0 ? 3 : 2;
   }
   Type query =

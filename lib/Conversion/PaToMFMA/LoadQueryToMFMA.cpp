@@ -137,17 +137,22 @@ void stageQuery(const DecodeLanes &lanes, TileLoadQueryOp op,
                         << llvm::countr_zero(static_cast<uint64_t>(words))));
       });
     };
-    // Term k + 1 is the rounding of what terms 0..k missed.
-    if (!s.fp8Compute()) {
-      auto computeVector = VectorType::get({values}, s.computeType);
-      Value rest = q;
+    // The query's terms: term k + 1 is the rounding (`round`) of what
+    // terms 0..k missed, `words` i32 words per lane.
+    auto storeTerms = [&](Value rest, function_ref<Value(Value)> round,
+                          int64_t words) {
       for (int64_t term = 0; term < lanes.queryTerms; ++term) {
-        Value rounded = l.truncF(computeVector, rest);
-        storeWords(rounded, values * lanes.computeBytes / 4,
-                   lanes.queryTermWord(term));
+        Value rounded = round(rest);
+        storeWords(rounded, words, lanes.queryTermWord(term));
         if (term + 1 < lanes.queryTerms)
           rest = l.subF(rest, l.extF(wideType, rounded));
       }
+    };
+    if (!s.fp8Compute()) {
+      auto computeVector = VectorType::get({values}, s.computeType);
+      storeTerms(
+          q, [&](Value v) { return l.truncF(computeVector, v); },
+          values * lanes.computeBytes / 4);
       return;
     }
     Value absMax = l.absF(l.extract(q, 0));
@@ -160,13 +165,9 @@ void stageQuery(const DecodeLanes &lanes, TileLoadQueryOp op,
     Value isZero = l.cmpF(arith::CmpFPredicate::OEQ, absMax, zero);
     Value inverse = l.select(isZero, zero, l.divF(l.f32(fp8Max), absMax));
     // fp8 terms in the row's scale: |term k| <= fp8_max / 16^k, in range.
-    Value rest = l.mulF(q, l.broadcast(wideType, inverse));
-    for (int64_t term = 0; term < lanes.queryTerms; ++term) {
-      Value quantized = lanes.quantizeInRange(l, rest);
-      storeWords(quantized, unitsPerLane, lanes.queryTermWord(term));
-      if (term + 1 < lanes.queryTerms)
-        rest = l.subF(rest, l.extF(wideType, quantized));
-    }
+    storeTerms(
+        l.mulF(q, l.broadcast(wideType, inverse)),
+        [&](Value v) { return lanes.quantizeInRange(l, v); }, unitsPerLane);
     Value scale = l.divF(absMax, l.f32(fp8Max));
     Value firstLane = l.cmpI(arith::CmpIPredicate::eq, laneInRow, l.index(0));
     if (ownsRow)

@@ -173,8 +173,7 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
       Value words = vector::LoadOp::create(
           b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
           ValueRange{(word + queryTermWord(term)).get()},
-          /*nontemporal=*/false,
-          llvm::Align(16));
+          /*nontemporal=*/false, llvm::Align(16));
       words = zeroPastRow(words, c);
       terms.push_back(l.bitcast(
           VectorType::get({chunksPerRead * x}, s.computeType), words));

@@ -406,14 +406,14 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
         }
         continue;
       }
+      Value quantized = quantizeInRange(l, operand);
+      probOperands[k].push_back({quantized});
       if (weightsByMFMA) {
         // The weights' sums come from the PV product (lowerPV): P's terms
         // only. OCP fp8 has a negative zero, so flipping the quantized
         // bytes' sign bits (one xor per 4 weights) gives -fp8(x), and the
         // residual x - fp8(x) is a packed add instead of a subtraction per
         // weight (LLVM has no packed f32 subtraction). fnuz's 0x80 is NaN.
-        Value quantized = quantizeInRange(l, operand);
-        probOperands[k].push_back({quantized});
         if (!probResidual)
           continue;
         Value rest;
@@ -432,11 +432,9 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
         probOperands[k].back().push_back(quantizeInRange(l, rest));
         continue;
       }
-      Value quantized = quantizeInRange(l, operand);
       // The weights as the product sees them, back in units of P: divided
       // by the folding factor (a reciprocal is precise enough here).
       Value used = l.extF(stepVector, quantized);
-      probOperands[k].push_back({quantized});
       if (probResidual) {
         // |residual| <= pScale / 16: in range.
         Value rest = quantizeInRange(l, l.subF(operand, used));
