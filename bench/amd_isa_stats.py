@@ -219,6 +219,54 @@ def vmem_loads(path, kernel):
     return len(widths), sum(widths)
 
 
+REGISTERS = re.compile(r"\bv\[(\d+):(\d+)\]|\bv(\d+)\b")
+
+
+def vector_registers(operands):
+    """The VGPR numbers an operand text names (v7, v[8:11])."""
+    regs = set()
+    for lo, hi, one in REGISTERS.findall(operands):
+        regs.update(range(int(lo), int(hi) + 1) if lo else {int(one)})
+    return regs
+
+
+def operands_of(text):
+    """(destination, sources) register sets of an instruction's text: the
+    first operand and the rest (stores and branches have no destination
+    worth telling apart here)."""
+    parts = text.split("//")[0].split(None, 1)
+    if len(parts) < 2:
+        return set(), set()
+    operands = [o.strip() for o in parts[1].split(",")]
+    return vector_registers(operands[0]), \
+        vector_registers(",".join(operands[1:]))
+
+
+def carried_loads(body):
+    """VMEM loads of one loop iteration `body` [(address, mnemonic, text)]
+    whose registers nothing reads before the iteration's end: values the
+    next iteration reads (loads in flight across the back edge, a
+    software-pipelined loop's prefetch)."""
+    carried = 0
+    for k, (_, m, text) in enumerate(body):
+        if load_bytes(m) is None:
+            continue
+        loaded, _ = operands_of(text)
+        read = False
+        for _, later, later_text in body[k + 1:]:
+            if later.startswith("s_"):
+                continue
+            written, sources = operands_of(later_text)
+            if sources & loaded:
+                read = True
+                break
+            loaded -= written
+            if not loaded:
+                break
+        carried += not read and bool(loaded)
+    return carried
+
+
 def stats(path, kernel):
     """Counts by class of the main loop (one iteration)."""
     body, _ = main_loop(path, kernel)

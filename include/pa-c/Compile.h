@@ -48,15 +48,25 @@ typedef enum {
   PA_CACHE_OFFSETS_64 = 1, /* 64-bit global addresses only */
 } PaCacheOffsets;
 
+/* AMD chips: whether the decode loop loads the next tile's K while the
+ * current tile's softmax and PV run (pa-to-mfma's key-prefetch option).
+ * 0 is the default. */
+typedef enum {
+  PA_KEY_PREFETCH_AUTO = 0,      /* where its registers cost no wave */
+  PA_KEY_PREFETCH_NONE = 1,      /* each tile's K in its own step */
+  PA_KEY_PREFETCH_NEXT_TILE = 2, /* always */
+} PaKeyPrefetch;
+
 typedef struct {
   int32_t codeObjectVersion; /* AMD chips: 5 or 6; 0: 5 */
   bool keepStages;           /* keep the text of every stage */
   int32_t fp8Residual;       /* a PaFp8Residual */
   int32_t cacheOffsets;      /* a PaCacheOffsets */
+  int32_t keyPrefetch;       /* a PaKeyPrefetch */
 } PaCompileOptions;
 
 /* Code object version 5, no stages, fp8 residuals of Q and P, automatic
- * cache offsets (a zero-filled struct means the same). */
+ * cache offsets and key prefetch (a zero-filled struct means the same). */
 PA_CAPI_EXPORTED PaCompileOptions paCompileOptionsGetDefault(void);
 
 /* A compiled program (pa::CompiledKernels). */

@@ -103,9 +103,11 @@ FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
   amd.codeObjectVersion = options.codeObjectVersion;
   amd.fp8Residual = options.fp8Residual;
   amd.cacheOffsets = options.cacheOffsets;
+  amd.keyPrefetch = options.keyPrefetch;
   amd.keepIsa = options.keepStages;
   auto buildPipeline = [&](OpPassManager &pm) {
-    buildROCDLPipeline(pm, amd.chip, {amd.fp8Residual, amd.cacheOffsets});
+    buildROCDLPipeline(pm, amd.chip,
+                       {amd.fp8Residual, amd.cacheOffsets, amd.keyPrefetch});
   };
   if (failed(verifyAMDCompileOptions(module.getLoc(), amd)) ||
       failed(runPipeline(module, buildPipeline, stages)))

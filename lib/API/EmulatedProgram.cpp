@@ -73,7 +73,9 @@ LogicalResult mlir::pa::lowerForEmulator(ModuleOp module, StringRef chip,
   if (kernels == EmulatedKernels::lane0Baseline) {
     buildLane0Pipeline(pm, chip);
   } else {
-    buildROCDLPipeline(pm, chip, {options.fp8Residual, options.cacheOffsets});
+    buildROCDLPipeline(pm, chip,
+                       {options.fp8Residual, options.cacheOffsets,
+                        options.keyPrefetch});
     pm.addInstrumentation(
         std::make_unique<CaptureBeforeLoweringTail>(captured));
   }

@@ -31,7 +31,8 @@ const CompileStage *stageAt(PaArtifact artifact, intptr_t index) {
 PaCompileOptions paCompileOptionsGetDefault(void) {
   CompileOptions defaults;
   return {defaults.codeObjectVersion, defaults.keepStages,
-          PA_FP8_RESIDUAL_QUERY_AND_P, PA_CACHE_OFFSETS_AUTO};
+          PA_FP8_RESIDUAL_QUERY_AND_P, PA_CACHE_OFFSETS_AUTO,
+          PA_KEY_PREFETCH_AUTO};
 }
 
 PaArtifact paCompileConfig(const PaDecodeConfig *c,

@@ -146,18 +146,23 @@ bool capi::unwrapOptions(const PaCompileOptions *options,
   if (options->codeObjectVersion != 0)
     result.codeObjectVersion = options->codeObjectVersion;
   result.keepStages = options->keepStages;
-  // Indexed by PA_FP8_RESIDUAL_* and PA_CACHE_OFFSETS_*.
+  // Indexed by PA_FP8_RESIDUAL_*, PA_CACHE_OFFSETS_* and PA_KEY_PREFETCH_*.
   const Fp8Residual residuals[] = {Fp8Residual::queryAndProbabilities,
                                    Fp8Residual::probabilities,
                                    Fp8Residual::none};
   const CacheOffsets offsets[] = {CacheOffsets::automatic,
                                   CacheOffsets::only64Bit};
+  const KeyPrefetch prefetches[] = {KeyPrefetch::automatic, KeyPrefetch::none,
+                                    KeyPrefetch::nextTile};
   return unwrapEnum<Fp8Residual>(options->fp8Residual, residuals,
                                  "fp8Residual", "PaFp8Residual",
                                  result.fp8Residual, message) &&
          unwrapEnum<CacheOffsets>(options->cacheOffsets, offsets,
                                   "cacheOffsets", "PaCacheOffsets",
-                                  result.cacheOffsets, message);
+                                  result.cacheOffsets, message) &&
+         unwrapEnum<KeyPrefetch>(options->keyPrefetch, prefetches,
+                                 "keyPrefetch", "PaKeyPrefetch",
+                                 result.keyPrefetch, message);
 }
 
 PaArtifact capi::wrapArtifact(FailureOr<CompiledKernels> compiled,

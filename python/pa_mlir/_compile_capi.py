@@ -17,12 +17,15 @@ class PaCompileOptions(_ffi.CheckedStructure):
     _fields_ = [("codeObjectVersion", ctypes.c_int32),
                 ("keepStages", ctypes.c_bool),
                 ("fp8Residual", ctypes.c_int32),
-                ("cacheOffsets", ctypes.c_int32)]
+                ("cacheOffsets", ctypes.c_int32),
+                ("keyPrefetch", ctypes.c_int32)]
 
 
-# PaFp8Residual and PaCacheOffsets by their pa-compile spellings.
+# PaFp8Residual, PaCacheOffsets and PaKeyPrefetch by their pa-compile
+# spellings.
 FP8_RESIDUAL = {"query-and-p": 0, "p": 1, "none": 2}
 CACHE_OFFSETS = {"auto": 0, "64": 1}
+KEY_PREFETCH = {"auto": 0, "none": 1, "next-tile": 2}
 
 
 class PaArtifact(_ffi.Handle):
@@ -64,7 +67,8 @@ def ref_text(ref):
 
 def compile_artifact(config=None, text=None, chip=None, buffer_name=None,
                      code_object_version=5, keep_stages=False,
-                     fp8_residual="query-and-p", cache_offsets="auto"):
+                     fp8_residual="query-and-p", cache_offsets="auto",
+                     key_prefetch="auto"):
     """Compiles a PaDecodeConfig or module text; returns (chip, format,
     code object bytes, metadata JSON, [(stage, text)]) or raises ValueError
     with the diagnostics."""
@@ -74,6 +78,7 @@ def compile_artifact(config=None, text=None, chip=None, buffer_name=None,
     options.keepStages = keep_stages
     options.fp8Residual = FP8_RESIDUAL[fp8_residual]
     options.cacheOffsets = CACHE_OFFSETS[cache_offsets]
+    options.keyPrefetch = KEY_PREFETCH[key_prefetch]
     if config is not None:
         arguments = ("paCompileConfig", ctypes.byref(config),
                      ctypes.byref(options))

@@ -104,15 +104,16 @@ class Artifact:
 
 def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
             stages=False, fp8_residual="query-and-p", cache_offsets="auto",
-            **fields):
+            key_prefetch="auto", **fields):
     """Compiles a decode program to a GPU code object.
 
     Give either a DecodeConfig (or its fields as keywords:
     compile(num_query_heads=16, head_dim=256, chip="gfx942")), or module
     text with pa ops as `mlir` and its `chip`. code_object_version: 5 or 6
     (AMD). stages: keep the IR of every stage in Artifact.stages.
-    fp8_residual ("query-and-p", "p", "none") and cache_offsets ("auto",
-    "64"): pa-compile's --fp8-residual and --cache-offsets (AMD chips).
+    fp8_residual ("query-and-p", "p", "none"), cache_offsets ("auto",
+    "64") and key_prefetch ("auto", "none", "next-tile"): pa-compile's
+    --fp8-residual, --cache-offsets and --key-prefetch (AMD chips).
 
     Raises ValueError for bad arguments and CompileError (a ValueError)
     with the compiler's diagnostics when the compiler rejects the input.
@@ -124,12 +125,14 @@ def compile(config=None, *, mlir=None, chip=None, code_object_version=5,
                          f"{code_object_version!r}")
     for name, value, allowed in (
             ("fp8_residual", fp8_residual, _compile_capi.FP8_RESIDUAL),
-            ("cache_offsets", cache_offsets, _compile_capi.CACHE_OFFSETS)):
+            ("cache_offsets", cache_offsets, _compile_capi.CACHE_OFFSETS),
+            ("key_prefetch", key_prefetch, _compile_capi.KEY_PREFETCH)):
         if value not in allowed:
             raise ValueError(f"{name} must be one of "
                              f"{', '.join(map(repr, allowed))}, got {value!r}")
     options = {"code_object_version": code_object_version,
-               "fp8_residual": fp8_residual, "cache_offsets": cache_offsets}
+               "fp8_residual": fp8_residual, "cache_offsets": cache_offsets,
+               "key_prefetch": key_prefetch}
     if mlir is not None:
         if config is not None or fields:
             raise ValueError("give either mlir text or a configuration, not "

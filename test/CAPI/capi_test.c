@@ -60,7 +60,8 @@ static void testCompileConfigWithStages(void) {
   PaCompileOptions options = paCompileOptionsGetDefault();
   CHECK(options.codeObjectVersion == 5 && !options.keepStages &&
             options.fp8Residual == PA_FP8_RESIDUAL_QUERY_AND_P &&
-            options.cacheOffsets == PA_CACHE_OFFSETS_AUTO,
+            options.cacheOffsets == PA_CACHE_OFFSETS_AUTO &&
+            options.keyPrefetch == PA_KEY_PREFETCH_AUTO,
         "defaults");
   options.keepStages = true;
   PaString error;
@@ -128,8 +129,10 @@ static PaArtifact compileWithStages(PaCompileOptions options,
   return artifact;
 }
 
-/* fp8Residual and cacheOffsets reach pa-to-mfma: fewer MFMAs without the
- * residual products, no buffer loads with 64-bit offsets only. */
+/* fp8Residual, cacheOffsets and keyPrefetch reach pa-to-mfma: fewer MFMAs
+ * without the residual products, no buffer loads with 64-bit offsets only,
+ * the first tile's K loaded before the loop (more buffer loads) with the
+ * next tile's K prefetched. */
 static void testCompileMFMAOptions(void) {
   PaCompileOptions options = paCompileOptionsGetDefault();
   PaStringRef isa;
@@ -150,9 +153,19 @@ static void testCompileMFMAOptions(void) {
   CHECK(occurrences(isa, "buffer_load_dwordx4") == 0 &&
             occurrences(isa, "global_load_dwordx4") > 0,
         "cacheOffsets 64: global loads only");
+  options = paCompileOptionsGetDefault();
+  options.keyPrefetch = PA_KEY_PREFETCH_NONE;
+  PaArtifact ownKeys = compileWithStages(options, &isa);
+  int ownKeyLoads = occurrences(isa, "buffer_load_dwordx4");
+  options.keyPrefetch = PA_KEY_PREFETCH_NEXT_TILE;
+  PaArtifact nextKeys = compileWithStages(options, &isa);
+  CHECK(occurrences(isa, "buffer_load_dwordx4") > ownKeyLoads,
+        "keyPrefetch next-tile: the first tile's K before the loop");
   paArtifactDestroy(defaults);
   paArtifactDestroy(none);
   paArtifactDestroy(wide);
+  paArtifactDestroy(ownKeys);
+  paArtifactDestroy(nextKeys);
 
   PaDecodeConfig config = smallConfig();
   PaString error;
@@ -169,6 +182,13 @@ static void testCompileMFMAOptions(void) {
                       NULL, &error);
   CHECK(paArtifactIsNull(bad) &&
             stringContains(error, "PaCompileOptions.cacheOffsets -1"),
+        "%s", error.data);
+  paStringDestroy(error);
+  options = paCompileOptionsGetDefault();
+  options.keyPrefetch = 3;
+  bad = paCompileConfig(&config, &options, &error);
+  CHECK(paArtifactIsNull(bad) &&
+            stringContains(error, "PaCompileOptions.keyPrefetch 3"),
         "%s", error.data);
   paStringDestroy(error);
   printf("ok compile options of the MFMA lowering\n");

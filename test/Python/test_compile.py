@@ -120,6 +120,11 @@ def test_mfma_options_reach_the_kernel():
     assert "buffer_load_dwordx4" in default
     assert "buffer_load_dwordx4" not in wide.stage("isa")
     assert "global_load_dwordx4" in wide.stage("isa")
+    # The next tile's K prefetched: the first tile's loaded before the loop.
+    own = pa_mlir.compile(SMALL, stages=True, key_prefetch="none")
+    ahead = pa_mlir.compile(SMALL, stages=True, key_prefetch="next-tile")
+    assert (ahead.stage("isa").count("buffer_load_dwordx4") >
+            own.stage("isa").count("buffer_load_dwordx4"))
 
 
 def test_compile_module_text():
@@ -195,6 +200,8 @@ def test_bad_compile_arguments_are_named():
         pa_mlir.compile(SMALL, fp8_residual="q")
     with pytest.raises(ValueError, match="cache_offsets must be one of"):
         pa_mlir.compile(SMALL, cache_offsets=64)
+    with pytest.raises(ValueError, match="key_prefetch must be one of"):
+        pa_mlir.compile(SMALL, key_prefetch="keys")
 
 
 def test_compiler_diagnostics_are_compile_errors():

@@ -76,6 +76,11 @@ cl::opt<pa::CacheOffsets> cacheOffsets(
     cl::desc("AMD chips: how the decode kernel addresses K, V and per-token "
              "scales (pa-to-mfma)"),
     cl::init(pa::CacheOffsets::automatic), pa::cacheOffsetsValues());
+cl::opt<pa::KeyPrefetch> keyPrefetch(
+    "key-prefetch",
+    cl::desc("AMD chips: whether the decode loop loads the next tile's K "
+             "during the current tile (pa-to-mfma)"),
+    cl::init(pa::KeyPrefetch::automatic), pa::keyPrefetchValues());
 cl::opt<EmitKind> emit(
     "emit", cl::desc("what to write"), cl::init(EmitKind::Hsaco),
     cl::values(clEnumValN(EmitKind::Hsaco, "hsaco",
@@ -233,6 +238,7 @@ int main(int argc, char **argv) {
   request.options.codeObjectVersion = codeObjectVersion;
   request.options.fp8Residual = fp8Residual;
   request.options.cacheOffsets = cacheOffsets;
+  request.options.keyPrefetch = keyPrefetch;
   request.options.keepIsa = emit == EmitKind::Isa;
   request.emit = emit;
   request.output = outputFilename;

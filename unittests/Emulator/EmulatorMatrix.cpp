@@ -11,6 +11,7 @@
 //   PAEmulatorMatrix [--subset ci|full] [--kernels rocdl|lane0]
 //                    [--fp8-residual none|p|query-and-p]
 //                    [--cache-offsets auto|64]
+//                    [--key-prefetch auto|none|next-tile]
 //                    [--chips gfx942,gfx950] [--shard I/N] [--programs N]
 //                    [--every N] [--filter TEXT] [--from J] [--list]
 //                    [--dump-failing FILE] [--verbose]
@@ -78,12 +79,18 @@ int main(int argc, char **argv) {
       if (!parseInto(argv[++i], mlir::pa::parseCacheOffsets,
                      emulation.cacheOffsets, "--cache-offsets takes auto or 64"))
         return 2;
+    } else if (!std::strcmp(argv[i], "--key-prefetch") && i + 1 < argc) {
+      if (!parseInto(argv[++i], mlir::pa::parseKeyPrefetch,
+                     emulation.keyPrefetch,
+                     "--key-prefetch takes auto, none or next-tile"))
+        return 2;
     } else if (!std::strcmp(argv[i], "--dump-failing") && i + 1 < argc) {
       dumpFile = argv[++i];
     } else {
       std::printf("unknown argument %s\nusage: PAEmulatorMatrix %s "
                   "[--kernels rocdl|lane0] [--fp8-residual none|p|"
                   "query-and-p] [--cache-offsets auto|64] "
+                  "[--key-prefetch auto|none|next-tile] "
                   "[--dump-failing FILE]\n",
                   argv[i], kMatrixUsage);
       return 2;

@@ -33,6 +33,8 @@ struct CompileOptions {
   Fp8Residual fp8Residual = kDefaultFp8Residual;
   /// AMD chips: pa-to-mfma's cache-offsets option.
   CacheOffsets cacheOffsets = CacheOffsets::automatic;
+  /// AMD chips: pa-to-mfma's key-prefetch option.
+  KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
 };
 
 /// The program at one point of the compilation.

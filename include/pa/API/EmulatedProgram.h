@@ -43,6 +43,8 @@ struct EmulationOptions {
   Fp8Residual fp8Residual = kDefaultFp8Residual;
   /// pa-to-mfma's cache-offsets option (rocdlPipeline).
   CacheOffsets cacheOffsets = CacheOffsets::automatic;
+  /// pa-to-mfma's key-prefetch option (rocdlPipeline).
+  KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
 };
 
 class EmulatedProgram {

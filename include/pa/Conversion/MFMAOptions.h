@@ -56,11 +56,28 @@ enum class CacheOffsets {
   only64Bit,
 };
 
+/// Whether the decode kernel's 32-bit tile loop loads the next tile's K
+/// while the current tile's softmax and PV run (software pipelining across
+/// tiles: the loads stay in flight across the loop's back edge, carried in
+/// registers), instead of each tile's K just before its QK.
+enum class KeyPrefetch {
+  /// Where the registers of one tile's K fit beside the loop without
+  /// losing a wave per SIMD (docs/mfma-lowering.md, "K of the next tile"):
+  /// fp8 packed caches, 32-row groups (2 M-tiles, 2 waves), D <= 128, and
+  /// per-token scales only at D <= 64.
+  automatic,
+  /// Each tile's K loaded in its own step.
+  none,
+  /// Every decode kernel's 32-bit loop (may lower the occupancy).
+  nextTile,
+};
+
 /// The pa-to-mfma options that shape the decode kernel, as the pipeline
 /// passes them on.
 struct MFMAOptions {
   Fp8Residual fp8Residual = kDefaultFp8Residual;
   CacheOffsets cacheOffsets = CacheOffsets::automatic;
+  KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
 };
 
 /// "none", "p", "query-and-p".
@@ -72,6 +89,10 @@ llvm::cl::ValuesClass fp8ResidualValues();
 std::optional<CacheOffsets> parseCacheOffsets(llvm::StringRef text);
 /// The values of a `cache-offsets` command-line or pass option.
 llvm::cl::ValuesClass cacheOffsetsValues();
+/// "auto", "none", "next-tile".
+std::optional<KeyPrefetch> parseKeyPrefetch(llvm::StringRef text);
+/// The values of a `key-prefetch` command-line or pass option.
+llvm::cl::ValuesClass keyPrefetchValues();
 
 } // namespace mlir::pa
 

@@ -55,12 +55,19 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
            "how K, V and per-token scales are addressed: auto (32-bit "
            "buffer offsets when every paged buffer is below 2^31 bytes, "
            "64-bit global addresses otherwise; default) or 64",
-           "::mlir::pa::cacheOffsetsValues()">
+           "::mlir::pa::cacheOffsetsValues()">,
+    Option<"keyPrefetch", "key-prefetch", "::mlir::pa::KeyPrefetch",
+           /*default=*/"::mlir::pa::KeyPrefetch::automatic",
+           "whether the 32-bit tile loop loads the next tile's K while the "
+           "current tile's softmax and PV run: auto (where its registers "
+           "cost no wave; default), none, next-tile",
+           "::mlir::pa::keyPrefetchValues()">
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::vector::VectorDialect", "::mlir::ROCDL::ROCDLDialect"];
+                           "::mlir::vector::VectorDialect", "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::ub::UBDialect"];
 }
 
 def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {

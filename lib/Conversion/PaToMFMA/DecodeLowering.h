@@ -36,6 +36,7 @@
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Rewrite/PatternApplicator.h"
@@ -212,6 +213,13 @@ struct TileStep {
   Value tileStart, validBegin, validEnd;
   /// The KV head (qk's operand; softmax loads V scales with it).
   Value kvHead;
+  /// With K prefetch (DecodeLowering::prefetchKeys): the tile's K loads,
+  /// issued by the previous step (loadTileKeys' order), and what issues the
+  /// next tile's (qk calls it once its own K is read; their results are
+  /// nextKeys, which the loop carries).
+  SmallVector<Value> keys;
+  std::function<SmallVector<Value>(ImplicitLocOpBuilder &)> loadNextKeys;
+  SmallVector<Value> nextKeys;
   // -- from qk --
   TilePlaces places;
   /// [M-tile][block] vector<4xf32>: the scores in the exp2 domain (scaled,
@@ -251,6 +259,9 @@ public:
   /// that spills for it, then nothing; the code-object tests check that no
   /// configuration spills.
   int64_t requestedWaves();
+  /// Whether KeyPrefetch::automatic prefetches: where one tile's K fits in
+  /// the registers without losing a wave (measured).
+  bool keyPrefetchFits() const;
 
   // The op lowerings the patterns call, at the builder's insertion point
   // (the op's place).
@@ -281,8 +292,10 @@ private:
   // -- tile loop --
   LaneState initialState(ImplicitLocOpBuilder &b,
                          ArrayRef<MTileLanes> mTiles);
+  /// One lane loop over the tiles from `init`; with `prefetch`, each step
+  /// issues the next tile's K loads (prefetchKeys).
   LaneState emitTileLoop(ImplicitLocOpBuilder &b, const CacheViews &views,
-                         const LaneState &init);
+                         const LaneState &init, bool prefetch);
   /// The tile loops over `views`: one loop for all M-tiles (each K/V load
   /// serves both), or one M-tile at a time (half the accumulators live at
   /// once).
@@ -298,6 +311,33 @@ private:
   /// Where the lane's K and V tokens of the tile lie, from the tile's page
   /// ids `ids` (qk's operand).
   TilePlaces placeTileTokens(LaneBuilder &l, Value ids, Value tileStart);
+  /// The lane's 16-byte K load of block `blk` (tokens qkToken(blk, i)) and
+  /// head-dim chunk c (chunk 4c + j of the row), raw (the cache's type);
+  /// `inRow` is lastChunkInRow's.
+  Value loadTileKey(LaneBuilder &l, const TilePlaces &places, Value kvHead,
+                    const CacheViews &views, Value inRow, int64_t blk,
+                    int64_t c);
+  /// All of the tile's K loads of the lane, chunk-major ([c * blocks +
+  /// blk]), and their types.
+  SmallVector<Value> loadTileKeys(LaneBuilder &l, const TilePlaces &places,
+                                  Value kvHead, const CacheViews &views);
+  SmallVector<Type> tileKeyTypes() const;
+  /// The K loads of tile `tile` (an index of the tiled loop) where `exists`
+  /// (uniform), else poison: the tiled loop body's page-id computation
+  /// for that tile, its lane's places and the loads, in one uniform branch.
+  SmallVector<Value> prefetchTileKeys(ImplicitLocOpBuilder &b, Value tile,
+                                      Value exists, const CacheViews &views);
+  /// A partial last QK chunk (D = 80: head dims [64, 128) with D = 80
+  /// fp8): whether the lane group holds head dims of the row in it (null
+  /// where every group does). Groups that do not read the row's last 16
+  /// bytes (never past the row, never LDS the query staging did not
+  /// write) and replace K and the query by zeros (zeroPastRow), so that
+  /// they add exact zeros (a query NaN of another row cannot reach this
+  /// one).
+  Value lastChunkInRow(LaneBuilder &l);
+  Value zeroPastRow(LaneBuilder &l, Value inRow, Value words, int64_t c);
+  /// The first head dim of the lane group in chunk c, kept inside the row.
+  Value chunkFirst(LaneBuilder &l, Value inRow, int64_t c);
   // Per-token scales ([N, Hkv, P]). With one M-tile and the edge branch's
   // registers, each lane loads its own token's (token i of its group) and
   // the group's are spread where used (mulTokens): one 4-byte load per
@@ -546,6 +586,9 @@ private:
   /// it. Its result holds the wave's sum of the step's tokens for the
   /// lane's row in every lane (no cross-lane sum at the end).
   bool weightsByMFMA;
+  /// The 32-bit tile loop issues the next tile's K loads after the
+  /// current tile's QK and carries them (TileStep::keys).
+  bool prefetchKeys;
   VectorType vec4;
   int64_t chunkDims;
   /// Head dims per QK load chunk and the chunks covering D (the last one

@@ -191,7 +191,10 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
       // tokens after the loop instead (scorePartlySeen).
       partlyScoresInLoop(edgeTileBranch),
       weightsByMFMA(s.fp8Compute() && s.scale != ScaleMode::per_token &&
-                    (edgeTileBranch || !wideQK)) {
+                    (edgeTileBranch || !wideQK)),
+      prefetchKeys(options.keyPrefetch == KeyPrefetch::nextTile ||
+                   (options.keyPrefetch == KeyPrefetch::automatic &&
+                    keyPrefetchFits())) {
   vec4 = VectorType::get({kResultElements}, f32);
   // The QK contraction in load chunks of 4 lane groups x 16 bytes (64
   // fp8 / 32 bf16 head dims); a head dim that is no multiple of that
@@ -752,6 +755,20 @@ LogicalResult DecodeLowering::run() {
            attrs.getStrArrayAttr(
                {"amdgpu-waves-per-eu", std::to_string(requestedWaves())})}));
   return success();
+}
+
+bool DecodeLowering::keyPrefetchFits() const {
+  // One tile's K is 4 words per lane, M-tile-independent, per 16-byte load:
+  // 32 VGPRs at D = 128 fp8. Measured (docs/mfma-lowering.md): 32-row fp8
+  // kernels at D <= 128 take it within 256 (203-208 -> 226-244 VGPRs,
+  // windows, ALiBi and soft caps included), per-token scales (248-255)
+  // only at D = 64; 16-row kernels lose their third or fourth wave (D 128:
+  // 122-146 -> 154-175), bf16 caches (twice the words) a wave at D = 64,
+  // and nhd / hnd kernels have no room.
+  const int64_t words = d.layout.getQkChunks() * (kQuarterTokens / kBlock) * 4;
+  return s.mTiles > 1 && s.kvBytes() == 1 &&
+         s.layout == CacheLayout::packed && words <= 32 &&
+         (s.scale != ScaleMode::per_token || words <= 16);
 }
 
 int64_t DecodeLowering::requestedWaves() {

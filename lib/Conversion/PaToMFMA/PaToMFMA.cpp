@@ -16,6 +16,7 @@
 #include "pa/Conversion/PaToMFMA/PaToMFMA.h"
 #include "pa/Conversion/Passes.h"
 
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::pa {
@@ -135,7 +136,7 @@ struct PaToMFMAPass : pa::impl::PaToMFMABase<PaToMFMAPass> {
         decodes.push_back(kernel);
     RewritePatternSet patterns(&getContext());
     populateDecodeToMFMAPatterns(patterns, *chip,
-                                 {fp8Residual, cacheOffsets});
+                                 {fp8Residual, cacheOffsets, keyPrefetch});
     walkAndApplyPatterns(module, std::move(patterns));
     // A decode kernel the patterns could not lower (they said why) still
     // has tile ops.
@@ -189,6 +190,26 @@ llvm::cl::ValuesClass mlir::pa::cacheOffsetsValues() {
       clEnumValN(CacheOffsets::automatic, "auto",
                  "32-bit buffer offsets below 2^31 bytes, else 64-bit"),
       clEnumValN(CacheOffsets::only64Bit, "64", "64-bit global addresses"));
+}
+
+std::optional<KeyPrefetch> mlir::pa::parseKeyPrefetch(llvm::StringRef text) {
+  if (text == "auto")
+    return KeyPrefetch::automatic;
+  if (text == "none")
+    return KeyPrefetch::none;
+  if (text == "next-tile")
+    return KeyPrefetch::nextTile;
+  return std::nullopt;
+}
+
+llvm::cl::ValuesClass mlir::pa::keyPrefetchValues() {
+  return llvm::cl::values(
+      clEnumValN(KeyPrefetch::automatic, "auto",
+                 "the next tile's K during this tile's softmax and PV "
+                 "where its registers cost no wave"),
+      clEnumValN(KeyPrefetch::none, "none", "each tile's K in its own step"),
+      clEnumValN(KeyPrefetch::nextTile, "next-tile",
+                 "the next tile's K during this tile's softmax and PV"));
 }
 
 void mlir::pa::populateDecodeToMFMAPatterns(RewritePatternSet &patterns,

@@ -96,60 +96,125 @@ Value DecodeLowering::mulByTokens(LaneBuilder &l, const TileStep &tile,
   return l.mulF(vec, l.shuffle(values, values, tokens));
 }
 
+Value DecodeLowering::lastChunkInRow(LaneBuilder &l) {
+  const int64_t inRowGroups =
+      (s.headDim - (qkChunks - 1) * qkChunkDims) / s.kvPack;
+  if (inRowGroups >= kLaneGroups)
+    return {};
+  return l.cmpI(arith::CmpIPredicate::ult, group, l.index(inRowGroups));
+}
+
+Value DecodeLowering::zeroPastRow(LaneBuilder &l, Value inRow, Value words,
+                                  int64_t c) {
+  if (!inRow || c != qkChunks - 1)
+    return words;
+  return l.select(inRow, words,
+                  l.splatConstant(cast<VectorType>(words.getType()), 0));
+}
+
+Value DecodeLowering::chunkFirst(LaneBuilder &l, Value inRow, int64_t c) {
+  Value first =
+      qkHeadDim(s.kvPack, instr, l.idx(c), 0, l.idx(group), l.idx(0)).get();
+  if (!inRow || c != qkChunks - 1)
+    return first;
+  return l.select(inRow, first, l.index(s.headDim - s.kvPack));
+}
+
+Value DecodeLowering::loadTileKey(LaneBuilder &l, const TilePlaces &places,
+                                  Value kvHead, const CacheViews &views,
+                                  Value inRow, int64_t blk, int64_t c) {
+  ImplicitLocOpBuilder &b = l.b;
+  const int64_t x = s.kvPack;
+  auto kvVector = VectorType::get({x}, s.kvType);
+  // nhd / hnd: the lane's x consecutive head-dim values of the token, one
+  // 16-byte load as in the packed layout, at the layout's address.
+  Value key;
+  if (s.layout != CacheLayout::packed) {
+    const bool pageHoldsTile = s.pageSize > kTileTokens;
+    Value page = places.kPage, slot;
+    if (s.pageSize < kGroupTokens) {
+      page = places.kBlockPages[blk];
+      slot = ((l.idx(kColumn) + qkToken<int64_t>(blk, 0)) % s.pageSize).get();
+    } else {
+      IndexExpr inPage =
+          l.idx(kSlot0) + (qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0));
+      slot = pageHoldsTile ? (inPage + l.idx(places.tileSlot)).get()
+                           : inPage.get();
+    }
+    Value first = chunkFirst(l, inRow, c);
+    key = vector::LoadOp::create(
+        b, kvVector, views.keys,
+        buildCacheElementIndices(
+            b, b.getLoc(), s.layout, CacheOperand::key, s.vLayout, x, page,
+            kvHead, slot, first, [&](TypedAttr value) -> Value {
+              return arith::ConstantOp::create(b, value);
+            }));
+  } else {
+    int64_t slotOffset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
+    Value slot = l.idx(kSlot0) + slotOffset;
+    Value packIndex = l.idx(chunkFirst(l, inRow, c)) / x;
+    key = vector::LoadOp::create(
+        b, kvVector, views.keys,
+        ValueRange{places.kPage, kvHead, packIndex, slot, l.index(0)});
+  }
+  if (inRow && c == qkChunks - 1) {
+    auto wordsType = VectorType::get({4}, b.getI32Type());
+    key = l.bitcast(kvVector,
+                    zeroPastRow(l, inRow, l.bitcast(wordsType, key), c));
+  }
+  return key;
+}
+
+SmallVector<Value> DecodeLowering::loadTileKeys(LaneBuilder &l,
+                                                const TilePlaces &places,
+                                                Value kvHead,
+                                                const CacheViews &views) {
+  Value inRow = lastChunkInRow(l);
+  // As i32 words, the registers' own type: carried as gfx950's fp8
+  // vectors, LLVM rebuilt them byte by byte where two meet in one operand.
+  auto words = VectorType::get({4}, l.b.getI32Type());
+  SmallVector<Value> keys;
+  for (int64_t c = 0; c < qkChunks; ++c)
+    for (int64_t blk = 0; blk < kQuarterTokens / kBlock; ++blk)
+      keys.push_back(l.bitcast(
+          words, loadTileKey(l, places, kvHead, views, inRow, blk, c)));
+  return keys;
+}
+
+SmallVector<Type> DecodeLowering::tileKeyTypes() const {
+  return SmallVector<Type>(qkChunks * (kQuarterTokens / kBlock),
+                           VectorType::get({4}, IntegerType::get(ctx, 32)));
+}
+
 void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
   TileStep &tile = *currentStep;
   LaneBuilder l(b);
   const int64_t x = s.kvPack;
   const int64_t chunks = qkChunks;
   const int64_t stepsPerChunk = x / instr.perLane;
-  IndexExpr j = l.idx(group), i = l.idx(rowLane);
-  Value kvHead = tile.kvHead;
-  auto kvVector = [&](int64_t n) {
-    return VectorType::get({n}, s.kvType);
-  };
-  const bool pageHoldsTile = s.pageSize > kTileTokens;
-  const bool pagesSplitGroups = s.pageSize < kGroupTokens;
+  IndexExpr i = l.idx(rowLane);
   const int64_t blocks = kQuarterTokens / kBlock;
   tile.places = placeTileTokens(l, op.getPageIds(), tile.tileStart);
-  const TilePlaces &places = tile.places;
-  // The page and slot of K block blk's token of the lane.
-  auto keyPlace = [&](int64_t blk) -> std::pair<Value, Value> {
-    int64_t offset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
-    if (pagesSplitGroups)
-      return {places.kBlockPages[blk],
-              (l.idx(kColumn) + qkToken<int64_t>(blk, 0)) % s.pageSize};
-    IndexExpr slot = l.idx(kSlot0) + offset;
-    return {places.kPage,
-            pageHoldsTile ? (slot + l.idx(places.tileSlot)).get() : slot.get()};
+  Value inRow = lastChunkInRow(l);
+  // The tile's K loads: those the previous step issued (prefetched), else
+  // each where the product first needs it, so that a chunk's loads are
+  // live only next to its MFMAs.
+  auto keyOf = [&](int64_t blk, int64_t c) -> Value {
+    Value key = tile.keys.empty()
+                    ? loadTileKey(l, tile.places, tile.kvHead, tile.views,
+                                  inRow, blk, c)
+                    : l.bitcast(VectorType::get({x}, s.kvType),
+                                tile.keys[c * blocks + blk]);
+    return toComputeType(l, key);
   };
-  auto constant = [&](TypedAttr value) -> Value {
-    return arith::ConstantOp::create(b, value);
-  };
-  // A partial last chunk (D = 80: head dims [64, 128) with D = 80 fp8):
-  // lane groups j >= inRowGroups hold no head dim of the row. Their K and
-  // query are read at the row's last 16 bytes (never past the row, never
-  // LDS the query staging did not write) and both are replaced by zeros,
-  // so that they add exact zeros (a query NaN of another row cannot reach
-  // this one).
-  const int64_t lastChunk = chunks - 1;
-  const int64_t inRowGroups =
-      (s.headDim - lastChunk * qkChunkDims) / x;
-  Value inRow;
-  if (inRowGroups < kLaneGroups)
-    inRow = l.cmpI(arith::CmpIPredicate::ult, group, l.index(inRowGroups));
-  // `words` (an i32 vector) with zeros in the pad lane groups of chunk c.
-  auto zeroPastRow = [&](Value words, int64_t c) -> Value {
-    if (!inRow || c != lastChunk)
-      return words;
-    return l.select(inRow, words,
-                    l.splatConstant(cast<VectorType>(words.getType()), 0));
-  };
-  // The first head dim of lane group j in chunk c, kept inside the row.
-  auto chunkFirst = [&](int64_t c) -> Value {
-    Value first = qkHeadDim(x, instr, l.idx(c), 0, j, l.idx(0)).get();
-    if (!inRow || c != lastChunk)
-      return first;
-    return l.select(inRow, first, l.index(s.headDim - x));
+  // gfx950's 16x16x128 operand: chunks c and c + 1 side by side (carried
+  // keys joined as words: as fp8 vectors LLVM joined them byte by byte).
+  auto wideKeyOf = [&](int64_t blk, int64_t c) -> Value {
+    if (tile.keys.empty())
+      return concat(l, keyOf(blk, c), keyOf(blk, c + 1));
+    return l.bitcast(VectorType::get({2 * x}, s.kvType),
+                     concat(l, tile.keys[c * blocks + blk],
+                            tile.keys[(c + 1) * blocks + blk]));
   };
 
   // Q^T: the lane's row, head-dim chunks 4c + j (qkHeadDim), from LDS.
@@ -162,7 +227,7 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
   // The query chunk(s) from `c` of M-tile k, of each of its terms.
   auto loadQuery = [&](size_t k, int64_t c) {
     const MTileLanes &m = tile.state.mTiles[k];
-    IndexExpr element = l.idx(chunkFirst(c));
+    IndexExpr element = l.idx(chunkFirst(l, inRow, c));
     IndexExpr rowWord = element * computeBytes / 4;
     if (wideQK)
       rowWord = wideQueryWord(rowWord);
@@ -174,39 +239,11 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
           b, VectorType::get({chunkWords}, b.getI32Type()), scratch,
           ValueRange{(word + queryTermWord(term)).get()},
           /*nontemporal=*/false, llvm::Align(16));
-      words = zeroPastRow(words, c);
+      words = zeroPastRow(l, inRow, words, c);
       terms.push_back(l.bitcast(
           VectorType::get({chunksPerRead * x}, s.computeType), words));
     }
     return terms;
-  };
-  // K of block `blk` (tokens qkToken(blk, i)), head-dim chunk c (16 bytes
-  // per lane: chunk 4c + j).
-  // nhd / hnd: the lane's x consecutive head-dim values of the token, one
-  // 16-byte load as in the packed layout, at the layout's address.
-  auto loadKey = [&](int64_t blk, int64_t c) {
-    Value key;
-    if (s.layout != CacheLayout::packed) {
-      auto [page, slot] = keyPlace(blk);
-      Value first = chunkFirst(c);
-      key = vector::LoadOp::create(
-          b, kvVector(x), tile.views.keys,
-          buildCacheElementIndices(b, b.getLoc(), s.layout, CacheOperand::key,
-                                   s.vLayout, x, page, kvHead, slot, first,
-                                   constant));
-    } else {
-      int64_t slotOffset = qkToken<int64_t>(blk, 0) - qkToken<int64_t>(0, 0);
-      Value slot = l.idx(kSlot0) + slotOffset;
-      Value packIndex = l.idx(chunkFirst(c)) / x;
-      key = vector::LoadOp::create(
-          b, kvVector(x), tile.views.keys,
-          ValueRange{places.kPage, kvHead, packIndex, slot, l.index(0)});
-    }
-    if (inRow && c == lastChunk) {
-      auto wordsType = VectorType::get({4}, b.getI32Type());
-      key = l.bitcast(kvVector(x), zeroPastRow(l.bitcast(wordsType, key), c));
-    }
-    return toComputeType(l, key);
   };
   // S^T block b of M-tile t (element r = token 16 j + 4 b + r), chunk-major:
   // only one chunk of the query (per M-tile and term) and of a
@@ -225,7 +262,7 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
         // c and of chunk c + 1 are its two 16-byte K runs, for K and the
         // query alike, so every head-dim element meets its own query value
         // (docs/mfma-lowering.md).
-        Value key = concat(l, loadKey(blk, c), loadKey(blk, c + 1));
+        Value key = wideKeyOf(blk, c);
         for (size_t k = 0; k < tiles; ++k)
           for (Value term : query[k])
             scores[k][blk] =
@@ -233,7 +270,7 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
                                        /*blocks=*/1, key, term, scores[k][blk]);
         continue;
       }
-      Value keyChunk = loadKey(blk, c);
+      Value keyChunk = keyOf(blk, c);
       for (size_t k = 0; k < tiles; ++k)
         for (int64_t step = 0; step < stepsPerChunk; ++step) {
           Value key = slice(l, keyChunk, step * instr.perLane, instr.perLane);
@@ -300,6 +337,10 @@ void DecodeLowering::lowerQK(TileQKOp op, ImplicitLocOpBuilder &b) {
       }
     }
   tile.scores = std::move(scores);
+  // The next tile's K, issued once this tile's are no longer read: they
+  // arrive while this tile's softmax and PV run.
+  if (tile.loadNextKeys)
+    tile.nextKeys = tile.loadNextKeys(b);
 }
 
 namespace {

@@ -34,22 +34,66 @@ LaneState DecodeLowering::initialState(ImplicitLocOpBuilder &b,
   return state;
 }
 
+SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
+                                                    Value tile, Value exists,
+                                                    const CacheViews &views) {
+  scf::ForOp old = d.tileLoop;
+  SmallVector<Type> types = tileKeyTypes();
+  auto branch = scf::IfOp::create(b, types, exists, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&branch.getElseRegion().front());
+  SmallVector<Value> poison;
+  for (Type type : types)
+    poison.push_back(ub::PoisonOp::create(b, type));
+  scf::YieldOp::create(b, poison);
+  Block &then = branch.getThenRegion().front();
+  b.setInsertionPointToStart(&then);
+  // The tiled body's per-tile values (tile start, page ids, their guard)
+  // for `tile`, then the lane's places and loads as qk makes them.
+  IRMapping map;
+  map.map(old.getInductionVar(), tile);
+  for (Operation &op : old.getBody()->without_terminator())
+    if (!isa<TileQKOp, TileAlibiOp, TileSoftmaxOp, TilePVOp>(op))
+      b.clone(op, map);
+  LaneBuilder l(b);
+  TilePlaces places = placeTileTokens(
+      l, map.lookupOrDefault(d.qk.getPageIds()),
+      map.lookupOrDefault(d.qk.getTileStart()));
+  scf::YieldOp::create(b,
+                       loadTileKeys(l, places, d.qk.getKvHead(), views));
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(then)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
+  return SmallVector<Value>(branch.getResults().begin(),
+                            branch.getResults().end());
+}
+
 LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
                                        const CacheViews &views,
-                                       const LaneState &init) {
+                                       const LaneState &init, bool prefetch) {
   scf::ForOp old = d.tileLoop;
   auto toI32 = [&](Value index) -> Value {
     return arith::IndexCastOp::create(b, b.getI32Type(), index);
   };
+  SmallVector<Value> initValues = init.flatten();
+  const size_t stateWidth = initValues.size();
+  if (prefetch) {
+    LaneBuilder l(b);
+    initValues.append(prefetchTileKeys(
+        b, old.getLowerBound(),
+        l.cmpI(arith::CmpIPredicate::slt, old.getLowerBound(),
+               old.getUpperBound()),
+        views));
+  }
   auto loop = scf::ForOp::create(b, toI32(old.getLowerBound()),
                                  toI32(old.getUpperBound()),
-                                 toI32(old.getStep()), init.flatten());
+                                 toI32(old.getStep()), initValues);
   ImplicitLocOpBuilder body(old.getLoc(), ctx);
   body.setInsertionPointToStart(loop.getBody());
   IRMapping map;
-  map.map(old.getInductionVar(),
-          arith::IndexCastUIOp::create(body, body.getIndexType(),
-                                       loop.getInductionVar()));
+  Value tile = arith::IndexCastUIOp::create(body, body.getIndexType(),
+                                            loop.getInductionVar());
+  map.map(old.getInductionVar(), tile);
   // The tiled IR's per-tile values (tile start, page ids and their guards)
   // as they are, then its tile ops after them (they have no results), in
   // order, each lowered by its pattern on the step's registers; qk's adds
@@ -63,23 +107,37 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
     tileOps.push_back(body.clone(*op, map));
   TileStep step;
   step.views = views;
-  step.state = LaneState::unflatten(loop.getRegionIterArgs(), init);
+  ValueRange iterArgs = loop.getRegionIterArgs();
+  step.state = LaneState::unflatten(iterArgs.take_front(stateWidth), init);
   step.tileStart = map.lookupOrDefault(d.softmax.getTileStart());
   step.validBegin = map.lookupOrDefault(d.pv.getValidBegin());
   step.validEnd = map.lookupOrDefault(d.pv.getValidEnd());
   step.kvHead = d.qk.getKvHead();
+  if (prefetch) {
+    step.keys = llvm::to_vector(iterArgs.drop_front(stateWidth));
+    step.loadNextKeys = [&](ImplicitLocOpBuilder &at) {
+      LaneBuilder l(at);
+      Value next = l.addI(tile, old.getStep());
+      return prefetchTileKeys(
+          at, next,
+          l.cmpI(arith::CmpIPredicate::slt, next, old.getUpperBound()),
+          views);
+    };
+  }
   currentStep = &step;
   for (Operation *op : tileOps)
     lowerByPattern(op);
   currentStep = nullptr;
-  scf::YieldOp::create(body, step.next.flatten());
+  SmallVector<Value> yielded = step.next.flatten();
+  yielded.append(step.nextKeys);
+  scf::YieldOp::create(body, yielded);
   // The tiled IR's values the lane code does not use (the page-id vector
-  // that laneElement reads per lane instead), users before their operands.
+  // that laneElements reads per lane instead), users before their operands.
   for (Operation &op :
        llvm::make_early_inc_range(llvm::reverse(*loop.getBody())))
     if (isOpTriviallyDead(&op))
       op.erase();
-  return LaneState::unflatten(loop.getResults(), init);
+  return LaneState::unflatten(loop.getResults().take_front(stateWidth), init);
 }
 
 WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,
@@ -88,7 +146,8 @@ WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,
   if (loopPerMTile && s.mTiles > 1)
     return emitMTileAtATimeLoop(b, views);
   WaveResult result;
-  result.append(emitTileLoop(b, views, initialState(b, mTileLanes)));
+  result.append(emitTileLoop(b, views, initialState(b, mTileLanes),
+                             prefetchKeys && !loopPerMTile));
   return result;
 }
 
@@ -130,7 +189,7 @@ WaveResult DecodeLowering::emitMTileAtATimeLoop(ImplicitLocOpBuilder &b,
     });
   }
   SmallVector<Value> newest =
-      emitTileLoop(b, views, initialState(b, {lanes})).flatten();
+      emitTileLoop(b, views, initialState(b, {lanes}), false).flatten();
   const size_t width = newest.size();
   ValueRange carried = loop.getRegionIterArgs();
   SmallVector<Value> next;

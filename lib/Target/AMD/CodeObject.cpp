@@ -56,7 +56,8 @@ LogicalResult mlir::pa::lowerToROCDL(ModuleOp module,
     return failure();
   PassManager pm(module.getContext());
   buildROCDLPipeline(pm, options.chip,
-                     {options.fp8Residual, options.cacheOffsets});
+                     {options.fp8Residual, options.cacheOffsets,
+                      options.keyPrefetch});
   return pm.run(module);
 }
 

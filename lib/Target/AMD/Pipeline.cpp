@@ -22,6 +22,12 @@ struct ROCDLPipelineOptions : ChipPipelineOptions<ROCDLPipelineOptions> {
       llvm::cl::desc("how the decode kernel addresses K, V and per-token "
                      "scales (pa-to-mfma): auto, 64"),
       llvm::cl::init(CacheOffsets::automatic), cacheOffsetsValues()};
+  Option<KeyPrefetch> keyPrefetch{
+      *this, "key-prefetch",
+      llvm::cl::desc("whether the decode loop loads the next tile's K "
+                     "during the current tile (pa-to-mfma): auto, none, "
+                     "next-tile"),
+      llvm::cl::init(KeyPrefetch::automatic), keyPrefetchValues()};
 };
 } // namespace
 
@@ -37,8 +43,8 @@ void mlir::pa::buildROCDLPipeline(OpPassManager &pm, StringRef chip,
   // (#pa.mfma_layout), reduce spread over the lanes; the plan kernel
   // (tiny, no lane code) runs its workgroup program on lane 0.
   kernels.addPass(createPaMFMALayout());
-  kernels.addPass(
-      createPaToMFMA({mfma.fp8Residual, mfma.cacheOffsets}));
+  kernels.addPass(createPaToMFMA(
+      {mfma.fp8Residual, mfma.cacheOffsets, mfma.keyPrefetch}));
   kernels.addPass(createPaWorkgroupToLane0());
   // CSE first: the lane code repeats its constants and index math
   // thousands of times, and the canonicalizer is twice as fast on the
@@ -61,6 +67,7 @@ void mlir::pa::registerAMDPipelines() {
       "over the lanes, plan on lane 0)",
       [](OpPassManager &pm, const ROCDLPipelineOptions &options) {
         buildROCDLPipeline(pm, options.chip,
-                           {options.fp8Residual, options.cacheOffsets});
+                           {options.fp8Residual, options.cacheOffsets,
+                            options.keyPrefetch});
       });
 }

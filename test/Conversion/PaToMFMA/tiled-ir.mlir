@@ -11,6 +11,9 @@
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(pa-to-mfma{fp8-residual=none}))' \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,GFX950 -DFP8=f8E4M3FN
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(pa-to-mfma{fp8-residual=none key-prefetch=next-tile}))' \
+// RUN:   | FileCheck %s --check-prefix=PREFETCH
 
 // The decode kernel of pa-tile for D = 64, fp8 KV (page size 16, packed K,
 // plain V, a static pool of 64 pages, 2 KV heads), G = 8, Q = 1: one
@@ -72,6 +75,33 @@
 // CHECK:         %[[K:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} : memref<64x2x4x16x16x[[FP8]]> to memref<64x2x4x16x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>
 // CHECK:         %[[V:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} : memref<64x2x64x16x[[FP8]]> to memref<64x2x64x16x[[FP8]], #amdgpu.address_space<fat_raw_buffer>>
 // CHECK-NOT:     amdgpu.mfma
+// key-prefetch=next-tile (auto leaves this 16-row kernel as it is: the
+// registers would cost it a wave): the first tile's K loaded before the
+// loop, in a uniform branch on whether the loop runs (poison otherwise),
+// as i32 words (D = 64: 4 blocks x 1 chunk of 16 bytes per lane); the
+// loop carries them, its QK reads them instead of loading, and each step
+// loads the next tile's after its own QK (the next tile's page ids read
+// again there), carried to the next step.
+// PREFETCH-LABEL: gpu.func @pa_decode(
+// PREFETCH:         %[[K:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} : memref<64x2x4x16x16xf8E4M3FN> to
+// PREFETCH:         %[[FIRST:.*]]:4 = scf.if %{{.*}} -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) {
+// PREFETCH-COUNT-4:   vector.load %[[K]][{{.*}}] : memref<64x2x4x16x16xf8E4M3FN, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf8E4M3FN>
+// PREFETCH:         } else {
+// PREFETCH-COUNT-4:   ub.poison : vector<4xi32>
+// PREFETCH:         scf.for {{.*}} iter_args({{.*}}, %[[C0:.*]] = %[[FIRST]]#0, %{{.*}} = %[[FIRST]]#1, %{{.*}} = %[[FIRST]]#2, %{{.*}} = %[[FIRST]]#3) -> ({{.*}}, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) : i32 {
+// PREFETCH-NOT:       vector.load %[[K]]
+// PREFETCH:           vector.bitcast %[[C0]] : vector<4xi32> to vector<16xf8E4M3FN>
+// PREFETCH-NOT:       vector.load %[[K]]
+// PREFETCH-COUNT-8:   amdgpu.mfma 16x16x32
+// PREFETCH-NOT:       amdgpu.mfma
+// PREFETCH:           %[[NEXT:.*]]:4 = scf.if %{{.*}} -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) {
+// PREFETCH-COUNT-4:     vector.load %[[K]]
+// PREFETCH:           } else {
+// PREFETCH-COUNT-4:     ub.poison : vector<4xi32>
+// PREFETCH-NOT:       vector.load %[[K]]
+// PREFETCH:           scf.yield {{.*}}, %[[NEXT]]#0, %[[NEXT]]#1, %[[NEXT]]#2, %[[NEXT]]#3 : {{.*}}, vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>
+// PREFETCH-NEXT:    }
+
 // The loop carries the query offset, the M-tile's row max, lane-partial
 // sum, lane-partial sum of the weights the fp8 product used, and its 4
 // accumulator blocks (D = 64). It counts tiles in i32 (a tile index is

@@ -37,6 +37,8 @@ struct AMDCompileOptions {
   Fp8Residual fp8Residual = kDefaultFp8Residual;
   /// pa-to-mfma's cache-offsets option.
   CacheOffsets cacheOffsets = CacheOffsets::automatic;
+  /// pa-to-mfma's key-prefetch option.
+  KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
   /// Also produce the AMDGPU assembly (AMDCodeObject::isa): one more code
   /// generation of the module.
   bool keepIsa = false;

@@ -4,7 +4,9 @@ configuration, what the decode kernel's disassembly and metadata hold.
 
 usage: mfma_code_object.py PA_COMPILE OBJDUMP READELF --chip CHIP
                            [--fp8-residual=none|p|query-and-p]
-                           [--cache-offsets=auto|64] [--occupancy] CONFIG...
+                           [--cache-offsets=auto|64]
+                           [--key-prefetch=auto|none|next-tile]
+                           [--occupancy | --loop-loads] CONFIG...
 
 One line per configuration:
   CONFIG CHIP: mfma=<instruction>x<count> buffer_load_dwordx4=<n>
@@ -14,7 +16,11 @@ One line per configuration:
 buffer_store instructions, i.e. spills). With --occupancy instead:
   CONFIG CHIP: waves=<n> vgprs=<n> sgprs=<n> lds=<bytes>
 (waves per SIMD the decode kernel's registers and LDS allow, by
-bench/amd_vs_aiter.py's occupancy formula).
+bench/amd_vs_aiter.py's occupancy formula). With --loop-loads:
+  CONFIG CHIP: loop_loads=<n> carried=<n>
+(the main loop's VMEM loads per iteration, and those whose registers are
+read only after the loop's back edge: bench/amd_isa_stats.py's
+carried_loads).
 """
 import argparse
 import os
@@ -27,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "..", "bench"))
 import mfma_decode  # noqa: E402
+import amd_isa_stats  # noqa: E402
 import amd_vs_aiter  # noqa: E402
 
 
@@ -71,8 +78,19 @@ def summarize(args, config, tmp):
         f.write(mfma_decode.module(config, args.chip))
     subprocess.run([args.pa_compile, source, f"--chip={args.chip}",
                     f"--fp8-residual={args.fp8_residual}",
-                    f"--cache-offsets={args.cache_offsets}", "-o", hsaco],
+                    f"--cache-offsets={args.cache_offsets}",
+                    f"--key-prefetch={args.key_prefetch}", "-o", hsaco],
                    check=True)
+    if args.loop_loads:
+        listing = os.path.join(tmp, "listing.txt")
+        with open(listing, "w") as f:
+            f.write(subprocess.run(
+                [args.objdump, "-d", f"--mcpu={args.chip}", hsaco],
+                check=True, capture_output=True, text=True).stdout)
+        body, _ = amd_isa_stats.main_loop(listing, "pa_decode")
+        loads = sum(1 for _, m, _ in body if amd_isa_stats.load_bytes(m))
+        return (f"{config} {args.chip}: loop_loads={loads}"
+                f" carried={amd_isa_stats.carried_loads(body)}")
     mnemonics = []
     for line in decode_disassembly(args.objdump, args.chip, hsaco):
         m = re.match(r"^\s+([a-z_0-9]+)", line)
@@ -112,6 +130,11 @@ def main():
                         choices=["none", "p", "query-and-p"])
     parser.add_argument("--cache-offsets", default="auto",
                         choices=["auto", "64"])
+    parser.add_argument("--key-prefetch", default="auto",
+                        choices=["auto", "none", "next-tile"])
+    parser.add_argument("--loop-loads", action="store_true",
+                        help="print the main loop's loads and those carried "
+                        "across its back edge")
     parser.add_argument("--occupancy", action="store_true",
                         help="print waves per SIMD and its resources")
     parser.add_argument("configs", nargs="+")
