@@ -158,7 +158,9 @@ def fast_path(body, labels):
     mnemonic, text)]: at every branch on a uniform condition
     (s_cbranch_scc*/vcc*) to a later address of the body, the side with
     fewer instructions (a full-tile path that jumps over the edge tiles'
-    masking, or the shorter of two bodies). Branches on exec (divergent
+    masking, or the shorter of two bodies), but never a jump over buffer
+    loads (the branch around the next tile's K prefetch, skipped after the
+    last tile only). Branches on exec (divergent
     code) fall through: all lanes run it. Returns [(address, mnemonic,
     text)] in order."""
     index = {a: k for k, (a, _, _) in enumerate(body)}
@@ -172,7 +174,12 @@ def fast_path(body, labels):
         target = index.get(branch_target(text, labels))
         unconditional = m == "s_branch"
         successors = []
-        if target is not None and target > k and \
+        # A uniform branch over buffer loads is not the steady state: the
+        # next tile's prefetch is skipped only after the last tile.
+        skips_loads = target is not None and any(
+            later.startswith("buffer_load") for _, later, _ in
+            body[k + 1:target])
+        if target is not None and target > k and not skips_loads and \
                 (unconditional or SCALAR_CONDITION.match(m)):
             successors.append(target)
         if not (unconditional and target is not None and target > k):
