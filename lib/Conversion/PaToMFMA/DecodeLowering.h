@@ -327,6 +327,11 @@ private:
   /// for that tile, its lane's places and the loads, in one uniform branch.
   SmallVector<Value> prefetchTileKeys(ImplicitLocOpBuilder &b, Value tile,
                                       Value exists, const CacheViews &views);
+  /// The tiled loop body's ops that qk's page ids and tile start depend
+  /// on, in order (prefetchTileKeys copies them for another tile), or none
+  /// where one of them writes memory: then there is no prefetch.
+  std::optional<SmallVector<Operation *>> tileKeyPlaceOps();
+  std::optional<SmallVector<Operation *>> keyPlaceOps;
   /// A partial last QK chunk (D = 80: head dims [64, 128) with D = 80
   /// fp8): whether the lane group holds head dims of the row in it (null
   /// where every group does). Groups that do not read the row's last 16

@@ -177,12 +177,20 @@ llvm::cl::ValuesClass mlir::pa::fp8ResidualValues() {
                  "the query's residual in QK too"));
 }
 
-std::optional<CacheOffsets> mlir::pa::parseCacheOffsets(llvm::StringRef text) {
-  if (text == "auto")
-    return CacheOffsets::automatic;
-  if (text == "64")
-    return CacheOffsets::only64Bit;
+/// The value `text` spells among `spellings` (an option's names).
+template <typename Enum>
+static std::optional<Enum>
+parseSpelling(llvm::StringRef text,
+              llvm::ArrayRef<std::pair<llvm::StringRef, Enum>> spellings) {
+  for (auto [name, value] : spellings)
+    if (text == name)
+      return value;
   return std::nullopt;
+}
+
+std::optional<CacheOffsets> mlir::pa::parseCacheOffsets(llvm::StringRef text) {
+  return parseSpelling<CacheOffsets>(
+      text, {{"auto", CacheOffsets::automatic}, {"64", CacheOffsets::only64Bit}});
 }
 
 llvm::cl::ValuesClass mlir::pa::cacheOffsetsValues() {
@@ -193,13 +201,10 @@ llvm::cl::ValuesClass mlir::pa::cacheOffsetsValues() {
 }
 
 std::optional<KeyPrefetch> mlir::pa::parseKeyPrefetch(llvm::StringRef text) {
-  if (text == "auto")
-    return KeyPrefetch::automatic;
-  if (text == "none")
-    return KeyPrefetch::none;
-  if (text == "next-tile")
-    return KeyPrefetch::nextTile;
-  return std::nullopt;
+  return parseSpelling<KeyPrefetch>(text,
+                                    {{"auto", KeyPrefetch::automatic},
+                                     {"none", KeyPrefetch::none},
+                                     {"next-tile", KeyPrefetch::nextTile}});
 }
 
 llvm::cl::ValuesClass mlir::pa::keyPrefetchValues() {

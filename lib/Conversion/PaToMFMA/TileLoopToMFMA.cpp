@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "DecodeLowering.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+
 using namespace mlir;
 using namespace mlir::pa;
 using namespace mlir::pa::mfma;
@@ -34,6 +36,42 @@ LaneState DecodeLowering::initialState(ImplicitLocOpBuilder &b,
   return state;
 }
 
+std::optional<SmallVector<Operation *>> DecodeLowering::tileKeyPlaceOps() {
+  scf::ForOp old = d.tileLoop;
+  BackwardSliceOptions options;
+  // The staged-or-direct branch of the page ids reads values of the body.
+  options.omitUsesFromAbove = false;
+  options.filter = [&](Operation *op) {
+    return old.getBody()->findAncestorOpInBlock(*op) != nullptr;
+  };
+  SetVector<Operation *> slice;
+  for (Value root : {Value(d.qk.getPageIds()), Value(d.qk.getTileStart())})
+    if (Operation *def = root.getDefiningOp();
+        def && def->getBlock() == old.getBody()) {
+      options.inclusive = true;
+      if (failed(getBackwardSlice(def, &slice, options)))
+        return std::nullopt;
+    }
+  // Copied once more per step: only ops that write nothing (a store of
+  // another kind in the tiled body would be made twice).
+  SmallVector<Operation *> ops;
+  for (Operation &op : old.getBody()->without_terminator()) {
+    if (!slice.contains(&op))
+      continue;
+    bool writes = false;
+    op.walk([&](Operation *inner) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+      writes |= effects ? effects.hasEffect<MemoryEffects::Write>()
+                        : !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+                              !isa<scf::YieldOp>(inner);
+    });
+    if (writes)
+      return std::nullopt;
+    ops.push_back(&op);
+  }
+  return ops;
+}
+
 SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
                                                     Value tile, Value exists,
                                                     const CacheViews &views) {
@@ -48,13 +86,13 @@ SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
   scf::YieldOp::create(b, poison);
   Block &then = branch.getThenRegion().front();
   b.setInsertionPointToStart(&then);
-  // The tiled body's per-tile values (tile start, page ids, their guard)
-  // for `tile`, then the lane's places and loads as qk makes them.
+  // The tiled body's per-tile values qk's K reads (tile start, page ids,
+  // their guard) for `tile`, then the lane's places and loads as qk makes
+  // them.
   IRMapping map;
   map.map(old.getInductionVar(), tile);
-  for (Operation &op : old.getBody()->without_terminator())
-    if (!isa<TileQKOp, TileAlibiOp, TileSoftmaxOp, TilePVOp>(op))
-      b.clone(op, map);
+  for (Operation *op : *keyPlaceOps)
+    b.clone(*op, map);
   LaneBuilder l(b);
   TilePlaces places = placeTileTokens(
       l, map.lookupOrDefault(d.qk.getPageIds()),
@@ -77,6 +115,9 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   };
   SmallVector<Value> initValues = init.flatten();
   const size_t stateWidth = initValues.size();
+  if (prefetch && !keyPlaceOps)
+    keyPlaceOps = tileKeyPlaceOps();
+  prefetch &= keyPlaceOps.has_value();
   if (prefetch) {
     LaneBuilder l(b);
     initValues.append(prefetchTileKeys(
