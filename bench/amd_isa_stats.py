@@ -249,29 +249,36 @@ def operands_of(text):
         vector_registers(",".join(operands[1:]))
 
 
-def carried_loads(body):
-    """VMEM loads of one loop iteration `body` [(address, mnemonic, text)]
-    whose registers nothing reads before the iteration's end: values the
-    next iteration reads (loads in flight across the back edge, a
-    software-pipelined loop's prefetch)."""
-    carried = 0
+def load_use_distances(body):
+    """For each VMEM load of one loop iteration `body` [(address, mnemonic,
+    text)], the instructions from it to the first that reads its registers,
+    counted around the loop (past the back edge into the next iteration):
+    a load of the next iteration's data (a software-pipelined prefetch) is
+    used most of an iteration later, a load waited for next to its use a
+    few instructions later, whichever block LLVM made the loop's top."""
+    distances = []
     for k, (_, m, text) in enumerate(body):
         if load_bytes(m) is None:
             continue
         loaded, _ = operands_of(text)
-        read = False
-        for _, later, later_text in body[k + 1:]:
+        for step in range(1, len(body)):
+            _, later, later_text = body[(k + step) % len(body)]
             if later.startswith("s_"):
                 continue
             written, sources = operands_of(later_text)
             if sources & loaded:
-                read = True
+                distances.append(step)
                 break
-            loaded -= written
+            loaded = loaded - written
             if not loaded:
                 break
-        carried += not read and bool(loaded)
-    return carried
+    return distances
+
+
+def loads_ahead(body):
+    """Loads of `body` used more than half an iteration after they issue
+    (load_use_distances): the loads in flight across tiles."""
+    return sum(1 for d in load_use_distances(body) if 2 * d > len(body))
 
 
 def stats(path, kernel):

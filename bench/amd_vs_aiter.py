@@ -140,6 +140,11 @@ def loop_figures(dis, kernel, is_local):
     per_tile["loads"] = " + ".join(
         f"{n / tiles:g}x{b}B" for b, n in sorted(sizes.items(), reverse=True))
     per_tile["load_bytes"] = sum(b * n for b, n in sizes.items()) / tiles
+    # Instructions from each load to its first use, around the loop: the
+    # shortest is the latency the loop leaves least covered.
+    distances = sorted(isa.load_use_distances(body))
+    per_tile["load_use"] = (f"{distances[0]} / {distances[len(distances) // 2]}"
+                            if distances else "-")
     return per_tile
 
 
@@ -174,6 +179,7 @@ def row(label, chip, q, meta, f):
             f"{f.get('SALU', 0):g} | {f.get('SMEM', 0):g} | "
             f"{f.get('branch', 0):g} | {f.get('waitcnt', 0):g} | "
             f"{f.get('LDS', 0):g} | {f['loads'] or '-'} ({f['load_bytes']:g} B) | "
+            f"{f['load_use']} | "
             f"{4 * f.get('MFMA', 0):g} ({minimum_mfma(chip, rows)}) | "
             f"{meta['vgpr']} | {meta['lds']} | {meta['scratch']} | {waves} | "
             f"{issue:.0f} | {matrix:.0f} | {memory:.0f} | "
@@ -237,10 +243,11 @@ def main():
         print(f"(aiter anchors not found at {args.anchors}: pa-mlir rows only)")
     print()
     print("| kernel | chip | Q | instructions (body) | VALU (transc.) | SALU | "
-          "SMEM | branch | waitcnt | LDS | VMEM loads per lane | MFMA/WG (min) | "
+          "SMEM | branch | waitcnt | LDS | VMEM loads per lane | "
+          "load to first use, instructions (min / median) | MFMA/WG (min) | "
           "VGPR | LDS B | scratch B | waves/SIMD | issue clk | matrix clk | "
           "memory clk | ratio |")
-    print("|" + "---|" * 20)
+    print("|" + "---|" * 21)
     failed = []
     for chip in CHIPS:
         for q in (1, 4):

@@ -17,10 +17,9 @@ buffer_store instructions, i.e. spills). With --occupancy instead:
   CONFIG CHIP: waves=<n> vgprs=<n> sgprs=<n> lds=<bytes>
 (waves per SIMD the decode kernel's registers and LDS allow, by
 bench/amd_vs_aiter.py's occupancy formula). With --loop-loads:
-  CONFIG CHIP: loop_loads=<n> carried=<n>
-(the main loop's VMEM loads per iteration, and those whose registers are
-read only after the loop's back edge: bench/amd_isa_stats.py's
-carried_loads).
+  CONFIG CHIP: loop_loads=<n> ahead=<n>
+(the main loop's VMEM loads per iteration, and those first read more than
+half an iteration after they issue: bench/amd_isa_stats.py's loads_ahead).
 """
 import argparse
 import os
@@ -90,7 +89,7 @@ def summarize(args, config, tmp):
         body, _ = amd_isa_stats.main_loop(listing, "pa_decode")
         loads = sum(1 for _, m, _ in body if amd_isa_stats.load_bytes(m))
         return (f"{config} {args.chip}: loop_loads={loads}"
-                f" carried={amd_isa_stats.carried_loads(body)}")
+                f" ahead={amd_isa_stats.loads_ahead(body)}")
     mnemonics = []
     for line in decode_disassembly(args.objdump, args.chip, hsaco):
         m = re.match(r"^\s+([a-z_0-9]+)", line)
@@ -133,8 +132,8 @@ def main():
     parser.add_argument("--key-prefetch", default="auto",
                         choices=["auto", "none", "next-tile"])
     parser.add_argument("--loop-loads", action="store_true",
-                        help="print the main loop's loads and those carried "
-                        "across its back edge")
+                        help="print the main loop's loads and those issued "
+                        "half an iteration or more before their use")
     parser.add_argument("--occupancy", action="store_true",
                         help="print waves per SIMD and its resources")
     parser.add_argument("configs", nargs="+")
