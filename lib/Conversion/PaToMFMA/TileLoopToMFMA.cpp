@@ -39,6 +39,7 @@ LaneState DecodeLowering::initialState(ImplicitLocOpBuilder &b,
 std::optional<SmallVector<Operation *>> DecodeLowering::tileKeyPlaceOps() {
   scf::ForOp old = d.tileLoop;
   BackwardSliceOptions options;
+  options.inclusive = true;
   // The staged-or-direct branch of the page ids reads values of the body.
   options.omitUsesFromAbove = false;
   options.filter = [&](Operation *op) {
@@ -47,25 +48,26 @@ std::optional<SmallVector<Operation *>> DecodeLowering::tileKeyPlaceOps() {
   SetVector<Operation *> slice;
   for (Value root : {Value(d.qk.getPageIds()), Value(d.qk.getTileStart())})
     if (Operation *def = root.getDefiningOp();
-        def && def->getBlock() == old.getBody()) {
-      options.inclusive = true;
-      if (failed(getBackwardSlice(def, &slice, options)))
-        return std::nullopt;
-    }
+        def && def->getBlock() == old.getBody() &&
+        failed(getBackwardSlice(def, &slice, options)))
+      return std::nullopt;
   // Copied once more per step: only ops that write nothing (a store of
-  // another kind in the tiled body would be made twice).
+  // another kind in the tiled body would be made twice). An op without
+  // the effects interface counts as writing.
+  auto mayWrite = [](Operation *op) {
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+      return effects.hasEffect<MemoryEffects::Write>();
+    return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+           !isa<scf::YieldOp>(op);
+  };
   SmallVector<Operation *> ops;
   for (Operation &op : old.getBody()->without_terminator()) {
     if (!slice.contains(&op))
       continue;
-    bool writes = false;
-    op.walk([&](Operation *inner) {
-      auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-      writes |= effects ? effects.hasEffect<MemoryEffects::Write>()
-                        : !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-                              !isa<scf::YieldOp>(inner);
-    });
-    if (writes)
+    if (op.walk([&](Operation *inner) {
+            return mayWrite(inner) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+          }).wasInterrupted())
       return std::nullopt;
     ops.push_back(&op);
   }

@@ -14,6 +14,13 @@
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(pa-to-mfma{fp8-residual=none key-prefetch=next-tile}))' \
 // RUN:   | FileCheck %s --check-prefix=PREFETCH
+// The same with a store in the staged branch of the page ids: the
+// prefetch would copy the page-id computation for the next tile, so it
+// declines a computation that writes memory (no prefetch, no poison).
+// RUN: sed -e '/%%loaded = vector.load %%staged_ids\[%%at\]/a\          vector.store %%loaded, %%staged_ids[%%at] : memref<2048xi32, #gpu.address_space<workgroup>>, vector<16xi32>' %s \
+// RUN:   | pa-opt -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(pa-to-mfma{fp8-residual=none key-prefetch=next-tile}))' \
+// RUN:   | FileCheck %s --check-prefix=WRITES
 
 // The decode kernel of pa-tile for D = 64, fp8 KV (page size 16, packed K,
 // plain V, a static pool of 64 pages, 2 KV heads), G = 8, Q = 1: one
@@ -82,6 +89,10 @@
 // loop carries them, its QK reads them instead of loading, and each step
 // loads the next tile's after its own QK (the next tile's page ids read
 // again there), carried to the next step.
+// WRITES-LABEL: gpu.func @pa_decode(
+// WRITES:         scf.for {{.*}} iter_args({{.*}}) -> ({{.*}}vector<4xf32>) : i32 {
+// WRITES-NOT:     ub.poison
+// WRITES-LABEL: gpu.func @pa_reduce(
 // PREFETCH-LABEL: gpu.func @pa_decode(
 // PREFETCH:         %[[K:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} : memref<64x2x4x16x16xf8E4M3FN> to
 // PREFETCH:         %[[FIRST:.*]]:4 = scf.if %{{.*}} -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) {
