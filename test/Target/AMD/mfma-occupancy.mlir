@@ -40,6 +40,9 @@
 // RUN:   d256-fp8-p16-plain-per_tensor-w300-q4g8 \
 // RUN:   d256-fp8-p16-plain-none-w0-q4g8-alibi \
 // RUN:   d256-fp8-p16-plain-per_tensor-w300-q4g8-alibi \
+// RUN:   d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 \
+// RUN:   d64-fp8-p16-plain-per_token-w0-q4g8 \
+// RUN:   d128-fp8-p16-plain-per_tensor-w0-q2g16 \
 // RUN:   | FileCheck %s --check-prefix=GFX942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --occupancy \
 // RUN:   d64-fp8-p16-plain-none-w0-q2g8 \
@@ -61,6 +64,9 @@
 // RUN:   d256-fp8-p16-plain-per_tensor-w300-q4g8 \
 // RUN:   d256-fp8-p16-plain-none-w0-q4g8-alibi \
 // RUN:   d256-fp8-p16-plain-per_tensor-w300-q4g8-alibi \
+// RUN:   d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 \
+// RUN:   d64-fp8-p16-plain-per_token-w0-q4g8 \
+// RUN:   d128-fp8-p16-plain-per_tensor-w0-q2g16 \
 // RUN:   | FileCheck %s --check-prefix=GFX950
 
 // GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
@@ -86,6 +92,14 @@
 // GFX942: d256-fp8-p16-plain-per_tensor-w300-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d256-fp8-p16-plain-none-w0-q4g8-alibi gfx942: waves={{[2-8]}} 
 // GFX942: d256-fp8-p16-plain-per_tensor-w300-q4g8-alibi gfx942: waves={{[2-8]}} 
+// Added on 2026-12-04 (twelfth session): 32-row kernels that load the
+// next tile's K by default (key-prefetch=auto), whose rule assumes its 32
+// (16 at D 64) VGPRs fit beside them within 2 waves: a window, ALiBi and a
+// soft cap at D 128 (244 / 236 VGPRs), per-token scales at D 64 (211 / 206),
+// Q 2 with G 16 (235 / 227).
+// GFX942: d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 gfx942: waves={{[2-8]}} 
+// GFX942: d64-fp8-p16-plain-per_token-w0-q4g8 gfx942: waves={{[2-8]}} 
+// GFX942: d128-fp8-p16-plain-per_tensor-w0-q2g16 gfx942: waves={{[2-8]}} 
 
 // GFX950: d64-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d64-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
@@ -113,3 +127,11 @@
 // GFX950: d256-fp8-p16-plain-per_tensor-w300-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p16-plain-none-w0-q4g8-alibi gfx950: waves={{[2-8]}} 
 // GFX950: d256-fp8-p16-plain-per_tensor-w300-q4g8-alibi gfx950: waves={{[2-8]}} 
+// Added on 2026-12-04 (twelfth session): 32-row kernels that load the
+// next tile's K by default (key-prefetch=auto), whose rule assumes its 32
+// (16 at D 64) VGPRs fit beside them within 2 waves: a window, ALiBi and a
+// soft cap at D 128 (244 / 236 VGPRs), per-token scales at D 64 (211 / 206),
+// Q 2 with G 16 (235 / 227).
+// GFX950: d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 gfx950: waves={{[2-8]}} 
+// GFX950: d64-fp8-p16-plain-per_token-w0-q4g8 gfx950: waves={{[2-8]}} 
+// GFX950: d128-fp8-p16-plain-per_tensor-w0-q2g16 gfx950: waves={{[2-8]}} 
