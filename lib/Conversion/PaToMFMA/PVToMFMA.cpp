@@ -35,10 +35,12 @@ void DecodeLowering::lowerPV(TilePVOp, ImplicitLocOpBuilder &b) {
   // V^T: for head-dim block blk, lane (d = 16 blk + i, group j) loads the
   // group's 16 tokens of d (one or two 16-byte loads) as i32 words; values
   // of tokens outside [valid_begin, valid_end) are zeroed (0 * NaN would
-  // poison O). With the edge branch, two M-tiles and one load per lane
-  // group (fp8): in edge tiles only (the loads before a second uniform
-  // branch, their masking on its edge side; 51-60 fewer instructions per
-  // tile at D = 128, 32 rows, still 2 waves per SIMD). Else every load is
+  // poison O). With the edge branch, two M-tiles and one 16-byte load per
+  // lane group (fp8, packed): in edge tiles only (the loads before a
+  // second uniform branch, their masking on its edge side; 51-60 fewer
+  // instructions per tile at D = 128, 32 rows, still 2 waves per SIMD; not
+  // for nhd / hnd, whose 16 element loads per group the branch held all at
+  // once: 1 wave). Else every load is
   // ANDed with validWords right after it (all ones in full tiles): with
   // one M-tile the second branch raised D = 128's 163-167 VGPRs to
   // 196-201 (3 waves per SIMD to 2) for 17-30 instructions, and bf16's

@@ -186,7 +186,13 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
   Value allOnes = l.splatConstant(wordsType, -1);
   Value full = edgeTileBranch ? tileIsFull(l, tile) : Value();
   // V's masking in a branch of its own (below) or as words from this one.
-  Value valueBranch = tiles > 1 && loadsPerGroup == 1 ? full : Value();
+  // Only for 16-byte V loads: nhd / hnd V is 16 element loads per group,
+  // which the branch would all hold before it (128 byte loads at D = 128:
+  // 270-274 VGPRs at 32 rows, 1 wave per SIMD).
+  Value valueBranch =
+      tiles > 1 && loadsPerGroup == 1 && s.layout == CacheLayout::packed
+          ? full
+          : Value();
   SmallVector<Value> validWords;
   {
     auto mask = [&] {

@@ -43,6 +43,9 @@
 // RUN:   d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 \
 // RUN:   d64-fp8-p16-plain-per_token-w0-q4g8 \
 // RUN:   d128-fp8-p16-plain-per_tensor-w0-q2g16 \
+// RUN:   d128-fp8-p16-nhd-none-w0-q4g8 \
+// RUN:   d128-fp8-p8-hnd-none-w300-q4g8 \
+// RUN:   d80-fp8-p16-nhd-none-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --occupancy \
 // RUN:   d64-fp8-p16-plain-none-w0-q2g8 \
@@ -67,6 +70,9 @@
 // RUN:   d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 \
 // RUN:   d64-fp8-p16-plain-per_token-w0-q4g8 \
 // RUN:   d128-fp8-p16-plain-per_tensor-w0-q2g16 \
+// RUN:   d128-fp8-p16-nhd-none-w0-q4g8 \
+// RUN:   d128-fp8-p8-hnd-none-w300-q4g8 \
+// RUN:   d80-fp8-p16-nhd-none-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX950
 
 // GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
@@ -100,6 +106,13 @@
 // GFX942: d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 gfx942: waves={{[2-8]}} 
 // GFX942: d64-fp8-p16-plain-per_token-w0-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d128-fp8-p16-plain-per_tensor-w0-q2g16 gfx942: waves={{[2-8]}} 
+// Added on 2026-12-04 (twelfth session): nhd / hnd caches at 32 rows,
+// which ran at 1 wave at D 128 (270-288 VGPRs: V's 128 element loads per
+// tile all held before the edge tiles' V-masking branch) until that branch
+// was kept to 16-byte V loads (210-232 VGPRs); D 80 went from 2 to 3.
+// GFX942: d128-fp8-p16-nhd-none-w0-q4g8 gfx942: waves={{[2-8]}} 
+// GFX942: d128-fp8-p8-hnd-none-w300-q4g8 gfx942: waves={{[2-8]}} 
+// GFX942: d80-fp8-p16-nhd-none-w0-q4g8 gfx942: waves={{[3-8]}} 
 
 // GFX950: d64-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d64-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
@@ -135,3 +148,10 @@
 // GFX950: d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 gfx950: waves={{[2-8]}} 
 // GFX950: d64-fp8-p16-plain-per_token-w0-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d128-fp8-p16-plain-per_tensor-w0-q2g16 gfx950: waves={{[2-8]}} 
+// Added on 2026-12-04 (twelfth session): nhd / hnd caches at 32 rows,
+// which ran at 1 wave at D 128 (270-288 VGPRs: V's 128 element loads per
+// tile all held before the edge tiles' V-masking branch) until that branch
+// was kept to 16-byte V loads (210-232 VGPRs); D 80 went from 2 to 3.
+// GFX950: d128-fp8-p16-nhd-none-w0-q4g8 gfx950: waves={{[2-8]}} 
+// GFX950: d128-fp8-p8-hnd-none-w300-q4g8 gfx950: waves={{[2-8]}} 
+// GFX950: d80-fp8-p16-nhd-none-w0-q4g8 gfx950: waves={{[3-8]}} 
