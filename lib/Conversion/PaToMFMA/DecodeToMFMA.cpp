@@ -760,14 +760,20 @@ LogicalResult DecodeLowering::run() {
 bool DecodeLowering::keyPrefetchFits() const {
   // One tile's K is 4 words per lane, M-tile-independent, per 16-byte load:
   // 32 VGPRs at D = 128 fp8. Measured (docs/mfma-lowering.md): 32-row fp8
-  // kernels at D <= 128 take it within 256 (203-208 -> 226-244 VGPRs,
-  // windows, ALiBi and soft caps included), per-token scales (248-255)
-  // only at D = 64; 16-row kernels lose their third or fourth wave (D 128:
-  // 122-146 -> 154-175), bf16 caches (twice the words) a wave at D = 64,
-  // and nhd / hnd kernels have no room.
-  const int64_t words = d.layout.getQkChunks() * (kQuarterTokens / kBlock) * 4;
+  // kernels at D = 128 take it within 256 (203-208 -> 226-244 VGPRs,
+  // windows, ALiBi and soft caps included) and at D <= 64 keep their
+  // waves, per-token scales (248-255) only at D = 64; D = 80, whose
+  // partial last chunk costs K's full 32 words beside a smaller kernel
+  // (163-165 VGPRs, 3 waves), loses its third wave; 16-row kernels lose
+  // their third or fourth wave (D 128: 122-146 -> 154-175), bf16 caches
+  // (twice the words) a wave at D = 64; nhd / hnd were not measured for it
+  // throughout.
+  const int64_t chunks = d.layout.getQkChunks();
+  const int64_t words = chunks * (kQuarterTokens / kBlock) * 4;
+  const bool wholeChunks = s.headDim == chunks * kLaneGroups * s.kvPack;
   return s.mTiles > 1 && s.kvBytes() == 1 &&
          s.layout == CacheLayout::packed && words <= 32 &&
+         (words <= 16 || wholeChunks) &&
          (s.scale != ScaleMode::per_token || words <= 16);
 }
 

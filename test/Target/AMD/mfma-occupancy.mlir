@@ -46,6 +46,7 @@
 // RUN:   d128-fp8-p16-nhd-none-w0-q4g8 \
 // RUN:   d128-fp8-p8-hnd-none-w300-q4g8 \
 // RUN:   d80-fp8-p16-nhd-none-w0-q4g8 \
+// RUN:   d80-fp8-p16-plain-none-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --occupancy \
 // RUN:   d64-fp8-p16-plain-none-w0-q2g8 \
@@ -73,6 +74,7 @@
 // RUN:   d128-fp8-p16-nhd-none-w0-q4g8 \
 // RUN:   d128-fp8-p8-hnd-none-w300-q4g8 \
 // RUN:   d80-fp8-p16-nhd-none-w0-q4g8 \
+// RUN:   d80-fp8-p16-plain-none-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX950
 
 // GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
@@ -113,6 +115,9 @@
 // GFX942: d128-fp8-p16-nhd-none-w0-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d128-fp8-p8-hnd-none-w300-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d80-fp8-p16-nhd-none-w0-q4g8 gfx942: waves={{[3-8]}} 
+// D 80 packed at 32 rows keeps 3 waves: key-prefetch=auto leaves it (the
+// first rule prefetched there, 163-165 -> 193-197 VGPRs, 2 waves).
+// GFX942: d80-fp8-p16-plain-none-w0-q4g8 gfx942: waves={{[3-8]}} 
 
 // GFX950: d64-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d64-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
@@ -155,3 +160,6 @@
 // GFX950: d128-fp8-p16-nhd-none-w0-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d128-fp8-p8-hnd-none-w300-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d80-fp8-p16-nhd-none-w0-q4g8 gfx950: waves={{[3-8]}} 
+// D 80 packed at 32 rows keeps 3 waves: key-prefetch=auto leaves it (the
+// first rule prefetched there, 163-165 -> 193-197 VGPRs, 2 waves).
+// GFX950: d80-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
