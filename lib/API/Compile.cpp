@@ -106,8 +106,7 @@ FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
   amd.keyPrefetch = options.keyPrefetch;
   amd.keepIsa = options.keepStages;
   auto buildPipeline = [&](OpPassManager &pm) {
-    buildROCDLPipeline(pm, amd.chip,
-                       {amd.fp8Residual, amd.cacheOffsets, amd.keyPrefetch});
+    buildROCDLPipeline(pm, amd.chip, mfmaOptionsOf(amd));
   };
   if (failed(verifyAMDCompileOptions(module.getLoc(), amd)) ||
       failed(runPipeline(module, buildPipeline, stages)))

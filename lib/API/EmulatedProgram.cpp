@@ -73,9 +73,7 @@ LogicalResult mlir::pa::lowerForEmulator(ModuleOp module, StringRef chip,
   if (kernels == EmulatedKernels::lane0Baseline) {
     buildLane0Pipeline(pm, chip);
   } else {
-    buildROCDLPipeline(pm, chip,
-                       {options.fp8Residual, options.cacheOffsets,
-                        options.keyPrefetch});
+    buildROCDLPipeline(pm, chip, mfmaOptionsOf(options));
     pm.addInstrumentation(
         std::make_unique<CaptureBeforeLoweringTail>(captured));
   }

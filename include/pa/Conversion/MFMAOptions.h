@@ -80,6 +80,13 @@ struct MFMAOptions {
   KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
 };
 
+/// The MFMA options of any options struct that holds them under the same
+/// public names (the compile and emulation options, the pipeline's).
+template <typename Options>
+MFMAOptions mfmaOptionsOf(const Options &options) {
+  return {options.fp8Residual, options.cacheOffsets, options.keyPrefetch};
+}
+
 /// "none", "p", "query-and-p".
 llvm::StringRef stringifyFp8Residual(Fp8Residual residual);
 std::optional<Fp8Residual> parseFp8Residual(llvm::StringRef text);

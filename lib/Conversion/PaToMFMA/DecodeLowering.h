@@ -321,12 +321,18 @@ private:
   /// blk]), and their types.
   SmallVector<Value> loadTileKeys(LaneBuilder &l, const TilePlaces &places,
                                   Value kvHead, const CacheViews &views);
+  /// The lane's 16-byte K loads per tile, and their types as loadTileKeys
+  /// yields them (4 i32 words each).
+  int64_t tileKeyLoads() const {
+    return qkChunks * (kQuarterTokens / kBlock);
+  }
   SmallVector<Type> tileKeyTypes() const;
-  /// The K loads of tile `tile` (an index of the tiled loop) where `exists`
-  /// (uniform), else poison: the tiled loop body's page-id computation
-  /// for that tile, its lane's places and the loads, in one uniform branch.
+  /// The K loads of tile `tile` (an index of the tiled loop) where it is
+  /// one of the loop's (below its upper bound), else poison: the tiled loop
+  /// body's page-id computation for that tile, its lane's places and the
+  /// loads, in one uniform branch.
   SmallVector<Value> prefetchTileKeys(ImplicitLocOpBuilder &b, Value tile,
-                                      Value exists, const CacheViews &views);
+                                      const CacheViews &views);
   /// The tiled loop body's ops that qk's page ids and tile start depend
   /// on, in order (prefetchTileKeys copies them for another tile), or none
   /// where one of them writes memory: then there is no prefetch.

@@ -191,10 +191,7 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
       // tokens after the loop instead (scorePartlySeen).
       partlyScoresInLoop(edgeTileBranch),
       weightsByMFMA(s.fp8Compute() && s.scale != ScaleMode::per_token &&
-                    (edgeTileBranch || !wideQK)),
-      prefetchKeys(options.keyPrefetch == KeyPrefetch::nextTile ||
-                   (options.keyPrefetch == KeyPrefetch::automatic &&
-                    keyPrefetchFits())) {
+                    (edgeTileBranch || !wideQK)) {
   vec4 = VectorType::get({kResultElements}, f32);
   // The QK contraction in load chunks of 4 lane groups x 16 bytes (64
   // fp8 / 32 bf16 head dims); a head dim that is no multiple of that
@@ -202,6 +199,9 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
   // contribute zeros (lowerQK).
   qkChunkDims = kLaneGroups * s.kvPack;
   qkChunks = d.layout.getQkChunks();
+  prefetchKeys = options.keyPrefetch == KeyPrefetch::nextTile ||
+                 (options.keyPrefetch == KeyPrefetch::automatic &&
+                  keyPrefetchFits());
   // The query's terms, one set of rows after the other.
   int64_t queryWords = queryTermWord(queryTerms);
   // The merge reuses the query's LDS: 4 wave slots of rows x chunk f32,
@@ -768,9 +768,8 @@ bool DecodeLowering::keyPrefetchFits() const {
   // their third or fourth wave (D 128: 122-146 -> 154-175), bf16 caches
   // (twice the words) a wave at D = 64; nhd / hnd were not measured for it
   // throughout.
-  const int64_t chunks = d.layout.getQkChunks();
-  const int64_t words = chunks * (kQuarterTokens / kBlock) * 4;
-  const bool wholeChunks = s.headDim == chunks * kLaneGroups * s.kvPack;
+  const int64_t words = 4 * tileKeyLoads();
+  const bool wholeChunks = s.headDim == qkChunks * qkChunkDims;
   return s.mTiles > 1 && s.kvBytes() == 1 &&
          s.layout == CacheLayout::packed && words <= 32 &&
          (words <= 16 || wholeChunks) &&

@@ -182,7 +182,7 @@ SmallVector<Value> DecodeLowering::loadTileKeys(LaneBuilder &l,
 }
 
 SmallVector<Type> DecodeLowering::tileKeyTypes() const {
-  return SmallVector<Type>(qkChunks * (kQuarterTokens / kBlock),
+  return SmallVector<Type>(tileKeyLoads(),
                            VectorType::get({4}, IntegerType::get(ctx, 32)));
 }
 

@@ -52,21 +52,16 @@ std::optional<SmallVector<Operation *>> DecodeLowering::tileKeyPlaceOps() {
         failed(getBackwardSlice(def, &slice, options)))
       return std::nullopt;
   // Copied once more per step: only ops that write nothing (a store of
-  // another kind in the tiled body would be made twice). An op without
-  // the effects interface counts as writing.
-  auto mayWrite = [](Operation *op) {
-    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
-      return effects.hasEffect<MemoryEffects::Write>();
-    return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-           !isa<scf::YieldOp>(op);
-  };
+  // another kind in the tiled body would be made twice; an op of unknown
+  // effects counts as writing).
   SmallVector<Operation *> ops;
   for (Operation &op : old.getBody()->without_terminator()) {
     if (!slice.contains(&op))
       continue;
     if (op.walk([&](Operation *inner) {
-            return mayWrite(inner) ? WalkResult::interrupt()
-                                   : WalkResult::advance();
+            return mightHaveEffect<MemoryEffects::Write>(inner)
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
           }).wasInterrupted())
       return std::nullopt;
     ops.push_back(&op);
@@ -75,10 +70,12 @@ std::optional<SmallVector<Operation *>> DecodeLowering::tileKeyPlaceOps() {
 }
 
 SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
-                                                    Value tile, Value exists,
+                                                    Value tile,
                                                     const CacheViews &views) {
   scf::ForOp old = d.tileLoop;
   SmallVector<Type> types = tileKeyTypes();
+  Value exists = LaneBuilder(b).cmpI(arith::CmpIPredicate::slt, tile,
+                                     old.getUpperBound());
   auto branch = scf::IfOp::create(b, types, exists, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&branch.getElseRegion().front());
@@ -120,14 +117,8 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   if (prefetch && !keyPlaceOps)
     keyPlaceOps = tileKeyPlaceOps();
   prefetch &= keyPlaceOps.has_value();
-  if (prefetch) {
-    LaneBuilder l(b);
-    initValues.append(prefetchTileKeys(
-        b, old.getLowerBound(),
-        l.cmpI(arith::CmpIPredicate::slt, old.getLowerBound(),
-               old.getUpperBound()),
-        views));
-  }
+  if (prefetch)
+    initValues.append(prefetchTileKeys(b, old.getLowerBound(), views));
   auto loop = scf::ForOp::create(b, toI32(old.getLowerBound()),
                                  toI32(old.getUpperBound()),
                                  toI32(old.getStep()), initValues);
@@ -159,12 +150,8 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   if (prefetch) {
     step.keys = llvm::to_vector(iterArgs.drop_front(stateWidth));
     step.loadNextKeys = [&](ImplicitLocOpBuilder &at) {
-      LaneBuilder l(at);
-      Value next = l.addI(tile, old.getStep());
-      return prefetchTileKeys(
-          at, next,
-          l.cmpI(arith::CmpIPredicate::slt, next, old.getUpperBound()),
-          views);
+      return prefetchTileKeys(at, LaneBuilder(at).addI(tile, old.getStep()),
+                              views);
     };
   }
   currentStep = &step;

@@ -55,9 +55,7 @@ LogicalResult mlir::pa::lowerToROCDL(ModuleOp module,
   if (failed(verifyAMDCompileOptions(module.getLoc(), options)))
     return failure();
   PassManager pm(module.getContext());
-  buildROCDLPipeline(pm, options.chip,
-                     {options.fp8Residual, options.cacheOffsets,
-                      options.keyPrefetch});
+  buildROCDLPipeline(pm, options.chip, mfmaOptionsOf(options));
   return pm.run(module);
 }
 

@@ -66,8 +66,6 @@ void mlir::pa::registerAMDPipelines() {
       "dialects for an AMD chip (decode with MFMA on 4 waves, reduce spread "
       "over the lanes, plan on lane 0)",
       [](OpPassManager &pm, const ROCDLPipelineOptions &options) {
-        buildROCDLPipeline(pm, options.chip,
-                           {options.fp8Residual, options.cacheOffsets,
-                            options.keyPrefetch});
+        buildROCDLPipeline(pm, options.chip, mfmaOptionsOf(options));
       });
 }
