@@ -10,7 +10,7 @@
 //      func, arith, memref, pa), lowered by the host pipeline
 //      (pa-lower-to-host, up to the LLVM dialect: what HostProgram JITs) and,
 //      on a fresh copy, compiled all the way to an AMD code object
-//      (compileToCodeObject: pa-lower-to-rocdl, LLVM O3, AMDGPU codegen,
+//      (amdBackend().compile: pa-lower-to-rocdl, LLVM O3, AMDGPU codegen,
 //      assembler, lld, metadata) for gfx942 when the input mentions its fp8
 //      flavour (f8E4M3FNUZ) and gfx950 otherwise.
 // Every failure must be a diagnostic; a crash, a sanitizer report, a hang or
@@ -93,7 +93,7 @@ void compileCodeObject(ModuleOp module, llvm::StringRef chip) {
   pa::AMDCompileOptions options;
   options.chip = chip.str();
   std::string error;
-  (void)pa::compileToCodeObject(module, options, error);
+  (void)pa::amdBackend().compile(module, options, error);
 }
 
 /// Parse, verify, lower and compile one input.

@@ -124,18 +124,20 @@ int main(int argc, char **argv) {
     return fail("pa-lower-to-rocdl failed");
 
   // 4. Kernels (now LLVM/ROCDL) to a code object and its sidecar.
+  //    The AMD backend's last two stages (pa/Target/Backend.h).
   mlir::pa::AMDCompileOptions options;
   options.chip = chipName;
+  const mlir::pa::Backend<mlir::pa::AMDCompileOptions> &amd =
+      mlir::pa::amdBackend();
   llvm::LLVMContext llvmContext;
-  auto llvmModule =
-      mlir::pa::translateKernelsToLLVM(*module, options, llvmContext);
+  auto llvmModule = amd.translate(*module, options, llvmContext);
   if (failed(llvmModule))
     return fail("cannot translate the kernels to LLVM IR");
-  FailureOr<mlir::pa::AMDCodeObject> codeObject =
-      mlir::pa::emitCodeObject(*module, **llvmModule, options);
+  FailureOr<mlir::pa::KernelImage> codeObject =
+      amd.emit(*module, **llvmModule, options);
   if (failed(codeObject))
     return fail("code generation failed");
-  if (!writeFile(outputPath, codeObject->hsaco) ||
+  if (!writeFile(outputPath, codeObject->binary) ||
       !writeFile(outputPath + ".json", codeObject->metadataJson))
     return fail("cannot write " + outputPath);
 
@@ -145,7 +147,7 @@ int main(int argc, char **argv) {
                                      error) ||
       !::pa::runtime::checkDecodeSequence(manifest, error))
     return fail(error);
-  llvm::outs() << "wrote " << outputPath << " (" << codeObject->hsaco.size()
+  llvm::outs() << "wrote " << outputPath << " (" << codeObject->binary.size()
                << " bytes) and " << outputPath << ".json for "
                << manifest.target << "\n";
   for (const ::pa::runtime::KernelInfo &kernel : manifest.kernels)
@@ -160,8 +162,8 @@ int main(int argc, char **argv) {
     llvm::outs() << "HIP: not loaded here (" << error << ")\n";
     return 0;
   }
-  auto program = ::pa::runtime::HipProgram::load(*hip, codeObject->hsaco,
-                                               codeObject->metadataJson, error);
+  auto program = ::pa::runtime::HipProgram::load(
+      *hip, codeObject->binary, codeObject->metadataJson, error);
   if (!program)
     return fail(error);
   llvm::outs() << "HIP: loaded with " << hip->libraryPath() << "\n";

@@ -1,23 +1,23 @@
 //===- Compile.cpp - pa programs to GPU code objects, with stages ---------===//
 //
-// The stage functions of the AMD (CodeObject.h) and NVIDIA (PTX.h) targets,
-// run here with our own pass manager so that an instrumentation can keep the
-// IR between stages; errors are collected as text.
+// The stages of the AMD (CodeObject.h) and NVIDIA (PTX.h) backends
+// (Backend.h), run here with our own pass manager so that an
+// instrumentation can keep the IR between stages; errors are collected as
+// text.
 //
 //===----------------------------------------------------------------------===//
 #include "pa/API/Compile.h"
 
 #include "DiagnosticCapture.h"
 #include "pa/API/Builders.h"
+#include "pa/IR/Chip.h"
 #include "pa/IR/NestingDepth.h"
 #include "pa/Target/AMD/CodeObject.h"
-#include "pa/Target/AMD/Pipeline.h"
-#include "pa/IR/Chip.h"
 #include "pa/Target/NVIDIA/PTX.h"
-#include "pa/Target/NVIDIA/Pipeline.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -84,15 +84,45 @@ private:
   std::vector<CompileStage> stages;
 };
 
-/// Runs the pipeline `buildPipeline` adds on `module`, recording the stages.
-LogicalResult
-runPipeline(ModuleOp module,
-            llvm::function_ref<void(OpPassManager &)> buildPipeline,
-            StageRecorder &stages) {
+/// The stages' names (CompiledKernels::stages) and the image a vendor loads.
+struct StageNames {
+  llvm::StringLiteral lowered;  // the module after the vendor's pipeline
+  llvm::StringLiteral assembly; // KernelImage::assembly
+  llvm::StringLiteral format;   // CompiledKernels::format
+  bool loadsAssembly;           // the runtime loads the assembly (PTX)
+};
+
+/// `module` through `backend`'s stages, recording them.
+template <typename Options>
+FailureOr<CompiledKernels>
+compileStages(ModuleOp module, const Backend<Options> &backend,
+              const Options &options, const StageNames &names,
+              StageRecorder &stages) {
+  if (failed(backend.verify(module.getLoc(), options)))
+    return failure();
   PassManager pm(module.getContext());
-  buildPipeline(pm);
+  backend.buildPipeline(pm, options);
   stages.attach(pm);
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+  stages.record(names.lowered, module.getOperation());
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      backend.translate(module, options, llvmContext);
+  if (failed(llvmModule))
+    return failure();
+  // Before code generation, which may rewrite the module.
+  stages.record("llvm", **llvmModule);
+  FailureOr<KernelImage> image = backend.emit(module, **llvmModule, options);
+  if (failed(image))
+    return failure();
+  CompiledKernels result;
+  result.format = names.format.str();
+  result.codeObject =
+      names.loadsAssembly ? image->assembly : std::move(image->binary);
+  result.metadataJson = std::move(image->metadataJson);
+  stages.record(names.assembly, std::move(image->assembly));
+  return result;
 }
 
 FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
@@ -105,30 +135,8 @@ FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
   amd.cacheOffsets = options.cacheOffsets;
   amd.keyPrefetch = options.keyPrefetch;
   amd.keepIsa = options.keepStages;
-  auto buildPipeline = [&](OpPassManager &pm) {
-    buildROCDLPipeline(pm, amd.chip, mfmaOptionsOf(amd));
-  };
-  if (failed(verifyAMDCompileOptions(module.getLoc(), amd)) ||
-      failed(runPipeline(module, buildPipeline, stages)))
-    return failure();
-  stages.record("rocdl", module.getOperation());
-  llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      translateKernelsToLLVM(module, amd, llvmContext);
-  if (failed(llvmModule))
-    return failure();
-  // Before code generation, which may rewrite the module.
-  stages.record("llvm", **llvmModule);
-  FailureOr<AMDCodeObject> codeObject =
-      emitCodeObject(module, **llvmModule, amd);
-  if (failed(codeObject))
-    return failure();
-  stages.record("isa", std::move(codeObject->isa));
-  CompiledKernels result;
-  result.format = "hsaco";
-  result.codeObject = std::move(codeObject->hsaco);
-  result.metadataJson = std::move(codeObject->metadataJson);
-  return result;
+  return compileStages(module, amdBackend(), amd,
+                       {"rocdl", "isa", "hsaco", false}, stages);
 }
 
 FailureOr<CompiledKernels> compileForNVIDIA(ModuleOp module,
@@ -136,27 +144,8 @@ FailureOr<CompiledKernels> compileForNVIDIA(ModuleOp module,
                                             StageRecorder &stages) {
   NVIDIACompileOptions nvidia;
   nvidia.chip = chip.str();
-  if (failed(verifyNVIDIACompileOptions(module.getLoc(), nvidia)) ||
-      failed(runPipeline(
-          module, [&](OpPassManager &pm) { buildNVVMPipeline(pm, chip); },
-          stages)))
-    return failure();
-  stages.record("nvvm", module.getOperation());
-  llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      translateKernelsToNVPTX(module, nvidia, llvmContext);
-  if (failed(llvmModule))
-    return failure();
-  stages.record("llvm", **llvmModule);
-  FailureOr<NVIDIAModule> ptx = emitPTX(module, **llvmModule, nvidia);
-  if (failed(ptx))
-    return failure();
-  stages.record("ptx", ptx->ptx);
-  CompiledKernels result;
-  result.format = "ptx";
-  result.codeObject = std::move(ptx->ptx);
-  result.metadataJson = std::move(ptx->metadataJson);
-  return result;
+  return compileStages(module, nvidiaBackend(), nvidia,
+                       {"nvvm", "ptx", "ptx", true}, stages);
 }
 
 /// The module through the chip's backend, diagnostics in `error`.

@@ -14,11 +14,8 @@
 #include "pa/Target/NVIDIA/PTX.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -61,7 +58,7 @@ void printResourceTable(StringRef metadataJson) {
       });
 }
 
-LogicalResult writeBinary(const NVIDIAModule &compiled,
+LogicalResult writeBinary(const KernelImage &compiled,
                           const NVIDIARequest &request,
                           std::chrono::steady_clock::time_point start) {
   if (request.printTime)
@@ -72,9 +69,9 @@ LogicalResult writeBinary(const NVIDIAModule &compiled,
   if (request.printResources)
     printResourceTable(compiled.metadataJson);
   if (request.emit == NVIDIARequest::Emit::PTX)
-    return writeOutput(request.output, compiled.ptx);
-  StringRef binary =
-      request.format == "cubin" ? StringRef(compiled.cubin) : compiled.ptx;
+    return writeOutput(request.output, compiled.assembly);
+  StringRef binary = request.format == "cubin" ? StringRef(compiled.binary)
+                                               : compiled.assembly;
   return writeImage(request.output, request.program, request.chip,
                     request.format, binary, compiled.metadataJson);
 }
@@ -108,40 +105,16 @@ LogicalResult mlir::pa::compileForNVIDIA(MLIRContext &context,
   options.chip = request.chip;
   options.emitCubin = request.format == "cubin";
 
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return failure();
-  if (request.throughAPI) {
-    std::string error;
-    std::optional<NVIDIAModule> compiled =
-        compileToPTX(*module, options, error);
-    if (!compiled) {
-      llvm::errs() << error;
-      return failure();
-    }
-    return writeBinary(*compiled, request, start);
-  }
-  if (failed(lowerToNVVM(*module, options)))
-    return failure();
-  if (request.emit == NVIDIARequest::Emit::MLIR) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    return writeOutput(request.output, text);
-  }
-  llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      translateKernelsToNVPTX(*module, options, llvmContext);
-  if (failed(llvmModule))
-    return failure();
-  if (request.emit == NVIDIARequest::Emit::LLVM) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    (*llvmModule)->print(os, nullptr);
-    return writeOutput(request.output, text);
-  }
-  FailureOr<NVIDIAModule> compiled = emitPTX(*module, **llvmModule, options);
+  StopAfter stop =
+      request.emit == NVIDIARequest::Emit::MLIR   ? StopAfter::Lowered
+      : request.emit == NVIDIARequest::Emit::LLVM ? StopAfter::LLVM
+                                                  : StopAfter::Image;
+  FailureOr<std::optional<KernelImage>> compiled =
+      runBackend(context, sourceMgr, nvidiaBackend(), options, stop,
+                 request.throughAPI, request.output);
   if (failed(compiled))
     return failure();
-  return writeBinary(*compiled, request, start);
+  if (!*compiled)
+    return success();
+  return writeBinary(**compiled, request, start);
 }

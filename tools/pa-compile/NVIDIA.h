@@ -24,7 +24,8 @@ struct NVIDIARequest {
   bool program = false;
   bool printResources = false;
   bool printTime = false;
-  /// One call of compileToPTX (the C API's path) instead of stage by stage.
+  /// One Backend::compile call (the C API's path) instead of stage by
+  /// stage.
   bool throughAPI = false;
 };
 

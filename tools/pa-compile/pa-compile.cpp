@@ -105,7 +105,7 @@ cl::opt<bool> printTime("print-time",
                         cl::desc("print the compile time to stderr"));
 cl::opt<bool> throughAPI(
     "through-api",
-    cl::desc("compile with the single call compileToCodeObject (the C API's "
+    cl::desc("compile with the single call amdBackend().compile (the C API's "
              "entry point; errors come back as text) instead of stage by "
              "stage; --emit=hsaco only"));
 
@@ -146,7 +146,7 @@ struct Request {
 };
 
 /// Writes OUT and OUT.json, and the figures asked for.
-LogicalResult writeCodeObject(const pa::AMDCodeObject &codeObject,
+LogicalResult writeCodeObject(const pa::KernelImage &codeObject,
                               const Request &request, double seconds) {
   if (request.printTime)
     llvm::errs() << llvm::formatv("pa-compile: {0} code object in {1:F3} s\n",
@@ -154,28 +154,15 @@ LogicalResult writeCodeObject(const pa::AMDCodeObject &codeObject,
   if (request.printResources)
     printResourceTable(codeObject.metadataJson);
   if (request.emit == EmitKind::Isa)
-    return pa::writeOutput(request.output, codeObject.isa);
+    return pa::writeOutput(request.output, codeObject.assembly);
   return pa::writeImage(request.output, request.emit == EmitKind::Program,
-                        request.options.chip, "hsaco", codeObject.hsaco,
+                        request.options.chip, "hsaco", codeObject.binary,
                         codeObject.metadataJson);
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
-}
-
-/// The C API's path: one call, diagnostics as text.
-LogicalResult compileThroughAPI(ModuleOp module, const Request &request,
-                                std::chrono::steady_clock::time_point start) {
-  std::string error;
-  std::optional<pa::AMDCodeObject> codeObject =
-      pa::compileToCodeObject(module, request.options, error);
-  if (!codeObject) {
-    llvm::errs() << error;
-    return failure();
-  }
-  return writeCodeObject(*codeObject, request, secondsSince(start));
 }
 
 LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
@@ -193,37 +180,17 @@ LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                     "(-o OUT.paprog)\n";
     return failure();
   }
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return failure();
-  if (request.throughAPI)
-    return compileThroughAPI(*module, request, start);
-  if (failed(pa::lowerToROCDL(*module, options)))
-    return failure();
-  if (request.emit == EmitKind::MLIR) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    return pa::writeOutput(outputFilename, text);
-  }
-
-  llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      pa::translateKernelsToLLVM(*module, options, llvmContext);
-  if (failed(llvmModule))
-    return failure();
-  if (request.emit == EmitKind::LLVM) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    (*llvmModule)->print(os, nullptr);
-    return pa::writeOutput(outputFilename, text);
-  }
-
-  FailureOr<pa::AMDCodeObject> codeObject =
-      pa::emitCodeObject(*module, **llvmModule, options);
+  pa::StopAfter stop = request.emit == EmitKind::MLIR   ? pa::StopAfter::Lowered
+                       : request.emit == EmitKind::LLVM ? pa::StopAfter::LLVM
+                                                        : pa::StopAfter::Image;
+  FailureOr<std::optional<pa::KernelImage>> codeObject =
+      pa::runBackend(context, sourceMgr, pa::amdBackend(), options, stop,
+                     request.throughAPI, outputFilename);
   if (failed(codeObject))
     return failure();
-  return writeCodeObject(*codeObject, request, secondsSince(start));
+  if (!*codeObject)
+    return success();
+  return writeCodeObject(**codeObject, request, secondsSince(start));
 }
 } // namespace
 

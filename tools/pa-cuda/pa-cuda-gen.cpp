@@ -5,11 +5,11 @@
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
-// directory with the PTX module and its metadata sidecar (compileToPTX for
-// sm_90a), program.txt (label, plan budget, max partitions, combined
-// cache) and the cases to run as oracle CaseConfig JSON (shape, features,
-// context lengths, seeds), so that the runner regenerates every input bit
-// for bit.
+// directory with the PTX module and its metadata sidecar
+// (nvidiaBackend().compile for sm_90a), program.txt (label, plan budget, max
+// partitions, combined cache) and the cases to run as oracle CaseConfig JSON
+// (shape, features, context lengths, seeds), so that the runner regenerates
+// every input bit for bit.
 //
 //   OUTDIR/matrix/pNNN/   the numerics matrix (the host matrix's programs
 //                         with NVIDIA's fp8 e4m3fn) and graph replay
@@ -179,11 +179,11 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   std::string error;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::pa::buildDecodeModule(context, config, error);
-  std::optional<mlir::pa::NVIDIAModule> compiled;
+  std::optional<mlir::pa::KernelImage> compiled;
   if (module) {
     mlir::pa::NVIDIACompileOptions options;
     options.chip = kChip.str();
-    compiled = mlir::pa::compileToPTX(*module, options, error);
+    compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
   }
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                           start)
@@ -215,7 +215,7 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
                                  {"kv_dtype", key.kvType},
                                  {"window", key.window}}))
      << "\n";
-  if (!writeFile(dir + "/kernels.ptx", compiled->ptx) ||
+  if (!writeFile(dir + "/kernels.ptx", compiled->assembly) ||
       !writeFile(dir + "/kernels.ptx.json", compiled->metadataJson) ||
       !writeFile(dir + "/program.txt", description))
     return false;

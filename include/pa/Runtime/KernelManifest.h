@@ -1,9 +1,10 @@
 //===- KernelManifest.h - launching compiled kernels from metadata -*- C++ -*-//
 //
-// The PTX metadata sidecar (OUT.ptx.json, written by pa-compile --chip=sm_90a
-// and compileToPTX) as data, and what a launcher derives from it without the
-// compiler: the kernel parameters packed from memref views of the named pa op
-// operands, and the grid evaluated from the views' sizes. Plain C++ (no
+// The PTX metadata sidecar (OUT.ptx.json, written by pa-compile
+// --chip=sm_90a and nvidiaBackend()) as data, and what a launcher derives
+// from it without the compiler: the kernel parameters packed from memref
+// views of the named pa op operands, and the grid evaluated from the views'
+// sizes. Plain C++ (no
 // MLIR, no CUDA), so it is unit-tested on any machine.
 //
 //===----------------------------------------------------------------------===//

@@ -255,7 +255,7 @@ public:
   /// (gfx942 D 256 per-token with a window settled at 169 unasked, 168 asked
   /// with the same loop), or 4 (at most 128) where it holds 4 and D <= 128
   /// (gfx950 D 128 bf16 settled at 129 unasked since the softmax's shift is
-  /// a packed add). emitCodeObject asks one wave fewer of a kernel
+  /// a packed add). The AMD backend's emit asks one wave fewer of a kernel
   /// that spills for it, then nothing; the code-object tests check that no
   /// configuration spills.
   int64_t requestedWaves();

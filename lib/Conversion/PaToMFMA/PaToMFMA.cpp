@@ -15,6 +15,7 @@
 
 #include "pa/Conversion/PaToMFMA/PaToMFMA.h"
 #include "pa/Conversion/Passes.h"
+#include "pa/Transforms/KernelsPass.h"
 
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -121,21 +122,17 @@ struct ParallelLoopsToLanes : OpRewritePattern<gpu::GPUFuncOp> {
   int64_t workgroupSize;
 };
 
-struct PaToMFMAPass : pa::impl::PaToMFMABase<PaToMFMAPass> {
-  using Base::Base;
+struct PaToMFMAPass
+    : KernelsPass<PaToMFMAPass, pa::impl::PaToMFMABase, Vendor::AMD> {
+  using KernelsPass::KernelsPass;
 
-  void runOnOperation() override {
-    gpu::GPUModuleOp module = getOperation();
-    FailureOr<ChipInfo> chip =
-        getTargetChip(module, getArgument(), Vendor::AMD);
-    if (failed(chip))
-      return signalPassFailure();
+  void runOnKernels(gpu::GPUModuleOp module, const ChipInfo &chip) {
     SmallVector<gpu::GPUFuncOp> decodes;
     for (auto kernel : module.getOps<gpu::GPUFuncOp>())
       if (kernel.isKernel() && mfma::isDecodeKernel(kernel))
         decodes.push_back(kernel);
     RewritePatternSet patterns(&getContext());
-    populateDecodeToMFMAPatterns(patterns, *chip,
+    populateDecodeToMFMAPatterns(patterns, chip,
                                  {fp8Residual, cacheOffsets, keyPrefetch});
     walkAndApplyPatterns(module, std::move(patterns));
     // A decode kernel the patterns could not lower (they said why) still

@@ -21,6 +21,7 @@
 #include "DecodeToWarps.h"
 
 #include "pa/Conversion/PaToNVVM/PaToNVVM.h"
+#include "pa/Transforms/KernelsPass.h"
 
 #include "pa/Conversion/Passes.h"
 #include "pa/IR/PaOps.h"
@@ -235,31 +236,26 @@ struct KernelOnThread0 final : KernelToThreads {
   }
 };
 
-struct PaToNVVMPass : pa::impl::PaToNVVMBase<PaToNVVMPass> {
-  using Base::Base;
+struct PaToNVVMPass
+    : KernelsPass<PaToNVVMPass, pa::impl::PaToNVVMBase, Vendor::NVIDIA> {
+  using KernelsPass::KernelsPass;
 
-  void runOnOperation() override {
-    gpu::GPUModuleOp kernels = getOperation();
-    FailureOr<ChipInfo> target =
-        getTargetChip(kernels, getArgument(), Vendor::NVIDIA);
-    if (failed(target))
-      return signalPassFailure();
+  void runOnKernels(gpu::GPUModuleOp kernels, const ChipInfo &chip) {
     if (fp8Products != "f16" && fp8Products != "e4m3") {
       kernels.emitError() << "pa-to-nvvm: fp8-products must be f16 or e4m3, "
                              "got '"
                           << fp8Products << "'";
       return signalPassFailure();
     }
-    if (target->workgroupSize != nvvm::kWorkgroupThreads) {
+    if (chip.workgroupSize != nvvm::kWorkgroupThreads) {
       kernels.emitError() << "pa-to-nvvm distributes over "
                           << nvvm::kWorkgroupThreads << " threads, but "
-                          << target->name << " launches "
-                          << target->workgroupSize;
+                          << chip.name << " launches " << chip.workgroupSize;
       return signalPassFailure();
     }
 
     RewritePatternSet patterns(&getContext());
-    populateDecodeToWarpsPatterns(patterns, *target,
+    populateDecodeToWarpsPatterns(patterns, chip,
                                   {/*e4m3Products=*/fp8Products == "e4m3"});
     walkAndApplyPatterns(kernels, std::move(patterns));
 

@@ -39,9 +39,8 @@ LLD_HAS_DRIVER(elf)
 using namespace mlir;
 using namespace mlir::pa;
 
-LogicalResult
-mlir::pa::verifyAMDCompileOptions(Location loc,
-                                  const AMDCompileOptions &options) {
+namespace {
+LogicalResult verifyOptions(Location loc, const AMDCompileOptions &options) {
   if (failed(resolveAMDChip(loc, options.chip)))
     return failure();
   if (options.codeObjectVersion != 5 && options.codeObjectVersion != 6)
@@ -50,16 +49,9 @@ mlir::pa::verifyAMDCompileOptions(Location loc,
   return success();
 }
 
-LogicalResult mlir::pa::lowerToROCDL(ModuleOp module,
-                                     const AMDCompileOptions &options) {
-  if (failed(verifyAMDCompileOptions(module.getLoc(), options)))
-    return failure();
-  PassManager pm(module.getContext());
+void buildPipeline(OpPassManager &pm, const AMDCompileOptions &options) {
   buildROCDLPipeline(pm, options.chip, mfmaOptionsOf(options));
-  return pm.run(module);
 }
-
-namespace {
 
 /// Links the relocatable `object` into a shared-object code object with
 /// lld's ELF driver in this process.
@@ -107,20 +99,10 @@ FailureOr<std::string> linkCodeObject(ArrayRef<char> object, Location loc) {
   return (*linked)->getBuffer().str();
 }
 
-} // namespace
-
+/// O3 for the kernels, with the code object version flag.
 FailureOr<std::unique_ptr<llvm::Module>>
-mlir::pa::translateKernelsToLLVM(ModuleOp module,
-                                 const AMDCompileOptions &options,
-                                 llvm::LLVMContext &llvmContext) {
-  Location loc = module.getLoc();
-  if (failed(verifyAMDCompileOptions(loc, options)))
-    return failure();
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine =
-      createTargetMachine(amd::kBackend, options.chip, error);
-  if (!machine)
-    return emitError(loc) << error;
+toLLVM(ModuleOp module, const AMDCompileOptions &options,
+       llvm::TargetMachine &machine, llvm::LLVMContext &llvmContext) {
   // No loop unrolling: the kernels' loops over LDS tiles have constant trip
   // counts, and the AMDGPU unroll thresholds for LDS loops unroll them into
   // blocks of thousands of stores, on which the post-RA scheduler spends
@@ -129,7 +111,7 @@ mlir::pa::translateKernelsToLLVM(ModuleOp module,
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = false;
   return translateKernelsToLLVMIR(
-      module, llvmContext, *machine,
+      module, llvmContext, machine,
       [](DialectRegistry &registry) {
         registerROCDLDialectTranslation(registry);
       },
@@ -142,7 +124,6 @@ mlir::pa::translateKernelsToLLVM(ModuleOp module,
       amd::kDeviceLibraries);
 }
 
-namespace {
 /// The occupancy request pa-to-mfma puts on the decode kernel.
 constexpr llvm::StringLiteral kWavesPerEu = "amdgpu-waves-per-eu";
 
@@ -178,17 +159,13 @@ int64_t privateSegmentBytes(ArrayRef<char> object, llvm::StringRef name) {
   }
   return 0;
 }
-} // namespace
 
-FailureOr<AMDCodeObject>
-mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
-                         const AMDCompileOptions &options) {
+/// Object code of `llvmModule` linked into a code object (and with keepIsa
+/// the assembly), the metadata read back from it.
+FailureOr<KernelImage> toImage(ModuleOp module, llvm::Module &llvmModule,
+                               const AMDCompileOptions &options,
+                               llvm::TargetMachine &machine) {
   Location loc = module.getLoc();
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine =
-      createTargetMachine(amd::kBackend, options.chip, error);
-  if (!machine)
-    return emitError(loc) << error;
 
   // Code generation straight to an object (no assembly text to print and
   // parse again); the assembly only when asked for, from the same module.
@@ -198,7 +175,7 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
     LLVMDiagnosticCollector diagnostics(input.getContext());
     llvm::raw_svector_ostream stream(output);
     llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, stream, nullptr, type))
+    if (machine.addPassesToEmitFile(codegen, stream, nullptr, type))
       return emitError(loc) << "the AMDGPU backend cannot emit "
                             << (type == llvm::CodeGenFileType::ObjectFile
                                     ? "an object"
@@ -245,39 +222,25 @@ mlir::pa::emitCodeObject(ModuleOp module, llvm::Module &llvmModule,
       return failure();
   }
 
-  AMDCodeObject result;
-  if (options.keepIsa) {
-    SmallVector<char, 0> isa;
-    if (failed(generate(*pristine, llvm::CodeGenFileType::AssemblyFile, isa)))
-      return failure();
-    result.isa.assign(isa.begin(), isa.end());
-  }
+  SmallVector<char, 0> isa;
+  if (options.keepIsa &&
+      failed(generate(*pristine, llvm::CodeGenFileType::AssemblyFile, isa)))
+    return failure();
   FailureOr<std::string> hsaco = linkCodeObject(object, loc);
   if (failed(hsaco))
     return failure();
-  result.hsaco = std::move(*hsaco);
-  FailureOr<std::string> metadata =
-      readCodeObjectMetadata(module, result.hsaco);
+  // The kernels' figures as the linked code object states them.
+  FailureOr<std::string> metadata = readCodeObjectMetadata(module, *hsaco);
   if (failed(metadata))
     return failure();
-  result.metadataJson = std::move(*metadata);
-  return result;
+  return KernelImage{std::move(*hsaco), std::string(isa.begin(), isa.end()),
+                     std::move(*metadata)};
 }
 
-std::optional<AMDCodeObject>
-mlir::pa::compileToCodeObject(ModuleOp module, const AMDCompileOptions &options,
-                              std::string &error) {
-  DiagnosticText collect(module.getContext(), error);
-  if (failed(lowerToROCDL(module, options)))
-    return std::nullopt;
-  llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      translateKernelsToLLVM(module, options, llvmContext);
-  if (failed(llvmModule))
-    return std::nullopt;
-  FailureOr<AMDCodeObject> codeObject =
-      emitCodeObject(module, **llvmModule, options);
-  if (failed(codeObject))
-    return std::nullopt;
-  return std::move(*codeObject);
+} // namespace
+
+const Backend<AMDCompileOptions> &mlir::pa::amdBackend() {
+  static const Backend<AMDCompileOptions> backend{
+      amd::kBackend, verifyOptions, buildPipeline, toLLVM, toImage};
+  return backend;
 }

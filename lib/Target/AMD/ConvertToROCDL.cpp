@@ -15,6 +15,7 @@
 #include "pa/Target/KernelsToLLVM.h"
 #include "pa/Target/LLVMSupport.h"
 #include "pa/Transforms/KernelBuilder.h"
+#include "pa/Transforms/KernelsPass.h"
 
 #include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
 #include "mlir/Conversion/ArithToAMDGPU/ArithToAMDGPU.h"
@@ -110,24 +111,20 @@ LogicalResult checkWorkgroupMemory(gpu::GPUModuleOp kernels,
 }
 
 struct ConvertKernelsToROCDLPass
-    : pa::impl::PaConvertKernelsToROCDLBase<ConvertKernelsToROCDLPass> {
-  using Base::Base;
+    : KernelsPass<ConvertKernelsToROCDLPass,
+                  pa::impl::PaConvertKernelsToROCDLBase, Vendor::AMD> {
+  using KernelsPass::KernelsPass;
 
-  void runOnOperation() override {
-    gpu::GPUModuleOp kernels = getOperation();
-    FailureOr<ChipInfo> target =
-        getTargetChip(kernels, getArgument(), Vendor::AMD);
-    if (failed(target))
-      return signalPassFailure();
-    FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(target->name);
-    if (failed(chipset) || failed(checkFp8Flavour(kernels, *target)) ||
-        failed(checkWorkgroupMemory(kernels, *target)))
+  void runOnKernels(gpu::GPUModuleOp kernels, const ChipInfo &chip) {
+    FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(chip.name);
+    if (failed(chipset) || failed(checkFp8Flavour(kernels, chip)) ||
+        failed(checkWorkgroupMemory(kernels, chip)))
       return signalPassFailure();
 
     // The layout the AMDGPU backend will use, so that memref and index
     // arithmetic here agrees with it.
     FailureOr<llvm::DataLayout> dataLayout =
-        setDataLayout(kernels, amd::kBackend, target->name);
+        setDataLayout(kernels, amd::kBackend, chip.name);
     if (failed(dataLayout))
       return signalPassFailure();
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>())

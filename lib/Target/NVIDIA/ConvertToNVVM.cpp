@@ -15,9 +15,10 @@
 //===----------------------------------------------------------------------===//
 #include "NVIDIATarget.h"
 #include "pa/IR/PaDialect.h"
-#include "pa/Target/NVIDIA/Pipeline.h"
 #include "pa/Target/KernelsToLLVM.h"
 #include "pa/Target/LLVMSupport.h"
+#include "pa/Target/NVIDIA/Pipeline.h"
+#include "pa/Transforms/KernelsPass.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -164,18 +165,14 @@ void declareDynamicSharedMemoryExternal(gpu::GPUModuleOp kernels) {
 }
 
 struct ConvertKernelsToNVVMPass
-    : pa::impl::PaConvertKernelsToNVVMBase<ConvertKernelsToNVVMPass> {
-  using Base::Base;
+    : KernelsPass<ConvertKernelsToNVVMPass,
+                  pa::impl::PaConvertKernelsToNVVMBase, Vendor::NVIDIA> {
+  using KernelsPass::KernelsPass;
 
-  void runOnOperation() override {
-    gpu::GPUModuleOp kernels = getOperation();
-    FailureOr<ChipInfo> target =
-        getTargetChip(kernels, getArgument(), Vendor::NVIDIA);
-    if (failed(target))
-      return signalPassFailure();
+  void runOnKernels(gpu::GPUModuleOp kernels, const ChipInfo &chip) {
 
     FailureOr<llvm::DataLayout> dataLayout =
-        setDataLayout(kernels, nvidia::kBackend, target->name);
+        setDataLayout(kernels, nvidia::kBackend, chip.name);
     if (failed(dataLayout))
       return signalPassFailure();
 
@@ -184,7 +181,7 @@ struct ConvertKernelsToNVVMPass
       if (!kernel.isKernel())
         continue;
       recordKernelArguments(kernel, kParamFieldsAttrName);
-      fits &= succeeded(moveToDynamicSharedMemory(kernel, *target));
+      fits &= succeeded(moveToDynamicSharedMemory(kernel, chip));
       waitForPredecessorAtEntry(kernel);
     }
     if (!fits)

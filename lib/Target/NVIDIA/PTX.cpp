@@ -33,22 +33,15 @@
 using namespace mlir;
 using namespace mlir::pa;
 
-LogicalResult
-mlir::pa::verifyNVIDIACompileOptions(Location loc,
-                                     const NVIDIACompileOptions &options) {
+namespace {
+
+LogicalResult verifyOptions(Location loc, const NVIDIACompileOptions &options) {
   return resolveNVIDIAChip(loc, options.chip);
 }
 
-LogicalResult mlir::pa::lowerToNVVM(ModuleOp module,
-                                    const NVIDIACompileOptions &options) {
-  if (failed(verifyNVIDIACompileOptions(module.getLoc(), options)))
-    return failure();
-  PassManager pm(module.getContext());
+void buildPipeline(OpPassManager &pm, const NVIDIACompileOptions &options) {
   buildNVVMPipeline(pm, options.chip);
-  return pm.run(module);
 }
-
-namespace {
 
 /// ptxas: the explicit path, else PATH, else the toolkit's default place.
 std::optional<std::string> findPtxas(StringRef explicitPath) {
@@ -105,22 +98,11 @@ FailureOr<PtxasResult> runPtxas(StringRef ptxas, StringRef ptx, StringRef chip,
   return result;
 }
 
-} // namespace
-
 FailureOr<std::unique_ptr<llvm::Module>>
-mlir::pa::translateKernelsToNVPTX(ModuleOp module,
-                                  const NVIDIACompileOptions &options,
-                                  llvm::LLVMContext &llvmContext) {
-  Location loc = module.getLoc();
-  if (failed(verifyNVIDIACompileOptions(loc, options)))
-    return failure();
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine =
-      createTargetMachine(nvidia::kBackend, options.chip, error);
-  if (!machine)
-    return emitError(loc) << error;
+toLLVM(ModuleOp module, const NVIDIACompileOptions &options,
+       llvm::TargetMachine &machine, llvm::LLVMContext &llvmContext) {
   return translateKernelsToLLVMIR(
-      module, llvmContext, *machine,
+      module, llvmContext, machine,
       [](DialectRegistry &registry) {
         registerNVVMDialectTranslation(registry);
       },
@@ -128,25 +110,21 @@ mlir::pa::translateKernelsToNVPTX(ModuleOp module,
       nvidia::kLibdevice);
 }
 
-FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
-                                          llvm::Module &llvmModule,
-                                          const NVIDIACompileOptions &options) {
+/// The PTX of `llvmModule`, the cubin if asked for, the metadata.
+FailureOr<KernelImage> toImage(ModuleOp module, llvm::Module &llvmModule,
+                               const NVIDIACompileOptions &options,
+                               llvm::TargetMachine &machine) {
   Location loc = module.getLoc();
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine =
-      createTargetMachine(nvidia::kBackend, options.chip, error);
-  if (!machine)
-    return emitError(loc) << error;
 
   nvidia::lowerNontemporalGlobalLoads(llvmModule);
-  NVIDIAModule result;
+  KernelImage result;
   {
     LLVMDiagnosticCollector errors(llvmModule.getContext());
-    llvm::raw_string_ostream ptx(result.ptx);
+    llvm::raw_string_ostream ptx(result.assembly);
     llvm::buffer_ostream buffered(ptx);
     llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, buffered, nullptr,
-                                     llvm::CodeGenFileType::AssemblyFile))
+    if (machine.addPassesToEmitFile(codegen, buffered, nullptr,
+                                    llvm::CodeGenFileType::AssemblyFile))
       return emitError(loc) << "the NVPTX backend cannot emit PTX";
     codegen.run(llvmModule);
     if (failed(errors.check(loc, "NVPTX code generation")))
@@ -160,16 +138,16 @@ FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
                              "not on PATH nor in /usr/local/cuda/bin";
   if (ptxas && (options.emitCubin || options.reportResources)) {
     FailureOr<PtxasResult> ran =
-        runPtxas(*ptxas, result.ptx, options.chip, loc);
+        runPtxas(*ptxas, result.assembly, options.chip, loc);
     if (failed(ran))
       return failure();
     assembled = std::move(*ran);
   }
   if (options.emitCubin)
-    result.cubin = assembled->cubin;
+    result.binary = assembled->cubin;
 
   FailureOr<std::string> metadata = nvidia::writePTXMetadata(
-      module, llvmModule, result.ptx, options.chip,
+      module, llvmModule, result.assembly, options.chip,
       options.emitCubin ? "cubin" : "ptx",
       assembled ? StringRef(assembled->log) : StringRef());
   if (failed(metadata))
@@ -178,19 +156,10 @@ FailureOr<NVIDIAModule> mlir::pa::emitPTX(ModuleOp module,
   return result;
 }
 
-std::optional<NVIDIAModule>
-mlir::pa::compileToPTX(ModuleOp module, const NVIDIACompileOptions &options,
-                       std::string &error) {
-  DiagnosticText collect(module.getContext(), error);
-  if (failed(lowerToNVVM(module, options)))
-    return std::nullopt;
-  llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      translateKernelsToNVPTX(module, options, llvmContext);
-  if (failed(llvmModule))
-    return std::nullopt;
-  FailureOr<NVIDIAModule> ptx = emitPTX(module, **llvmModule, options);
-  if (failed(ptx))
-    return std::nullopt;
-  return std::move(*ptx);
+} // namespace
+
+const Backend<NVIDIACompileOptions> &mlir::pa::nvidiaBackend() {
+  static const Backend<NVIDIACompileOptions> backend{
+      nvidia::kBackend, verifyOptions, buildPipeline, toLLVM, toImage};
+  return backend;
 }

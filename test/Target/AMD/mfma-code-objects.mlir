@@ -118,7 +118,7 @@
 // rows; 32-bit loop + 64-bit loop): none is the design's MFMA minimum, p
 // adds P's residual products.
 // No spill in either; a kernel that would spill to meet its 2-waves-per-SIMD
-// request is generated again without it (emitCodeObject).
+// request is generated again without it (the AMD backend's emit).
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --fp8-residual=none \
 // RUN:   d256-fp8-p16-plain-per_tensor-w0-q4g8 | FileCheck %s --check-prefixes=NONE,NONE-GFX942 -DCHIP=gfx942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --fp8-residual=none \

@@ -1,7 +1,7 @@
 // A kernel that asks for 2 waves per SIMD (amdgpu-waves-per-eu, as
 // pa-to-mfma's decode kernel does) but keeps more than 256 values live
-// across a loop cannot meet the request without spilling: emitCodeObject
-// generates it again without the request, so the code object has no
+// across a loop cannot meet the request without spilling: the AMD backend's
+// emit generates it again without the request, so the code object has no
 // scratch and more than 256 registers (1 wave per SIMD).
 // RUN: pa-compile %s --chip=gfx942 -o %t.hsaco --print-resources | FileCheck %s
 // RUN: pa-compile %s --chip=gfx950 -o %t.hsaco --print-resources | FileCheck %s

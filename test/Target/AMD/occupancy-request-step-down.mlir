@@ -1,8 +1,8 @@
 // A kernel that asks for 3 waves per SIMD (at most 168 VGPRs; pa-to-mfma
 // asks that of 16-row groups where the LDS allows it) but keeps about 200
-// values live across a loop: emitCodeObject asks again for one wave fewer,
-// 2 (at most 256), which it meets without spilling, so the code object has
-// no scratch and between 169 and 256 registers.
+// values live across a loop: the AMD backend's emit asks again for one wave
+// fewer, 2 (at most 256), which it meets without spilling, so the code
+// object has no scratch and between 169 and 256 registers.
 // RUN: pa-compile %s --chip=gfx942 -o %t.hsaco --print-resources | FileCheck %s
 // RUN: pa-compile %s --chip=gfx950 -o %t.hsaco --print-resources | FileCheck %s
 // CHECK: pressure {{.*}} VGPR {{(169|1[7-9][0-9]|2[0-4][0-9]|25[0-6])}}, AGPR {{[0-9]+}}, SGPR {{[0-9]+}}, scratch 0 B

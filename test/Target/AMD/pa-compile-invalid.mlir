@@ -10,7 +10,7 @@
 // RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8-gfx942.mlir --chip=gfx950 -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=FNUZ-ON-GFX950
 // FNUZ-ON-GFX950: decode-d256-fp8-gfx942.mlir:27:3: error: 'pa.decode' op chip gfx950 takes f8E4M3FN fp8 KV caches, got 'f8E4M3FNUZ'
 //
-// The same through compileToCodeObject, whose errors are text.
+// The same through amdBackend().compile, whose errors are text.
 // RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx942 --through-api -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=OCP-ON-GFX942
 // RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx90a --through-api -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=UNKNOWN-CHIP
 //

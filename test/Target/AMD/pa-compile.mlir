@@ -23,7 +23,7 @@
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 --emit=isa | FileCheck %s --check-prefix=ISA
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8-gfx942.mlir --chip=gfx942 --emit=isa | FileCheck %s --check-prefix=ISA
 //
-// compileToCodeObject (the C API's single call) gives the same code object.
+// amdBackend().compile (the C API's single call) gives the same code object.
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=gfx950 --through-api -o %t-api.hsaco
 // RUN: cmp %t-api.hsaco %t-gfx950.hsaco
 // RUN: cmp %t-api.hsaco.json %t-gfx950.hsaco.json

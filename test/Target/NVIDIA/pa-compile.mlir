@@ -9,7 +9,7 @@
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=llvm -o - | FileCheck %s --check-prefix=LLVM
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=mlir -o - | FileCheck %s --check-prefix=MLIR
 // RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --format=sass -o %t.x 2>&1 | FileCheck %s --check-prefix=FORMAT
-// compileToPTX's errors are text, in the same form as compileToCodeObject's.
+// Backend::compile's errors are text, in the same form for both vendors.
 // RUN: not pa-compile %pa_src_root/examples/decode-d256-fp8-gfx942.mlir --chip=sm_90a --through-api -o %t.x 2>&1 | FileCheck %s --check-prefix=API-ERROR
 // The AOT program directory: the same PTX and sidecar under program.json.
 // RUN: rm -rf %t.paprog

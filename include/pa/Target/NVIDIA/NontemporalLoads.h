@@ -12,8 +12,8 @@ namespace mlir::pa::nvidia {
 /// its size) through a generic or global pointer as an inline
 /// `ld.global.L1::no_allocate`, the constant part of its address written
 /// into the PTX text (`[$4+128]`) so that loads a constant apart share one
-/// address register. The NVPTX backend ignores `!nontemporal`; emitPTX runs
-/// this after O3, before code generation. Generic pointers must point to
+/// address register. The NVPTX backend ignores `!nontemporal`; the NVIDIA
+/// backend's emit runs this after O3, before code generation. Generic pointers must point to
 /// global memory (kernel operands do).
 void lowerNontemporalGlobalLoads(llvm::Module &module);
 

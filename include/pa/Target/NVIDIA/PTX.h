@@ -5,10 +5,8 @@
 // ptxas (CUDA toolkit), run as a separate process when asked for; ptxas also
 // reports registers and spills for the metadata when it is found.
 //
-//   lowerToNVVM            pa ops -> gpu.module @pa_kernels in LLVM/NVVM
-//   translateKernelsToNVPTX that gpu.module -> an O3-optimized llvm::Module
-//   emitPTX                llvm::Module -> PTX, [cubin], metadata JSON
-//   compileToPTX           all three, errors as text (for the C API)
+// nvidiaBackend() runs the stages Backend.h names; the PTX is
+// KernelImage::assembly, the cubin (on request) ::binary.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_TARGET_NVIDIA_PTX_H
@@ -16,16 +14,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "pa/IR/Chip.h"
-#include "llvm/ADT/StringRef.h"
+#include "pa/Target/Backend.h"
 
-#include <memory>
-#include <optional>
 #include <string>
-
-namespace llvm {
-class LLVMContext;
-class Module;
-} // namespace llvm
 
 namespace mlir::pa {
 
@@ -41,42 +32,14 @@ struct NVIDIACompileOptions {
   bool reportResources = true;
 };
 
-struct NVIDIAModule {
-  /// The PTX text (what the CUDA driver JIT-compiles at module load).
-  std::string ptx;
-  /// The cubin ptxas assembled (emitCubin), else empty.
-  std::string cubin;
-  /// Per-kernel metadata (see emitPTX).
-  std::string metadataJson;
-};
-
-/// Checks the chip (an NVIDIA chip pa-mlir knows); errors at `loc`.
-LogicalResult verifyNVIDIACompileOptions(Location loc,
-                                         const NVIDIACompileOptions &options);
-
-/// Runs pa-lower-to-nvvm{chip} on `module`, in place.
-LogicalResult lowerToNVVM(ModuleOp module, const NVIDIACompileOptions &options);
-
-/// Translates the module's gpu.module @pa_kernels (already LLVM/NVVM) to
-/// LLVM IR for nvptx64-nvidia-cuda and the chip, optimized at O3. Errors
-/// when the result calls external functions (libdevice __nv_* included).
-FailureOr<std::unique_ptr<llvm::Module>>
-translateKernelsToNVPTX(ModuleOp module, const NVIDIACompileOptions &options,
-                        llvm::LLVMContext &llvmContext);
-
-/// Generates the PTX of `llvmModule` (and the cubin, if asked) and the
-/// metadata JSON: target, PTX version, the kernels in launch order (the
-/// order of the host function's gpu.launch_func ops) with symbol, grid
-/// formula, block size, dynamic shared memory bytes, parameters (offset,
-/// size, meaning) and, where ptxas ran, registers, spill and stack bytes.
-FailureOr<NVIDIAModule> emitPTX(ModuleOp module, llvm::Module &llvmModule,
-                                const NVIDIACompileOptions &options);
-
-/// pa ops in `module` (modified in place) to PTX; on failure returns
-/// nullopt with every diagnostic in `error`.
-std::optional<NVIDIAModule> compileToPTX(ModuleOp module,
-                                         const NVIDIACompileOptions &options,
-                                         std::string &error);
+/// The NVIDIA backend (Backend.h): pa-lower-to-nvvm{chip}; LLVM IR for
+/// nvptx64-nvidia-cuda; the PTX text (KernelImage::assembly), the cubin
+/// with options.emitCubin (KernelImage::binary) and the metadata JSON:
+/// target, PTX version, the kernels in launch order (the order of the host
+/// function's gpu.launch_func ops) with symbol, grid formula, block size,
+/// dynamic shared memory bytes, parameters (offset, size, meaning) and,
+/// where ptxas ran, registers, spill and stack bytes.
+const Backend<NVIDIACompileOptions> &nvidiaBackend();
 
 } // namespace mlir::pa
 
