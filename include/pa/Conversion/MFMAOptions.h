@@ -63,8 +63,9 @@ enum class CacheOffsets {
 enum class KeyPrefetch {
   /// Where the registers of one tile's K fit beside the loop without
   /// losing a wave per SIMD (docs/mfma-lowering.md, "K of the next tile"):
-  /// fp8 packed caches, 32-row groups (2 M-tiles, 2 waves), D = 64 or 128,
-  /// and per-token scales only at D = 64.
+  /// fp8 caches with 32-row groups (2 M-tiles, 2 waves): packed at D = 64
+  /// or 128, per-token scales only at D = 64; nhd / hnd at D = 128 with
+  /// pages of 2 tokens or more, without per-token scales.
   automatic,
   /// Each tile's K loaded in its own step.
   none,

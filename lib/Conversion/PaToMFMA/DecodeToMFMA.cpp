@@ -766,13 +766,19 @@ bool DecodeLowering::keyPrefetchFits() const {
   // partial last chunk costs K's full 32 words beside a smaller kernel
   // (163-165 VGPRs, 3 waves), loses its third wave; 16-row kernels lose
   // their third or fourth wave (D 128: 122-146 -> 154-175), bf16 caches
-  // (twice the words) a wave at D = 64; nhd / hnd were not measured for it
-  // throughout.
+  // (twice the words) a wave at D = 64. nhd / hnd caches: at D = 128 with
+  // pages of 2 tokens or more 207-248 VGPRs with it, 2 waves (208-248
+  // without); not with per-token scales (gfx942 258 + 2 AGPRs: 1 wave), nor
+  // page size 1 (already 1 wave, 36-38 AGPRs more), nor D = 64 (gfx950
+  // 142 -> 169: its third wave).
+  if (s.mTiles == 1 || s.kvBytes() != 1)
+    return false;
   const int64_t words = 4 * tileKeyLoads();
   const bool wholeChunks = s.headDim == qkChunks * qkChunkDims;
-  return s.mTiles > 1 && s.kvBytes() == 1 &&
-         s.layout == CacheLayout::packed && words <= 32 &&
-         (words <= 16 || wholeChunks) &&
+  if (s.layout != CacheLayout::packed)
+    return s.headDim == 128 && wholeChunks && s.pageSize >= 2 &&
+           s.scale != ScaleMode::per_token;
+  return words <= 32 && (words <= 16 || wholeChunks) &&
          (s.scale != ScaleMode::per_token || words <= 16);
 }
 

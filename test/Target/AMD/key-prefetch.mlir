@@ -11,7 +11,10 @@
 // is that far ahead. The 16-row kernel keeps its own tile's K (auto: the
 // registers would cost a wave); forced (next-tile), its 8 K loads are ahead
 // too. The loads per iteration are the same in every form: the prefetch
-// moves loads, it adds none.
+// moves loads, it adds none. nhd / hnd caches take it by default at D = 128
+// with pages of 2 tokens or more (their 8 K loads ahead, beside V's 128 or
+// more byte loads), not at page size 1 (1 wave already) nor at D = 64 (the
+// registers would cost gfx950 its third wave).
 //
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads \
 // RUN:   d128-fp8-p16-plain-none-w0-q4g8 d64-fp8-p16-plain-none-w0-q4g8 d128-fp8-p16-plain-none-w0-q2g8 \
@@ -19,6 +22,12 @@
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --loop-loads \
 // RUN:   d128-fp8-p16-plain-none-w0-q4g8 d64-fp8-p16-plain-none-w0-q4g8 d128-fp8-p16-plain-none-w0-q2g8 \
 // RUN:   | FileCheck %s --check-prefix=AUTO -DCHIP=gfx950
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads \
+// RUN:   d128-fp8-p16-nhd-none-w0-q4g8 d128-fp8-p8-hnd-none-w300-q4g8 d128-fp8-p1-nhd-none-w0-q4g8 d64-fp8-p16-nhd-none-w0-q4g8 \
+// RUN:   | FileCheck %s --check-prefix=NHD -DCHIP=gfx942
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --loop-loads \
+// RUN:   d128-fp8-p16-nhd-none-w0-q4g8 d128-fp8-p8-hnd-none-w300-q4g8 d128-fp8-p1-nhd-none-w0-q4g8 d64-fp8-p16-nhd-none-w0-q4g8 \
+// RUN:   | FileCheck %s --check-prefix=NHD -DCHIP=gfx950
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads --key-prefetch=none \
 // RUN:   d128-fp8-p16-plain-none-w0-q4g8 d64-fp8-p16-plain-none-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=NONE -DCHIP=gfx942
@@ -32,6 +41,11 @@
 // AUTO: d128-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=18 ahead=8
 // AUTO: d64-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=10 ahead=4
 // AUTO: d128-fp8-p16-plain-none-w0-q2g8 [[CHIP]]: loop_loads=18 ahead=0
+
+// NHD: d128-fp8-p16-nhd-none-w0-q4g8 [[CHIP]]: loop_loads=138 ahead=8
+// NHD: d128-fp8-p8-hnd-none-w300-q4g8 [[CHIP]]: loop_loads=142 ahead=8
+// NHD: d128-fp8-p1-nhd-none-w0-q4g8 [[CHIP]]: loop_loads=156 ahead=0
+// NHD: d64-fp8-p16-nhd-none-w0-q4g8 [[CHIP]]: loop_loads=70 ahead=0
 
 // NONE: d128-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=18 ahead=0
 // NONE: d64-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=10 ahead=0
