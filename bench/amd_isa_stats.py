@@ -206,9 +206,13 @@ def counts_of(body, fine=False):
 
 # Bytes a lane reads with one VMEM load, by the mnemonic's width suffix
 # (buffer_load_dwordx4, global_load_ubyte_d16_hi, ...).
+# Both spellings of the widths: gfx9's (dwordx4, ushort) and the newer
+# bit-count one (b128, u16) that some assemblers print.
 LOAD_WIDTHS = (("dwordx4", 16), ("dwordx3", 12), ("dwordx2", 8), ("dword", 4),
                ("ushort", 2), ("sshort", 2), ("short", 2), ("ubyte", 1),
-               ("sbyte", 1), ("byte", 1))
+               ("sbyte", 1), ("byte", 1), ("b128", 16), ("b96", 12),
+               ("b64", 8), ("b32", 4), ("b16", 2), ("u16", 2), ("i16", 2),
+               ("u8", 1), ("i8", 1))
 
 
 def load_bytes(mnemonic):

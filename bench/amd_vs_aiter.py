@@ -106,22 +106,6 @@ def waves_per_simd(chip, vgpr, sgpr, lds):
     return occupancy(chip, vgpr, sgpr, lds)[0]
 
 
-def load_bytes(mnemonic):
-    m = re.search(r"load_(dwordx(\d)|dword|short|ushort|ubyte|sbyte|b(\d+))",
-                  mnemonic)
-    if not m:
-        return 0
-    if m.group(2):
-        return 4 * int(m.group(2))
-    if m.group(1) == "dword":
-        return 4
-    if m.group(1) in ("short", "ushort"):
-        return 2
-    if m.group(3):
-        return int(m.group(3)) // 8
-    return 1
-
-
 def loop_figures(dis, kernel, is_local):
     body, labels = isa.main_loop(dis, kernel, is_local)
     if not body:
@@ -131,12 +115,11 @@ def loop_figures(dis, kernel, is_local):
     counts = isa.counts_of(path, fine=True)
     per_tile = {k: v / tiles for k, v in counts.items()}
     per_tile["body"] = len(body) / tiles
-    loads = [m for _, m, _ in path
-             if m.startswith(("buffer_load", "global_load", "flat_load"))]
     sizes = {}
-    for m in loads:
-        b = load_bytes(m)
-        sizes[b] = sizes.get(b, 0) + 1
+    for _, m, _ in path:
+        b = isa.load_bytes(m)
+        if b:
+            sizes[b] = sizes.get(b, 0) + 1
     per_tile["loads"] = " + ".join(
         f"{n / tiles:g}x{b}B" for b, n in sorted(sizes.items(), reverse=True))
     per_tile["load_bytes"] = sum(b * n for b, n in sizes.items()) / tiles

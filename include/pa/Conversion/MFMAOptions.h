@@ -64,8 +64,9 @@ enum class KeyPrefetch {
   /// Where the registers of one tile's K fit beside the loop without
   /// losing a wave per SIMD (docs/mfma-lowering.md, "K of the next tile"):
   /// fp8 caches with 32-row groups (2 M-tiles, 2 waves): packed at D = 64
-  /// or 128, per-token scales only at D = 64; nhd / hnd at D = 128 with
-  /// pages of 2 tokens or more, without per-token scales.
+  /// or 128, nhd / hnd at D = 128 with pages of 2 tokens or more; with
+  /// per-token scales at D = 128 where each lane holds its own token's
+  /// (pages of 16 tokens or more).
   automatic,
   /// Each tile's K loaded in its own step.
   none,

@@ -349,22 +349,24 @@ private:
   Value zeroPastRow(LaneBuilder &l, Value inRow, Value words, int64_t c);
   /// The first head dim of the lane group in chunk c, kept inside the row.
   Value chunkFirst(LaneBuilder &l, Value inRow, int64_t c);
-  // Per-token scales ([N, Hkv, P]). With one M-tile and the edge branch's
-  // registers, each lane loads its own token's (token i of its group) and
-  // the group's are spread where used (mulTokens): one 4-byte load per
-  // lane and scale instead of four 16-byte ones, one reciprocal, zero test
-  // and NaN check per token instead of 16 per lane, no 16-element vectors
-  // of them. With two M-tiles every use of a spread value would be an
-  // instruction per M-tile (v_mul_f32_dpp for each element, against
-  // v_pk_mul_f32 for two: 60-75 more per tile at D = 128, 32 rows), so
-  // each lane loads its group's 16 (one load per run of them in one page);
-  // kernels at the register limit keep that form too (the lane form took
-  // the D = 256 32-row per-token kernels from 251-257 to 277-281 VGPRs).
-  // Pages shorter than the 16 tokens of a group keep the group's form too
-  // (not measured with the lane form).
-  bool scalesPerLane(const TileStep &tile) const {
-    return tile.state.mTiles.size() == 1 && edgeTileBranch &&
-           s.pageSize >= kGroupTokens;
+  // Per-token scales ([N, Hkv, P]). With the edge branch's registers, each
+  // lane loads its own token's (token i of its group) and the group's are
+  // spread where used (mulTokens): one 4-byte load per lane and scale
+  // instead of four 16-byte ones, one reciprocal, zero test and NaN check
+  // per token instead of 16 per lane, no 16-element vectors of them. With
+  // two M-tiles a spread value costs an instruction per M-tile where the
+  // group's vector costs one per two elements, but the group's 16 scales
+  // per lane (and what is derived from them) cost more: at D = 128, 32 rows
+  // the lane form is 64-67 instructions per tile fewer and 31-45 VGPRs
+  // fewer (248-254 -> 209-217, room for the K prefetch); it was 60-75 more
+  // when first measured (2026-12-01), before the weights' factor moved into
+  // the shift and their sums to the matrix unit. Kernels without the edge
+  // branch (two M-tiles at D > 128, at the register limit) keep the group's
+  // form (the lane form took the D = 256 32-row per-token kernels from
+  // 251-257 to 277-281 VGPRs), and so do pages shorter than the 16 tokens
+  // of a group (not measured with the lane form).
+  bool scalesPerLane() const {
+    return edgeTileBranch && s.pageSize >= kGroupTokens;
   }
   /// The per-token scales `scales` of the lane's tokens: its own token's
   /// (scalesPerLane), else its lane group's 16.

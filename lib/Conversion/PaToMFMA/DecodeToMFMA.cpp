@@ -761,25 +761,28 @@ bool DecodeLowering::keyPrefetchFits() const {
   // One tile's K is 4 words per lane, M-tile-independent, per 16-byte load:
   // 32 VGPRs at D = 128 fp8. Measured (docs/mfma-lowering.md): 32-row fp8
   // kernels at D = 128 take it within 256 (203-208 -> 226-244 VGPRs,
-  // windows, ALiBi and soft caps included) and at D <= 64 keep their
-  // waves, per-token scales (248-255) only at D = 64; D = 80, whose
-  // partial last chunk costs K's full 32 words beside a smaller kernel
-  // (163-165 VGPRs, 3 waves), loses its third wave; 16-row kernels lose
-  // their third or fourth wave (D 128: 122-146 -> 154-175), bf16 caches
-  // (twice the words) a wave at D = 64. nhd / hnd caches: at D = 128 with
-  // pages of 2 tokens or more 207-248 VGPRs with it, 2 waves (208-248
-  // without); not with per-token scales (gfx942 258 + 2 AGPRs: 1 wave), nor
-  // page size 1 (already 1 wave, 36-38 AGPRs more), nor D = 64 (gfx950
-  // 142 -> 169: its third wave).
+  // windows, ALiBi and soft caps included), per-token scales too where each
+  // lane holds its own token's (scalesPerLane: 204-232 -> 228-244), not
+  // the group's 16 (pages under 16 tokens: 238-251 -> 259-269 + 3-13
+  // AGPRs, 1 wave); at D = 64 they keep their waves, except per-token
+  // kernels, which hold 3 on gfx950 since their scales are per lane
+  // (155-170 -> 175-186 VGPRs: 3 -> 2); D = 80, whose partial last chunk
+  // costs K's full 32 words beside a smaller kernel (163-169 VGPRs, 3
+  // waves), loses its third wave; 16-row kernels lose their third or fourth
+  // wave (D 128: 122-146 -> 154-175), bf16 caches (twice the words) a wave
+  // at D = 64. nhd / hnd caches: at D = 128 with pages of 2 tokens or more
+  // 207-248 VGPRs with it, 2 waves (208-248 without); not page size 1
+  // (already 1 wave, 36-38 AGPRs more), nor D = 64 (gfx950 142 -> 169: its
+  // third wave).
   if (s.mTiles == 1 || s.kvBytes() != 1)
     return false;
   const int64_t words = 4 * tileKeyLoads();
+  if (s.scale == ScaleMode::per_token && (!scalesPerLane() || words <= 16))
+    return false;
   const bool wholeChunks = s.headDim == qkChunks * qkChunkDims;
   if (s.layout != CacheLayout::packed)
-    return s.headDim == 128 && wholeChunks && s.pageSize >= 2 &&
-           s.scale != ScaleMode::per_token;
-  return words <= 32 && (words <= 16 || wholeChunks) &&
-         (s.scale != ScaleMode::per_token || words <= 16);
+    return s.headDim == 128 && wholeChunks && s.pageSize >= 2;
+  return words <= 32 && (words <= 16 || wholeChunks);
 }
 
 int64_t DecodeLowering::requestedWaves() {

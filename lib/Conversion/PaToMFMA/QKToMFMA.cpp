@@ -64,7 +64,7 @@ Value DecodeLowering::tokenScales(LaneBuilder &l, const TileStep &tile,
                                   Value scales) {
   ImplicitLocOpBuilder &b = l.b;
   ArrayRef<TilePlaces::TokenRun> valueRuns = tile.places.valueRuns;
-  if (scalesPerLane(tile)) {
+  if (scalesPerLane()) {
     return memref::LoadOp::create(
         b, scales,
         ValueRange{valueRuns[0].page, tile.kvHead,
@@ -91,7 +91,7 @@ Value DecodeLowering::tokenScales(LaneBuilder &l, const TileStep &tile,
 Value DecodeLowering::mulByTokens(LaneBuilder &l, const TileStep &tile,
                                   Value vec, Value values,
                                   ArrayRef<int64_t> tokens) {
-  if (scalesPerLane(tile))
+  if (scalesPerLane())
     return mulTokens(l, vec, values, tokens);
   return l.mulF(vec, l.shuffle(values, values, tokens));
 }

@@ -167,7 +167,7 @@ void DecodeLowering::lowerSoftmax(TileSoftmaxOp, ImplicitLocOpBuilder &b) {
   // qk's scores, masked in place.
   SmallVector<SmallVector<Value>> scores = tile.scores;
   const bool registersToSpare = edgeTileBranch;
-  const bool laneScales = scalesPerLane(tile);
+  const bool laneScales = scalesPerLane();
   const SmallVector<int64_t> groupTokens =
       llvm::to_vector(llvm::seq<int64_t>(0, kGroupTokens));
   // Edge tiles: scores outside each row's visible range become -inf, and

@@ -43,9 +43,10 @@
 // COUNT:         gpu.return
 
 // Two M-tiles with the edge branch (D <= 128): the first branch masks the
-// scores of both M-tiles and the per-token V scales; the used weights'
-// reciprocals are made once per tile for both M-tiles (one vector<16xf32>
-// divide); the V loads come before a second branch on the same condition
+// scores of both M-tiles and the lane's own per-token V scale; the used
+// weights' reciprocals are made once per tile for both M-tiles (one f32
+// divide per lane, its token's); the V loads come before a second branch on
+// the same condition
 // that yields them as they are for full tiles and ANDs them with the
 // valid-range bytes for edge tiles; the PV products follow.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w0-q4g8-n64 --chip gfx942 --fp8-residual=none \
@@ -53,9 +54,9 @@
 // VBRANCH-LABEL: gpu.func @pa_decode(
 // VBRANCH:       scf.for {{.*}} iter_args(
 // VBRANCH-COUNT-16: amdgpu.mfma 16x16x32
-// VBRANCH:       %[[EDGE:.*]]:9 = scf.if %[[FULL:.*]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<16xf32>) {
-// VBRANCH:       arith.divf %{{.*}}, %{{.*}} fastmath<arcp,afn> : vector<16xf32>
-// VBRANCH-NOT:   arith.divf {{.*}} vector<8xf32>
+// VBRANCH:       %[[EDGE:.*]]:9 = scf.if %[[FULL:.*]] -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, f32) {
+// VBRANCH:       arith.divf %{{.*}}, %{{.*}} fastmath<arcp,afn> : f32
+// VBRANCH-NOT:   arith.divf {{.*}} vector<
 // VBRANCH-NOT:   amdgpu.mfma
 // VBRANCH-COUNT-4: vector.load %{{.*}} : memref<64x2x64x16xf8E4M3FNUZ, #amdgpu.address_space<fat_raw_buffer>>, vector<16xf8E4M3FNUZ>
 // VBRANCH-NEXT:  vector.bitcast
@@ -295,9 +296,24 @@
 // TOKEN:           scf.if %{{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // TOKEN:           scf.yield
 
-// Two M-tiles: each spread value would cost an instruction per M-tile, so
-// each lane loads its group's 16 scales (16-byte loads) as before.
+// Two M-tiles with the edge branch (D <= 128, 32-row groups) take the lane
+// form too: a spread value costs an instruction per M-tile, the group's 16
+// scales per lane cost more (docs/mfma-lowering.md).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p64-transposed-per_token-w0-q4g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=TOKEN2M
+// TOKEN2M-LABEL:   gpu.func @pa_decode(
+// TOKEN2M:         scf.for {{.*}} iter_args(
+// TOKEN2M-NOT:       vector<16xf32>
+// TOKEN2M:           %[[KS_RAW:.*]] = memref.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>
+// TOKEN2M:           %[[KS:.*]] = math.fma %[[KS_RAW]], %{{.*}}, %[[KS_RAW]] : f32
+// TOKEN2M:           %[[KS_BITS:.*]] = arith.bitcast %[[KS]] : f32 to i32
+// TOKEN2M:           rocdl.update.dpp %[[KS_BITS]], %[[KS_BITS]] with 336, 15, 15, true : i32
+// TOKEN2M:           %[[VS:.*]] = memref.load %{{.*}} : memref<64x2x64xf32, #amdgpu.address_space<fat_raw_buffer>>
+// TOKEN2M-NOT:       vector.load {{.*}} memref<64x2x64xf32, {{.*}}>, vector<16xf32>
+// TOKEN2M:           scf.yield
+// Without the edge branch (two M-tiles at D > 128, at the register limit),
+// each lane loads its group's 16 scales (16-byte loads).
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p64-transposed-per_token-w0-q4g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=TOKEN2
 // TOKEN2-LABEL:   gpu.func @pa_decode(
 // TOKEN2:         scf.for {{.*}} iter_args(

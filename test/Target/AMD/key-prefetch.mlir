@@ -14,7 +14,10 @@
 // moves loads, it adds none. nhd / hnd caches take it by default at D = 128
 // with pages of 2 tokens or more (their 8 K loads ahead, beside V's 128 or
 // more byte loads), not at page size 1 (1 wave already) nor at D = 64 (the
-// registers would cost gfx950 its third wave).
+// registers would cost gfx950 its third wave). Per-token scales: at D = 128
+// where each lane holds its own token's (pages of 16 or more: aiter's
+// query-length-4 configuration), not where it holds its group's 16 (nhd
+// page 8) nor at D = 64 (gfx950's third wave).
 //
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads \
 // RUN:   d128-fp8-p16-plain-none-w0-q4g8 d64-fp8-p16-plain-none-w0-q4g8 d128-fp8-p16-plain-none-w0-q2g8 \
@@ -28,6 +31,12 @@
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --loop-loads \
 // RUN:   d128-fp8-p16-nhd-none-w0-q4g8 d128-fp8-p8-hnd-none-w300-q4g8 d128-fp8-p1-nhd-none-w0-q4g8 d64-fp8-p16-nhd-none-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=NHD -DCHIP=gfx950
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads \
+// RUN:   d128-fp8-p16-transposed-per_token-w0-q4g8 d128-fp8-p8-nhd-per_token-w0-q4g8 d64-fp8-p16-plain-per_token-w0-q4g8 \
+// RUN:   | FileCheck %s --check-prefix=TOKEN -DCHIP=gfx942
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --loop-loads \
+// RUN:   d128-fp8-p16-transposed-per_token-w0-q4g8 d128-fp8-p8-nhd-per_token-w0-q4g8 d64-fp8-p16-plain-per_token-w0-q4g8 \
+// RUN:   | FileCheck %s --check-prefix=TOKEN -DCHIP=gfx950
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads --key-prefetch=none \
 // RUN:   d128-fp8-p16-plain-none-w0-q4g8 d64-fp8-p16-plain-none-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=NONE -DCHIP=gfx942
@@ -46,6 +55,10 @@
 // NHD: d128-fp8-p8-hnd-none-w300-q4g8 [[CHIP]]: loop_loads=142 ahead=8
 // NHD: d128-fp8-p1-nhd-none-w0-q4g8 [[CHIP]]: loop_loads=156 ahead=0
 // NHD: d64-fp8-p16-nhd-none-w0-q4g8 [[CHIP]]: loop_loads=70 ahead=0
+
+// TOKEN: d128-fp8-p16-transposed-per_token-w0-q4g8 [[CHIP]]: loop_loads=20 ahead=8
+// TOKEN: d128-fp8-p8-nhd-per_token-w0-q4g8 [[CHIP]]: loop_loads=150 ahead=0
+// TOKEN: d64-fp8-p16-plain-per_token-w0-q4g8 [[CHIP]]: loop_loads=12 ahead=0
 
 // NONE: d128-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=18 ahead=0
 // NONE: d64-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=10 ahead=0

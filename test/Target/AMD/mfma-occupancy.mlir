@@ -47,6 +47,9 @@
 // RUN:   d128-fp8-p8-hnd-none-w300-q4g8 \
 // RUN:   d80-fp8-p16-nhd-none-w0-q4g8 \
 // RUN:   d80-fp8-p16-plain-none-w0-q4g8 \
+// RUN:   d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 \
+// RUN:   d128-fp8-p16-hnd-per_token-w300-q4g8 \
+// RUN:   d80-fp8-p16-plain-per_token-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --occupancy \
 // RUN:   d64-fp8-p16-plain-none-w0-q2g8 \
@@ -75,6 +78,9 @@
 // RUN:   d128-fp8-p8-hnd-none-w300-q4g8 \
 // RUN:   d80-fp8-p16-nhd-none-w0-q4g8 \
 // RUN:   d80-fp8-p16-plain-none-w0-q4g8 \
+// RUN:   d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 \
+// RUN:   d128-fp8-p16-hnd-per_token-w300-q4g8 \
+// RUN:   d80-fp8-p16-plain-per_token-w0-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX950
 
 // GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
@@ -118,6 +124,14 @@
 // D 80 packed at 32 rows keeps 3 waves: key-prefetch=auto leaves it (the
 // first rule prefetched there, 163-165 -> 193-197 VGPRs, 2 waves).
 // GFX942: d80-fp8-p16-plain-none-w0-q4g8 gfx942: waves={{[3-8]}} 
+// Added on 2026-12-04 (thirteenth session): 32-row per-token kernels whose
+// lanes hold their own token's scales since (scalesPerLane at two M-tiles:
+// 31-57 VGPRs fewer) and which load the next tile's K by default at D 128
+// (228-244 VGPRs with it); D 80 per-token 210 / 214 -> 169 / 168 (gfx950:
+// 3 waves; gfx942 2, one VGPR over).
+// GFX942: d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 gfx942: waves={{[2-8]}} 
+// GFX942: d128-fp8-p16-hnd-per_token-w300-q4g8 gfx942: waves={{[2-8]}} 
+// GFX942: d80-fp8-p16-plain-per_token-w0-q4g8 gfx942: waves={{[2-8]}} 
 
 // GFX950: d64-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d64-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
@@ -151,7 +165,7 @@
 // soft cap at D 128 (244 / 236 VGPRs), per-token scales at D 64 (211 / 206),
 // Q 2 with G 16 (235 / 227).
 // GFX950: d128-fp8-p16-plain-none-w300-q4g8-alibi-cap30 gfx950: waves={{[2-8]}} 
-// GFX950: d64-fp8-p16-plain-per_token-w0-q4g8 gfx950: waves={{[2-8]}} 
+// GFX950: d64-fp8-p16-plain-per_token-w0-q4g8 gfx950: waves={{[3-8]}} 
 // GFX950: d128-fp8-p16-plain-per_tensor-w0-q2g16 gfx950: waves={{[2-8]}} 
 // Added on 2026-12-04 (twelfth session): nhd / hnd caches at 32 rows,
 // which ran at 1 wave at D 128 (270-288 VGPRs: V's 128 element loads per
@@ -163,3 +177,9 @@
 // D 80 packed at 32 rows keeps 3 waves: key-prefetch=auto leaves it (the
 // first rule prefetched there, 163-165 -> 193-197 VGPRs, 2 waves).
 // GFX950: d80-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
+// Added on 2026-12-04 (thirteenth session): see the GFX942 lines; per-token
+// D 64 at 32 rows 2 -> 3 waves on gfx950 (206 -> 161 VGPRs), the K prefetch
+// left out there for it.
+// GFX950: d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 gfx950: waves={{[2-8]}} 
+// GFX950: d128-fp8-p16-hnd-per_token-w300-q4g8 gfx950: waves={{[2-8]}} 
+// GFX950: d80-fp8-p16-plain-per_token-w0-q4g8 gfx950: waves={{[3-8]}} 
