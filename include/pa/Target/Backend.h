@@ -44,6 +44,8 @@ struct KernelImage {
   std::string metadataJson;
 };
 
+/// One vendor's compile: its stages as functions of its options (the
+/// vendor's parts), and the drivers that run them (the shared parts).
 template <typename Options> struct Backend {
   /// LLVM's backend for the vendor's chips.
   const LLVMBackend &llvmBackend;
