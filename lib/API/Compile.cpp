@@ -98,12 +98,8 @@ FailureOr<CompiledKernels>
 compileStages(ModuleOp module, const Backend<Options> &backend,
               const Options &options, const StageNames &names,
               StageRecorder &stages) {
-  if (failed(backend.verify(module.getLoc(), options)))
-    return failure();
-  PassManager pm(module.getContext());
-  backend.buildPipeline(pm, options);
-  stages.attach(pm);
-  if (failed(pm.run(module)))
+  if (failed(backend.lower(module, options,
+                           [&](PassManager &pm) { stages.attach(pm); })))
     return failure();
   stages.record(names.lowered, module.getOperation());
   llvm::LLVMContext llvmContext;

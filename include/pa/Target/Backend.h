@@ -89,12 +89,18 @@ template <typename Options> struct Backend {
     return toImage(module, llvmModule, options, **machine);
   }
 
-  /// Verifies the options and runs the pipeline on `module`, in place.
-  LogicalResult lower(ModuleOp module, const Options &options) const {
+  /// Verifies the options and runs the pipeline on `module`, in place;
+  /// `instrument` may add instrumentations to its pass manager first (the
+  /// compile API's stage recorder).
+  LogicalResult
+  lower(ModuleOp module, const Options &options,
+        llvm::function_ref<void(PassManager &)> instrument = {}) const {
     if (failed(verify(module.getLoc(), options)))
       return failure();
     PassManager pm(module.getContext());
     buildPipeline(pm, options);
+    if (instrument)
+      instrument(pm);
     return pm.run(module);
   }
 

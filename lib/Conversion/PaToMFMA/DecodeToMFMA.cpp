@@ -779,9 +779,9 @@ bool DecodeLowering::keyPrefetchFits() const {
   const int64_t words = 4 * tileKeyLoads();
   if (s.scale == ScaleMode::per_token && (!scalesPerLane() || words <= 16))
     return false;
+  if (s.layout != CacheLayout::packed && (s.headDim != 128 || s.pageSize < 2))
+    return false;
   const bool wholeChunks = s.headDim == qkChunks * qkChunkDims;
-  if (s.layout != CacheLayout::packed)
-    return s.headDim == 128 && wholeChunks && s.pageSize >= 2;
   return words <= 32 && (words <= 16 || wholeChunks);
 }
 
