@@ -12,6 +12,7 @@
 #ifndef PA_C_RUNTIME_H
 #define PA_C_RUNTIME_H
 
+#include "pa-c/Decode.h" /* PaDecodeConfig (a plain struct) */
 #include "pa-c/Support.h"
 
 #ifdef __cplusplus
@@ -62,6 +63,41 @@ PA_CAPI_EXPORTED bool paDecodeCheckSequences(
     int64_t batch, int64_t numPages, int64_t maxPagesPerSequence,
     const int32_t *contextLengths, const int32_t *blockTables,
     PaString *error);
+
+/* One operand of a decode program as paDecodeOperandTable describes it. */
+typedef struct {
+  const char *name;    /* "query", "key_cache", ... (static storage) */
+  const char *pattern; /* the spec's shape, e.g. "[N, Hkv, D/x, P, x]" or
+                          "nhd [N, P, Hkv, D]" (static storage) */
+  int32_t rank;
+  int64_t sizes[5];    /* `rank` of them, row-major */
+  int64_t elementBytes;
+  bool readOnly;       /* an input; the plan, decode or reduce writes the
+                          others */
+} PaOperandShape;
+
+/* The most operands a decode program has (PaOperandShape entries
+ * paDecodeOperandTable may write). */
+#define PA_MAX_DECODE_OPERANDS 16
+
+/* The operand table of a run of `config` for `batch` sequences, a pool of
+ * `numPages` pages, block tables of `maxPagesPerSequence` columns and
+ * `planCapacity` plan slots (what the compiled program's plan capacity
+ * says for `batch`): every operand of @pa_decode in argument order
+ * (optional ones only when the configuration has them), written to
+ * `operands` (PA_MAX_DECODE_OPERANDS entries), their number to `count`.
+ * The shapes depend on head counts, D, P, Q, kvType, keyLayout, vLayout,
+ * kvLayout, scaleMode, hasSinks, hasAlibi and returnLse; the other fields
+ * are not read. The one table of them: the compiler's module signature,
+ * its executors and buffer checks use the same. False with `error` for a
+ * NULL argument, a head count, D, P or Q below 1, Hq not a multiple of Hkv,
+ * a negative dim or an enum field none of its values. */
+PA_CAPI_EXPORTED bool paDecodeOperandTable(const PaDecodeConfig *config,
+                                           int64_t batch, int64_t numPages,
+                                           int64_t maxPagesPerSequence,
+                                           int64_t planCapacity,
+                                           PaOperandShape *operands,
+                                           size_t *count, PaString *error);
 
 /* The kernels of a decode program, for paCudaProgramEnqueueKernels and
  * paHipProgramEnqueueKernels: a mask of them. The plan kernel reads the

@@ -48,31 +48,109 @@ std::string DecodeConfig::validate() const {
   return {};
 }
 
-int64_t DecodeConfig::packWidth() const {
-  return kvType == KVCacheType::bf16 ? 8 : 16;
+namespace {
+/// `value` as an enumerator of `Enum` when it is in [0, count).
+template <typename Enum>
+bool enumFromInt(int32_t value, int32_t count, Enum &out) {
+  if (value < 0 || value >= count)
+    return false;
+  out = static_cast<Enum>(value);
+  return true;
 }
 
-llvm::SmallVector<std::pair<llvm::StringRef, llvm::SmallVector<int64_t, 5>>,
-                  2>
-DecodeConfig::cacheShapes(int64_t n) const {
-  const int64_t hkv = numKVHeads, d = headDim, p = pageSize, x = packWidth();
-  using Shape = llvm::SmallVector<int64_t, 5>;
-  switch (cacheLayout) {
-  case CacheLayout::nhd:
-    return {{"key_cache", Shape{n, p, hkv, d}},
-            {"value_cache", Shape{n, p, hkv, d}}};
-  case CacheLayout::hnd:
-    return {{"key_cache", Shape{n, hkv, p, d}},
-            {"value_cache", Shape{n, hkv, p, d}}};
-  case CacheLayout::packed:
-    break;
+/// The C value of an enumerator (the C API's enums have the same values).
+template <typename Enum> int32_t cValue(Enum enumerator) {
+  return static_cast<int32_t>(enumerator);
+}
+static_assert(int(KVCacheType::bf16) == PA_KV_BF16 &&
+                  int(QueryType::f16) == PA_QUERY_F16 &&
+                  int(KeyLayout::unpacked) == PA_KEY_UNPACKED &&
+                  int(VLayout::transposed) == PA_V_TRANSPOSED &&
+                  int(CacheLayout::nhd) == PA_KV_LAYOUT_NHD &&
+                  int(CacheLayout::hnd) == PA_KV_LAYOUT_HND &&
+                  int(ScaleMode::per_tensor) == PA_SCALE_PER_TENSOR &&
+                  int(ScaleMode::per_token) == PA_SCALE_PER_TOKEN &&
+                  int(ComputeType::bf16) == PA_COMPUTE_BF16,
+              "pa-c/Decode.h's enum values differ from the C++ enums'");
+} // namespace
+
+PaDecodeConfig mlir::pa::toCConfig(const DecodeConfig &config) {
+  PaDecodeConfig c{};
+  c.numQueryHeads = config.numQueryHeads;
+  c.numKVHeads = config.numKVHeads;
+  c.headDim = config.headDim;
+  c.pageSize = config.pageSize;
+  c.queryLength = config.queryLength;
+  c.kvType = cValue(config.kvType);
+  c.queryType = cValue(config.queryType);
+  c.keyLayout = cValue(config.keyLayout);
+  c.vLayout = cValue(config.vLayout);
+  c.scaleMode = cValue(config.scaleMode);
+  c.computeType = config.computeType ? cValue(*config.computeType)
+                                     : int32_t(PA_COMPUTE_DEFAULT);
+  c.slidingWindow = config.slidingWindow;
+  c.hasSoftmaxScale = config.softmaxScale.has_value();
+  c.softmaxScale = config.softmaxScale.value_or(0.0);
+  c.hasSinks = config.hasSinks;
+  c.chip = config.chip.c_str();
+  c.budget = config.budget.value_or(0);
+  c.maxPartitions = config.maxPartitions.value_or(0);
+  c.logitsSoftCap = config.logitsSoftCap;
+  c.kvLayout = cValue(config.cacheLayout);
+  c.returnLse = config.returnLse;
+  c.hasAlibi = config.hasAlibi;
+  return c;
+}
+
+bool mlir::pa::fromCConfig(const PaDecodeConfig &c, DecodeConfig &config,
+                           std::string &error) {
+  config.numQueryHeads = c.numQueryHeads;
+  config.numKVHeads = c.numKVHeads;
+  config.headDim = c.headDim;
+  config.pageSize = c.pageSize;
+  config.queryLength = c.queryLength;
+  struct EnumField {
+    const char *name;
+    bool ok;
+  };
+  ComputeType compute{};
+  EnumField fields[] = {
+      {"kvType", enumFromInt(c.kvType, 3, config.kvType)},
+      {"queryType", enumFromInt(c.queryType, 2, config.queryType)},
+      {"keyLayout", enumFromInt(c.keyLayout, 2, config.keyLayout)},
+      {"vLayout", enumFromInt(c.vLayout, 2, config.vLayout)},
+      {"kvLayout", enumFromInt(c.kvLayout, 3, config.cacheLayout)},
+      {"scaleMode", enumFromInt(c.scaleMode, 3, config.scaleMode)},
+      {"computeType", c.computeType == PA_COMPUTE_DEFAULT ||
+                          enumFromInt(c.computeType, 2, compute)},
+  };
+  for (const EnumField &field : fields) {
+    if (!field.ok) {
+      error = std::string("PaDecodeConfig.") + field.name +
+              " is not one of its enumerators";
+      return false;
+    }
   }
-  // An unpacked key is described as given; the verifier rejects it.
-  Shape key = keyLayout == KeyLayout::packed ? Shape{n, hkv, d / x, p, x}
-                                             : Shape{n, hkv, p, d};
-  Shape value = vLayout == VLayout::plain ? Shape{n, hkv, d, p}
-                                          : Shape{n, hkv, p / x, d, x};
-  return {{"key_cache", key}, {"value_cache", value}};
+  if (c.computeType != PA_COMPUTE_DEFAULT)
+    config.computeType = compute;
+  config.slidingWindow = c.slidingWindow;
+  if (c.hasSoftmaxScale)
+    config.softmaxScale = c.softmaxScale;
+  config.hasSinks = c.hasSinks;
+  config.logitsSoftCap = c.logitsSoftCap;
+  config.returnLse = c.returnLse;
+  config.hasAlibi = c.hasAlibi;
+  if (c.chip)
+    config.chip = c.chip;
+  if (c.budget != 0)
+    config.budget = c.budget;
+  if (c.maxPartitions != 0)
+    config.maxPartitions = c.maxPartitions;
+  return true;
+}
+
+int64_t DecodeConfig::packWidth() const {
+  return kvType == KVCacheType::bf16 ? 8 : 16;
 }
 
 int64_t DecodeConfig::rowsPerKVHead() const {

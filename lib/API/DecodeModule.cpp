@@ -11,6 +11,7 @@
 #include "pa/API/Builders.h"
 
 #include "DiagnosticCapture.h"
+#include "OperandTable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -58,46 +59,13 @@ Type operandElementType(MLIRContext &context, const DecodeConfig &config,
   return Float32Type::get(&context);
 }
 
-/// The shapes of the operands in argument order (absent scales and sinks
-/// left out): the spec's table with B, N, max_pages and capacity dynamic.
-SmallVector<std::pair<StringRef, SmallVector<int64_t, 5>>>
-operandShapes(const DecodeConfig &config) {
-  const int64_t hq = config.numQueryHeads, hkv = config.numKVHeads;
-  const int64_t d = config.headDim, p = config.pageSize;
-  const int64_t rows = config.rowsPerKVHead();
-  // N, B, B * Q and the plan capacity are the dynamic sizes.
-  const int64_t n = kDynamic, batch = kDynamic, tokens = kDynamic;
-  const int64_t capacity = kDynamic;
-
-  SmallVector<std::pair<StringRef, SmallVector<int64_t, 5>>> shapes;
-  auto add = [&](StringRef name, ArrayRef<int64_t> shape) {
-    shapes.push_back({name, SmallVector<int64_t, 5>(shape)});
-  };
-  add("query", {tokens, hq, d});
-  for (const auto &[name, shape] : config.cacheShapes(n))
-    add(name, shape);
-  add("block_tables", {batch, kDynamic});
-  add("context_lengths", {batch});
-  if (config.scaleMode == ScaleMode::per_tensor) {
-    add("k_scale", {1});
-    add("v_scale", {1});
-  } else if (config.scaleMode == ScaleMode::per_token) {
-    add("k_scale", {n, hkv, p});
-    add("v_scale", {n, hkv, p});
-  }
-  if (config.hasSinks)
-    add("sinks", {hq});
-  if (config.hasAlibi)
-    add("alibi_slopes", {hq});
-  add("work_info", {capacity, 4});
-  add("reduce_info", {batch, 2});
-  add("exp_sums", {hkv, capacity, rows});
-  add("max_logits", {hkv, capacity, rows});
-  add("tmp_out", {hkv, capacity, rows, d});
-  add("output", {tokens, hq, d});
-  if (config.returnLse)
-    add("lse", {tokens, hq});
-  return shapes;
+/// The operands in argument order (absent optional ones left out): the
+/// operand table with B, N, max_pages and the plan capacity dynamic.
+std::vector<::pa::runtime::DecodeOperand>
+signatureOperands(const DecodeConfig &config) {
+  static_assert(::pa::runtime::kDynamicSize == ShapedType::kDynamic);
+  return ::pa::runtime::decodeOperands(
+      toCConfig(config), {kDynamic, kDynamic, kDynamic, kDynamic});
 }
 
 // The destinations (DPS inits) of each op in the order of its results on
@@ -136,7 +104,10 @@ SmallVector<std::pair<StringRef, MemRefType>>
 mlir::pa::decodeOperandTypes(MLIRContext &context,
                              const DecodeConfig &config) {
   SmallVector<std::pair<StringRef, MemRefType>> types;
-  for (const auto &[name, shape] : operandShapes(config)) {
+  for (const ::pa::runtime::DecodeOperand &operand :
+       signatureOperands(config)) {
+    StringRef name = operand.name;
+    ArrayRef<int64_t> shape = operand.sizes;
     Type element = operandElementType(context, config, name);
     // The query's row stride is a run-time value (its memref descriptor),
     // so one program reads packed queries and views of a fused qkv tensor

@@ -1,60 +1,59 @@
 //===- DecodeOperands.cpp - @pa_decode's memrefs on caller buffers --------===//
-#include "pa/API/HostProgram.h"
+#include "OperandTable.h"
+
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::pa;
 
+std::vector<::pa::runtime::DecodeOperand>
+mlir::pa::operandTable(const DecodeConfig &config, const HostBuffers &b) {
+  return ::pa::runtime::decodeOperands(
+      toCConfig(config),
+      {b.batch, b.numPages, b.maxPagesPerSequence, b.capacity});
+}
+
+const void *mlir::pa::operandData(const HostBuffers &b, StringRef name) {
+  return llvm::StringSwitch<const void *>(name)
+      .Case("query", b.query)
+      .Case("key_cache", b.keyCache)
+      .Case("value_cache", b.valueCache)
+      .Case("block_tables", b.blockTables)
+      .Case("context_lengths", b.contextLengths)
+      .Case("k_scale", b.kScale)
+      .Case("v_scale", b.vScale)
+      .Case("sinks", b.sinks)
+      .Case("alibi_slopes", b.alibiSlopes)
+      .Case("work_info", b.workInfo)
+      .Case("reduce_info", b.reduceInfo)
+      .Case("exp_sums", b.expSums)
+      .Case("max_logits", b.maxLogits)
+      .Case("tmp_out", b.tmpOut)
+      .Case("output", b.output)
+      .Case("lse", b.lse)
+      .Default(nullptr);
+}
+
 SmallVector<DecodeOperand, 16>
 mlir::pa::decodeOperands(const DecodeConfig &c, const HostBuffers &b) {
-  const int64_t hq = c.numQueryHeads, hkv = c.numKVHeads, d = c.headDim;
-  const int64_t p = c.pageSize, r = c.rowsPerKVHead();
-  const int64_t n = b.numPages, rows = b.batch * c.queryLength;
-  const int64_t cacheBytes = c.kvType == KVCacheType::bf16 ? 2 : 1;
-
-  // Argument order of buildDecodeModule's @pa_decode.
   SmallVector<DecodeOperand, 16> operands;
-  auto add = [&](const char *name, const void *data,
-                 std::initializer_list<int64_t> sizes, int64_t elementBytes,
-                 bool readOnly) {
-    operands.push_back({name, data, SmallVector<int64_t, 5>(sizes),
-                        elementBytes, readOnly});
-  };
-  add("query", b.query, {rows, hq, d}, 2, true);
-  if (b.queryRowStride)
-    operands.back().strides = {b.queryRowStride, d, 1};
-  // The names are string literals (NUL-terminated).
-  for (const auto &[name, shape] : c.cacheShapes(n)) {
-    bool key = name == "key_cache";
-    operands.push_back({name.data(), key ? b.keyCache : b.valueCache, shape,
-                        cacheBytes, true});
-    if (int64_t pageStride = key ? b.keyPageStride : b.valuePageStride) {
-      DecodeOperand &cache = operands.back();
-      cache.strides = cache.effectiveStrides();
-      cache.strides[0] = pageStride;
+  for (const ::pa::runtime::DecodeOperand &entry : operandTable(c, b)) {
+    DecodeOperand &operand = operands.emplace_back(DecodeOperand{
+        entry.name, operandData(b, entry.name),
+        SmallVector<int64_t, 5>(entry.sizes.begin(), entry.sizes.end()),
+        entry.elementBytes, entry.input});
+    // The strides a caller may choose: the query's row stride, an nhd /
+    // hnd cache's page stride (0: row-major).
+    StringRef name = entry.name;
+    int64_t outerStride = name == "query"         ? b.queryRowStride
+                        : name == "key_cache"   ? b.keyPageStride
+                        : name == "value_cache" ? b.valuePageStride
+                                                : 0;
+    if (outerStride) {
+      operand.strides = operand.effectiveStrides();
+      operand.strides[0] = outerStride;
     }
   }
-  add("block_tables", b.blockTables, {b.batch, b.maxPagesPerSequence}, 4,
-      true);
-  add("context_lengths", b.contextLengths, {b.batch}, 4, true);
-  if (c.scaleMode == ScaleMode::per_tensor) {
-    add("k_scale", b.kScale, {1}, 4, true);
-    add("v_scale", b.vScale, {1}, 4, true);
-  } else if (c.scaleMode == ScaleMode::per_token) {
-    add("k_scale", b.kScale, {n, hkv, p}, 4, true);
-    add("v_scale", b.vScale, {n, hkv, p}, 4, true);
-  }
-  if (c.hasSinks)
-    add("sinks", b.sinks, {hq}, 4, true);
-  if (c.hasAlibi)
-    add("alibi_slopes", b.alibiSlopes, {hq}, 4, true);
-  add("work_info", b.workInfo, {b.capacity, 4}, 4, false);
-  add("reduce_info", b.reduceInfo, {b.batch, 2}, 4, false);
-  add("exp_sums", b.expSums, {hkv, b.capacity, r}, 4, false);
-  add("max_logits", b.maxLogits, {hkv, b.capacity, r}, 4, false);
-  add("tmp_out", b.tmpOut, {hkv, b.capacity, r, d}, 4, false);
-  add("output", b.output, {rows, hq, d}, 2, false);
-  if (c.returnLse)
-    add("lse", b.lse, {rows, hq}, 4, false);
   return operands;
 }
 

@@ -4,6 +4,7 @@
 #include "pa/API/Builders.h"
 
 #include "DiagnosticCapture.h"
+#include "OperandTable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -204,18 +205,9 @@ std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
        << b.batch << " sequences need exactly " << capacity;
     return message;
   }
-  // A buffer is needed when it has elements, i.e. when none of the factors
-  // of its size is 0 (not multiplied: huge sizes must not overflow).
-  auto required = [&](const void *pointer, llvm::StringRef name,
-                      std::initializer_list<int64_t> sizeFactors) {
-    bool empty = llvm::is_contained(sizeFactors, 0);
-    if (!pointer && !empty && message.empty())
-      os << "'" << name << "' is missing";
-  };
   const int64_t q = config.queryLength, hq = config.numQueryHeads;
   const int64_t hkv = config.numKVHeads, d = config.headDim;
-  const int64_t r = config.rowsPerKVHead(), p = config.pageSize;
-  required(b.query, "query", {b.batch, q, hq, d});
+  const int64_t p = config.pageSize;
   if (b.queryRowStride != 0 && b.queryRowStride < hq * d) {
     os << "the query row stride must be 0 (packed) or at least Hq * D = "
        << hq * d << " elements, got " << b.queryRowStride;
@@ -236,47 +228,22 @@ std::string checkBuffers(const DecodeConfig &config, const HostBuffers &b) {
       return message;
     }
   }
-  required(b.keyCache, "key_cache", {b.numPages, hkv, d, p});
-  required(b.valueCache, "value_cache", {b.numPages, hkv, d, p});
-  required(b.blockTables, "block_tables", {b.batch, b.maxPagesPerSequence});
-  required(b.contextLengths, "context_lengths", {b.batch});
-  required(b.workInfo, "work_info", {capacity});
-  required(b.reduceInfo, "reduce_info", {b.batch});
-  required(b.expSums, "exp_sums", {hkv, capacity, r});
-  required(b.maxLogits, "max_logits", {hkv, capacity, r});
-  required(b.tmpOut, "tmp_out", {hkv, capacity, r, d});
-  required(b.output, "output", {b.batch, q, hq, d});
-  if (!message.empty())
-    return message;
-
-  bool scaled = config.scaleMode != ScaleMode::none;
-  if (scaled) {
-    bool perTensor = config.scaleMode == ScaleMode::per_tensor;
-    for (auto [pointer, name] : {std::pair{b.kScale, "k_scale"},
-                                 std::pair{b.vScale, "v_scale"}}) {
-      if (perTensor)
-        required(pointer, name, {1});
-      else
-        required(pointer, name, {b.numPages, hkv, p});
-    }
-  } else if (b.kScale || b.vScale) {
+  // Optional buffers the program does not take are refused, not ignored.
+  if (config.scaleMode == ScaleMode::none && (b.kScale || b.vScale))
     return "scales are given but the program was compiled without scales";
-  }
-  if (config.hasSinks)
-    required(b.sinks, "sinks", {hq});
-  else if (b.sinks)
+  if (!config.hasSinks && b.sinks)
     return "sinks are given but the program was compiled without sinks";
-  if (config.hasAlibi)
-    required(b.alibiSlopes, "alibi_slopes", {hq});
-  else if (b.alibiSlopes)
+  if (!config.hasAlibi && b.alibiSlopes)
     return "alibi_slopes are given but the program was compiled without "
            "ALiBi";
-  if (config.returnLse)
-    required(b.lse, "lse", {b.batch, q, hq});
-  else if (b.lse)
+  if (!config.returnLse && b.lse)
     return "lse is given but the program was compiled without it";
-  if (!message.empty())
-    return message;
+  // Every operand of the table needs a buffer when it has elements, i.e.
+  // when none of its dims is 0 (not multiplied: huge sizes must not
+  // overflow).
+  for (const ::pa::runtime::DecodeOperand &operand : operandTable(config, b))
+    if (!operandData(b, operand.name) && !llvm::is_contained(operand.sizes, 0))
+      return "'" + std::string(operand.name) + "' is missing";
 
   return ::pa::runtime::checkSequences(
       config.pageSize, q, config.slidingWindow, b.batch, b.numPages,

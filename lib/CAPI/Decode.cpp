@@ -21,30 +21,9 @@ HostProgram *unwrap(PaHostProgram program) {
 } // namespace
 
 PaDecodeConfig paDecodeConfigGetDefault(void) {
-  DecodeConfig defaults;
-  PaDecodeConfig c{};
-  c.numQueryHeads = defaults.numQueryHeads;
-  c.numKVHeads = defaults.numKVHeads;
-  c.headDim = defaults.headDim;
-  c.pageSize = defaults.pageSize;
-  c.queryLength = defaults.queryLength;
-  c.kvType = static_cast<int32_t>(defaults.kvType);
-  c.queryType = static_cast<int32_t>(defaults.queryType);
-  c.keyLayout = static_cast<int32_t>(defaults.keyLayout);
-  c.vLayout = static_cast<int32_t>(defaults.vLayout);
-  c.scaleMode = static_cast<int32_t>(defaults.scaleMode);
-  c.computeType = PA_COMPUTE_DEFAULT;
-  c.slidingWindow = defaults.slidingWindow;
-  c.hasSoftmaxScale = false;
-  c.softmaxScale = 0.0;
-  c.hasSinks = defaults.hasSinks;
-  c.chip = nullptr;
-  c.budget = 0;
-  c.maxPartitions = 0;
-  c.logitsSoftCap = defaults.logitsSoftCap;
-  c.kvLayout = static_cast<int32_t>(defaults.cacheLayout);
-  c.returnLse = defaults.returnLse;
-  c.hasAlibi = defaults.hasAlibi;
+  static const DecodeConfig defaults;
+  PaDecodeConfig c = toCConfig(defaults);
+  c.chip = nullptr; // the default chip, without pointing into `defaults`
   return c;
 }
 

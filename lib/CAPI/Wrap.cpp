@@ -9,17 +9,6 @@
 using namespace mlir;
 using namespace mlir::pa;
 
-namespace {
-/// `value` as an enumerator of `Enum` when it is in [0, count).
-template <typename Enum>
-bool enumFromInt(int32_t value, int32_t count, Enum &out) {
-  if (value < 0 || value >= count)
-    return false;
-  out = static_cast<Enum>(value);
-  return true;
-}
-} // namespace
-
 bool capi::unwrapModuleText(PaStringRef text, llvm::StringRef &result,
                             std::string &error) {
   if (!text.data) {
@@ -37,54 +26,12 @@ bool capi::unwrapModuleText(PaStringRef text, llvm::StringRef &result,
 }
 
 bool capi::unwrapConfig(const PaDecodeConfig *c, DecodeConfig &config,
-                  std::string &error) {
+                        std::string &error) {
   if (!c) {
     error = "no configuration given";
     return false;
   }
-  config.numQueryHeads = c->numQueryHeads;
-  config.numKVHeads = c->numKVHeads;
-  config.headDim = c->headDim;
-  config.pageSize = c->pageSize;
-  config.queryLength = c->queryLength;
-  struct EnumField {
-    const char *name;
-    bool ok;
-  };
-  ComputeType compute{};
-  EnumField fields[] = {
-      {"kvType", enumFromInt(c->kvType, 3, config.kvType)},
-      {"queryType", enumFromInt(c->queryType, 2, config.queryType)},
-      {"keyLayout", enumFromInt(c->keyLayout, 2, config.keyLayout)},
-      {"vLayout", enumFromInt(c->vLayout, 2, config.vLayout)},
-      {"kvLayout", enumFromInt(c->kvLayout, 3, config.cacheLayout)},
-      {"scaleMode", enumFromInt(c->scaleMode, 3, config.scaleMode)},
-      {"computeType", c->computeType == PA_COMPUTE_DEFAULT ||
-                          enumFromInt(c->computeType, 2, compute)},
-  };
-  for (const EnumField &field : fields) {
-    if (!field.ok) {
-      error = std::string("PaDecodeConfig.") + field.name +
-              " is not one of its enumerators";
-      return false;
-    }
-  }
-  if (c->computeType != PA_COMPUTE_DEFAULT)
-    config.computeType = compute;
-  config.slidingWindow = c->slidingWindow;
-  if (c->hasSoftmaxScale)
-    config.softmaxScale = c->softmaxScale;
-  config.hasSinks = c->hasSinks;
-  config.logitsSoftCap = c->logitsSoftCap;
-  config.returnLse = c->returnLse;
-  config.hasAlibi = c->hasAlibi;
-  if (c->chip)
-    config.chip = c->chip;
-  if (c->budget != 0)
-    config.budget = c->budget;
-  if (c->maxPartitions != 0)
-    config.maxPartitions = c->maxPartitions;
-  return true;
+  return fromCConfig(*c, config, error);
 }
 
 std::string capi::checkBuffersAbi(const PaHostBuffers &buffers) {

@@ -12,48 +12,65 @@ int64_t DecodeOperand::bytes() const {
   return count;
 }
 
-std::vector<DecodeOperand> decodeOperands(const DecodeLayout &l,
+std::vector<DecodeOperand> decodeOperands(const PaDecodeConfig &c,
                                           const DecodeDims &d) {
-  const int64_t hq = l.numQueryHeads, hkv = l.numKVHeads, dim = l.headDim;
-  const int64_t p = l.pageSize, x = l.packWidth(), r = l.rowsPerKVHead();
-  const int64_t n = d.numPages, rows = d.batch * l.queryLength;
-  const int64_t kv = l.kvElementBytes;
-  using Cache = DecodeLayout::Cache;
-  auto paged = [&](const char *name) {
-    return l.cache == Cache::Nhd ? DecodeOperand{name, kv, {n, p, hkv, dim}}
-                                 : DecodeOperand{name, kv, {n, hkv, p, dim}};
+  const int64_t hq = c.numQueryHeads, hkv = c.numKVHeads, dim = c.headDim;
+  const int64_t p = c.pageSize, n = d.numPages;
+  const int64_t kv = c.kvType == PA_KV_BF16 ? 2 : 1;
+  const int64_t x = 16 / kv; // elements of a 16-byte vector
+  const int64_t r = c.queryLength * (hq / hkv);
+  // B * Q query rows; unknown while the batch is.
+  const int64_t rows =
+      d.batch == kDynamicSize ? kDynamicSize : d.batch * c.queryLength;
+  std::vector<DecodeOperand> operands;
+  auto input = [&](const char *name, const char *pattern,
+                   int64_t elementBytes, std::vector<int64_t> sizes) {
+    operands.push_back({name, pattern, elementBytes, std::move(sizes), true});
   };
-  std::vector<DecodeOperand> operands = {
-      {"query", 2, {rows, hq, dim}},
-      l.cache != Cache::Packed
-          ? paged("key_cache")
-          : DecodeOperand{"key_cache", kv, {n, hkv, dim / x, p, x}},
-      l.cache != Cache::Packed ? paged("value_cache")
-      : l.transposedV
-          ? DecodeOperand{"value_cache", kv, {n, hkv, p / x, dim, x}}
-          : DecodeOperand{"value_cache", kv, {n, hkv, dim, p}},
-      {"block_tables", 4, {d.batch, d.maxPagesPerSequence}},
-      {"context_lengths", 4, {d.batch}},
+  auto output = [&](const char *name, const char *pattern,
+                    int64_t elementBytes, std::vector<int64_t> sizes) {
+    operands.push_back({name, pattern, elementBytes, std::move(sizes), false});
   };
-  if (l.scale == DecodeLayout::Scale::PerTensor) {
-    operands.push_back({"k_scale", 4, {1}});
-    operands.push_back({"v_scale", 4, {1}});
-  } else if (l.scale == DecodeLayout::Scale::PerToken) {
-    operands.push_back({"k_scale", 4, {n, hkv, p}});
-    operands.push_back({"v_scale", 4, {n, hkv, p}});
+  input("query", "[B*Q, Hq, D]", 2, {rows, hq, dim});
+  if (c.kvLayout == PA_KV_LAYOUT_NHD) {
+    input("key_cache", "nhd [N, P, Hkv, D]", kv, {n, p, hkv, dim});
+    input("value_cache", "nhd [N, P, Hkv, D]", kv, {n, p, hkv, dim});
+  } else if (c.kvLayout == PA_KV_LAYOUT_HND) {
+    input("key_cache", "hnd [N, Hkv, P, D]", kv, {n, hkv, p, dim});
+    input("value_cache", "hnd [N, Hkv, P, D]", kv, {n, hkv, p, dim});
+  } else {
+    // An unpacked key is described as given; the verifier rejects it.
+    if (c.keyLayout == PA_KEY_PACKED)
+      input("key_cache", "[N, Hkv, D/x, P, x]", kv, {n, hkv, dim / x, p, x});
+    else
+      input("key_cache", "[N, Hkv, P, D]", kv, {n, hkv, p, dim});
+    if (c.vLayout == PA_V_PLAIN)
+      input("value_cache", "[N, Hkv, D, P]", kv, {n, hkv, dim, p});
+    else
+      input("value_cache", "[N, Hkv, P/x, D, x]", kv,
+            {n, hkv, p / x, dim, x});
   }
-  if (l.sinks)
-    operands.push_back({"sinks", 4, {hq}});
-  if (l.alibi)
-    operands.push_back({"alibi_slopes", 4, {hq}});
-  operands.push_back({"work_info", 4, {d.capacity, 4}});
-  operands.push_back({"reduce_info", 4, {d.batch, 2}});
-  operands.push_back({"exp_sums", 4, {hkv, d.capacity, r}});
-  operands.push_back({"max_logits", 4, {hkv, d.capacity, r}});
-  operands.push_back({"tmp_out", 4, {hkv, d.capacity, r, dim}});
-  operands.push_back({"output", 2, {rows, hq, dim}});
-  if (l.lse)
-    operands.push_back({"lse", 4, {rows, hq}});
+  input("block_tables", "[B, max_pages]", 4, {d.batch, d.maxPagesPerSequence});
+  input("context_lengths", "[B]", 4, {d.batch});
+  if (c.scaleMode == PA_SCALE_PER_TENSOR) {
+    input("k_scale", "[1]", 4, {1});
+    input("v_scale", "[1]", 4, {1});
+  } else if (c.scaleMode == PA_SCALE_PER_TOKEN) {
+    input("k_scale", "[N, Hkv, P]", 4, {n, hkv, p});
+    input("v_scale", "[N, Hkv, P]", 4, {n, hkv, p});
+  }
+  if (c.hasSinks)
+    input("sinks", "[Hq]", 4, {hq});
+  if (c.hasAlibi)
+    input("alibi_slopes", "[Hq]", 4, {hq});
+  output("work_info", "[capacity, 4]", 4, {d.capacity, 4});
+  output("reduce_info", "[B, 2]", 4, {d.batch, 2});
+  output("exp_sums", "[Hkv, capacity, Q*G]", 4, {hkv, d.capacity, r});
+  output("max_logits", "[Hkv, capacity, Q*G]", 4, {hkv, d.capacity, r});
+  output("tmp_out", "[Hkv, capacity, Q*G, D]", 4, {hkv, d.capacity, r, dim});
+  output("output", "[B*Q, Hq, D]", 2, {rows, hq, dim});
+  if (c.returnLse)
+    output("lse", "[B*Q, Hq]", 4, {rows, hq});
   return operands;
 }
 

@@ -61,6 +61,18 @@ class PaLaunchCall(_ffi.CheckedStructure):
                 ("stream", ctypes.c_void_p), ("error", PaString)]
 
 
+class PaOperandShape(_ffi.CheckedStructure):
+    """pa-c/Runtime.h's PaOperandShape: one operand of a decode program's
+    table (name, pattern, rank, sizes[5], elementBytes, readOnly)."""
+    _fields_ = [("name", ctypes.c_char_p), ("pattern", ctypes.c_char_p),
+                ("rank", _i32), ("sizes", _i64 * 5),
+                ("elementBytes", _i64), ("readOnly", ctypes.c_bool)]
+
+
+# pa-c/Runtime.h's PA_MAX_DECODE_OPERANDS.
+MAX_DECODE_OPERANDS = 16
+
+
 class PaCudaProgram(_ffi.Handle):
     """A PaCudaProgram handle."""
 
@@ -80,6 +92,10 @@ KERNELS_ALL = KERNEL_PLAN | KERNEL_DECODE | KERNEL_REDUCE
 _error = _ffi.PaStringPtr
 _i32p = ctypes.POINTER(_i32)
 _SIGNATURES = {
+    "paDecodeOperandTable": (
+        [ctypes.POINTER(_capi.PaDecodeConfig), _i64, _i64, _i64, _i64,
+         ctypes.POINTER(PaOperandShape), ctypes.POINTER(ctypes.c_size_t),
+         _error], ctypes.c_bool),
     "paDecodeCheckSequences": (
         [_i64, _i64, _i64, _i64, _i64, _i64, _i32p, _i32p, _error],
         ctypes.c_bool),
@@ -180,6 +196,20 @@ def check_sequences(page_size, query_length, sliding_window, num_pages,
         sliding_window, context_lengths.shape[0], num_pages,
         block_tables.shape[1], context_lengths.ctypes.data_as(_i32p),
         block_tables.ctypes.data_as(_i32p))
+
+
+def decode_operand_table(config, batch, num_pages, max_pages, capacity):
+    """paDecodeOperandTable of `config` (a _capi.PaDecodeConfig): the
+    (name, pattern, shape, element_bytes, read_only) of every operand of
+    a run, in @pa_decode's argument order; ValueError with the library's
+    message for a configuration or dims without one."""
+    shapes = (PaOperandShape * MAX_DECODE_OPERANDS)()
+    count = ctypes.c_size_t()
+    _ffi.checked_call(library(), "paDecodeOperandTable", ctypes.byref(config),
+                      batch, num_pages, max_pages, capacity, shapes,
+                      ctypes.byref(count))
+    return [(s.name.decode(), s.pattern.decode(), tuple(s.sizes[:s.rank]),
+             s.elementBytes, s.readOnly) for s in shapes[:count.value]]
 
 
 def _sizes(shape):

@@ -21,6 +21,7 @@
 
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Planner.h"
+#include "pa/Oracle/ProgramConfig.h"
 #include "pa/Oracle/Reference.h"
 #include "pa/Oracle/ReplayScript.h"
 #include "pa/Oracle/Tally.h"
@@ -135,29 +136,6 @@ bool readProgramDir(const std::string &path, ProgramDir &p,
   return true;
 }
 
-DecodeLayout layoutOf(const oracle::DecodeShape &s, bool sinks) {
-  DecodeLayout l;
-  l.numQueryHeads = s.numQueryHeads;
-  l.numKVHeads = s.numKvHeads;
-  l.headDim = s.headDim;
-  l.pageSize = s.pageSize;
-  l.queryLength = s.queryLen;
-  l.kvElementBytes = oracle::scalarByteSize(s.kvType);
-  l.transposedV = s.vLayout == oracle::VLayout::Transposed;
-  l.cache = s.cacheLayout == oracle::CacheLayout::Nhd
-                ? DecodeLayout::Cache::Nhd
-            : s.cacheLayout == oracle::CacheLayout::Hnd
-                ? DecodeLayout::Cache::Hnd
-                : DecodeLayout::Cache::Packed;
-  l.scale = s.scaleMode == oracle::ScaleMode::None ? DecodeLayout::Scale::None
-            : s.scaleMode == oracle::ScaleMode::PerTensor
-                ? DecodeLayout::Scale::PerTensor
-                : DecodeLayout::Scale::PerToken;
-  l.sinks = sinks;
-  l.alibi = s.alibi;
-  l.lse = s.lse;
-  return l;
-}
 
 //===----------------------------------------------------------------------===//
 // Device memory
@@ -182,30 +160,23 @@ public:
         api.cuMemFree(buffer.first);
   }
 
-  /// The operands a run writes (plan, partials, output); the others are
-  /// inputs.
-  static constexpr const char *kWritten[] = {
-      "work_info", "reduce_info", "exp_sums", "max_logits", "tmp_out",
-      "output", "lse"};
-  static bool isWritten(const std::string &name) {
-    return std::find(std::begin(kWritten), std::end(kWritten), name) !=
-           std::end(kWritten);
-  }
-
   /// With `inputs`, the input operands are `inputs`' buffers (of the same
   /// sizes; not freed here): the tuning candidates of one configuration,
   /// whose plan limits change only the written operands' sizes, run on one
   /// input set.
-  bool allocate(const DecodeLayout &layout, const DecodeDims &dims,
+  bool allocate(const PaDecodeConfig &config, const DecodeDims &dims,
                 std::string &error, const DeviceOperands *inputs = nullptr) {
-    for (const DecodeOperand &operand : decodeOperands(layout, dims)) {
+    for (const DecodeOperand &operand : decodeOperands(config, dims)) {
       // At least one byte: empty operands still get a valid address.
       size_t bytes = size_t(std::max<int64_t>(operand.bytes(), 16));
       CUdeviceptr pointer = 0;
-      if (inputs && !isWritten(operand.name)) {
+      if (!operand.input)
+        written.push_back(operand.name);
+      if (inputs && operand.input) {
         if (!inputs->has(operand.name) ||
             inputs->bytes(operand.name) != bytes) {
-          error = "operand '" + operand.name + "' differs between candidates";
+          error = "operand '" + std::string(operand.name) +
+                  "' differs between candidates";
           return false;
         }
         pointer = inputs->pointer(operand.name);
@@ -292,10 +263,8 @@ public:
   /// NaN (0xFF bytes: NaN in f32, bf16 and f16; -1 in the plan) in every
   /// output and scratch buffer, so unwritten elements are caught.
   bool poison(CUstream stream, std::string &error) {
-    for (const char *name : kWritten)
-      if (has(name))
-        CHECK_CU(api,
-                 cuMemsetD8Async(pointer(name), 0xFF, bytes(name), stream));
+    for (const std::string &name : written)
+      CHECK_CU(api, cuMemsetD8Async(pointer(name), 0xFF, bytes(name), stream));
     return true;
   }
 
@@ -305,6 +274,7 @@ private:
   const DriverApi &api;
   std::map<std::string, std::pair<CUdeviceptr, size_t>> buffers;
   std::set<std::string> borrowed; // inputs of another DeviceOperands
+  std::vector<std::string> written; // the operands a run writes
 };
 
 /// The block table re-laid to `width` columns (entries past a row's own
@@ -492,7 +462,8 @@ bool runOnGpu(Gpu &gpu, const CudaProgram &program, const ProgramDir &p,
   DecodeDims dims{c.batch, c.numPages, c.maxPagesPerSequence,
                   capacityOf(p, c.batch, c.numKvHeads)};
   DeviceOperands d(api);
-  if (!d.allocate(layoutOf(c, !c.sinks.empty()), dims, error) ||
+  if (!d.allocate(oracle::programConfigOf(c, !c.sinks.empty()), dims,
+                  error) ||
       (!p.combinedCache.empty() && !d.combine(p.combinedCache, error)) ||
       !uploadCase(d, c, error) || !d.poison(gpu.stream, error) ||
       !program.enqueue(gpu.stream, d.views, error))
@@ -608,7 +579,7 @@ void checkGraphReplay(Gpu &gpu, const ProgramDir &p, MatrixTally &summary) {
                   capacityOf(p, kBatch, s.numKvHeads)};
   DeviceOperands d(api);
   std::unique_ptr<CudaGraph> graph;
-  if (!d.allocate(layoutOf(s, base.sinks), dims, error) ||
+  if (!d.allocate(oracle::programConfigOf(s, base.sinks), dims, error) ||
       !(graph = CudaGraph::capture(
             api, gpu.stream,
             [&](CUstream stream, std::string &e) {
@@ -764,7 +735,8 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
   }
   const ProgramDir &first = *candidates.front();
   const oracle::CaseConfig &shape = first.cases.front();
-  DecodeLayout layout = layoutOf(shape, false);
+  PaDecodeConfig config = oracle::programConfigOf(shape, false);
+  const int kvBytesPerElement = oracle::scalarByteSize(shape.kvType);
   const bool tuning = candidates.size() > 1;
   for (auto [batch, length] : first.benchShapes) {
     int64_t pagesPerSequence = (length + shape.pageSize - 1) / shape.pageSize;
@@ -781,14 +753,14 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
     for (int set = 0; set < kSets; ++set) {
       for (size_t c = 0; c < candidates.size(); ++c) {
         auto d = std::make_unique<DeviceOperands>(api);
-        if (!d->allocate(layout, dimsOf(*candidates[c]), error,
+        if (!d->allocate(config, dimsOf(*candidates[c]), error,
                          c ? operands[0][size_t(set)].get() : nullptr))
           return false;
         operands[c].push_back(std::move(d));
       }
       DeviceOperands &inputs = *operands[0][size_t(set)];
       std::vector<uint8_t> kv(inputs.bytes("key_cache"));
-      fillKV(kv, layout.kvElementBytes, 11 + set);
+      fillKV(kv, kvBytesPerElement, 11 + set);
       std::vector<uint8_t> query(inputs.bytes("query"));
       fillKV(query, 2, 21 + set);
       std::vector<int32_t> table(size_t(batch * pagesPerSequence));
@@ -831,7 +803,7 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
         oracle::visibleToAnyRow(length, shape.queryLen, shape.window).size();
     double kvBytes = 2.0 * double(batch) * double(shape.numKvHeads) *
                      double(visible) * double(shape.headDim) *
-                     double(layout.kvElementBytes);
+                     double(kvBytesPerElement);
     std::vector<size_t> order(candidates.size());
     for (size_t c = 0; c < order.size(); ++c)
       order[c] = c;

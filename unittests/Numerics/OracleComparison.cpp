@@ -3,10 +3,12 @@
 
 #include "pa/Oracle/Codecs.h"
 #include "pa/Oracle/Planner.h"
+#include "pa/Oracle/ProgramConfig.h"
 #include "pa/Oracle/Reference.h"
 #include "pa/IR/Chip.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cmath>
 #include <limits>
@@ -20,29 +22,6 @@ namespace {
 
 constexpr int32_t kPlanPoison = int32_t(0xDEADBEEFu);
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-KVCacheType kvCacheType(oracle::ScalarType type) {
-  switch (type) {
-  case oracle::ScalarType::F8E4M3FN:
-    return KVCacheType::e4m3fn;
-  case oracle::ScalarType::F8E4M3FNUZ:
-    return KVCacheType::e4m3fnuz;
-  default:
-    return KVCacheType::bf16;
-  }
-}
-
-ScaleMode scaleMode(oracle::ScaleMode mode) {
-  switch (mode) {
-  case oracle::ScaleMode::None:
-    return ScaleMode::none;
-  case oracle::ScaleMode::PerTensor:
-    return ScaleMode::per_tensor;
-  case oracle::ScaleMode::PerToken:
-    return ScaleMode::per_token;
-  }
-  return ScaleMode::none;
-}
 
 /// Accumulates the first failure message of a case.
 class Failures {
@@ -86,30 +65,10 @@ DecodeConfig programConfigFor(const oracle::DecodeShape &shape, bool sinks,
                               std::optional<int64_t> budget,
                               std::optional<int64_t> maxPartitions) {
   DecodeConfig config;
-  config.numQueryHeads = shape.numQueryHeads;
-  config.numKVHeads = shape.numKvHeads;
-  config.headDim = shape.headDim;
-  config.pageSize = shape.pageSize;
-  config.queryLength = shape.queryLen;
-  config.kvType = kvCacheType(shape.kvType);
-  config.queryType = shape.queryType == oracle::ScalarType::F16
-                         ? QueryType::f16
-                         : QueryType::bf16;
-  config.vLayout = shape.vLayout == oracle::VLayout::Plain
-                       ? VLayout::plain
-                       : VLayout::transposed;
-  config.cacheLayout = shape.cacheLayout == oracle::CacheLayout::Nhd
-                           ? CacheLayout::nhd
-                       : shape.cacheLayout == oracle::CacheLayout::Hnd
-                           ? CacheLayout::hnd
-                           : CacheLayout::packed;
-  config.scaleMode = scaleMode(shape.scaleMode);
-  config.slidingWindow = shape.window;
-  config.softmaxScale = shape.softmaxScale;
-  config.logitsSoftCap = shape.logitsSoftCap;
-  config.returnLse = shape.lse;
-  config.hasAlibi = shape.alibi;
-  config.hasSinks = sinks;
+  std::string error;
+  // The oracle's enums have C values by construction: no field is refused.
+  if (!fromCConfig(oracle::programConfigOf(shape, sinks), config, error))
+    std::abort();
   config.chip = chip;
   config.budget = budget;
   config.maxPartitions = maxPartitions;

@@ -380,6 +380,40 @@ TEST(HostileBuffers, AreRefusedWithAnErrorAndOutputsUntouched) {
             0);
 }
 
+// Each operand of the table, inputs and outputs, optional ones included,
+// is named when its buffer is missing (one operand table decides which
+// buffers a program needs: pa/Runtime/DecodeOperands.h).
+TEST(HostileData, EveryMissingOperandIsNamed) {
+  Spec spec;
+  spec.scale = PA_SCALE_PER_TOKEN;
+  spec.sinks = true;
+  std::unique_ptr<Program> program = compile(spec);
+  ASSERT_TRUE(program->handle.ptr);
+  using Remove = void (*)(Case &);
+  const std::pair<const char *, Remove> operands[] = {
+      {"key_cache", [](Case &c) { c.keyCache.clear(); }},
+      {"value_cache", [](Case &c) { c.valueCache.clear(); }},
+      {"context_lengths", [](Case &c) { c.lengths.clear(); }},
+      {"k_scale", [](Case &c) { c.kScale.clear(); }},
+      {"v_scale", [](Case &c) { c.vScale.clear(); }},
+      {"sinks", [](Case &c) { c.sinks.clear(); }},
+      {"work_info", [](Case &c) { c.workInfo.clear(); }},
+      {"reduce_info", [](Case &c) { c.reduceInfo.clear(); }},
+      {"exp_sums", [](Case &c) { c.expSums.clear(); }},
+      {"max_logits", [](Case &c) { c.maxLogits.clear(); }},
+      {"tmp_out", [](Case &c) { c.tmpOut.clear(); }},
+      {"output", [](Case &c) { c.output.clear(); }},
+  };
+  Case whole = makeCase(spec, *program, {40, 17}, 3);
+  ASSERT_EQ(run(*program, whole), "");
+  for (const auto &[name, remove] : operands) {
+    SCOPED_TRACE(name);
+    Case c = makeCase(spec, *program, {40, 17}, 3);
+    remove(c);
+    EXPECT_EQ(run(*program, c), "'" + std::string(name) + "' is missing");
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Garbage where no row looks
 //===----------------------------------------------------------------------===//

@@ -412,19 +412,27 @@ TEST(KernelManifest, RejectsMalformedSidecars) {
       << error;
 }
 
+/// A configuration of Hq, Hkv, D, P and Q (packed fp8 caches, plain V, no
+/// scales: the other fields zero).
+PaDecodeConfig tableConfig(int64_t hq, int64_t hkv, int64_t d, int64_t p,
+                           int64_t q) {
+  PaDecodeConfig config{};
+  config.numQueryHeads = hq;
+  config.numKVHeads = hkv;
+  config.headDim = d;
+  config.pageSize = p;
+  config.queryLength = q;
+  return config;
+}
+
 TEST(DecodeOperands, FollowTheSpecShapes) {
-  DecodeLayout layout;
-  layout.numQueryHeads = 16;
-  layout.numKVHeads = 2;
-  layout.headDim = 256;
-  layout.pageSize = 16;
-  layout.queryLength = 2;
-  layout.kvElementBytes = 1;
-  layout.transposedV = true;
-  layout.scale = DecodeLayout::Scale::PerToken;
-  layout.sinks = true;
+  PaDecodeConfig config = tableConfig(16, 2, 256, 16, 2);
+  config.kvType = PA_KV_E4M3FNUZ;
+  config.vLayout = PA_V_TRANSPOSED;
+  config.scaleMode = PA_SCALE_PER_TOKEN;
+  config.hasSinks = true;
   DecodeDims dims{3, 40, 7, 132};
-  std::vector<DecodeOperand> operands = decodeOperands(layout, dims);
+  std::vector<DecodeOperand> operands = decodeOperands(config, dims);
   std::vector<std::string> names;
   for (const DecodeOperand &operand : operands)
     names.push_back(operand.name);
@@ -437,6 +445,32 @@ TEST(DecodeOperands, FollowTheSpecShapes) {
   EXPECT_EQ(operands[2].sizes, (std::vector<int64_t>{40, 2, 1, 256, 16}));
   EXPECT_EQ(operands[12].sizes, (std::vector<int64_t>{2, 132, 16, 256}));
   EXPECT_EQ(operands[0].bytes(), 6 * 16 * 256 * 2);
+  // Plan, partials and output are written; the rest only read.
+  for (size_t i = 0; i < operands.size(); ++i)
+    EXPECT_EQ(operands[i].input, i < 8) << operands[i].name;
+}
+
+TEST(DecodeOperands, KeepUnknownDimsUnknown) {
+  // A module's signature: B, N, max_pages and the capacity unknown; the
+  // query and output rows (B * Q) stay unknown, the head dims do not.
+  PaDecodeConfig config = tableConfig(8, 1, 128, 16, 3);
+  config.kvType = PA_KV_BF16;
+  config.kvLayout = PA_KV_LAYOUT_NHD;
+  config.returnLse = true;
+  config.hasAlibi = true;
+  std::vector<DecodeOperand> operands = decodeOperands(
+      config, {kDynamicSize, kDynamicSize, kDynamicSize, kDynamicSize});
+  ASSERT_EQ(operands.size(), 13u);
+  EXPECT_EQ(operands[0].sizes, (std::vector<int64_t>{kDynamicSize, 8, 128}));
+  EXPECT_EQ(operands[1].sizes,
+            (std::vector<int64_t>{kDynamicSize, 16, 1, 128}));
+  EXPECT_STREQ(operands[1].pattern, "nhd [N, P, Hkv, D]");
+  EXPECT_EQ(operands[1].elementBytes, 2);
+  EXPECT_STREQ(operands[5].name, "alibi_slopes");
+  EXPECT_TRUE(operands[5].input);
+  EXPECT_EQ(operands[12].sizes, (std::vector<int64_t>{kDynamicSize, 8}));
+  EXPECT_STREQ(operands[12].name, "lse");
+  EXPECT_FALSE(operands[12].input);
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #ifndef PA_API_DECODECONFIG_H
 #define PA_API_DECODECONFIG_H
 
+#include "pa-c/Decode.h"
 #include "pa/API/Tuning.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -74,12 +75,6 @@ struct DecodeConfig {
   /// Elements in one 16-byte vector of the packed layouts (x): 16 for fp8,
   /// 8 for bf16.
   int64_t packWidth() const;
-  /// Shapes of "key_cache" and "value_cache" (in that order) for a pool of
-  /// `numPages` pages (may be ShapedType::kDynamic): the one place the API
-  /// knows the cache layouts.
-  llvm::SmallVector<std::pair<llvm::StringRef, llvm::SmallVector<int64_t, 5>>,
-                    2>
-  cacheShapes(int64_t numPages) const;
   /// Query rows per KV head R = Q * G.
   int64_t rowsPerKVHead() const;
   /// The budget and partition bound the plan uses: explicit, else the
@@ -103,6 +98,17 @@ struct DecodeConfig {
   /// to the same program (a compile-cache key).
   std::string cacheKey() const;
 };
+
+/// `config` as the C API's PaDecodeConfig (pa-c/Decode.h), whose enum
+/// values are the enums' here. Its `chip` points into `config.chip`: the
+/// result lives no longer than `config`.
+PaDecodeConfig toCConfig(const DecodeConfig &config);
+
+/// The DecodeConfig of the C API's `c` (a NULL chip: the default). False
+/// with `error` naming the field when an enum-typed field is none of its
+/// enumerators.
+bool fromCConfig(const PaDecodeConfig &c, DecodeConfig &config,
+                 std::string &error);
 
 /// Builds the module of `config`: `func.func @pa_decode(query, key_cache,
 /// value_cache, block_tables, context_lengths, [k_scale, v_scale], [sinks],

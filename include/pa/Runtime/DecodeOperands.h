@@ -1,51 +1,32 @@
 //===- DecodeOperands.h - the operands of a compiled decode -----*- C++ -*-===//
 //
-// The shapes of the operands of buildDecodeModule's @pa_decode for one run
-// (the spec's table), as memref views by operand name, which is what the
-// kernels' metadata refers to. Plain C++: the CUDA runner uses it without
-// the compiler.
+// The operands of buildDecodeModule's @pa_decode (the spec's table): their
+// names, element sizes and shapes for a layout and a run's dims, in
+// argument order. The one table of them: the compiler's module signature
+// (dynamic dims), the API's executors (caller buffers), the buffer checks
+// and the CUDA runner (device buffers by operand name, which is what the
+// kernels' metadata refers to) read it. Plain C++: the CUDA runner uses it
+// without the compiler.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PA_RUNTIME_DECODEOPERANDS_H
 #define PA_RUNTIME_DECODEOPERANDS_H
 
+#include "pa-c/Decode.h"
 #include "pa/Runtime/KernelManifest.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace pa::runtime {
 
-/// The static shape of a decode program (what its DecodeConfig fixes that
-/// the operand shapes depend on).
-struct DecodeLayout {
-  enum class Scale { None, PerTensor, PerToken };
-  int64_t numQueryHeads = 8; // Hq
-  int64_t numKVHeads = 1;    // Hkv
-  int64_t headDim = 128;     // D
-  int64_t pageSize = 16;     // P
-  int64_t queryLength = 1;   // Q
-  int64_t kvElementBytes = 1; // 1: fp8, 2: bf16
-  bool transposedV = false;
-  /// K and V packed (transposedV says V's form), or both nhd
-  /// [N, P, Hkv, D] or hnd [N, Hkv, P, D].
-  enum class Cache { Packed, Nhd, Hnd };
-  Cache cache = Cache::Packed;
-  Scale scale = Scale::None;
-  bool sinks = false;
-  bool alibi = false; // the decode takes alibi_slopes [Hq]
-  bool lse = false; // the reducer also writes lse [B*Q, Hq]
+/// A dim of DecodeDims not known yet (a module's signature): the value of
+/// MLIR's ShapedType::kDynamic, and what the shapes then hold there.
+inline constexpr int64_t kDynamicSize = std::numeric_limits<int64_t>::min();
 
-  /// x: elements in one 16-byte vector of the packed layouts.
-  int64_t packWidth() const { return 16 / kvElementBytes; }
-  /// R = Q * G.
-  int64_t rowsPerKVHead() const {
-    return queryLength * (numQueryHeads / numKVHeads);
-  }
-};
-
-/// The dynamic dims of one run.
+/// The dynamic dims of one run (each may be kDynamicSize).
 struct DecodeDims {
   int64_t batch = 0;               // B
   int64_t numPages = 0;            // N
@@ -53,11 +34,16 @@ struct DecodeDims {
   int64_t capacity = 0;            // plan slots
 };
 
-/// One operand: its name, element size and shape (row-major).
+/// One operand: its name, its shape as the spec writes it ("[N, Hkv, D/x,
+/// P, x]", for messages; both string literals), element size, shape
+/// (row-major) and whether the decode only reads it.
 struct DecodeOperand {
-  std::string name;
+  const char *name = nullptr;
+  const char *pattern = nullptr;
   int64_t elementBytes = 0;
   std::vector<int64_t> sizes;
+  bool input = true; // false: plan, decode or reduce writes it
+  /// Bytes of a row-major buffer (all dims known).
   int64_t bytes() const;
 };
 
@@ -75,11 +61,14 @@ std::string checkSequences(int64_t pageSize, int64_t queryLength,
                            const int32_t *contextLengths,
                            const int32_t *blockTables);
 
-/// Every operand of a run in @pa_decode's argument order (absent optional
-/// ones left out): query, key_cache, value_cache, block_tables,
-/// context_lengths, [k_scale, v_scale], [sinks], [alibi_slopes], work_info,
-/// reduce_info, exp_sums, max_logits, tmp_out, output, [lse].
-std::vector<DecodeOperand> decodeOperands(const DecodeLayout &layout,
+/// Every operand of a run of `config` in @pa_decode's argument order
+/// (absent optional ones left out): query, key_cache, value_cache,
+/// block_tables, context_lengths, [k_scale, v_scale], [sinks],
+/// [alibi_slopes], work_info, reduce_info, exp_sums, max_logits, tmp_out,
+/// output, [lse]. Reads the fields shapes depend on (head counts, D, P, Q,
+/// kvType, keyLayout, vLayout, kvLayout, scaleMode, hasSinks, hasAlibi,
+/// returnLse), which the caller has validated (Hkv >= 1).
+std::vector<DecodeOperand> decodeOperands(const PaDecodeConfig &config,
                                           const DecodeDims &dims);
 
 } // namespace pa::runtime

@@ -5,6 +5,8 @@
 #include "pa/Runtime/DecodeOperands.h"
 #include "pa/Runtime/ProgramArtifact.h"
 
+#include <algorithm>
+
 using namespace pa::capi;
 
 // The C header's version is the one the library writes and reads.
@@ -36,6 +38,63 @@ bool paDecodeCheckSequences(int64_t pageSize, int64_t queryLength,
     return true;
   report(error, message);
   return false;
+}
+
+namespace {
+/// Why `config` has no operand table, or empty.
+std::string operandTableProblem(const PaDecodeConfig &c) {
+  if (c.numQueryHeads < 1 || c.numKVHeads < 1 || c.headDim < 1 ||
+      c.pageSize < 1 || c.queryLength < 1)
+    return "head counts, head dim, page size and query length must be >= 1";
+  if (c.numQueryHeads % c.numKVHeads != 0)
+    return "numQueryHeads must be a multiple of numKVHeads";
+  auto within = [](int32_t value, int32_t count) {
+    return value >= 0 && value < count;
+  };
+  if (!within(c.kvType, 3) || !within(c.keyLayout, 2) ||
+      !within(c.vLayout, 2) || !within(c.kvLayout, 3) ||
+      !within(c.scaleMode, 3))
+    return "kvType, keyLayout, vLayout, kvLayout and scaleMode must be one "
+           "of their enumerators";
+  return {};
+}
+} // namespace
+
+bool paDecodeOperandTable(const PaDecodeConfig *config, int64_t batch,
+                          int64_t numPages, int64_t maxPagesPerSequence,
+                          int64_t planCapacity, PaOperandShape *operands,
+                          size_t *count, PaString *error) {
+  clear(error);
+  std::string message;
+  if (!config || !operands || !count)
+    message = "paDecodeOperandTable needs a configuration, an operand array "
+              "and a count";
+  else if (batch < 0 || numPages < 0 || maxPagesPerSequence < 0 ||
+           planCapacity < 0)
+    message = "batch, page count, block-table width and plan capacity must "
+              "be >= 0";
+  else
+    message = operandTableProblem(*config);
+  if (!message.empty()) {
+    report(error, message);
+    return false;
+  }
+  std::vector<pa::runtime::DecodeOperand> table = pa::runtime::decodeOperands(
+      *config, {batch, numPages, maxPagesPerSequence, planCapacity});
+  static_assert(sizeof(PaOperandShape::sizes) / sizeof(int64_t) == 5);
+  for (size_t i = 0; i < table.size(); ++i) {
+    const pa::runtime::DecodeOperand &operand = table[i];
+    PaOperandShape &shape = operands[i];
+    shape = PaOperandShape{};
+    shape.name = operand.name;
+    shape.pattern = operand.pattern;
+    shape.rank = int32_t(operand.sizes.size());
+    std::copy(operand.sizes.begin(), operand.sizes.end(), shape.sizes);
+    shape.elementBytes = operand.elementBytes;
+    shape.readOnly = operand.input;
+  }
+  *count = table.size();
+  return true;
 }
 
 namespace {
