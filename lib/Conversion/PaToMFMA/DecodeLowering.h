@@ -258,7 +258,7 @@ public:
   /// a packed add). The AMD backend's emit asks one wave fewer of a kernel
   /// that spills for it, then nothing; the code-object tests check that no
   /// configuration spills.
-  int64_t requestedWaves();
+  int64_t requestedWaves() const;
   /// Whether KeyPrefetch::automatic prefetches: where one tile's K fits in
   /// the registers without losing a wave (measured).
   bool keyPrefetchFits() const;
@@ -578,6 +578,8 @@ private:
   bool probResidual;
   /// cache-offsets=64: only the 64-bit tile loop.
   bool only64BitOffsets;
+  /// The key-prefetch option (prefetchKeys follows from it in run()).
+  KeyPrefetch keyPrefetch;
   /// Edge-tile masking in a uniform branch that full tiles skip: not for
   /// two M-tiles at D > 128, whose registers are at the 256 of 2 waves
   /// per SIMD (the branch's results raised gfx950's 16x16x128 kernel at
@@ -600,8 +602,13 @@ private:
   /// lane's row in every lane (no cross-lane sum at the end).
   bool weightsByMFMA;
   /// The 32-bit tile loop issues the next tile's K loads after the
-  /// current tile's QK and carries them (TileStep::keys).
-  bool prefetchKeys;
+  /// current tile's QK and carries them (TileStep::keys). Decided in run(),
+  /// once the lowered kernel's LDS is known (keyPrefetchFits asks the
+  /// waves it allows).
+  bool prefetchKeys = false;
+  /// The lowered kernel's LDS bytes: the tiled IR's buffers that stay (the
+  /// page-id staging), the query / merge scratch and the statistics.
+  int64_t ldsBytes = 0;
   VectorType vec4;
   int64_t chunkDims;
   /// Head dims per QK load chunk and the chunks covering D (the last one

@@ -176,6 +176,7 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
       instr(d.layout.getPvK() == kFp8Instr.k ? kFp8Instr : kBf16Instr),
       probResidual(probabilitiesNeedResidual(s, options.fp8Residual)),
       only64BitOffsets(options.cacheOffsets == CacheOffsets::only64Bit),
+      keyPrefetch(options.keyPrefetch),
       edgeTileBranch(s.mTiles == 1 || s.headDim <= 128),
       // Rows r of the group have MTP positions q = r / G in [q_lo, q_hi]
       // with q_hi - q_lo <= ceil((rows - 1) / G) (and < Q).
@@ -199,9 +200,6 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
   // contribute zeros (lowerQK).
   qkChunkDims = kLaneGroups * s.kvPack;
   qkChunks = d.layout.getQkChunks();
-  prefetchKeys = options.keyPrefetch == KeyPrefetch::nextTile ||
-                 (options.keyPrefetch == KeyPrefetch::automatic &&
-                  keyPrefetchFits());
   // The query's terms, one set of rows after the other.
   int64_t queryWords = queryTermWord(queryTerms);
   // The merge reuses the query's LDS: 4 wave slots of rows x chunk f32,
@@ -695,6 +693,14 @@ LogicalResult DecodeLowering::run() {
       workgroupMemRef({scratchWords + 1}, IntegerType::get(ctx, 32)), loc);
   stats = kernel.addWorkgroupAttribution(
       workgroupMemRef({statsWords()}, f32), loc);
+  ldsBytes = workgroupMemoryBytes(kernel);
+  for (Value buffer : tileBuffers) {
+    auto type = cast<MemRefType>(buffer.getType());
+    ldsBytes -= type.getNumElements() *
+                llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  prefetchKeys = keyPrefetch == KeyPrefetch::nextTile ||
+                 (keyPrefetch == KeyPrefetch::automatic && keyPrefetchFits());
   if (partlySlots()) {
     // pa-tile's page ids: select(ids <u broadcast(N), ids, 0) of a
     // pa.tile.page_ids (staged or direct).
@@ -746,7 +752,7 @@ LogicalResult DecodeLowering::run() {
   // IEEE mode off: maxnum is then one v_max_f32 (no NaN quieting of its
   // inputs), which drops NaN; NaN scores still reach the sums through
   // exp2, and a NaN sum decides the partials (mergeAndStore). The
-  // occupancy request is made last, when the LDS buffers are all there.
+  // occupancy request follows the LDS the lowered kernel has (ldsBytes).
   Builder attrs(ctx);
   kernel->setAttr(
       "passthrough",
@@ -768,13 +774,23 @@ bool DecodeLowering::keyPrefetchFits() const {
   // kernels, which hold 3 on gfx950 since their scales are per lane
   // (155-170 -> 175-186 VGPRs: 3 -> 2); D = 80, whose partial last chunk
   // costs K's full 32 words beside a smaller kernel (163-169 VGPRs, 3
-  // waves), loses its third wave; 16-row kernels lose their third or fourth
-  // wave (D 128: 122-146 -> 154-175), bf16 caches (twice the words) a wave
-  // at D = 64. nhd / hnd caches: at D = 128 with pages of 2 tokens or more
+  // waves), loses its third wave; bf16 caches (twice the words) a wave at
+  // D = 64. nhd / hnd caches: at D = 128 with pages of 2 tokens or more
   // 207-248 VGPRs with it, 2 waves (208-248 without); not page size 1
   // (already 1 wave, 36-38 AGPRs more), nor D = 64 (gfx950 142 -> 169: its
-  // third wave).
-  if (s.mTiles == 1 || s.kvBytes() != 1)
+  // third wave). 16-row kernels: packed caches at query length 1 where the
+  // LDS or D allows at most 3 waves (requestedWaves; gfx942 at D <= 64 and
+  // 128): 73 configurations measured (pages 16 / 64, windows, ALiBi, soft
+  // caps, every scale mode) 122-145 -> 126-167 VGPRs, 3 waves kept; not
+  // where 4 are allowed (gfx950 at D <= 128, gfx942 at D 80: D 80 and 128
+  // lose the fourth wave, 122-128 -> 147-167), nor MTP rows (Q > 1) or
+  // nhd / hnd caches, 12 of 74 of which lost their third wave on gfx942
+  // (146-159 -> 170-203).
+  if (s.kvBytes() != 1)
+    return false;
+  if (s.mTiles == 1 &&
+      (requestedWaves() > 3 || s.layout != CacheLayout::packed ||
+       s.queryLength != 1))
     return false;
   const int64_t words = 4 * tileKeyLoads();
   if (s.scale == ScaleMode::per_token && (!scalesPerLane() || words <= 16))
@@ -785,11 +801,10 @@ bool DecodeLowering::keyPrefetchFits() const {
   return words <= 32 && (words <= 16 || wholeChunks);
 }
 
-int64_t DecodeLowering::requestedWaves() {
+int64_t DecodeLowering::requestedWaves() const {
   if (d.shape.mTiles > 1)
     return 2;
-  int64_t byLds = chip.workgroupMemoryBytes /
-                  std::max<int64_t>(workgroupMemoryBytes(d.kernel), 1);
+  int64_t byLds = chip.workgroupMemoryBytes / std::max<int64_t>(ldsBytes, 1);
   // 4 waves is 128 VGPRs, which 16-row kernels reach up to D = 128 (121-129
   // measured) and not beyond (D = 256: 163-180): asking those costs a futile
   // code generation before the step down (+0.25-0.36 s CPU).

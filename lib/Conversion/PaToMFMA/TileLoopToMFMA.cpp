@@ -74,8 +74,12 @@ SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
                                                     const CacheViews &views) {
   scf::ForOp old = d.tileLoop;
   SmallVector<Type> types = tileKeyTypes();
-  Value exists = LaneBuilder(b).cmpI(arith::CmpIPredicate::slt, tile,
-                                     old.getUpperBound());
+  // In i32, as the tile loop counts (a 64-bit compare is a VALU one).
+  auto toI32 = [&](Value index) -> Value {
+    return arith::IndexCastOp::create(b, b.getI32Type(), index);
+  };
+  Value exists = LaneBuilder(b).cmpI(arith::CmpIPredicate::slt, toI32(tile),
+                                     toI32(old.getUpperBound()));
   auto branch = scf::IfOp::create(b, types, exists, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&branch.getElseRegion().front());

@@ -50,6 +50,9 @@
 // RUN:   d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 \
 // RUN:   d128-fp8-p16-hnd-per_token-w300-q4g8 \
 // RUN:   d80-fp8-p16-plain-per_token-w0-q4g8 \
+// RUN:   d128-fp8-p16-transposed-per_token-w4096-q1g8-alibi-cap50-sm0.5 \
+// RUN:   d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 \
+// RUN:   d64-fp8-p16-transposed-per_tensor-w0-q1g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --occupancy \
 // RUN:   d64-fp8-p16-plain-none-w0-q2g8 \
@@ -132,6 +135,13 @@
 // GFX942: d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 gfx942: waves={{[2-8]}} 
 // GFX942: d128-fp8-p16-hnd-per_token-w300-q4g8 gfx942: waves={{[2-8]}} 
 // GFX942: d80-fp8-p16-plain-per_token-w0-q4g8 gfx942: waves={{[2-8]}} 
+// Added on 2026-12-04 (fourteenth session): gfx942's 16-row kernels with the
+// K prefetch (packed, query length 1), 3 waves at up to 167 VGPRs: the
+// largest measured (a window, ALiBi, a soft cap and per-token scales), G 16
+// with pages of 64, and D 64.
+// GFX942: d128-fp8-p16-transposed-per_token-w4096-q1g8-alibi-cap50-sm0.5 gfx942: waves={{[3-8]}} 
+// GFX942: d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 gfx942: waves={{[3-8]}} 
+// GFX942: d64-fp8-p16-transposed-per_tensor-w0-q1g8 gfx942: waves={{[3-8]}} 
 
 // GFX950: d64-fp8-p16-plain-none-w0-q2g8 gfx950: waves={{[4-8]}} 
 // GFX950: d64-fp8-p16-plain-none-w0-q4g8 gfx950: waves={{[3-8]}} 
