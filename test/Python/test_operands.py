@@ -92,3 +92,12 @@ def test_a_config_without_a_table_is_refused(change, message):
 def test_negative_dims_are_refused():
     with pytest.raises(ValueError, match="must be >= 0"):
         _operands.operand_table(DecodeConfig(), -1, 1, 1, 1)
+
+
+def test_sizes_that_overflow_are_refused():
+    # B * Q rows past 2^63 (an undefined product in C++, never computed).
+    with pytest.raises(ValueError, match="below 2\\^63"):
+        _operands.operand_table(DecodeConfig(query_length=4), 2**62, 1, 1, 1)
+    with pytest.raises(ValueError, match="below 2\\^63"):
+        _operands.operand_table(
+            DecodeConfig(query_length=2**62, num_query_heads=8), 1, 1, 1, 1)

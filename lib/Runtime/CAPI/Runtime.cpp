@@ -41,13 +41,19 @@ bool paDecodeCheckSequences(int64_t pageSize, int64_t queryLength,
 }
 
 namespace {
-/// Why `config` has no operand table, or empty.
-std::string operandTableProblem(const PaDecodeConfig &c) {
+/// Why `config` has no operand table for `batch` sequences, or empty.
+std::string operandTableProblem(const PaDecodeConfig &c, int64_t batch) {
   if (c.numQueryHeads < 1 || c.numKVHeads < 1 || c.headDim < 1 ||
       c.pageSize < 1 || c.queryLength < 1)
     return "head counts, head dim, page size and query length must be >= 1";
   if (c.numQueryHeads % c.numKVHeads != 0)
     return "numQueryHeads must be a multiple of numKVHeads";
+  // The table's only products: B * Q query rows and Q * G rows per KV head.
+  int64_t product;
+  if (__builtin_mul_overflow(batch, c.queryLength, &product) ||
+      __builtin_mul_overflow(c.queryLength, c.numQueryHeads / c.numKVHeads,
+                             &product))
+    return "B * Q and Q * Hq / Hkv must be below 2^63";
   auto within = [](int32_t value, int32_t count) {
     return value >= 0 && value < count;
   };
@@ -74,7 +80,7 @@ bool paDecodeOperandTable(const PaDecodeConfig *config, int64_t batch,
     message = "batch, page count, block-table width and plan capacity must "
               "be >= 0";
   else
-    message = operandTableProblem(*config);
+    message = operandTableProblem(*config, batch);
   if (!message.empty()) {
     report(error, message);
     return false;
