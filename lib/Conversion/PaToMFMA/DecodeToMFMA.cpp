@@ -693,12 +693,13 @@ LogicalResult DecodeLowering::run() {
       workgroupMemRef({scratchWords + 1}, IntegerType::get(ctx, 32)), loc);
   stats = kernel.addWorkgroupAttribution(
       workgroupMemRef({statsWords()}, f32), loc);
+  // What the kernel keeps once the tile buffers go (eraseWorkgroupAttributions
+  // below): workgroupMemoryBytes counts static shapes, as the buffers are.
   ldsBytes = workgroupMemoryBytes(kernel);
-  for (Value buffer : tileBuffers) {
-    auto type = cast<MemRefType>(buffer.getType());
-    ldsBytes -= type.getNumElements() *
-                llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-  }
+  for (Value buffer : tileBuffers)
+    if (auto type = cast<MemRefType>(buffer.getType()); type.hasStaticShape())
+      ldsBytes -= type.getNumElements() *
+                  llvm::divideCeil(type.getElementTypeBitWidth(), 8);
   prefetchKeys = keyPrefetch == KeyPrefetch::nextTile ||
                  (keyPrefetch == KeyPrefetch::automatic && keyPrefetchFits());
   if (partlySlots()) {

@@ -154,12 +154,14 @@
 // BF16SCORES:       scf.if
 // BF16SCORES:       amdgpu.mfma 16x16x16
 
-// bf16 compute on an fp8 cache: K and V converted after the 16-byte loads.
+// bf16 compute on an fp8 cache: K and V converted after the 16-byte loads
+// (K loaded a tile ahead, the loop's operands: gfx942 prefetches this
+// 16-row kernel, so the tile's own K words convert in the loop).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-none-w0-q1g8-n64-bf16c --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=BF16C
 // BF16C-LABEL:   gpu.func @pa_decode(
-// BF16C:         scf.for {{.*}} iter_args(
 // BF16C:         vector.load {{.*}} vector<16xf8E4M3FNUZ>
+// BF16C:         scf.for {{.*}} iter_args(
 // BF16C:         arith.extf %{{.*}} : vector<16xf8E4M3FNUZ> to vector<16xf32>
 // BF16C:         arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
 // BF16C-COUNT-32: amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>

@@ -5,8 +5,12 @@
 // written with OCP fp8 (gfx950's f8E4M3FN); the gfx942 runs read them as
 // f8E4M3FNUZ (sed), the fp8 its matrix units take. pa-to-mfma-invalid.mlir
 // has the tiled IR the pass refuses.
+// gfx942 would load this 16-row kernel's K a tile ahead by default (the LDS
+// allows it 3 waves at most; key-prefetch.mlir): key-prefetch=none there, so
+// both chips share the checks of the unprefetched body, and PREFETCH below
+// checks the prefetched one.
 // RUN: sed -e 's/f8E4M3FN>/f8E4M3FNUZ>/g' %s | pa-opt -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx942},gpu.module(pa-to-mfma{fp8-residual=none}))' \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx942},gpu.module(pa-to-mfma{fp8-residual=none key-prefetch=none}))' \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,GFX942 -DFP8=f8E4M3FNUZ
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=gfx950},gpu.module(pa-to-mfma{fp8-residual=none}))' \
