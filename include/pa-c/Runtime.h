@@ -91,7 +91,8 @@ typedef struct {
  * are not read. The one table of them: the compiler's module signature,
  * its executors and buffer checks use the same. False with `error` for a
  * NULL argument, a head count, D, P or Q below 1, Hq not a multiple of Hkv,
- * a negative dim or an enum field none of its values. */
+ * a negative dim, B * Q or Q * Hq / Hkv at 2^63 or more, or an enum field
+ * none of its values. */
 PA_CAPI_EXPORTED bool paDecodeOperandTable(const PaDecodeConfig *config,
                                            int64_t batch, int64_t numPages,
                                            int64_t maxPagesPerSequence,
