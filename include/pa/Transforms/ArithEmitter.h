@@ -50,6 +50,10 @@ public:
   Value toIndex(Value x) {
     return arith::IndexCastOp::create(b, b.getIndexType(), x);
   }
+  /// An index as i32 (a value known to fit: tile numbers, lane offsets).
+  Value toI32(Value index) {
+    return arith::IndexCastOp::create(b, b.getI32Type(), index);
+  }
 
   //===--- floats --------------------------------------------------------===//
   Value addF(Value x, Value y) { return arith::AddFOp::create(b, x, y); }

@@ -75,11 +75,9 @@ SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
   scf::ForOp old = d.tileLoop;
   SmallVector<Type> types = tileKeyTypes();
   // In i32, as the tile loop counts (a 64-bit compare is a VALU one).
-  auto toI32 = [&](Value index) -> Value {
-    return arith::IndexCastOp::create(b, b.getI32Type(), index);
-  };
-  Value exists = LaneBuilder(b).cmpI(arith::CmpIPredicate::slt, toI32(tile),
-                                     toI32(old.getUpperBound()));
+  LaneBuilder l(b);
+  Value exists = l.cmpI(arith::CmpIPredicate::slt, l.toI32(tile),
+                        l.toI32(old.getUpperBound()));
   auto branch = scf::IfOp::create(b, types, exists, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&branch.getElseRegion().front());
@@ -96,7 +94,6 @@ SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
   map.map(old.getInductionVar(), tile);
   for (Operation *op : *keyPlaceOps)
     b.clone(*op, map);
-  LaneBuilder l(b);
   TilePlaces places = placeTileTokens(
       l, map.lookupOrDefault(d.qk.getPageIds()),
       map.lookupOrDefault(d.qk.getTileStart()));
@@ -113,9 +110,7 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
                                        const CacheViews &views,
                                        const LaneState &init, bool prefetch) {
   scf::ForOp old = d.tileLoop;
-  auto toI32 = [&](Value index) -> Value {
-    return arith::IndexCastOp::create(b, b.getI32Type(), index);
-  };
+  LaneBuilder l(b);
   SmallVector<Value> initValues = init.flatten();
   const size_t stateWidth = initValues.size();
   if (prefetch && !keyPlaceOps)
@@ -123,9 +118,9 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   prefetch &= keyPlaceOps.has_value();
   if (prefetch)
     initValues.append(prefetchTileKeys(b, old.getLowerBound(), views));
-  auto loop = scf::ForOp::create(b, toI32(old.getLowerBound()),
-                                 toI32(old.getUpperBound()),
-                                 toI32(old.getStep()), initValues);
+  auto loop = scf::ForOp::create(b, l.toI32(old.getLowerBound()),
+                                 l.toI32(old.getUpperBound()),
+                                 l.toI32(old.getStep()), initValues);
   ImplicitLocOpBuilder body(old.getLoc(), ctx);
   body.setInsertionPointToStart(loop.getBody());
   IRMapping map;
