@@ -285,6 +285,23 @@ def loads_ahead(body):
     return sum(1 for d in load_use_distances(body) if 2 * d > len(body))
 
 
+def loads_in_flight(path):
+    """The most vector-memory loads outstanding at once on `path` (a loop's
+    fast path, fast_path), as its s_waitcnt vmcnt(N) leave them; twice
+    around, so that loads issued before the back edge count after it."""
+    outstanding = peak = 0
+    for _ in range(2):
+        for _, mnemonic, text in path:
+            if mnemonic.startswith(("buffer_load", "global_load")):
+                outstanding += 1
+                peak = max(peak, outstanding)
+            elif mnemonic == "s_waitcnt":
+                m = re.search(r"vmcnt\((\d+)\)", text)
+                if m:
+                    outstanding = min(outstanding, int(m.group(1)))
+    return peak
+
+
 def stats(path, kernel):
     """Counts by class of the main loop (one iteration)."""
     body, _ = main_loop(path, kernel)

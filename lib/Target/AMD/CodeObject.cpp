@@ -210,8 +210,14 @@ FailureOr<KernelImage> toImage(ModuleOp module, llvm::Module &llvmModule,
           .getValueAsString()
           .split(',')
           .first.getAsInteger(10, waves);
+      // "n,n": at most n as well. A minimum alone lets the scheduler aim
+      // above it (up to what the LDS allows: the request that spilled), and
+      // it then serialized loads it had kept in flight (gfx950's 16-row
+      // kernels, asked for 3 after 4 spilled: one K load in flight per
+      // wave).
       if (waves > 2)
-        function.addFnAttr(kWavesPerEu, std::to_string(waves - 1));
+        function.addFnAttr(kWavesPerEu, std::to_string(waves - 1) + "," +
+                                            std::to_string(waves - 1));
       else
         function.removeFnAttr(kWavesPerEu);
     }

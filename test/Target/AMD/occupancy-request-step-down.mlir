@@ -6,6 +6,19 @@
 // RUN: pa-compile %s --chip=gfx942 -o %t.hsaco --print-resources | FileCheck %s
 // RUN: pa-compile %s --chip=gfx950 -o %t.hsaco --print-resources | FileCheck %s
 // CHECK: pressure {{.*}} VGPR {{(169|1[7-9][0-9]|2[0-4][0-9]|25[0-6])}}, AGPR {{[0-9]+}}, SGPR {{[0-9]+}}, scratch 0 B
+//
+// The step down asks for exactly one wave fewer ("3,3"), not at least that
+// many: gfx950's 16-row decode kernel at D 128 with per-token scales and
+// without the K prefetch asks for 4 (its LDS allows them), spills (135
+// VGPRs) and is generated again; asked for "3", the scheduler aimed at the 4
+// the LDS allows again and serialized the tile's K loads to fit 128 VGPRs (4
+// loads in flight on the loop's fast path, 135 VGPRs all the same), asked
+// for "3,3" it keeps them in flight (9).
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --loop-loads --key-prefetch=none \
+// RUN:   d128-fp8-p16-transposed-per_token-w0-q1g8 d128-fp8-p16-plain-per_token-w0-q1g8 \
+// RUN:   | FileCheck %s --check-prefix=STEP-DOWN
+// STEP-DOWN: d128-fp8-p16-transposed-per_token-w0-q1g8 gfx950: loop_loads=20 ahead=0 in_flight={{([89]|[1-9][0-9])$}}
+// STEP-DOWN: d128-fp8-p16-plain-per_token-w0-q1g8 gfx950: loop_loads=20 ahead=0 in_flight={{([89]|[1-9][0-9])$}}
 
 module attributes {gpu.container_module} {
   gpu.module @pa_kernels {

@@ -86,10 +86,12 @@ def summarize(args, config, tmp):
             f.write(subprocess.run(
                 [args.objdump, "-d", f"--mcpu={args.chip}", hsaco],
                 check=True, capture_output=True, text=True).stdout)
-        body, _ = amd_isa_stats.main_loop(listing, "pa_decode")
+        body, labels = amd_isa_stats.main_loop(listing, "pa_decode")
         loads = sum(1 for _, m, _ in body if amd_isa_stats.load_bytes(m))
+        path = amd_isa_stats.fast_path(body, labels)
         return (f"{config} {args.chip}: loop_loads={loads}"
-                f" ahead={amd_isa_stats.loads_ahead(body)}")
+                f" ahead={amd_isa_stats.loads_ahead(body)}"
+                f" in_flight={amd_isa_stats.loads_in_flight(path)}")
     mnemonics = []
     for line in decode_disassembly(args.objdump, args.chip, hsaco):
         m = re.match(r"^\s+([a-z_0-9]+)", line)
@@ -132,8 +134,9 @@ def main():
     parser.add_argument("--key-prefetch", default="auto",
                         choices=["auto", "none", "next-tile"])
     parser.add_argument("--loop-loads", action="store_true",
-                        help="print the main loop's loads and those issued "
-                        "half an iteration or more before their use")
+                        help="print the main loop's loads, those issued "
+                        "half an iteration or more before their use, and "
+                        "the most in flight at once on its fast path")
     parser.add_argument("--occupancy", action="store_true",
                         help="print waves per SIMD and its resources")
     parser.add_argument("configs", nargs="+")
