@@ -257,8 +257,11 @@ public:
   /// (gfx950 D 128 bf16 settled at 129 unasked since the softmax's shift is
   /// a packed add). The AMD backend's emit asks one wave fewer of a kernel
   /// that spills for it, then nothing; the code-object tests check that no
-  /// configuration spills.
+  /// configuration spills. 16-row kernels that prefetch K ask at most 3.
   int64_t requestedWaves() const;
+  /// The waves per SIMD the kernel's LDS and head dim allow (requestedWaves
+  /// without the K prefetch's limit).
+  int64_t wavesAllowed() const;
   /// Whether KeyPrefetch::automatic prefetches: where one tile's K fits in
   /// the registers without losing a wave (measured).
   bool keyPrefetchFits() const;
@@ -331,8 +334,18 @@ private:
   /// one of the loop's (below its upper bound), else poison: the tiled loop
   /// body's page-id computation for that tile, its lane's places and the
   /// loads, in one uniform branch.
+  /// `tile32` / `begin32`: the tile's number and the lane loop's lower
+  /// bound in i32 (narrowStagedTest).
   SmallVector<Value> prefetchTileKeys(ImplicitLocOpBuilder &b, Value tile,
+                                      Value tile32, Value begin32,
                                       const CacheViews &views);
+  /// pa-stage-page-ids' test of whether a tile's ids are staged, `tile -
+  /// begin < staged` on the tiled loop's index and lower bound, once
+  /// `map` has cloned it for the tile numbered `tile32` of a lane loop
+  /// from `begin32`: the same test in i32 (an index compare is a 64-bit
+  /// VALU one), and the staged tile's index from the same difference.
+  void narrowStagedTest(ImplicitLocOpBuilder &b, const IRMapping &map,
+                        Value tile32, Value begin32);
   /// The tiled loop body's ops that qk's page ids and tile start depend
   /// on, in order (prefetchTileKeys copies them for another tile), or none
   /// where one of them writes memory: then there is no prefetch.

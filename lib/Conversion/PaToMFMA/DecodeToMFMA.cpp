@@ -780,18 +780,21 @@ bool DecodeLowering::keyPrefetchFits() const {
   // 207-248 VGPRs with it, 2 waves (208-248 without); not page size 1
   // (already 1 wave, 36-38 AGPRs more), nor D = 64 (gfx950 142 -> 169: its
   // third wave). 16-row kernels: packed caches at query length 1 where the
-  // LDS or D allows at most 3 waves (requestedWaves; gfx942 at D <= 64 and
+  // LDS or D allows at most 3 waves (wavesAllowed; gfx942 at D <= 64 and
   // 128): 73 configurations measured (pages 16 / 64, windows, ALiBi, soft
-  // caps, every scale mode) 122-145 -> 126-167 VGPRs, 3 waves kept; not
-  // where 4 are allowed (gfx950 at D <= 128, gfx942 at D 80: D 80 and 128
-  // lose the fourth wave, 122-128 -> 147-167), nor MTP rows (Q > 1) or
-  // nhd / hnd caches, 12 of 74 of which lost their third wave on gfx942
-  // (146-159 -> 170-203).
+  // caps, every scale mode) 122-145 -> 126-167 VGPRs, 3 waves kept; and at
+  // D = 128 where 4 are allowed (gfx950), which then asks 3
+  // (requestedWaves): its 4-wave kernels (122-135 VGPRs) had 2-4 K loads
+  // in flight per wave, 9-12 with the prefetch at 3 waves (150-165
+  // VGPRs). Not D 64 or 80 where 4 are allowed (gfx950 D 64, gfx942 D 80:
+  // their 4-wave kernels keep a tile's K in flight, 4-10 loads), nor MTP
+  // rows (Q > 1) or nhd / hnd caches, 12 of 74 of which lost their third
+  // wave on gfx942 (146-159 -> 170-203).
   if (s.kvBytes() != 1)
     return false;
   if (s.mTiles == 1 &&
-      (requestedWaves() > 3 || s.layout != CacheLayout::packed ||
-       s.queryLength != 1))
+      ((wavesAllowed() > 3 && s.headDim != 128) ||
+       s.layout != CacheLayout::packed || s.queryLength != 1))
     return false;
   const int64_t words = 4 * tileKeyLoads();
   if (s.scale == ScaleMode::per_token && (!scalesPerLane() || words <= 16))
@@ -802,7 +805,7 @@ bool DecodeLowering::keyPrefetchFits() const {
   return words <= 32 && (words <= 16 || wholeChunks);
 }
 
-int64_t DecodeLowering::requestedWaves() const {
+int64_t DecodeLowering::wavesAllowed() const {
   if (d.shape.mTiles > 1)
     return 2;
   int64_t byLds = chip.workgroupMemoryBytes / std::max<int64_t>(ldsBytes, 1);
@@ -810,6 +813,16 @@ int64_t DecodeLowering::requestedWaves() const {
   // measured) and not beyond (D = 256: 163-180): asking those costs a futile
   // code generation before the step down (+0.25-0.36 s CPU).
   return std::clamp<int64_t>(byLds, 2, d.shape.headDim <= 128 ? 4 : 3);
+}
+
+int64_t DecodeLowering::requestedWaves() const {
+  // A 16-row kernel that keeps the next tile's K in flight (32 VGPRs at
+  // D = 128) asks 3: at 4 (gfx950's LDS allows them at D = 128) the
+  // scheduler fits 128 VGPRs by serializing K's loads, 2-4 in flight per
+  // wave instead of 9-12 (docs/performance.md, fifteenth session).
+  if (prefetchKeys && d.shape.mTiles == 1)
+    return std::min<int64_t>(wavesAllowed(), 3);
+  return wavesAllowed();
 }
 
 void DecodeLowering::lowerByPattern(Operation *op) {

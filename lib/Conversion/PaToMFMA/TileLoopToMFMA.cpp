@@ -70,13 +70,14 @@ std::optional<SmallVector<Operation *>> DecodeLowering::tileKeyPlaceOps() {
 }
 
 SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
-                                                    Value tile,
+                                                    Value tile, Value tile32,
+                                                    Value begin32,
                                                     const CacheViews &views) {
   scf::ForOp old = d.tileLoop;
   SmallVector<Type> types = tileKeyTypes();
   // In i32, as the tile loop counts (a 64-bit compare is a VALU one).
   LaneBuilder l(b);
-  Value exists = l.cmpI(arith::CmpIPredicate::slt, l.toI32(tile),
+  Value exists = l.cmpI(arith::CmpIPredicate::slt, tile32,
                         l.toI32(old.getUpperBound()));
   auto branch = scf::IfOp::create(b, types, exists, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
@@ -94,6 +95,7 @@ SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
   map.map(old.getInductionVar(), tile);
   for (Operation *op : *keyPlaceOps)
     b.clone(*op, map);
+  narrowStagedTest(b, map, tile32, begin32);
   TilePlaces places = placeTileTokens(
       l, map.lookupOrDefault(d.qk.getPageIds()),
       map.lookupOrDefault(d.qk.getTileStart()));
@@ -106,6 +108,42 @@ SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
                             branch.getResults().end());
 }
 
+void DecodeLowering::narrowStagedTest(ImplicitLocOpBuilder &b,
+                                      const IRMapping &map, Value tile32,
+                                      Value begin32) {
+  scf::ForOp old = d.tileLoop;
+  for (Operation &op : old.getBody()->without_terminator()) {
+    auto test = dyn_cast<arith::CmpIOp>(op);
+    if (!test || test.getPredicate() != arith::CmpIPredicate::slt ||
+        !old.isDefinedOutsideOfLoop(test.getRhs()))
+      continue;
+    auto relative = test.getLhs().getDefiningOp<arith::SubIOp>();
+    if (!relative || relative.getLhs() != old.getInductionVar() ||
+        relative.getRhs() != old.getLowerBound())
+      continue;
+    Value copy = map.lookupOrNull(test.getResult());
+    if (!copy)
+      continue;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfterValue(copy);
+    LaneBuilder l(b);
+    // The lane loop runs tile32 over [begin32, end32) (signed i32), so
+    // tile32 - begin32 is below 2^32 - 1 read unsigned, and `staged`
+    // clamped into [0, 2^32 - 1] compares with it as the index compare
+    // does.
+    Value relative32 = l.subI(tile32, begin32);
+    Value staged = l.minSI(l.maxSI(l.toI64(test.getRhs()), l.i64(0)),
+                           l.i64(std::numeric_limits<uint32_t>::max()));
+    Value staged32 = arith::TruncIOp::create(b, b.getI32Type(), staged);
+    copy.replaceAllUsesWith(
+        l.cmpI(arith::CmpIPredicate::ult, relative32, staged32));
+    if (Value relativeCopy = map.lookupOrNull(relative.getResult()))
+      relativeCopy.replaceAllUsesExcept(
+          arith::IndexCastUIOp::create(b, b.getIndexType(), relative32),
+          copy.getDefiningOp());
+  }
+}
+
 LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
                                        const CacheViews &views,
                                        const LaneState &init, bool prefetch) {
@@ -116,10 +154,11 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   if (prefetch && !keyPlaceOps)
     keyPlaceOps = tileKeyPlaceOps();
   prefetch &= keyPlaceOps.has_value();
+  Value begin32 = l.toI32(old.getLowerBound());
   if (prefetch)
-    initValues.append(prefetchTileKeys(b, old.getLowerBound(), views));
-  auto loop = scf::ForOp::create(b, l.toI32(old.getLowerBound()),
-                                 l.toI32(old.getUpperBound()),
+    initValues.append(
+        prefetchTileKeys(b, old.getLowerBound(), begin32, begin32, views));
+  auto loop = scf::ForOp::create(b, begin32, l.toI32(old.getUpperBound()),
                                  l.toI32(old.getStep()), initValues);
   ImplicitLocOpBuilder body(old.getLoc(), ctx);
   body.setInsertionPointToStart(loop.getBody());
@@ -134,6 +173,7 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   for (Operation &op : old.getBody()->without_terminator())
     if (!isa<TileQKOp, TileAlibiOp, TileSoftmaxOp, TilePVOp>(op))
       body.clone(op, map);
+  narrowStagedTest(body, map, loop.getInductionVar(), begin32);
   SmallVector<Operation *> tileOps;
   for (Operation *op : {d.qk.getOperation(), d.softmax.getOperation(),
                         d.pv.getOperation()})
@@ -149,8 +189,11 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   if (prefetch) {
     step.keys = llvm::to_vector(iterArgs.drop_front(stateWidth));
     step.loadNextKeys = [&](ImplicitLocOpBuilder &at) {
-      return prefetchTileKeys(at, LaneBuilder(at).addI(tile, old.getStep()),
-                              views);
+      LaneBuilder next(at);
+      return prefetchTileKeys(
+          at, next.addI(tile, old.getStep()),
+          next.addI(loop.getInductionVar(), next.toI32(old.getStep())),
+          begin32, views);
     };
   }
   currentStep = &step;

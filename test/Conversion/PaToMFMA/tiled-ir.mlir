@@ -110,6 +110,10 @@
 // PREFETCH-COUNT-8:   amdgpu.mfma 16x16x32
 // PREFETCH-NOT:       amdgpu.mfma
 // PREFETCH:           %[[NEXT:.*]]:4 = scf.if %{{.*}} -> (vector<4xi32>, vector<4xi32>, vector<4xi32>, vector<4xi32>) {
+// The next tile's staged test in i32 too (its tile number tile + 1).
+// PREFETCH:             %[[NEXT_REL:.*]] = arith.subi %{{.*}}, %{{.*}} : i32
+// PREFETCH:             %[[NEXT_STAGED:.*]] = arith.cmpi ult, %[[NEXT_REL]], %{{.*}} : i32
+// PREFETCH:             scf.if %[[NEXT_STAGED]] -> (i32, i32) {
 // PREFETCH-COUNT-4:     vector.load %[[K]]
 // PREFETCH:           } else {
 // PREFETCH-COUNT-4:     ub.poison : vector<4xi32>
@@ -126,8 +130,15 @@
 // Page ids of the tile: each lane reads its own staged id for K and for V
 // (one LDS word each, no vector of 16 ids extracted at a lane position),
 // or the direct reads past the staged tiles: one branch for both.
+// Whether the tile's ids are staged, tile - begin < staged, in i32 as the
+// loop counts (an index compare is a 64-bit VALU compare per tile): the
+// difference, unsigned, against the staged tile count.
 // CHECK-NOT:       vector<16xi32>
-// CHECK:           scf.if %{{.*}} -> (i32, i32) {
+// CHECK:           %[[REL:.*]] = arith.subi %{{.*}}, %{{.*}} : i32
+// CHECK-NOT:       vector<16xi32>
+// CHECK:           %[[IS_STAGED:.*]] = arith.cmpi ult, %[[REL]], %{{.*}} : i32
+// CHECK-NOT:       vector<16xi32>
+// CHECK:           scf.if %[[IS_STAGED]] -> (i32, i32) {
 // CHECK-NEXT:        arith.constant 16 : index
 // CHECK-NEXT:        arith.muli
 // CHECK-NEXT:        arith.addi

@@ -8,13 +8,14 @@
 // The 32-row kernels at D <= 128 take the prefetch by default (auto): their
 // 8 K loads at D = 128 (4 at D = 64) are issued a tile ahead; with
 // key-prefetch=none each tile's K is waited for next to its QK and no load
-// is that far ahead. 16-row kernels take it where the LDS allows no more
-// than 3 waves (gfx942 at D 64 and 128), for packed caches at query length
-// 1 (aiter's query-length-1 configuration; with ALiBi, a soft cap and a
-// window too): not on gfx950 (4 waves allowed, which it would cost), not at
-// D 80 on gfx942 (4 waves too), not for nhd caches or MTP rows (Q 2; the
-// registers would cost a wave); forced (next-tile), their 8 K loads are
-// ahead too. The loads per iteration are the same in every form: the prefetch
+// is that far ahead. 16-row kernels take it for packed caches at query
+// length 1 (aiter's query-length-1 configuration; with ALiBi, a soft cap
+// and a window too) where the LDS allows no more than 3 waves (gfx942 at D
+// 64 and 128) and at D 128 on gfx950, which then asks 3 waves instead of
+// the 4 its LDS allows (at 4 the scheduler serialized K's loads, 2-4 in
+// flight): not at D 64 on gfx950 nor D 80 (4 waves, each keeping a tile's
+// K in flight), not for nhd caches or MTP rows (Q 2; the registers would
+// cost a wave); forced (next-tile), their 8 K loads are ahead too. The loads per iteration are the same in every form: the prefetch
 // moves loads, it adds none. nhd / hnd caches take it by default at D = 128
 // with pages of 2 tokens or more (their 8 K loads ahead, beside V's 128 or
 // more byte loads), not at page size 1 (1 wave already) nor at D = 64 (the
@@ -47,6 +48,7 @@
 // RUN:   | FileCheck %s --check-prefix=ROWS16-GFX942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --loop-loads \
 // RUN:   d128-fp8-p16-transposed-per_token-w0-q1g8 d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 d64-fp8-p16-transposed-per_tensor-w0-q1g8 \
+// RUN:   d80-fp8-p16-transposed-per_token-w0-q1g8 d128-fp8-p16-nhd-per_tensor-w0-q1g8 \
 // RUN:   | FileCheck %s --check-prefix=ROWS16-GFX950
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads --key-prefetch=none \
 // RUN:   d128-fp8-p16-plain-none-w0-q4g8 d64-fp8-p16-plain-none-w0-q4g8 \
@@ -77,9 +79,11 @@
 // ROWS16-GFX942: d80-fp8-p16-transposed-per_token-w0-q1g8 gfx942: loop_loads=17 ahead=0
 // ROWS16-GFX942: d128-fp8-p16-nhd-per_tensor-w0-q1g8 gfx942: loop_loads=138 ahead=0
 
-// ROWS16-GFX950: d128-fp8-p16-transposed-per_token-w0-q1g8 gfx950: loop_loads=20 ahead=0
-// ROWS16-GFX950: d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 gfx950: loop_loads=18 ahead=0
+// ROWS16-GFX950: d128-fp8-p16-transposed-per_token-w0-q1g8 gfx950: loop_loads=20 ahead=8
+// ROWS16-GFX950: d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 gfx950: loop_loads=18 ahead=8
 // ROWS16-GFX950: d64-fp8-p16-transposed-per_tensor-w0-q1g8 gfx950: loop_loads=10 ahead=0
+// ROWS16-GFX950: d80-fp8-p16-transposed-per_token-w0-q1g8 gfx950: loop_loads=17 ahead=0
+// ROWS16-GFX950: d128-fp8-p16-nhd-per_tensor-w0-q1g8 gfx950: loop_loads=138 ahead=0
 
 // NONE: d128-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=18 ahead=0
 // NONE: d64-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=10 ahead=0

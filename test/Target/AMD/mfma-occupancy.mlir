@@ -84,6 +84,9 @@
 // RUN:   d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 \
 // RUN:   d128-fp8-p16-hnd-per_token-w300-q4g8 \
 // RUN:   d80-fp8-p16-plain-per_token-w0-q4g8 \
+// RUN:   d128-fp8-p16-transposed-per_token-w4096-q1g8-alibi-cap50-sm0.5 \
+// RUN:   d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 \
+// RUN:   d64-fp8-p16-transposed-per_tensor-w0-q1g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX950
 
 // GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
@@ -193,3 +196,10 @@
 // GFX950: d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 gfx950: waves={{[2-8]}} 
 // GFX950: d128-fp8-p16-hnd-per_token-w300-q4g8 gfx950: waves={{[2-8]}} 
 // GFX950: d80-fp8-p16-plain-per_token-w0-q4g8 gfx950: waves={{[3-8]}} 
+// Added on 2026-12-04 (fifteenth session): gfx950's 16-row kernels at D 128
+// with the K prefetch (packed, query length 1), which now ask for 3 waves
+// (4 before, without the prefetch: their K loads were serialized to fit 128
+// VGPRs), 3 waves at up to 165 VGPRs; D 64 keeps 4 without it.
+// GFX950: d128-fp8-p16-transposed-per_token-w4096-q1g8-alibi-cap50-sm0.5 gfx950: waves={{[3-8]}} 
+// GFX950: d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 gfx950: waves={{[3-8]}} 
+// GFX950: d64-fp8-p16-transposed-per_tensor-w0-q1g8 gfx950: waves={{[4-8]}} 
