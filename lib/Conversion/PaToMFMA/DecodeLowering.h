@@ -449,8 +449,9 @@ private:
   // edge tile holding them writes their masked scores and cache places to
   // LDS (storePartlySeen; kernels at the register limit score them after
   // the loop instead: scorePartlySeen), and the epilogue adds
-  // exp2(s - M) V / L per output element (partlySeenShare): at most
-  // 2 (Q - 1) tokens, none of it in full tiles.
+  // exp2(s - M) V / L per output element (partlySeenShare, in one run-time
+  // loop over the elements each lane stored): at most 2 (Q - 1) tokens,
+  // none of it in full tiles.
   /// Slots of both runs: the tail run's, then the head run's.
   int64_t partlySlots() const {
     return partlyRunSlots * (s.window > 0 ? 2 : 1);
@@ -466,7 +467,7 @@ private:
   /// dot product of the query row (f32, from global memory) and the
   /// token's K, then the loop's score steps (scale, K scale, non-finite
   /// check, soft cap, ALiBi) and the row's mask. Only tokens of this
-  /// partition's tiles are scored.
+  /// partition's tiles are scored; one run-time loop over the slots.
   void scorePartlySeen(ImplicitLocOpBuilder &b);
   /// The token (i64) of slot `slot` (index): the tail run's slots, then
   /// the head run's.

@@ -235,20 +235,37 @@ void DecodeLowering::scorePartlySeen(ImplicitLocOpBuilder &b) {
         emitAlibiSlopeExp2(b, memref::LoadOp::create(b, alibi.getAlibiSlopes(),
                                                      ValueRange{queryHead}));
   Value writes = l.cmpI(arith::CmpIPredicate::eq, part.get(), l.index(0));
-  for (int64_t slot = 0; slot < partlySlots(); ++slot) {
-    const bool head = slot >= partlyRunSlots;
-    const int64_t inRun = head ? slot - partlyRunSlots : slot;
-    Value token = partlySeenToken(l, l.index(slot));
+  // A run-time loop over the slots: this code runs once per workgroup, and
+  // a copy per slot (6 with a window at Q 4, each with its head-dim loop
+  // unrolled) was about a third of the slowest kernel's code, which its
+  // compile time follows.
+  auto slots = scf::ForOp::create(b, l.index(0), l.index(partlySlots()),
+                                  l.index(1));
+  OpBuilder::InsertionGuard inSlots(b);
+  b.setInsertionPoint(slots.getBody()->getTerminator());
+  {
+    Value slot = slots.getInductionVar();
+    Value head = partlyHeadStart
+                     ? l.cmpI(arith::CmpIPredicate::sge, slot,
+                              l.index(partlyRunSlots))
+                     : Value();
+    Value inRun = head ? l.select(head, (l.idx(slot) - partlyRunSlots).get(),
+                                  slot)
+                       : slot;
+    Value token = partlySeenToken(l, slot);
     // A slot past the run holds no token (a head slot's would be seen by
     // every row); a token of both runs (a short window) is the tail's.
     // Uniform.
-    Value scored =
-        l.andI(l.cmpI(arith::CmpIPredicate::slt, l.i64(inRun), partlyRunLength),
-               l.andI(l.cmpI(arith::CmpIPredicate::sle, partitionBegin, token),
-                      l.cmpI(arith::CmpIPredicate::slt, token, partitionEnd)));
+    Value scored = l.andI(
+        l.cmpI(arith::CmpIPredicate::slt, l.toI64(inRun), partlyRunLength),
+        l.andI(l.cmpI(arith::CmpIPredicate::sle, partitionBegin, token),
+               l.cmpI(arith::CmpIPredicate::slt, token, partitionEnd)));
     if (head)
       scored = l.andI(
-          scored, l.cmpI(arith::CmpIPredicate::slt, token, partlyTailStart));
+          scored,
+          l.select(head,
+                   l.cmpI(arith::CmpIPredicate::slt, token, partlyTailStart),
+                   arith::ConstantIntOp::create(b, 1, 1)));
     auto score = scf::IfOp::create(b, TypeRange{f32}, scored,
                                    /*withElseRegion=*/true);
     {
@@ -305,7 +322,8 @@ void DecodeLowering::scorePartlySeen(ImplicitLocOpBuilder &b) {
     if (seenBegin)
       seen = l.andI(seen, l.cmpI(arith::CmpIPredicate::sle, seenBegin, token));
     Value masked = l.select(seen, score.getResult(0), l.negInf());
-    IndexExpr word = rowIndex + slot * s.rows + statsPartlyScore();
+    IndexExpr word =
+        rowIndex + l.idx(slot) * s.rows + statsPartlyScore();
     scf::IfOp::create(b, writes, [&](OpBuilder &nested, Location loc) {
       memref::StoreOp::create(nested, loc, masked, stats,
                               ValueRange{word.get()});

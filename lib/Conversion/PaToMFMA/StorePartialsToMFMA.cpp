@@ -185,8 +185,6 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
           sum = sum ? nl.addF(sum, part) : part;
         }
         Value headDim = (nl.idx(dim.get()) + chunk * chunkDims).get();
-        if (partlySlots())
-          sum = nl.addF(sum, partlySeenShare(nb, rowIndex.get(), headDim));
         // An element that is not finite (an infinite V element reached
         // it) is NaN, as in the reference.
         sum = buildNaNIfNotFinite(nb, loc, sum);
@@ -199,6 +197,46 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
     if (chunk + 1 < chunkCount)
       gpu::BarrierOp::create(b);
   }
+  if (!partlySlots())
+    return;
+  // The partly seen tokens' shares, added to the elements each lane stored
+  // above, in one run-time loop over them: one copy of partlySeenShare (a
+  // loop over the slots with their page lookups and V loads) instead of one
+  // per chunk and pass (8 at D 256 with 32 rows, a fifth of that kernel's
+  // code, which its compile time follows). The same lane reads back what it
+  // wrote; sum + share is the same f32 arithmetic as before the store.
+  const int64_t passes = llvm::divideCeil(units, chip.workgroupSize);
+  scf::ForOp::create(
+      b, l.index(0), l.index(chunkCount * passes), l.index(1), ValueRange{},
+      [&](OpBuilder &nested, Location loc, Value item, ValueRange) {
+        ImplicitLocOpBuilder nb(loc, nested);
+        LaneBuilder nl(nb);
+        IndexExpr chunk = nl.idx(item) / passes;
+        IndexExpr unitIndex =
+            nl.idx(tid) + nl.idx(item) % passes * chip.workgroupSize;
+        IndexExpr element = unitIndex * kResultElements;
+        IndexExpr rowIndex = element / chunkDims;
+        IndexExpr row = nl.idx(store.getRowBase()) + rowIndex;
+        IndexExpr headDim = element % chunkDims + chunk * chunkDims;
+        Value inRange = nl.andI(
+            nl.cmpI(arith::CmpIPredicate::ult, row, nl.index(s.totalRows)),
+            nl.cmpI(arith::CmpIPredicate::ult, unitIndex, nl.index(units)));
+        scf::IfOp::create(nb, inRange, [&](OpBuilder &inner, Location at) {
+          ImplicitLocOpBuilder ib(at, inner);
+          LaneBuilder il(ib);
+          SmallVector<Value> indices = {store.getKvHead(), store.getSlot(),
+                                        row.get(), headDim.get()};
+          Value stored =
+              vector::LoadOp::create(ib, vec4, store.getTmpOut(), indices);
+          Value sum = buildNaNIfNotFinite(
+              ib, at,
+              il.addF(stored,
+                      partlySeenShare(ib, rowIndex.get(), headDim.get())));
+          vector::StoreOp::create(ib, sum, store.getTmpOut(), indices);
+          scf::YieldOp::create(ib);
+        });
+        scf::YieldOp::create(nb);
+      });
 }
 
 void DecodeLowering::lowerStorePartials(TileStorePartialsOp,

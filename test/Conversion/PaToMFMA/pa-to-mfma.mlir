@@ -577,20 +577,25 @@
 
 // Two M-tiles at D >= 256 (no edge branch, at the 2-wave register limit)
 // score the partly seen tokens after the tile loop instead of storing them
-// from an edge tile: per slot (Q = 4, G = 8: 3 per run, both runs), a
+// from an edge tile: one run-time loop over the slots (Q = 4, G = 8: 3 per
+// run, both runs; a copy per slot was a sixth of the kernel), in it a
 // uniform branch for a token of this partition's tiles, where the 8 lanes
 // of each of the 32 rows split its head dims (the query row read from
 // global memory, K at the token's page by the block table), sum by DPP
 // moves and take the loop's score steps (scale, the token's K scale); the
 // row's mask decides what its slot holds. The merge's barrier orders the
 // stores before the epilogue's share reads them. LDS: 416 statistics words,
-// then 6 slots x 32 rows of scores and 32 + 32 (672 f32).
+// then 6 slots x 32 rows of scores and 32 + 32 (672 f32). The shares: after
+// the output's chunks are stored, one run-time loop over each lane's stored
+// elements (4 chunks x 2 passes) adds the slot loop's share to what the
+// lane stored (a copy per element group was a fifth of the kernel).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-plain-per_token-w300-q4g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=PARTLY32
 // PARTLY32-LABEL:  gpu.func @pa_decode(
 // PARTLY32-SAME:     %[[STATS:[^ ]*]] : memref<672xf32, #gpu.address_space<workgroup>>)
 // PARTLY32:          scf.for {{.*}} iter_args(
 // PARTLY32-NOT:      memref.store %{{.*}}, %[[STATS]]
+// PARTLY32:          scf.for %[[SLOT:.*]] = %c0{{.*}} to %c6 step %c1{{.*}} {
 // PARTLY32:          scf.if %{{.*}} -> (f32) {
 // PARTLY32:            memref.load %{{.*}} : memref<?x?xi32>
 // PARTLY32:            scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
@@ -605,13 +610,22 @@
 // PARTLY32:          } else {
 // PARTLY32-NEXT:       arith.constant 0xFF800000 : f32
 // PARTLY32:          %[[MASKED:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
-// PARTLY32-NEXT:     arith.constant 416 : index
+// PARTLY32:          arith.muli %[[SLOT]], %c32{{.*}} : index
+// PARTLY32:          arith.constant 416 : index
 // PARTLY32-NEXT:     arith.addi
 // PARTLY32-NEXT:     scf.if
 // PARTLY32-NEXT:       memref.store %[[MASKED]], %[[STATS]]
-// PARTLY32-COUNT-5:  amdgpu.dpp %{{.*}} row_half_mirror
+// PARTLY32-NOT:      scf.for %{{.*}} = %c0{{.*}} to %c6
+// PARTLY32-NOT:      amdgpu.dpp %{{.*}} row_half_mirror
 // PARTLY32:          gpu.barrier
-// PARTLY32:          scf.for %{{.*}} = %c0{{.*}} to %c6{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4xf32>) {
+// PARTLY32-NOT:      scf.for %{{.*}} = %c0{{.*}} to %c6
+// PARTLY32:          scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} {
+// PARTLY32:            %[[STORED:.*]] = vector.load %[[TMP:.*]][%{{.*}}, %{{.*}}, %[[ROW:.*]], %[[DIM:.*]]] : memref<2x?x32x256xf32>, vector<4xf32>
+// PARTLY32:            %[[SHARE:.*]] = scf.for %{{.*}} = %c0{{.*}} to %c6{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<4xf32>) {
+// PARTLY32:            %[[SUM:.*]] = arith.addf %[[STORED]], %[[SHARE]] : vector<4xf32>
+// PARTLY32:            %[[CHECKED:.*]] = math.fma %[[SUM]], %{{.*}}, %[[SUM]] : vector<4xf32>
+// PARTLY32-NEXT:       vector.store %[[CHECKED]], %[[TMP]][%{{.*}}, %{{.*}}, %[[ROW]], %[[DIM]]]
+// PARTLY32-NOT:      scf.for %{{.*}} = %c0{{.*}} to %c6
 // PARTLY32:          gpu.return
 
 // Tiles past the staged page ids read the block table by the op's rule with
