@@ -202,9 +202,10 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
   // The partly seen tokens' shares, added to the elements each lane stored
   // above, in one run-time loop over them: one copy of partlySeenShare (a
   // loop over the slots with their page lookups and V loads) instead of one
-  // per chunk and pass (8 at D 256 with 32 rows, a fifth of that kernel's
-  // code, which its compile time follows). The same lane reads back what it
-  // wrote; sum + share is the same f32 arithmetic as before the store.
+  // per chunk and pass (8 at D 256 with 32 rows, another tenth of that
+  // kernel's code, which its compile time follows). The same lane reads
+  // back what it wrote; sum + share is the same f32 arithmetic as before
+  // the store.
   const int64_t passes = llvm::divideCeil(units, chip.workgroupSize);
   scf::ForOp::create(
       b, l.index(0), l.index(chunkCount * passes), l.index(1), ValueRange{},

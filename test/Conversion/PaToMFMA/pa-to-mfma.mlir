@@ -578,7 +578,7 @@
 // Two M-tiles at D >= 256 (no edge branch, at the 2-wave register limit)
 // score the partly seen tokens after the tile loop instead of storing them
 // from an edge tile: one run-time loop over the slots (Q = 4, G = 8: 3 per
-// run, both runs; a copy per slot was a sixth of the kernel), in it a
+// run, both runs; a copy per slot was a tenth of the kernel), in it a
 // uniform branch for a token of this partition's tiles, where the 8 lanes
 // of each of the 32 rows split its head dims (the query row read from
 // global memory, K at the token's page by the block table), sum by DPP
@@ -588,7 +588,7 @@
 // then 6 slots x 32 rows of scores and 32 + 32 (672 f32). The shares: after
 // the output's chunks are stored, one run-time loop over each lane's stored
 // elements (4 chunks x 2 passes) adds the slot loop's share to what the
-// lane stored (a copy per element group was a fifth of the kernel).
+// lane stored (a copy per element group was another tenth).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-plain-per_token-w300-q4g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=PARTLY32
 // PARTLY32-LABEL:  gpu.func @pa_decode(
