@@ -66,7 +66,10 @@ enum class KeyPrefetch {
   /// fp8 caches with 32-row groups (2 M-tiles, 2 waves): packed at D = 64
   /// or 128, nhd / hnd at D = 128 with pages of 2 tokens or more; with
   /// per-token scales at D = 128 where each lane holds its own token's
-  /// (pages of 16 tokens or more).
+  /// (pages of 16 tokens or more); 16-row groups of packed caches at query
+  /// length 1 where the LDS allows at most 3 waves (gfx942 at D = 64 and
+  /// 128), and at D = 128 on gfx950, which then asks for 3 waves instead of
+  /// the 4 its LDS allows (at 4 the scheduler serialized K's loads).
   automatic,
   /// Each tile's K loaded in its own step.
   none,

@@ -60,7 +60,8 @@ def PaToMFMA : Pass<"pa-to-mfma", "::mlir::gpu::GPUModuleOp"> {
            /*default=*/"::mlir::pa::KeyPrefetch::automatic",
            "whether the 32-bit tile loop loads the next tile's K while the "
            "current tile's softmax and PV run: auto (where its registers "
-           "cost no wave; default), none, next-tile",
+           "cost no wave, and gfx950's 16-row D = 128 kernels, which give "
+           "their fourth wave for it; default), none, next-tile",
            "::mlir::pa::keyPrefetchValues()">
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect", "::mlir::gpu::GPUDialect",
