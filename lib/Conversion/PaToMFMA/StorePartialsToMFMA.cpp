@@ -147,6 +147,26 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
   const int64_t units = s.rows * chunkDims / kResultElements;
   const int64_t chunkCount = s.headDim / chunkDims;
   Value zeros = l.splatConstant(vec4, 0.0);
+  // The 4 head dims of one row a lane stores in a pass over a chunk, unit
+  // `unitIndex` of the chunk's: one mapping for the store below and the
+  // partly seen shares' read-back after the chunks (a lane reads back only
+  // what it stored). `lastPass`: the pass may run past the chunk's units.
+  struct OutputUnit {
+    IndexExpr rowIndex, dim, row;
+    Value inRange;
+  };
+  auto outputUnit = [&](LaneBuilder &at, IndexExpr unitIndex, bool lastPass) {
+    IndexExpr element = unitIndex * kResultElements;
+    IndexExpr rowIndex = element / chunkDims;
+    IndexExpr dim = element % chunkDims;
+    IndexExpr row = at.idx(store.getRowBase()) + rowIndex;
+    Value inRange =
+        at.cmpI(arith::CmpIPredicate::ult, row, at.index(s.totalRows));
+    if (lastPass)
+      inRange = at.andI(inRange, at.cmpI(arith::CmpIPredicate::ult, unitIndex,
+                                         at.index(units)));
+    return OutputUnit{rowIndex, dim, row, inRange};
+  };
   for (int64_t chunk = 0; chunk < chunkCount; ++chunk) {
     for (int64_t t = 0; t < s.mTiles; ++t)
       for (int64_t blk = 0; blk < blocksPerChunk; ++blk) {
@@ -162,15 +182,8 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
       }
     gpu::BarrierOp::create(b);
     for (int64_t first = 0; first < units; first += chip.workgroupSize) {
-      IndexExpr unitIndex = l.idx(tid) + first;
-      IndexExpr element = unitIndex * kResultElements;
-      IndexExpr rowIndex = element / chunkDims;
-      IndexExpr dim = element % chunkDims;
-      IndexExpr row = l.idx(store.getRowBase()) + rowIndex;
-      Value inRange = l.cmpI(arith::CmpIPredicate::ult, row, l.index(s.totalRows));
-      if (units - first < chip.workgroupSize)
-        inRange = l.andI(inRange, l.cmpI(arith::CmpIPredicate::ult, unitIndex,
-                                         l.index(units)));
+      auto [rowIndex, dim, row, inRange] =
+          outputUnit(l, l.idx(tid) + first, units - first < chip.workgroupSize);
       scf::IfOp::create(b, inRange, [&](OpBuilder &nested, Location loc) {
         ImplicitLocOpBuilder nb(loc, nested);
         LaneBuilder nl(nb);
@@ -213,15 +226,10 @@ void DecodeLowering::mergeAndStore(ImplicitLocOpBuilder &b,
         ImplicitLocOpBuilder nb(loc, nested);
         LaneBuilder nl(nb);
         IndexExpr chunk = nl.idx(item) / passes;
-        IndexExpr unitIndex =
-            nl.idx(tid) + nl.idx(item) % passes * chip.workgroupSize;
-        IndexExpr element = unitIndex * kResultElements;
-        IndexExpr rowIndex = element / chunkDims;
-        IndexExpr row = nl.idx(store.getRowBase()) + rowIndex;
-        IndexExpr headDim = element % chunkDims + chunk * chunkDims;
-        Value inRange = nl.andI(
-            nl.cmpI(arith::CmpIPredicate::ult, row, nl.index(s.totalRows)),
-            nl.cmpI(arith::CmpIPredicate::ult, unitIndex, nl.index(units)));
+        auto [rowIndex, dim, row, inRange] = outputUnit(
+            nl, nl.idx(tid) + nl.idx(item) % passes * chip.workgroupSize,
+            /*lastPass=*/true);
+        IndexExpr headDim = dim + chunk * chunkDims;
         scf::IfOp::create(nb, inRange, [&](OpBuilder &inner, Location at) {
           ImplicitLocOpBuilder ib(at, inner);
           LaneBuilder il(ib);
