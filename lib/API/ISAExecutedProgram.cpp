@@ -10,9 +10,9 @@ ISAExecutedProgram::ISAExecutedProgram() = default;
 ISAExecutedProgram::~ISAExecutedProgram() = default;
 
 FailureOr<std::unique_ptr<ISAExecutedProgram>>
-ISAExecutedProgram::compile(const DecodeConfig &config, std::string &error) {
-  FailureOr<CompiledKernels> compiled =
-      compileDecode(config, CompileOptions(), error);
+ISAExecutedProgram::compile(const DecodeConfig &config, std::string &error,
+                            const CompileOptions &options) {
+  FailureOr<CompiledKernels> compiled = compileDecode(config, options, error);
   if (failed(compiled))
     return failure();
   if (compiled->format != "hsaco") {

@@ -42,19 +42,6 @@
 using namespace pa;
 using namespace pa::numerics;
 
-/// `parse(text)` into `value`; prints `usage` and returns false when
-/// `text` is no value of the option.
-template <typename T, typename Parse>
-bool parseInto(const char *text, Parse parse, T &value, const char *usage) {
-  std::optional<T> parsed = parse(text);
-  if (!parsed) {
-    std::printf("%s\n", usage);
-    return false;
-  }
-  value = *parsed;
-  return true;
-}
-
 int main(int argc, char **argv) {
   MatrixOptions options;
   mlir::pa::EmulationOptions emulation;

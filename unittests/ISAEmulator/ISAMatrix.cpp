@@ -9,11 +9,13 @@
 //
 //   PAISAMatrix [--subset ci|full] [--chips gfx942,gfx950] [--shard I/N]
 //               [--programs N] [--every N] [--filter TEXT] [--from J]
-//               [--verbose] [--counts]
+//               [--verbose] [--counts] [--cache-offsets auto|64]
 //
 // `ci` runs the CI length sets (ciSets) of every `--every`-th program
 // (default 1); `full` every set of every program. --counts prints each
-// kernel's dynamic counts per program. --from J starts at job J (the
+// kernel's dynamic counts per program; --cache-offsets 64 compiles the
+// code objects with only the 64-bit tile loop (pa-to-mfma's option), which
+// the matrix's small pools never take otherwise. --from J starts at job J (the
 // [J/N] numbers), to resume a run. Exits non-zero on any failure.
 //
 //===----------------------------------------------------------------------===//
@@ -55,6 +57,7 @@ void printCounts(const std::string &name, const isa::Stats &s) {
 int main(int argc, char **argv) {
   MatrixOptions options;
   bool counts = false;
+  mlir::pa::CompileOptions compileOptions;
   for (int i = 1; i < argc; ++i) {
     int read = parseMatrixOption(argc, argv, i, options);
     if (read < 0)
@@ -63,8 +66,14 @@ int main(int argc, char **argv) {
       continue;
     if (!std::strcmp(argv[i], "--counts")) {
       counts = true;
+    } else if (!std::strcmp(argv[i], "--cache-offsets") && i + 1 < argc) {
+      if (!parseInto(argv[++i], mlir::pa::parseCacheOffsets,
+                     compileOptions.cacheOffsets,
+                     "--cache-offsets takes auto or 64"))
+        return 2;
     } else {
-      std::printf("unknown argument %s\nusage: PAISAMatrix %s [--counts]\n",
+      std::printf("unknown argument %s\nusage: PAISAMatrix %s [--counts] "
+                  "[--cache-offsets auto|64]\n",
                   argv[i], kMatrixUsage);
       return 2;
     }
@@ -76,7 +85,8 @@ int main(int argc, char **argv) {
   hooks.compile = [&](const ProgramSpec &spec, MatrixProgram &program,
                       std::string &error) {
     auto compiled =
-        mlir::pa::ISAExecutedProgram::compile(program.config, error);
+        mlir::pa::ISAExecutedProgram::compile(program.config, error,
+                                              compileOptions);
     if (mlir::failed(compiled))
       return false;
     std::shared_ptr<mlir::pa::ISAExecutedProgram> executed =

@@ -18,7 +18,9 @@
 #include "pa/Conversion/MFMAOptions.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,19 @@ inline constexpr const char *kMatrixUsage =
 /// 1 when read, 0 when argv[i] is none of them, -1 after printing why its
 /// value is wrong.
 int parseMatrixOption(int argc, char **argv, int &i, MatrixOptions &options);
+
+/// `parse(text)` into `value` (a matrix tool's own option); prints `usage`
+/// and returns false when `text` is no value of the option.
+template <typename T, typename Parse>
+bool parseInto(const char *text, Parse parse, T &value, const char *usage) {
+  std::optional<T> parsed = parse(text);
+  if (!parsed) {
+    std::printf("%s\n", usage);
+    return false;
+  }
+  value = *parsed;
+  return true;
+}
 
 /// A compiled program as the driver runs its cases.
 struct MatrixProgram {

@@ -14,6 +14,7 @@
 #ifndef PA_API_ISAEXECUTEDPROGRAM_H
 #define PA_API_ISAEXECUTEDPROGRAM_H
 
+#include "pa/API/Compile.h"
 #include "pa/API/HostProgram.h"
 #include "pa/ISAEmulator/ISAProgram.h"
 
@@ -25,12 +26,13 @@ namespace mlir::pa {
 
 class ISAExecutedProgram {
 public:
-  /// Compiles `config` for `config.chip` (gfx942 or gfx950) and loads the
-  /// code object into the executor; on failure `error` holds the
-  /// compiler's or the loader's message (an instruction without
-  /// semantics fails here, naming it).
+  /// Compiles `config` for `config.chip` (gfx942 or gfx950) with
+  /// `options` and loads the code object into the executor; on failure
+  /// `error` holds the compiler's or the loader's message (an instruction
+  /// without semantics fails here, naming it).
   static FailureOr<std::unique_ptr<ISAExecutedProgram>>
-  compile(const DecodeConfig &config, std::string &error);
+  compile(const DecodeConfig &config, std::string &error,
+          const CompileOptions &options = CompileOptions());
 
   ~ISAExecutedProgram();
   ISAExecutedProgram(const ISAExecutedProgram &) = delete;

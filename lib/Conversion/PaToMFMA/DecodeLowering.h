@@ -300,10 +300,15 @@ private:
   LaneState emitTileLoop(ImplicitLocOpBuilder &b, const CacheViews &views,
                          const LaneState &init, bool prefetch);
   /// The tile loops over `views`: one loop for all M-tiles (each K/V load
-  /// serves both), or one M-tile at a time (half the accumulators live at
-  /// once).
+  /// serves both), or, for the 64-bit addresses (`wideAddresses`) of a
+  /// kernel where wideLoopPerMTile says so, one M-tile at a time (half the
+  /// accumulators live at once).
   WaveResult emitTileLoops(ImplicitLocOpBuilder &b, const CacheViews &views,
-                           bool loopPerMTile);
+                           bool wideAddresses);
+  /// Whether the 64-bit loop runs the M-tiles one after the other, reading
+  /// K and V once per M-tile: where both M-tiles' accumulators with 64-bit
+  /// addresses would not fit the 32-bit loop's waves.
+  bool wideLoopPerMTile() const;
   /// One tile loop that runs once per M-tile in a run-time loop over the
   /// M-tiles: a copy of the tile loop per M-tile would double its code and
   /// the kernel's compile time.

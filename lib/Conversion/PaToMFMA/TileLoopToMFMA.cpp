@@ -212,14 +212,25 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   return LaneState::unflatten(loop.getResults().take_front(stateWidth), init);
 }
 
+bool DecodeLowering::wideLoopPerMTile() const {
+  // Measured (docs/mfma-lowering.md, sixteenth session): at D = 96 and 128
+  // the 32-bit loop's 32 rows hold 2 waves (185-248 VGPRs), and the 64-bit
+  // loop over both M-tiles fits beside it (dynamic pools: 0-2 VGPRs more on
+  // both chips, bf16, nhd / hnd, windows, ALiBi, soft caps and per-token
+  // scales included). D = 256 needs 256 VGPRs for its 32-bit loop alone; at
+  // D = 64 and 80 some 32-row kernels hold 3 waves (163-165 VGPRs), which
+  // both M-tiles' 64-bit loop beside them would take (169-175).
+  return s.mTiles > 1 && (s.headDim < 96 || s.headDim > 128);
+}
+
 WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,
                                          const CacheViews &views,
-                                         bool loopPerMTile) {
-  if (loopPerMTile && s.mTiles > 1)
+                                         bool wideAddresses) {
+  if (wideAddresses && wideLoopPerMTile())
     return emitMTileAtATimeLoop(b, views);
   WaveResult result;
   result.append(emitTileLoop(b, views, initialState(b, mTileLanes),
-                             prefetchKeys && !loopPerMTile));
+                             prefetchKeys && !wideAddresses));
   return result;
 }
 
@@ -302,10 +313,12 @@ void DecodeLowering::lowerTileLoop(ImplicitLocOpBuilder &b) {
     loopResults = emitTileLoops(b, globalViews(), true);
   } else {
     // Pool sizes are dynamic: 32-bit buffer offsets when every paged buffer
-    // is below 2 GiB (the usual case), 64-bit global addresses otherwise.
-    // The 64-bit loop runs the M-tiles one after the other, so that its
-    // wider addresses do not raise the kernel's register count above the
-    // 32-bit loop's (which decides the occupancy).
+    // is below 2 GiB, 64-bit global addresses otherwise (a serving engine's
+    // cache on a large GPU often is: 2 GiB holds 512 Ki tokens of one layer
+    // at 4 KiB per token). Where its wider addresses would raise the
+    // kernel's register count above the 32-bit loop's (which decides the
+    // occupancy), the 64-bit loop runs the M-tiles one after the other
+    // (wideLoopPerMTile).
     CacheViews fat = fatRawBufferViews(b);
     auto choice = scf::IfOp::create(b, TypeRange{}, fits,
                                     /*withElseRegion=*/true);

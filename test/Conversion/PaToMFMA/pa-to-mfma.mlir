@@ -168,9 +168,9 @@
 // BF16C-NOT:     amdgpu.mfma
 
 // A dynamic pool: 32-bit buffer offsets when every paged buffer is below
-// 2 GiB, else 64-bit global addresses in one tile loop that a run-time
-// loop runs once per M-tile (two M-tiles: the 32-row group of MTP 4 at
-// GQA 8), its first row and lane constants chosen by the M-tile.
+// 2 GiB, else 64-bit global addresses. At D = 128 the 64-bit loop, like
+// the 32-bit one, runs both M-tiles of the 32-row group (MTP 4 at GQA 8) in
+// one tile loop: each K / V load serves both.
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=DYN
 // DYN-LABEL:     gpu.func @pa_decode(
@@ -191,17 +191,39 @@
 // DYN-NEXT:        rocdl.ballot %[[EVERY]] : i64
 // DYN:             rocdl.mbcnt.lo
 // DYN-NEXT:        rocdl.mbcnt.hi
-// DYN:             scf.for %[[MTILE:.*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args(
-// DYN:               %[[SECOND:.*]] = arith.cmpi eq, %[[MTILE]], %c1
-// DYN:               arith.muli %[[MTILE]], %c16
-// DYN:               arith.select %[[SECOND]], %{{.*}}, %{{.*}} : f32
-// DYN:               scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
-// DYN-COUNT-32:        amdgpu.mfma 16x16x32
-// DYN-NOT:             amdgpu.mfma
-// DYN-NOT:             fat_raw_buffer
-// DYN:               scf.yield
+// DYN-NOT:         scf.for
+// DYN:             scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, f32, f32, f32, vector<4xf32>
+// DYN-COUNT-64:      amdgpu.mfma 16x16x32
+// DYN-NOT:           amdgpu.mfma
+// DYN-NOT:           fat_raw_buffer
+// DYN:             scf.yield
 // DYN-NOT:         scf.for {{.*}} iter_args
 // DYN:           }
+
+// At D = 256 both M-tiles' accumulators with 64-bit addresses would not fit
+// the 32-bit loop's 2 waves: the 64-bit loop is one tile loop that a
+// run-time loop runs once per M-tile, its first row and lane constants
+// chosen by the M-tile.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=DYN256
+// DYN256-LABEL:   gpu.func @pa_decode(
+// DYN256:           scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, vector<4xf32>
+// DYN256:             scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, f32, f32, f32, vector<4xf32>
+// DYN256-COUNT-128:     amdgpu.mfma
+// DYN256-NOT:           amdgpu.mfma
+// DYN256:           } else {
+// DYN256:             rocdl.mbcnt.hi
+// DYN256:             scf.for %[[MTILE:.*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args(
+// DYN256:               %[[SECOND:.*]] = arith.cmpi eq, %[[MTILE]], %c1
+// DYN256:               arith.muli %[[MTILE]], %c16
+// DYN256:               arith.select %[[SECOND]], %{{.*}}, %{{.*}} : f32
+// DYN256:               scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
+// DYN256-COUNT-64:        amdgpu.mfma
+// DYN256-NOT:             amdgpu.mfma
+// DYN256-NOT:             fat_raw_buffer
+// DYN256:               scf.yield
+// DYN256-NOT:         scf.for {{.*}} iter_args
+// DYN256:           }
 
 // Query staging at D = 256, 32 rows: 8 rounds of 4 rows (a row per wave,
 // 64 lanes of 4 values), as a run-time loop: each round's row maximum
@@ -222,8 +244,9 @@
 // STAGEQ:          gpu.barrier
 
 // cache-offsets=64: only the 64-bit loop (no pool-size check, no buffer
-// views), still run once per M-tile; with one M-tile, a plain tile loop.
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none --cache-offsets=64 \
+// views), once per M-tile at D = 256 and one tile loop for both at D = 128
+// (OFF64BOTH); with one M-tile, a plain tile loop.
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none --cache-offsets=64 \
 // RUN:   | FileCheck %s --check-prefix=OFF64
 // OFF64-LABEL:    gpu.func @pa_decode(
 // OFF64-NOT:      fat_raw_buffer_cast
@@ -238,10 +261,20 @@
 // OFF64-NOT:      amdgpu.mfma
 // OFF64:          scf.for %[[MTILE:.*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args(
 // OFF64:            scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, vector<4xf32>
-// OFF64-COUNT-32:     amdgpu.mfma 16x16x32
+// OFF64-COUNT-64:     amdgpu.mfma
 // OFF64-NOT:        amdgpu.mfma
 // OFF64-NOT:        fat_raw_buffer
 // OFF64:          gpu.return
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w0-q4g8 --chip gfx942 --fp8-residual=none --cache-offsets=64 \
+// RUN:   | FileCheck %s --check-prefix=OFF64BOTH
+// OFF64BOTH-LABEL:  gpu.func @pa_decode(
+// OFF64BOTH-NOT:    fat_raw_buffer
+// OFF64BOTH-NOT:    scf.for {{.*}} to %c2{{.*}} iter_args(
+// OFF64BOTH:        scf.for {{.*}} iter_args({{.*}}) -> (index, f32, f32, f32, f32, f32, f32, f32, vector<4xf32>
+// OFF64BOTH-COUNT-64: amdgpu.mfma 16x16x32
+// OFF64BOTH-NOT:      amdgpu.mfma
+// OFF64BOTH-NOT:    fat_raw_buffer
+// OFF64BOTH:        gpu.return
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-none-w0-q1g8 --chip gfx950 --fp8-residual=none --cache-offsets=64 \
 // RUN:   | FileCheck %s --check-prefix=OFF64ONE
 // OFF64ONE-LABEL:   gpu.func @pa_decode(

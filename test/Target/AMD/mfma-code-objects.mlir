@@ -82,10 +82,13 @@
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{([1-9][0-9]?|1[0-9][0-9]|2[0-4][0-9]|25[0-6])}} global_load_dwordx4={{[0-9]+}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{([1-9][0-9]?|1[0-9][0-9]|2[0-4][0-9]|25[0-6])}} global_load_dwordx4={{[0-9]+}}{{$}}
 
-// 24 rows at GQA 12 (two M-tiles: 3/4 of twice the one-M-tile count).
+// 24 rows at GQA 12 (two M-tiles): at D = 128 the 64-bit loop holds both
+// M-tiles' products too (each K/V load serves both), so both loops have
+// the same count (68 per loop and M-tile on gfx942; with one M-tile's in
+// the 64-bit loop: 204).
 // CHECK:       d128-fp8-p16-plain-none-w0-q2g12 [[CHIP]]: mfma=
-// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x204 
-// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x24,v_mfma_f32_16x16x32_fp8_fp8x108 
+// GFX942-SAME:  v_mfma_f32_16x16x32_fp8_fp8x272 
+// GFX950-SAME:  v_mfma_f32_16x16x128_f8f6f4x32,v_mfma_f32_16x16x32_fp8_fp8x144 
 // CHECK-SAME:  buffer_load_dwordx4={{[1-9][0-9]*}} ds_read_b128={{[1-9][0-9]*}} ds_write_b128={{[1-9][0-9]*}} s_barrier={{[1-9][0-9]*}} scratch_insts=0 private_segment=0
 // GFX942-SAME:  lds={{([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}
 // GFX950-SAME:  lds={{([0-9]{1,5}|1[0-5][0-9]{4}|16[0-2][0-9]{3}|163[0-7][0-9]{2}|1638[0-3][0-9]|163840)}} vgprs={{[1-9][0-9]*}} global_load_dwordx4={{[0-9]+}}{{$}}

@@ -203,3 +203,24 @@
 // GFX950: d128-fp8-p16-transposed-per_token-w4096-q1g8-alibi-cap50-sm0.5 gfx950: waves={{[3-8]}} 
 // GFX950: d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 gfx950: waves={{[3-8]}} 
 // GFX950: d64-fp8-p16-transposed-per_tensor-w0-q1g8 gfx950: waves={{[4-8]}} 
+// Added on 2026-12-04 (sixteenth session): at D 96 and 128 the 64-bit loop
+// runs both M-tiles of a 32-row group in one tile loop (K and V read once,
+// not once per M-tile; the dynamic pools' kernels above hold their waves
+// with it). Kernels with only that loop (cache-offsets=64) hold 2 waves at
+// 190-227 VGPRs.
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --cache-offsets=64 --occupancy \
+// RUN:   d128-fp8-p16-transposed-per_token-w0-q4g8 \
+// RUN:   d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 \
+// RUN:   d128-bf16-p16-plain-none-w0-q4g8 \
+// RUN:   d128-fp8-p16-hnd-per_token-w300-q4g8 \
+// RUN:   | FileCheck %s --check-prefix=WIDE -DCHIP=gfx942
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --cache-offsets=64 --occupancy \
+// RUN:   d128-fp8-p16-transposed-per_token-w0-q4g8 \
+// RUN:   d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 \
+// RUN:   d128-bf16-p16-plain-none-w0-q4g8 \
+// RUN:   d128-fp8-p16-hnd-per_token-w300-q4g8 \
+// RUN:   | FileCheck %s --check-prefix=WIDE -DCHIP=gfx950
+// WIDE: d128-fp8-p16-transposed-per_token-w0-q4g8 [[CHIP]]: waves={{[2-8]}} 
+// WIDE: d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 [[CHIP]]: waves={{[2-8]}} 
+// WIDE: d128-bf16-p16-plain-none-w0-q4g8 [[CHIP]]: waves={{[2-8]}} 
+// WIDE: d128-fp8-p16-hnd-per_token-w300-q4g8 [[CHIP]]: waves={{[2-8]}} 
