@@ -214,9 +214,14 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
     chunkDims /= 2;
   // Halving stops at an odd number of 16-wide blocks (D = 80: 5, 112: 7)
   // far over the budget (20-56 KiB at D = 80-112): then the largest
-  // divisor of 16-wide blocks that fits. Within 1.5 times the budget the
-  // halved chunk stays (D = 192: 48, as measured before).
-  if (2 * kWaves * s.rows * chunkDims > 3 * budgetWords) {
+  // divisor of 16-wide blocks that fits. A 16-row group keeps the halved
+  // chunk within 1.5 times the budget (D = 96: 48, 12 KiB, 21 KiB in all:
+  // 3 workgroups per gfx942 CU, as its registers allow); a 32-row group,
+  // which the registers allow 2 waves, must fit: D = 96 and 192 merged
+  // chunks of 48 (24 KiB), 35 KiB in all, one workgroup per gfx942 CU.
+  const int64_t mergeWords = kWaves * s.rows * chunkDims;
+  if (s.mTiles == 1 ? 2 * mergeWords > 3 * budgetWords
+                    : mergeWords > budgetWords) {
     const int64_t blocks = chunkDims / kBlock;
     for (int64_t parts = 1; parts <= blocks; ++parts)
       if (blocks % parts == 0 &&

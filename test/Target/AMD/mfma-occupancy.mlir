@@ -224,3 +224,24 @@
 // WIDE: d128-fp8-p16-plain-per_token-w300-q4g8-alibi-cap30 [[CHIP]]: waves={{[2-8]}} 
 // WIDE: d128-bf16-p16-plain-none-w0-q4g8 [[CHIP]]: waves={{[2-8]}} 
 // WIDE: d128-fp8-p16-hnd-per_token-w300-q4g8 [[CHIP]]: waves={{[2-8]}} 
+// Added on 2026-12-04 (sixteenth session): 32-row groups at D 96 and 192
+// merged their outputs in chunks of 48 head dims (24 KiB of LDS, 35 KiB in
+// all), so gfx942's 64 KiB held one workgroup per CU: 1 wave per SIMD at
+// 187-217 VGPRs. Their merge chunk now fits the 16 KiB budget (32 head
+// dims; 18-24 KiB in all): 2 waves.
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --occupancy \
+// RUN:   d96-fp8-p16-plain-none-w0-q4g8 \
+// RUN:   d96-bf16-p16-plain-none-w0-q4g8 \
+// RUN:   d192-fp8-p16-plain-none-w0-q4g8 \
+// RUN:   d192-fp8-p16-transposed-per_token-w300-q4g8 \
+// RUN:   | FileCheck %s --check-prefix=MERGE -DCHIP=gfx942
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --occupancy \
+// RUN:   d96-fp8-p16-plain-none-w0-q4g8 \
+// RUN:   d96-bf16-p16-plain-none-w0-q4g8 \
+// RUN:   d192-fp8-p16-plain-none-w0-q4g8 \
+// RUN:   d192-fp8-p16-transposed-per_token-w300-q4g8 \
+// RUN:   | FileCheck %s --check-prefix=MERGE -DCHIP=gfx950
+// MERGE: d96-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: waves={{[2-8]}} 
+// MERGE: d96-bf16-p16-plain-none-w0-q4g8 [[CHIP]]: waves={{[2-8]}} 
+// MERGE: d192-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: waves={{[2-8]}} 
+// MERGE: d192-fp8-p16-transposed-per_token-w300-q4g8 [[CHIP]]: waves={{[2-8]}} 
