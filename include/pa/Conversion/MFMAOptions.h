@@ -69,11 +69,15 @@ enum class KeyPrefetch {
   /// (pages of 16 tokens or more); 16-row groups of packed caches at query
   /// length 1 where the LDS allows at most 3 waves (gfx942 at D = 64 and
   /// 128), and at D = 128 on gfx950, which then asks for 3 waves instead of
-  /// the 4 its LDS allows (at 4 the scheduler serialized K's loads).
+  /// the 4 its LDS allows (at 4 the scheduler serialized K's loads). The
+  /// 64-bit loop (pools of 2 GiB or more) prefetches where the 32-bit loop
+  /// does at 16 rows, except with per-token scales, a window and ALiBi
+  /// together.
   automatic,
   /// Each tile's K loaded in its own step.
   none,
-  /// Every decode kernel's 32-bit loop (may lower the occupancy).
+  /// Every decode kernel's 32-bit loop, and 16-row kernels' 64-bit loop
+  /// under automatic's exception (may lower the occupancy).
   nextTile,
 };
 

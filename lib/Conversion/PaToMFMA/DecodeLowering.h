@@ -309,6 +309,9 @@ private:
   /// K and V once per M-tile: where both M-tiles' accumulators with 64-bit
   /// addresses would not fit the 32-bit loop's waves.
   bool wideLoopPerMTile() const;
+  /// Whether the 64-bit loop keeps the next tile's K in flight too (where
+  /// the 32-bit loop does: prefetchKeys) without costing a wave.
+  bool wideLoopPrefetchesKeys() const;
   /// One tile loop that runs once per M-tile in a run-time loop over the
   /// M-tiles: a copy of the tile loop per M-tile would double its code and
   /// the kernel's compile time.

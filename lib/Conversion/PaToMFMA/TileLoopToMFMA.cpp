@@ -223,6 +223,17 @@ bool DecodeLowering::wideLoopPerMTile() const {
   return s.mTiles > 1 && (s.headDim < 96 || s.headDim > 128);
 }
 
+bool DecodeLowering::wideLoopPrefetchesKeys() const {
+  // Measured (docs/performance.md, sixteenth session) on 144 16-row
+  // configurations x 2 chips (D = 128, pages 16 / 64, every scale mode,
+  // windows 0 / 300 / 4096, G 8 / 16, ALiBi, soft caps): -4 .. +12 VGPRs
+  // beside the 32-bit loop; the 28 kernels that lost their third wave
+  // (165 -> 172-177) all had per-token scales, a window and ALiBi. 32-row
+  // groups: both M-tiles' K beside the 64-bit addresses would not fit.
+  return prefetchKeys && s.mTiles == 1 &&
+         !(s.scale == ScaleMode::per_token && s.window > 0 && d.alibi);
+}
+
 WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,
                                          const CacheViews &views,
                                          bool wideAddresses) {
@@ -230,7 +241,8 @@ WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,
     return emitMTileAtATimeLoop(b, views);
   WaveResult result;
   result.append(emitTileLoop(b, views, initialState(b, mTileLanes),
-                             prefetchKeys && !wideAddresses));
+                             wideAddresses ? wideLoopPrefetchesKeys()
+                                           : prefetchKeys));
   return result;
 }
 
