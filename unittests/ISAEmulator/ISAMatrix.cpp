@@ -15,8 +15,8 @@
 // (default 1); `full` every set of every program. --counts prints each
 // kernel's dynamic counts per program; --cache-offsets 64 compiles the
 // code objects with only the 64-bit tile loop (pa-to-mfma's option), which
-// the matrix's small pools never take otherwise. --from J starts at job J (the
-// [J/N] numbers), to resume a run. Exits non-zero on any failure.
+// the matrix's small pools never take otherwise. --from J starts at job J
+// (the [J/N] numbers), to resume a run. Exits non-zero on any failure.
 //
 //===----------------------------------------------------------------------===//
 #include "../Numerics/MatrixDriver.h"

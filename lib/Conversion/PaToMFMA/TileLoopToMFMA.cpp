@@ -213,13 +213,14 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
 }
 
 bool DecodeLowering::wideLoopPerMTile() const {
-  // Measured (docs/mfma-lowering.md, sixteenth session): at D = 96 and 128
-  // the 32-bit loop's 32 rows hold 2 waves (185-248 VGPRs), and the 64-bit
-  // loop over both M-tiles fits beside it (dynamic pools: 0-2 VGPRs more on
-  // both chips, bf16, nhd / hnd, windows, ALiBi, soft caps and per-token
-  // scales included). D = 256 needs 256 VGPRs for its 32-bit loop alone; at
-  // D = 64 and 80 some 32-row kernels hold 3 waves (163-165 VGPRs), which
-  // both M-tiles' 64-bit loop beside them would take (169-175).
+  // Measured (docs/performance.md, sixteenth session): at D = 96 and 128
+  // the 32-bit loop's 32 rows hold 2 waves, and the 64-bit loop over both
+  // M-tiles fits beside it (dynamic pools: 18 configurations x 2 chips,
+  // bf16, nhd / hnd, windows, ALiBi, soft caps and per-token scales
+  // included, keep their waves; 29 of the 36 within 2 VGPRs). D = 256 needs
+  // up to 256 VGPRs for its 32-bit loop alone; at D = 64 and 80 some 32-row
+  // kernels hold 3 waves (159-165 VGPRs), which both M-tiles' 64-bit loop
+  // beside them would take (169-175).
   return s.mTiles > 1 && (s.headDim < 96 || s.headDim > 128);
 }
 
@@ -228,8 +229,8 @@ bool DecodeLowering::wideLoopPrefetchesKeys() const {
   // configurations x 2 chips (D = 128, pages 16 / 64, every scale mode,
   // windows 0 / 300 / 4096, G 8 / 16, ALiBi, soft caps): -4 .. +12 VGPRs
   // beside the 32-bit loop; the 28 kernels that lost their third wave
-  // (165 -> 172-177) all had per-token scales, a window and ALiBi. 32-row
-  // groups: both M-tiles' K beside the 64-bit addresses would not fit.
+  // (165 -> 172-177) all had per-token scales, a window and ALiBi. Not
+  // tried at 32 rows (both M-tiles' K beside the 64-bit addresses).
   return prefetchKeys && s.mTiles == 1 &&
          !(s.scale == ScaleMode::per_token && s.window > 0 && d.alibi);
 }
