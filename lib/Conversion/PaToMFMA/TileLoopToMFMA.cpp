@@ -213,7 +213,7 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
 }
 
 bool DecodeLowering::wideLoopPerMTile() const {
-  // Measured (docs/performance.md, sixteenth session): at D = 96 and 128
+  // Measured (docs/performance.md, sixteenth session): at D = 96, 112 and 128
   // the 32-bit loop's 32 rows hold 2 waves, and the 64-bit loop over both
   // M-tiles fits beside it (dynamic pools: 18 configurations x 2 chips,
   // bf16, nhd / hnd, windows, ALiBi, soft caps and per-token scales
