@@ -62,10 +62,6 @@ int main(int argc, char **argv) {
                      emulation.fp8Residual,
                      "--fp8-residual takes none, p or query-and-p"))
         return 2;
-    } else if (!std::strcmp(argv[i], "--cache-offsets") && i + 1 < argc) {
-      if (!parseInto(argv[++i], mlir::pa::parseCacheOffsets,
-                     emulation.cacheOffsets, "--cache-offsets takes auto or 64"))
-        return 2;
     } else if (!std::strcmp(argv[i], "--key-prefetch") && i + 1 < argc) {
       if (!parseInto(argv[++i], mlir::pa::parseKeyPrefetch,
                      emulation.keyPrefetch,
@@ -76,13 +72,14 @@ int main(int argc, char **argv) {
     } else {
       std::printf("unknown argument %s\nusage: PAEmulatorMatrix %s "
                   "[--kernels rocdl|lane0] [--fp8-residual none|p|"
-                  "query-and-p] [--cache-offsets auto|64] "
+                  "query-and-p] "
                   "[--key-prefetch auto|none|next-tile] "
                   "[--dump-failing FILE]\n",
                   argv[i], kMatrixUsage);
       return 2;
     }
   }
+  emulation.cacheOffsets = options.cacheOffsets;
 
   mlir::pa::emulator::Stats totals;
   std::shared_ptr<mlir::pa::EmulatedProgram> current;

@@ -57,7 +57,6 @@ void printCounts(const std::string &name, const isa::Stats &s) {
 int main(int argc, char **argv) {
   MatrixOptions options;
   bool counts = false;
-  mlir::pa::CompileOptions compileOptions;
   for (int i = 1; i < argc; ++i) {
     int read = parseMatrixOption(argc, argv, i, options);
     if (read < 0)
@@ -66,19 +65,15 @@ int main(int argc, char **argv) {
       continue;
     if (!std::strcmp(argv[i], "--counts")) {
       counts = true;
-    } else if (!std::strcmp(argv[i], "--cache-offsets") && i + 1 < argc) {
-      if (!parseInto(argv[++i], mlir::pa::parseCacheOffsets,
-                     compileOptions.cacheOffsets,
-                     "--cache-offsets takes auto or 64"))
-        return 2;
     } else {
-      std::printf("unknown argument %s\nusage: PAISAMatrix %s [--counts] "
-                  "[--cache-offsets auto|64]\n",
+      std::printf("unknown argument %s\nusage: PAISAMatrix %s [--counts]\n",
                   argv[i], kMatrixUsage);
       return 2;
     }
   }
 
+  mlir::pa::CompileOptions compileOptions;
+  compileOptions.cacheOffsets = options.cacheOffsets;
   // Per kernel of the current program, summed over its cases.
   std::map<std::string, isa::Stats> perKernel;
   MatrixHooks hooks;

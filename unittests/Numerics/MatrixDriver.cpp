@@ -86,6 +86,10 @@ int parseMatrixOption(int argc, char **argv, int &i, MatrixOptions &options) {
     options.filter = value;
   } else if (!std::strcmp(arg, "--from")) {
     options.from = std::strtoull(value, nullptr, 10);
+  } else if (!std::strcmp(arg, "--cache-offsets")) {
+    if (!parseInto(value, mlir::pa::parseCacheOffsets, options.cacheOffsets,
+                   "--cache-offsets takes auto or 64"))
+      return -1;
   } else {
     return 0;
   }

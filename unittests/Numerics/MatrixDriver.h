@@ -41,13 +41,16 @@ struct MatrixOptions {
   /// Only jobs from this one on (the [J/N] numbers, from 1): resumes a
   /// run that stopped.
   size_t from = 1;
+  /// pa-to-mfma's cache-offsets for the AMD kernels: `64` builds only the
+  /// 64-bit tile loop, which the matrix's small pools never take otherwise.
+  mlir::pa::CacheOffsets cacheOffsets = mlir::pa::CacheOffsets::automatic;
 };
 
 /// The driver's options, for usage lines.
 inline constexpr const char *kMatrixUsage =
     "[--subset ci|full] [--chips gfx942,gfx950] [--shard I/N] "
     "[--programs N] [--every N] [--filter TEXT] [--from J] [--list] "
-    "[--verbose]";
+    "[--verbose] [--cache-offsets auto|64]";
 
 /// Reads the driver's option at argv[i] (advancing i past its value):
 /// 1 when read, 0 when argv[i] is none of them, -1 after printing why its
