@@ -814,10 +814,16 @@ int64_t DecodeLowering::wavesAllowed() const {
   if (d.shape.mTiles > 1)
     return 2;
   int64_t byLds = chip.workgroupMemoryBytes / std::max<int64_t>(ldsBytes, 1);
-  // 4 waves is 128 VGPRs, which 16-row kernels reach up to D = 128 (121-129
-  // measured) and not beyond (D = 256: 163-180): asking those costs a futile
-  // code generation before the step down (+0.25-0.36 s CPU).
-  return std::clamp<int64_t>(byLds, 2, d.shape.headDim <= 128 ? 4 : 3);
+  // Asking for waves the registers cannot give costs a futile code
+  // generation before the step down. 4 waves is 128 VGPRs, which 16-row
+  // kernels reach up to D = 128 (121-129 measured) and not beyond (D = 256:
+  // 163-180); 3 is 168, which they never reach beyond D = 256 (D = 512:
+  // 223-255 VGPRs; 168 of 168 gfx950 kernels, whose LDS allows 3, spilled
+  // at 3 and were generated again: 0.58-0.60 s CPU against 0.37-0.38 on
+  // gfx942, which asks 2; docs/performance.md, seventeenth session).
+  const int64_t byHeadDim =
+      d.shape.headDim <= 128 ? 4 : (d.shape.headDim <= 256 ? 3 : 2);
+  return std::clamp<int64_t>(byLds, 2, byHeadDim);
 }
 
 int64_t DecodeLowering::requestedWaves() const {
@@ -827,6 +833,14 @@ int64_t DecodeLowering::requestedWaves() const {
   // wave instead of 9-12 (docs/performance.md, fifteenth session).
   if (prefetchKeys && d.shape.mTiles == 1)
     return std::min<int64_t>(wavesAllowed(), 3);
+  // 16-row D = 256 kernels with per-token scales on nhd / hnd caches need
+  // 230-239 VGPRs (the scale of each lane's token beside its K and V
+  // rows): 3 waves never fit (72 of 72 configurations and chips spilled at
+  // 3: pages 16 / 32 / 64, windows, ALiBi, soft caps, page strides,
+  // combined caches; docs/performance.md, seventeenth session).
+  if (d.shape.mTiles == 1 && s.headDim > 192 &&
+      s.scale == ScaleMode::per_token && s.layout != CacheLayout::packed)
+    return std::min<int64_t>(wavesAllowed(), 2);
   return wavesAllowed();
 }
 
