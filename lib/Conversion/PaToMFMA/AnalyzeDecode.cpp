@@ -276,9 +276,19 @@ MFMALayoutAttr mfma::chooseMFMALayout(MLIRContext *context,
   // the 256 VGPRs of 2 waves per SIMD (measured on gfx950 with the query's
   // residual: 264-268, 1 wave; without per-token scales 245-256, 2 waves),
   // and so do a window or ALiBi without them (260-268, 1 wave; with
-  // 16x16x32 QK 243-251, 2 waves), and at D = 512 more still.
+  // 16x16x32 QK 243-251, 2 waves), and at D = 512 more still. One M-tile
+  // at D = 256 with per-token scales on the packed cache straddles the 168
+  // VGPRs of 3 waves with 16x16x128 QK (161-180: 12 of 25 configurations
+  // at 2 waves, a window or 2 query tokens enough to tip it) and stays
+  // within them with 16x16x32 (161-168: 25 of 25 at 3), for +192 MFMAs per
+  // workgroup and 256-token tile (issue estimate 0.17 -> 0.20 of the memory
+  // time). With ALiBi it is 2 waves either way (192 / 218 VGPRs), so it
+  // keeps 16x16x128 (docs/performance.md, seventeenth session).
+  const bool perTokenD256Row =
+      s.mTiles == 1 && s.headDim == 256 && s.scale == ScaleMode::per_token &&
+      s.layout == CacheLayout::packed && !s.alibi;
   bool wideQK = chip.hasF8F6F4Mfma && s.fp8Compute() &&
-                s.headDim % kWideFp8K == 0 &&
+                s.headDim % kWideFp8K == 0 && !perTokenD256Row &&
                 (s.mTiles == 1 || s.headDim <= 128 ||
                  (s.headDim <= 256 && s.scale != ScaleMode::per_token &&
                   s.window == 0 && !s.alibi));

@@ -89,11 +89,23 @@
 // gfx950, D a multiple of 128: QK on v_mfma_f32_16x16x128_f8f6f4 (two load
 // chunks per product, 32 fp8 values per lane): M-tiles x 4 blocks x D/128,
 // then PV as on gfx942 (M-tiles x D/16 blocks x 2 K-steps). D = 128 at 32
-// rows and D = 256 at 16 rows: 8 + 32.
+// rows and D = 256 at 16 rows: 8 + 32. At D = 256 with per-token scales on
+// the packed cache, 16 rows take 16x16x32 QK (the NARROW prefix; with 16x16x128 half
+// of them needed more than the 168 VGPRs of 3 waves), except with ALiBi (2
+// waves either way).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d128-fp8-p16-plain-per_token-w257-q2g16-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=WIDE
-// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-transposed-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-transposed-per_token-w300-q1g8-alibi-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefix=WIDE
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p16-transposed-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=NARROW
+// RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d256-fp8-p64-plain-per_token-w0-q1g8-n64 --chip gfx950 --fp8-residual=none \
+// RUN:   | FileCheck %s --check-prefix=NARROW
+// NARROW-LABEL:    gpu.func @pa_decode(
+// NARROW:          scf.for {{.*}} iter_args(
+// NARROW-COUNT-32: amdgpu.mfma 16x16x32 {{.*}} : vector<8xf8E4M3FN>, vector<8xf8E4M3FN>, vector<4xf32>
+// NARROW-NOT:      amdgpu.mfma 16x16x128
+// NARROW:          gpu.return
 // WIDE-LABEL:    gpu.func @pa_decode(
 // WIDE-NOT:      amdgpu.mfma
 // WIDE:          scf.for {{.*}} iter_args(
