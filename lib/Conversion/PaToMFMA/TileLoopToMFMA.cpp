@@ -229,10 +229,20 @@ bool DecodeLowering::wideLoopPrefetchesKeys() const {
   // configurations x 2 chips (D = 128, pages 16 / 64, every scale mode,
   // windows 0 / 300 / 4096, G 8 / 16, ALiBi, soft caps): -4 .. +12 VGPRs
   // beside the 32-bit loop; the 28 kernels that lost their third wave
-  // (165 -> 172-177) all had per-token scales, a window and ALiBi. Not
-  // tried at 32 rows (both M-tiles' K beside the 64-bit addresses).
-  return prefetchKeys && s.mTiles == 1 &&
-         !(s.scale == ScaleMode::per_token && s.window > 0 && d.alibi);
+  // (165 -> 172-177) all had per-token scales, a window and ALiBi. At 32
+  // rows (seventeenth session), where both M-tiles share the 64-bit loop
+  // (D = 128 where the 32-bit loop prefetches): packed caches +6 .. +10
+  // VGPRs (dynamic pools 229-240 -> 237-250, 2 waves kept, 32 of 32), 8 K
+  // loads a tile ahead, 8-10 in flight as before; nhd / hnd halved their
+  // loads in flight (32 -> 16), so they keep the loop without it. Per-token
+  // scales with a window and ALiBi reached 255 there, so they keep it
+  // without too.
+  if (!prefetchKeys ||
+      (s.scale == ScaleMode::per_token && s.window > 0 && d.alibi))
+    return false;
+  if (s.mTiles > 1)
+    return !wideLoopPerMTile() && s.layout == CacheLayout::packed;
+  return true;
 }
 
 WaveResult DecodeLowering::emitTileLoops(ImplicitLocOpBuilder &b,

@@ -93,17 +93,23 @@
 // The 64-bit loop (pools of 2 GiB or more; here alone, cache-offsets=64)
 // of a 16-row kernel keeps the next tile's K in flight as the 32-bit loop
 // does, except with per-token scales, a window and ALiBi together (those
-// lost their third wave with it, beside the 32-bit loop); 32-row groups'
-// 64-bit loop does not prefetch.
+// lost their third wave with it, beside the 32-bit loop). 32-row groups
+// whose M-tiles share the 64-bit loop (D 128) prefetch too on packed caches
+// (since 2026-12-04, seventeenth session; ahead=0 before), not on nhd / hnd
+// ones (their loads in flight halved with it).
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads --cache-offsets=64 \
 // RUN:   d128-fp8-p16-transposed-per_token-w0-q1g8 d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 \
 // RUN:   d128-fp8-p16-transposed-per_token-w300-q1g8-alibi d128-fp8-p16-plain-none-w0-q4g8 \
+// RUN:   d128-fp8-p16-transposed-per_token-w0-q4g8 d128-fp8-p16-nhd-none-w300-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=WIDE -DCHIP=gfx942
 // RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --loop-loads --cache-offsets=64 \
 // RUN:   d128-fp8-p16-transposed-per_token-w0-q1g8 d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 \
 // RUN:   d128-fp8-p16-transposed-per_token-w300-q1g8-alibi d128-fp8-p16-plain-none-w0-q4g8 \
+// RUN:   d128-fp8-p16-transposed-per_token-w0-q4g8 d128-fp8-p16-nhd-none-w300-q4g8 \
 // RUN:   | FileCheck %s --check-prefix=WIDE -DCHIP=gfx950
 // WIDE: d128-fp8-p16-transposed-per_token-w0-q1g8 [[CHIP]]: loop_loads=20 ahead=8
 // WIDE: d128-fp8-p64-plain-none-w300-q1g16-alibi-cap30 [[CHIP]]: loop_loads=18 ahead=8
 // WIDE: d128-fp8-p16-transposed-per_token-w300-q1g8-alibi [[CHIP]]: loop_loads=20 ahead=0
-// WIDE: d128-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=18 ahead=0
+// WIDE: d128-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: loop_loads=18 ahead=8
+// WIDE: d128-fp8-p16-transposed-per_token-w0-q4g8 [[CHIP]]: loop_loads=20 ahead=8
+// WIDE: d128-fp8-p16-nhd-none-w300-q4g8 [[CHIP]]: loop_loads=138 ahead=0
