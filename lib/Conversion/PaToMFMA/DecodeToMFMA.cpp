@@ -833,14 +833,20 @@ int64_t DecodeLowering::requestedWaves() const {
   // wave instead of 9-12 (docs/performance.md, fifteenth session).
   if (prefetchKeys && d.shape.mTiles == 1)
     return std::min<int64_t>(wavesAllowed(), 3);
-  // 16-row D = 256 kernels with per-token scales on nhd / hnd caches need
-  // 230-239 VGPRs (the scale of each lane's token beside its K and V
-  // rows): 3 waves never fit (72 of 72 configurations and chips spilled at
-  // 3: pages 16 / 32 / 64, windows, ALiBi, soft caps, page strides,
-  // combined caches; docs/performance.md, seventeenth session).
-  if (d.shape.mTiles == 1 && s.headDim > 192 &&
-      s.scale == ScaleMode::per_token && s.layout != CacheLayout::packed)
-    return std::min<int64_t>(wavesAllowed(), 2);
+  // 16-row kernels with per-token scales on nhd / hnd caches (the scale of
+  // each lane's token beside its K and V rows) need 148-170 VGPRs at
+  // D = 80-128, never the 128 of 4 waves (84 of 84 configurations and
+  // chips spilled at 4), and 230-239 at D = 256, never the 168 of 3 (72 of
+  // 72: pages 16 / 32 / 64, windows, ALiBi, soft caps, page strides,
+  // combined caches); D = 64 and 192 do fit (docs/performance.md,
+  // seventeenth session).
+  if (d.shape.mTiles == 1 && s.scale == ScaleMode::per_token &&
+      s.layout != CacheLayout::packed) {
+    if (s.headDim > 192)
+      return std::min<int64_t>(wavesAllowed(), 2);
+    if (s.headDim >= 80)
+      return std::min<int64_t>(wavesAllowed(), 3);
+  }
   return wavesAllowed();
 }
 

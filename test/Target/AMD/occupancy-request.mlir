@@ -19,6 +19,16 @@
 // RUN: pa-compile %t-hnd.mlir --chip=gfx950 --emit=llvm -o - | FileCheck %s --check-prefix=TWO
 // TWO: "amdgpu-waves-per-eu"="2"
 //
+// The same at D 80-128 (148-170 VGPRs): 3, not the 4 their LDS allows.
+// RUN: %python %S/Inputs/mfma_decode.py d112-fp8-p16-nhd-per_token-w0-q1g8 --chip gfx942 -o %t-d112.mlir
+// RUN: pa-compile %t-d112.mlir --chip=gfx942 --emit=llvm -o - | FileCheck %s --check-prefix=THREE
+// RUN: %python %S/Inputs/mfma_decode.py d128-fp8-p16-hnd-per_token-w300-q2g8 --chip gfx950 -o %t-d128.mlir
+// RUN: pa-compile %t-d128.mlir --chip=gfx950 --emit=llvm -o - | FileCheck %s --check-prefix=THREE
+// and at D 64, which does fit 4 on gfx950 (127-164 VGPRs, 10 of 14 at 4):
+// RUN: %python %S/Inputs/mfma_decode.py d64-fp8-p16-nhd-per_token-w0-q1g8 --chip gfx950 -o %t-d64.mlir
+// RUN: pa-compile %t-d64.mlir --chip=gfx950 --emit=llvm -o - | FileCheck %s --check-prefix=FOUR
+// FOUR: "amdgpu-waves-per-eu"="4"
+//
 // Beside them, kernels that do meet 3 still ask 3: D 256 per-token on the
 // packed cache (166-168 VGPRs), nhd at D 192 with per-token scales
 // (161-168) and nhd at D 256 without them (164-168).
