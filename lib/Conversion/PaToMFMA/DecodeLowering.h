@@ -259,6 +259,9 @@ public:
   /// that spills for it, then nothing; the code-object tests check that no
   /// configuration spills. 16-row kernels that prefetch K ask at most 3.
   int64_t requestedWaves() const;
+  /// The amdgpu-waves-per-eu value: requestedWaves as a minimum ("n"), or
+  /// exactly ("n,n") where aiming above it only cost loads in flight.
+  std::string occupancyRequest() const;
   /// The waves per SIMD the kernel's LDS and head dim allow (requestedWaves
   /// without the K prefetch's limit).
   int64_t wavesAllowed() const;

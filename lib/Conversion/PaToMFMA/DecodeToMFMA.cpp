@@ -765,7 +765,7 @@ LogicalResult DecodeLowering::run() {
       attrs.getArrayAttr(
           {attrs.getStrArrayAttr({"amdgpu-ieee", "false"}),
            attrs.getStrArrayAttr(
-               {"amdgpu-waves-per-eu", std::to_string(requestedWaves())})}));
+               {"amdgpu-waves-per-eu", occupancyRequest()})}));
   return success();
 }
 
@@ -824,6 +824,23 @@ int64_t DecodeLowering::wavesAllowed() const {
   const int64_t byHeadDim =
       d.shape.headDim <= 128 ? 4 : (d.shape.headDim <= 256 ? 3 : 2);
   return std::clamp<int64_t>(byLds, 2, byHeadDim);
+}
+
+std::string DecodeLowering::occupancyRequest() const {
+  const std::string waves = std::to_string(requestedWaves());
+  // 32-row groups of bf16 caches at D >= 96 never reach 3 waves (175-256
+  // VGPRs), but asked for "at least 2" the scheduler aimed at the waves
+  // the LDS allows and serialized their K / V loads to get there: of 40
+  // packed-cache kernels (D 96-256, both chips) whose code the exact
+  // request changes, 22 went from 5 loads in flight on the loop's full-tile
+  // path to 12-16, two from 16 to 12, the rest within 2; waves unchanged
+  // (docs/performance.md, seventeenth session). Below D = 96 the open
+  // request is what gives them a third wave; fp8 and nhd / hnd kernels
+  // gain nothing from the exact one.
+  if (d.shape.mTiles > 1 && s.kvBytes() == 2 &&
+      s.layout == CacheLayout::packed && s.headDim >= 96)
+    return waves + "," + waves;
+  return waves;
 }
 
 int64_t DecodeLowering::requestedWaves() const {

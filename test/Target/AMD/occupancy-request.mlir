@@ -39,3 +39,22 @@
 // RUN: %python %S/Inputs/mfma_decode.py d256-fp8-p16-nhd-none-w0-q1g8 --chip gfx942 -o %t-nhd-none.mlir
 // RUN: pa-compile %t-nhd-none.mlir --chip=gfx942 --emit=llvm -o - | FileCheck %s --check-prefix=THREE
 // THREE: "amdgpu-waves-per-eu"="3"
+//
+// 32-row groups of bf16 caches at D >= 96 ask for exactly 2 waves ("2,2"):
+// asked for at least 2, the scheduler aimed at the waves the LDS allows and
+// kept 5 K / V loads in flight on the loop's full-tile path (12-16 now).
+// At D 80 the open request stays (it gives those a third wave), and so it
+// does for fp8.
+// RUN: %python %S/Inputs/mfma_decode.py d128-bf16-p16-plain-none-w0-q4g8 --chip gfx950 -o %t-bf16.mlir
+// RUN: pa-compile %t-bf16.mlir --chip=gfx950 --emit=llvm -o - | FileCheck %s --check-prefix=EXACT
+// EXACT: "amdgpu-waves-per-eu"="2,2"
+// RUN: %python %S/Inputs/mfma_decode.py d80-bf16-p16-plain-none-w0-q4g8 --chip gfx942 -o %t-bf16-d80.mlir
+// RUN: pa-compile %t-bf16-d80.mlir --chip=gfx942 --emit=llvm -o - | FileCheck %s --check-prefix=OPEN
+// RUN: %python %S/Inputs/mfma_decode.py d128-fp8-p16-plain-none-w0-q4g8 --chip gfx950 -o %t-fp8.mlir
+// RUN: pa-compile %t-fp8.mlir --chip=gfx950 --emit=llvm -o - | FileCheck %s --check-prefix=OPEN
+// OPEN: "amdgpu-waves-per-eu"="2"{{$|[^,]}}
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --loop-loads \
+// RUN:   d128-bf16-p16-plain-none-w0-q4g8 | FileCheck %s --check-prefix=FLIGHT -DCHIP=gfx950
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --loop-loads \
+// RUN:   d112-bf16-p16-plain-none-w0-q4g8 | FileCheck %s --check-prefix=FLIGHT -DCHIP=gfx942
+// FLIGHT: [[CHIP]]: loop_loads={{[0-9]+}} ahead=0 in_flight={{(1[0-9]|[2-9][0-9])$}}
