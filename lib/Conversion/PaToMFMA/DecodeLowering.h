@@ -257,7 +257,9 @@ public:
   /// (gfx950 D 128 bf16 settled at 129 unasked since the softmax's shift is
   /// a packed add). The AMD backend's emit asks one wave fewer of a kernel
   /// that spills for it, then nothing; the code-object tests check that no
-  /// configuration spills. 16-row kernels that prefetch K ask at most 3.
+  /// configuration spills. 16-row kernels that prefetch K ask at most 3;
+  /// kernels measured never to meet a request ask one wave fewer from the
+  /// start (D = 512; per-token scales on nhd / hnd caches).
   int64_t requestedWaves() const;
   /// The amdgpu-waves-per-eu value: requestedWaves as a minimum ("n"), or
   /// exactly ("n,n") where aiming above it only cost loads in flight.
