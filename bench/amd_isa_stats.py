@@ -33,6 +33,9 @@ TRANSCENDENTAL = re.compile(r"^v_(exp|log|rcp|rsq|sqrt|sin|cos)_")
 SMEM = ("s_load", "s_buffer_load", "s_store", "s_buffer_store", "s_dcache",
         "s_memtime", "s_memrealtime", "s_scratch")
 BRANCHES = ("s_branch", "s_cbranch", "s_setpc", "s_swappc", "s_getpc")
+# Vector-memory loads of K, V and scales: buffer loads in the 32-bit loop,
+# global loads in the 64-bit one.
+VECTOR_LOADS = ("buffer_load", "global_load")
 
 
 def compiler_local(name):
@@ -158,9 +161,9 @@ def fast_path(body, labels):
     mnemonic, text)]: at every branch on a uniform condition
     (s_cbranch_scc*/vcc*) to a later address of the body, the side with
     fewer instructions (a full-tile path that jumps over the edge tiles'
-    masking, or the shorter of two bodies), but never a jump over buffer
-    loads (the branch around the next tile's K prefetch, skipped after the
-    last tile only). Branches on exec (divergent
+    masking, or the shorter of two bodies), but never a jump over loads of
+    the cache (cache_load: the branch around the next tile's K prefetch,
+    skipped after the last tile only). Branches on exec (divergent
     code) fall through: all lanes run it. Returns [(address, mnemonic,
     text)] in order."""
     index = {a: k for k, (a, _, _) in enumerate(body)}
@@ -177,8 +180,7 @@ def fast_path(body, labels):
         # A uniform branch over buffer loads is not the steady state: the
         # next tile's prefetch is skipped only after the last tile.
         skips_loads = target is not None and any(
-            later.startswith("buffer_load") for _, later, _ in
-            body[k + 1:target])
+            cache_load(later) for _, later, _ in body[k + 1:target])
         if target is not None and target > k and not skips_loads and \
                 (unconditional or SCALAR_CONDITION.match(m)):
             successors.append(target)
@@ -221,6 +223,17 @@ def load_bytes(mnemonic):
     if not m:
         return None
     return next((b for w, b in LOAD_WIDTHS if m.group(2).startswith(w)), None)
+
+
+def cache_load(mnemonic):
+    """Whether a VMEM load reads K / V rows or their scales: every buffer
+    load (the 32-bit loop's), and global loads wider than one dword (the
+    64-bit loop's rows). A one-dword global load in a loop is a page id read
+    from the block table, on the path for tiles past the ids staged in LDS,
+    which the steady state does not take."""
+    if mnemonic.startswith("buffer_load"):
+        return True
+    return mnemonic.startswith("global_load") and (load_bytes(mnemonic) or 0) > 4
 
 
 def vmem_loads(path, kernel):
@@ -292,7 +305,7 @@ def loads_in_flight(path):
     outstanding = peak = 0
     for _ in range(2):
         for _, mnemonic, text in path:
-            if mnemonic.startswith(("buffer_load", "global_load")):
+            if mnemonic.startswith(VECTOR_LOADS):
                 outstanding += 1
                 peak = max(peak, outstanding)
             elif mnemonic == "s_waitcnt":
