@@ -431,6 +431,10 @@ std::vector<ProgramSpec> headDimPrograms() {
       {272, ScalarType::BF16, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, {2, 1, 8, 0, true}, std::nullopt},
       {512, ScalarType::F8E4M3FN, ScaleMode::PerTensor, 16, VLayout::Plain, CacheLayout::Packed, {4, 1, 8, 0, true}, std::nullopt},
       {512, ScalarType::BF16, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, {4, 1, 8, 17, false}, 1},
+      // 16-row D = 256 groups with per-token scales on nhd / hnd caches,
+      // whose kernels ask 2 waves, not 3 (DecodeLowering::requestedWaves).
+      {256, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, 16, VLayout::Plain, CacheLayout::Nhd, {1, 2, 16, 300, false}, std::nullopt},
+      {256, ScalarType::F8E4M3FN, ScaleMode::PerToken, 32, VLayout::Plain, CacheLayout::Hnd, {2, 1, 8, 0, true}, 1},
   };
   std::vector<ProgramSpec> programs;
   for (const Row &row : rows) {
