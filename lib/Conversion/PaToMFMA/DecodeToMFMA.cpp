@@ -204,11 +204,23 @@ DecodeLowering::DecodeLowering(DecodeKernel &d, const ChipInfo &chip,
   int64_t queryWords = queryTermWord(queryTerms);
   // The merge reuses the query's LDS: 4 wave slots of rows x chunk f32,
   // chunk a multiple of 16 dividing D, at most the query's size or 8 KiB
-  // (16-row groups, which the registers would allow 3-4 waves per SIMD)
+  // (16-row groups, which the registers allow 3 waves per SIMD at D > 64)
   // / 16 KiB (32-row groups, register-bound to 2): fewer chunks, fewer
   // barriers, without LDS becoming what limits the occupancy on gfx942.
-  int64_t budgetWords =
-      std::max<int64_t>(queryWords, s.mTiles == 1 ? 2048 : 4096);
+  // 16-row groups at D <= 64 on packed caches that never keep the next
+  // tile's K in flight (bf16 caches, MTP rows: keyPrefetchFits) fit 4
+  // waves' registers (113-128 VGPRs); with gfx942's 8 KiB of staged page
+  // ids and the statistics, an 8 KiB merge left them 17.2 KiB of LDS, 3
+  // workgroups per CU. A 4 KiB one leaves 13.1 KiB: 4 waves, with the same
+  // loads in flight per wave (docs/performance.md, eighteenth session).
+  // Not the fp8 query-length-1 ones, whose 3-wave kernels prefetch K (8
+  // loads in flight per wave against 4 at 4 waves), nor nhd / hnd caches
+  // (49-64 in flight at 3 waves, 9-32 at 4).
+  const bool fourWaveLds = s.mTiles == 1 && s.headDim <= 64 &&
+                           s.layout == CacheLayout::packed &&
+                           (s.kvBytes() == 2 || s.queryLength > 1);
+  int64_t budgetWords = std::max<int64_t>(
+      queryWords, s.mTiles > 1 ? 4096 : (fourWaveLds ? 1024 : 2048));
   chunkDims = s.headDim;
   while (kWaves * s.rows * chunkDims > budgetWords && chunkDims % 32 == 0)
     chunkDims /= 2;

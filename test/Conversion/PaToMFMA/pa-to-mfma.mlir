@@ -579,14 +579,17 @@
 // epilogue adds exp2(s - M) * v_scale * V / L for the rows that see it,
 // V read at the token's page (block table, pool guard) and slot. LDS: the
 // statistics grow by 2 slots x 16 rows of scores plus 16 merged maxima and
-// 16 inverse normalizers (208 + 64 f32).
+// 16 inverse normalizers (208 + 64 f32). The merge's scratch is 1024
+// words (+1 zero word): a 16-row D 64 group on a packed cache that does not
+// prefetch K (MTP rows) merges in chunks of 16 head dims, so that gfx942's
+// LDS holds 4 workgroups (DecodeLowering's merge budget).
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w257-q2g8-n64 --chip gfx942 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=PARTLY,GFX942P -DFP8=f8E4M3FNUZ
 // RUN: %python %pa_src_root/test/Target/AMD/Inputs/mfma_lower.py pa-opt d64-fp8-p16-plain-per_token-w257-q2g8-n64 --chip gfx950 --fp8-residual=none \
 // RUN:   | FileCheck %s --check-prefixes=PARTLY,GFX950P -DFP8=f8E4M3FN
 // PARTLY-LABEL:  gpu.func @pa_decode(
-// GFX942P-SAME:    workgroup(%{{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>)
-// GFX950P-SAME:    workgroup(%{{.*}} : memref<4096xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<2049xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>)
+// GFX942P-SAME:    workgroup(%{{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1025xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>)
+// GFX950P-SAME:    workgroup(%{{.*}} : memref<4096xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1025xi32, #gpu.address_space<workgroup>>, %[[STATS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>)
 // No score yet in any slot before the loop.
 // PARTLY:          scf.for %{{.*}} = %{{.*}} to %c32 step %c256
 // PARTLY-NEXT:       arith.constant 0xFF800000 : f32

@@ -92,7 +92,9 @@
 // RUN:   d64-fp8-p16-transposed-per_tensor-w0-q1g8 \
 // RUN:   | FileCheck %s --check-prefix=GFX950
 
-// GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[3-8]}} 
+// gfx942 D 64 at 16 rows, query length 2: 3 -> 4 waves (LDS 17.4 -> 13.3
+// KiB; SMALLMERGE below, 2026-12-05).
+// GFX942: d64-fp8-p16-plain-none-w0-q2g8 gfx942: waves={{[4-8]}} 
 // GFX942: d64-fp8-p16-plain-none-w0-q4g8 gfx942: waves={{[2-8]}} 
 // d128 q2g8 on gfx942: 3 -> 2 waves (160 -> 170 VGPRs) since the partly seen
 // tokens' score stores in the edge tile (8d5cb22, issue 14; docs/performance.md).
@@ -248,3 +250,18 @@
 // MERGE: d96-bf16-p16-plain-none-w0-q4g8 [[CHIP]]: waves={{[2-8]}} 
 // MERGE: d192-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: waves={{[2-8]}} 
 // MERGE: d192-fp8-p16-transposed-per_token-w300-q4g8 [[CHIP]]: waves={{[2-8]}} 
+// Added on 2026-12-05 (eighteenth session): 16-row groups at D 64 on packed
+// caches that never prefetch K (bf16 caches, MTP rows) merge in 4 KiB, not
+// 8: 13.1-13.4 KiB of LDS in all (gfx942's 8 KiB of staged page ids
+// included), 4 workgroups per gfx942 CU. They were 17.2-17.5 KiB, 3 waves,
+// at 113-128 VGPRs. The fp8 query-length-1 kernels keep the 8 KiB merge
+// and 3 waves (their K prefetch: 134-143 VGPRs).
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --occupancy \
+// RUN:   d64-bf16-p16-plain-none-w0-q1g16 d64-bf16-p16-transposed-none-w300-q2g8 \
+// RUN:   d64-fp8-p16-plain-none-w0-q2g8 d64-fp8-p16-transposed-per_token-w300-q2g8 d64-fp8-p16-plain-none-w0-q1g8 \
+// RUN:   | FileCheck %s --check-prefix=SMALLMERGE -DCHIP=gfx942
+// SMALLMERGE: d64-bf16-p16-plain-none-w0-q1g16 [[CHIP]]: waves=4 
+// SMALLMERGE: d64-bf16-p16-transposed-none-w300-q2g8 [[CHIP]]: waves=4 
+// SMALLMERGE: d64-fp8-p16-plain-none-w0-q2g8 [[CHIP]]: waves=4 
+// SMALLMERGE: d64-fp8-p16-transposed-per_token-w300-q2g8 [[CHIP]]: waves=4 
+// SMALLMERGE: d64-fp8-p16-plain-none-w0-q1g8 [[CHIP]]: waves=3 {{.*}}lds=17232
