@@ -33,8 +33,8 @@ TRANSCENDENTAL = re.compile(r"^v_(exp|log|rcp|rsq|sqrt|sin|cos)_")
 SMEM = ("s_load", "s_buffer_load", "s_store", "s_buffer_store", "s_dcache",
         "s_memtime", "s_memrealtime", "s_scratch")
 BRANCHES = ("s_branch", "s_cbranch", "s_setpc", "s_swappc", "s_getpc")
-# Vector-memory loads of K, V and scales: buffer loads in the 32-bit loop,
-# global loads in the 64-bit one.
+# Vector-memory loads (the loop's K, V, scales and page-id reads): buffer
+# loads in the 32-bit loop, global loads in the 64-bit one.
 VECTOR_LOADS = ("buffer_load", "global_load")
 
 
@@ -177,7 +177,7 @@ def fast_path(body, labels):
         target = index.get(branch_target(text, labels))
         unconditional = m == "s_branch"
         successors = []
-        # A uniform branch over buffer loads is not the steady state: the
+        # A uniform branch over cache loads is not the steady state: the
         # next tile's prefetch is skipped only after the last tile.
         skips_loads = target is not None and any(
             cache_load(later) for _, later, _ in body[k + 1:target])
@@ -226,14 +226,16 @@ def load_bytes(mnemonic):
 
 
 def cache_load(mnemonic):
-    """Whether a VMEM load reads K / V rows or their scales: every buffer
-    load (the 32-bit loop's), and global loads wider than one dword (the
-    64-bit loop's rows). A one-dword global load in a loop is a page id read
-    from the block table, on the path for tiles past the ids staged in LDS,
-    which the steady state does not take."""
+    """Whether a VMEM load reads the cache: every buffer load (the 32-bit
+    loop's K, V and scales), and global loads wider than one dword (the
+    64-bit loop's K / V rows). One-dword global loads are page ids read from
+    the block table, on the path for tiles past the ids staged in LDS, which
+    the steady state does not take, or the 64-bit loop's per-token scales,
+    which no uniform branch jumps over."""
     if mnemonic.startswith("buffer_load"):
         return True
-    return mnemonic.startswith("global_load") and (load_bytes(mnemonic) or 0) > 4
+    return (mnemonic.startswith("global_load")
+            and (load_bytes(mnemonic) or 0) > 4)
 
 
 def vmem_loads(path, kernel):

@@ -256,11 +256,10 @@ def main():
             meta, f = ours(build, work, chip, q, TIERS[0], cache_offsets="64")
             print(row(f"pa-mlir {TIERS[0]}, 64-bit loop", chip, q, meta, f))
     print()
-    print("The 64-bit loop rows at Q=1: the next tile's K loads sit in a "
-          "branch there (global loads are not speculated as buffer loads "
-          "are), which the full-tile path skips as the shorter side; every "
-          "tile but the last also runs that branch's 8 loads and about 34 "
-          "instructions (gfx942, docs/performance.md).")
+    print("The 64-bit loop rows: the next tile's K loads sit in a branch "
+          "there (global loads are not speculated as buffer loads are), "
+          "skipped after the last tile only; the full-tile path counts it "
+          "(docs/performance.md).")
     print("Instruction targets (issue 15): Q=1 default <= 405, Q=1 none "
           "<= 352, Q=4 default <= 736.")
     for line in failed or ["all met"]:

@@ -435,6 +435,10 @@ std::vector<ProgramSpec> headDimPrograms() {
       // whose kernels ask 2 waves, not 3 (DecodeLowering::requestedWaves).
       {256, ScalarType::F8E4M3FNUZ, ScaleMode::PerToken, 16, VLayout::Plain, CacheLayout::Nhd, {1, 2, 16, 300, false}, std::nullopt},
       {256, ScalarType::F8E4M3FN, ScaleMode::PerToken, 32, VLayout::Plain, CacheLayout::Hnd, {2, 1, 8, 0, true}, 1},
+      // 32-row groups at D = 80 (the 64-bit loop alone runs both M-tiles
+      // there; the dynamic pool's 64-bit branch one at a time).
+      {80, ScalarType::F8E4M3FN, ScaleMode::PerToken, 16, VLayout::Transposed, CacheLayout::Packed, {4, 1, 8, 0, true}, std::nullopt},
+      {80, ScalarType::BF16, ScaleMode::None, 16, VLayout::Plain, CacheLayout::Nhd, {2, 2, 16, 300, false}, 1},
   };
   std::vector<ProgramSpec> programs;
   for (const Row &row : rows) {

@@ -314,6 +314,9 @@ private:
   /// K and V once per M-tile: where both M-tiles' accumulators with 64-bit
   /// addresses would not fit the 32-bit loop's waves.
   bool wideLoopPerMTile() const;
+  /// The kernel has the 64-bit loop only (cache-offsets=64, or a static
+  /// pool too large for 32-bit offsets): no 32-bit loop's waves to keep.
+  bool wideLoopAlone = false;
   /// Whether the 64-bit loop keeps the next tile's K in flight too (where
   /// the 32-bit loop does: prefetchKeys) without costing a wave.
   bool wideLoopPrefetchesKeys() const;

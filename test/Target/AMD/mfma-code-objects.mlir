@@ -147,3 +147,15 @@
 // OFF64-GFX950-SAME: v_mfma_f32_16x16x128_f8f6f4x16,v_mfma_f32_16x16x32_fp8_fp8x64 buffer_load_dwordx4=0
 // OFF64-SAME: {{.*}} scratch_insts=0 private_segment=0 {{.*}} global_load_dwordx4={{[1-9][0-9]*}}{{$}}
 // OFF64: d256-fp8-p64-transposed-per_token-w257-q1g8 [[CHIP]]: mfma={{.*}} buffer_load_dwordx4=0 {{.*}} scratch_insts=0 private_segment=0 {{.*}} global_load_dwordx4={{[1-9][0-9]*}}{{$}}
+
+// At 32 rows and D = 64 / 80 a kernel with the 64-bit loop alone runs both
+// M-tiles in one tile loop, each K / V load serving both (since 2026-12-05;
+// before, one M-tile at a time: x36 / x52, K and V read twice). The
+// dynamic pool's 64-bit branch keeps one M-tile at a time there: both
+// beside the 32-bit loop cost 48 of 192 kernels their third wave.
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx942 --cache-offsets=64 \
+// RUN:   d64-fp8-p16-plain-none-w0-q4g8 d80-fp8-p16-transposed-per_token-w0-q4g8 | FileCheck %s --check-prefix=BOTH64 -DCHIP=gfx942
+// RUN: %python %S/Inputs/mfma_code_object.py pa-compile llvm-objdump llvm-readelf --chip gfx950 --cache-offsets=64 \
+// RUN:   d64-fp8-p16-plain-none-w0-q4g8 d80-fp8-p16-transposed-per_token-w0-q4g8 | FileCheck %s --check-prefix=BOTH64 -DCHIP=gfx950
+// BOTH64: d64-fp8-p16-plain-none-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x72 buffer_load_dwordx4=0 {{.*}} scratch_insts=0 private_segment=0
+// BOTH64: d80-fp8-p16-transposed-per_token-w0-q4g8 [[CHIP]]: mfma=v_mfma_f32_16x16x32_fp8_fp8x104 buffer_load_dwordx4=0 {{.*}} scratch_insts=0 private_segment=0
