@@ -14,7 +14,7 @@
 //                    [--key-prefetch auto|none|next-tile]
 //                    [--chips gfx942,gfx950] [--shard I/N] [--programs N]
 //                    [--every N] [--filter TEXT] [--from J] [--list]
-//                    [--dump-failing FILE] [--verbose]
+//                    [--dump-failing FILE] [--large-pool] [--verbose]
 //
 // `full` is the whole matrix (make test-emulator-full); `ci` is the subset
 // CTest runs: every program of the matrix with its two cheapest standard
@@ -25,10 +25,14 @@
 // `--filter alibi` selects the ALiBi programs); --from J starts at job J
 // (the [J/N] numbers), to resume a run; --list prints the selected jobs
 // and runs nothing.
+// --large-pool runs every case with its K, V and per-token scales in pools
+// of 2 GiB or more (LargePool.h): the dynamic-pool kernel's 64-bit branch,
+// where the matrix's small pools take its 32-bit loop.
 // The driver (command line, jobs, cases, coverage) is MatrixDriver.h,
 // shared with PAISAMatrix.
 //
 //===----------------------------------------------------------------------===//
+#include "../Numerics/LargePool.h"
 #include "../Numerics/MatrixDriver.h"
 
 #include "pa/API/EmulatedProgram.h"
@@ -47,6 +51,7 @@ int main(int argc, char **argv) {
   mlir::pa::EmulationOptions emulation;
   // The emulated module of every program with a failing case goes here.
   std::string dumpFile;
+  bool largePool = false;
   for (int i = 1; i < argc; ++i) {
     int read = parseMatrixOption(argc, argv, i, options);
     if (read < 0)
@@ -69,12 +74,14 @@ int main(int argc, char **argv) {
         return 2;
     } else if (!std::strcmp(argv[i], "--dump-failing") && i + 1 < argc) {
       dumpFile = argv[++i];
+    } else if (!std::strcmp(argv[i], "--large-pool")) {
+      largePool = true;
     } else {
       std::printf("unknown argument %s\nusage: PAEmulatorMatrix %s "
                   "[--kernels rocdl|lane0] [--fp8-residual none|p|"
                   "query-and-p] "
                   "[--key-prefetch auto|none|next-tile] "
-                  "[--dump-failing FILE]\n",
+                  "[--dump-failing FILE] [--large-pool]\n",
                   argv[i], kMatrixUsage);
       return 2;
     }
@@ -91,11 +98,19 @@ int main(int argc, char **argv) {
     if (mlir::failed(compiled))
       return false;
     current = std::move(*compiled);
-    program.run = [emulated = current, &totals](
+    program.run = [emulated = current, &totals, largePool,
+                   config = program.config](
                       const mlir::pa::HostBuffers &buffers,
                       std::string &message) {
       mlir::pa::emulator::Stats stats;
-      mlir::LogicalResult result = emulated->run(buffers, message, &stats);
+      std::optional<LargePoolBuffers> large;
+      if (largePool) {
+        large.emplace(config, buffers, message);
+        if (!message.empty())
+          return mlir::failure();
+      }
+      mlir::LogicalResult result = emulated->run(
+          large ? large->buffers() : buffers, message, &stats);
       totals += stats;
       return result;
     };

@@ -334,11 +334,11 @@ void DecodeLowering::lowerTileLoop(ImplicitLocOpBuilder &b) {
   } else if (!fits) {
     // Only the 64-bit loop (cache-offsets=64, or a static pool too large):
     // its lane ids are made as in the dynamic pool's 64-bit branch below,
-    // so that both 64-bit loops are built alike (and the one that
-    // `emulator-matrix-64bit-offsets` runs is the branch's code), except
-    // that at 32 rows and D = 64 / 80 it runs both M-tiles in one loop
-    // (wideLoopPerMTile), where the branch runs one M-tile at a time as at
-    // D = 256.
+    // so that both 64-bit loops are built alike, except that at 32 rows
+    // and D = 64 / 80 it runs both M-tiles in one loop (wideLoopPerMTile),
+    // where the branch runs one M-tile at a time as at D = 256. (The
+    // emulator runs this kernel with `--cache-offsets 64`, the branch with
+    // `--large-pool`.)
     renewLaneIds(b);
     wideLoopAlone = true;
     loopResults = emitTileLoops(b, globalViews(), true);
