@@ -32,7 +32,6 @@
 // shared with PAISAMatrix.
 //
 //===----------------------------------------------------------------------===//
-#include "../Numerics/LargePool.h"
 #include "../Numerics/MatrixDriver.h"
 
 #include "pa/API/EmulatedProgram.h"
@@ -51,7 +50,6 @@ int main(int argc, char **argv) {
   mlir::pa::EmulationOptions emulation;
   // The emulated module of every program with a failing case goes here.
   std::string dumpFile;
-  bool largePool = false;
   for (int i = 1; i < argc; ++i) {
     int read = parseMatrixOption(argc, argv, i, options);
     if (read < 0)
@@ -74,14 +72,12 @@ int main(int argc, char **argv) {
         return 2;
     } else if (!std::strcmp(argv[i], "--dump-failing") && i + 1 < argc) {
       dumpFile = argv[++i];
-    } else if (!std::strcmp(argv[i], "--large-pool")) {
-      largePool = true;
     } else {
       std::printf("unknown argument %s\nusage: PAEmulatorMatrix %s "
                   "[--kernels rocdl|lane0] [--fp8-residual none|p|"
                   "query-and-p] "
                   "[--key-prefetch auto|none|next-tile] "
-                  "[--dump-failing FILE] [--large-pool]\n",
+                  "[--dump-failing FILE]\n",
                   argv[i], kMatrixUsage);
       return 2;
     }
@@ -98,19 +94,11 @@ int main(int argc, char **argv) {
     if (mlir::failed(compiled))
       return false;
     current = std::move(*compiled);
-    program.run = [emulated = current, &totals, largePool,
-                   config = program.config](
+    program.run = [emulated = current, &totals](
                       const mlir::pa::HostBuffers &buffers,
                       std::string &message) {
       mlir::pa::emulator::Stats stats;
-      std::optional<LargePoolBuffers> large;
-      if (largePool) {
-        large.emplace(config, buffers, message);
-        if (!message.empty())
-          return mlir::failure();
-      }
-      mlir::LogicalResult result = emulated->run(
-          large ? large->buffers() : buffers, message, &stats);
+      mlir::LogicalResult result = emulated->run(buffers, message, &stats);
       totals += stats;
       return result;
     };

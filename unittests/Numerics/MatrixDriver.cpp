@@ -1,6 +1,8 @@
 //===- MatrixDriver.cpp - the numerics matrix through an executor ---------===//
 #include "MatrixDriver.h"
 
+#include "LargePool.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -63,6 +65,10 @@ int parseMatrixOption(int argc, char **argv, int &i, MatrixOptions &options) {
   }
   if (!std::strcmp(arg, "--list")) {
     options.list = true;
+    return 1;
+  }
+  if (!std::strcmp(arg, "--large-pool")) {
+    options.largePool = true;
     return 1;
   }
   if (!hasValue)
@@ -179,6 +185,15 @@ int runMatrix(const MatrixOptions &options, const char *executor,
       std::fflush(stdout);
       continue;
     }
+    if (options.largePool && program.run)
+      program.run = [run = program.run, config = program.config](
+                        const mlir::pa::HostBuffers &buffers,
+                        std::string &message) {
+        LargePoolBuffers large(config, buffers, message);
+        if (!message.empty())
+          return mlir::failure();
+        return run(large.buffers(), message);
+      };
     // A hook that only compiles (PAMatrixIR) leaves no runner: no cases.
     if (!program.run) {
       std::printf("compiled [%zu/%zu] %s: %.2fs\n", j + 1, jobs.size(),

@@ -44,13 +44,16 @@ struct MatrixOptions {
   /// pa-to-mfma's cache-offsets for the AMD kernels: `64` builds only the
   /// 64-bit tile loop, which the matrix's small pools never take otherwise.
   mlir::pa::CacheOffsets cacheOffsets = mlir::pa::CacheOffsets::automatic;
+  /// Every case's K, V and per-token scales in pools of 2 GiB or more
+  /// (LargePool.h): the dynamic-pool kernel's 64-bit branch.
+  bool largePool = false;
 };
 
 /// The driver's options, for usage lines.
 inline constexpr const char *kMatrixUsage =
     "[--subset ci|full] [--chips gfx942,gfx950] [--shard I/N] "
     "[--programs N] [--every N] [--filter TEXT] [--from J] [--list] "
-    "[--verbose] [--cache-offsets auto|64]";
+    "[--verbose] [--cache-offsets auto|64] [--large-pool]";
 
 /// Reads the driver's option at argv[i] (advancing i past its value):
 /// 1 when read, 0 when argv[i] is none of them, -1 after printing why its
