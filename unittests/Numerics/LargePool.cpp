@@ -1,49 +1,72 @@
 //===- LargePool.cpp - a case's pages in pools of 2 GiB or more ----------===//
 #include "LargePool.h"
 
-#include <algorithm>
+#include "llvm/ADT/StringRef.h"
+
 #include <cstring>
 #include <sys/mman.h>
 
 using namespace pa::numerics;
 using mlir::pa::DecodeConfig;
+using mlir::pa::DecodeOperand;
 using mlir::pa::HostBuffers;
 
 namespace {
 /// The 32-bit loop's bound: a paged buffer of this many bytes or more takes
 /// the 64-bit branch.
 constexpr int64_t kLargePoolBytes = int64_t(1) << 31;
+
+/// Whether operand `name` is paged ([N, ...]): K, V and per-token scales
+/// (per-tensor scales are [1]).
+bool isPaged(const DecodeOperand &operand, int64_t pages) {
+  llvm::StringRef name = operand.name;
+  return (name == "key_cache" || name == "value_cache" ||
+          name == "k_scale" || name == "v_scale") &&
+         operand.sizes.size() > 1 && operand.sizes[0] == pages;
+}
+
+/// Points the HostBuffers field of the paged operand `name` at `data`.
+void setPagedField(HostBuffers &buffers, llvm::StringRef name,
+                   const void *data) {
+  if (name == "key_cache")
+    buffers.keyCache = data;
+  else if (name == "value_cache")
+    buffers.valueCache = data;
+  else if (name == "k_scale")
+    buffers.kScale = static_cast<const float *>(data);
+  else if (name == "v_scale")
+    buffers.vScale = static_cast<const float *>(data);
+}
 } // namespace
 
 LargePoolBuffers::LargePoolBuffers(const DecodeConfig &config,
                                    const HostBuffers &buffers,
                                    std::string &error)
     : large(buffers) {
-  const int64_t kvBytes =
-      config.kvType == mlir::pa::KVCacheType::bf16 ? 2 : 1;
-  // One page of K or V is P x Hkv x D elements in every layout; nhd / hnd
-  // pages may lie further apart (a combined cache's halves).
-  const int64_t pageElements =
-      config.pageSize * config.numKVHeads * config.headDim;
-  const int64_t pageBytes = pageElements * kvBytes;
-  auto strideBytes = [&](int64_t pageStride) {
-    return (pageStride ? pageStride : pageElements) * kvBytes;
-  };
-  const int64_t keyStride = strideBytes(buffers.keyPageStride);
-  const int64_t shift = (kLargePoolBytes + keyStride - 1) / keyStride;
+  // Pages and their strides as the operand table lays them out (page
+  // strides of nhd / hnd halves of a combined cache included).
   const int64_t pages = buffers.numPages;
+  llvm::SmallVector<DecodeOperand, 16> operands =
+      mlir::pa::decodeOperands(config, buffers);
+  int64_t shift = 0;
+  for (const DecodeOperand &operand : operands)
+    if (!std::strcmp(operand.name, "key_cache")) {
+      const int64_t stride = operand.effectiveStrides()[0] *
+                             operand.elementBytes;
+      shift = (kLargePoolBytes + stride - 1) / stride;
+    }
   large.numPages = pages + shift;
-
-  large.keyCache =
-      pool(buffers.keyCache, pages, pageBytes, keyStride, error);
-  large.valueCache = pool(buffers.valueCache, pages, pageBytes,
-                          strideBytes(buffers.valuePageStride), error);
-  if (config.scaleMode == mlir::pa::ScaleMode::per_token) {
-    const int64_t scaleBytes = config.numKVHeads * config.pageSize * 4;
-    large.kScale = static_cast<const float *>(
-        pool(buffers.kScale, pages, scaleBytes, scaleBytes, error));
-    large.vScale = static_cast<const float *>(
-        pool(buffers.vScale, pages, scaleBytes, scaleBytes, error));
+  for (const DecodeOperand &operand : operands) {
+    if (!isPaged(operand, pages) || !operand.data)
+      continue;
+    int64_t pageElements = 1;
+    for (int64_t size : llvm::ArrayRef(operand.sizes).drop_front())
+      pageElements *= size;
+    setPagedField(large, operand.name,
+                  pool(operand.data, pages,
+                       pageElements * operand.elementBytes,
+                       operand.effectiveStrides()[0] * operand.elementBytes,
+                       error));
   }
   // The ids of the case's pages move with them; other entries (past a
   // sequence's pages) stay as they are.
@@ -64,7 +87,7 @@ LargePoolBuffers::~LargePoolBuffers() {
 const void *LargePoolBuffers::pool(const void *from, int64_t fromPages,
                                    int64_t pageBytes, int64_t strideBytes,
                                    std::string &error) {
-  if (!from || !error.empty())
+  if (!error.empty())
     return from;
   const int64_t pages = large.numPages;
   // The last page ends with its own bytes, not a whole stride.

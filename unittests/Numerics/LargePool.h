@@ -35,12 +35,10 @@ public:
   LargePoolBuffers &operator=(const LargePoolBuffers &) = delete;
 
   const mlir::pa::HostBuffers &buffers() const { return large; }
-  /// Pages the pools are declared with; the case's are the last ones.
-  int64_t declaredPages() const { return large.numPages; }
 
 private:
-  /// A pool of `pages` pages of `pageBytes` (at `strideBytes` apart), the
-  /// case's `fromPages` pages copied from `from` to its end.
+  /// A pool of the declared pages of `pageBytes` (at `strideBytes` apart),
+  /// the case's `fromPages` pages copied from `from` to its end.
   const void *pool(const void *from, int64_t fromPages, int64_t pageBytes,
                    int64_t strideBytes, std::string &error);
 
