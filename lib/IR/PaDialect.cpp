@@ -96,6 +96,14 @@ LogicalResult GridAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "grid axis " << axis
                          << ": a constant extent must be >= 1, got "
                          << extent.value;
+    if (extent.limit < 0 || (extent.isChosen() && extent.otherwise < 1))
+      return emitError() << "grid axis " << axis
+                         << ": a choice 'N if x * y le L else M' needs "
+                            "N, L, M >= 1, got L = "
+                         << extent.limit << ", M = " << extent.otherwise;
+    if (extent.isChosen() && axis != kGridAxes[2])
+      return emitError() << "grid axis " << axis
+                         << ": only axis z can be chosen by x * y";
   }
   return success();
 }
@@ -109,6 +117,9 @@ std::string GridAttr::getFormula() const {
     os << axis << " = ";
     if (extent.isDim())
       os << extent.operand.getValue() << " dim " << extent.value;
+    else if (extent.isChosen())
+      os << extent.value << " if x * y le " << extent.limit << " else "
+         << extent.otherwise;
     else if (extent.isConstant())
       os << extent.value;
     else
@@ -143,6 +154,23 @@ Attribute GridAttr::parse(AsmParser &parser, Type) {
                                   << ": a constant extent must be >= 1, got "
                                   << size;
         return {};
+      }
+      // `N if x * y le L else M`: a choice (verify says where).
+      if (succeeded(parser.parseOptionalKeyword("if"))) {
+        int64_t limit, otherwise;
+        if (parser.parseKeyword("x") || parser.parseStar() ||
+            parser.parseKeyword("y") || parser.parseKeyword("le") ||
+            parser.parseInteger(limit) || parser.parseKeyword("else") ||
+            parser.parseInteger(otherwise))
+          return {};
+        if (limit < 1) {
+          parser.emitError(sizeLoc)
+              << "grid axis " << axis << ": a choice's limit must be >= 1, got "
+              << limit;
+          return {};
+        }
+        extents.push_back(GridExtent::chosen(size, limit, otherwise));
+        continue;
       }
       extents.push_back(GridExtent::constant(size));
       continue;

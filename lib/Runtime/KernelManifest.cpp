@@ -42,6 +42,8 @@ bool parseGrid(const std::string &formula, std::array<GridExtent, 3> &grid) {
   static const std::regex pattern(
       R"(x = (.+), y = (.+), z = (.+))");
   static const std::regex dimOf(R"(([A-Za-z_][A-Za-z0-9_]*) dim ([0-9]+))");
+  static const std::regex chosen(
+      R"(([0-9]+) if x \* y le ([0-9]+) else ([0-9]+))");
   std::smatch match;
   if (!std::regex_match(formula, match, pattern))
     return false;
@@ -52,6 +54,14 @@ bool parseGrid(const std::string &formula, std::array<GridExtent, 3> &grid) {
     if (std::regex_match(extent, dim, dimOf)) {
       out.operand = dim[1];
       out.dim = std::stoll(dim[2]);
+      continue;
+    }
+    if (std::regex_match(extent, dim, chosen)) {
+      out.constant = std::stoll(dim[1]);
+      out.limit = std::stoll(dim[2]);
+      out.otherwise = std::stoll(dim[3]);
+      if (axis != 2 || out.limit < 1) // x * y is known only for z
+        return false;
       continue;
     }
     if (extent.empty() ||
@@ -490,6 +500,11 @@ bool evaluateGrid(const KernelInfo &kernel, const OperandViews &views,
                   std::array<int64_t, 3> &grid, std::string &error) {
   for (int axis = 0; axis < 3; ++axis) {
     const GridExtent &extent = kernel.grid[axis];
+    if (extent.limit > 0) { // axis z: x and y are known
+      grid[axis] = grid[0] * grid[1] <= extent.limit ? extent.constant
+                                                     : extent.otherwise;
+      continue;
+    }
     if (extent.operand.empty()) {
       grid[axis] = extent.constant;
       continue;

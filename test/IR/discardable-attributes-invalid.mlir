@@ -9,7 +9,7 @@
 
 // A name the table does not have.
 gpu.module @pa_kernels {
-  // expected-error @+1 {{unknown attribute 'pa.gird': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.nvvm.programmatic_launch}}
+  // expected-error @+1 {{unknown attribute 'pa.gird': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.nvvm.programmatic_launch}}
   gpu.func @k() kernel attributes {pa.gird = #pa.grid<x = 1, y = 1, z = 1>} {
     gpu.return
   }
@@ -104,6 +104,42 @@ gpu.module @pa_kernels {
 gpu.module @pa_kernels {
   // expected-error @+1 {{grid axis x: a dim is a kernel operand name ([A-Za-z_][A-Za-z0-9_]*) and a dim index >= 0, got 'work.info' dim 0}}
   gpu.func @k() kernel attributes {pa.grid = #pa.grid<x = work.info dim 0, y = 1, z = 1>} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @pa_kernels {
+  // expected-error @+1 {{grid axis x: only axis z can be chosen by x * y}}
+  gpu.func @k() kernel attributes {pa.grid = #pa.grid<x = 4 if x * y le 8 else 1, y = 1, z = 1>} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @pa_kernels {
+  // expected-error @+1 {{grid axis z: a choice's limit must be >= 1, got 0}}
+  gpu.func @k() kernel attributes {pa.grid = #pa.grid<x = 4, y = 1, z = 4 if x * y le 0 else 1>} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @pa_kernels {
+  // expected-error @+1 {{grid axis z: a choice 'N if x * y le L else M' needs N, L, M >= 1, got L = 8, M = 0}}
+  gpu.func @k() kernel attributes {pa.grid = #pa.grid<x = 4, y = 1, z = 4 if x * y le 8 else 0>} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @pa_kernels {
+  // expected-error @+1 {{expected 'le'}}
+  gpu.func @k() kernel attributes {pa.grid = #pa.grid<x = 4, y = 1, z = 4 if x * y ge 8 else 1>} {
     gpu.return
   }
 }

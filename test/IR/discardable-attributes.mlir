@@ -1,11 +1,11 @@
 // RUN: pa-opt %s | pa-opt | FileCheck %s
 // RUN: pa-opt --pa-list-discardable-attributes | FileCheck %s --check-prefix=TABLE --match-full-lines
-// RUN: pa-opt --pa-list-discardable-attributes | count 14
+// RUN: pa-opt --pa-list-discardable-attributes | count 16
 
 // Every `pa.` attribute of the table (include/pa/IR/DiscardableAttributes.h)
 // prints as it parses: pa.target on the module, the others on a kernel
 // (pa.mfma_layout needs a decode kernel: mfma-layout.mlir). #pa.grid: an
-// extent as a constant, an operand dim or `dynamic`; #pa.distribution:
+// extent as a constant, an operand dim, `dynamic` or (z) a choice by x * y; #pa.distribution:
 // "parallel-loops" quoted (it is no keyword), the others bare.
 // The table, as pa-opt prints it: a row added there needs a case here.
 
@@ -15,6 +15,8 @@
 // TABLE-NEXT: pa.distribution	a #pa.distribution attribute	a kernel (a function op)
 // TABLE-NEXT: pa.thread0_reason	a string	a kernel (a function op)
 // TABLE-NEXT: pa.nvvm.grid_z	an i64 integer	a kernel (a function op)
+// TABLE-NEXT: pa.nvvm.grid_z_limit	an i64 integer	a kernel (a function op)
+// TABLE-NEXT: pa.nvvm.grid_z_otherwise	an i64 integer	a kernel (a function op)
 // TABLE-NEXT: pa.kernarg_fields	an array of strings	a kernel (a function op)
 // TABLE-NEXT: pa.param_fields	an array of strings	a kernel (a function op)
 // TABLE-NEXT: pa.shared_bytes	an i64 integer	a kernel (a function op)
@@ -35,6 +37,10 @@
 // CHECK-SAME:    pa.distribution = #pa.distribution<"parallel-loops">
 // CHECK-SAME:    pa.grid = #pa.grid<x = reduce_info dim 0, y = 4, z = dynamic>
 // CHECK-SAME:    pa.nvvm.grid_z = 2 : i64
+// CHECK-SAME:    pa.nvvm.grid_z_limit = 66 : i64
+// CHECK-SAME:    pa.nvvm.grid_z_otherwise = 1 : i64
+// CHECK-LABEL: gpu.func @sliced()
+// CHECK-SAME:    pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 4 if x * y le 66 else 1>
 // CHECK-LABEL: gpu.func @plan()
 // CHECK-SAME:    pa.distribution = #pa.distribution<threads>
 // CHECK-LABEL: llvm.func @lowered(
@@ -56,7 +62,12 @@ module attributes {pa.target = #pa.target<"sm_90a">} {
     gpu.func @reduce() kernel attributes {
         pa.grid = #pa.grid<x = reduce_info dim 0, y = 4, z = dynamic>,
         pa.distribution = #pa.distribution<"parallel-loops">,
-        pa.nvvm.grid_z = 2 : i64} {
+        pa.nvvm.grid_z = 2 : i64, pa.nvvm.grid_z_limit = 66 : i64,
+        pa.nvvm.grid_z_otherwise = 1 : i64} {
+      gpu.return
+    }
+    gpu.func @sliced() kernel attributes {
+        pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 4 if x * y le 66 else 1>} {
       gpu.return
     }
     gpu.func @plan() kernel attributes {

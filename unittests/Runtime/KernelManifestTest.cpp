@@ -112,6 +112,36 @@ TEST(KernelManifest, PacksDescriptorsAndEvaluatesGrids) {
   EXPECT_EQ(grid, (std::array<int64_t, 3>{132, 2, 1}));
 }
 
+TEST(KernelManifest, ChoosesGridZByTheWorkgroupsOfXAndY) {
+  // The NVIDIA reduce kernel's "z = 4 if x * y le 66 else 1": 4 where the
+  // launch's x * y is at most 66, else 1; only z may be chosen, and a
+  // limit of 0 is no choice.
+  std::string text = kSidecar;
+  text.replace(text.find("y = 2, z = 1"), 12,
+               "y = 2, z = 4 if x * y le 66 else 1");
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(text, manifest, error)) << error;
+  const KernelInfo &decode = manifest.kernels[1];
+  OperandViews views;
+  std::array<int64_t, 3> grid;
+  for (auto [rows, z] : {std::pair{33, 4}, std::pair{34, 1}, std::pair{1, 4}}) {
+    views["work_info"] = rowMajorView(0x7000, {rows, 4});
+    ASSERT_TRUE(evaluateGrid(decode, views, grid, error)) << error;
+    EXPECT_EQ(grid, (std::array<int64_t, 3>{rows, 2, z})) << rows;
+  }
+  for (const char *bad :
+       {"x = 4 if x * y le 66 else 1, y = 2, z = 1",
+        "x = work_info dim 0, y = 2, z = 4 if x * y le 0 else 1",
+        "x = work_info dim 0, y = 2, z = 4 if x * y < 66 else 1"}) {
+    std::string changed = kSidecar;
+    changed.replace(changed.find("x = work_info dim 0, y = 2, z = 1"), 33, bad);
+    EXPECT_FALSE(parseManifest(changed, manifest, error)) << bad;
+    EXPECT_NE(error.find("cannot evaluate the grid"), std::string::npos)
+        << error;
+  }
+}
+
 TEST(KernelManifest, ReportsMissingOperandsAndBadDims) {
   ModuleManifest manifest;
   std::string error;

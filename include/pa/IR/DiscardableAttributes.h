@@ -44,6 +44,14 @@ inline constexpr llvm::StringLiteral kThread0ReasonAttrName =
 /// so pa-nvvm-launch-grids must run after pa-to-nvvm (pa-lower-to-nvvm
 /// does).
 inline constexpr llvm::StringLiteral kGridZAttrName = "pa.nvvm.grid_z";
+/// i64s beside pa.nvvm.grid_z: grid z is pa.nvvm.grid_z only where the
+/// launch's x * y is at most pa.nvvm.grid_z_limit workgroups, else
+/// pa.nvvm.grid_z_otherwise (#pa.grid's `z = S if x * y le L else M`). Both
+/// or neither.
+inline constexpr llvm::StringLiteral kGridZLimitAttrName =
+    "pa.nvvm.grid_z_limit";
+inline constexpr llvm::StringLiteral kGridZOtherwiseAttrName =
+    "pa.nvvm.grid_z_otherwise";
 /// Set on each kernel by pa-convert-kernels-to-rocdl before its memref
 /// arguments become descriptor fields: one StringAttr per LLVM-level kernel
 /// argument ("query.aligned_ptr", "query.size[0]", ...). The metadata
@@ -128,6 +136,9 @@ inline constexpr DiscardableAttribute kDiscardableAttributes[] = {
     {kThread0ReasonAttrName, DiscardableKind::String,
      DiscardableHolder::Function},
     {kGridZAttrName, DiscardableKind::I64, DiscardableHolder::Function},
+    {kGridZLimitAttrName, DiscardableKind::I64, DiscardableHolder::Function},
+    {kGridZOtherwiseAttrName, DiscardableKind::I64,
+     DiscardableHolder::Function},
     {kKernargFieldsAttrName, DiscardableKind::StringArray,
      DiscardableHolder::Function},
     {kParamFieldsAttrName, DiscardableKind::StringArray,

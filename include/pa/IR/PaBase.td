@@ -151,14 +151,20 @@ def Pa_GridAttr : Pa_Attr<"Grid", "grid"> {
     constant (`>= 1`), as the size of a dim of one of the kernel's buffers
     (`work_info dim 0`: named as the pa op's operand), or `dynamic` when it
     is neither (a launcher cannot compute such a grid and rejects the
-    kernel). The code-object and PTX metadata carry it as the text
-    `x = work_info dim 0, y = 2, z = 1`, which the runtime evaluates.
+    kernel). Axis `z` may also be a choice by the workgroups of x and y:
+    `z = 4 if x * y le 66 else 1` launches 4 where x * y is at most 66,
+    else 1 (the NVIDIA reduce kernel's row slices, worth a launch only where
+    workgroups are few). The code-object and PTX metadata carry the grid as
+    the text `x = work_info dim 0, y = 2, z = 1`, which the runtime
+    evaluates.
 
     Example:
 
     ```mlir
     gpu.func @pa_reduce(...) kernel
         attributes {pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 1>}
+    gpu.func @pa_reduce(...) kernel attributes {pa.grid =
+        #pa.grid<x = reduce_info dim 0, y = 2, z = 4 if x * y le 66 else 1>}
     ```
   }];
   let parameters = (ins ArrayRefParameter<"::mlir::pa::GridExtent",

@@ -66,11 +66,15 @@ struct KernelParam {
   std::optional<int64_t> staticValue;
 };
 
-/// One grid dimension: a constant, or dim `dim` of operand `operand`.
+/// One grid dimension: a constant, or dim `dim` of operand `operand`; on
+/// axis z also `constant` where x * y <= `limit`, else `otherwise`
+/// ("z = 4 if x * y le 66 else 1").
 struct GridExtent {
   int64_t constant = 1;
   std::string operand; // empty: the constant
   int64_t dim = 0;
+  int64_t limit = 0; // > 0: the choice
+  int64_t otherwise = 1;
 };
 
 struct KernelInfo {

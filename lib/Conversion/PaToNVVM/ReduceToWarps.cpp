@@ -29,9 +29,11 @@
 //     instead of 16, one output item per thread, all partitions' loads in
 //     flight (16 at P <= 16);
 //   - otherwise the fewest slices that leave each thread one pass of items
-//     (1 at 8 rows of D = 256, 4 at 32 rows), workgroups z beyond them
-//     returning at once: 4 slices at B = 128 (1024 workgroups in 2.6 waves
-//     at 3 per SM) took the H200's (128, 2048) graphs 3-4 us longer than 1.
+//     (1 at 8 rows of D = 256, 4 at 32 rows). The launch's grid z follows
+//     the same rule (#pa.grid's `z = S if x * y le L else M`): launching
+//     the few-workgroup z with workgroups beyond the slices returning at
+//     once (4 slices at B = 128: 1024 workgroups in 2.6 waves at 3 per SM)
+//     took the H200's (128, 2048) graphs 3-4 us longer than 1.
 //===----------------------------------------------------------------------===//
 #include "DecodeToWarps.h"
 #include "WarpEmitter.h"
@@ -387,7 +389,7 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
       }
     }
   };
-  // Workgroup z takes slice z: the launch must have z = fewSlices
+  // Workgroup z takes slice z: the launch must have z >= the slices
   // (pa-nvvm-launch-grids). A loop over the slices a workgroup is given
   // (block_id z, step grid_dim z), correct under any z, cost registers:
   // 88-byte spills at 48 rows of D = 256, 8 bytes at 16 rows of D = 64.
@@ -402,11 +404,18 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
   if (fewSlices == manySlices) {
     emitSlices(fewSlices);
   } else {
-    // B * Hkv * fewSlices workgroups at most 2 per SM: fewSlices.
+    // B * Hkv * fewSlices workgroups at most 2 per SM: fewSlices, else
+    // manySlices. The launch follows the same rule (pa.nvvm.grid_z_limit /
+    // _otherwise), so no workgroup is launched only to return: 768 such of
+    // 1024 took the H200's (128, 2048) graphs 3-4 us longer.
+    const int64_t fewLimit = 2 * computeUnits / fewSlices;
+    kernel->setAttr(kGridZLimitAttrName, b.getI64IntegerAttr(fewLimit));
+    kernel->setAttr(kGridZOtherwiseAttrName, b.getI64IntegerAttr(manySlices));
     Value groups = e.mulI(gpu::GridDimOp::create(b, gpu::Dimension::x),
                          gpu::GridDimOp::create(b, gpu::Dimension::y));
-    Value few = e.cmpI(CmpIPredicate::ule, groups,
-                      e.idx(2 * computeUnits / fewSlices));
+    Value few = e.cmpI(CmpIPredicate::ule, groups, e.idx(fewLimit));
+    // Workgroups z beyond manySlices (a launch of z = fewSlices there)
+    // return at once.
     e.ifThenElse(few, [&] { emitSlices(fewSlices); },
                  [&] {
                    Value slice = gpu::BlockIdOp::create(b, gpu::Dimension::z);

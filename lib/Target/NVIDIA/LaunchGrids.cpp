@@ -6,7 +6,9 @@
 // carries pa.nvvm.grid_z = S. This pass sets grid z of every gpu.launch_func
 // of such a kernel (z = 1 until then) to S, writes "z = S" into the kernel's
 // pa.grid (which the sidecar reports and the CUDA launcher
-// evaluates), and drops the attribute.
+// evaluates), and drops the attribute. With pa.nvvm.grid_z_limit = L and
+// pa.nvvm.grid_z_otherwise = M beside it, z is S where the launch's
+// x * y <= L, else M ("z = S if x * y le L else M").
 //
 //===----------------------------------------------------------------------===//
 #include "NVIDIATarget.h"
@@ -52,10 +54,24 @@ struct LaunchGridsPass : pa::impl::PaNVVMLaunchGridsBase<LaunchGridsPass> {
                            << ", but its launch's grid z is not 1";
         return WalkResult::interrupt();
       }
+      FailureOr<GridExtent> z = requestedZ(kernel, slices.getInt());
+      if (failed(z))
+        return WalkResult::interrupt();
       OpBuilder builder(launch);
-      Value z = arith::ConstantIndexOp::create(builder, launch.getLoc(),
-                                               slices.getInt());
-      launch.getGridSizeZMutable().assign(z);
+      Location loc = launch.getLoc();
+      auto index = [&](int64_t v) -> Value {
+        return arith::ConstantIndexOp::create(builder, loc, v);
+      };
+      Value extent = index(z->value);
+      if (z->isChosen()) {
+        Value groups = arith::MulIOp::create(
+            builder, loc, launch.getGridSizeX(), launch.getGridSizeY());
+        Value few = arith::CmpIOp::create(
+            builder, loc, arith::CmpIPredicate::ule, groups, index(z->limit));
+        extent = arith::SelectOp::create(builder, loc, few, extent,
+                                         index(z->otherwise));
+      }
+      launch.getGridSizeZMutable().assign(extent);
       kernels.insert(kernel);
       return WalkResult::advance();
     });
@@ -71,11 +87,28 @@ struct LaunchGridsPass : pa::impl::PaNVVMLaunchGridsBase<LaunchGridsPass> {
         return signalPassFailure();
       }
       SmallVector<GridExtent, 3> extents(grid.getExtents());
-      extents[2] = GridExtent::constant(slices.getInt());
+      extents[2] = *requestedZ(kernel, slices.getInt());
       kernel->setAttr(kGridAttrName,
                       GridAttr::get(kernel->getContext(), extents));
       kernel->removeAttr(kGridZAttrName);
+      kernel->removeAttr(kGridZLimitAttrName);
+      kernel->removeAttr(kGridZOtherwiseAttrName);
     }
+  }
+
+  /// Grid z as `kernel` asks for it: `slices`, or the choice of
+  /// pa.nvvm.grid_z_limit / _otherwise (both or neither, each >= 1).
+  static FailureOr<GridExtent> requestedZ(Operation *kernel, int64_t slices) {
+    auto limit = kernel->getAttrOfType<IntegerAttr>(kGridZLimitAttrName);
+    auto otherwise =
+        kernel->getAttrOfType<IntegerAttr>(kGridZOtherwiseAttrName);
+    if (!limit && !otherwise)
+      return GridExtent::constant(slices);
+    if (!limit || !otherwise || limit.getInt() < 1 || otherwise.getInt() < 1)
+      return kernel->emitError()
+             << "pa-nvvm-launch-grids: " << kGridZLimitAttrName << " and "
+             << kGridZOtherwiseAttrName << " go together, each >= 1";
+    return GridExtent::chosen(slices, limit.getInt(), otherwise.getInt());
   }
 };
 

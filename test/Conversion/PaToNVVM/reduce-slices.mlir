@@ -3,8 +3,9 @@
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},pa-lower-reduce,gpu.module(pa-to-nvvm),pa-nvvm-launch-grids,canonicalize,cse)' \
 // RUN:   | FileCheck %s
-// Without pa-nvvm-launch-grids the kernel asks for z = 4 (pa.nvvm.grid_z)
-// and its launch has z = 1.
+// Without pa-nvvm-launch-grids the kernel asks for z = 4 where x * y <= 66,
+// else the other slice count (pa.nvvm.grid_z, _limit, _otherwise), and its
+// launch has z = 1.
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},pa-lower-reduce,gpu.module(pa-to-nvvm),canonicalize,cse)' \
 // RUN:   | FileCheck %s --check-prefix=ASKS
@@ -13,13 +14,21 @@
 // output items. With B * Hkv <= 66 (2 workgroups per SM of the 132 at 4
 // slices) 4 slices of 2 rows, one item per thread, 16 partitions' loads
 // per round; else workgroup z = 0 takes all 8 rows (4 items per thread, 8
-// partitions per round) and the others return.
+// partitions per round). The launch's grid z follows the same rule: 4
+// where B * Hkv <= 66, else 1 (no workgroup launched only to return).
 // CHECK-LABEL: func.func @reduce_d256
-// CHECK:       %[[Z:.*]] = arith.constant 4 : index
-// CHECK:       gpu.launch_func @pa_kernels::@pa_reduce blocks in (%{{.*}}, %{{.*}}, %[[Z]])
+// CHECK-DAG:   %[[C66:.*]] = arith.constant 66 : index
+// CHECK-DAG:   %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:   %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:   %[[C2:.*]] = arith.constant 2 : index
+// CHECK:       %[[B:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x2xi32>
+// CHECK:       %[[XY:.*]] = arith.muli %[[B]], %[[C2]] : index
+// CHECK:       %[[FEWZ:.*]] = arith.cmpi ule, %[[XY]], %[[C66]] : index
+// CHECK:       %[[Z:.*]] = arith.select %[[FEWZ]], %[[C4]], %[[C1]] : index
+// CHECK:       gpu.launch_func @pa_kernels::@pa_reduce blocks in (%[[B]], %[[C2]], %[[Z]])
 // CHECK:       gpu.func @pa_reduce(
 // CHECK-SAME:      pa.distribution = #pa.distribution<warps>
-// CHECK-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 4>
+// CHECK-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 4 if x * y le 66 else 1>
 // CHECK-NOT:       pa.nvvm.grid_z
 // CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
@@ -73,6 +82,8 @@
 // ASKS:       gpu.func @pa_reduce(
 // ASKS-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 1>
 // ASKS-SAME:      pa.nvvm.grid_z = 4 : i64
+// ASKS-SAME:      pa.nvvm.grid_z_limit = 66 : i64
+// ASKS-SAME:      pa.nvvm.grid_z_otherwise = 1 : i64
 // ASKS:         gpu.block_id  z
 func.func @reduce_d256(%exp_sums: memref<2x?x8xf32>, %max_logits: memref<2x?x8xf32>,
     %tmp_out: memref<2x?x8x256xf32>, %reduce_info: memref<?x2xi32>,
@@ -113,12 +124,17 @@ func.func @reduce_d64(%exp_sums: memref<1x?x8xf32>, %max_logits: memref<1x?x8xf3
 // Q = 4, G = 8, D = 128 with sinks: 32 rows of 32 items; with B * Hkv <= 66
 // 4 slices of 8 rows (2 items per thread), each warp 2 rows of its slice
 // per loop; else 2 slices of 16 rows (4 items per thread) on workgroups
-// z = 0, 1.
+// z = 0, 1, and the launch has z = 2 there.
 // CHECK-LABEL: func.func @reduce_q4
-// CHECK:       %[[Z:.*]] = arith.constant 4 : index
-// CHECK:       gpu.launch_func @pa_kernels::@pa_reduce blocks in (%{{.*}}, %{{.*}}, %[[Z]])
+// CHECK-DAG:   %[[C66:.*]] = arith.constant 66 : index
+// CHECK-DAG:   %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:   %[[C2:.*]] = arith.constant 2 : index
+// CHECK:       %[[B:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x2xi32>
+// CHECK:       %[[FEWZ:.*]] = arith.cmpi ule, %[[B]], %[[C66]] : index
+// CHECK:       %[[Z:.*]] = arith.select %[[FEWZ]], %[[C4]], %[[C2]] : index
+// CHECK:       gpu.launch_func @pa_kernels::@pa_reduce blocks in (%[[B]], %{{.*}}, %[[Z]])
 // CHECK:       gpu.func @pa_reduce(
-// CHECK-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 1, z = 4>
+// CHECK-SAME:      pa.grid = #pa.grid<x = reduce_info dim 0, y = 1, z = 4 if x * y le 66 else 2>
 // CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG:     %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG:     %[[C16:.*]] = arith.constant 16 : index

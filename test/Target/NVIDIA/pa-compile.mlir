@@ -89,8 +89,10 @@
 // JSON:      "meaning": "tmp_out.stride[3]"
 // JSON:      "param_bytes": 808
 // JSON:      "name": "pa_reduce",
-// The reduce in 4 slices of its 16 rows (ReduceToWarps.cpp) on grid z.
-// JSON:      "grid": "x = reduce_info dim 0, y = 2, z = 4",
+// The reduce in 4 slices of its 16 rows (ReduceToWarps.cpp) on grid z where
+// the launch has at most 66 workgroups x * y (2 per SM of 132 at 4 slices),
+// else in 2 (the fewest that keep a thread to one pass).
+// JSON:      "grid": "x = reduce_info dim 0, y = 2, z = 4 if x * y le 66 else 2",
 // JSON:      "distribution": "warps",
 // JSON:      "programmatic_launch": true,
 
