@@ -1,6 +1,9 @@
 //===- TiledDecode.cpp - the tiled decode kernel both GPU backends take ---===//
 #include "pa/Transforms/TiledDecode.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::pa;
 
@@ -164,4 +167,39 @@ FailureOr<TiledDecode> mlir::pa::matchTiledDecode(gpu::GPUFuncOp kernel,
     return failure();
   }
   return d;
+}
+
+std::optional<SmallVector<Operation *>>
+mlir::pa::tileKeyPlaceOps(const TiledDecode &d) {
+  scf::ForOp old = d.tileLoop;
+  TileQKOp qk = d.qk;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  // The staged-or-direct branch of the page ids reads values of the body.
+  options.omitUsesFromAbove = false;
+  options.filter = [&](Operation *op) {
+    return old.getBody()->findAncestorOpInBlock(*op) != nullptr;
+  };
+  SetVector<Operation *> slice;
+  for (Value root : {Value(qk.getPageIds()), Value(qk.getTileStart())})
+    if (Operation *def = root.getDefiningOp();
+        def && def->getBlock() == old.getBody() &&
+        failed(getBackwardSlice(def, &slice, options)))
+      return std::nullopt;
+  // Copied once more per step: only ops that write nothing (a store of
+  // another kind in the tiled body would be made twice; an op of unknown
+  // effects counts as writing).
+  SmallVector<Operation *> ops;
+  for (Operation &op : old.getBody()->without_terminator()) {
+    if (!slice.contains(&op))
+      continue;
+    if (op.walk([&](Operation *inner) {
+            return mightHaveEffect<MemoryEffects::Write>(inner)
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          }).wasInterrupted())
+      return std::nullopt;
+    ops.push_back(&op);
+  }
+  return ops;
 }

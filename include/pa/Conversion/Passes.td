@@ -83,7 +83,12 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
     Option<"fp8Products", "fp8-products", "std::string", /*default=*/"\"f16\"",
            "matrix products of fp8 KV: f16 (K and V converted exactly) or "
            "e4m3 (raw K and V, the query split into two e4m3 terms and P "
-           "into three)">
+           "into three)">,
+    Option<"keyAhead", "key-ahead", "int64_t", /*default=*/"0",
+           "K blocks (4 16-byte chunks of the head dim per token) of the "
+           "next tile copied into shared memory (cp.async) while the current "
+           "tile's P V runs, read there by the next qk: 0 (none, the "
+           "default) to 8; packed caches with pages of 16 tokens or more">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

@@ -51,6 +51,11 @@ FailureOr<TiledDecode> matchTiledDecode(gpu::GPUFuncOp kernel,
                                         llvm::StringRef pass,
                                         ContractViolation violation);
 
+/// The tile loop body's ops that qk's page ids and tile start depend on, in
+/// order (a backend that reads another tile's K copies them for it), or
+/// none where one of them may write memory (a copy would write twice).
+std::optional<SmallVector<Operation *>> tileKeyPlaceOps(const TiledDecode &d);
+
 /// Whether every user of `buffer` is one of the decode kernel's tile ops
 /// (those a backend replaces: a buffer only they use is theirs to replace).
 bool usedByTileOpsOnly(Value buffer);

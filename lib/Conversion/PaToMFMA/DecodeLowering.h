@@ -362,10 +362,8 @@ private:
   /// VALU one), and the staged tile's index from the same difference.
   void narrowStagedTest(ImplicitLocOpBuilder &b, const IRMapping &map,
                         Value tile32, Value begin32);
-  /// The tiled loop body's ops that qk's page ids and tile start depend
-  /// on, in order (prefetchTileKeys copies them for another tile), or none
-  /// where one of them writes memory: then there is no prefetch.
-  std::optional<SmallVector<Operation *>> tileKeyPlaceOps();
+  /// pa::tileKeyPlaceOps of the kernel (prefetchTileKeys copies them for
+  /// another tile), found on the first prefetching loop; none: no prefetch.
   std::optional<SmallVector<Operation *>> keyPlaceOps;
   /// A partial last QK chunk (D = 80: head dims [64, 128) with D = 80
   /// fp8): whether the lane group holds head dims of the row in it (null

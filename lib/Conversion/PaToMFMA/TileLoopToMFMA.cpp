@@ -11,8 +11,6 @@
 //===----------------------------------------------------------------------===//
 #include "DecodeLowering.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
-
 using namespace mlir;
 using namespace mlir::pa;
 using namespace mlir::pa::mfma;
@@ -34,39 +32,6 @@ LaneState DecodeLowering::initialState(ImplicitLocOpBuilder &b,
   if (s.scale == ScaleMode::per_token)
     state.valueUnit = l.f32(1.0);
   return state;
-}
-
-std::optional<SmallVector<Operation *>> DecodeLowering::tileKeyPlaceOps() {
-  scf::ForOp old = d.tileLoop;
-  BackwardSliceOptions options;
-  options.inclusive = true;
-  // The staged-or-direct branch of the page ids reads values of the body.
-  options.omitUsesFromAbove = false;
-  options.filter = [&](Operation *op) {
-    return old.getBody()->findAncestorOpInBlock(*op) != nullptr;
-  };
-  SetVector<Operation *> slice;
-  for (Value root : {Value(d.qk.getPageIds()), Value(d.qk.getTileStart())})
-    if (Operation *def = root.getDefiningOp();
-        def && def->getBlock() == old.getBody() &&
-        failed(getBackwardSlice(def, &slice, options)))
-      return std::nullopt;
-  // Copied once more per step: only ops that write nothing (a store of
-  // another kind in the tiled body would be made twice; an op of unknown
-  // effects counts as writing).
-  SmallVector<Operation *> ops;
-  for (Operation &op : old.getBody()->without_terminator()) {
-    if (!slice.contains(&op))
-      continue;
-    if (op.walk([&](Operation *inner) {
-            return mightHaveEffect<MemoryEffects::Write>(inner)
-                       ? WalkResult::interrupt()
-                       : WalkResult::advance();
-          }).wasInterrupted())
-      return std::nullopt;
-    ops.push_back(&op);
-  }
-  return ops;
 }
 
 SmallVector<Value> DecodeLowering::prefetchTileKeys(ImplicitLocOpBuilder &b,
@@ -152,7 +117,7 @@ LaneState DecodeLowering::emitTileLoop(ImplicitLocOpBuilder &b,
   SmallVector<Value> initValues = init.flatten();
   const size_t stateWidth = initValues.size();
   if (prefetch && !keyPlaceOps)
-    keyPlaceOps = tileKeyPlaceOps();
+    keyPlaceOps = pa::tileKeyPlaceOps(d);
   prefetch &= keyPlaceOps.has_value();
   Value begin32 = l.toI32(old.getLowerBound());
   if (prefetch)

@@ -61,6 +61,9 @@ struct DecodeShape {
   float scoreScale = 0;
   std::optional<float> softCap; // exp2 domain, as pa.tile.qk's soft_cap
   int64_t queryLength = 0, groupSize = 0, window = 0;
+  /// K blocks (4 chunks of D) of the next tile copied into shared memory
+  /// (keyAhead) while this tile's pv runs; 0: none.
+  int64_t keyAheadBlocks = 0;
 
   int64_t mTiles() const { return rows / 16; }
   bool e4m3() const { return products == Products::E4M3; }
@@ -136,6 +139,8 @@ struct Buffers {
                      // saved before P's terms overwrite the scores (only
                      // with probsAliasScores)
   Value rowMax, rowSum;
+  Value keyAhead; // [keyAheadBlocks][8][128 threads][E] of the K element:
+                  // each thread's 16-byte K chunks of the next tile
 };
 
 /// Per-thread ids, computed once at kernel entry.
@@ -168,6 +173,13 @@ struct DecodeState {
   /// Set by qk for pv: the V chunks of pv's first token block (first
   /// pass), requested at the end of qk; empty before.
   SmallVector<Value> firstValues;
+  /// With keyAheadBlocks: the tile loop body's ops that qk's page ids and
+  /// tile start depend on (tileKeyPlaceOps), the K cache and KV head; set
+  /// by qk for pv: whether the loop has a next tile (i1) and its start
+  /// (i64, its ids stored in pageIds by then).
+  SmallVector<Operation *> keyPlaceOps;
+  Value keyCache, kvHead;
+  Value nextTileExists, nextTileStart;
 };
 
 /// The base of the tile-op patterns: the shared state and the operand
@@ -234,6 +246,13 @@ protected:
                   std::array<Value, 2> b, const Accumulator &c) const;
 
   Accumulator zeros(WarpEmitter &e) const;
+
+  /// Where this thread's chunk of K block `block` and n-block j lies in
+  /// keyAhead (elements).
+  Value keyAheadIndex(WarpEmitter &e, int64_t block, int64_t j) const;
+  /// Copies (cp.async) this thread's chunks of the first keyAheadBlocks K
+  /// blocks of the tile at `tileStart` (its ids in pageIds) into keyAhead.
+  void copyKeysAhead(WarpEmitter &e, Value tileStart) const;
 
   /// This thread's V chunk of token block `block`: tokens block * 4E + E t
   /// + [0, E) of the tile.

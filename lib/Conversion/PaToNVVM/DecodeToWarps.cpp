@@ -80,11 +80,14 @@ namespace {
 /// 26-28% faster with two, 1353ff8).
 constexpr int64_t kTwoPerSMBytes = 228 * 1024 / 2 - 1024;
 
+int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
+                       int64_t requested);
+
 /// Matches the tile ops against the tiled IR contract (TiledDecode.h) and
 /// checks that the lowering below supports their types and sizes; false
 /// with `reason` otherwise.
-bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TiledDecode &ops,
-             DecodeShape &shape, std::string &reason) {
+bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
+             TiledDecode &ops, DecodeShape &shape, std::string &reason) {
   FailureOr<TiledDecode> tiled = matchTiledDecode(
       kernel, "pa-to-nvvm",
       [&](Operation *, const Twine &message) { reason = message.str(); });
@@ -107,9 +110,9 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TiledDecode &ops,
   bool fp8 = isa<Float8E4M3FNType>(kv);
   // The tile ops' `compute` says fp8 for fp8 KV; single-term e4m3
   // products miss the spec's tolerance, so the pass option picks the kind.
-  shape.products = !fp8           ? Products::BF16
-                   : e4m3Products ? Products::E4M3
-                                  : Products::F16;
+  shape.products = !fp8                   ? Products::BF16
+                   : options.e4m3Products ? Products::E4M3
+                                          : Products::F16;
   shape.f16Query = query.isF16();
   shape.chunk = fp8 ? 16 : 8;
   shape.transposedV = ops.pv.getVLayout() == VLayout::transposed;
@@ -157,7 +160,21 @@ bool analyze(gpu::GPUFuncOp kernel, bool e4m3Products, TiledDecode &ops,
       reason = "static tile buffers only";
       return false;
     }
+  shape.keyAheadBlocks = keyAheadBlocks(ops, shape, options.keyAheadBlocks);
   return true;
+}
+
+/// K blocks of the next tile to copy ahead (DecodeShape::keyAheadBlocks):
+/// at most `requested`, on packed caches with at most 16 page ids per tile
+/// (PageIdsToWarps leaves their reads to each thread, so qk can copy the
+/// next tile's on thread 0) whose tile values write nothing, and whole
+/// blocks of D only (no partial last block: D = 80 fp8).
+int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
+                       int64_t requested) {
+  if (requested <= 0 || shape.layout != CacheLayout::packed ||
+      pagesPerTile(shape.pageSize) > 16 || !tileKeyPlaceOps(ops))
+    return 0;
+  return std::min(requested, shape.headDim / (4 * shape.chunk));
 }
 
 /// Sets up the state the tile-op patterns share, applies them, one per tile
@@ -172,6 +189,12 @@ public:
     TileSoftmaxOp softmax = ops.softmax;
     state.rowBase = softmax.getRowBase();
     state.contextLength = softmax.getContextLength();
+    if (shape.keyAheadBlocks > 0) {
+      state.keyPlaceOps = *tileKeyPlaceOps(ops);
+      TileQKOp qk = ops.qk;
+      state.keyCache = qk.getKeyCache();
+      state.kvHead = qk.getKvHead();
+    }
   }
 
   void run() {
@@ -239,6 +262,11 @@ private:
       planned.push_back({&buffers.warpMax, kWarps, f32});
     if (s.rescaleInPV())
       planned.push_back({&buffers.alpha, s.rows, f32});
+    if (s.keyAheadBlocks > 0)
+      planned.push_back(
+          {&buffers.keyAhead,
+           s.keyAheadBlocks * 8 * kWorkgroupThreads * s.chunk,
+           cast<MemRefType>(ops.qk.getKeyCache().getType()).getElementType()});
     // Only where P's terms take the scores' bytes (pv reads the partly
     // seen tokens' P from the scores elsewhere).
     if (s.partlySlots() > 0)
@@ -369,11 +397,11 @@ void mlir::pa::nvvm::populateTileOpsToWarpsPatterns(RewritePatternSet &patterns,
 }
 
 bool mlir::pa::nvvm::distributeDecodeKernel(gpu::GPUFuncOp kernel,
-                                            bool e4m3Products,
+                                            const WarpOptions &options,
                                             std::string &reason) {
   TiledDecode ops;
   DecodeShape shape;
-  if (!analyze(kernel, e4m3Products, ops, shape, reason))
+  if (!analyze(kernel, options, ops, shape, reason))
     return false;
   DecodeLowering(kernel, ops, shape).run();
   return true;

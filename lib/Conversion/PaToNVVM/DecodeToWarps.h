@@ -2,6 +2,8 @@
 #ifndef PA_LIB_CONVERSION_PATONVVM_DECODETOWARPS_H
 #define PA_LIB_CONVERSION_PATONVVM_DECODETOWARPS_H
 
+#include "pa/Conversion/PaToNVVM/PaToNVVM.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <string>
@@ -13,10 +15,10 @@ inline constexpr int64_t kWorkgroupThreads = 128;
 
 /// Rewrites the pa.tile ops of decode kernel `kernel` into per-thread code
 /// for 4-warp workgroups with mma.sync (see DecodeToWarps.cpp); fp8 KV is
-/// multiplied in f16, or with `e4m3Products` as split e4m3 terms. Returns
-/// false, leaving the kernel untouched, when the kernel is not a decode
-/// kernel this lowering supports; `reason` says why.
-bool distributeDecodeKernel(gpu::GPUFuncOp kernel, bool e4m3Products,
+/// multiplied in f16, or as split e4m3 terms (`options`). Returns false,
+/// leaving the kernel untouched, when the kernel is not a decode kernel
+/// this lowering supports; `reason` says why.
+bool distributeDecodeKernel(gpu::GPUFuncOp kernel, const WarpOptions &options,
                             std::string &reason);
 
 /// Replaces the body of the split-K reduce kernel of pa-lower-reduce

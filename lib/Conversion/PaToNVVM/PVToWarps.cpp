@@ -46,6 +46,13 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
   void lower(TilePVOp op, WarpEmitter &e,
              PatternRewriter &rewriter) const override {
     e.barrier();
+    // The next tile's first K blocks, in flight while this tile's P V runs
+    // (qk stored its ids; softmax's barrier published them).
+    if (s.keyAheadBlocks > 0) {
+      e.ifThen(state.nextTileExists,
+               [&] { copyKeysAhead(e, state.nextTileStart); });
+      e.commitAsyncCopies();
+    }
     Value tileStart = op.getTileStart();
     TilePages tile = tilePages(e, tileStart);
     // The tokens the shared product multiplies: the valid range less the

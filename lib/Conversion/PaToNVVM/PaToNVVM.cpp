@@ -189,7 +189,7 @@ struct DecodeKernelToWarps final : KernelToThreads {
     if (!hasTileOps(kernel))
       return std::nullopt;
     std::string reason;
-    if (nvvm::distributeDecodeKernel(kernel, options.e4m3Products, reason))
+    if (nvvm::distributeDecodeKernel(kernel, options, reason))
       return Distribution::warps;
     kernel->setAttr(kThread0ReasonAttrName,
                     StringAttr::get(kernel.getContext(), reason));
@@ -254,9 +254,17 @@ struct PaToNVVMPass
       return signalPassFailure();
     }
 
+    if (keyAhead < 0 || keyAhead > 8) {
+      kernels.emitError() << "pa-to-nvvm: key-ahead must be in [0, 8] (K "
+                             "blocks of a tile), got "
+                          << static_cast<int64_t>(keyAhead);
+      return signalPassFailure();
+    }
+
     RewritePatternSet patterns(&getContext());
-    populateDecodeToWarpsPatterns(patterns, chip,
-                                  {/*e4m3Products=*/fp8Products == "e4m3"});
+    populateDecodeToWarpsPatterns(
+        patterns, chip,
+        {/*e4m3Products=*/fp8Products == "e4m3", /*keyAheadBlocks=*/keyAhead});
     walkAndApplyPatterns(kernels, std::move(patterns));
 
     // The rest: sequential programs on thread 0, casts as bit operations.

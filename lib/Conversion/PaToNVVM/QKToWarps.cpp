@@ -11,6 +11,8 @@
 
 #include "pa/Transforms/ScoreMath.h"
 
+#include "mlir/IR/IRMapping.h"
+
 using namespace mlir;
 using namespace mlir::pa;
 using namespace mlir::pa::nvvm;
@@ -26,7 +28,12 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
   void lower(TileQKOp op, WarpEmitter &e,
              PatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder &b = e.b;
-    storePageIds(e, op);
+    // With K ahead, this tile's ids were stored (and its first K blocks
+    // requested) before the loop or by the previous tile.
+    if (s.keyAheadBlocks > 0)
+      emitKeysAheadPrologue(e, op);
+    else
+      storePageIds(e, op);
     e.barrier();
     TilePages tile = tilePages(e, op.getTileStart());
     Value kvHead = op.getKvHead();
@@ -61,12 +68,19 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
         chunkIndex = e.select(inRow, chunkIndex, e.idx(rowChunks - 1));
       }
       SmallVector<Value> chunks;
+      // K blocks copied ahead: from shared memory, once this thread's
+      // copies have landed.
+      if (block == 0 && s.keyAheadBlocks > 0)
+        e.waitAsyncCopies(0);
       // nhd / hnd: the token's E head dims from chunkIndex * E on, one
       // 16-byte load as in the packed layout; the block's first load brings
       // the row's next 256 bytes into L2 (the later blocks' chunks).
       for (int64_t j = 0; j < nBlocks; ++j)
         chunks.push_back(
-            s.layout == CacheLayout::packed
+            block < s.keyAheadBlocks
+                ? e.loadVector(buffers.keyAhead, {keyAheadIndex(e, block, j)},
+                               s.chunk)
+            : s.layout == CacheLayout::packed
                 ? e.loadVectorOnce(
                       key, {pages[j], kvHead, chunkIndex, slots[j], e.idx(0)},
                       s.chunk)
@@ -139,6 +153,8 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
                         {e.addI(e.mulI(row, kScoreStride), token)});
         }
     }
+    if (s.keyAheadBlocks > 0)
+      storeNextTileIds(e, op);
     // pv's first V chunks, requested here so that their latency overlaps
     // the softmax and pv's prologue (nothing in between writes V).
     state.firstValues = loadValueChunks(
@@ -147,6 +163,72 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
   }
 
 private:
+  /// The tile loop body's page ids and tile start of `op`, computed for
+  /// tile `tile` at e's insertion point (keyPlaceOps copied).
+  std::pair<Value, Value> tileValuesOf(WarpEmitter &e, TileQKOp op,
+                                       Value tile) const {
+    IRMapping map;
+    map.map(state.ops.tileLoop.getInductionVar(), tile);
+    for (Operation *placeOp : state.keyPlaceOps)
+      e.b.clone(*placeOp, map);
+    return {map.lookupOrDefault(op.getPageIds()),
+            map.lookupOrDefault(op.getTileStart())};
+  }
+
+  /// Before the tile loop: the first tile's ids into pageIds (thread 0), a
+  /// barrier, and its first K blocks requested.
+  void emitKeysAheadPrologue(WarpEmitter &e, TileQKOp op) const {
+    scf::ForOp loop = state.ops.tileLoop;
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPoint(loop);
+    Value runs =
+        e.cmpI(CmpIPredicate::slt, loop.getLowerBound(), loop.getUpperBound());
+    Value start = ifThenValue(e, runs, [&] {
+      auto [tileIds, tileStart] = tileValuesOf(e, op, loop.getLowerBound());
+      storeIdsOnThread0(e, tileIds, tileStart);
+      return tileStart;
+    });
+    e.barrier();
+    e.ifThen(runs, [&] { copyKeysAhead(e, start); });
+    e.commitAsyncCopies();
+  }
+
+  /// At the end of qk: the next tile's ids into its pageIds slot (thread
+  /// 0; the slot's last readers, the previous tile's, passed this tile's
+  /// barrier), published by softmax's barrier for pv, which requests the
+  /// next tile's first K blocks (state.nextTileExists / nextTileStart).
+  void storeNextTileIds(WarpEmitter &e, TileQKOp op) const {
+    scf::ForOp loop = state.ops.tileLoop;
+    Value next = e.addI(loop.getInductionVar(), loop.getStep());
+    Value exists = e.cmpI(CmpIPredicate::slt, next, loop.getUpperBound());
+    state.nextTileExists = exists;
+    state.nextTileStart = ifThenValue(e, exists, [&] {
+      auto [tileIds, tileStart] = tileValuesOf(e, op, next);
+      storeIdsOnThread0(e, tileIds, tileStart);
+      return tileStart;
+    });
+  }
+
+  void storeIdsOnThread0(WarpEmitter &e, Value tileIds, Value tileStart) const {
+    e.ifThen(e.cmpI(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
+      e.storeVector(tileIds, buffers.pageIds, {tilePages(e, tileStart).idBase});
+    });
+  }
+
+  /// if (cond) yield then() else yield 0, for an i64 value.
+  static Value ifThenValue(WarpEmitter &e, Value cond,
+                           function_ref<Value()> then) {
+    ImplicitLocOpBuilder &b = e.b;
+    auto branch = scf::IfOp::create(b, TypeRange{b.getI64Type()}, cond,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    scf::YieldOp::create(b, then());
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    scf::YieldOp::create(b, e.i64(0));
+    return branch.getResult(0);
+  }
+
   /// Stores the tile's page ids (a uniform vector) into the slot of the
   /// tile's parity, so that each thread reads the ids of its own tokens by
   /// index; qk's barrier publishes them. Alternating slots keep the next

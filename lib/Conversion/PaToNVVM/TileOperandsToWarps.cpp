@@ -160,6 +160,24 @@ Accumulator TileOpLowering::zeros(WarpEmitter &e) const {
   return {zero, zero, zero, zero};
 }
 
+Value TileOpLowering::keyAheadIndex(WarpEmitter &e, int64_t block,
+                                    int64_t j) const {
+  return e.mulI(e.addI(ids.tid, (block * 8 + j) * kWorkgroupThreads), s.chunk);
+}
+
+void TileOpLowering::copyKeysAhead(WarpEmitter &e, Value tileStart) const {
+  TilePages tile = tilePages(e, tileStart);
+  Value warpTokens = e.mulI(ids.warp, kTokensPerWarp);
+  for (int64_t j = 0; j < kTokensPerWarp / 8; ++j) {
+    auto [page, slot] =
+        locate(e, tile, e.addI(warpTokens, e.addI(ids.g, 8 * j)));
+    for (int64_t block = 0; block < s.keyAheadBlocks; ++block)
+      e.copyAsync16(
+          buffers.keyAhead, {keyAheadIndex(e, block, j)}, state.keyCache,
+          {page, state.kvHead, e.addI(ids.t, 4 * block), slot, e.idx(0)});
+  }
+}
+
 Value TileOpLowering::chunkTokenOf(WarpEmitter &e, int64_t block) const {
   return e.addI(e.mulI(ids.t, s.chunk), block * 4 * s.chunk);
 }

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -124,20 +125,8 @@ public:
     const int64_t words = count * elementBytes / 4;
     if (count * elementBytes % 4 != 0 || (words != 1 && words != 2 && words != 4))
       return loadVector(memref, indices, count);
-    // The element's address: aligned pointer + (offset + sum index * stride)
-    // * element bytes.
-    auto metadata = memref::ExtractStridedMetadataOp::create(b, memref);
-    Value linear = metadata.getOffset();
-    for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
-      linear = addI(linear, mulI(index, stride));
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
-    Value address = arith::IndexCastOp::create(
-        b, b.getI64Type(), addI(base, mulI(linear, elementBytes)));
     MLIRContext *ctx = b.getContext();
-    Value generic =
-        LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx), address);
-    Value global = LLVM::AddrSpaceCastOp::create(
-        b, LLVM::LLVMPointerType::get(ctx, /*global=*/1), generic);
+    Value global = elementPointer(memref, indices, /*addressSpace=*/1);
     std::string destinations, constraints;
     for (int64_t i = 0; i < words; ++i) {
       destinations += (i ? ", $" : "$") + std::to_string(i);
@@ -165,6 +154,46 @@ public:
         b, VectorType::get({words}, i32), parts);
     return vector::BitCastOp::create(b, VectorType::get({count}, element),
                                      packed);
+  }
+  /// The address of memref[indices] as an LLVM pointer of `addressSpace`
+  /// (1: global, through a generic pointer; 3: shared): aligned pointer +
+  /// (offset + sum index * stride) * element bytes.
+  Value elementPointer(Value memref, ValueRange indices,
+                       unsigned addressSpace) {
+    auto type = cast<MemRefType>(memref.getType());
+    const int64_t elementBytes =
+        (type.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, memref);
+    Value linear = metadata.getOffset();
+    for (auto [index, stride] : llvm::zip(indices, metadata.getStrides()))
+      linear = addI(linear, mulI(index, stride));
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+    Value address = arith::IndexCastOp::create(
+        b, b.getI64Type(), addI(base, mulI(linear, elementBytes)));
+    MLIRContext *ctx = b.getContext();
+    if (addressSpace != 1)
+      return LLVM::IntToPtrOp::create(
+          b, LLVM::LLVMPointerType::get(ctx, addressSpace), address);
+    Value generic =
+        LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx), address);
+    return LLVM::AddrSpaceCastOp::create(
+        b, LLVM::LLVMPointerType::get(ctx, /*global=*/1), generic);
+  }
+  /// 16 bytes of global memory at source[sourceIndices] to shared memory at
+  /// target[targetIndices], asynchronously (`cp.async.cg`: through L2
+  /// only); visible to this thread after waitAsyncCopies.
+  void copyAsync16(Value target, ValueRange targetIndices, Value source,
+                   ValueRange sourceIndices) {
+    NVVM::CpAsyncOp::create(
+        b, elementPointer(target, targetIndices, /*addressSpace=*/3),
+        elementPointer(source, sourceIndices, /*addressSpace=*/1), 16,
+        NVVM::LoadCacheModifierKind::CG, Value());
+  }
+  /// Closes the group of this thread's async copies issued since the last.
+  void commitAsyncCopies() { NVVM::CpAsyncCommitGroupOp::create(b); }
+  /// Waits until at most `pending` of this thread's groups are in flight.
+  void waitAsyncCopies(int64_t pending) {
+    NVVM::CpAsyncWaitGroupOp::create(b, pending);
   }
   void storeVector(Value vector, Value memref, ValueRange indices) {
     auto type = cast<VectorType>(vector.getType());

@@ -7,10 +7,16 @@
 // pa.thread0_reason: the last cases.
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm))' \
-// RUN:   | FileCheck %s
+// RUN:   | FileCheck %s --check-prefixes=CHECK,NO-AHEAD
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{fp8-products=e4m3}))' \
 // RUN:   | FileCheck %s --check-prefix=E4M3
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=1}))' \
+// RUN:   | FileCheck %s --check-prefix=AHEAD
+// RUN: not pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=9}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=AHEAD-RANGE
 
 // The decode kernel of pa-tile for D = 64, fp8 KV (page size 16, packed K,
 // plain V, a static pool of 64 pages, 2 KV heads), G = 8, Q = 1: one
@@ -78,6 +84,43 @@
 // CHECK:         scf.for %{{.*}} = %[[RTID]] to %c64 step %c128
 // CHECK-NOT:     scf.parallel
 // CHECK:         gpu.return
+
+// Without key-ahead (the default) nothing is copied asynchronously.
+// NO-AHEAD-NOT:  nvvm.cp.async
+
+// With key-ahead=1 (D = 64 fp8: one K block, all of it): thread 0 stores
+// the first tile's ids before the loop, a barrier publishes them, and each
+// thread copies its 8 K chunks of that tile into a 16 KiB buffer
+// (cp.async, one group). In the loop qk stores no ids, waits for its
+// copies and reads K from the buffer, not from the cache; at its end
+// thread 0 stores the next tile's ids (where there is one), and pv, after
+// its barrier, copies the next tile's chunks.
+// AHEAD-LABEL:  gpu.func @pa_decode(
+// AHEAD-SAME:       %[[KEY:[a-z0-9]+]]: memref<64x2x4x16x16xf8E4M3FN>
+// AHEAD-SAME:       %[[IDS:[a-z0-9]+]] : memref<32xi32, #gpu.address_space<workgroup>>, %[[AHEAD:[a-z0-9]+]] : memref<16384xf8E4M3FN, #gpu.address_space<workgroup>>)
+// AHEAD:          scf.if %{{.*}} -> (i64) {
+// AHEAD:            vector.store %{{.*}}, %[[IDS]][%{{.*}}] {{.*}} vector<16xi32>
+// AHEAD:          gpu.barrier
+// AHEAD-NEXT:     scf.if
+// AHEAD-COUNT-8:    nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// AHEAD-NOT:        nvvm.cp.async.shared.global
+// AHEAD:          nvvm.cp.async.commit.group
+// AHEAD-NEXT:     scf.for
+// AHEAD-NOT:        vector.store %{{.*}}, %[[IDS]]
+// AHEAD:            gpu.barrier
+// AHEAD-NOT:        vector.store %{{.*}}, %[[IDS]]
+// AHEAD:            nvvm.cp.async.wait.group 0
+// AHEAD-COUNT-8:    vector.load %[[AHEAD]][%{{.*}}] {alignment = 16 : i64} : memref<16384xf8E4M3FN, #gpu.address_space<workgroup>>, vector<16xf8E4M3FN>
+// AHEAD-NOT:        vector.load %[[KEY]][
+// AHEAD:            scf.if %{{.*}} -> (i64) {
+// AHEAD:              vector.store %{{.*}}, %[[IDS]][%{{.*}}] {{.*}} vector<16xi32>
+// AHEAD:            gpu.barrier
+// AHEAD:            gpu.barrier
+// AHEAD-NEXT:       scf.if
+// AHEAD-COUNT-8:      nvvm.cp.async.shared.global
+// AHEAD:            nvvm.cp.async.commit.group
+// AHEAD-LABEL:  gpu.func @pa_reduce(
+// AHEAD-RANGE: error: pa-to-nvvm: key-ahead must be in [0, 8] (K blocks of a tile), got 9
 
 // With fp8-products=e4m3 the products take the raw e4m3 bytes.
 // E4M3-LABEL:  gpu.func @pa_decode(

@@ -21,6 +21,12 @@ struct WarpOptions {
   /// fp8 KV times the query / P as split e4m3 products (pa-to-nvvm's
   /// fp8-products=e4m3); otherwise in f16 (the default, f16).
   bool e4m3Products = false;
+  /// K blocks (4 16-byte chunks of the head dim per token) of the next tile
+  /// each thread copies into shared memory (cp.async) while the current
+  /// tile's P V runs, so that qk reads them from there (pa-to-nvvm's
+  /// key-ahead; packed caches with pages of 16 tokens or more, whole
+  /// blocks of D only); 0: none (the default).
+  int64_t keyAheadBlocks = 0;
 };
 
 /// Adds pa-to-nvvm's patterns for kernels on `chip` (an NVIDIA chip of
