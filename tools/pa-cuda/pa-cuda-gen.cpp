@@ -1,7 +1,7 @@
 //===- pa-cuda-gen.cpp - PTX programs and cases for the CUDA runner -------===//
 //
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
-//               [--budget N] [--max-partitions N]
+//               [--budget N] [--max-partitions N] [--key-ahead N]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
@@ -18,6 +18,7 @@
 //                         (tuning/plans.json), if it has the program, or
 //                         --budget N / --max-partitions N (a candidate of
 //                         bench/pa-tune.sh)
+//   --key-ahead N         pa-to-nvvm{key-ahead=N} for every program
 //
 //===----------------------------------------------------------------------===//
 #include "CountOption.h"
@@ -165,6 +166,9 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 }
 
 /// Compiles `p` for sm_90a into `dir` and writes its description and cases.
+/// pa-to-nvvm's options of every program (--key-ahead).
+mlir::pa::WarpOptions warpOptions;
+
 bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
     llvm::errs() << "pa-cuda-gen: cannot create " << dir << ": "
@@ -183,6 +187,7 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   if (module) {
     mlir::pa::NVIDIACompileOptions options;
     options.chip = kChip.str();
+    options.warp = warpOptions;
     compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
   }
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -248,7 +253,8 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
 
 int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
-        "[--only LABEL] [--budget N] [--max-partitions N]\n";
+        "[--only LABEL] [--budget N] [--max-partitions N] "
+        "[--key-ahead N]\n";
   return status;
 }
 
@@ -279,6 +285,11 @@ int main(int argc, char **argv) {
       bench = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
+    } else if (arg == "--key-ahead" && i + 1 < argc &&
+               llvm::StringRef(argv[i + 1]).getAsInteger(
+                   10, warpOptions.keyAheadBlocks) == false &&
+               warpOptions.keyAheadBlocks >= 0) {
+      ++i;
     } else if (arg == "--programs" || arg == "--budget" ||
                arg == "--max-partitions") {
       std::optional<int64_t> value =

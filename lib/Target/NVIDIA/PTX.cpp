@@ -40,7 +40,7 @@ LogicalResult verifyOptions(Location loc, const NVIDIACompileOptions &options) {
 }
 
 void buildPipeline(OpPassManager &pm, const NVIDIACompileOptions &options) {
-  buildNVVMPipeline(pm, options.chip);
+  buildNVVMPipeline(pm, options.chip, options.warp);
 }
 
 /// ptxas: the explicit path, else PATH, else the toolkit's default place.

@@ -15,11 +15,14 @@ struct NVVMPipelineOptions : ChipPipelineOptions<NVVMPipelineOptions> {
 };
 } // namespace
 
-void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip) {
+void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
+                                 const WarpOptions &warp) {
   // pa ops -> tiled IR (the same passes as the host and AMD paths, but the
   // plan kernel on 128 threads instead of a sequential program).
   addPaToTiledIR(pm, chip, kDefaultNVIDIAChip, createPaLowerPlanToThreads())
-      .addPass(createPaToNVVM());
+      .addPass(createPaToNVVM(
+          {/*fp8Products=*/warp.e4m3Products ? "e4m3" : "f16",
+           /*keyAhead=*/warp.keyAheadBlocks}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
   pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

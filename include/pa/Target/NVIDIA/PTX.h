@@ -13,6 +13,7 @@
 #define PA_TARGET_NVIDIA_PTX_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "pa/Conversion/PaToNVVM/PaToNVVM.h"
 #include "pa/IR/Chip.h"
 #include "pa/Target/Backend.h"
 
@@ -30,6 +31,9 @@ struct NVIDIACompileOptions {
   std::string ptxasPath;
   /// Run ptxas (when found) for resource figures even without a cubin.
   bool reportResources = true;
+  /// pa-to-nvvm's options of the decode kernel (its defaults: f16 products,
+  /// no K ahead).
+  WarpOptions warp;
 };
 
 /// The NVIDIA backend (Backend.h): pa-lower-to-nvvm{chip}; LLVM IR for

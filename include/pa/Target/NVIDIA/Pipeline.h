@@ -11,6 +11,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "pa/Conversion/PaToNVVM/PaToNVVM.h"
 #include "pa/IR/Chip.h"
 
 #include <memory>
@@ -26,8 +27,10 @@ void registerNVIDIAPipelines();
 /// (sm_90a). The plan kernel is built on the workgroup's 128 threads
 /// (pa-lower-plan-to-threads); pa-to-nvvm distributes the decode kernel
 /// over the warps of its workgroup and the reduce kernel over its threads.
-/// The host function keeps its gpu.launch_func ops.
-void buildNVVMPipeline(OpPassManager &pm, llvm::StringRef chip);
+/// The host function keeps its gpu.launch_func ops. `warp`: pa-to-nvvm's
+/// options.
+void buildNVVMPipeline(OpPassManager &pm, llvm::StringRef chip,
+                       const WarpOptions &warp = {});
 
 /// `pa-lower-plan-to-threads` (PlanKernel.cpp), `pa-nvvm-launch-grids`
 /// (LaunchGrids.cpp), `pa-convert-kernels-to-nvvm` (ConvertToNVVM.cpp):
