@@ -59,7 +59,9 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     // does with V) measured no faster here and costs registers. At 32 rows,
     // 3 blocks in flight through shared memory (cp.async stages in the
     // scores' bytes) measured 2-16% slower on the H200 (performance.md,
-    // 2026-12-02, fourth session).
+    // 2026-12-02, fourth session). The next tile's first blocks copied
+    // during pv (key-ahead) measured 3-15% slower at Q 1 on an H100
+    // (2026-12-05): off by default.
     for (int64_t block = 0; block < blocks; ++block) {
       Value chunkIndex = e.addI(ids.t, 4 * block);
       Value inRow;
