@@ -81,13 +81,15 @@ namespace {
 constexpr int64_t kTwoPerSMBytes = 228 * 1024 / 2 - 1024;
 
 int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
-                       int64_t requested);
+                       int64_t requested,
+                       SmallVector<Operation *> &keyPlaceOps);
 
 /// Matches the tile ops against the tiled IR contract (TiledDecode.h) and
 /// checks that the lowering below supports their types and sizes; false
-/// with `reason` otherwise.
+/// with `reason` otherwise. `keyPlaceOps`: keyAheadBlocks's.
 bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
-             TiledDecode &ops, DecodeShape &shape, std::string &reason) {
+             TiledDecode &ops, SmallVector<Operation *> &keyPlaceOps,
+             DecodeShape &shape, std::string &reason) {
   FailureOr<TiledDecode> tiled = matchTiledDecode(
       kernel, "pa-to-nvvm",
       [&](Operation *, const Twine &message) { reason = message.str(); });
@@ -160,7 +162,8 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
       reason = "static tile buffers only";
       return false;
     }
-  shape.keyAheadBlocks = keyAheadBlocks(ops, shape, options.keyAheadBlocks);
+  shape.keyAheadBlocks =
+      keyAheadBlocks(ops, shape, options.keyAheadBlocks, keyPlaceOps);
   return true;
 }
 
@@ -168,12 +171,18 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
 /// at most `requested`, on packed caches with at most 16 page ids per tile
 /// (PageIdsToWarps leaves their reads to each thread, so qk can copy the
 /// next tile's on thread 0) whose tile values write nothing, and whole
-/// blocks of D only (no partial last block: D = 80 fp8).
+/// blocks of D only (no partial last block: D = 80 fp8). `keyPlaceOps`
+/// receives those tile values' ops where there are blocks to copy.
 int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
-                       int64_t requested) {
+                       int64_t requested,
+                       SmallVector<Operation *> &keyPlaceOps) {
   if (requested <= 0 || shape.layout != CacheLayout::packed ||
-      pagesPerTile(shape.pageSize) > 16 || !tileKeyPlaceOps(ops))
+      pagesPerTile(shape.pageSize) > 16)
     return 0;
+  std::optional<SmallVector<Operation *>> placeOps = tileKeyPlaceOps(ops);
+  if (!placeOps)
+    return 0;
+  keyPlaceOps = std::move(*placeOps);
   return std::min(requested, shape.headDim / (4 * shape.chunk));
 }
 
@@ -182,7 +191,7 @@ int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
 class DecodeLowering {
 public:
   DecodeLowering(gpu::GPUFuncOp kernel, const TiledDecode &ops,
-                 const DecodeShape &shape)
+                 const DecodeShape &shape, ArrayRef<Operation *> keyPlaceOps)
       : kernel(kernel) {
     state.ops = ops;
     state.shape = shape;
@@ -190,7 +199,7 @@ public:
     state.rowBase = softmax.getRowBase();
     state.contextLength = softmax.getContextLength();
     if (shape.keyAheadBlocks > 0) {
-      state.keyPlaceOps = *tileKeyPlaceOps(ops);
+      state.keyPlaceOps.assign(keyPlaceOps.begin(), keyPlaceOps.end());
       TileQKOp qk = ops.qk;
       state.keyCache = qk.getKeyCache();
       state.kvHead = qk.getKvHead();
@@ -401,8 +410,9 @@ bool mlir::pa::nvvm::distributeDecodeKernel(gpu::GPUFuncOp kernel,
                                             std::string &reason) {
   TiledDecode ops;
   DecodeShape shape;
-  if (!analyze(kernel, options, ops, shape, reason))
+  SmallVector<Operation *> keyPlaceOps;
+  if (!analyze(kernel, options, ops, keyPlaceOps, shape, reason))
     return false;
-  DecodeLowering(kernel, ops, shape).run();
+  DecodeLowering(kernel, ops, shape, keyPlaceOps).run();
   return true;
 }

@@ -253,10 +253,7 @@ private:
                 });
       return;
     }
-    e.ifThen(e.cmpI(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
-      e.storeVector(tileIds, buffers.pageIds,
-                    {tilePages(e, op.getTileStart()).idBase});
-    });
+    storeIdsOnThread0(e, tileIds, op.getTileStart());
   }
 
   /// Element `k` (index) of `ids` computed on its own, where `ids` is a

@@ -33,7 +33,8 @@
 //     the same rule (#pa.grid's `z = S if x * y le L else M`): launching
 //     the few-workgroup z with workgroups beyond the slices returning at
 //     once (4 slices at B = 128: 1024 workgroups in 2.6 waves at 3 per SM)
-//     took the H200's (128, 2048) graphs 3-4 us longer than 1.
+//     took the H200's (128, 2048) graphs 3-4 us longer than 1 (a sidecar
+//     experiment); the H100's 0.8-1.0 us (2026-12-05, performance.md).
 //===----------------------------------------------------------------------===//
 #include "DecodeToWarps.h"
 #include "WarpEmitter.h"
