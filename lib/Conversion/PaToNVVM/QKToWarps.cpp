@@ -220,15 +220,9 @@ private:
   /// if (cond) yield then() else yield 0, for an i64 value.
   static Value ifThenValue(WarpEmitter &e, Value cond,
                            function_ref<Value()> then) {
-    ImplicitLocOpBuilder &b = e.b;
-    auto branch = scf::IfOp::create(b, TypeRange{b.getI64Type()}, cond,
-                                    /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&branch.getThenRegion().front());
-    scf::YieldOp::create(b, then());
-    b.setInsertionPointToStart(&branch.getElseRegion().front());
-    scf::YieldOp::create(b, e.i64(0));
-    return branch.getResult(0);
+    return e.ifValues(
+        cond, e.b.getI64Type(), [&] { return SmallVector<Value>{then()}; },
+        [&] { return SmallVector<Value>{e.i64(0)}; })[0];
   }
 
   /// Stores the tile's page ids (a uniform vector) into the slot of the

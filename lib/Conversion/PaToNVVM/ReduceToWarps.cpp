@@ -15,8 +15,9 @@
 //      head-dim columns of one row, one 16-byte load of tmp_out per
 //      partition) for out = sum_p (w_p / den) tmp_out_p, partitions in
 //      order, a partition with w_p == 0 contributing 0 by selection (its
-//      values never reach the sum). The loads of several partitions are
-//      issued before their products: with one partition per round trip
+//      values never reach the sum). The loads of several partitions (a
+//      round) are issued before their products, a round's partitions past
+//      the count skipped in branches: with one partition per round trip
 //      (lanes on columns, 2 rows per warp) the reduce of 16 partitions
 //      took 32 us on the H200, as long as 10% of the decode.
 // The rows of a (sequence, KV head) are split into slices of rows on grid
@@ -331,43 +332,75 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
       auto loop = scf::ForOp::create(
           b, e.idx(0), count, e.idx(unroll), init,
           [&](OpBuilder &, Location, Value base, ValueRange carried) {
+            // Partition base + u (u > 0) exists only below count: its loads
+            // and its products sit in branches on that, uniform over the
+            // workgroup, so that a round executes the instructions of the
+            // partitions there are (at one partition, the common case of
+            // short contexts, an eighth of them; the H100 ran 1,965
+            // instructions per warp for one partition of 8 rows when every
+            // round did all `unroll`). The loads of a round still go out
+            // before its products.
             SmallVector<Value> acc(carried);
-            Value lastPart = e.subI(count, e.idx(1));
-            struct Loaded {
-              Value used;
+            auto loadPartition = [&](Value part) {
               SmallVector<Value> logits, expSums, values;
-            };
-            SmallVector<Loaded> loaded(unroll);
-            for (int64_t u = 0; u < unroll; ++u) {
-              Value part = e.addI(base, u);
-              loaded[u].used = e.cmpI(CmpIPredicate::ult, part, count);
-              part = arith::MinUIOp::create(b, part, lastPart);
               for (const Item &item : mine) {
-                loaded[u].logits.push_back(
-                    partial(ops.maxLogits, part, item.row));
-                loaded[u].expSums.push_back(
-                    partial(ops.expSums, part, item.row));
-                loaded[u].values.push_back(e.loadVector(
+                logits.push_back(partial(ops.maxLogits, part, item.row));
+                expSums.push_back(partial(ops.expSums, part, item.row));
+                values.push_back(e.loadVector(
                     ops.tmpOut,
                     {kvHead, e.addI(firstSlot, part), item.row, item.column},
                     kColumnsPerItem));
               }
-            }
-            for (int64_t u = 0; u < unroll; ++u)
-              for (int64_t i = 0; i < passItems; ++i) {
-                Value w = weight(loaded[u].logits[i], loaded[u].expSums[i],
-                                 mine[i].rowMax);
-                // UNE: a NaN weight (a broken partial) is not skipped.
-                Value used = e.andI(loaded[u].used,
-                                    arith::CmpFOp::create(
-                                        b, arith::CmpFPredicate::UNE, w, zero));
-                Value scale = e.divF(w, mine[i].den);
-                for (int64_t k = 0; k < kColumnsPerItem; ++k) {
-                  Value &sum = acc[i * kColumnsPerItem + k];
-                  Value value = e.extract(loaded[u].values[i], k);
-                  sum = e.select(used, e.addF(sum, e.mulF(scale, value)), sum);
-                }
+              SmallVector<Value> all(logits);
+              llvm::append_range(all, expSums);
+              llvm::append_range(all, values);
+              return all;
+            };
+            // loaded[u]: passItems logits, then expSums, then tmp_out items.
+            SmallVector<SmallVector<Value>> loaded(unroll);
+            SmallVector<Value> exists(unroll);
+            for (int64_t u = 0; u < unroll; ++u) {
+              Value part = e.addI(base, u);
+              if (u == 0) {
+                loaded[u] = loadPartition(part);
+                continue;
               }
+              exists[u] = e.cmpI(CmpIPredicate::ult, part, count);
+              SmallVector<Type> types(2 * passItems, f32);
+              types.append(passItems, VectorType::get({kColumnsPerItem}, f32));
+              loaded[u] = e.ifValues(
+                  exists[u], types, [&] { return loadPartition(part); },
+                  [&] {
+                    SmallVector<Value> none(2 * passItems, zero);
+                    none.append(passItems, e.zeroVector(kColumnsPerItem));
+                    return none;
+                  });
+            }
+            for (int64_t u = 0; u < unroll; ++u) {
+              auto products = [&] {
+                SmallVector<Value> next(acc);
+                for (int64_t i = 0; i < passItems; ++i) {
+                  Value w = weight(loaded[u][i], loaded[u][passItems + i],
+                                   mine[i].rowMax);
+                  // UNE: a NaN weight (a broken partial) is not skipped.
+                  Value used = arith::CmpFOp::create(
+                      b, arith::CmpFPredicate::UNE, w, zero);
+                  Value scale = e.divF(w, mine[i].den);
+                  for (int64_t k = 0; k < kColumnsPerItem; ++k) {
+                    Value &sum = next[i * kColumnsPerItem + k];
+                    Value value = e.extract(loaded[u][2 * passItems + i], k);
+                    sum =
+                        e.select(used, e.addF(sum, e.mulF(scale, value)), sum);
+                  }
+                }
+                return next;
+              };
+              if (u == 0)
+                acc = products();
+              else
+                acc = e.ifValues(exists[u], ValueRange(acc).getTypes(),
+                                 products, [&] { return acc; });
+            }
             scf::YieldOp::create(b, acc);
           });
       for (int64_t i = 0; i < passItems; ++i) {

@@ -45,6 +45,11 @@ public:
     return arith::ConstantOp::create(b, b.getF32FloatAttr(float(value)));
   }
   Value negInf() { return f32(-std::numeric_limits<double>::infinity()); }
+  /// vector<n x f32> of zeros.
+  Value zeroVector(int64_t n) {
+    auto type = VectorType::get({n}, b.getF32Type());
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(type, 0.0f));
+  }
 
   // ArithEmitter's, and with a constant operand.
   using ArithEmitter::addI;
@@ -343,6 +348,18 @@ public:
           otherwise();
           scf::YieldOp::create(b);
         });
+  }
+  /// cond ? then() : otherwise(), both yielding values of `types`.
+  SmallVector<Value> ifValues(Value cond, TypeRange types,
+                              function_ref<SmallVector<Value>()> then,
+                              function_ref<SmallVector<Value>()> otherwise) {
+    auto branch = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    scf::YieldOp::create(b, then());
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    scf::YieldOp::create(b, otherwise());
+    return SmallVector<Value>(branch.getResults());
   }
   /// for (iv = lower; iv < upper; iv += step) { body(iv) } (index).
   void forLoop(Value lower, Value upper, Value step,

@@ -12,8 +12,8 @@
 
 // Q = 1, G = 8, D = 256 (the benchmark's fp8 / bf16 programs): 8 rows of 64
 // output items. With B * Hkv <= 66 (2 workgroups per SM of the 132 at 4
-// slices) 4 slices of 2 rows, one item per thread, 16 partitions' loads
-// per round; else workgroup z = 0 takes all 8 rows (4 items per thread, 8
+// slices) 4 slices of 2 rows, one item per thread, up to 16 partitions'
+// loads per round; else workgroup z = 0 takes all 8 rows (4 items per thread, 8
 // partitions per round). The launch's grid z follows the same rule: 4
 // where B * Hkv <= 66, else 1 (no workgroup launched only to return).
 // CHECK-LABEL: func.func @reduce_d256
@@ -57,8 +57,23 @@
 // CHECK:           %[[ICOL:.*]] = arith.remui %[[ITEM]], %[[C64]] : index
 // CHECK:           %[[COL:.*]] = arith.muli %[[ICOL]], %[[C4]] : index
 // CHECK:           memref.load %{{.*}}[%[[OROW]]] : memref<8xf32, #gpu.address_space<workgroup>>
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[C16:.*]] iter_args
-// CHECK-COUNT-16:    vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[OROW]], %[[COL]]] {alignment = 16 : i64} : memref<2x?x8x256xf32>, vector<4xf32>
+// A round of 16 partitions: its first (base < count) loaded at once, the
+// other 15 only below count, in branches uniform over the workgroup (at
+// one partition a round executes one partition's instructions), all loads
+// before the products, which skip the partitions beyond count likewise.
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[COUNT:.*]] step %[[C16:.*]] iter_args
+// CHECK:             vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[OROW]], %[[COL]]] {alignment = 16 : i64} : memref<2x?x8x256xf32>, vector<4xf32>
+// CHECK:             %[[NEXT:.*]] = arith.cmpi ult, %{{.*}}, %[[COUNT]] : index
+// CHECK-NEXT:        %[[LOADED:.*]]:3 = scf.if %[[NEXT]] -> (f32, f32, vector<4xf32>) {
+// CHECK:               vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[OROW]], %[[COL]]] {alignment = 16 : i64} : memref<2x?x8x256xf32>, vector<4xf32>
+// CHECK:             } else {
+// CHECK-COUNT-14:    scf.if %{{.*}} -> (f32, f32, vector<4xf32>) {
+// CHECK:               vector.load
+// CHECK-NOT:         vector.load
+// CHECK:             math.exp2
+// CHECK:             scf.if %[[NEXT]] -> (f32, f32, f32, f32) {
+// CHECK:               vector.extract %[[LOADED]]#2[0]
+// CHECK-COUNT-14:    scf.if %{{.*}} -> (f32, f32, f32, f32) {
 // CHECK-NOT:         vector.load
 // CHECK:             scf.yield
 // CHECK:           vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %[[COL]]] {alignment = 8 : i64} : memref<?x16x256xbf16>, vector<4xbf16>
@@ -144,6 +159,8 @@ func.func @reduce_d64(%exp_sums: memref<1x?x8xf32>, %max_logits: memref<1x?x8xf3
 // CHECK:           %[[SLICE:.*]] = gpu.block_id  z
 // CHECK:           arith.muli %[[SLICE]], %[[C8]] : index
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %[[C8]] step %{{.*}} {
+// The else branch (the slice loop's rounds have their own branches):
+// CHECK:           vector.store
 // CHECK:         } else {
 // CHECK-NEXT:      %[[Z2:.*]] = gpu.block_id  z
 // CHECK-NEXT:      %[[TWO:.*]] = arith.cmpi ult, %[[Z2]], %[[C2]] : index
