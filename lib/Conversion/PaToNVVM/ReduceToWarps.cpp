@@ -57,7 +57,8 @@ constexpr int64_t kWarps = kWorkgroupThreads / 32;
 /// Head-dim columns of one output item (one 16-byte load of tmp_out).
 constexpr int64_t kColumnsPerItem = 4;
 /// Items a thread accumulates at a time, tmp_out floats it loads per round
-/// (255 registers at 4 items of 8 partitions), and partitions per round.
+/// (242 registers at 4 items of 8 partitions, sm_90a), and partitions per
+/// round.
 constexpr int64_t kItemsPerPass = 4;
 constexpr int64_t kMaxLoadedFloats = 128;
 constexpr int64_t kMaxUnroll = 8;
