@@ -8,7 +8,8 @@
 #   bash bench/cuda-h200.sh profile [BUILD] [DIR]   # on the GPU machine
 #
 # prepare builds pa-cuda-gen and pa-cuda-run in BUILD (default build) and
-# compiles into DIR (default nv-artifacts/final) the PTX of the numerics
+# compiles into DIR (default nv-artifacts/final) the PTX (and, where ptxas
+# is found, the cubins) of the numerics
 # matrix, the graph-replay program and the benchmark programs with their
 # cases. run needs only BUILD/bin/pa-cuda-run and DIR (no MLIR, no CUDA
 # toolkit: the driver is loaded at run time) plus PyTorch for the peers; it
@@ -33,7 +34,14 @@ prepare)
   ninja -C "$build" -j "${JOBS:-2}" pa-cuda-gen pa-cuda-run || exit 1
   rm -rf "$dir"
   # Deep MLIR nesting in the unrolled kernels: no stack limit.
-  (ulimit -s unlimited; "$build/bin/pa-cuda-gen" "$dir") || exit 1
+  # With ptxas here, cubins too: pa-cuda-run loads them instead of the
+  # PTX, so the GPU machine spends no time in the driver's JIT (a fresh
+  # machine's JIT of the matrix took over 5 minutes, 2026-12-05).
+  cubin=
+  if command -v ptxas > /dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
+    cubin=--cubin
+  fi
+  (ulimit -s unlimited; "$build/bin/pa-cuda-gen" "$dir" $cubin) || exit 1
   du -sh "$dir"
   ;;
 run | pa | peers)

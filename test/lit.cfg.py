@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -29,3 +30,8 @@ config.substitutions.append(
     ("%mlir_runner_libs",
      ",".join(os.path.join(llvm_lib_dir, lib)
               for lib in ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"])))
+
+# ptxas (CUDA toolkit) where it is installed, as the NVIDIA backend finds it:
+# tests that assemble cubins need it (CI has none).
+if shutil.which("ptxas") or os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
+    config.available_features.add("ptxas")

@@ -1,7 +1,7 @@
 //===- pa-cuda-gen.cpp - PTX programs and cases for the CUDA runner -------===//
 //
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
-//               [--budget N] [--max-partitions N] [--key-ahead N]
+//               [--budget N] [--max-partitions N] [--key-ahead N] [--cubin]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
@@ -19,6 +19,11 @@
 //                         --budget N / --max-partitions N (a candidate of
 //                         bench/pa-tune.sh)
 //   --key-ahead N         pa-to-nvvm{key-ahead=N} for every program
+//   --cubin               also kernels.cubin, assembled by ptxas here (an
+//                         error without ptxas), which pa-cuda-run loads
+//                         instead of the PTX: no JIT on the GPU machine
+//                         (the driver's JIT of the whole matrix took over
+//                         5 minutes of a fresh machine's 10-minute call)
 //
 //===----------------------------------------------------------------------===//
 #include "CountOption.h"
@@ -168,6 +173,8 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 /// Compiles `p` for sm_90a into `dir` and writes its description and cases.
 /// pa-to-nvvm's options of every program (--key-ahead).
 mlir::pa::WarpOptions warpOptions;
+/// --cubin: every program's cubin too (ptxas).
+bool emitCubins = false;
 
 bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
@@ -188,6 +195,7 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
     mlir::pa::NVIDIACompileOptions options;
     options.chip = kChip.str();
     options.warp = warpOptions;
+    options.emitCubin = emitCubins;
     compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
   }
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -221,6 +229,7 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
                                  {"window", key.window}}))
      << "\n";
   if (!writeFile(dir + "/kernels.ptx", compiled->assembly) ||
+      (emitCubins && !writeFile(dir + "/kernels.cubin", compiled->binary)) ||
       !writeFile(dir + "/kernels.ptx.json", compiled->metadataJson) ||
       !writeFile(dir + "/program.txt", description))
     return false;
@@ -254,7 +263,7 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
 int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
-        "[--key-ahead N]\n";
+        "[--key-ahead N] [--cubin]\n";
   return status;
 }
 
@@ -283,11 +292,13 @@ int main(int argc, char **argv) {
       matrix = true;
     } else if (arg == "--bench") {
       bench = true;
+    } else if (arg == "--cubin") {
+      emitCubins = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if (arg == "--key-ahead" && i + 1 < argc &&
-               llvm::StringRef(argv[i + 1]).getAsInteger(
-                   10, warpOptions.keyAheadBlocks) == false &&
+               llvm::StringRef(argv[i + 1])
+                       .getAsInteger(10, warpOptions.keyAheadBlocks) == false &&
                warpOptions.keyAheadBlocks >= 0) {
       ++i;
     } else if (arg == "--programs" || arg == "--budget" ||

@@ -14,7 +14,9 @@
 // programs of DIR/bench (graph replays, CUDA events, median) and the
 // device-to-device copy ceiling; `tune` times the candidates DIR/cNN (one
 // pa-cuda-gen --bench each, at different plan limits) on the same inputs
-// (bench/pa-tune.sh turns its TUNE lines into a tuning table).
+// (bench/pa-tune.sh turns its TUNE lines into a tuning table). A program
+// directory's kernels.cubin (pa-cuda-gen --cubin) is loaded in place of its
+// kernels.ptx when present.
 //
 //===----------------------------------------------------------------------===//
 #include "CountOption.h"
@@ -83,7 +85,9 @@ std::vector<std::string> listDirectory(const std::string &path,
 
 /// One directory pa-cuda-gen wrote: the module and what to run on it.
 struct ProgramDir {
-  std::string path, label, ptx, sidecar;
+  /// kernels.cubin where pa-cuda-gen --cubin wrote one (the driver reads it
+  /// by its ELF header, no JIT), else kernels.ptx.
+  std::string path, label, image, sidecar;
   /// "interleaved" ([N, 2, ...]) or "halves" ([2, N, ...]): K and V of
   /// every case in one combined cache (DeviceOperands::combine); empty:
   /// two buffers.
@@ -97,7 +101,10 @@ bool readProgramDir(const std::string &path, ProgramDir &p,
                     std::string &error) {
   p.path = path;
   std::string description;
-  if (!readFile(path + "/kernels.ptx", p.ptx) ||
+  std::string imageFile = path + "/kernels.cubin";
+  if (!std::ifstream(imageFile).good())
+    imageFile = path + "/kernels.ptx";
+  if (!readFile(imageFile, p.image) ||
       !readFile(path + "/kernels.ptx.json", p.sidecar) ||
       !readFile(path + "/program.txt", description)) {
     error = "cannot read the program in " + path;
@@ -478,7 +485,7 @@ void checkProgram(Gpu &gpu, const ProgramDir &p, MatrixTally &summary,
   std::string error;
   auto start = std::chrono::steady_clock::now();
   std::unique_ptr<CudaProgram> program =
-      CudaProgram::load(*gpu.api, p.ptx, p.sidecar, error);
+      CudaProgram::load(*gpu.api, p.image, p.sidecar, error);
   if (!program) {
     summary.failed += int(p.cases.size());
     std::printf("FAIL %s %s: load: %s\n", p.path.c_str(), p.label.c_str(),
@@ -547,7 +554,7 @@ void checkGraphReplay(Gpu &gpu, const ProgramDir &p, MatrixTally &summary) {
   std::string error;
   const DriverApi &api = *gpu.api;
   std::unique_ptr<CudaProgram> program =
-      CudaProgram::load(api, p.ptx, p.sidecar, error);
+      CudaProgram::load(api, p.image, p.sidecar, error);
   if (!program) {
     summary.failed += 1;
     std::printf("FAIL graph replay: load: %s\n", error.c_str());
@@ -728,7 +735,7 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
   const DriverApi &api = *gpu.api;
   std::vector<std::unique_ptr<CudaProgram>> programs;
   for (const ProgramDir *p : candidates) {
-    programs.push_back(CudaProgram::load(api, p->ptx, p->sidecar, error));
+    programs.push_back(CudaProgram::load(api, p->image, p->sidecar, error));
     if (!programs.back())
       return false;
   }
