@@ -17,3 +17,9 @@
 // RUN: test ! -e %t.ptx/bench/b000/kernels.cubin
 // RUN: FileCheck %s --check-prefix=PTX-SIDECAR < %t.ptx/bench/b000/kernels.ptx.json
 // PTX-SIDECAR: "format": "ptx"
+
+// A PTX-only run into a directory an earlier --cubin run wrote removes the
+// old cubin: pa-cuda-run would otherwise load it in place of the new PTX.
+// RUN: pa-cuda-gen %t --bench --only fp8-q1-p16-w0 > /dev/null
+// RUN: test ! -e %t/bench/b000/kernels.cubin
+// RUN: FileCheck %s --check-prefix=PTX-SIDECAR < %t/bench/b000/kernels.ptx.json

@@ -170,12 +170,12 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
   return true;
 }
 
-/// Compiles `p` for sm_90a into `dir` and writes its description and cases.
 /// pa-to-nvvm's options of every program (--key-ahead).
 mlir::pa::WarpOptions warpOptions;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
 
+/// Compiles `p` for sm_90a into `dir` and writes its description and cases.
 bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
     llvm::errs() << "pa-cuda-gen: cannot create " << dir << ": "
@@ -228,8 +228,17 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
                                  {"kv_dtype", key.kvType},
                                  {"window", key.window}}))
      << "\n";
+  // pa-cuda-run loads a cubin in place of the PTX: without --cubin, one
+  // left by an earlier run into `dir` goes.
+  std::string cubin = dir + "/kernels.cubin";
+  if (!emitCubins)
+    if (std::error_code ec = llvm::sys::fs::remove(cubin)) {
+      llvm::errs() << "pa-cuda-gen: cannot remove " << cubin << ": "
+                   << ec.message() << "\n";
+      return false;
+    }
   if (!writeFile(dir + "/kernels.ptx", compiled->assembly) ||
-      (emitCubins && !writeFile(dir + "/kernels.cubin", compiled->binary)) ||
+      (emitCubins && !writeFile(cubin, compiled->binary)) ||
       !writeFile(dir + "/kernels.ptx.json", compiled->metadataJson) ||
       !writeFile(dir + "/program.txt", description))
     return false;
