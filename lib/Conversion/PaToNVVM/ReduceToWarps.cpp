@@ -357,9 +357,15 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
               llvm::append_range(all, values);
               return all;
             };
-            // loaded[u]: passItems logits, then expSums, then tmp_out items.
+            // loaded[u]: passItems logits, then expSums, then tmp_out items;
+            // zeros for a partition past the count (its products skipped).
             SmallVector<SmallVector<Value>> loaded(unroll);
             SmallVector<Value> exists(unroll);
+            SmallVector<Type> loadedTypes(2 * passItems, f32);
+            loadedTypes.append(passItems,
+                               VectorType::get({kColumnsPerItem}, f32));
+            SmallVector<Value> absent(2 * passItems, zero);
+            absent.append(passItems, e.zeroVector(kColumnsPerItem));
             for (int64_t u = 0; u < unroll; ++u) {
               Value part = e.addI(base, u);
               if (u == 0) {
@@ -367,15 +373,9 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
                 continue;
               }
               exists[u] = e.cmpI(CmpIPredicate::ult, part, count);
-              SmallVector<Type> types(2 * passItems, f32);
-              types.append(passItems, VectorType::get({kColumnsPerItem}, f32));
               loaded[u] = e.ifValues(
-                  exists[u], types, [&] { return loadPartition(part); },
-                  [&] {
-                    SmallVector<Value> none(2 * passItems, zero);
-                    none.append(passItems, e.zeroVector(kColumnsPerItem));
-                    return none;
-                  });
+                  exists[u], loadedTypes, [&] { return loadPartition(part); },
+                  [&] { return absent; });
             }
             for (int64_t u = 0; u < unroll; ++u) {
               auto products = [&] {
