@@ -157,6 +157,24 @@ int64_t mlir::pa::workgroupMemoryBytes(gpu::GPUFuncOp kernel) {
   return bytes;
 }
 
+std::optional<unsigned> mlir::pa::kernelArgumentIndex(Operation *kernel,
+                                                      StringRef name) {
+  auto names = kernel->getAttrOfType<ArrayAttr>(kArgNamesAttrName);
+  if (!names)
+    return std::nullopt;
+  for (auto [index, entry] : llvm::enumerate(names))
+    if (auto text = dyn_cast<StringAttr>(entry); text && text == name)
+      return unsigned(index);
+  return std::nullopt;
+}
+
+Value mlir::pa::kernelArgumentNamed(gpu::GPUFuncOp kernel, StringRef name) {
+  std::optional<unsigned> index = kernelArgumentIndex(kernel, name);
+  if (!index || *index >= kernel.getNumArguments())
+    return nullptr;
+  return kernel.getArgument(*index);
+}
+
 gpu::GPUFuncOp mlir::pa::createKernel(OpBuilder &builder,
                                       gpu::GPUModuleOp kernels,
                                       llvm::StringRef baseName,

@@ -9,7 +9,7 @@
 
 // A name the table does not have.
 gpu.module @pa_kernels {
-  // expected-error @+1 {{unknown attribute 'pa.gird': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.nvvm.programmatic_launch}}
+  // expected-error @+1 {{unknown attribute 'pa.gird': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.nvvm.single_partition_output, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.nvvm.programmatic_launch}}
   gpu.func @k() kernel attributes {pa.gird = #pa.grid<x = 1, y = 1, z = 1>} {
     gpu.return
   }

@@ -1,6 +1,6 @@
 // RUN: pa-opt %s | pa-opt | FileCheck %s
 // RUN: pa-opt --pa-list-discardable-attributes | FileCheck %s --check-prefix=TABLE --match-full-lines
-// RUN: pa-opt --pa-list-discardable-attributes | count 16
+// RUN: pa-opt --pa-list-discardable-attributes | count 17
 
 // Every `pa.` attribute of the table (include/pa/IR/DiscardableAttributes.h)
 // prints as it parses: pa.target on the module, the others on a kernel
@@ -17,6 +17,7 @@
 // TABLE-NEXT: pa.nvvm.grid_z	an i64 integer	a kernel (a function op)
 // TABLE-NEXT: pa.nvvm.grid_z_limit	an i64 integer	a kernel (a function op)
 // TABLE-NEXT: pa.nvvm.grid_z_otherwise	an i64 integer	a kernel (a function op)
+// TABLE-NEXT: pa.nvvm.single_partition_output	a unit attribute	a kernel (a function op)
 // TABLE-NEXT: pa.kernarg_fields	an array of strings	a kernel (a function op)
 // TABLE-NEXT: pa.param_fields	an array of strings	a kernel (a function op)
 // TABLE-NEXT: pa.shared_bytes	an i64 integer	a kernel (a function op)
@@ -39,6 +40,7 @@
 // CHECK-SAME:    pa.nvvm.grid_z = 2 : i64
 // CHECK-SAME:    pa.nvvm.grid_z_limit = 66 : i64
 // CHECK-SAME:    pa.nvvm.grid_z_otherwise = 1 : i64
+// CHECK-SAME:    pa.nvvm.single_partition_output
 // CHECK-LABEL: gpu.func @sliced()
 // CHECK-SAME:    pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 4 if x * y le 66 else 1>
 // CHECK-LABEL: gpu.func @plan()
@@ -63,7 +65,7 @@ module attributes {pa.target = #pa.target<"sm_90a">} {
         pa.grid = #pa.grid<x = reduce_info dim 0, y = 4, z = dynamic>,
         pa.distribution = #pa.distribution<"parallel-loops">,
         pa.nvvm.grid_z = 2 : i64, pa.nvvm.grid_z_limit = 66 : i64,
-        pa.nvvm.grid_z_otherwise = 1 : i64} {
+        pa.nvvm.grid_z_otherwise = 1 : i64, pa.nvvm.single_partition_output} {
       gpu.return
     }
     gpu.func @sliced() kernel attributes {

@@ -97,4 +97,41 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def PaNVVMSinglePartitionOutput
+    : Pass<"pa-nvvm-single-partition-output", "ModuleOp"> {
+  let summary = "let the NVIDIA decode kernel write the output of a "
+                "(sequence, KV head) the plan gives one partition, and the "
+                "reduce skip it";
+  let description = [{
+    Where the plan gives a sequence one partition (every sequence at short
+    contexts and large batches), the split-K reduce only rescales one
+    partial: a second kernel, its launch and a round trip through the
+    partials for nothing. For each decode launch whose partials
+    (`tmp_out`) feed a reduce launch in the same block, with both kernels
+    ones `pa-to-nvvm` distributes over warps, this pass appends the
+    reduce's `reduce_info`, `output` and, where present, `sinks` and `lse`
+    to the decode kernel's arguments (and its launch's operands, and
+    `pa.arg_names`), and marks both kernels
+    `pa.nvvm.single_partition_output`. `pa-to-nvvm` then has the decode
+    read its sequence's partition count from `reduce_info` and, where it
+    is 1, write the output (and lse) itself with the reduce's arithmetic,
+    besides its partials (which it writes as always); the reduce returns
+    at once for such a sequence. The count is the plan's, read at run time by both kernels,
+    so they agree for any context lengths and under graph replay.
+
+    Example (the decode launch before and after, operands abridged):
+
+    ```mlir
+    gpu.launch_func @pa_kernels::@pa_decode ... args(%q : ..., %tmp : ...)
+    gpu.launch_func @pa_kernels::@pa_decode ...
+        args(%q : ..., %tmp : ..., %reduce_info : memref<?x2xi32>,
+             %out : memref<?x16x128xbf16>)
+    ```
+
+    For NVIDIA chips only (the module's `pa.target`); kernels it does not
+    pair are left alone.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // PA_CONVERSION_PASSES_TD

@@ -52,6 +52,12 @@ inline constexpr llvm::StringLiteral kGridZLimitAttrName =
     "pa.nvvm.grid_z_limit";
 inline constexpr llvm::StringLiteral kGridZOtherwiseAttrName =
     "pa.nvvm.grid_z_otherwise";
+/// Unit, on the decode and reduce kernels of pa-nvvm-single-partition-
+/// output: the decode writes the output of a sequence of one partition
+/// (the reduce_info, output, sinks and lse arguments it was given) and the
+/// reduce skips that sequence.
+inline constexpr llvm::StringLiteral kSinglePartitionOutputAttrName =
+    "pa.nvvm.single_partition_output";
 /// Set on each kernel by pa-convert-kernels-to-rocdl before its memref
 /// arguments become descriptor fields: one StringAttr per LLVM-level kernel
 /// argument ("query.aligned_ptr", "query.size[0]", ...). The metadata
@@ -138,6 +144,8 @@ inline constexpr DiscardableAttribute kDiscardableAttributes[] = {
     {kGridZAttrName, DiscardableKind::I64, DiscardableHolder::Function},
     {kGridZLimitAttrName, DiscardableKind::I64, DiscardableHolder::Function},
     {kGridZOtherwiseAttrName, DiscardableKind::I64,
+     DiscardableHolder::Function},
+    {kSinglePartitionOutputAttrName, DiscardableKind::Unit,
      DiscardableHolder::Function},
     {kKernargFieldsAttrName, DiscardableKind::StringArray,
      DiscardableHolder::Function},

@@ -48,6 +48,13 @@ MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type elementType);
 /// attributions of `kernel` take, before any alignment padding.
 int64_t workgroupMemoryBytes(gpu::GPUFuncOp kernel);
 
+/// The index of the argument of `kernel` whose pa.arg_names entry is
+/// `name`, if any.
+std::optional<unsigned> kernelArgumentIndex(Operation *kernel, StringRef name);
+
+/// The argument of `kernel` named `name` in its pa.arg_names, or null.
+Value kernelArgumentNamed(gpu::GPUFuncOp kernel, StringRef name);
+
 /// Replaces `op` with a gpu.launch_func of `kernel` over `grid` (x, y, z
 /// as index values) with the chip's workgroup size, passing `operands`.
 /// Records the operands' names in `op` as the kernel's `pa.arg_names` and

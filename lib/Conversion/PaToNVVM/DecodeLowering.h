@@ -141,6 +141,8 @@ struct Buffers {
   Value rowMax, rowSum;
   Value keyAhead; // [keyAheadBlocks][8][128 threads][E] of the K element:
                   // each thread's 16-byte K chunks of the next tile
+  Value partitionCount; // [1] i32: the sequence's partitions (the plan's;
+                        // pa-nvvm-single-partition-output)
 };
 
 /// Per-thread ids, computed once at kernel entry.
@@ -180,6 +182,14 @@ struct DecodeState {
   SmallVector<Operation *> keyPlaceOps;
   Value keyCache, kvHead;
   Value nextTileExists, nextTileStart;
+  /// pa-nvvm-single-partition-output's arguments (null without; sinks and
+  /// lse where the reduce has them) and the sequence (load_query's): where
+  /// the plan gives the sequence one partition (buffers.partitionCount,
+  /// read before the query), store_partials writes the output instead of
+  /// the partials.
+  struct {
+    Value reduceInfo, output, sinks, lse, sequence;
+  } direct;
 };
 
 /// The base of the tile-op patterns: the shared state and the operand

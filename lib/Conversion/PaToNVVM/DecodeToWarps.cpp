@@ -218,6 +218,15 @@ public:
     ids.g = e.div(ids.lane, 4);
     ids.t = e.rem(ids.lane, 4);
 
+    if (kernel->hasAttr(kSinglePartitionOutputAttrName))
+      setUpDirectOutput();
+    // Two workgroups per SM (kTwoPerSMBytes; the plan's default budget is
+    // two per SM), said to ptxas (.minnctapersm 2): without it ptxas may
+    // cap the registers for three (168 at 128 threads), which held fewer
+    // KV loads in flight and let three share some SMs while others had
+    // one: bf16 Q = 1 up to 25% slower on an H100 (2026-12-05).
+    kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(2));
     distributePageIdStaging(kernel, ids);
     // Program order: a pattern may hand state to a later one (qk's V
     // chunks for pv) and reads the buffers the earlier ones wrote.
@@ -239,6 +248,30 @@ public:
   }
 
 private:
+  /// pa-nvvm-single-partition-output's operands, and whether the plan
+  /// gives the sequence one partition: read beside the query, so that the
+  /// answer is there when store_partials needs it.
+  void setUpDirectOutput() {
+    auto &direct = state.direct;
+    direct.reduceInfo = kernelArgumentNamed(kernel, "reduce_info");
+    direct.output = kernelArgumentNamed(kernel, "output");
+    direct.sinks = kernelArgumentNamed(kernel, "sinks");
+    direct.lse = kernelArgumentNamed(kernel, "lse");
+    if (!direct.reduceInfo || !direct.output) {
+      direct = {};
+      return;
+    }
+    ImplicitLocOpBuilder b(ops.loadQuery.getLoc(), kernel.getContext());
+    b.setInsertionPoint(ops.loadQuery);
+    WarpEmitter e(b);
+    direct.sequence = ops.loadQuery.getSequence();
+    // Kept in shared memory, not in a register through the tile loop
+    // (load_query's barrier publishes it).
+    Value count = e.load(direct.reduceInfo, {direct.sequence, e.idx(1)});
+    e.ifThen(e.cmpI(arith::CmpIPredicate::eq, state.ids.tid, e.idx(0)),
+             [&] { e.store(count, state.buffers.partitionCount, {e.idx(0)}); });
+  }
+
   /// One workgroup buffer of the lowering: `count` elements of `element`,
   /// stored into `*into`.
   struct Allocation {
@@ -271,6 +304,9 @@ private:
       planned.push_back({&buffers.warpMax, kWarps, f32});
     if (s.rescaleInPV())
       planned.push_back({&buffers.alpha, s.rows, f32});
+    if (kernel->hasAttr(kSinglePartitionOutputAttrName))
+      planned.push_back(
+          {&buffers.partitionCount, 1, IntegerType::get(ctx, 32)});
     if (s.keyAheadBlocks > 0)
       planned.push_back(
           {&buffers.keyAhead,
@@ -403,6 +439,14 @@ void mlir::pa::nvvm::populateTileOpsToWarpsPatterns(RewritePatternSet &patterns,
   populateQKToWarpsPatterns(patterns, state);
   populatePVToWarpsPatterns(patterns, state);
   populateStorePartialsToWarpsPatterns(patterns, state);
+}
+
+bool mlir::pa::nvvm::decodeKernelTakesWarps(gpu::GPUFuncOp kernel) {
+  TiledDecode ops;
+  DecodeShape shape;
+  SmallVector<Operation *> keyPlaceOps;
+  std::string reason;
+  return analyze(kernel, WarpOptions(), ops, keyPlaceOps, shape, reason);
 }
 
 bool mlir::pa::nvvm::distributeDecodeKernel(gpu::GPUFuncOp kernel,

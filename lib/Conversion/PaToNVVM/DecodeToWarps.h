@@ -21,6 +21,9 @@ inline constexpr int64_t kWorkgroupThreads = 128;
 bool distributeDecodeKernel(gpu::GPUFuncOp kernel, const WarpOptions &options,
                             std::string &reason);
 
+/// Whether distributeDecodeKernel takes `kernel` (the kernel untouched).
+bool decodeKernelTakesWarps(gpu::GPUFuncOp kernel);
+
 /// Replaces the body of the split-K reduce kernel of pa-lower-reduce
 /// (recognized by its pa.arg_names and operand types) with one that spreads
 /// rows over warps and partitions / head-dim columns over lanes
@@ -29,6 +32,9 @@ bool distributeDecodeKernel(gpu::GPUFuncOp kernel, const WarpOptions &options,
 /// untouched, for any other, and for one of more rows than a thread's
 /// unrolled items cover (ReduceToWarps.cpp, kMaxItemsPerThread).
 bool distributeReduceKernel(gpu::GPUFuncOp kernel, int64_t computeUnits);
+
+/// Whether distributeReduceKernel takes `kernel` (the kernel untouched).
+bool reduceKernelTakesWarps(gpu::GPUFuncOp kernel);
 
 } // namespace mlir::pa::nvvm
 

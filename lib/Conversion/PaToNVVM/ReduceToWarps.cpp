@@ -38,6 +38,7 @@
 //     experiment); the H100's 0.8-1.0 us (2026-12-05, performance.md).
 //===----------------------------------------------------------------------===//
 #include "DecodeToWarps.h"
+#include "PartitionMerge.h"
 #include "WarpEmitter.h"
 
 #include "pa/IR/KernelAttributes.h"
@@ -149,28 +150,55 @@ int64_t minSlices(int64_t rows, int64_t itemsPerRow, int64_t most) {
 
 } // namespace
 
+namespace {
+
+/// What the reduce body is specialized for.
+struct ReduceShape {
+  int64_t kvHeads, rows, headDim, group, queryLength;
+};
+
+/// The reduce kernel's operands and shape, where this lowering takes it.
+std::optional<ReduceShape> analyzeReduce(gpu::GPUFuncOp kernel,
+                                         ReduceOperands &ops) {
+  if (!matchReduce(kernel, ops))
+    return std::nullopt;
+  auto type = [](Value v) { return cast<MemRefType>(v.getType()); };
+  ReduceShape shape;
+  shape.kvHeads = type(ops.expSums).getDimSize(0);
+  shape.rows = type(ops.expSums).getDimSize(2);
+  shape.headDim = type(ops.tmpOut).getDimSize(3);
+  const int64_t queryHeads = type(ops.output).getDimSize(1);
+  if (queryHeads % shape.kvHeads != 0 ||
+      shape.rows % (queryHeads / shape.kvHeads) != 0 ||
+      shape.headDim % kColumnsPerItem != 0)
+    return std::nullopt;
+  shape.group = queryHeads / shape.kvHeads;
+  shape.queryLength = shape.rows / shape.group;
+  // Output items: kColumnsPerItem head-dim columns of one row.
+  if (llvm::divideCeil(shape.rows * (shape.headDim / kColumnsPerItem),
+                       kWorkgroupThreads) > kMaxItemsPerThread)
+    return std::nullopt;
+  return shape;
+}
+
+} // namespace
+
+bool mlir::pa::nvvm::reduceKernelTakesWarps(gpu::GPUFuncOp kernel) {
+  ReduceOperands ops;
+  return analyzeReduce(kernel, ops).has_value();
+}
+
 bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
                                             int64_t computeUnits) {
   ReduceOperands ops;
-  if (!matchReduce(kernel, ops))
+  std::optional<ReduceShape> shape = analyzeReduce(kernel, ops);
+  if (!shape)
     return false;
-  auto type = [](Value v) { return cast<MemRefType>(v.getType()); };
-  const int64_t kvHeads = type(ops.expSums).getDimSize(0);
-  const int64_t rows = type(ops.expSums).getDimSize(2);
-  const int64_t headDim = type(ops.tmpOut).getDimSize(3);
-  const int64_t queryHeads = type(ops.output).getDimSize(1);
-  if (queryHeads % kvHeads != 0 || rows % (queryHeads / kvHeads) != 0 ||
-      headDim % kColumnsPerItem != 0)
-    return false;
-  const int64_t group = queryHeads / kvHeads;
-  const int64_t queryLength = rows / group;
-  Type outType = type(ops.output).getElementType();
-  // Output items: kColumnsPerItem head-dim columns of one row. A slice:
-  // rows / slices consecutive rows.
+  const int64_t rows = shape->rows, headDim = shape->headDim;
+  const int64_t group = shape->group, queryLength = shape->queryLength;
+  Type outType = cast<MemRefType>(ops.output.getType()).getElementType();
+  // A slice: rows / slices consecutive rows.
   const int64_t itemsPerRow = headDim / kColumnsPerItem;
-  if (llvm::divideCeil(rows * itemsPerRow, kWorkgroupThreads) >
-      kMaxItemsPerThread)
-    return false;
   const int64_t fewSlices = maxSlices(rows, itemsPerRow);
   const int64_t manySlices = minSlices(rows, itemsPerRow, fewSlices);
 
@@ -200,18 +228,19 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
     return e.toIndex(e.load(ops.reduceInfo, {sequence, e.idx(field)}));
   };
   Value firstSlot = plan(0), count = plan(1);
+  // The decode wrote the output of a sequence of one partition
+  // (pa-nvvm-single-partition-output): nothing to merge.
+  if (kernel->hasAttr(kSinglePartitionOutputAttrName)) {
+    auto merge = scf::IfOp::create(
+        b, e.cmpI(CmpIPredicate::ne, count, e.idx(1)), /*withElse=*/false);
+    b.setInsertionPoint(merge.thenBlock()->getTerminator());
+  }
   Value zero = e.f32(0.0), negInf = e.negInf();
-  Value log2e = e.f32(llvm::numbers::log2e);
-  auto expShifted = [&](Value x, Value max) {
-    return e.exp2(e.mulF(e.subF(x, max), log2e));
-  };
   auto partial = [&](Value buffer, Value part, Value row) {
     return e.load(buffer, {kvHead, e.addI(firstSlot, part), row});
   };
-  /// w_p, 0 for an empty partition.
   auto weight = [&](Value logit, Value expSum, Value rowMax) {
-    return e.select(e.eqF(logit, negInf), zero,
-                    e.mulF(expSum, expShifted(logit, rowMax)));
+    return partitionWeight(e, logit, expSum, rowMax);
   };
 
   // The slice of rows firstRow, ..., firstRow + sliceRows - 1.
@@ -239,11 +268,7 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
           continue;
         Value queryHead =
             e.addI(e.mulI(kvHead, group), e.rem(batchRows.back(), group));
-        Value z = e.load(ops.sinks, {queryHead});
-        sinks.push_back(
-            z.getType().isF32()
-                ? z
-                : arith::ExtFOp::create(b, b.getF32Type(), z).getResult());
+        sinks.push_back(loadSink(e, ops.sinks, queryHead));
       }
       using Step = function_ref<Value(Value, int64_t, Value)>;
       // Per row r of the batch: carried[r] = step(part, r, carried[r]).
@@ -278,12 +303,8 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
       for (int64_t r = 0; r < batch; ++r) {
         for (int64_t offset = 16; offset >= 1; offset /= 2)
           den[r] = e.addF(den[r], e.shuffleXor(den[r], offset));
-        if (ops.sinks) {
-          Value term = e.select(e.eqF(sinks[r], rowMax[r]), e.f32(1.0),
-                                expShifted(sinks[r], rowMax[r]));
-          den[r] =
-              e.addF(den[r], e.select(e.eqF(sinks[r], negInf), zero, term));
-        }
+        if (ops.sinks)
+          den[r] = e.addF(den[r], sinkTerm(e, sinks[r], rowMax[r]));
         e.ifThen(e.andI(isRow[r], e.cmpI(CmpIPredicate::eq, lane, e.idx(0))),
                  [&] {
                    e.store(rowMax[r], rowMaxes, {batchRows[r]});
@@ -383,15 +404,13 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
                 for (int64_t i = 0; i < passItems; ++i) {
                   Value w = weight(loaded[u][i], loaded[u][passItems + i],
                                    mine[i].rowMax);
-                  // UNE: a NaN weight (a broken partial) is not skipped.
-                  Value used = arith::CmpFOp::create(
-                      b, arith::CmpFPredicate::UNE, w, zero);
+                  Value used = contributes(e, w);
                   Value scale = e.divF(w, mine[i].den);
                   for (int64_t k = 0; k < kColumnsPerItem; ++k) {
                     Value &sum = next[i * kColumnsPerItem + k];
-                    Value value = e.extract(loaded[u][2 * passItems + i], k);
-                    sum =
-                        e.select(used, e.addF(sum, e.mulF(scale, value)), sum);
+                    sum = addWeighted(
+                        e, used, scale,
+                        e.extract(loaded[u][2 * passItems + i], k), sum);
                   }
                 }
                 return next;
@@ -459,6 +478,7 @@ bool mlir::pa::nvvm::distributeReduceKernel(gpu::GPUFuncOp kernel,
                             [&] { emitSlices(manySlices); });
                  });
   }
+  b.setInsertionPointToEnd(&body);
   gpu::ReturnOp::create(b);
   return true;
 }

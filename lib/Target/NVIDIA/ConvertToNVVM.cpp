@@ -177,9 +177,15 @@ struct ConvertKernelsToNVVMPass
       return signalPassFailure();
 
     bool fits = true;
+    // The gpu.func lowering drops nvvm.minctasm (pa-to-nvvm's workgroups
+    // per SM for ptxas): carried over to the llvm.func by hand.
+    llvm::StringMap<Attribute> minCTAs;
+    StringRef minCTAsName = NVVM::NVVMDialect::getMinctasmAttrName();
     for (auto kernel : kernels.getOps<gpu::GPUFuncOp>()) {
       if (!kernel.isKernel())
         continue;
+      if (Attribute count = kernel->getAttr(minCTAsName))
+        minCTAs[kernel.getName()] = count;
       recordKernelArguments(kernel, kParamFieldsAttrName);
       fits &= succeeded(moveToDynamicSharedMemory(kernel, chip));
       waitForPredecessorAtEntry(kernel);
@@ -196,6 +202,9 @@ struct ConvertKernelsToNVVMPass
                                      configureGpuToNVVMTypeConverter,
                                      addPatterns})))
       return signalPassFailure();
+    for (auto func : kernels.getOps<LLVM::LLVMFuncOp>())
+      if (Attribute count = minCTAs.lookup(func.getName()))
+        func->setAttr(minCTAsName, count);
     declareDynamicSharedMemoryExternal(kernels);
     if (failed(checkNoExternalFunctions(kernels, nvidia::kLibdevice)))
       return signalPassFailure();

@@ -19,10 +19,13 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
                                  const WarpOptions &warp) {
   // pa ops -> tiled IR (the same passes as the host and AMD paths, but the
   // plan kernel on 128 threads instead of a sequential program).
-  addPaToTiledIR(pm, chip, kDefaultNVIDIAChip, createPaLowerPlanToThreads())
-      .addPass(createPaToNVVM(
-          {/*fp8Products=*/warp.e4m3Products ? "e4m3" : "f16",
-           /*keyAhead=*/warp.keyAheadBlocks}));
+  addPaToTiledIR(pm, chip, kDefaultNVIDIAChip, createPaLowerPlanToThreads());
+  // A sequence of one partition: its output from the decode, not the
+  // reduce (the decode kernel gets the reduce's output operands).
+  pm.addPass(createPaNVVMSinglePartitionOutput());
+  pm.addNestedPass<gpu::GPUModuleOp>(
+      createPaToNVVM({/*fp8Products=*/warp.e4m3Products ? "e4m3" : "f16",
+                      /*keyAhead=*/warp.keyAheadBlocks}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
   pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -28,6 +28,7 @@
 // head-dim loops.
 // CHECK-LABEL: gpu.func @pa_decode(
 // CHECK-SAME:      workgroup(
+// CHECK-SAME:      nvvm.minctasm = 2 : i32
 // CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
 // A query row holding a NaN or infinity becomes NaN as a whole: each of the

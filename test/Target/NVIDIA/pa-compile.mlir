@@ -37,6 +37,9 @@
 // PTX-NEXT: griddepcontrol.launch_dependents;
 // PTX:      .visible .entry pa_decode(
 // PTX:      .maxntid 128, 1, 1
+// Two workgroups per SM, as the decode is built for: ptxas may then use up
+// to 255 registers (without it, it capped some at 168 for three).
+// PTX-NEXT: .minnctapersm 2
 // PTX-NOT:  ld.global
 // PTX:      griddepcontrol.wait;
 // PTX-NOT:  griddepcontrol.launch_dependents
@@ -87,7 +90,15 @@
 // JSON-NEXT: "meaning": "query.aligned_ptr"
 // JSON:      "meaning": "key_cache.size[2]"
 // JSON:      "meaning": "tmp_out.stride[3]"
-// JSON:      "param_bytes": 808
+// Then the reduce's reduce_info and output (pa-nvvm-single-partition-
+// output: the decode writes the output of a sequence of one partition).
+// JSON-NEXT: },
+// JSON-NEXT: {
+// JSON-NEXT:   "offset": 808,
+// JSON-NEXT:   "size": 8,
+// JSON-NEXT:   "meaning": "reduce_info.allocated_ptr"
+// JSON:      "meaning": "output.stride[2]"
+// JSON:      "param_bytes": 976
 // JSON:      "name": "pa_reduce",
 // The reduce in 4 slices of its 16 rows (ReduceToWarps.cpp) on grid z where
 // the launch has at most 66 workgroups x * y (2 per SM of 132 at 4 slices),
