@@ -128,7 +128,8 @@ def PaNVVMSinglePartitionOutput
              %out : memref<?x16x128xbf16>)
     ```
 
-    For NVIDIA chips only (the module's `pa.target`); kernels it does not
+    Part of `pa-lower-to-nvvm`, right before `pa-to-nvvm`, which lowers
+    what it marks (the AMD pipeline does not run it); kernels it does not
     pair are left alone.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
