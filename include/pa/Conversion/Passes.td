@@ -116,8 +116,9 @@ def PaNVVMSinglePartitionOutput
     read its sequence's partition count from `reduce_info` and, where it
     is 1, write the output (and lse) itself with the reduce's arithmetic,
     besides its partials (which it writes as always); the reduce returns
-    at once for such a sequence. The count is the plan's, read at run time by both kernels,
-    so they agree for any context lengths and under graph replay.
+    at once for such a sequence. The count is the plan's, read at run time
+    by both kernels, so they agree for any context lengths and under graph
+    replay.
 
     Example (the decode launch before and after, operands abridged):
 

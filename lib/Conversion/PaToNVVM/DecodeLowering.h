@@ -185,8 +185,8 @@ struct DecodeState {
   /// pa-nvvm-single-partition-output's arguments (null without; sinks and
   /// lse where the reduce has them) and the sequence (load_query's): where
   /// the plan gives the sequence one partition (buffers.partitionCount,
-  /// read before the query), store_partials writes the output instead of
-  /// the partials.
+  /// read before the query), store_partials writes the output after the
+  /// partials.
   struct {
     Value reduceInfo, output, sinks, lse, sequence;
   } direct;

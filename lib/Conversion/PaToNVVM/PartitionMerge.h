@@ -1,5 +1,4 @@
-//===- PartitionMerge.h - the split-K merge's arithmetic on warps -*- C++
-//-*-===//
+//===- PartitionMerge.h - the split-K merge on warps ------------*- C++ -*-===//
 //
 // The arithmetic that merges a (sequence, KV head)'s partitions into its
 // output (pa-lower-reduce's, LowerReduce.cpp), in one place for the two

@@ -74,7 +74,7 @@ struct StorePartialsToWarps final : TileOpToWarps<TileStorePartialsOp> {
         e.storeVector(vector::FromElementsOp::create(b, f32x4, normalized),
                       op.getTmpOut(), {kvHead, slot, row, d});
         if (single)
-          e.ifThen(single, [&] { storeOutput(e, op, m, d, row, normalized); });
+          e.ifThen(single, [&] { storeOutput(e, m, d, row, normalized); });
       });
     });
   }
@@ -143,8 +143,8 @@ private:
 
   /// The output columns d, ..., d + kColumns - 1 of row m: (w / den) times
   /// the partition's normalized values, 0 where w does not count.
-  void storeOutput(WarpEmitter &e, TileStorePartialsOp op, Value m, Value d,
-                   Value row, ArrayRef<Value> normalized) const {
+  void storeOutput(WarpEmitter &e, Value m, Value d, Value row,
+                   ArrayRef<Value> normalized) const {
     ImplicitLocOpBuilder &b = e.b;
     Value output = state.direct.output;
     Type outType = cast<MemRefType>(output.getType()).getElementType();
