@@ -65,6 +65,26 @@ struct Program {
   std::vector<std::pair<int64_t, int64_t>> benchShapes;
 };
 
+/// Batches of 200 and 1100 sequences (lengths 0 to 700 and 0 to 300): the
+/// NVIDIA plan kernel's scans across its 4 warps (up to 2 and 9 sequences
+/// per thread) and its work-row search past the sequences it copies to
+/// shared memory (kSharedSequences, PlanKernel.cpp). The other matrices'
+/// batches (at most 8 sequences) stay inside one warp's; their plans are
+/// sequential.
+numerics::ProgramSpec planBatchProgram(std::mt19937_64 &random) {
+  numerics::ProgramSpec p;
+  p.label = "plan-batch";
+  p.shape.headDim = 64;
+  p.shape.numQueryHeads = 4;
+  for (auto [batch, longest] : {std::pair{200, 700}, std::pair{1100, 300}}) {
+    std::vector<int32_t> set;
+    for (int i = 0; i < batch; ++i)
+      set.push_back(int32_t(random() % (longest + 1)));
+    p.extraLengths.push_back(set);
+  }
+  return p;
+}
+
 /// The numerics matrix for sm_90a: the host and AMD matrices' programs
 /// (numerics::programMatrix: the sweep over head dims, page sizes, V
 /// layouts, scales, MTP lengths, GQA groups, KV heads, query dtypes,
@@ -72,13 +92,15 @@ struct Program {
 /// model features and normal-distributed precision cases; then the nhd /
 /// hnd layouts and the head dims) with fp8 KV as e4m3fn, and their cases
 /// (numerics::lengthSets, numerics::caseConfigFor) from one fixed seed.
+/// Last, planBatchProgram.
 std::vector<Program> matrixPrograms() {
   std::vector<numerics::ProgramSpec> specs = numerics::programMatrix();
   for (std::vector<numerics::ProgramSpec> more :
        {numerics::layoutPrograms(), numerics::headDimPrograms()})
     specs.insert(specs.end(), more.begin(), more.end());
-  std::vector<Program> programs;
   std::mt19937_64 lengths(7);
+  specs.push_back(planBatchProgram(lengths));
+  std::vector<Program> programs;
   for (size_t i = 0; i < specs.size(); ++i) {
     Program p;
     numerics::ProgramSpec &spec = p.spec;

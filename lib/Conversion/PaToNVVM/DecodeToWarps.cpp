@@ -63,6 +63,7 @@
 
 #include "pa/Transforms/KernelBuilder.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Rewrite/PatternApplicator.h"
 
@@ -218,6 +219,7 @@ public:
     ids.g = e.div(ids.lane, 4);
     ids.t = e.rem(ids.lane, 4);
 
+    loadWorkRowAtOnce();
     if (kernel->hasAttr(kSinglePartitionOutputAttrName))
       setUpDirectOutput();
     // Two workgroups per SM (kTwoPerSMBytes; the plan's default budget is
@@ -249,8 +251,13 @@ public:
 
 private:
   /// pa-nvvm-single-partition-output's operands, and whether the plan
-  /// gives the sequence one partition: read beside the query, so that the
-  /// answer is there when store_partials needs it.
+  /// gives the sequence one partition, read into shared memory for
+  /// store_partials (whose barrier publishes it) by the last warp's first
+  /// thread once the query's loads are issued. Its store waits for the
+  /// read: on thread 0, before the query, it held warp 0's query and
+  /// page-id reads for a round trip; kept in a register until later, it
+  /// made ptxas spill in bf16 32-row kernels. The last warp stages page
+  /// ids only past 96 tiles.
   void setUpDirectOutput() {
     auto &direct = state.direct;
     direct.reduceInfo = kernelArgumentNamed(kernel, "reduce_info");
@@ -262,14 +269,58 @@ private:
       return;
     }
     ImplicitLocOpBuilder b(ops.loadQuery.getLoc(), kernel.getContext());
-    b.setInsertionPoint(ops.loadQuery);
+    b.setInsertionPointAfter(ops.loadQuery);
     WarpEmitter e(b);
     direct.sequence = ops.loadQuery.getSequence();
-    // Kept in shared memory, not in a register through the tile loop
-    // (load_query's barrier publishes it).
-    Value count = e.load(direct.reduceInfo, {direct.sequence, e.idx(1)});
-    e.ifThen(e.cmpI(arith::CmpIPredicate::eq, state.ids.tid, e.idx(0)),
-             [&] { e.store(count, state.buffers.partitionCount, {e.idx(0)}); });
+    Value reader = e.idx(kWorkgroupThreads - 32);
+    e.ifThen(e.cmpI(arith::CmpIPredicate::eq, state.ids.tid, reader), [&] {
+      Value count = e.load(direct.reduceInfo, {direct.sequence, e.idx(1)});
+      e.store(count, state.buffers.partitionCount, {e.idx(0)});
+    });
+  }
+
+  /// The slot's work_info row (sequence, first tile, end tile, context) in
+  /// one vector load: loaded field by field, LLVM sank the sequence's and
+  /// context's loads below the empty-slot branch that the tiles decide, a
+  /// second round trip before any other read of the prologue.
+  void loadWorkRowAtOnce() {
+    Value workInfo = kernelArgumentNamed(kernel, "work_info");
+    if (!workInfo)
+      return;
+    auto type = cast<MemRefType>(workInfo.getType());
+    if (type.getRank() != 2 || type.getDimSize(1) != 4)
+      return;
+    SmallVector<memref::LoadOp> fields(4);
+    for (Operation *user : workInfo.getUsers()) {
+      auto load = dyn_cast<memref::LoadOp>(user);
+      if (!load)
+        return;
+      std::optional<int64_t> field = getConstantIntValue(load.getIndices()[1]);
+      if (!field || *field < 0 || *field >= 4 || fields[*field])
+        return;
+      fields[*field] = load;
+    }
+    // The four fields of one row, in one block.
+    if (llvm::any_of(fields, [&](memref::LoadOp f) {
+          return !f || f->getBlock() != fields[0]->getBlock() ||
+                 f.getIndices()[0] != fields[0].getIndices()[0];
+        }))
+      return;
+    memref::LoadOp first =
+        *llvm::min_element(fields, [](memref::LoadOp a, memref::LoadOp c) {
+          return a->isBeforeInBlock(c);
+        });
+    ImplicitLocOpBuilder b(first.getLoc(), first);
+    WarpEmitter e(b);
+    auto rowType = VectorType::get({4}, type.getElementType());
+    Value row = vector::LoadOp::create(
+        b, rowType, workInfo, ValueRange{first.getIndices()[0], e.idx(0)},
+        /*nontemporal=*/false, llvm::MaybeAlign(16));
+    for (auto [field, load] : llvm::enumerate(fields))
+      load.replaceAllUsesWith(
+          vector::ExtractOp::create(b, row, int64_t(field)).getResult());
+    for (memref::LoadOp load : fields)
+      load.erase();
   }
 
   /// One workgroup buffer of the lowering: `count` elements of `element`,

@@ -27,34 +27,62 @@ struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
     const int64_t perLane = s.qkDim() / 32;
     const int64_t queryRows = op.getQueryLength() * op.getGroupSize();
     Value group = e.idx(op.getGroupSize());
+    Type element = cast<MemRefType>(op.getQuery().getType()).getElementType();
+    // Every row's loads first (a branch per row that yields the values, 0
+    // past D and for rows past the query's), then the conversions: with
+    // a row's loads next to its conversion, each row of a warp waited for
+    // the previous row's stores, one memory round trip per row (2 at
+    // G = 8, 8 for 32-row tiles) before the first tile could start.
+    struct Row {
+      Value m, isRow;
+      SmallVector<Value> values, columns;
+    };
+    SmallVector<Row> rows;
     for (int64_t i = 0; i < s.rows / kWarps; ++i) {
-      Value m = e.addI(ids.warp, i * kWarps);
-      Value row = e.addI(op.getRowBase(), m);
-      Value isRow = e.cmpI(CmpIPredicate::ult, row, e.idx(queryRows));
-      e.ifThenElse(
-          isRow,
+      Row &r = rows.emplace_back();
+      r.m = e.addI(ids.warp, i * kWarps);
+      Value row = e.addI(op.getRowBase(), r.m);
+      r.isRow = e.cmpI(CmpIPredicate::ult, row, e.idx(queryRows));
+      for (int64_t k = 0; k < perLane; ++k)
+        r.columns.push_back(e.addI(ids.lane, 32 * k));
+      r.values = e.ifValues(
+          r.isRow, SmallVector<Type>(perLane, element),
           [&] {
             Value queryRow = e.addI(e.mulI(op.getSequence(), op.getQueryLength()),
                                    arith::DivUIOp::create(b, row, group));
             Value head = e.addI(e.mulI(op.getKvHead(), op.getGroupSize()),
                                arith::RemUIOp::create(b, row, group));
-            SmallVector<Value> values, columns;
-            for (int64_t k = 0; k < perLane; ++k) {
-              Value d = e.addI(ids.lane, 32 * k);
-              if (32 * (k + 1) <= s.headDim) {
-                Value x = e.load(op.getQuery(), {queryRow, head, d});
-                values.push_back(x.getType().isF32() ? x : toF32(e, x));
-              } else {
+            SmallVector<Value> values;
+            for (auto [k, d] : llvm::enumerate(r.columns)) {
+              if (32 * (int64_t(k) + 1) > s.headDim) {
                 // Read inside the row, then 0 past D.
                 Value inRow = e.cmpI(CmpIPredicate::ult, d, e.idx(s.headDim));
                 Value x = e.load(
                     op.getQuery(),
                     {queryRow, head, e.select(inRow, d, e.idx(s.headDim - 1))});
-                x = x.getType().isF32() ? x : toF32(e, x);
-                values.push_back(e.select(inRow, x, e.f32(0.0)));
+                values.push_back(e.select(inRow, x, zeroOf(e, element)));
+              } else {
+                values.push_back(e.load(op.getQuery(), {queryRow, head, d}));
               }
-              columns.push_back(d);
             }
+            return values;
+          },
+          [&]() -> SmallVector<Value> {
+            return SmallVector<Value>(perLane, zeroOf(e, element));
+          });
+    }
+    // The conversions go just before the first op that reads the query
+    // tile (the tile loop), after pa-stage-page-ids' staging: the block
+    // table's reads are then in flight together with the query's.
+    if (Operation *reader = firstQueryReader(op))
+      b.setInsertionPoint(reader);
+    for (Row &r : rows) {
+      e.ifThenElse(
+          r.isRow,
+          [&] {
+            SmallVector<Value> values;
+            for (Value x : r.values)
+              values.push_back(toF32(e, x));
             // A row holding a NaN or infinity becomes NaN as a whole
             // (pa.tile.load_query): 0 * x is NaN exactly for those.
             Value zero = e.f32(0.0);
@@ -65,24 +93,42 @@ struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
               poison = e.addF(poison, e.shuffleXor(poison, offset));
             for (Value &x : values)
               x = e.addF(x, poison);
-            storeQueryRow(e, m, values, columns);
+            storeQueryRow(e, r.m, values, r.columns);
           },
           [&] {
             Value zero = e.constant(s.operandType(b.getContext()), 0);
             for (int64_t term = 0; term < s.queryTerms(); ++term)
-              for (int64_t k = 0; k < perLane; ++k)
+              for (Value d : r.columns)
                 e.store(zero, buffers.query,
-                        {fragmentIndex(e, s.qkDim(), term, m,
-                                       e.addI(ids.lane, 32 * k))});
+                        {fragmentIndex(e, s.qkDim(), term, r.m, d)});
             if (buffers.rowScale)
               e.ifThen(e.cmpI(CmpIPredicate::eq, ids.lane, e.idx(0)),
-                       [&] { e.store(e.f32(1.0), buffers.rowScale, {m}); });
+                       [&] { e.store(e.f32(1.0), buffers.rowScale, {r.m}); });
           });
     }
     e.barrier();
   }
 
 private:
+  static Value zeroOf(WarpEmitter &e, Type element) {
+    return arith::ConstantOp::create(e.b, e.b.getZeroAttr(element));
+  }
+
+  /// The first op after `op` in its block that reads the query tile (in
+  /// its regions), or null.
+  static Operation *firstQueryReader(TileLoadQueryOp op) {
+    Block *block = op->getBlock();
+    Operation *first = nullptr;
+    for (Operation *user : op.getQueryTile().getUsers()) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor || ancestor == op || ancestor->isBeforeInBlock(op))
+        continue;
+      if (!first || ancestor->isBeforeInBlock(first))
+        first = ancestor;
+    }
+    return first;
+  }
+
   /// Stores one row's operand terms (`values`, at `columns`).
   void storeQueryRow(WarpEmitter &e, Value m, ArrayRef<Value> values,
                      ArrayRef<Value> columns) const {

@@ -7,16 +7,18 @@
 // the same plan (LowerPlan.cpp's i64 arithmetic, so the same bits) on the
 // 128 threads of the one workgroup:
 //   1. thread i takes sequences [i C, (i + 1) C), C = ceil(B / 128): its
-//      tiles and non-empty sequences; block scans (shared memory) give
-//      each thread the tiles before its first sequence, and the totals;
+//      tiles and non-empty sequences; block scans (warp shuffles, then
+//      the 4 warp totals through shared memory) give each thread the
+//      tiles before its first sequence, and the totals;
 //   2. capacity, the slots left after one per non-empty sequence and each
 //      sequence's partition count (the prefix-sum apportioning); a block
 //      scan of the counts gives each thread its first slot;
-//   3. reduce_info[b] = (first slot, partitions stored) per sequence;
+//   3. reduce_info[b] = (first slot, partitions stored) per sequence, and
+//      a copy in shared memory for the first kSharedSequences sequences;
 //   4. after a barrier, thread i takes work_info rows i, i + 128, ...: the
 //      row's sequence is the last whose first slot is <= the row (a binary
-//      search over reduce_info), its partition k = row - first slot; rows
-//      no partition takes are zero.
+//      search over reduce_info: its shared copy where B fits), its
+//      partition k = row - first slot; rows no partition takes are zero.
 // The kernel keeps the name, operands and 1x1x1 grid of pa-lower-plan's.
 //
 //===----------------------------------------------------------------------===//
@@ -46,7 +48,11 @@ using arith::CmpIPredicate;
 namespace {
 
 constexpr int64_t kThreads = 128;
-/// What pa-to-nvvm records on each kernel (and leaves alone when set).
+constexpr int64_t kWarps = kThreads / 32;
+/// Sequences whose reduce_info entries step 4 reads from shared memory
+/// (8 KiB): its search read them from global memory, a chain of L2 round
+/// trips per work row.
+constexpr int64_t kSharedSequences = 1024;
 
 /// The plan's arithmetic (PlanArithmetic, shared with pa-lower-plan) and
 /// the memory, barrier and loop ops of the threaded kernel.
@@ -60,6 +66,44 @@ struct Emitter : PlanArithmetic {
     memref::StoreOp::create(b, value, memref, indices);
   }
   void barrier() { gpu::BarrierOp::create(b); }
+
+  /// The i64 `x` of lane (lane - offset), in two 32-bit shuffles; a lane
+  /// below `offset` gets its own.
+  Value shuffleUp(Value x, int64_t offset) {
+    auto shuffle = [&](Value word) {
+      return gpu::ShuffleOp::create(b, word, i32(offset), i32(32),
+                                    gpu::ShuffleMode::UP)
+          .getShuffleResult();
+    };
+    Type i64Type = b.getI64Type();
+    Value low = shuffle(toI32(x));
+    Value high = shuffle(toI32(arith::ShRUIOp::create(b, x, i64(32))));
+    return arith::OrIOp::create(
+        b, arith::ExtUIOp::create(b, i64Type, low),
+        arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i64Type, high),
+                              i64(32)));
+  }
+
+  /// if (condition) { then() }.
+  void ifThen(Value condition, function_ref<void()> then) {
+    auto op = scf::IfOp::create(b, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    then();
+  }
+
+  /// condition ? then() : otherwise(), each built in its own branch.
+  Value ifValue(Value condition, Type type, function_ref<Value()> then,
+                function_ref<Value()> otherwise) {
+    auto op = scf::IfOp::create(b, TypeRange{type}, condition,
+                                /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    scf::YieldOp::create(b, then());
+    b.setInsertionPointToStart(&op.getElseRegion().front());
+    scf::YieldOp::create(b, otherwise());
+    return op.getResult(0);
+  }
 
   /// for (iv = lower; iv < upper; iv += step) with i64 loop-carried values.
   SmallVector<Value>
@@ -77,9 +121,10 @@ struct Emitter : PlanArithmetic {
 class PlanBuilder {
 public:
   PlanBuilder(ImplicitLocOpBuilder &b, const PlanParams &params,
-              ValueRange args, ValueRange scans)
+              ValueRange args, ValueRange buffers)
       : b(b), e(b, params), params(params), contextLengths(args[0]),
-        workInfo(args[1]), reduceInfo(args[2]), scans(scans) {}
+        workInfo(args[1]), reduceInfo(args[2]), scans(buffers.take_front(3)),
+        sharedEntries(buffers[3]) {}
 
   void build() {
     Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
@@ -101,12 +146,11 @@ public:
               b, b.getI64Type(), e.cmp(CmpIPredicate::sgt, tiles, e.i64(0)));
           return {e.add(acc[0], tiles), e.add(acc[1], nonEmpty)};
         });
-    SmallVector<Value> tileScan = inclusiveScan(tid, {scans[0], scans[1]},
-                                                {mine[0], mine[1]});
-    Value tilesBefore = e.sub(tileScan[0], mine[0]);
-    Value last = e.idx(kThreads - 1);
-    Value totalTiles = e.load(scans[0], {last});
-    Value nonEmptyCount = e.load(scans[1], {last});
+    Scan tileScan =
+        inclusiveScan(tid, {scans[0], scans[1]}, {mine[0], mine[1]});
+    Value tilesBefore = e.sub(tileScan.sums[0], mine[0]);
+    Value totalTiles = tileScan.totals[0];
+    Value nonEmptyCount = tileScan.totals[1];
 
     // 2. Capacity >= B >= non-empty sequences, so remaining >= 0.
     remaining = e.sub(e.capacity(batch64), nonEmptyCount);
@@ -117,9 +161,9 @@ public:
                     Partitions p = partitions(sequence, acc[0]);
                     return {p.cum, e.add(acc[1], p.count)};
                   })[1];
-    Value countScan = inclusiveScan(tid, {scans[2]}, {myCount})[0];
-    Value slotsBefore = e.sub(countScan, myCount);
-    Value totalCount = e.load(scans[2], {last});
+    Scan countScan = inclusiveScan(tid, {scans[2]}, {myCount});
+    Value slotsBefore = e.sub(countScan.sums[0], myCount);
+    Value totalCount = countScan.totals[0];
 
     // 3. reduce_info: first slot and the partitions stored (slots past the
     // end of a too-small work_info are skipped, as in pa-lower-plan).
@@ -130,11 +174,21 @@ public:
                 Value nextSlot = acc[1];
                 Value storable = e.max(
                     e.min(p.count, e.sub(workRows64, nextSlot)), e.i64(0));
-                e.store(e.toI32(nextSlot), reduceInfo, {sequence, e.idx(0)});
-                e.store(e.toI32(storable), reduceInfo, {sequence, e.idx(1)});
+                std::array<Value, 2> entry = {e.toI32(nextSlot),
+                                              e.toI32(storable)};
+                for (auto [field, value] : llvm::enumerate(entry))
+                  e.store(value, reduceInfo, {sequence, e.idx(field)});
+                e.ifThen(e.cmp(CmpIPredicate::ult, sequence,
+                               e.idx(kSharedSequences)),
+                         [&] {
+                           for (auto [field, value] : llvm::enumerate(entry))
+                             e.store(value, sharedEntries,
+                                     {sharedEntryIndex(sequence, field)});
+                         });
                 return {p.cum, e.add(nextSlot, p.count)};
               });
     e.barrier();
+    entriesShared = e.cmp(CmpIPredicate::sle, batch64, e.i64(kSharedSequences));
 
     // 4. Every work_info row: a partition or zeros.
     Value stride = e.idx(kThreads);
@@ -177,37 +231,63 @@ private:
     return {cum, count};
   }
 
-  /// Inclusive sums over the threads of one i64 value each (Hillis-Steele
-  /// in shared memory); `buffers[i]` keeps the sums, the last entry the
-  /// total.
-  SmallVector<Value> inclusiveScan(Value tid, ValueRange buffers,
-                                   ValueRange values) {
-    SmallVector<Value> sums(values);
-    for (auto [buffer, value] : llvm::zip(buffers, values))
-      e.store(value, buffer, {tid});
-    e.barrier();
-    for (int64_t offset = 1; offset < kThreads; offset *= 2) {
-      Value has = e.cmp(CmpIPredicate::uge, tid, e.idx(offset));
-      Value other = arith::SelectOp::create(b, has, e.sub(tid, e.idx(offset)),
-                                            tid);
-      for (auto [i, buffer] : llvm::enumerate(buffers))
-        sums[i] = e.add(sums[i], e.select(has, e.load(buffer, {other}),
-                                          e.i64(0)));
-      e.barrier();
-      for (auto [buffer, sum] : llvm::zip(buffers, sums))
-        e.store(sum, buffer, {tid});
-      e.barrier();
+  struct Scan {
+    SmallVector<Value> sums, totals;
+  };
+  /// Inclusive sums over the threads of one i64 value each, and the
+  /// totals: within each warp by shuffles, then the warp totals (lane 31's
+  /// sums) through `buffers[i]` (one entry per warp) and one barrier. The
+  /// scan in shared memory it replaces took 14 barriers.
+  Scan inclusiveScan(Value tid, ValueRange buffers, ValueRange values) {
+    Value lane = arith::RemUIOp::create(b, tid, e.idx(32));
+    Value warp = arith::DivUIOp::create(b, tid, e.idx(32));
+    Scan scan{SmallVector<Value>(values), {}};
+    for (int64_t offset = 1; offset < 32; offset *= 2) {
+      Value has = e.cmp(CmpIPredicate::uge, lane, e.idx(offset));
+      for (Value &sum : scan.sums)
+        sum = e.add(sum, e.select(has, e.shuffleUp(sum, offset), e.i64(0)));
     }
-    return sums;
+    e.ifThen(e.cmp(CmpIPredicate::eq, lane, e.idx(31)), [&] {
+      for (auto [buffer, sum] : llvm::zip(buffers, scan.sums))
+        e.store(sum, buffer, {warp});
+    });
+    e.barrier();
+    for (auto [buffer, sum] : llvm::zip(buffers, scan.sums)) {
+      Value before = e.i64(0), total = e.i64(0);
+      for (int64_t w = 0; w < kWarps; ++w) {
+        Value warpTotal = e.load(buffer, {e.idx(w)});
+        before =
+            e.add(before, e.select(e.cmp(CmpIPredicate::ugt, warp, e.idx(w)),
+                                   warpTotal, e.i64(0)));
+        total = e.add(total, warpTotal);
+      }
+      sum = e.add(sum, before);
+      scan.totals.push_back(total);
+    }
+    return scan;
+  }
+
+  Value sharedEntryIndex(Value sequence, int64_t field) {
+    return e.add(e.mul(sequence, e.idx(2)), e.idx(field));
+  }
+
+  /// reduce_info[sequence][field] (i64; sequence an i64 < B) as step 3
+  /// wrote it: from its shared copy where every sequence has one.
+  Value reduceEntry(Value sequence, int64_t field) {
+    Value index = e.toIndex(sequence);
+    return e.toI64(e.ifValue(
+        entriesShared, b.getI32Type(),
+        [&] { return e.load(sharedEntries, {sharedEntryIndex(index, field)}); },
+        [&] {
+          return e.load(reduceInfo, {index, e.idx(field)});
+        }));
   }
 
   /// Work row `slot` (index) of a plan of `batch` > 0 sequences whose
   /// counts add up to `totalCount`.
   void writeRow(Value slot, Value batch, Value totalCount) {
     Value slot64 = e.toI64(slot);
-    auto firstSlotOf = [&](Value sequence) {
-      return e.toI64(e.load(reduceInfo, {e.toIndex(sequence), e.idx(0)}));
-    };
+    auto firstSlotOf = [&](Value sequence) { return reduceEntry(sequence, 0); };
     // The last sequence whose first slot is <= slot (first slots do not
     // decrease and sequence 0's is 0): bits of the answer, highest first.
     Value bits = e.sub(
@@ -229,8 +309,7 @@ private:
                     return {e.select(take, candidate, acc[0])};
                   })[0];
     Value firstSlot = firstSlotOf(owner);
-    Value stored = e.toI64(
-        e.load(reduceInfo, {e.toIndex(owner), e.idx(1)}));
+    Value stored = reduceEntry(owner, 1);
     Value next = e.add(owner, e.i64(1));
     Value nextFirst =
         firstSlotOf(e.min(next, e.sub(batch, e.i64(1))));
@@ -264,6 +343,8 @@ private:
   const PlanParams &params;
   Value contextLengths, workInfo, reduceInfo;
   ValueRange scans;
+  Value sharedEntries; // [2 * kSharedSequences] i32: reduce_info's copy
+  Value entriesShared; // i1: B <= kSharedSequences
   Value remaining, denominator;
 };
 
@@ -289,9 +370,11 @@ struct LowerPlanToThreadsPass
       return signalPassFailure();
     }
     Builder builder(module.getContext());
-    MemRefType scan = workgroupMemRef({kThreads}, builder.getI64Type());
+    MemRefType scan = workgroupMemRef({kWarps}, builder.getI64Type());
+    MemRefType entries =
+        workgroupMemRef({2 * kSharedSequences}, builder.getI32Type());
     for (gpu::GPUFuncOp kernel : lowerPlanOps(
-             module, *target, {scan, scan, scan},
+             module, *target, {scan, scan, scan, entries},
              [](ImplicitLocOpBuilder &body, gpu::GPUFuncOp kernel,
                 const PlanParams &params) {
                PlanBuilder(body, params, kernel.getArguments(),

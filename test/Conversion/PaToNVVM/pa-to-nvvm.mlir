@@ -301,7 +301,7 @@ func.func @alibi(%q: memref<?x8x128xbf16>, %k: memref<?x1x8x16x16xf8E4M3FN>,
 // CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         %[[QIN:.*]] = arith.cmpi ult, %{{.*}}, %c80 : index
 // CHECK:         arith.select %[[QIN]], %{{.*}}, %c79 : index
-// CHECK:         arith.select %[[QIN]], %{{.*}}, %{{.*}} : f32
+// CHECK:         arith.select %[[QIN]], %{{.*}}, %{{.*}} : bf16
 // CHECK:         %[[KIN:.*]] = arith.cmpi ult, %{{.*}}, %c5 : index
 // CHECK:         %[[CHUNK:.*]] = arith.select %[[KIN]], %{{.*}}, %c4{{[_0-9]*}} : index
 // CHECK:         vector.load %{{.*}}[%{{.*}}, %{{.*}}, %[[CHUNK]], %{{.*}}, %{{.*}}] {alignment = 16 : i64, nontemporal = true} : memref<?x1x5x16x16xf8E4M3FN>, vector<16xf8E4M3FN>

@@ -29,15 +29,22 @@
 // PASS:       gpu.func @pa_reduce(
 // PASS-SAME:      pa.nvvm.single_partition_output
 
-// The decode reads its sequence's partition count from reduce_info before
-// the query (into shared memory, published by load_query's barrier).
+// The decode reads its sequence's partition count from reduce_info after
+// the query's loads are issued, on the last warp's first thread, into
+// shared memory (store_partials' barrier publishes it); then the page ids.
 // NVVM-LABEL: gpu.func @pa_decode(
 // NVVM-SAME:      %[[D_RED:[a-z0-9_]+]]: memref<?x2xi32>, %[[D_OUT:[a-z0-9_]+]]: memref<?x8x128xbf16>, %[[D_SINKS:[a-z0-9_]+]]: memref<8xf32>, %[[D_LSE:[a-z0-9_]+]]: memref<?x8xf32>)
 // NVVM-SAME:      workgroup(
 // NVVM-SAME:      %[[COUNT_SLOT:[a-z0-9_]+]] : memref<1xi32, #gpu.address_space<workgroup>>
-// NVVM:         %[[COUNT:.*]] = memref.load %[[D_RED]][%{{.*}}, %c1{{.*}}] : memref<?x2xi32>
-// NVVM:         memref.store %[[COUNT]], %[[COUNT_SLOT]]
+// NVVM:         %[[TID:.*]] = gpu.thread_id x
 // NVVM:         memref.load %{{.*}} : memref<?x8x128xbf16>
+// NVVM-NOT:     memref<?x2xi32>
+// NVVM:         %[[READER:.*]] = arith.cmpi eq, %[[TID]], %c96{{[_0-9]*}} : index
+// NVVM-NEXT:    scf.if %[[READER]] {
+// NVVM:           %[[COUNT:.*]] = memref.load %[[D_RED]][%{{.*}}, %c1{{.*}}] : memref<?x2xi32>
+// NVVM:           memref.store %[[COUNT]], %[[COUNT_SLOT]][%{{.*}}]
+// NVVM-NEXT:    }
+// NVVM:         memref.load %{{.*}} : memref<?x?xi32>
 // At the end the partials, as always, and for one partition the output
 // too, merged with the sink: per row M = max(z, m), w = s exp(m - M),
 // den = w + e_z, lse = M + ln den, and w / den and whether w counts into

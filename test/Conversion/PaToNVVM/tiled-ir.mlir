@@ -31,16 +31,28 @@
 // CHECK-SAME:      nvvm.minctasm = 2 : i32
 // CHECK-SAME:      pa.distribution = #pa.distribution<warps>
 // CHECK:         %[[TID:.*]] = gpu.thread_id x
-// A query row holding a NaN or infinity becomes NaN as a whole: each of the
-// lane's 4 values (bf16 widened by bits) plus sum(0 * q) over the warp.
-// CHECK:         %[[Q0:.*]] = arith.bitcast %{{.*}} : i32 to f32
-// CHECK:         arith.mulf %[[Q0]], %[[ZERO:.*]] : f32
-// CHECK:         gpu.shuffle  xor %{{.*}}, %c8_i32
-// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32
-// CHECK:         %[[POISON:.*]] = arith.addf
-// CHECK:         arith.addf %[[Q0]], %[[POISON]] : f32
+// The slot's plan row in one 16-byte load (field by field, LLVM sank two
+// of the loads below the empty-slot branch: a second round trip).
+// CHECK-NOT:     memref.load %{{.*}} : memref<?x4xi32>
+// CHECK:         %[[WORK:.*]] = vector.load %{{.*}}[%{{.*}}, %c0{{.*}}] {alignment = 16 : i64} : memref<?x4xi32>, vector<4xi32>
+// CHECK-DAG:     vector.extract %[[WORK]][0] : i32 from vector<4xi32>
+// CHECK-DAG:     vector.extract %[[WORK]][1] : i32 from vector<4xi32>
+// CHECK-DAG:     vector.extract %[[WORK]][2] : i32 from vector<4xi32>
+// CHECK-DAG:     vector.extract %[[WORK]][3] : i32 from vector<4xi32>
+// CHECK-NOT:     memref.load %{{.*}} : memref<?x4xi32>
+// CHECK:         scf.if
+// Every query row's loads come first, each row's in a branch that yields
+// them (rows past G = 8 yield zeros), so that no row's loads wait for
+// another row's conversion.
+// CHECK:         %[[ROW0:.*]]:2 = scf.if %[[IS_ROW0:.*]] -> (bf16, bf16) {
+// CHECK-COUNT-2:   memref.load %{{.*}} : memref<?x16x64xbf16>
+// CHECK:         } else {
+// CHECK-COUNT-3: scf.if %{{.*}} -> (bf16, bf16) {
+// CHECK-COUNT-2:   memref.load %{{.*}} : memref<?x16x64xbf16>
+// CHECK-NOT:     memref.load %{{.*}} : memref<?x16x64xbf16>
 // The staging loop of pa-stage-page-ids: thread i copies the ids of tiles
-// i, i + 128, ...; a barrier publishes them.
+// i, i + 128, ...; a barrier publishes them. Its block-table reads are
+// issued while the query's are in flight.
 // CHECK:         %[[FIRST:.*]] = arith.muli %[[TID]], %c1 : index
 // CHECK-NEXT:    %[[OWN:.*]] = arith.addi %c0, %[[FIRST]] : index
 // CHECK-NEXT:    %c128{{.*}} = arith.constant 128 : index
@@ -50,6 +62,19 @@
 // CHECK:           vector.store %{{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>, vector<16xi32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    gpu.barrier
+// Then the query rows' conversions. A query row holding a NaN or infinity
+// becomes NaN as a whole: each of the lane's values (bf16 widened by bits)
+// plus sum(0 * q) over the warp.
+// CHECK-NEXT:    scf.if %[[IS_ROW0]] {
+// CHECK-NEXT:      arith.bitcast %[[ROW0]]#0 : bf16 to i16
+// CHECK:           %[[Q0:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK:           arith.mulf %[[Q0]], %[[ZERO:.*]] : f32
+// CHECK:           gpu.shuffle  xor %{{.*}}, %c8_i32
+// CHECK:           gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK:           %[[POISON:.*]] = arith.addf
+// CHECK:           arith.addf %[[Q0]], %[[POISON]] : f32
+// CHECK:         gpu.barrier
+// CHECK-NEXT:    scf.for
 // The tile's page ids go through shared memory, by tile parity (thread 0
 // stores a tile's vector).
 // CHECK:         vector.store %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>, vector<16xi32>
@@ -138,7 +163,9 @@ gpu.module @pa_kernels {
                 %row_max : memref<16xf32, #gpu.address_space<workgroup>>,
                 %row_sum : memref<16xf32, #gpu.address_space<workgroup>>,
                 %staged_ids : memref<2048xi32, #gpu.address_space<workgroup>>)
-      kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      kernel attributes {known_block_size = array<i32: 128, 1, 1>,
+                         pa.arg_names = ["query", "key_cache", "value_cache", "block_tables",
+                                         "work_info", "exp_sums", "max_logits", "tmp_out"]} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
