@@ -256,8 +256,9 @@ private:
   /// thread once the query's loads are issued. Its store waits for the
   /// read: on thread 0, before the query, it held warp 0's query and
   /// page-id reads for a round trip; kept in a register until later, it
-  /// made ptxas spill in bf16 32-row kernels. The last warp stages page
-  /// ids only past 96 tiles.
+  /// made ptxas spill in bf16 32-row kernels. At page sizes of 16 and more
+  /// the last warp stages page ids only past 96 tiles (below 16, one id
+  /// per thread: its ids wait for the count).
   void setUpDirectOutput() {
     auto &direct = state.direct;
     direct.reduceInfo = kernelArgumentNamed(kernel, "reduce_info");
