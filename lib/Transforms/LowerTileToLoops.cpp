@@ -24,6 +24,7 @@
 #include "pa/Transforms/IntegerArithmetic.h"
 #include "pa/Transforms/Passes.h"
 #include "pa/Transforms/ScoreMath.h"
+#include "pa/Transforms/StructuredControl.h"
 #include "pa/Transforms/TileLowering.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -233,31 +234,14 @@ public:
     return loop.getResult(0);
   }
 
-  /// if (cond) { thenBody() } else { elseBody() } (no else when null).
+  /// buildIf and buildIfValue (StructuredControl.h) at this emitter.
   void ifThen(Value cond, function_ref<void()> thenBody,
               function_ref<void()> elseBody = nullptr) {
-    auto terminated = [&](function_ref<void()> body) {
-      return [body, this](OpBuilder &, Location) {
-        body();
-        scf::YieldOp::create(b);
-      };
-    };
-    if (elseBody)
-      scf::IfOp::create(b, cond, terminated(thenBody), terminated(elseBody));
-    else
-      scf::IfOp::create(b, cond, terminated(thenBody));
+    buildIf(b, cond, thenBody, elseBody);
   }
-
-  /// cond ? thenValue() : elseValue(), evaluating only the chosen side.
   Value ifValue(Value cond, function_ref<Value()> thenValue,
                 function_ref<Value()> elseValue) {
-    auto yielding = [&](function_ref<Value()> value) {
-      return [value, this](OpBuilder &, Location) {
-        scf::YieldOp::create(b, ValueRange{value()});
-      };
-    };
-    return scf::IfOp::create(b, cond, yielding(thenValue), yielding(elseValue))
-        .getResult(0);
+    return buildIfValue(b, cond, thenValue, elseValue);
   }
 
 private:

@@ -11,6 +11,7 @@
 #define PA_LIB_CONVERSION_PATONVVM_WARPEMITTER_H
 
 #include "pa/Transforms/ArithEmitter.h"
+#include "pa/Transforms/StructuredControl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -328,26 +329,12 @@ public:
   }
 
   //===--- structured control --------------------------------------------===//
-  /// if (cond) { then() }
-  void ifThen(Value cond, function_ref<void()> then) {
-    scf::IfOp::create(b, cond, [&](OpBuilder &, Location) {
-      then();
-      scf::YieldOp::create(b);
-    });
-  }
+  /// if (cond) { then() } (buildIf, StructuredControl.h)
+  void ifThen(Value cond, function_ref<void()> then) { buildIf(b, cond, then); }
   /// if (cond) { then() } else { otherwise() }
   void ifThenElse(Value cond, function_ref<void()> then,
                   function_ref<void()> otherwise) {
-    scf::IfOp::create(
-        b, cond,
-        [&](OpBuilder &, Location) {
-          then();
-          scf::YieldOp::create(b);
-        },
-        [&](OpBuilder &, Location) {
-          otherwise();
-          scf::YieldOp::create(b);
-        });
+    buildIf(b, cond, then, otherwise);
   }
   /// cond ? then() : otherwise(), both yielding values of `types`.
   SmallVector<Value> ifValues(Value cond, TypeRange types,

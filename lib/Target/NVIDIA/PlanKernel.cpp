@@ -28,6 +28,7 @@
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/PlanLowering.h"
+#include "pa/Transforms/StructuredControl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -84,25 +85,13 @@ struct Emitter : PlanArithmetic {
                               i64(32)));
   }
 
-  /// if (condition) { then() }.
+  /// buildIf and buildIfValue (StructuredControl.h) at this emitter.
   void ifThen(Value condition, function_ref<void()> then) {
-    auto op = scf::IfOp::create(b, condition, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&op.getThenRegion().front());
-    then();
+    buildIf(b, condition, then);
   }
-
-  /// condition ? then() : otherwise(), each built in its own branch.
-  Value ifValue(Value condition, Type type, function_ref<Value()> then,
+  Value ifValue(Value condition, function_ref<Value()> then,
                 function_ref<Value()> otherwise) {
-    auto op = scf::IfOp::create(b, TypeRange{type}, condition,
-                                /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&op.getThenRegion().front());
-    scf::YieldOp::create(b, then());
-    b.setInsertionPointToStart(&op.getElseRegion().front());
-    scf::YieldOp::create(b, otherwise());
-    return op.getResult(0);
+    return buildIfValue(b, condition, then, otherwise);
   }
 
   /// for (iv = lower; iv < upper; iv += step) with i64 loop-carried values.
@@ -276,7 +265,7 @@ private:
   Value reduceEntry(Value sequence, int64_t field) {
     Value index = e.toIndex(sequence);
     return e.toI64(e.ifValue(
-        entriesShared, b.getI32Type(),
+        entriesShared,
         [&] { return e.load(sharedEntries, {sharedEntryIndex(index, field)}); },
         [&] {
           return e.load(reduceInfo, {index, e.idx(field)});
