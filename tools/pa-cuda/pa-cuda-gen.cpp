@@ -1,7 +1,8 @@
 //===- pa-cuda-gen.cpp - PTX programs and cases for the CUDA runner -------===//
 //
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
-//               [--budget N] [--max-partitions N] [--key-ahead N] [--cubin]
+//               [--budget N] [--max-partitions N] [--key-ahead N]
+//               [--value-stage N] [--cubin]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
@@ -19,6 +20,7 @@
 //                         --budget N / --max-partitions N (a candidate of
 //                         bench/pa-tune.sh)
 //   --key-ahead N         pa-to-nvvm{key-ahead=N} for every program
+//   --value-stage N       pa-to-nvvm{value-stage=N} for every program
 //   --cubin               also kernels.cubin, assembled by ptxas here (an
 //                         error without ptxas), which pa-cuda-run loads
 //                         instead of the PTX: no JIT on the GPU machine
@@ -192,7 +194,7 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
   return true;
 }
 
-/// pa-to-nvvm's options of every program (--key-ahead).
+/// pa-to-nvvm's options of every program (--key-ahead, --value-stage).
 mlir::pa::WarpOptions warpOptions;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
@@ -294,7 +296,7 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
 int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
-        "[--key-ahead N] [--cubin]\n";
+        "[--key-ahead N] [--value-stage N] [--cubin]\n";
   return status;
 }
 
@@ -331,6 +333,12 @@ int main(int argc, char **argv) {
                llvm::StringRef(argv[i + 1])
                        .getAsInteger(10, warpOptions.keyAheadBlocks) == false &&
                warpOptions.keyAheadBlocks >= 0) {
+      ++i;
+    } else if (arg == "--value-stage" && i + 1 < argc &&
+               llvm::StringRef(argv[i + 1])
+                       .getAsInteger(10, warpOptions.valueStageBlocks) ==
+                   false &&
+               warpOptions.valueStageBlocks >= 0) {
       ++i;
     } else if (arg == "--programs" || arg == "--budget" ||
                arg == "--max-partitions") {

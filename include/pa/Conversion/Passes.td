@@ -89,7 +89,14 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
            "next tile copied into shared memory (cp.async) while the current "
            "tile's P V runs, read there by the next qk: 0 (none, the "
            "default: 3-15% slower at Q 1 on an H100) to 8; packed caches "
-           "with pages of 16 tokens or more">
+           "with pages of 16 tokens or more">,
+    Option<"valueStage", "value-stage", "int64_t", /*default=*/"0",
+           "V token blocks (4 16-byte chunks of tokens) at the start of "
+           "each tile copied into shared memory by bulk copies "
+           "(cp.async.bulk, completion on an mbarrier) when qk starts, read "
+           "there by pv: 0 (none, the default) to 8; packed caches with "
+           "pages of at most 256 tokens, not with key-ahead; capped at the "
+           "tile's blocks and at two workgroups per SM">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

@@ -64,8 +64,30 @@ struct DecodeShape {
   /// K blocks (4 chunks of D) of the next tile copied into shared memory
   /// (keyAhead) while this tile's pv runs; 0: none.
   int64_t keyAheadBlocks = 0;
+  /// V token blocks (4 chunks of tokens) at the start of each tile staged
+  /// in shared memory (valueStage) by bulk copies qk issues; 0: none.
+  int64_t valueStageBlocks = 0;
 
   int64_t mTiles() const { return rows / 16; }
+  /// The value stage's geometry. It holds whole copy units of the cache: D
+  /// head-dim columns of `valueUnitTokens` tokens each, contiguous in the
+  /// cache (a transposed V's slot group of E tokens, a plain V's page), in
+  /// the cache's order (column c, token k of a unit at c * tokens + k), the
+  /// units `valueUnitStride` elements apart: 2 columns' bytes of padding (at
+  /// most 128) put the chunks of a phase of 8 lanes (columns g, g + 1,
+  /// tokens of chunks t = 0..3) in different banks.
+  int64_t valueUnitTokens() const { return transposedV ? chunk : pageSize; }
+  int64_t valueStageTokens() const { return valueStageBlocks * 4 * chunk; }
+  int64_t valueUnits() const { return valueStageTokens() / valueUnitTokens(); }
+  int64_t kvElementBytes() const { return 16 / chunk; }
+  int64_t valueUnitBytes() const {
+    return headDim * valueUnitTokens() * kvElementBytes();
+  }
+  int64_t valueUnitStride() const {
+    int64_t pad =
+        std::min<int64_t>(2 * valueUnitTokens() * kvElementBytes(), 128);
+    return (valueUnitBytes() + pad) / kvElementBytes();
+  }
   bool e4m3() const { return products == Products::E4M3; }
   /// Bytes of one mma operand element.
   int64_t operandBytes() const { return e4m3() ? 1 : 2; }
@@ -143,6 +165,10 @@ struct Buffers {
                   // each thread's 16-byte K chunks of the next tile
   Value partitionCount; // [1] i32: the sequence's partitions (the plan's;
                         // pa-nvvm-single-partition-output)
+  Value valueStage;     // [valueUnits * valueUnitStride] of the V element: the
+                        // tile's first valueStageTokens tokens of V
+  Value valueBarrier;   // [1] i64: the mbarrier the stage's copies complete
+                        // on, one phase per tile
 };
 
 /// Per-thread ids, computed once at kernel entry.
@@ -264,6 +290,14 @@ protected:
   /// blocks of the tile at `tileStart` (its ids in pageIds) into keyAhead.
   void copyKeysAhead(WarpEmitter &e, Value tileStart) const;
 
+  /// Thread 0: the value stage's bulk copies of the tile whose page ids
+  /// `tile` locates (published), expected on valueBarrier.
+  void copyValueStage(WarpEmitter &e, const TilePages &tile, Value valueCache,
+                      Value kvHead) const;
+  /// The parity (i32) of valueBarrier's phase for the tile loop's current
+  /// tile: its iteration count modulo 2 (one phase per tile).
+  Value valueStagePhase(WarpEmitter &e) const;
+
   /// This thread's V chunk of token block `block`: tokens block * 4E + E t
   /// + [0, E) of the tile.
   Value chunkTokenOf(WarpEmitter &e, int64_t block) const;
@@ -284,7 +318,8 @@ protected:
 
   /// This thread's V chunks (E tokens of one head-dim column each) of token
   /// block `block` for n-blocks first .. first + nBlocks - 1 of its warp's
-  /// head-dim columns (column n = g of each, pvColumn).
+  /// head-dim columns (column n = g of each, pvColumn); from the value
+  /// stage for its blocks (after valueBarrier's wait).
   SmallVector<Value> loadValueChunks(WarpEmitter &e, TilePVOp op,
                                      const TilePages &tile, int64_t first,
                                      int64_t nBlocks, int64_t block) const;

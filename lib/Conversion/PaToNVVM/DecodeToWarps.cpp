@@ -84,6 +84,8 @@ constexpr int64_t kTwoPerSMBytes = 228 * 1024 / 2 - 1024;
 int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
                        int64_t requested,
                        SmallVector<Operation *> &keyPlaceOps);
+int64_t valueStageBlocks(const TiledDecode &ops, const DecodeShape &shape,
+                         int64_t requested);
 
 /// Matches the tile ops against the tiled IR contract (TiledDecode.h) and
 /// checks that the lowering below supports their types and sizes; false
@@ -165,7 +167,43 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
     }
   shape.keyAheadBlocks =
       keyAheadBlocks(ops, shape, options.keyAheadBlocks, keyPlaceOps);
+  if (shape.keyAheadBlocks == 0)
+    shape.valueStageBlocks =
+        valueStageBlocks(ops, shape, options.valueStageBlocks);
   return true;
+}
+
+/// V token blocks of each tile to stage (DecodeShape::valueStageBlocks): at
+/// least `requested`, rounded up to whole copy units (a plain V's pages),
+/// at most the tile's; packed caches whose copy units are contiguous (the
+/// V memref's strides within a page static and dense: a combined cache's
+/// halves are). DecodeLowering lowers it to what keeps two workgroups per
+/// SM.
+int64_t valueStageBlocks(const TiledDecode &ops, const DecodeShape &shape,
+                         int64_t requested) {
+  if (requested <= 0 || shape.layout != CacheLayout::packed)
+    return 0;
+  TilePVOp pv = ops.pv;
+  auto type = cast<MemRefType>(pv.getValueCache().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return 0;
+  // Transposed [pages, Hkv, P / E, D, E]: strides (.., D E, E, 1); plain
+  // [pages, Hkv, D, P]: (.., P, 1).
+  ArrayRef<int64_t> inner =
+      ArrayRef(strides).take_back(shape.transposedV ? 3 : 2);
+  SmallVector<int64_t> dense =
+      shape.transposedV
+          ? SmallVector<int64_t>{shape.headDim * shape.chunk, shape.chunk, 1}
+          : SmallVector<int64_t>{shape.pageSize, 1};
+  if (inner != ArrayRef(dense))
+    return 0;
+  const int64_t blockTokens = 4 * shape.chunk;
+  int64_t tokens =
+      llvm::alignTo(requested * blockTokens,
+                    shape.transposedV ? shape.chunk : shape.pageSize);
+  return std::min(tokens, kTileTokens) / blockTokens;
 }
 
 /// K blocks of the next tile to copy ahead (DecodeShape::keyAheadBlocks):
@@ -208,6 +246,7 @@ public:
   }
 
   void run() {
+    fitValueStage();
     createBuffers();
     ImplicitLocOpBuilder b(kernel.getLoc(), kernel.getContext());
     b.setInsertionPointToStart(&kernel.getBody().front());
@@ -220,6 +259,9 @@ public:
     ids.t = e.rem(ids.lane, 4);
 
     loadWorkRowAtOnce();
+    if (s.valueStageBlocks > 0)
+      e.ifThen(e.cmpI(arith::CmpIPredicate::eq, ids.tid, e.idx(0)),
+               [&] { e.initBarrier(state.buffers.valueBarrier); });
     if (kernel->hasAttr(kSinglePartitionOutputAttrName))
       setUpDirectOutput();
     // Two workgroups per SM (kTwoPerSMBytes; the plan's default budget is
@@ -364,6 +406,13 @@ private:
           {&buffers.keyAhead,
            s.keyAheadBlocks * 8 * kWorkgroupThreads * s.chunk,
            cast<MemRefType>(ops.qk.getKeyCache().getType()).getElementType()});
+    if (s.valueStageBlocks > 0) {
+      planned.push_back({&buffers.valueStage,
+                         s.valueUnits() * s.valueUnitStride(),
+                         cast<MemRefType>(ops.pv.getValueCache().getType())
+                             .getElementType()});
+      planned.push_back({&buffers.valueBarrier, 1, IntegerType::get(ctx, 64)});
+    }
     // Only where P's terms take the scores' bytes (pv reads the partly
     // seen tokens' P from the scores elsewhere).
     if (s.partlySlots() > 0)
@@ -429,20 +478,7 @@ private:
   /// needs it.
   bool scoresAndProbsShareBytes(ArrayRef<Allocation> planned) {
     auto aligned = [](int64_t bytes) { return llvm::alignTo(bytes, 16); };
-    // The tiled IR's buffers that stay (staged page ids, row statistics):
-    // not those only its tile ops use, which this lowering replaces.
-    auto replaced = [&](Value buffer) {
-      return buffer != ops.softmax.getRowMax() &&
-             buffer != ops.softmax.getRowSum() && usedByTileOpsOnly(buffer);
-    };
-    int64_t others = 0;
-    for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
-      if (replaced(buffer))
-        continue;
-      auto type = cast<MemRefType>(buffer.getType());
-      others += aligned(type.getNumElements() *
-                        llvm::divideCeil(type.getElementTypeBitWidth(), 8));
-    }
+    int64_t others = stayingBytes();
     const Allocation *scores = findPlanned(planned, &state.buffers.scores);
     const Allocation *probs = findPlanned(planned, &state.buffers.probs);
     const Allocation *partly =
@@ -459,6 +495,58 @@ private:
            others + partlyBytes +
                    aligned(std::max(scores->bytes(), probs->bytes())) <=
                kTwoPerSMBytes;
+  }
+
+  /// The bytes of the tiled IR's buffers that stay (staged page ids, row
+  /// statistics; not those only its tile ops use, which this lowering
+  /// replaces), each rounded up to 16.
+  int64_t stayingBytes() {
+    auto replaced = [&](Value buffer) {
+      return buffer != ops.softmax.getRowMax() &&
+             buffer != ops.softmax.getRowSum() && usedByTileOpsOnly(buffer);
+    };
+    int64_t bytes = 0;
+    for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
+      if (replaced(buffer))
+        continue;
+      auto type = cast<MemRefType>(buffer.getType());
+      bytes +=
+          llvm::alignTo(type.getNumElements() *
+                            llvm::divideCeil(type.getElementTypeBitWidth(), 8),
+                        16);
+    }
+    return bytes;
+  }
+
+  /// The kernel's shared memory with the buffers `planned`, as
+  /// createBuffers allocates them (16-byte aligned; the scores and P's
+  /// terms in one buffer where scoresAndProbsShareBytes).
+  int64_t sharedBytes(ArrayRef<Allocation> planned) {
+    const bool share = scoresAndProbsShareBytes(planned);
+    const Allocation *scores = findPlanned(planned, &state.buffers.scores);
+    const Allocation *probs = findPlanned(planned, &state.buffers.probs);
+    int64_t bytes = stayingBytes();
+    for (const Allocation &buffer : planned) {
+      if (buffer.into == &state.buffers.partlyProbs && !share)
+        continue;
+      if (share && &buffer == probs)
+        continue;
+      int64_t size = share && &buffer == scores
+                         ? std::max(scores->bytes(), probs->bytes())
+                         : buffer.bytes();
+      bytes += llvm::alignTo(size, 16);
+    }
+    return bytes;
+  }
+
+  /// Fewer value-stage blocks (whole copy units) until the kernel keeps two
+  /// workgroups per SM (kTwoPerSMBytes), none if it cannot.
+  void fitValueStage() {
+    int64_t &blocks = state.shape.valueStageBlocks;
+    const int64_t step =
+        std::max<int64_t>(1, s.valueUnitTokens() / (4 * s.chunk));
+    while (blocks > 0 && sharedBytes(plannedBuffers()) > kTwoPerSMBytes)
+      blocks = std::max<int64_t>(0, blocks - step);
   }
 
   /// The tiled IR's tile buffers this lowering replaced.

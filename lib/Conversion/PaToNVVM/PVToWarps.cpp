@@ -389,17 +389,29 @@ private:
 
       // The V chunks of a token block, as loaded. Those of block b + 1 are
       // requested before the products of block b (two blocks in flight);
-      // qk requested those of the first pass's block 0.
+      // qk requested those of the first pass's block 0. With a value
+      // stage, the first block past it is requested before the wait for
+      // the stage's copies, the staged blocks are read from shared memory.
       auto loadValues = [&](int64_t block) {
         return loadValueChunks(e, op, tile, first, nBlocks, block);
       };
-      SmallVector<Value> nextValues = first == 0 && !state.firstValues.empty()
-                                          ? state.firstValues
-                                          : loadValues(0);
+      const int64_t staged = s.valueStageBlocks;
+      SmallVector<Value> nextValues, firstUnstaged;
+      if (staged > 0) {
+        if (staged < tokenBlocks)
+          firstUnstaged = loadValues(staged);
+        e.waitBarrierPhase(buffers.valueBarrier, valueStagePhase(e));
+        nextValues = loadValues(0);
+      } else {
+        nextValues = first == 0 && !state.firstValues.empty()
+                         ? state.firstValues
+                         : loadValues(0);
+      }
       for (int64_t block = 0; block < tokenBlocks; ++block) {
         SmallVector<Value> chunks = std::move(nextValues);
         if (block + 1 < tokenBlocks)
-          nextValues = loadValues(block + 1);
+          nextValues = block + 1 == staged ? std::move(firstUnstaged)
+                                           : loadValues(block + 1);
         Value chunkToken = chunkTokenOf(e, block);
         SmallVector<SmallVector<std::array<Value, 4>>> probs;
         for (int64_t term = 0; term < s.probTerms(); ++term)

@@ -261,10 +261,23 @@ struct PaToNVVMPass
       return signalPassFailure();
     }
 
+    if (valueStage < 0 || valueStage > 8) {
+      kernels.emitError() << "pa-to-nvvm: value-stage must be in [0, 8] (V "
+                             "token blocks of a tile), got "
+                          << static_cast<int64_t>(valueStage);
+      return signalPassFailure();
+    }
+    if (valueStage > 0 && keyAhead > 0) {
+      kernels.emitError() << "pa-to-nvvm: value-stage and key-ahead cannot "
+                             "be combined";
+      return signalPassFailure();
+    }
+
     RewritePatternSet patterns(&getContext());
-    populateDecodeToWarpsPatterns(
-        patterns, chip,
-        {/*e4m3Products=*/fp8Products == "e4m3", /*keyAheadBlocks=*/keyAhead});
+    populateDecodeToWarpsPatterns(patterns, chip,
+                                  {/*e4m3Products=*/fp8Products == "e4m3",
+                                   /*keyAheadBlocks=*/keyAhead,
+                                   /*valueStageBlocks=*/valueStage});
     walkAndApplyPatterns(kernels, std::move(patterns));
 
     // The rest: sequential programs on thread 0, casts as bit operations.

@@ -37,6 +37,10 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     e.barrier();
     TilePages tile = tilePages(e, op.getTileStart());
     Value kvHead = op.getKvHead();
+    // The V stage's copies, in flight through this qk and the softmax (the
+    // barrier above: every thread has read the previous tile's stage).
+    if (s.valueStageBlocks > 0)
+      copyValueStage(e, tile, state.ops.pv.getValueCache(), kvHead);
     Value key = op.getKeyCache();
     const int64_t blocks = s.qkDim() / (4 * s.chunk);
     // Chunks past D (a partial last block: D = 80 fp8, 64 + 16) read the
@@ -158,10 +162,12 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     if (s.keyAheadBlocks > 0)
       storeNextTileIds(e, op);
     // pv's first V chunks, requested here so that their latency overlaps
-    // the softmax and pv's prologue (nothing in between writes V).
-    state.firstValues = loadValueChunks(
-        e, state.ops.pv, tile, /*first=*/0,
-        std::min(kMaxBlocksPerPass, s.pvDim() / kWarps / 8), /*block=*/0);
+    // the softmax and pv's prologue (nothing in between writes V); staged
+    // ones are on their way already.
+    if (s.valueStageBlocks == 0)
+      state.firstValues = loadValueChunks(
+          e, state.ops.pv, tile, /*first=*/0,
+          std::min(kMaxBlocksPerPass, s.pvDim() / kWarps / 8), /*block=*/0);
   }
 
 private:

@@ -178,6 +178,41 @@ void TileOpLowering::copyKeysAhead(WarpEmitter &e, Value tileStart) const {
   }
 }
 
+void TileOpLowering::copyValueStage(WarpEmitter &e, const TilePages &tile,
+                                    Value valueCache, Value kvHead) const {
+  e.ifThen(e.cmpI(CmpIPredicate::eq, ids.tid, e.idx(0)), [&] {
+    e.arriveExpectingBytes(buffers.valueBarrier,
+                           s.valueUnits() * s.valueUnitBytes());
+    const int64_t unitsPerPage = s.pageSize / s.valueUnitTokens();
+    for (int64_t first = 0; first < s.valueUnits(); first += unitsPerPage) {
+      Value page = locate(e, tile, e.idx(first * s.valueUnitTokens())).first;
+      // A page of 256 tokens holds more units than a partial stage.
+      const int64_t end = std::min(first + unitsPerPage, s.valueUnits());
+      for (int64_t u = first; u < end; ++u) {
+        // Transposed V: [page, head, slot group, D, E]; plain: [page,
+        // head, D, P].
+        SmallVector<Value> source =
+            s.transposedV
+                ? SmallVector<Value>{page, kvHead, e.idx(u - first), e.idx(0),
+                                     e.idx(0)}
+                : SmallVector<Value>{page, kvHead, e.idx(0), e.idx(0)};
+        e.copyBulk(buffers.valueStage, {e.idx(u * s.valueUnitStride())},
+                   valueCache, source, s.valueUnitBytes(),
+                   buffers.valueBarrier);
+      }
+    }
+  });
+}
+
+Value TileOpLowering::valueStagePhase(WarpEmitter &e) const {
+  scf::ForOp loop = state.ops.tileLoop;
+  Value iteration = arith::DivUIOp::create(
+      e.b, e.subI(loop.getInductionVar(), loop.getLowerBound()),
+      loop.getStep());
+  return arith::IndexCastUIOp::create(e.b, e.b.getI32Type(),
+                                      e.rem(iteration, 2));
+}
+
 Value TileOpLowering::chunkTokenOf(WarpEmitter &e, int64_t block) const {
   return e.addI(e.mulI(ids.t, s.chunk), block * 4 * s.chunk);
 }
@@ -251,6 +286,19 @@ SmallVector<Value> TileOpLowering::loadValueChunks(WarpEmitter &e, TilePVOp op,
     for (int64_t nb = 0; nb < nBlocks; ++nb)
       chunks.push_back(vector::FromElementsOp::create(
           e.b, VectorType::get({s.chunk}, element), elements[nb]));
+    return chunks;
+  }
+  if (block < s.valueStageBlocks) {
+    // Column c, token k of the unit holding the chunk's tokens.
+    const int64_t unitTokens = s.valueUnitTokens();
+    Value unitStart =
+        e.mulI(e.div(firstToken, unitTokens), s.valueUnitStride());
+    Value inUnit = e.rem(firstToken, unitTokens);
+    for (int64_t nb = 0; nb < nBlocks; ++nb)
+      chunks.push_back(e.loadVector(
+          buffers.valueStage,
+          {e.addI(unitStart, e.addI(e.mulI(columnOf(nb), unitTokens), inUnit))},
+          s.chunk));
     return chunks;
   }
   auto [page, slot] = locate(e, tile, firstToken);

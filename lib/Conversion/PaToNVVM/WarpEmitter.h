@@ -201,6 +201,58 @@ public:
   void waitAsyncCopies(int64_t pending) {
     NVVM::CpAsyncWaitGroupOp::create(b, pending);
   }
+
+  //===--- bulk copies and mbarriers -------------------------------------===//
+  // Inline PTX of PTX ISA 8.0 (the bulk copy's shared::cluster form, which
+  // takes this workgroup's own shared addresses), with a memory clobber:
+  // shared loads must not move above a wait, nor stores below a copy.
+  /// The 32-bit shared-memory address of memref[indices] (a workgroup
+  /// buffer).
+  Value sharedAddress(Value memref, ValueRange indices) {
+    Value pointer = elementPointer(memref, indices, /*addressSpace=*/3);
+    return LLVM::PtrToIntOp::create(b, b.getI32Type(), pointer);
+  }
+  /// mbarrier.init of the barrier at barrier[0] (one arrival per phase),
+  /// made visible to the bulk-copy engine (fence.mbarrier_init).
+  void initBarrier(Value barrier) {
+    NVVM::MBarrierInitOp::create(
+        b, elementPointer(barrier, {idx(0)}, /*addressSpace=*/3), i32(1),
+        Value());
+    NVVM::FenceMbarrierInitOp::create(b);
+  }
+  /// The barrier's arrival for its current phase, expecting `bytes` of
+  /// bulk copies to complete on it.
+  void arriveExpectingBytes(Value barrier, int64_t bytes) {
+    inlinePTX("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r",
+              {sharedAddress(barrier, {idx(0)}), i32(bytes)});
+  }
+  /// `bytes` (a multiple of 16) of global memory at source[sourceIndices]
+  /// to shared memory at target[targetIndices] (both 16-byte aligned) by
+  /// the bulk-copy engine, completing on the barrier at barrier[0].
+  void copyBulk(Value target, ValueRange targetIndices, Value source,
+                ValueRange sourceIndices, int64_t bytes, Value barrier) {
+    inlinePTX("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+              "bytes [$0], [$1], $2, [$3];",
+              "r,l,r,r",
+              {sharedAddress(target, targetIndices),
+               elementPointer(source, sourceIndices, /*addressSpace=*/1),
+               i32(bytes), sharedAddress(barrier, {idx(0)})});
+  }
+  /// Waits until the barrier's phase of parity `parity` (i32, 0 or 1) has
+  /// completed.
+  void waitBarrierPhase(Value barrier, Value parity) {
+    inlinePTX("{\n\t.reg .pred done;\n\twait:\n\t"
+              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n\t"
+              "@!done bra wait;\n\t}",
+              "r,r", {sharedAddress(barrier, {idx(0)}), parity});
+  }
+  void inlinePTX(StringRef text, StringRef constraints, ValueRange operands) {
+    LLVM::InlineAsmOp::create(
+        b, Type(), operands, text, (constraints + ",~{memory}").str(),
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+  }
   void storeVector(Value vector, Value memref, ValueRange indices) {
     auto type = cast<VectorType>(vector.getType());
     int64_t bytes = type.getNumElements() *

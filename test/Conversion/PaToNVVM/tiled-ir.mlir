@@ -17,6 +17,18 @@
 // RUN: not pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=9}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=AHEAD-RANGE
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=2}))' \
+// RUN:   | FileCheck %s --check-prefix=STAGE
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=8}))' \
+// RUN:   | FileCheck %s --check-prefix=STAGE-TILE
+// RUN: not pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=9}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=STAGE-RANGE
+// RUN: not pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=1 key-ahead=1}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=STAGE-AHEAD
 
 // The decode kernel of pa-tile for D = 64, fp8 KV (page size 16, packed K,
 // plain V, a static pool of 64 pages, 2 KV heads), G = 8, Q = 1: one
@@ -147,6 +159,69 @@
 // AHEAD:            nvvm.cp.async.commit.group
 // AHEAD-LABEL:  gpu.func @pa_reduce(
 // AHEAD-RANGE: error: pa-to-nvvm: key-ahead must be in [0, 8] (K blocks of a tile), got 9
+
+// With value-stage=2 (fp8: V blocks of 64 tokens, so the tile's first 128
+// tokens, 8 plain-V pages of D x P = 64 x 16 bytes): a stage of 8 copy
+// units, each a page padded by 2 columns' bytes (1024 + 32: unit u at
+// element 1056 u), and an
+// mbarrier that thread 0 initializes before the loop. In the loop, after
+// qk's barrier (every thread has read the previous tile's stage), thread 0
+// expects the 8 KiB on the barrier and issues the 8 bulk copies; qk no
+// longer requests pv's first V block. pv requests the first block past the
+// stage (block 2) from the cache, waits for the barrier's phase of this
+// tile (the iteration's parity), reads blocks 0 and 1 from the stage and
+// block 3 from the cache, in both the full and the masked branch.
+// STAGE-LABEL:  gpu.func @pa_decode(
+// STAGE-SAME:       %[[VALUE:[a-z0-9]+]]: memref<64x2x64x16xf8E4M3FN>
+// STAGE-SAME:       %[[STAGED:[a-z0-9]+]] : memref<8448xf8E4M3FN, #gpu.address_space<workgroup>>, %[[BARRIER:[a-z0-9]+]] : memref<1xi64, #gpu.address_space<workgroup>>)
+// STAGE:          scf.if
+// STAGE:            memref.extract_aligned_pointer_as_index %[[BARRIER]]
+// STAGE:            nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// STAGE-NEXT:       nvvm.fence.mbarrier.init
+// STAGE:          scf.for %[[TILE:[a-z0-9]+]] =
+// STAGE:            gpu.barrier
+// STAGE-NOT:        gpu.barrier
+// STAGE:            scf.if
+// STAGE:              llvm.inline_asm has_side_effects "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}" %{{.*}}, %c8192_i32
+// STAGE:              llvm.inline_asm has_side_effects "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r,~{memory}" %{{.*}}, %{{.*}}, %c1024_i32
+// STAGE:              arith.constant 1056 : index
+// STAGE:              cp.async.bulk
+// STAGE-COUNT-5:      cp.async.bulk
+// STAGE:              arith.constant 7392 : index
+// STAGE:              cp.async.bulk
+// STAGE-NOT:          cp.async.bulk
+// STAGE:            }
+// STAGE-NOT:        vector.load %[[VALUE]]
+// STAGE:            math.exp2
+// STAGE-NOT:        vector.load %[[VALUE]]
+// STAGE:            scf.if
+// STAGE-COUNT-2:      vector.load %[[VALUE]]{{.*}} {alignment = 16 : i64, nontemporal = true}
+// STAGE:              %[[ITERATION:.*]] = arith.divui %{{.*}}, %c1 : index
+// STAGE:              %[[PARITY:.*]] = arith.remui %[[ITERATION]], %c2{{.*}} : index
+// STAGE:              %[[PHASE:.*]] = arith.index_castui %[[PARITY]] : index to i32
+// STAGE:              llvm.inline_asm has_side_effects "{{.*}}mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;{{.*}}", "r,r,~{memory}" %{{.*}}, %[[PHASE]]
+// STAGE-NOT:          vector.load %[[VALUE]]
+// STAGE-COUNT-4:      vector.load %[[STAGED]][%{{.*}}] {alignment = 16 : i64} : memref<8448xf8E4M3FN, #gpu.address_space<workgroup>>, vector<16xf8E4M3FN>
+// STAGE-NOT:          vector.load %[[STAGED]]
+// STAGE:              vector.load %[[VALUE]]
+// STAGE:            } else {
+// STAGE:              mbarrier.try_wait.parity
+// STAGE-LABEL:  gpu.func @pa_reduce(
+
+// value-stage=8 asks for more than the tile's 4 blocks: the whole tile, 16
+// pages, is staged, and pv reads no V from the cache.
+// STAGE-TILE-LABEL:  gpu.func @pa_decode(
+// STAGE-TILE-SAME:       %[[VALUE:[a-z0-9]+]]: memref<64x2x64x16xf8E4M3FN>
+// STAGE-TILE-SAME:       memref<16896xf8E4M3FN, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<1xi64, #gpu.address_space<workgroup>>)
+// STAGE-TILE:          scf.for
+// STAGE-TILE:            %c16384_i32
+// STAGE-TILE-COUNT-16:   cp.async.bulk.shared::cluster.global
+// STAGE-TILE-NOT:        vector.load %[[VALUE]]
+// STAGE-TILE:            mbarrier.try_wait.parity
+// STAGE-TILE-NOT:        vector.load %[[VALUE]]
+// STAGE-TILE-LABEL:  gpu.func @pa_reduce(
+// STAGE-RANGE: error: pa-to-nvvm: value-stage must be in [0, 8] (V token blocks of a tile), got 9
+// STAGE-AHEAD: error: pa-to-nvvm: value-stage and key-ahead cannot be combined
 
 // With fp8-products=e4m3 the products take the raw e4m3 bytes.
 // E4M3-LABEL:  gpu.func @pa_decode(

@@ -27,6 +27,15 @@ struct WarpOptions {
   /// key-ahead; packed caches with pages of 16 tokens or more, whole
   /// blocks of D only); 0: none (the default).
   int64_t keyAheadBlocks = 0;
+  /// V token blocks (4 16-byte chunks of tokens per head-dim column) at the
+  /// start of each tile copied into shared memory by bulk copies
+  /// (cp.async.bulk, one per contiguous piece of a page, completion on an
+  /// mbarrier) issued when qk starts, so that they arrive while qk and the
+  /// softmax run, and pv reads them from there (pa-to-nvvm's value-stage;
+  /// packed caches with pages of at most a tile, without key-ahead; capped
+  /// at the tile's blocks and at what keeps two workgroups per SM); 0:
+  /// none (the default).
+  int64_t valueStageBlocks = 0;
 };
 
 /// Adds pa-to-nvvm's patterns for kernels on `chip` (an NVIDIA chip of
