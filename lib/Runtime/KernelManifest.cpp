@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 #include <regex>
+#include <sstream>
+#include <tuple>
 
 namespace pa::runtime {
 namespace {
@@ -222,6 +224,30 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
                       readOffset))
     return false;
 
+  // The widest access at one address of each operand; absent: a sidecar
+  // from before the field (or the AMD one), read as listing none.
+  std::map<std::string, std::pair<int64_t, int64_t>> alignments;
+  auto readAlignment = [&](const std::string &operand,
+                           const json::Value &entry) {
+    int64_t bytes = 0, elementBytes = 0;
+    std::string at = where + ": 'alignments' of '" + operand + "'";
+    if (!integerField(entry, "bytes", bytes, error, at) ||
+        !integerField(entry, "element_bytes", elementBytes, error, at))
+      return false;
+    if (bytes < 1 || (bytes & (bytes - 1)) != 0 || elementBytes < 1 ||
+        bytes % elementBytes != 0) {
+      error = at + ": 'bytes' must be a power of two and a multiple of "
+                   "'element_bytes' (>= 1)";
+      return false;
+    }
+    alignments[operand] = {bytes, elementBytes};
+    return true;
+  };
+  if (!readOperandMap(object, "alignments",
+                      "objects of 'bytes' and 'element_bytes'", where, error,
+                      readAlignment))
+    return false;
+
   const json::Value *args = object.get("args");
   if (!args || args->kind != json::Value::Kind::Array) {
     error = where + ": 'args' must be an array";
@@ -260,6 +286,11 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
       auto fixed = staticOffsets.find(param.operand);
       if (fixed != staticOffsets.end())
         param.staticValue = fixed->second;
+    } else if (param.field == KernelParam::Field::Pointer &&
+               param.meaning == param.operand + ".aligned_ptr") {
+      auto aligned = alignments.find(param.operand);
+      if (aligned != alignments.end())
+        std::tie(param.alignBytes, param.elementBytes) = aligned->second;
     }
     kernel.params.push_back(std::move(param));
   }
@@ -384,6 +415,64 @@ bool checkCompiledSize(const KernelInfo &kernel, const KernelParam &param,
   return false;
 }
 
+/// False with `error` unless the accesses of `kernel` to `view` stay
+/// aligned to param.alignBytes: the view's first element (pointer + offset
+/// elements) and every stride of a dim of more than one element but the
+/// last (in bytes) are multiples of it. An empty view is read nowhere.
+bool checkAlignment(const KernelInfo &kernel, const KernelParam &param,
+                    const MemRefView &view, std::string &error) {
+  for (int64_t size : view.sizes)
+    if (size == 0)
+      return true;
+  const uint64_t alignment = static_cast<uint64_t>(param.alignBytes);
+  const uint64_t elementBytes = static_cast<uint64_t>(param.elementBytes);
+  auto why = [&] {
+    return ", but kernel '" + kernel.name + "' accesses it " +
+           std::to_string(alignment) +
+           " bytes at a time (its sidecar's 'alignments'): pass a view "
+           "whose first element and strides keep " +
+           std::to_string(alignment) + "-byte alignment";
+  };
+  uint64_t first =
+      view.data + static_cast<uint64_t>(view.offset) * elementBytes;
+  if (first % alignment != 0) {
+    std::ostringstream address;
+    address << std::hex << first;
+    error = "operand '" + param.operand + "' starts at address 0x" +
+            address.str() + " (pointer + offset " +
+            std::to_string(view.offset) + " elements)" + why();
+    return false;
+  }
+  for (size_t dim = 0; dim + 1 < view.sizes.size() && dim < view.strides.size();
+       ++dim) {
+    if (view.sizes[dim] == 1)
+      continue;
+    uint64_t bytes = static_cast<uint64_t>(view.strides[dim]) * elementBytes;
+    if (bytes % alignment == 0)
+      continue;
+    error = "operand '" + param.operand + "' has stride " +
+            std::to_string(view.strides[dim]) + " in dim " +
+            std::to_string(dim) + " (" + std::to_string(bytes) + " bytes)" +
+            why();
+    return false;
+  }
+  return true;
+}
+
+/// checkAlignment of every aligned pointer of `kernel` with its view
+/// (`views`, parallel to kernel.params): after the sizes, strides and
+/// offsets are known to be the kernel's, so that a view of another shape
+/// is refused for its shape.
+bool checkAlignments(const KernelInfo &kernel,
+                     const std::vector<const MemRefView *> &views,
+                     std::string &error) {
+  for (size_t i = 0; i < kernel.params.size(); ++i)
+    if (kernel.params[i].alignBytes > 1 &&
+        !checkAlignment(kernel, kernel.params[i], *views[i], error))
+      return false;
+  return true;
+}
+
 /// The value of parameter `param` in `view`; false with `error` when its
 /// dim is outside the view's rank, it is a size other than the one the
 /// kernel's type fixes, a stride of a view that has not one size per
@@ -471,6 +560,8 @@ bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
     std::memcpy(buffer.data() + param.offset, &value, sizeof value);
     sources.push_back(view);
   }
+  if (!checkAlignments(kernel, sources, error))
+    return false;
   for (const KernelParam &param : kernel.params)
     pointers.push_back(buffer.data() + param.offset);
   if (fixedViews) {
@@ -492,6 +583,10 @@ bool PackedParams::refill(const KernelInfo &kernel, std::string &error) {
       return false;
     }
     std::memcpy(buffer.data() + param.offset, &value, sizeof value);
+  }
+  if (!checkAlignments(kernel, sources, error)) {
+    resolvedKernel = nullptr;
+    return false;
   }
   return true;
 }

@@ -113,3 +113,19 @@ void mlir::pa::writeDynamicStrides(llvm::json::OStream &json,
           });
   });
 }
+
+void mlir::pa::writeAccessAlignments(llvm::json::OStream &json,
+                                     Operation *kernel) {
+  json.attributeObject("alignments", [&] {
+    if (auto operands = kernel ? kernel->getAttrOfType<DictionaryAttr>(
+                                     kAccessAlignmentsAttrName)
+                               : DictionaryAttr())
+      for (NamedAttribute operand : operands)
+        if (auto pair = dyn_cast<DenseI64ArrayAttr>(operand.getValue());
+            pair && pair.size() == 2)
+          json.attributeObject(operand.getName().getValue(), [&] {
+            json.attribute("bytes", pair[0]);
+            json.attribute("element_bytes", pair[1]);
+          });
+  });
+}

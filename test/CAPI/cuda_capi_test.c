@@ -807,17 +807,78 @@ static void testDynamicStrides(const char *ptx, size_t ptxSize,
          "others row-major\n");
 }
 
+/* The sidecar lists the widest access each kernel makes at one address of
+ * each operand: a key cache 8 bytes past an aligned address (its 16-byte
+ * chunks would fault on the GPU) is refused by operand and address before
+ * anything is launched, on an enqueue and a bound launch's refill. A
+ * sidecar written before the field checks nothing: the view is then
+ * launched, as before. */
+static void testAlignments(const char *ptx, size_t ptxSize, const char *json) {
+  CHECK(strstr(json, "\"alignments\": {"), "the sidecar lists them");
+  char *old = withoutField(json, "alignments");
+  CHECK(!strstr(old, "alignments"), "the list is gone");
+  PaString error;
+  PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
+  PaCudaProgram before = paCudaProgramLoad(ptx, ptxSize, old, &error);
+  CHECK(!paCudaProgramIsNull(program) && !paCudaProgramIsNull(before), "%s",
+        error.data);
+  PaDeviceOperand operands[kOperands];
+  deviceOperands(operands);
+  void *stream = (void *)(uintptr_t)0x5000;
+  fake.reset();
+  CHECK(paCudaProgramEnqueue(program, operands, kOperands, stream, &error),
+        "aligned operands launch: %s", error.data);
+  CHECK(fake.launchCount() == 3, "three launches");
+  operands[1].address += 8;
+  fake.reset();
+  CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
+            contains(error, "operand 'key_cache' starts at address 0x20008 "
+                            "(pointer + offset 0 elements), but kernel "
+                            "'pa_decode' accesses it 16 bytes at a time (its "
+                            "sidecar's 'alignments')"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched");
+  CHECK(paCudaProgramEnqueue(before, operands, kOperands, stream, &error),
+        "an old sidecar checks no alignment: %s", error.data);
+  /* A bound launch checks the addresses the caller writes later. */
+  deviceOperands(operands);
+  PaCudaLaunch launch =
+      paCudaProgramBind(program, operands, kOperands, PA_KERNELS_ALL, &error);
+  CHECK(launch.ptr != NULL, "%s", error.data);
+  CHECK(paCudaLaunchEnqueue(launch, stream, &error), "%s", error.data);
+  operands[1].address += 4;
+  fake.reset();
+  CHECK(!paCudaLaunchEnqueue(launch, stream, &error) &&
+            contains(error, "operand 'key_cache' starts at address 0x20004"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched");
+  paCudaLaunchDestroy(launch);
+  paCudaProgramDestroy(before);
+  paCudaProgramDestroy(program);
+  free(old);
+  fake.reset();
+  printf("ok the sidecar's alignments: misaligned views refused, nothing "
+         "launched\n");
+}
+
 /* The sidecar lists the sizes each kernel's types fix: an operand of
  * other sizes (here a key cache packed 8 to a vector, [2, 1, 8, 16, 8],
  * row-major for its own sizes, where the kernel reads [?, 1, 4, 16, 16])
  * is refused by operand and dim, on an enqueue and a bound launch's
- * refill. A sidecar written before the field is read as fixing none: such
- * an operand is then launched, as before (the docs say so). */
+ * refill. A sidecar written before the field (and before "alignments",
+ * which refuses the view's 8-byte rows of 16-byte chunks) is read as
+ * fixing none: such an operand is then launched, as before (the docs say
+ * so). */
 static void testStaticSizes(const char *ptx, size_t ptxSize,
                             const char *json) {
   CHECK(strstr(json, "\"static_sizes\": {"), "the sidecar lists them");
-  char *old = withoutField(json, "static_sizes");
-  CHECK(!strstr(old, "static_sizes"), "the list is gone");
+  char *newer = withoutField(json, "static_sizes");
+  char *old = withoutField(newer, "alignments");
+  free(newer);
+  CHECK(!strstr(old, "static_sizes") && !strstr(old, "alignments"),
+        "the lists are gone");
   PaString error;
   PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
   PaCudaProgram before = paCudaProgramLoad(ptx, ptxSize, old, &error);
@@ -889,6 +950,7 @@ static void testFake(const char *ptx, size_t ptxSize, const char *json,
   printf("ok load, run, enqueue and destroy through the fake driver\n");
   testDynamicStrides(ptx, ptxSize, json);
   testStaticSizes(ptx, ptxSize, json);
+  testAlignments(ptx, ptxSize, json);
 
   /* The same kernels as an AOT program directory; one for gfx950 is
    * refused by name before the driver sees it. */

@@ -9,7 +9,7 @@
 
 // A name the table does not have.
 gpu.module @pa_kernels {
-  // expected-error @+1 {{unknown attribute 'pa.gird': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.nvvm.single_partition_output, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.nvvm.programmatic_launch}}
+  // expected-error @+1 {{unknown attribute 'pa.gird': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.nvvm.single_partition_output, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.access_alignments, pa.nvvm.programmatic_launch}}
   gpu.func @k() kernel attributes {pa.gird = #pa.grid<x = 1, y = 1, z = 1>} {
     gpu.return
   }
@@ -203,6 +203,15 @@ gpu.module @pa_kernels {
 gpu.module @pa_kernels {
   // expected-error @+1 {{'pa.static_sizes' must be a dictionary of i64 arrays (array<i64: ...>), got [16, 8]}}
   gpu.func @k() kernel attributes {pa.static_sizes = [16, 8]} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @pa_kernels {
+  // expected-error @+1 {{'pa.access_alignments' must be a dictionary of i64 arrays (array<i64: ...>), got {key_cache = 16 : i64}}}
+  gpu.func @k() kernel attributes {pa.access_alignments = {key_cache = 16}} {
     gpu.return
   }
 }

@@ -12,5 +12,5 @@
 // RUN: awk -f %S/Inputs/pa-attribute-literals.awk %t.table %t.ops %t.literals | FileCheck %s
 
 // CHECK-NOT: error:
-// CHECK:     checked 17
+// CHECK:     checked 18
 // CHECK-NOT: error:

@@ -1,6 +1,6 @@
 // RUN: pa-opt %s | pa-opt | FileCheck %s
 // RUN: pa-opt --pa-list-discardable-attributes | FileCheck %s --check-prefix=TABLE --match-full-lines
-// RUN: pa-opt --pa-list-discardable-attributes | count 17
+// RUN: pa-opt --pa-list-discardable-attributes | count 18
 
 // Every `pa.` attribute of the table (include/pa/IR/DiscardableAttributes.h)
 // prints as it parses: pa.target on the module, the others on a kernel
@@ -25,6 +25,7 @@
 // TABLE-NEXT: pa.dynamic_strides	a dictionary of i64 arrays (array<i64: ...>)	a kernel (a function op)
 // TABLE-NEXT: pa.static_layouts	a dictionary of strided layouts (strided<[...]>)	a kernel (a function op)
 // TABLE-NEXT: pa.static_sizes	a dictionary of i64 arrays (array<i64: ...>)	a kernel (a function op)
+// TABLE-NEXT: pa.access_alignments	a dictionary of i64 arrays (array<i64: ...>)	a kernel (a function op)
 // TABLE-NEXT: pa.nvvm.programmatic_launch	a unit attribute	a kernel (a function op)
 
 // CHECK:       module attributes {pa.target = #pa.target<"sm_90a">}
@@ -46,6 +47,7 @@
 // CHECK-LABEL: gpu.func @plan()
 // CHECK-SAME:    pa.distribution = #pa.distribution<threads>
 // CHECK-LABEL: llvm.func @lowered(
+// CHECK-SAME:    pa.access_alignments = {query = array<i64: 16, 2>}
 // CHECK-SAME:    pa.dynamic_strides = {query = array<i64: 0>}
 // CHECK-SAME:    pa.kernarg_fields = ["query.aligned_ptr", "query.size[0]"]
 // CHECK-SAME:    pa.nvvm.programmatic_launch
@@ -83,6 +85,7 @@ module attributes {pa.target = #pa.target<"sm_90a">} {
       pa.dynamic_strides = {query = array<i64: 0>},
       pa.static_layouts = {query = strided<[?, 64, 1], offset: 5>},
       pa.static_sizes = {query = array<i64: -9223372036854775808, 12, 64>},
+      pa.access_alignments = {query = array<i64: 16, 2>},
       pa.nvvm.programmatic_launch} {
     llvm.return
   }

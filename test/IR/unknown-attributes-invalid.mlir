@@ -73,7 +73,7 @@ func.func @prefixed_attributes_are_kept(
 
 // A `pa.` name the dialect does not define is refused on a pa op too.
 func.func @pa_prefixed_unknown(%lens: memref<?xi32>, %w: memref<?x4xi32>, %r: memref<?x2xi32>) {
-  // expected-error @+1 {{unknown attribute 'pa.note': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.nvvm.single_partition_output, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.nvvm.programmatic_launch}}
+  // expected-error @+1 {{unknown attribute 'pa.note': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.nvvm.single_partition_output, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.access_alignments, pa.nvvm.programmatic_launch}}
   pa.plan context_lengths(%lens : memref<?xi32>) work_info(%w : memref<?x4xi32>)
           reduce_info(%r : memref<?x2xi32>)
           {num_kv_heads = 2 : i64, pa.note = "from the engine"}

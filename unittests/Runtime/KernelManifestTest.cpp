@@ -419,6 +419,90 @@ TEST(KernelManifest, RefillsThroughViewsResolvedOnce) {
   EXPECT_EQ(paramAt(unfixed, 1), 0x8100);
 }
 
+TEST(KernelManifest, RefusesViewsThatMisalignTheKernelsAccesses) {
+  // A key cache of fp8 rows read in 16-byte chunks (the sidecar's
+  // "alignments": {"bytes": 16, "element_bytes": 1}): a view whose first
+  // element (pointer + offset) or a stride of a dim of more than one
+  // element (but the last) is not a multiple of 16 bytes would fault on
+  // the GPU, so the pack refuses it, naming the operand and the address or
+  // dim; the aligned view, a dim of one element at any stride and an
+  // empty view are taken; so are views the sidecar lists no alignment for.
+  const std::string field =
+      R"("alignments": {"key_cache": {"bytes": 16, "element_bytes": 1}})";
+  const std::string sidecar =
+      sidecarJson({{"pa_decode", "x = 1, y = 1, z = 1", 128, 0,
+                    R"("dynamic_strides": {"key_cache": [0]}, )" + field,
+                    descriptorParams("key_cache", 2)}});
+  ModuleManifest manifest;
+  std::string error;
+  ASSERT_TRUE(parseManifest(sidecar, manifest, error)) << error;
+  const KernelInfo &decode = manifest.kernels[0];
+  EXPECT_EQ(decode.params[1].alignBytes, 16);
+  EXPECT_EQ(decode.params[1].elementBytes, 1);
+  EXPECT_EQ(decode.params[0].alignBytes, 0); // the allocated pointer
+  OperandViews views;
+  MemRefView &cache = views["key_cache"] = rowMajorView(0x10000, {8, 256});
+  PackedParams params;
+  ASSERT_TRUE(params.pack(decode, views, error)) << error;
+
+  cache.offset = 8;
+  EXPECT_FALSE(params.pack(decode, views, error));
+  EXPECT_EQ(error, "operand 'key_cache' starts at address 0x10008 (pointer "
+                   "+ offset 8 elements), but kernel 'pa_decode' accesses it "
+                   "16 bytes at a time (its sidecar's 'alignments'): pass a "
+                   "view whose first element and strides keep 16-byte "
+                   "alignment");
+  cache.offset = 32;
+  EXPECT_TRUE(params.pack(decode, views, error)) << error;
+  cache.data = 0x10004;
+  EXPECT_FALSE(params.pack(decode, views, error));
+  EXPECT_NE(error.find("starts at address 0x10024"), std::string::npos)
+      << error;
+  cache.data = 0x10000;
+  cache.strides = {264, 1};
+  EXPECT_FALSE(params.pack(decode, views, error));
+  EXPECT_EQ(error, "operand 'key_cache' has stride 264 in dim 0 (264 "
+                   "bytes), but kernel 'pa_decode' accesses it 16 bytes at "
+                   "a time (its sidecar's 'alignments'): pass a view whose "
+                   "first element and strides keep 16-byte alignment");
+  cache.sizes = {1, 256};
+  EXPECT_TRUE(params.pack(decode, views, error)) << error;
+  cache.sizes = {0, 256};
+  cache.data = 0x10001;
+  EXPECT_TRUE(params.pack(decode, views, error)) << error;
+
+  // A bound launch's refill checks the views' new addresses too.
+  cache.sizes = {8, 256};
+  cache.strides = {272, 1};
+  cache.data = 0x10000;
+  ASSERT_TRUE(params.pack(decode, views, error, /*fixedViews=*/true)) << error;
+  cache.data = 0x10002;
+  EXPECT_FALSE(params.pack(decode, views, error, true));
+  EXPECT_NE(error.find("starts at address 0x10022"), std::string::npos)
+      << error;
+
+  // A sidecar without the field (or the AMD one) checks nothing.
+  std::string unlisted = sidecar;
+  unlisted.replace(unlisted.find(field), field.size(), R"("alignments": {})");
+  ASSERT_TRUE(parseManifest(unlisted, manifest, error)) << error;
+  PackedParams unchecked;
+  EXPECT_TRUE(unchecked.pack(manifest.kernels[0], views, error)) << error;
+
+  expectFieldRefused(
+      sidecar, field,
+      {{R"("alignments": {"key_cache": 16})",
+        "'alignments' of 'key_cache': 'bytes' must be an integer"},
+       {R"("alignments": {"key_cache": {"bytes": 12, "element_bytes": 1}})",
+        "'alignments' of 'key_cache': 'bytes' must be a power of two and a "
+        "multiple of 'element_bytes' (>= 1)"},
+       {R"("alignments": {"key_cache": {"bytes": 2, "element_bytes": 4}})",
+        "'alignments' of 'key_cache': 'bytes' must be a power of two and a "
+        "multiple of 'element_bytes' (>= 1)"},
+       {R"("alignments": [16])",
+        "'alignments' must be an object of operand names to objects of "
+        "'bytes' and 'element_bytes'"}});
+}
+
 TEST(KernelManifest, RejectsMalformedSidecars) {
   ModuleManifest manifest;
   std::string error;

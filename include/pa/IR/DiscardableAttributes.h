@@ -94,6 +94,15 @@ inline constexpr llvm::StringLiteral kStaticLayoutsAttrName =
 /// to its shape (DenseI64ArrayAttr, ShapedType::kDynamic for `?`).
 /// Arguments whose dims are all dynamic are absent.
 inline constexpr llvm::StringLiteral kStaticSizesAttrName = "pa.static_sizes";
+/// Set on an NVIDIA kernel by pa-convert-kernels-to-nvvm before its memref
+/// arguments become descriptor fields: a DictionaryAttr from the name of
+/// each memref argument in global memory the kernel reads or writes to
+/// [the widest access at one address, in bytes; its element bytes]
+/// (DenseI64ArrayAttr). A launcher refuses a view whose first element or
+/// strides would not keep those accesses aligned (the sidecar's
+/// "alignments").
+inline constexpr llvm::StringLiteral kAccessAlignmentsAttrName =
+    "pa.access_alignments";
 /// Marks a kernel that starts with `griddepcontrol.wait` (it reads nothing
 /// its stream predecessor wrote before that grid has completed), so the
 /// launcher may launch it with programmatic stream serialization (the
@@ -159,6 +168,8 @@ inline constexpr DiscardableAttribute kDiscardableAttributes[] = {
     {kStaticLayoutsAttrName, DiscardableKind::LayoutByArgument,
      DiscardableHolder::Function},
     {kStaticSizesAttrName, DiscardableKind::DimsByArgument,
+     DiscardableHolder::Function},
+    {kAccessAlignmentsAttrName, DiscardableKind::DimsByArgument,
      DiscardableHolder::Function},
     {kProgrammaticLaunchAttrName, DiscardableKind::Unit,
      DiscardableHolder::Function},

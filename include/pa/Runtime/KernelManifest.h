@@ -64,6 +64,14 @@ struct KernelParam {
   /// (a stride in a dim of more than one element). Unset: a stride is
   /// row-major, an offset or size unchecked.
   std::optional<int64_t> staticValue;
+  /// For "NAME.aligned_ptr" (the sidecar's "alignments"): the bytes the
+  /// kernel's widest access at one of the operand's addresses takes and
+  /// its element bytes; a pack refuses a view whose first element, or a
+  /// stride of a dim of more than one element other than the last, is not
+  /// a multiple of them. 0: unchecked (an operand the sidecar does not
+  /// list, a sidecar from before the field, the AMD one).
+  int64_t alignBytes = 0;
+  int64_t elementBytes = 0;
 };
 
 /// One grid dimension: a constant, or dim `dim` of operand `operand`; on
@@ -106,17 +114,22 @@ struct ModuleManifest {
 /// "dynamic_strides" ({"OPERAND": [dims], ...}) marks those strides
 /// dynamicStride; a sidecar without it (written before the field) is read
 /// as having none, so its kernels take row-major views only: a refusal
-/// where such a kernel might read a stride as compiled in. "static_strides" ({"OPERAND": {"DIM": stride, ...}, ...}) and
-/// "static_offsets" ({"OPERAND": offset, ...}) give the strides and
-/// offsets an operand's non-identity layout fixes (staticValue); a sidecar
-/// without them (written before them) is read as listing none: its fixed
-/// strides are taken as row-major, and its offsets are not checked (a
-/// kernel whose type fixes other strides, or a nonzero offset, then takes
-/// a row-major view and misreads it, as before the fields). "static_sizes"
+/// where such a kernel might read a stride as compiled in. "static_strides"
+/// ({"OPERAND": {"DIM": stride, ...}, ...}) and "static_offsets" ({"OPERAND":
+/// offset, ...}) give the strides and offsets an operand's non-identity layout
+/// fixes (staticValue); a sidecar without them (written before them) is read as
+/// listing none: its fixed strides are taken as row-major, and its offsets are
+/// not checked (a kernel whose type fixes other strides, or a nonzero offset,
+/// then takes a row-major view and misreads it, as before the fields).
+/// "static_sizes"
 /// ({"OPERAND": {"DIM": size, ...}, ...}) gives the sizes each operand's
 /// type fixes (staticValue of its size parameters); a sidecar without it
 /// (written before it) is read as fixing none: views of other sizes are
 /// then taken and read at the compiled shape, as before the field.
+/// "alignments" ({"OPERAND": {"bytes": B, "element_bytes": E}, ...}: B a
+/// power of two, a multiple of E) gives each operand's widest access
+/// (KernelParam::alignBytes); a sidecar without it (written before it) is
+/// read as listing none: views are then not checked for alignment.
 bool parseManifest(const std::string &json, ModuleManifest &manifest,
                    std::string &error);
 
@@ -132,11 +145,12 @@ public:
 
   /// Fills the parameters of `kernel` from `views`; false with `error` when
   /// an operand is missing, a dim is out of range, a parameter is not 8
-  /// bytes, a view's size is not the one the kernel's type fixes, or a
+  /// bytes, a view's size is not the one the kernel's type fixes, a
   /// stride the kernel does not read at run time is not the compiled one
   /// (the fixed one, else the row-major one of the view's sizes; dims of
-  /// one element, and empty views, at any stride), naming the kernel,
-  /// operand and dim.
+  /// one element, and empty views, at any stride), or a view would
+  /// misalign the kernel's accesses (KernelParam::alignBytes), naming the
+  /// kernel, operand and dim.
   /// `fixedViews`: the caller keeps `views` with the same operands (the
   /// same map entries; their addresses, sizes and strides may change)
   /// until it packs from another map, as a bound launch does: the

@@ -59,6 +59,10 @@ void recordDynamicStrides(Operation *kernel, TypeRange argumentTypes);
 /// memref argument's type fixes, whatever its layout ({} when none).
 void writeDynamicStrides(llvm::json::OStream &json, Operation *kernel);
 
+/// Writes "alignments": {"NAME": {"bytes": B, "element_bytes": E}, ...}
+/// from `kernel`'s kAccessAlignmentsAttrName ({} without it).
+void writeAccessAlignments(llvm::json::OStream &json, Operation *kernel);
+
 } // namespace mlir::pa
 
 #endif // PA_TARGET_KERNELSTRIDES_H

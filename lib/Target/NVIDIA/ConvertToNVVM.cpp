@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "NVIDIATarget.h"
 #include "pa/IR/PaDialect.h"
+#include "pa/Target/KernelStrides.h"
 #include "pa/Target/KernelsToLLVM.h"
 #include "pa/Target/LLVMSupport.h"
 #include "pa/Target/NVIDIA/Pipeline.h"
@@ -27,9 +28,12 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "llvm/Support/MathExtras.h"
+
+#include <map>
 
 namespace mlir::pa {
 #define GEN_PASS_DEF_PACONVERTKERNELSTONVVM
@@ -40,6 +44,75 @@ using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
+
+/// Records kAccessAlignmentsAttrName on `kernel`: for each memref argument
+/// in global memory that an op reads or writes through (directly or
+/// through a view of it or of its base buffer), the widest access at one
+/// address: a vector load
+/// or store's alignment (pa-to-nvvm gives each its bytes, up to 16), 16
+/// where the kernel takes the argument's pointer (pa-to-nvvm does that
+/// only for inline PTX loads and asynchronous copies, of at most 16
+/// bytes), else the element's bytes. A view that misaligned them would
+/// fault on the GPU; the launcher refuses it instead (the sidecar's
+/// "alignments").
+void recordAccessAlignments(gpu::GPUFuncOp kernel) {
+  Block &entry = kernel.getBody().front();
+  auto argumentOf = [&](Value memref) -> std::optional<unsigned> {
+    while (true) {
+      if (auto argument = dyn_cast<BlockArgument>(memref)) {
+        if (argument.getOwner() != &entry ||
+            argument.getArgNumber() >= kernel.getNumArguments())
+          return std::nullopt; // a workgroup buffer
+        return argument.getArgNumber();
+      }
+      // expand-strided-metadata makes a view a cast of the source's base
+      // buffer.
+      if (auto metadata =
+              memref.getDefiningOp<memref::ExtractStridedMetadataOp>()) {
+        memref = metadata.getSource();
+        continue;
+      }
+      auto view = memref.getDefiningOp<ViewLikeOpInterface>();
+      if (!view)
+        return std::nullopt;
+      memref = view.getViewSource();
+    }
+  };
+  auto elementBytes = [](Value memref) {
+    return static_cast<int64_t>(llvm::divideCeil(
+        cast<MemRefType>(memref.getType()).getElementTypeBitWidth(), 8));
+  };
+  std::map<unsigned, int64_t> widest;
+  kernel.walk([&](Operation *op) {
+    if (isa<ViewLikeOpInterface>(op))
+      return; // the accesses through the view count
+    for (Value operand : op->getOperands()) {
+      if (!isa<MemRefType>(operand.getType()))
+        continue;
+      std::optional<unsigned> argument = argumentOf(operand);
+      if (!argument)
+        continue;
+      int64_t bytes = elementBytes(operand);
+      if (auto load = dyn_cast<vector::LoadOp>(op))
+        bytes = std::max<int64_t>(bytes, load.getAlignment().value_or(0));
+      else if (auto store = dyn_cast<vector::StoreOp>(op))
+        bytes = std::max<int64_t>(bytes, store.getAlignment().value_or(0));
+      else if (isa<memref::ExtractAlignedPointerAsIndexOp>(op))
+        bytes = std::max<int64_t>(bytes, 16);
+      int64_t &recorded = widest[*argument];
+      recorded = std::max(recorded, bytes);
+    }
+  });
+  MLIRContext *ctx = kernel.getContext();
+  SmallVector<NamedAttribute> entries;
+  for (auto [index, bytes] : widest) {
+    Value argument = entry.getArgument(index);
+    entries.push_back(NamedAttribute(
+        StringAttr::get(ctx, kernelArgumentName(kernel, index)),
+        DenseI64ArrayAttr::get(ctx, {bytes, elementBytes(argument)})));
+  }
+  kernel->setAttr(kAccessAlignmentsAttrName, DictionaryAttr::get(ctx, entries));
+}
 
 /// Alignment of each buffer in dynamic shared memory: 16-byte vector
 /// accesses (ld.shared.v4) need it.
@@ -186,6 +259,7 @@ struct ConvertKernelsToNVVMPass
         continue;
       if (Attribute count = kernel->getAttr(minCTAsName))
         minCTAs[kernel.getName()] = count;
+      recordAccessAlignments(kernel);
       recordKernelArguments(kernel, kParamFieldsAttrName);
       fits &= succeeded(moveToDynamicSharedMemory(kernel, chip));
       waitForPredecessorAtEntry(kernel);

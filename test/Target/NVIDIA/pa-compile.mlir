@@ -84,6 +84,28 @@
 // The example's query and caches are row-major memrefs: no stride is read
 // at run time.
 // JSON-NEXT: "dynamic_strides": {},
+// The widest access at one address of each operand, which a launcher
+// checks views against: 16-byte K / V chunks, work_info rows and tmp_out
+// items; 4 bf16 output columns; the query element by element.
+// JSON:      "alignments": {
+// JSON:        "key_cache": {
+// JSON-NEXT:     "bytes": 16,
+// JSON-NEXT:     "element_bytes": 1
+// JSON:        "output": {
+// JSON-NEXT:     "bytes": 8,
+// JSON-NEXT:     "element_bytes": 2
+// JSON:        "query": {
+// JSON-NEXT:     "bytes": 2,
+// JSON-NEXT:     "element_bytes": 2
+// JSON:        "tmp_out": {
+// JSON-NEXT:     "bytes": 16,
+// JSON-NEXT:     "element_bytes": 4
+// JSON:        "value_cache": {
+// JSON-NEXT:     "bytes": 16,
+// JSON-NEXT:     "element_bytes": 1
+// JSON:        "work_info": {
+// JSON-NEXT:     "bytes": 16,
+// JSON-NEXT:     "element_bytes": 4
 // JSON:      "meaning": "query.allocated_ptr"
 // JSON:      "offset": 8,
 // JSON-NEXT: "size": 8,
