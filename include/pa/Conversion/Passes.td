@@ -95,8 +95,8 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
            "each tile copied into shared memory by bulk copies "
            "(cp.async.bulk, completion on an mbarrier) when qk starts, read "
            "there by pv: 0 (none, the default) to 8; packed caches with "
-           "pages of at most 256 tokens, not with key-ahead; capped at the "
-           "tile's blocks and at two workgroups per SM">
+           "pages of at most 256 tokens; capped at the tile's blocks and at "
+           "two workgroups per SM">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

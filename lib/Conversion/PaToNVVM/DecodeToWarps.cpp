@@ -167,9 +167,8 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
     }
   shape.keyAheadBlocks =
       keyAheadBlocks(ops, shape, options.keyAheadBlocks, keyPlaceOps);
-  if (shape.keyAheadBlocks == 0)
-    shape.valueStageBlocks =
-        valueStageBlocks(ops, shape, options.valueStageBlocks);
+  shape.valueStageBlocks =
+      valueStageBlocks(ops, shape, options.valueStageBlocks);
   return true;
 }
 

@@ -267,11 +267,6 @@ struct PaToNVVMPass
                           << static_cast<int64_t>(valueStage);
       return signalPassFailure();
     }
-    if (valueStage > 0 && keyAhead > 0) {
-      kernels.emitError() << "pa-to-nvvm: value-stage and key-ahead cannot "
-                             "be combined";
-      return signalPassFailure();
-    }
 
     RewritePatternSet patterns(&getContext());
     populateDecodeToWarpsPatterns(patterns, chip,

@@ -26,9 +26,9 @@
 // RUN: not pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=9}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=STAGE-RANGE
-// RUN: not pa-opt %s -split-input-file \
+// RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=1 key-ahead=1}))' \
-// RUN:   2>&1 | FileCheck %s --check-prefix=STAGE-AHEAD
+// RUN:   | FileCheck %s --check-prefix=STAGE-AHEAD
 
 // The decode kernel of pa-tile for D = 64, fp8 KV (page size 16, packed K,
 // plain V, a static pool of 64 pages, 2 KV heads), G = 8, Q = 1: one
@@ -221,7 +221,19 @@
 // STAGE-TILE-NOT:        vector.load %[[VALUE]]
 // STAGE-TILE-LABEL:  gpu.func @pa_reduce(
 // STAGE-RANGE: error: pa-to-nvvm: value-stage must be in [0, 8] (V token blocks of a tile), got 9
-// STAGE-AHEAD: error: pa-to-nvvm: value-stage and key-ahead cannot be combined
+// With key-ahead too: qk reads its first K block from key-ahead's buffer
+// and issues the stage's copies (4 pages: one V block of 64 tokens); pv
+// copies the next tile's K after its barrier, then waits for the stage.
+// STAGE-AHEAD-LABEL: gpu.func @pa_decode(
+// STAGE-AHEAD-SAME:      memref<16384xf8E4M3FN, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<4224xf8E4M3FN, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<1xi64, #gpu.address_space<workgroup>>)
+// STAGE-AHEAD:         scf.for
+// STAGE-AHEAD:           gpu.barrier
+// STAGE-AHEAD:           %c4096_i32
+// STAGE-AHEAD-COUNT-4:   cp.async.bulk.shared::cluster.global
+// STAGE-AHEAD:           nvvm.cp.async.wait.group 0
+// STAGE-AHEAD:           nvvm.cp.async.shared.global
+// STAGE-AHEAD:           mbarrier.try_wait.parity
+// STAGE-AHEAD-LABEL: gpu.func @pa_reduce(
 
 // With fp8-products=e4m3 the products take the raw e4m3 bytes.
 // E4M3-LABEL:  gpu.func @pa_decode(

@@ -32,9 +32,9 @@ struct WarpOptions {
   /// (cp.async.bulk, one per contiguous piece of a page, completion on an
   /// mbarrier) issued when qk starts, so that they arrive while qk and the
   /// softmax run, and pv reads them from there (pa-to-nvvm's value-stage;
-  /// packed caches with pages of at most a tile, without key-ahead; capped
-  /// at the tile's blocks and at what keeps two workgroups per SM); 0:
-  /// none (the default).
+  /// packed caches with pages of at most a tile; capped at the tile's
+  /// blocks and at what keeps two workgroups per SM, after key-ahead's
+  /// buffer); 0: none (the default).
   int64_t valueStageBlocks = 0;
 };
 
