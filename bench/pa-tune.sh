@@ -10,7 +10,10 @@
 # CANDIDATES (default "default 132 198 256 396 528 264:1") lists the plan
 # limits to try, each "BUDGET" or "BUDGET:MAX_PARTITIONS"; "default" is the
 # chip's defaults (2 x and 1 x the SM count), compiled with no tuning table
-# so that it is the reference every entry is measured against. ONLY (a
+# so that it is the reference every entry is measured against. A candidate
+# may add pa-to-nvvm's kernel options, "+key_ahead=N" and / or
+# "+value_stage=N" ("default+value_stage=2", "256+key_ahead=1"); an entry
+# sets those where they differ from the reference's (0). ONLY (a
 # label substring, e.g. "q1-p16-w0") limits the programs. prepare writes
 # DIR/cNN (candidate NN); run times every candidate of a program on the
 # same inputs (pa-cuda-run tune: graph replays, median of --reps, the
@@ -32,11 +35,24 @@ prepare)
   i=0
   for candidate in ${CANDIDATES:-default 132 198 256 396 528 264:1}; do
     args=()
-    if [ "$candidate" != default ]; then
-      args+=(--budget "${candidate%%:*}")
-      [ "$candidate" != "${candidate#*:}" ] &&
-        args+=(--max-partitions "${candidate#*:}")
+    plan=${candidate%%+*}
+    if [ "$plan" != default ]; then
+      args+=(--budget "${plan%%:*}")
+      [ "$plan" != "${plan#*:}" ] &&
+        args+=(--max-partitions "${plan#*:}")
     fi
+    options=${candidate#"$plan"}
+    while [ -n "$options" ]; do
+      options=${options#+}
+      option=${options%%+*}
+      options=${options#"$option"}
+      case "${option%%=*}" in
+      key_ahead) args+=(--key-ahead "${option#*=}") ;;
+      value_stage) args+=(--value-stage "${option#*=}") ;;
+      *) echo "pa-tune: unknown kernel option '$option' in '$candidate'" >&2
+         exit 1 ;;
+      esac
+    done
     [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
     out=$(printf '%s/c%02d' "$dir" "$i")
     (ulimit -s unlimited

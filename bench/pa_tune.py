@@ -6,8 +6,11 @@
 TUNE_LOG holds lines
     TUNE DIR/cNN/bench/bMMM B=8 L=131072 budget=264 max_partitions=132 311.20 us ...
 (candidate NN of benchmark program MMM at one shape; candidate 00 is the
-chip's defaults, timed first and last). DIR/cNN/bench/bMMM/program.txt
-gives the program's tuning key. For every program and shape, the fastest
+chip's defaults, timed first and last). DIR/c00/bench/bMMM/program.txt
+gives the program's tuning key, DIR/cNN/bench/bMMM/program.txt the
+candidate's kernel options (key_ahead=, value_stage=: pa-to-nvvm's, 0 when
+absent), which an entry sets where they differ from the reference's, as
+it sets the plan limits. For every program and shape, the fastest
 candidate becomes an entry of that (batch, context length) bucket when it
 beats the reference (the mean of candidate 00's two times) by more than
 the noise (the difference of those two times, and at least 1%); the
@@ -29,6 +32,8 @@ LINE = re.compile(
 PATH = re.compile(r"(?:^|/)c(?P<candidate>\d+)/bench/(?P<program>b\d+)$")
 KEY_FIELDS = ("target", "layout", "head_dim", "rows", "page_size",
               "kv_dtype", "window")
+KERNEL_OPTIONS = ("key_ahead", "value_stage")
+SETTINGS = ("budget", "max_partitions") + KERNEL_OPTIONS
 MIN_GAIN = 0.01  # below 1% is not worth an entry
 
 
@@ -43,6 +48,17 @@ def tuning_key(directory, program):
             if line.startswith("tuning_key="):
                 return json.loads(line[len("tuning_key="):])
     raise SystemExit(f"{directory}/c00/bench/{program}: no tuning_key")
+
+
+def kernel_options(directory, candidate, program):
+    """{option: blocks} of candidate NN's program (0 where not recorded)."""
+    options = dict.fromkeys(KERNEL_OPTIONS, 0)
+    with open(f"{directory}/c{candidate:02d}/bench/{program}/program.txt") as f:
+        for line in f:
+            name, _, value = line.strip().partition("=")
+            if name in options:
+                options[name] = int(value)
+    return options
 
 
 def read_log(path):
@@ -65,16 +81,22 @@ def read_log(path):
     return times, device
 
 
-def plan_of(runs, reference_runs):
-    """The candidate's plan limits that differ from the reference's."""
+def settings_of(candidate, runs, reference_runs, directory, program):
+    """The candidate's plan limits and kernel options that differ from the
+    reference's (candidate 0)."""
     _, budget, maxp = runs[0]
     _, default_budget, default_maxp = reference_runs[0]
-    plan = {}
+    settings = {}
     if budget != default_budget:
-        plan["budget"] = budget
+        settings["budget"] = budget
     if maxp != default_maxp:
-        plan["max_partitions"] = maxp
-    return plan
+        settings["max_partitions"] = maxp
+    reference = kernel_options(directory, 0, program)
+    for option, blocks in kernel_options(directory, candidate,
+                                         program).items():
+        if blocks != reference[option]:
+            settings[option] = blocks
+    return settings
 
 
 def keyed(key):
@@ -102,7 +124,8 @@ def entries_for(program, shapes, directory, stamp):
             entry = dict(key)
             entry["batch_bucket"] = bucket(batch)
             entry["context_bucket"] = bucket(length)
-            entry.update(plan_of(candidates[best], candidates[0]))
+            entry.update(settings_of(best, candidates[best], candidates[0],
+                                     directory, program))
             entry["measured"] = (
                 f"{stamp}: B={batch} L={length} {best_us:.1f} us against "
                 f"{reference:.1f} at the defaults (noise {noise:.1f} us)")
@@ -114,18 +137,18 @@ def entries_for(program, shapes, directory, stamp):
     if best != 0 and 1 - mean[best] > max(max(noises), MIN_GAIN):
         any_shape = next(iter(shapes.values()))
         general = dict(key)
-        general.update(plan_of(any_shape[best], any_shape[0]))
+        general.update(settings_of(best, any_shape[best], any_shape[0],
+                                   directory, program))
         general["measured"] = (
             f"{stamp}: {100 * (1 - mean[best]):.1f}% less time than the "
             f"defaults (geometric mean) over B, L = "
             + ", ".join(f"({b}, {l})" for b, l in sorted(shapes)))
-        # A bucket whose winner is the general entry's limits needs no entry.
-        plan = {f: general[f] for f in ("budget", "max_partitions")
-                if f in general}
+        # A bucket whose winner is the general entry's settings needs no
+        # entry.
+        plan = {f: general[f] for f in SETTINGS if f in general}
         entries = [general] + [
             e for e in entries
-            if {f: e[f] for f in ("budget", "max_partitions") if f in e}
-            != plan]
+            if {f: e[f] for f in SETTINGS if f in e} != plan]
     return key, entries
 
 

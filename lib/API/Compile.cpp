@@ -137,9 +137,12 @@ FailureOr<CompiledKernels> compileForAMD(ModuleOp module, llvm::StringRef chip,
 
 FailureOr<CompiledKernels> compileForNVIDIA(ModuleOp module,
                                             llvm::StringRef chip,
+                                            const CompileOptions &options,
                                             StageRecorder &stages) {
   NVIDIACompileOptions nvidia;
   nvidia.chip = chip.str();
+  nvidia.warp.keyAheadBlocks = options.keyAhead.value_or(0);
+  nvidia.warp.valueStageBlocks = options.valueStage.value_or(0);
   return compileStages(module, nvidiaBackend(), nvidia,
                        {"nvvm", "ptx", "ptx", true}, stages);
 }
@@ -161,7 +164,7 @@ FailureOr<CompiledKernels> compileRecorded(ModuleOp module,
   FailureOr<CompiledKernels> result =
       info->vendor == Vendor::AMD
           ? compileForAMD(module, chip, options, stages)
-          : compileForNVIDIA(module, chip, stages);
+          : compileForNVIDIA(module, chip, options, stages);
   if (failed(result)) {
     error = diagnostics.textOr("the compilation for " + chip.str() +
                                " failed");
@@ -204,7 +207,13 @@ mlir::pa::compileDecode(const DecodeConfig &config,
   OwningOpRef<ModuleOp> module = buildDecodeModule(*context, config, error);
   if (!module)
     return failure();
-  return compileModule(*module, config.chip, options, error);
+  // The tuning table's kernel options, unless the caller gave them.
+  CompileOptions resolved = options;
+  if (!resolved.keyAhead)
+    resolved.keyAhead = config.tunedKeyAhead();
+  if (!resolved.valueStage)
+    resolved.valueStage = config.tunedValueStage();
+  return compileModule(*module, config.chip, resolved, error);
 }
 
 FailureOr<CompiledKernels>

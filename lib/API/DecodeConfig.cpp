@@ -210,6 +210,16 @@ int64_t DecodeConfig::effectiveMaxPartitions() const {
   return info ? info->computeUnits : 0;
 }
 
+int64_t DecodeConfig::tunedKeyAhead() const {
+  std::optional<TunedPlan> tuned = tunedPlan();
+  return tuned && tuned->keyAhead ? *tuned->keyAhead : 0;
+}
+
+int64_t DecodeConfig::tunedValueStage() const {
+  std::optional<TunedPlan> tuned = tunedPlan();
+  return tuned && tuned->valueStage ? *tuned->valueStage : 0;
+}
+
 int64_t DecodeConfig::planCapacity(int64_t batch) const {
   return mlir::pa::planCapacity(batch, numKVHeads, effectiveBudget(),
                                 effectiveMaxPartitions());
@@ -232,5 +242,7 @@ std::string DecodeConfig::cacheKey() const {
   os << ';' << (computeType ? int(*computeType) : -1);
   os << ';' << llvm::format_hex(llvm::bit_cast<uint64_t>(logitsSoftCap), 18);
   os << ';' << returnLse << ';' << hasAlibi;
+  // The kernel options a tuning table gives compile too.
+  os << ';' << tunedKeyAhead() << ';' << tunedValueStage();
   return key;
 }

@@ -424,6 +424,34 @@ def test_a_tuned_plan_takes_precedence_over_the_defaults(tmp_path):
     assert none.stdout.split("\n")[0] == "(264, 132)", none.stdout
 
 
+KERNEL_OPTION_SCRIPT = """
+    import pa_mlir
+    config = pa_mlir.DecodeConfig(head_dim=64, num_query_heads=8,
+                                  num_kv_heads=1, scale="per_tensor")
+    artifact = pa_mlir.compile(config, chip="sm_90a")
+    print(b"cp.async.bulk.shared" in artifact.code_object,
+          artifact.plan_limits)
+    """
+
+
+def test_a_tuned_kernel_option_reaches_the_kernel(tmp_path):
+    """An entry's value_stage compiles the NVIDIA decode kernel with the V
+    stage's bulk copies (pa-to-nvvm{value-stage}); the disk cache keys the
+    table, so the entry without it is not served from the cache."""
+    from test_cuda import run_python
+    cache = tmp_path / "cache"
+    plain = run_python(KERNEL_OPTION_SCRIPT, PA_MLIR_CACHE_DIR=str(cache),
+                       PA_MLIR_TUNING_TABLE=tuning_table(
+                           tmp_path / "a.json", budget=77))
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.split("\n")[0] == "False (77, 132)", plain.stdout
+    staged = run_python(KERNEL_OPTION_SCRIPT, PA_MLIR_CACHE_DIR=str(cache),
+                        PA_MLIR_TUNING_TABLE=tuning_table(
+                            tmp_path / "b.json", budget=77, value_stage=2))
+    assert staged.returncode == 0, staged.stderr
+    assert staged.stdout.split("\n")[0] == "True (77, 132)", staged.stdout
+
+
 def test_a_bad_tuning_table_is_a_compile_error_naming_it(tmp_path):
     bad = tuning_table(tmp_path / "bad.json", budget=0)
     done = run_python_checked(TUNING_SCRIPT, PA_MLIR_TUNING_TABLE=bad)

@@ -18,12 +18,19 @@ def tune_line(candidate, batch, length, budget, us):
             f"budget={budget} max_partitions=132 {us:.2f} us 80.0% of copy")
 
 
-def run_pa_tune(tmp_path, lines, base_entries):
-    program = tmp_path / "d" / "c00" / "bench" / "b000"
-    program.mkdir(parents=True)
-    (program / "program.txt").write_text(
-        "label=bf16-q1-p16-w0\nbudget=264\ntuning_key=" + json.dumps(KEY)
-        + "\n")
+def run_pa_tune(tmp_path, lines, base_entries, kernel_options=()):
+    """pa_tune.py on `lines`; candidate NN's program.txt records
+    kernel_options[NN] (a dict of key_ahead / value_stage; none: 0)."""
+    candidates = {int(line.split("/c")[1][:2]) for line in lines}
+    for candidate in sorted(candidates):
+        program = tmp_path / "d" / f"c{candidate:02d}" / "bench" / "b000"
+        program.mkdir(parents=True)
+        options = (kernel_options[candidate]
+                   if candidate < len(kernel_options) else {})
+        (program / "program.txt").write_text(
+            "label=bf16-q1-p16-w0\nbudget=264\n"
+            + "".join(f"{name}={blocks}\n" for name, blocks in options.items())
+            + "tuning_key=" + json.dumps(KEY) + "\n")
     log = tmp_path / "tune.log"
     log.write_text("device: NVIDIA H200, 132 SMs\n" + "\n".join(lines) + "\n")
     base = tmp_path / "base.json"
@@ -79,3 +86,22 @@ def test_no_gain_no_entry(tmp_path):
              tune_line(1, 32, 8192, 132, 99.5),
              tune_line(0, 32, 8192, 264, 100.0)]
     assert run_pa_tune(tmp_path, lines, []) == []
+
+
+def test_a_winning_kernel_option_becomes_an_entry(tmp_path):
+    """Candidate 1 is the defaults' plan with value_stage 2 (pa-to-nvvm's
+    V stage): 4% faster everywhere, so the bucket-free entry sets it and no
+    plan limit; candidate 2 (budget 132, the options of the reference)
+    wins no shape."""
+    lines = []
+    for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
+        lines += [tune_line(0, batch, length, 264, us),
+                  tune_line(1, batch, length, 264, us * 0.96),
+                  tune_line(2, batch, length, 132, us * 1.01),
+                  tune_line(0, batch, length, 264, us)]
+    entries = run_pa_tune(
+        tmp_path, lines, [],
+        kernel_options=[{"value_stage": 0}, {"value_stage": 2}, {}])
+    assert len(entries) == 1, entries
+    assert {k: v for k, v in entries[0].items()
+            if k not in KEY and k != "measured"} == {"value_stage": 2}

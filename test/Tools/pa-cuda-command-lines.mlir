@@ -40,6 +40,10 @@
 // GEN-BUDGET: --budget takes a whole number >= 1
 // RUN: not pa-cuda-gen %t/gen --bench --max-partitions x 2>&1 | FileCheck %s --check-prefix=GEN-PARTITIONS
 // GEN-PARTITIONS: --max-partitions takes a whole number >= 1
+// RUN: not pa-cuda-gen %t/gen --bench --value-stage x 2>&1 | FileCheck %s --check-prefix=GEN-STAGE
+// GEN-STAGE: pa-cuda-gen: --value-stage takes a whole number >= 0, got 'x'
+// RUN: not pa-cuda-gen %t/gen --bench --key-ahead -1 2>&1 | FileCheck %s --check-prefix=GEN-AHEAD
+// GEN-AHEAD: pa-cuda-gen: --key-ahead takes a whole number >= 0, got '-1'
 // RUN: not pa-cuda-gen %t/gen --bench --only no-such-label 2>&1 | FileCheck %s --check-prefix=GEN-ONLY
 // GEN-ONLY: no program selected (--only 'no-such-label' matches no label)
 // RUN: not ls %t/gen/bench/b000

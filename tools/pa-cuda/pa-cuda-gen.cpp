@@ -21,6 +21,8 @@
 //                         bench/pa-tune.sh)
 //   --key-ahead N         pa-to-nvvm{key-ahead=N} for every program
 //   --value-stage N       pa-to-nvvm{value-stage=N} for every program
+//                         (without them: each program's tuning-table entry
+//                         gives them, else 0, as compile takes them)
 //   --cubin               also kernels.cubin, assembled by ptxas here (an
 //                         error without ptxas), which pa-cuda-run loads
 //                         instead of the PTX: no JIT on the GPU machine
@@ -194,8 +196,9 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
   return true;
 }
 
-/// pa-to-nvvm's options of every program (--key-ahead, --value-stage).
-mlir::pa::WarpOptions warpOptions;
+/// pa-to-nvvm's options of every program (--key-ahead, --value-stage);
+/// absent: the tuning table's for the program (as compile takes them).
+std::optional<int64_t> keyAhead, valueStage;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
 
@@ -218,7 +221,9 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   if (module) {
     mlir::pa::NVIDIACompileOptions options;
     options.chip = kChip.str();
-    options.warp = warpOptions;
+    options.warp.keyAheadBlocks = keyAhead.value_or(config.tunedKeyAhead());
+    options.warp.valueStageBlocks =
+        valueStage.value_or(config.tunedValueStage());
     options.emitCubin = emitCubins;
     compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
   }
@@ -234,7 +239,9 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   os << "label=" << spec.label << "\n"
      << "budget=" << config.effectiveBudget() << "\n"
      << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
-     << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n";
+     << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n"
+     << "key_ahead=" << keyAhead.value_or(config.tunedKeyAhead()) << "\n"
+     << "value_stage=" << valueStage.value_or(config.tunedValueStage()) << "\n";
   if (spec.combinedCache != numerics::CombinedCache::None)
     os << "combined_cache=" << numerics::combinedCacheName(spec.combinedCache)
        << "\n";
@@ -329,16 +336,16 @@ int main(int argc, char **argv) {
       emitCubins = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
-    } else if (arg == "--key-ahead" && i + 1 < argc &&
-               llvm::StringRef(argv[i + 1])
-                       .getAsInteger(10, warpOptions.keyAheadBlocks) == false &&
-               warpOptions.keyAheadBlocks >= 0) {
-      ++i;
-    } else if (arg == "--value-stage" && i + 1 < argc &&
-               llvm::StringRef(argv[i + 1])
-                       .getAsInteger(10, warpOptions.valueStageBlocks) ==
-                   false &&
-               warpOptions.valueStageBlocks >= 0) {
+    } else if ((arg == "--key-ahead" || arg == "--value-stage") &&
+               i + 1 < argc) {
+      int64_t blocks = -1;
+      if (llvm::StringRef(argv[i + 1]).getAsInteger(10, blocks) || blocks < 0) {
+        llvm::errs() << "pa-cuda-gen: " << arg
+                     << " takes a whole number >= 0, got '" << argv[i + 1]
+                     << "'\n";
+        return 1;
+      }
+      (arg == "--key-ahead" ? keyAhead : valueStage) = blocks;
       ++i;
     } else if (arg == "--programs" || arg == "--budget" ||
                arg == "--max-partitions") {

@@ -132,6 +132,25 @@ TEST(Tuning, TheBuiltInTableLoads) {
   }
 }
 
+TEST(Tuning, KernelOptionsAlone) {
+  // An entry may set only pa-to-nvvm's options: the plan limits stay the
+  // defaults (absent), the options are what it gives.
+  TuningTable table = parsed(tableOf(
+      entryWith(R"("value_stage": 2, "key_ahead": 0)") + "," +
+      entryWith(R"("batch_bucket": 8, "budget": 198, "value_stage": 1)")));
+  std::optional<TunedPlan> any = table.lookup(benchKey());
+  ASSERT_TRUE(any);
+  EXPECT_FALSE(any->budget);
+  EXPECT_FALSE(any->maxPartitions);
+  EXPECT_EQ(any->valueStage, 2);
+  EXPECT_EQ(any->keyAhead, 0);
+  std::optional<TunedPlan> eight = table.lookup(benchKey(), 8);
+  ASSERT_TRUE(eight);
+  EXPECT_EQ(eight->budget, 198);
+  EXPECT_EQ(eight->valueStage, 1);
+  EXPECT_FALSE(eight->keyAhead);
+}
+
 TEST(Tuning, Diagnostics) {
   // Not JSON: the parser's position.
   std::string error = errorOf("{\"format\": ");
@@ -164,7 +183,19 @@ TEST(Tuning, Diagnostics) {
   EXPECT_EQ(errorOf(tableOf(entryWith(R"("batch_bucket": 100, "budget": 1)"))),
             "t.json: entry 0: 'batch_bucket' must be a power of two, got 100");
   EXPECT_EQ(errorOf(tableOf(entryWith(""))),
-            "t.json: entry 0: gives neither 'budget' nor 'max_partitions'");
+            "t.json: entry 0: sets none of 'budget', 'max_partitions', "
+            "'key_ahead', 'value_stage'");
+  // pa-to-nvvm's options: 0 to 8 blocks, NVIDIA targets only.
+  EXPECT_EQ(errorOf(tableOf(entryWith(R"("value_stage": 9)"))),
+            "t.json: entry 0: 'value_stage' must be an integer from 0 to 8");
+  EXPECT_EQ(errorOf(tableOf(entryWith(R"("key_ahead": -1)"))),
+            "t.json: entry 0: 'key_ahead' must be an integer from 0 to "
+            "2^31-1");
+  std::string amd = entryWith(R"("value_stage": 2)");
+  amd.replace(amd.find("sm_90a"), 6, "gfx950");
+  EXPECT_EQ(errorOf(tableOf(amd)),
+            "t.json: entry 0: 'value_stage' is an NVIDIA kernel option; "
+            "target 'gfx950' has no such option");
   EXPECT_EQ(errorOf(tableOf(entryWith(R"("budget": 1, "measured": 3)"))),
             "t.json: entry 0: 'measured' must be a string");
   std::string badLayout = entryWith(R"("budget": 1)");

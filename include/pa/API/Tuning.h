@@ -7,7 +7,8 @@
 // Python). Each entry is keyed by the static configuration (target, cache
 // layout, head dim, rows per KV head, page size, KV dtype, window) and,
 // optionally, by power-of-two buckets of the batch and of the context
-// length; it gives a budget and / or max_partitions.
+// length; it gives a budget and / or max_partitions and, on NVIDIA, the
+// decode kernel's key-ahead and value-stage options.
 //
 // No MLIR here: the table is plain data, so that any tool can read it.
 //
@@ -39,9 +40,12 @@ struct TuningKey {
   std::string describe() const;
 };
 
-/// The plan limits of an entry (either may be absent: the default).
+/// What an entry sets (each may be absent: the default): the plan limits
+/// and, for NVIDIA targets, the decode kernel's pa-to-nvvm options
+/// key-ahead and value-stage (0 to 8 blocks).
 struct TunedPlan {
   std::optional<int64_t> budget, maxPartitions;
+  std::optional<int64_t> keyAhead, valueStage;
 };
 
 struct TuningEntry {

@@ -21,6 +21,8 @@ constexpr const char *kBuiltinTable =
 
 constexpr llvm::StringLiteral kFormat = "pa-mlir-tuned-plans";
 constexpr int64_t kVersion = 1;
+/// The most blocks pa-to-nvvm's key-ahead and value-stage take.
+constexpr int64_t kMaxKernelBlocks = 8;
 
 const llvm::StringSet<> &knownLayouts() {
   static const llvm::StringSet<> layouts = {"packed-plain", "packed-transposed",
@@ -36,9 +38,10 @@ const llvm::StringSet<> &knownKVTypes() {
 bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
                std::string &error) {
   static const llvm::StringSet<> fields = {
-      "target",       "layout",       "head_dim", "rows",
-      "page_size",    "kv_dtype",     "window",   "batch_bucket",
-      "context_bucket", "budget",     "max_partitions", "measured"};
+      "target",         "layout",   "head_dim",       "rows",
+      "page_size",      "kv_dtype", "window",         "batch_bucket",
+      "context_bucket", "budget",   "max_partitions", "key_ahead",
+      "value_stage",    "measured"};
   for (const auto &[name, value] : object)
     if (!fields.contains(name.str())) {
       error = "unknown field '" + name.str() + "'";
@@ -90,7 +93,9 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("batch_bucket", 1, false, entry.batchBucket) ||
       !integer("context_bucket", 1, false, entry.contextBucket) ||
       !integer("budget", 1, false, entry.plan.budget) ||
-      !integer("max_partitions", 1, false, entry.plan.maxPartitions))
+      !integer("max_partitions", 1, false, entry.plan.maxPartitions) ||
+      !integer("key_ahead", 0, false, entry.plan.keyAhead) ||
+      !integer("value_stage", 0, false, entry.plan.valueStage))
     return false;
   entry.key.headDim = *headDim;
   entry.key.rows = *rows;
@@ -103,8 +108,28 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
               std::to_string(*bucket);
       return false;
     }
-  if (!entry.plan.budget && !entry.plan.maxPartitions) {
-    error = "gives neither 'budget' nor 'max_partitions'";
+  // pa-to-nvvm's options: blocks of a tile, NVIDIA kernels only.
+  for (auto [name, blocks] :
+       {std::pair{"key_ahead", entry.plan.keyAhead},
+        std::pair{"value_stage", entry.plan.valueStage}}) {
+    if (!blocks)
+      continue;
+    if (*blocks > kMaxKernelBlocks) {
+      error = std::string("'") + name + "' must be an integer from 0 to " +
+              std::to_string(kMaxKernelBlocks);
+      return false;
+    }
+    if (!llvm::StringRef(entry.key.target).starts_with("sm_")) {
+      error = std::string("'") + name +
+              "' is an NVIDIA kernel option; target '" + entry.key.target +
+              "' has no such option";
+      return false;
+    }
+  }
+  if (!entry.plan.budget && !entry.plan.maxPartitions && !entry.plan.keyAhead &&
+      !entry.plan.valueStage) {
+    error = "sets none of 'budget', 'max_partitions', 'key_ahead', "
+            "'value_stage'";
     return false;
   }
   if (const llvm::json::Value *measured = object.get("measured");
