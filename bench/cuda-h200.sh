@@ -11,7 +11,7 @@
 # compiles into DIR (default nv-artifacts/final) the PTX (and, where ptxas
 # is found, the cubins) of the numerics
 # matrix, the graph-replay program and the benchmark programs with their
-# cases. run needs only BUILD/bin/pa-cuda-run and DIR (no MLIR, no CUDA
+# cases (GEN_FLAGS: more pa-cuda-gen options, e.g. "--value-stage 2"). run needs only BUILD/bin/pa-cuda-run and DIR (no MLIR, no CUDA
 # toolkit: the driver is loaded at run time) plus PyTorch for the peers; it
 # runs the numerics matrix and graph replay against the oracle, times the
 # pa-mlir programs and the PyTorch peers (SDPA, gather + SDPA and
@@ -41,7 +41,10 @@ prepare)
   if command -v ptxas > /dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
     cubin=--cubin
   fi
-  (ulimit -s unlimited; "$build/bin/pa-cuda-gen" "$dir" $cubin) || exit 1
+  # GEN_FLAGS: more pa-cuda-gen options, e.g. "--value-stage 2" for the
+  # numerics and timings of a kernel option.
+  (ulimit -s unlimited; "$build/bin/pa-cuda-gen" "$dir" $cubin ${GEN_FLAGS:-}) ||
+    exit 1
   du -sh "$dir"
   ;;
 run | pa | peers)

@@ -6,6 +6,8 @@
 #                                                 # --bench per candidate
 #   bash bench/pa-tune.sh run [BUILD] [DIR]       # on the GPU machine
 #   bash bench/pa-tune.sh table LOG DIR [BASE]    # the table, on stdout
+#   bash bench/pa-tune.sh compare LOG DIR         # each candidate against
+#                                                 # the reference, per row
 #
 # CANDIDATES (default "default 132 198 256 396 528 264:1") lists the plan
 # limits to try, each "BUDGET" or "BUDGET:MAX_PARTITIONS"; "default" is the
@@ -24,7 +26,7 @@
 # the noise, and one without buckets (what compiling without a batch uses)
 # where one candidate did so over all the program's shapes.
 set -uo pipefail
-mode=${1:?usage: pa-tune.sh prepare|run|table ...}
+mode=${1:?usage: pa-tune.sh prepare|run|table|compare ...}
 here=$(cd "$(dirname "$0")" && pwd)
 case "$mode" in
 prepare)
@@ -70,6 +72,7 @@ run)
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
   "$build/bin/pa-cuda-run" tune "$dir" --reps "${REPS:-30}" > "$logs/tune.log" 2>&1
   status=$?
+  python3 "$here/pa_tune.py" --compare "$logs/tune.log" "$dir" >&2 || status=1
   python3 "$here/pa_tune.py" "$logs/tune.log" "$dir" "$here/../tuning/plans.json" \
     > "$logs/plans.json" || status=1
   cat "$logs/plans.json"
@@ -78,8 +81,11 @@ run)
 table)
   python3 "$here/pa_tune.py" "${2:?LOG}" "${3:?DIR}" "${4:-$here/../tuning/plans.json}"
   ;;
+compare)
+  python3 "$here/pa_tune.py" --compare "${2:?LOG}" "${3:?DIR}"
+  ;;
 *)
-  echo "usage: pa-tune.sh prepare|run|table ..." >&2
+  echo "usage: pa-tune.sh prepare|run|table|compare ..." >&2
   exit 2
   ;;
 esac

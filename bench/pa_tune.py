@@ -2,6 +2,13 @@
 """The tuning table from `pa-cuda-run tune` timings (bench/pa-tune.sh).
 
     python3 bench/pa_tune.py TUNE_LOG DIR BASE_TABLE > plans.json
+    python3 bench/pa_tune.py --compare TUNE_LOG DIR
+
+--compare prints, instead of a table, each program's shapes with every
+candidate's time and its difference from the reference (the mean of
+candidate 00's two times), then per candidate the geometric mean of those
+ratios over all rows and how many rows it made more than 0.5% faster or
+slower: the same-run A/B of kernel options or plan limits.
 
 TUNE_LOG holds lines
     TUNE DIR/cNN/bench/bMMM B=8 L=131072 budget=264 max_partitions=132 311.20 us ...
@@ -152,7 +159,50 @@ def entries_for(program, shapes, directory, stamp):
     return key, entries
 
 
+def label_of(directory, program):
+    with open(f"{directory}/c00/bench/{program}/program.txt") as f:
+        for line in f:
+            if line.startswith("label="):
+                return line.strip()[len("label="):]
+    return program
+
+
+def compare(log, directory):
+    """The --compare report (see the module's doc), as lines."""
+    times, device = read_log(log)
+    if not times:
+        raise SystemExit(f"{log}: no TUNE lines")
+    out = [f"device: {device}"]
+    ratios = defaultdict(list)
+    for program, shapes in sorted(times.items()):
+        for (batch, length), candidates in sorted(shapes.items()):
+            reference_runs = [us for us, _, _ in candidates[0]]
+            reference = sum(reference_runs) / len(reference_runs)
+            row = (f"{label_of(directory, program):20s} ({batch}, {length})"
+                   .ljust(36) + " c00 " + " / ".join(
+                       f"{us:.2f}" for us in reference_runs))
+            for candidate in sorted(candidates):
+                if candidate == 0:
+                    continue
+                us = min(t for t, _, _ in candidates[candidate])
+                ratios[candidate].append(us / reference)
+                row += (f"  c{candidate:02d} {us:.2f} "
+                        f"{100 * (us / reference - 1):+.1f}%")
+            out.append(row)
+    for candidate, values in sorted(ratios.items()):
+        mean = math.exp(sum(map(math.log, values)) / len(values))
+        faster = sum(r < 0.995 for r in values)
+        slower = sum(r > 1.005 for r in values)
+        out.append(f"c{candidate:02d}: geometric mean {100 * (mean - 1):+.2f}% "
+                   f"over {len(values)} rows, {faster} faster and {slower} "
+                   f"slower by more than 0.5%")
+    return out
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--compare":
+        print("\n".join(compare(sys.argv[2], sys.argv[3])))
+        return
     if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     log, directory, base_path = sys.argv[1:]

@@ -105,3 +105,23 @@ def test_a_winning_kernel_option_becomes_an_entry(tmp_path):
     assert len(entries) == 1, entries
     assert {k: v for k, v in entries[0].items()
             if k not in KEY and k != "measured"} == {"value_stage": 2}
+
+
+def test_compare_reports_each_candidate_against_the_reference(tmp_path):
+    lines = [tune_line(0, 32, 8192, 264, 100.0),
+             tune_line(1, 32, 8192, 264, 98.0),
+             tune_line(2, 32, 8192, 132, 103.0),
+             tune_line(0, 32, 8192, 264, 100.0)]
+    run_pa_tune(tmp_path, lines, [])  # writes the program directories
+    log = tmp_path / "tune.log"
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "pa_tune.py"),
+                           "--compare", str(log), str(tmp_path / "d")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    report = done.stdout.splitlines()
+    assert report[0] == "device: NVIDIA H200, 132 SMs"
+    assert report[1].startswith("bf16-q1-p16-w0       (32, 8192)")
+    assert "c01 98.00 -2.0%" in report[1] and "c02 103.00 +3.0%" in report[1]
+    assert report[2] == ("c01: geometric mean -2.00% over 1 rows, 1 faster "
+                         "and 0 slower by more than 0.5%")
+    assert report[3].startswith("c02: geometric mean +3.00%")
