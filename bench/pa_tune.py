@@ -15,9 +15,9 @@ TUNE_LOG holds lines
 (candidate NN of benchmark program MMM at one shape; candidate 00 is the
 chip's defaults, timed first and last). DIR/c00/bench/bMMM/program.txt
 gives the program's tuning key, DIR/cNN/bench/bMMM/program.txt the
-candidate's kernel options (key_ahead=, value_stage=: pa-to-nvvm's, 0 when
-absent), which an entry sets where they differ from the reference's, as
-it sets the plan limits. For every program and shape, the fastest
+candidate's kernel options (key_ahead=, value_stage=, value_ahead=:
+pa-to-nvvm's, their defaults when absent), which an entry sets where they
+differ from the reference's, as it sets the plan limits. For every program and shape, the fastest
 candidate becomes an entry of that (batch, context length) bucket when it
 beats the reference (the mean of candidate 00's two times) by more than
 the noise (the difference of those two times, and at least 1%); the
@@ -39,8 +39,9 @@ LINE = re.compile(
 PATH = re.compile(r"(?:^|/)c(?P<candidate>\d+)/bench/(?P<program>b\d+)$")
 KEY_FIELDS = ("target", "layout", "head_dim", "rows", "page_size",
               "kv_dtype", "window")
-KERNEL_OPTIONS = ("key_ahead", "value_stage")
-SETTINGS = ("budget", "max_partitions") + KERNEL_OPTIONS
+# pa-to-nvvm's options and their defaults.
+KERNEL_OPTIONS = {"key_ahead": 0, "value_stage": 0, "value_ahead": 1}
+SETTINGS = ("budget", "max_partitions") + tuple(KERNEL_OPTIONS)
 MIN_GAIN = 0.01  # below 1% is not worth an entry
 
 
@@ -58,8 +59,9 @@ def tuning_key(directory, program):
 
 
 def kernel_options(directory, candidate, program):
-    """{option: blocks} of candidate NN's program (0 where not recorded)."""
-    options = dict.fromkeys(KERNEL_OPTIONS, 0)
+    """{option: blocks} of candidate NN's program (the default where not
+    recorded)."""
+    options = dict(KERNEL_OPTIONS)
     with open(f"{directory}/c{candidate:02d}/bench/{program}/program.txt") as f:
         for line in f:
             name, _, value = line.strip().partition("=")

@@ -143,6 +143,7 @@ FailureOr<CompiledKernels> compileForNVIDIA(ModuleOp module,
   nvidia.chip = chip.str();
   nvidia.warp.keyAheadBlocks = options.keyAhead.value_or(0);
   nvidia.warp.valueStageBlocks = options.valueStage.value_or(0);
+  nvidia.warp.valueAheadBlocks = options.valueAhead.value_or(1);
   return compileStages(module, nvidiaBackend(), nvidia,
                        {"nvvm", "ptx", "ptx", true}, stages);
 }
@@ -213,6 +214,8 @@ mlir::pa::compileDecode(const DecodeConfig &config,
     resolved.keyAhead = config.tunedKeyAhead();
   if (!resolved.valueStage)
     resolved.valueStage = config.tunedValueStage();
+  if (!resolved.valueAhead)
+    resolved.valueAhead = config.tunedValueAhead();
   return compileModule(*module, config.chip, resolved, error);
 }
 

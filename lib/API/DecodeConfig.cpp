@@ -220,6 +220,11 @@ int64_t DecodeConfig::tunedValueStage() const {
   return tuned && tuned->valueStage ? *tuned->valueStage : 0;
 }
 
+int64_t DecodeConfig::tunedValueAhead() const {
+  std::optional<TunedPlan> tuned = tunedPlan();
+  return tuned && tuned->valueAhead ? *tuned->valueAhead : 1;
+}
+
 int64_t DecodeConfig::planCapacity(int64_t batch) const {
   return mlir::pa::planCapacity(batch, numKVHeads, effectiveBudget(),
                                 effectiveMaxPartitions());
@@ -243,6 +248,7 @@ std::string DecodeConfig::cacheKey() const {
   os << ';' << llvm::format_hex(llvm::bit_cast<uint64_t>(logitsSoftCap), 18);
   os << ';' << returnLse << ';' << hasAlibi;
   // The kernel options a tuning table gives compile too.
-  os << ';' << tunedKeyAhead() << ';' << tunedValueStage();
+  os << ';' << tunedKeyAhead() << ';' << tunedValueStage() << ';'
+     << tunedValueAhead();
   return key;
 }

@@ -425,31 +425,37 @@ def test_a_tuned_plan_takes_precedence_over_the_defaults(tmp_path):
 
 
 KERNEL_OPTION_SCRIPT = """
+    import hashlib
     import pa_mlir
     config = pa_mlir.DecodeConfig(head_dim=64, num_query_heads=8,
                                   num_kv_heads=1, scale="per_tensor")
     artifact = pa_mlir.compile(config, chip="sm_90a")
     print(b"cp.async.bulk.shared" in artifact.code_object,
-          artifact.plan_limits)
+          artifact.plan_limits,
+          hashlib.sha256(artifact.code_object).hexdigest()[:16])
     """
 
 
 def test_a_tuned_kernel_option_reaches_the_kernel(tmp_path):
     """An entry's value_stage compiles the NVIDIA decode kernel with the V
-    stage's bulk copies (pa-to-nvvm{value-stage}); the disk cache keys the
-    table, so the entry without it is not served from the cache."""
+    stage's bulk copies (pa-to-nvvm{value-stage}), its value_ahead another
+    kernel; the disk cache keys the table, so no entry is served the
+    program of another."""
     from test_cuda import run_python
     cache = tmp_path / "cache"
-    plain = run_python(KERNEL_OPTION_SCRIPT, PA_MLIR_CACHE_DIR=str(cache),
-                       PA_MLIR_TUNING_TABLE=tuning_table(
-                           tmp_path / "a.json", budget=77))
-    assert plain.returncode == 0, plain.stderr
-    assert plain.stdout.split("\n")[0] == "False (77, 132)", plain.stdout
-    staged = run_python(KERNEL_OPTION_SCRIPT, PA_MLIR_CACHE_DIR=str(cache),
-                        PA_MLIR_TUNING_TABLE=tuning_table(
-                            tmp_path / "b.json", budget=77, value_stage=2))
-    assert staged.returncode == 0, staged.stderr
-    assert staged.stdout.split("\n")[0] == "True (77, 132)", staged.stdout
+    outputs = []
+    for name, options in (("a", {}), ("b", {"value_stage": 2}),
+                          ("c", {"value_ahead": 2})):
+        done = run_python(KERNEL_OPTION_SCRIPT, PA_MLIR_CACHE_DIR=str(cache),
+                          PA_MLIR_TUNING_TABLE=tuning_table(
+                              tmp_path / f"{name}.json", budget=77,
+                              **options))
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout.split("\n")[0].rsplit(" ", 1))
+    (plain, plain_hash), (staged, _), (ahead, ahead_hash) = outputs
+    assert plain == "False (77, 132)", outputs
+    assert staged == "True (77, 132)", outputs
+    assert ahead == "False (77, 132)" and ahead_hash != plain_hash, outputs
 
 
 def test_a_bad_tuning_table_is_a_compile_error_naming_it(tmp_path):

@@ -2,7 +2,7 @@
 //
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
 //               [--budget N] [--max-partitions N] [--key-ahead N]
-//               [--value-stage N] [--cubin]
+//               [--value-stage N] [--value-ahead N] [--cubin]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
@@ -21,6 +21,7 @@
 //                         bench/pa-tune.sh)
 //   --key-ahead N         pa-to-nvvm{key-ahead=N} for every program
 //   --value-stage N       pa-to-nvvm{value-stage=N} for every program
+//   --value-ahead N       pa-to-nvvm{value-ahead=N} for every program
 //                         (without them: each program's tuning-table entry
 //                         gives them, else 0, as compile takes them)
 //   --cubin               also kernels.cubin, assembled by ptxas here (an
@@ -198,7 +199,7 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 
 /// pa-to-nvvm's options of every program (--key-ahead, --value-stage);
 /// absent: the tuning table's for the program (as compile takes them).
-std::optional<int64_t> keyAhead, valueStage;
+std::optional<int64_t> keyAhead, valueStage, valueAhead;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
 
@@ -224,6 +225,8 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
     options.warp.keyAheadBlocks = keyAhead.value_or(config.tunedKeyAhead());
     options.warp.valueStageBlocks =
         valueStage.value_or(config.tunedValueStage());
+    options.warp.valueAheadBlocks =
+        valueAhead.value_or(config.tunedValueAhead());
     options.emitCubin = emitCubins;
     compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
   }
@@ -241,7 +244,8 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
      << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n"
      << "key_ahead=" << keyAhead.value_or(config.tunedKeyAhead()) << "\n"
-     << "value_stage=" << valueStage.value_or(config.tunedValueStage()) << "\n";
+     << "value_stage=" << valueStage.value_or(config.tunedValueStage()) << "\n"
+     << "value_ahead=" << valueAhead.value_or(config.tunedValueAhead()) << "\n";
   if (spec.combinedCache != numerics::CombinedCache::None)
     os << "combined_cache=" << numerics::combinedCacheName(spec.combinedCache)
        << "\n";
@@ -303,7 +307,7 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
 int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
-        "[--key-ahead N] [--value-stage N] [--cubin]\n";
+        "[--key-ahead N] [--value-stage N] [--value-ahead N] [--cubin]\n";
   return status;
 }
 
@@ -336,7 +340,8 @@ int main(int argc, char **argv) {
       emitCubins = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
-    } else if ((arg == "--key-ahead" || arg == "--value-stage") &&
+    } else if ((arg == "--key-ahead" || arg == "--value-stage" ||
+                arg == "--value-ahead") &&
                i + 1 < argc) {
       int64_t blocks = -1;
       if (llvm::StringRef(argv[i + 1]).getAsInteger(10, blocks) || blocks < 0) {
@@ -345,7 +350,9 @@ int main(int argc, char **argv) {
                      << "'\n";
         return 1;
       }
-      (arg == "--key-ahead" ? keyAhead : valueStage) = blocks;
+      (arg == "--key-ahead"     ? keyAhead
+       : arg == "--value-stage" ? valueStage
+                                : valueAhead) = blocks;
       ++i;
     } else if (arg == "--programs" || arg == "--budget" ||
                arg == "--max-partitions") {

@@ -136,7 +136,7 @@ TEST(Tuning, KernelOptionsAlone) {
   // An entry may set only pa-to-nvvm's options: the plan limits stay the
   // defaults (absent), the options are what it gives.
   TuningTable table = parsed(tableOf(
-      entryWith(R"("value_stage": 2, "key_ahead": 0)") + "," +
+      entryWith(R"("value_stage": 2, "key_ahead": 0, "value_ahead": 3)") + "," +
       entryWith(R"("batch_bucket": 8, "budget": 198, "value_stage": 1)")));
   std::optional<TunedPlan> any = table.lookup(benchKey());
   ASSERT_TRUE(any);
@@ -144,6 +144,7 @@ TEST(Tuning, KernelOptionsAlone) {
   EXPECT_FALSE(any->maxPartitions);
   EXPECT_EQ(any->valueStage, 2);
   EXPECT_EQ(any->keyAhead, 0);
+  EXPECT_EQ(any->valueAhead, 3);
   std::optional<TunedPlan> eight = table.lookup(benchKey(), 8);
   ASSERT_TRUE(eight);
   EXPECT_EQ(eight->budget, 198);
@@ -184,7 +185,12 @@ TEST(Tuning, Diagnostics) {
             "t.json: entry 0: 'batch_bucket' must be a power of two, got 100");
   EXPECT_EQ(errorOf(tableOf(entryWith(""))),
             "t.json: entry 0: sets none of 'budget', 'max_partitions', "
-            "'key_ahead', 'value_stage'");
+            "'key_ahead', 'value_stage', 'value_ahead'");
+  EXPECT_EQ(errorOf(tableOf(entryWith(R"("value_ahead": 0)"))),
+            "t.json: entry 0: 'value_ahead' must be an integer from 1 to "
+            "2^31-1");
+  EXPECT_EQ(errorOf(tableOf(entryWith(R"("value_ahead": 5)"))),
+            "t.json: entry 0: 'value_ahead' must be an integer from 1 to 4");
   // pa-to-nvvm's options: 0 to 8 blocks, NVIDIA targets only.
   EXPECT_EQ(errorOf(tableOf(entryWith(R"("value_stage": 9)"))),
             "t.json: entry 0: 'value_stage' must be an integer from 0 to 8");

@@ -35,11 +35,12 @@ struct CompileOptions {
   CacheOffsets cacheOffsets = CacheOffsets::automatic;
   /// AMD chips: pa-to-mfma's key-prefetch option.
   KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
-  /// NVIDIA chips: pa-to-nvvm's key-ahead and value-stage options (blocks,
-  /// 0 to 8). Absent: compileDecode takes the tuning table's entry for the
-  /// configuration (DecodeConfig::tunedKeyAhead / tunedValueStage), other
-  /// compiles 0.
-  std::optional<int64_t> keyAhead, valueStage;
+  /// NVIDIA chips: pa-to-nvvm's key-ahead, value-stage (blocks, 0 to 8)
+  /// and value-ahead (1 to 4) options. Absent: compileDecode takes the
+  /// tuning table's entry for the configuration (DecodeConfig::
+  /// tunedKeyAhead / tunedValueStage / tunedValueAhead), other compiles
+  /// the defaults 0, 0, 1.
+  std::optional<int64_t> keyAhead, valueStage, valueAhead;
 };
 
 /// The program at one point of the compilation.

@@ -8,7 +8,7 @@
 // layout, head dim, rows per KV head, page size, KV dtype, window) and,
 // optionally, by power-of-two buckets of the batch and of the context
 // length; it gives a budget and / or max_partitions and, on NVIDIA, the
-// decode kernel's key-ahead and value-stage options.
+// decode kernel's key-ahead, value-stage and value-ahead options.
 //
 // No MLIR here: the table is plain data, so that any tool can read it.
 //
@@ -42,10 +42,10 @@ struct TuningKey {
 
 /// What an entry sets (each may be absent: the default): the plan limits
 /// and, for NVIDIA targets, the decode kernel's pa-to-nvvm options
-/// key-ahead and value-stage (0 to 8 blocks).
+/// key-ahead and value-stage (0 to 8 blocks) and value-ahead (1 to 4).
 struct TunedPlan {
   std::optional<int64_t> budget, maxPartitions;
-  std::optional<int64_t> keyAhead, valueStage;
+  std::optional<int64_t> keyAhead, valueStage, valueAhead;
 };
 
 struct TuningEntry {

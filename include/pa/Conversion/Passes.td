@@ -96,7 +96,11 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
            "(cp.async.bulk, completion on an mbarrier) when qk starts, read "
            "there by pv: 0 (none, the default) to 8; packed caches with "
            "pages of at most 256 tokens; capped at the tile's blocks and at "
-           "two workgroups per SM">
+           "two workgroups per SM">,
+    Option<"valueAhead", "value-ahead", "int64_t", /*default=*/"1",
+           "V token blocks pv requests ahead of the block whose products it "
+           "issues: 1 (the default: two blocks of loads in flight) to 4; "
+           "each more block holds its chunks in registers">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

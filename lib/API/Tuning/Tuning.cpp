@@ -21,8 +21,10 @@ constexpr const char *kBuiltinTable =
 
 constexpr llvm::StringLiteral kFormat = "pa-mlir-tuned-plans";
 constexpr int64_t kVersion = 1;
-/// The most blocks pa-to-nvvm's key-ahead and value-stage take.
+/// The most blocks pa-to-nvvm's key-ahead and value-stage take, and
+/// value-ahead.
 constexpr int64_t kMaxKernelBlocks = 8;
+constexpr int64_t kMaxValueAhead = 4;
 
 const llvm::StringSet<> &knownLayouts() {
   static const llvm::StringSet<> layouts = {"packed-plain", "packed-transposed",
@@ -38,10 +40,10 @@ const llvm::StringSet<> &knownKVTypes() {
 bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
                std::string &error) {
   static const llvm::StringSet<> fields = {
-      "target",         "layout",   "head_dim",       "rows",
-      "page_size",      "kv_dtype", "window",         "batch_bucket",
-      "context_bucket", "budget",   "max_partitions", "key_ahead",
-      "value_stage",    "measured"};
+      "target",         "layout",      "head_dim",       "rows",
+      "page_size",      "kv_dtype",    "window",         "batch_bucket",
+      "context_bucket", "budget",      "max_partitions", "key_ahead",
+      "value_stage",    "value_ahead", "measured"};
   for (const auto &[name, value] : object)
     if (!fields.contains(name.str())) {
       error = "unknown field '" + name.str() + "'";
@@ -95,7 +97,8 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("budget", 1, false, entry.plan.budget) ||
       !integer("max_partitions", 1, false, entry.plan.maxPartitions) ||
       !integer("key_ahead", 0, false, entry.plan.keyAhead) ||
-      !integer("value_stage", 0, false, entry.plan.valueStage))
+      !integer("value_stage", 0, false, entry.plan.valueStage) ||
+      !integer("value_ahead", 1, false, entry.plan.valueAhead))
     return false;
   entry.key.headDim = *headDim;
   entry.key.rows = *rows;
@@ -109,14 +112,23 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       return false;
     }
   // pa-to-nvvm's options: blocks of a tile, NVIDIA kernels only.
-  for (auto [name, blocks] :
-       {std::pair{"key_ahead", entry.plan.keyAhead},
-        std::pair{"value_stage", entry.plan.valueStage}}) {
-    if (!blocks)
+  struct KernelOption {
+    const char *name;
+    std::optional<int64_t> blocks;
+    int64_t minimum, maximum;
+  };
+  for (const KernelOption &option :
+       {KernelOption{"key_ahead", entry.plan.keyAhead, 0, kMaxKernelBlocks},
+        KernelOption{"value_stage", entry.plan.valueStage, 0, kMaxKernelBlocks},
+        KernelOption{"value_ahead", entry.plan.valueAhead, 1,
+                     kMaxValueAhead}}) {
+    const char *name = option.name;
+    if (!option.blocks)
       continue;
-    if (*blocks > kMaxKernelBlocks) {
-      error = std::string("'") + name + "' must be an integer from 0 to " +
-              std::to_string(kMaxKernelBlocks);
+    if (*option.blocks > option.maximum) {
+      error = std::string("'") + name + "' must be an integer from " +
+              std::to_string(option.minimum) + " to " +
+              std::to_string(option.maximum);
       return false;
     }
     if (!llvm::StringRef(entry.key.target).starts_with("sm_")) {
@@ -127,9 +139,9 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
     }
   }
   if (!entry.plan.budget && !entry.plan.maxPartitions && !entry.plan.keyAhead &&
-      !entry.plan.valueStage) {
+      !entry.plan.valueStage && !entry.plan.valueAhead) {
     error = "sets none of 'budget', 'max_partitions', 'key_ahead', "
-            "'value_stage'";
+            "'value_stage', 'value_ahead'";
     return false;
   }
   if (const llvm::json::Value *measured = object.get("measured");

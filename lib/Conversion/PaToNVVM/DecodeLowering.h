@@ -67,6 +67,9 @@ struct DecodeShape {
   /// V token blocks (4 chunks of tokens) at the start of each tile staged
   /// in shared memory (valueStage) by bulk copies qk issues; 0: none.
   int64_t valueStageBlocks = 0;
+  /// V token blocks pv requests ahead of the block whose products it
+  /// issues (>= 1: A + 1 blocks of loads in flight).
+  int64_t valueAheadBlocks = 1;
 
   int64_t mTiles() const { return rows / 16; }
   /// The value stage's geometry. It holds whole copy units of the cache: D

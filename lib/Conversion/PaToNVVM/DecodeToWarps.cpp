@@ -169,6 +169,7 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
       keyAheadBlocks(ops, shape, options.keyAheadBlocks, keyPlaceOps);
   shape.valueStageBlocks =
       valueStageBlocks(ops, shape, options.valueStageBlocks);
+  shape.valueAheadBlocks = std::max<int64_t>(1, options.valueAheadBlocks);
   return true;
 }
 

@@ -387,31 +387,32 @@ private:
             }
           }
 
-      // The V chunks of a token block, as loaded. Those of block b + 1 are
-      // requested before the products of block b (two blocks in flight);
-      // qk requested those of the first pass's block 0. With a value
-      // stage, the first block past it is requested before the wait for
-      // the stage's copies, the staged blocks are read from shared memory.
-      auto loadValues = [&](int64_t block) {
-        return loadValueChunks(e, op, tile, first, nBlocks, block);
+      // The V chunks of each token block, as loaded (pending[b], empty
+      // until requested). Those of block b + A (A = valueAheadBlocks) are
+      // requested before the products of block b (A + 1 blocks in
+      // flight); qk requested those of the first pass's block 0. With a
+      // value stage, the first A blocks past it are requested before the
+      // wait for the stage's copies, the staged blocks are read from
+      // shared memory.
+      const int64_t ahead = s.valueAheadBlocks;
+      SmallVector<SmallVector<Value>> pending(tokenBlocks);
+      auto request = [&](int64_t block) {
+        if (block < tokenBlocks && pending[block].empty())
+          pending[block] = loadValueChunks(e, op, tile, first, nBlocks, block);
       };
       const int64_t staged = s.valueStageBlocks;
-      SmallVector<Value> nextValues, firstUnstaged;
       if (staged > 0) {
-        if (staged < tokenBlocks)
-          firstUnstaged = loadValues(staged);
+        for (int64_t block = staged; block < staged + ahead; ++block)
+          request(block);
         e.waitBarrierPhase(buffers.valueBarrier, valueStagePhase(e));
-        nextValues = loadValues(0);
-      } else {
-        nextValues = first == 0 && !state.firstValues.empty()
-                         ? state.firstValues
-                         : loadValues(0);
+      } else if (first == 0 && !state.firstValues.empty()) {
+        pending[0] = state.firstValues;
       }
+      for (int64_t block = 0; block < ahead; ++block)
+        request(block);
       for (int64_t block = 0; block < tokenBlocks; ++block) {
-        SmallVector<Value> chunks = std::move(nextValues);
-        if (block + 1 < tokenBlocks)
-          nextValues = block + 1 == staged ? std::move(firstUnstaged)
-                                           : loadValues(block + 1);
+        request(block + ahead);
+        SmallVector<Value> chunks = std::move(pending[block]);
         Value chunkToken = chunkTokenOf(e, block);
         SmallVector<SmallVector<std::array<Value, 4>>> probs;
         for (int64_t term = 0; term < s.probTerms(); ++term)

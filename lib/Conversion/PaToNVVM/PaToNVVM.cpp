@@ -268,11 +268,19 @@ struct PaToNVVMPass
       return signalPassFailure();
     }
 
+    if (valueAhead < 1 || valueAhead > 4) {
+      kernels.emitError() << "pa-to-nvvm: value-ahead must be in [1, 4] (V "
+                             "token blocks requested ahead), got "
+                          << static_cast<int64_t>(valueAhead);
+      return signalPassFailure();
+    }
+
     RewritePatternSet patterns(&getContext());
     populateDecodeToWarpsPatterns(patterns, chip,
                                   {/*e4m3Products=*/fp8Products == "e4m3",
                                    /*keyAheadBlocks=*/keyAhead,
-                                   /*valueStageBlocks=*/valueStage});
+                                   /*valueStageBlocks=*/valueStage,
+                                   /*valueAheadBlocks=*/valueAhead});
     walkAndApplyPatterns(kernels, std::move(patterns));
 
     // The rest: sequential programs on thread 0, casts as bit operations.

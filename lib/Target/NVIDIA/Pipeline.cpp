@@ -26,7 +26,8 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
   pm.addNestedPass<gpu::GPUModuleOp>(
       createPaToNVVM({/*fp8Products=*/warp.e4m3Products ? "e4m3" : "f16",
                       /*keyAhead=*/warp.keyAheadBlocks,
-                      /*valueStage=*/warp.valueStageBlocks}));
+                      /*valueStage=*/warp.valueStageBlocks,
+                      /*valueAhead=*/warp.valueAheadBlocks}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
   pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -9,6 +9,15 @@
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm))' \
 // RUN:   | FileCheck %s --check-prefixes=CHECK,NO-AHEAD
 // RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-ahead=1}))' \
+// RUN:   | FileCheck %s --check-prefix=VALUE-AHEAD1
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-ahead=2}))' \
+// RUN:   | FileCheck %s --check-prefix=VALUE-AHEAD2
+// RUN: not pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-ahead=0}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=VALUE-AHEAD-RANGE
+// RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{fp8-products=e4m3}))' \
 // RUN:   | FileCheck %s --check-prefix=E4M3
 // RUN: pa-opt %s -split-input-file \
@@ -207,6 +216,38 @@
 // STAGE:            } else {
 // STAGE:              mbarrier.try_wait.parity
 // STAGE-LABEL:  gpu.func @pa_reduce(
+
+// pv's V loads ahead of its products (D = 64 fp8: 2 chunks per token
+// block and warp). By default the next block's: block 0 came from qk, so
+// pv's full-tile branch requests block 1 before block 0's products; with
+// value-ahead=2, blocks 1 and 2.
+// VALUE-AHEAD1-LABEL: gpu.func @pa_decode(
+// VALUE-AHEAD1-SAME:      %[[VALUE:[a-z0-9]+]]: memref<64x2x64x16xf8E4M3FN>
+// VALUE-AHEAD1:         llvm.nvvm.ff2f16x2.rn
+// VALUE-AHEAD1:         gpu.barrier
+// VALUE-AHEAD1:         scf.if
+// VALUE-AHEAD1-NOT:       llvm.nvvm.mma
+// VALUE-AHEAD1:           vector.load %[[VALUE]]
+// VALUE-AHEAD1-NOT:       llvm.nvvm.mma
+// VALUE-AHEAD1:           vector.load %[[VALUE]]
+// VALUE-AHEAD1-NOT:       vector.load %[[VALUE]]
+// VALUE-AHEAD1:           llvm.nvvm.mma.m16n8k16
+// VALUE-AHEAD2-LABEL: gpu.func @pa_decode(
+// VALUE-AHEAD2-SAME:      %[[VALUE:[a-z0-9]+]]: memref<64x2x64x16xf8E4M3FN>
+// VALUE-AHEAD2:         llvm.nvvm.ff2f16x2.rn
+// VALUE-AHEAD2:         gpu.barrier
+// VALUE-AHEAD2:         scf.if
+// VALUE-AHEAD2-NOT:       llvm.nvvm.mma
+// VALUE-AHEAD2:           vector.load %[[VALUE]]
+// VALUE-AHEAD2-NOT:       llvm.nvvm.mma
+// VALUE-AHEAD2:           vector.load %[[VALUE]]
+// VALUE-AHEAD2-NOT:       llvm.nvvm.mma
+// VALUE-AHEAD2:           vector.load %[[VALUE]]
+// VALUE-AHEAD2-NOT:       llvm.nvvm.mma
+// VALUE-AHEAD2:           vector.load %[[VALUE]]
+// VALUE-AHEAD2-NOT:       vector.load %[[VALUE]]
+// VALUE-AHEAD2:           llvm.nvvm.mma.m16n8k16
+// VALUE-AHEAD-RANGE: error: pa-to-nvvm: value-ahead must be in [1, 4] (V token blocks requested ahead), got 0
 
 // value-stage=8 asks for more than the tile's 4 blocks: the whole tile, 16
 // pages, is staged, and pv reads no V from the cache.

@@ -36,6 +36,10 @@ struct WarpOptions {
   /// blocks and at what keeps two workgroups per SM, after key-ahead's
   /// buffer); 0: none (the default).
   int64_t valueStageBlocks = 0;
+  /// V token blocks pv requests ahead of the one whose products it issues
+  /// (pa-to-nvvm's value-ahead, 1 to 4; 1, the default: two blocks of V
+  /// loads in flight). Each more block holds a block's chunks in registers.
+  int64_t valueAheadBlocks = 1;
 };
 
 /// Adds pa-to-nvvm's patterns for kernels on `chip` (an NVIDIA chip of
