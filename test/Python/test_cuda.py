@@ -347,6 +347,14 @@ def test_cuda_tensors_through_a_recording_driver():
         refuse("uint8 bf16 cache", key_cache=torch.tensor_of(
             case["key_cache"].view(np.uint8)))
         refuse("shape", query=torch.tensor_of(case["query"][:1]))
+        # A cache 2 bytes past a 16-byte boundary (one bf16 element):
+        # contiguous, but its 16-byte vectors would fault on the GPU.
+        bits = case["key_cache"].view(np.int16)
+        spare = np.zeros(bits.size + 16, np.int16)
+        shift = (-(spare.ctypes.data // 2)) % 8 + 1
+        shifted = spare[shift:shift + bits.size].reshape(bits.shape)
+        shifted[...] = bits
+        refuse("misaligned", key_cache=torch.tensor_of(shifted))
         try:
             pa_mlir.decode(**tensors, **options, target="host")
         except ValueError as error:
@@ -393,6 +401,10 @@ def test_cuda_tensors_through_a_recording_driver():
             "cuda:0") in errors["other device"]
     # Heads not D apart (a transposed query): refused; rows at any stride
     # with heads D apart are taken in place (test_plans.py).
+    assert "operand 'key_cache' starts at address 0x" in (
+        errors["misaligned"]), errors["misaligned"]
+    assert ("accesses it 16 bytes at a time (its sidecar's 'alignments')"
+            in errors["misaligned"]), errors["misaligned"]
     assert errors["strided"].startswith(
         "query must have its heads D = 64 elements apart and its elements "
         "adjacent")
