@@ -196,11 +196,13 @@ LogicalResult compileDim(OpCompiler &c, Operation *operation) {
   return success();
 }
 
-/// Word b of the memref (a): its offset, a size or a stride.
+/// Word b of the memref (a): its offset, a size or a stride, on every
+/// active lane (firstFailingLane stops at a lane whose step returns false:
+/// returning false here once left the other lanes' words stale).
 Step executeDescriptorWord(Executor &, Wave &wave, const Instr &in) {
   firstFailingLane(wave, [&](int, uint64_t *f) {
     f[in.dst] = f[in.a + in.b];
-    return false;
+    return true;
   });
   return Step::Next;
 }
