@@ -754,6 +754,36 @@ static char *withoutField(const char *json, const char *field) {
   return copy;
 }
 
+/* The programs of sidecar `json` and of `old` (the same sidecar as
+ * written before a field), both loaded. */
+static void loadBoth(const char *ptx, size_t ptxSize, const char *json,
+                     const char *old, PaCudaProgram *program,
+                     PaCudaProgram *before) {
+  PaString error;
+  *program = paCudaProgramLoad(ptx, ptxSize, json, &error);
+  *before = paCudaProgramLoad(ptx, ptxSize, old, &error);
+  CHECK(!paCudaProgramIsNull(*program) && !paCudaProgramIsNull(*before), "%s",
+        error.data);
+}
+
+/* `operands` on `program`: refused with an error containing `message`,
+ * nothing launched; on `before` (the same sidecar as written before the
+ * field that refuses them) launched. */
+static void expectRefusedUnlessOld(PaCudaProgram program, PaCudaProgram before,
+                                   const PaDeviceOperand *operands,
+                                   const char *message) {
+  void *stream = (void *)(uintptr_t)0x5000;
+  PaString error;
+  fake.reset();
+  CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
+            contains(error, message),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched");
+  CHECK(paCudaProgramEnqueue(before, operands, kOperands, stream, &error),
+        "the older sidecar takes them: %s", error.data);
+}
+
 /* The sidecar lists the strides each kernel reads at run time: the query's
  * rows (dim 0) at any stride, every other stride row-major, refused by
  * operand name. A sidecar without the list (written before it) is read as
@@ -765,10 +795,8 @@ static void testDynamicStrides(const char *ptx, size_t ptxSize,
   PaString error;
   char *old = withoutField(json, "dynamic_strides");
   CHECK(!strstr(old, "dynamic_strides"), "the list is gone");
-  PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
-  PaCudaProgram before = paCudaProgramLoad(ptx, ptxSize, old, &error);
-  CHECK(!paCudaProgramIsNull(program) && !paCudaProgramIsNull(before), "%s",
-        error.data);
+  PaCudaProgram program, before;
+  loadBoth(ptx, ptxSize, json, old, &program, &before);
   PaDeviceOperand operands[kOperands];
   deviceOperands(operands);
   void *stream = (void *)(uintptr_t)0x5000;
@@ -818,10 +846,8 @@ static void testAlignments(const char *ptx, size_t ptxSize, const char *json) {
   char *old = withoutField(json, "alignments");
   CHECK(!strstr(old, "alignments"), "the list is gone");
   PaString error;
-  PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
-  PaCudaProgram before = paCudaProgramLoad(ptx, ptxSize, old, &error);
-  CHECK(!paCudaProgramIsNull(program) && !paCudaProgramIsNull(before), "%s",
-        error.data);
+  PaCudaProgram program, before;
+  loadBoth(ptx, ptxSize, json, old, &program, &before);
   PaDeviceOperand operands[kOperands];
   deviceOperands(operands);
   void *stream = (void *)(uintptr_t)0x5000;
@@ -830,17 +856,11 @@ static void testAlignments(const char *ptx, size_t ptxSize, const char *json) {
         "aligned operands launch: %s", error.data);
   CHECK(fake.launchCount() == 3, "three launches");
   operands[1].address += 8;
-  fake.reset();
-  CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
-            contains(error, "operand 'key_cache' starts at address 0x20008 "
-                            "(pointer + offset 0 elements), but kernel "
-                            "'pa_decode' accesses it 16 bytes at a time (its "
-                            "sidecar's 'alignments')"),
-        "%s", error.data);
-  paStringDestroy(error);
-  CHECK(fake.launchCount() == 0, "nothing launched");
-  CHECK(paCudaProgramEnqueue(before, operands, kOperands, stream, &error),
-        "an old sidecar checks no alignment: %s", error.data);
+  expectRefusedUnlessOld(program, before, operands,
+                         "operand 'key_cache' starts at address 0x20008 "
+                         "(pointer + offset 0 elements), but kernel "
+                         "'pa_decode' accesses it 16 bytes at a time (its "
+                         "sidecar's 'alignments')");
   /* A bound launch checks the addresses the caller writes later. */
   deviceOperands(operands);
   PaCudaLaunch launch =
@@ -880,26 +900,18 @@ static void testStaticSizes(const char *ptx, size_t ptxSize,
   CHECK(!strstr(old, "static_sizes") && !strstr(old, "alignments"),
         "the lists are gone");
   PaString error;
-  PaCudaProgram program = paCudaProgramLoad(ptx, ptxSize, json, &error);
-  PaCudaProgram before = paCudaProgramLoad(ptx, ptxSize, old, &error);
-  CHECK(!paCudaProgramIsNull(program) && !paCudaProgramIsNull(before), "%s",
-        error.data);
+  PaCudaProgram program, before;
+  loadBoth(ptx, ptxSize, json, old, &program, &before);
   PaDeviceOperand operands[kOperands];
   deviceOperands(operands);
   void *stream = (void *)(uintptr_t)0x5000;
   const int64_t eightWide[5] = {kPages, 1, 8, 16, 8};
   operands[1].sizes = eightWide;
-  fake.reset();
-  CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
-            contains(error, "operand 'key_cache' has size 8 in dim 2, but "
-                            "kernel 'pa_decode' was compiled for size 4 "
-                            "there (its sidecar's 'static_sizes'): pass a "
-                            "view of the program's shape"),
-        "%s", error.data);
-  paStringDestroy(error);
-  CHECK(fake.launchCount() == 0, "nothing launched");
-  CHECK(paCudaProgramEnqueue(before, operands, kOperands, stream, &error),
-        "an old sidecar checks no sizes: %s", error.data);
+  expectRefusedUnlessOld(program, before, operands,
+                         "operand 'key_cache' has size 8 in dim 2, but "
+                         "kernel 'pa_decode' was compiled for size 4 there "
+                         "(its sidecar's 'static_sizes'): pass a view of "
+                         "the program's shape");
   /* Another pool, batch or capacity (dynamic sizes) is taken. */
   deviceOperands(operands);
   const int64_t morePages[5] = {7, 1, 4, 16, 16};

@@ -254,26 +254,21 @@ struct PaToNVVMPass
       return signalPassFailure();
     }
 
-    if (keyAhead < 0 || keyAhead > 8) {
-      kernels.emitError() << "pa-to-nvvm: key-ahead must be in [0, 8] (K "
-                             "blocks of a tile), got "
-                          << static_cast<int64_t>(keyAhead);
+    // The kernel options counted in blocks.
+    auto inRange = [&](StringRef option, int64_t value, int64_t low,
+                       int64_t high, StringRef what) {
+      if (value >= low && value <= high)
+        return true;
+      kernels.emitError() << "pa-to-nvvm: " << option << " must be in [" << low
+                          << ", " << high << "] (" << what << "), got "
+                          << value;
+      return false;
+    };
+    if (!inRange("key-ahead", keyAhead, 0, 8, "K blocks of a tile") ||
+        !inRange("value-stage", valueStage, 0, 8, "V token blocks of a tile") ||
+        !inRange("value-ahead", valueAhead, 1, 4,
+                 "V token blocks requested ahead"))
       return signalPassFailure();
-    }
-
-    if (valueStage < 0 || valueStage > 8) {
-      kernels.emitError() << "pa-to-nvvm: value-stage must be in [0, 8] (V "
-                             "token blocks of a tile), got "
-                          << static_cast<int64_t>(valueStage);
-      return signalPassFailure();
-    }
-
-    if (valueAhead < 1 || valueAhead > 4) {
-      kernels.emitError() << "pa-to-nvvm: value-ahead must be in [1, 4] (V "
-                             "token blocks requested ahead), got "
-                          << static_cast<int64_t>(valueAhead);
-      return signalPassFailure();
-    }
 
     RewritePatternSet patterns(&getContext());
     populateDecodeToWarpsPatterns(patterns, chip,
