@@ -159,3 +159,45 @@ func.func @pages_of_a_tile(%query: memref<?x8x128xbf16>, %key_cache: memref<?x1x
             output(%output : memref<?x8x128xbf16>)
   return
 }
+
+// -----
+
+// bf16 KV, D = 128, transposed V ([pages, Hkv, P / 8, D, 8]): a block is
+// 32 tokens, a copy unit 8 tokens of every column (D x 8 x 2 = 2048
+// bytes), 2048 + 32 bytes apart (1040 elements). Two blocks are 8 units;
+// four 16.
+// TWO-LABEL:  func.func @bf16_transposed(
+// TWO:        gpu.func @pa_decode(
+// TWO-SAME:       memref<8320xbf16, #gpu.address_space<workgroup>>, %{{[a-z0-9]+}} : memref<1xi64, #gpu.address_space<workgroup>>)
+// TWO:            %c16384_i32
+// TWO:            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];", "r,l,r,r,~{memory}" %{{.*}}, %{{.*}}, %c2048_i32
+// TWO:            arith.constant 1040 : index
+// TWO-COUNT-7:    cp.async.bulk.shared::cluster.global
+// TWO-NOT:        cp.async.bulk
+// TWO:            mbarrier.try_wait.parity
+// TWO:            vector.load %{{.*}} {alignment = 16 : i64} : memref<8320xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// TWO-LABEL:  gpu.func @pa_reduce(
+// FOUR-LABEL: func.func @bf16_transposed(
+// FOUR:       gpu.func @pa_decode(
+// FOUR-SAME:      memref<16640xbf16, #gpu.address_space<workgroup>>
+// FOUR-COUNT-16:  cp.async.bulk.shared::cluster.global
+// FOUR-NOT:       cp.async.bulk
+// FOUR-LABEL: gpu.func @pa_reduce(
+func.func @bf16_transposed(%query: memref<?x8x128xbf16>, %key_cache: memref<?x1x16x16x8xbf16>,
+    %value_cache: memref<?x1x2x128x8xbf16>, %block_tables: memref<?x?xi32>,
+    %context_lengths: memref<?xi32>, %work_info: memref<?x4xi32>, %reduce_info: memref<?x2xi32>,
+    %exp_sums: memref<1x?x8xf32>, %max_logits: memref<1x?x8xf32>, %tmp_out: memref<1x?x8x128xf32>,
+    %output: memref<?x8x128xbf16>) {
+  pa.plan context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+          reduce_info(%reduce_info : memref<?x2xi32>) {num_kv_heads = 1 : i64, query_length = 1 : i64}
+  pa.decode query(%query : memref<?x8x128xbf16>) key_cache(%key_cache : memref<?x1x16x16x8xbf16>)
+            value_cache(%value_cache : memref<?x1x2x128x8xbf16>) block_tables(%block_tables : memref<?x?xi32>)
+            context_lengths(%context_lengths : memref<?xi32>) work_info(%work_info : memref<?x4xi32>)
+            exp_sums(%exp_sums : memref<1x?x8xf32>) max_logits(%max_logits : memref<1x?x8xf32>)
+            tmp_out(%tmp_out : memref<1x?x8x128xf32>)
+            {kv_layout = #pa.kv_layout<page_size = 16, k_pack = 8, v_layout = transposed>}
+  pa.reduce exp_sums(%exp_sums : memref<1x?x8xf32>) max_logits(%max_logits : memref<1x?x8xf32>)
+            tmp_out(%tmp_out : memref<1x?x8x128xf32>) reduce_info(%reduce_info : memref<?x2xi32>)
+            output(%output : memref<?x8x128xbf16>)
+  return
+}
