@@ -34,6 +34,12 @@ prepare)
   dir=${3:-nv-artifacts/tune}
   ninja -C "$build" -j "${JOBS:-2}" pa-cuda-gen pa-cuda-run || exit 1
   rm -rf "$dir"
+  # With ptxas here, cubins too (as cuda-h200.sh prepare): no JIT of every
+  # candidate's PTX on the GPU machine.
+  cubin=
+  if command -v ptxas > /dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
+    cubin=--cubin
+  fi
   i=0
   for candidate in ${CANDIDATES:-default 132 198 256 396 528 264:1}; do
     args=()
@@ -59,7 +65,7 @@ prepare)
     [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
     out=$(printf '%s/c%02d' "$dir" "$i")
     (ulimit -s unlimited
-     PA_MLIR_TUNING_TABLE= "$build/bin/pa-cuda-gen" "$out" --bench "${args[@]}") ||
+     PA_MLIR_TUNING_TABLE= "$build/bin/pa-cuda-gen" "$out" --bench $cubin "${args[@]}") ||
       exit 1
     i=$((i + 1))
   done
