@@ -186,7 +186,8 @@ void TileOpLowering::copyValueStage(WarpEmitter &e, const TilePages &tile,
     const int64_t unitsPerPage = s.pageSize / s.valueUnitTokens();
     for (int64_t first = 0; first < s.valueUnits(); first += unitsPerPage) {
       Value page = locate(e, tile, e.idx(first * s.valueUnitTokens())).first;
-      // A page of 256 tokens holds more units than a partial stage.
+      // A page may hold more units than a partial stage (a transposed V's
+      // page of 128 tokens: 8 units, one block of fp8 4).
       const int64_t end = std::min(first + unitsPerPage, s.valueUnits());
       for (int64_t u = first; u < end; ++u) {
         // Transposed V: [page, head, slot group, D, E]; plain: [page,
@@ -209,8 +210,13 @@ Value TileOpLowering::valueStagePhase(WarpEmitter &e) const {
   Value iteration = arith::DivUIOp::create(
       e.b, e.subI(loop.getInductionVar(), loop.getLowerBound()),
       loop.getStep());
-  return arith::IndexCastUIOp::create(e.b, e.b.getI32Type(),
-                                      e.rem(iteration, 2));
+  Value parity = e.rem(iteration, 2);
+  Type i32 = e.b.getI32Type();
+  if (parity.getType().isIndex())
+    return arith::IndexCastUIOp::create(e.b, i32, parity);
+  if (parity.getType() == i32) // a loop on i32
+    return parity;
+  return arith::TruncIOp::create(e.b, i32, parity);
 }
 
 Value TileOpLowering::chunkTokenOf(WarpEmitter &e, int64_t block) const {
