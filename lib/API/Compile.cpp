@@ -141,9 +141,7 @@ FailureOr<CompiledKernels> compileForNVIDIA(ModuleOp module,
                                             StageRecorder &stages) {
   NVIDIACompileOptions nvidia;
   nvidia.chip = chip.str();
-  nvidia.warp.keyAheadBlocks = options.keyAhead.value_or(0);
-  nvidia.warp.valueStageBlocks = options.valueStage.value_or(0);
-  nvidia.warp.valueAheadBlocks = options.valueAhead.value_or(1);
+  nvidia.warp = nvidiaWarpOptions(options);
   return compileStages(module, nvidiaBackend(), nvidia,
                        {"nvvm", "ptx", "ptx", true}, stages);
 }
@@ -194,6 +192,28 @@ const std::string *CompiledKernels::stage(llvm::StringRef name) const {
   return nullptr;
 }
 
+CompileOptions mlir::pa::withTunedKernelOptions(CompileOptions options,
+                                                const DecodeConfig &config) {
+  std::optional<TunedPlan> tuned = config.tunedPlan();
+  if (!tuned)
+    return options;
+  for (auto [given, saved] :
+       {std::pair{&options.keyAhead, tuned->keyAhead},
+        std::pair{&options.valueStage, tuned->valueStage},
+        std::pair{&options.valueAhead, tuned->valueAhead}})
+    if (!*given)
+      *given = saved;
+  return options;
+}
+
+WarpOptions mlir::pa::nvidiaWarpOptions(const CompileOptions &options) {
+  WarpOptions warp;
+  warp.keyAheadBlocks = options.keyAhead.value_or(warp.keyAheadBlocks);
+  warp.valueStageBlocks = options.valueStage.value_or(warp.valueStageBlocks);
+  warp.valueAheadBlocks = options.valueAhead.value_or(warp.valueAheadBlocks);
+  return warp;
+}
+
 FailureOr<CompiledKernels>
 mlir::pa::compileModule(ModuleOp module, llvm::StringRef chip,
                         const CompileOptions &options, std::string &error) {
@@ -208,15 +228,8 @@ mlir::pa::compileDecode(const DecodeConfig &config,
   OwningOpRef<ModuleOp> module = buildDecodeModule(*context, config, error);
   if (!module)
     return failure();
-  // The tuning table's kernel options, unless the caller gave them.
-  CompileOptions resolved = options;
-  if (!resolved.keyAhead)
-    resolved.keyAhead = config.tunedKeyAhead();
-  if (!resolved.valueStage)
-    resolved.valueStage = config.tunedValueStage();
-  if (!resolved.valueAhead)
-    resolved.valueAhead = config.tunedValueAhead();
-  return compileModule(*module, config.chip, resolved, error);
+  return compileModule(*module, config.chip,
+                       withTunedKernelOptions(options, config), error);
 }
 
 FailureOr<CompiledKernels>

@@ -1,5 +1,6 @@
 //===- DecodeConfig.cpp - static decode configuration ---------------------===//
 #include "pa/API/DecodeConfig.h"
+#include "pa/API/Compile.h"
 
 #include "pa/IR/PaOps.h"
 #include "pa/IR/Chip.h"
@@ -210,21 +211,6 @@ int64_t DecodeConfig::effectiveMaxPartitions() const {
   return info ? info->computeUnits : 0;
 }
 
-int64_t DecodeConfig::tunedKeyAhead() const {
-  std::optional<TunedPlan> tuned = tunedPlan();
-  return tuned && tuned->keyAhead ? *tuned->keyAhead : 0;
-}
-
-int64_t DecodeConfig::tunedValueStage() const {
-  std::optional<TunedPlan> tuned = tunedPlan();
-  return tuned && tuned->valueStage ? *tuned->valueStage : 0;
-}
-
-int64_t DecodeConfig::tunedValueAhead() const {
-  std::optional<TunedPlan> tuned = tunedPlan();
-  return tuned && tuned->valueAhead ? *tuned->valueAhead : 1;
-}
-
 int64_t DecodeConfig::planCapacity(int64_t batch) const {
   return mlir::pa::planCapacity(batch, numKVHeads, effectiveBudget(),
                                 effectiveMaxPartitions());
@@ -248,7 +234,8 @@ std::string DecodeConfig::cacheKey() const {
   os << ';' << llvm::format_hex(llvm::bit_cast<uint64_t>(logitsSoftCap), 18);
   os << ';' << returnLse << ';' << hasAlibi;
   // The kernel options a tuning table gives compile too.
-  os << ';' << tunedKeyAhead() << ';' << tunedValueStage() << ';'
-     << tunedValueAhead();
+  WarpOptions warp = nvidiaWarpOptions(withTunedKernelOptions({}, *this));
+  os << ';' << warp.keyAheadBlocks << ';' << warp.valueStageBlocks << ';'
+     << warp.valueAheadBlocks;
   return key;
 }

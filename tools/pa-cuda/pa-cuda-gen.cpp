@@ -35,11 +35,12 @@
 #include "OracleComparison.h"
 #include "ProgramMatrix.h"
 
+#include "pa/API/Compile.h"
 #include "pa/API/DecodeConfig.h"
+#include "pa/IR/Chip.h"
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Planner.h"
 #include "pa/Oracle/ReplayScript.h"
-#include "pa/IR/Chip.h"
 #include "pa/Target/NVIDIA/PTX.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -197,9 +198,10 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
   return true;
 }
 
-/// pa-to-nvvm's options of every program (--key-ahead, --value-stage);
-/// absent: the tuning table's for the program (as compile takes them).
-std::optional<int64_t> keyAhead, valueStage, valueAhead;
+/// pa-to-nvvm's options of every program (--key-ahead, --value-stage,
+/// --value-ahead); absent: the tuning table's for the program, as
+/// compileDecode takes them (withTunedKernelOptions).
+mlir::pa::CompileOptions kernelOptions;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
 
@@ -219,15 +221,12 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::pa::buildDecodeModule(context, config, error);
   std::optional<mlir::pa::KernelImage> compiled;
+  mlir::pa::NVIDIACompileOptions options;
+  options.chip = kChip.str();
+  options.warp = mlir::pa::nvidiaWarpOptions(
+      mlir::pa::withTunedKernelOptions(kernelOptions, config));
+  options.emitCubin = emitCubins;
   if (module) {
-    mlir::pa::NVIDIACompileOptions options;
-    options.chip = kChip.str();
-    options.warp.keyAheadBlocks = keyAhead.value_or(config.tunedKeyAhead());
-    options.warp.valueStageBlocks =
-        valueStage.value_or(config.tunedValueStage());
-    options.warp.valueAheadBlocks =
-        valueAhead.value_or(config.tunedValueAhead());
-    options.emitCubin = emitCubins;
     compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
   }
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -243,9 +242,9 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "budget=" << config.effectiveBudget() << "\n"
      << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
      << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n"
-     << "key_ahead=" << keyAhead.value_or(config.tunedKeyAhead()) << "\n"
-     << "value_stage=" << valueStage.value_or(config.tunedValueStage()) << "\n"
-     << "value_ahead=" << valueAhead.value_or(config.tunedValueAhead()) << "\n";
+     << "key_ahead=" << options.warp.keyAheadBlocks << "\n"
+     << "value_stage=" << options.warp.valueStageBlocks << "\n"
+     << "value_ahead=" << options.warp.valueAheadBlocks << "\n";
   if (spec.combinedCache != numerics::CombinedCache::None)
     os << "combined_cache=" << numerics::combinedCacheName(spec.combinedCache)
        << "\n";
@@ -350,9 +349,9 @@ int main(int argc, char **argv) {
                      << "'\n";
         return 1;
       }
-      (arg == "--key-ahead"     ? keyAhead
-       : arg == "--value-stage" ? valueStage
-                                : valueAhead) = blocks;
+      (arg == "--key-ahead"     ? kernelOptions.keyAhead
+       : arg == "--value-stage" ? kernelOptions.valueStage
+                                : kernelOptions.valueAhead) = blocks;
       ++i;
     } else if (arg == "--programs" || arg == "--budget" ||
                arg == "--max-partitions") {

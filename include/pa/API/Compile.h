@@ -16,6 +16,7 @@
 
 #include "pa/API/DecodeConfig.h"
 #include "pa/Conversion/MFMAOptions.h"
+#include "pa/Conversion/PaToNVVM/PaToNVVM.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -37,11 +38,21 @@ struct CompileOptions {
   KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
   /// NVIDIA chips: pa-to-nvvm's key-ahead, value-stage (blocks, 0 to 8)
   /// and value-ahead (1 to 4) options. Absent: compileDecode takes the
-  /// tuning table's entry for the configuration (DecodeConfig::
-  /// tunedKeyAhead / tunedValueStage / tunedValueAhead), other compiles
-  /// the defaults 0, 0, 1.
+  /// tuning table's entry for the configuration (withTunedKernelOptions),
+  /// other compiles WarpOptions' defaults (nvidiaWarpOptions).
   std::optional<int64_t> keyAhead, valueStage, valueAhead;
 };
+
+/// `options` with the NVIDIA kernel options it leaves absent taken from
+/// the tuning table's entry for `config` (DecodeConfig::tunedPlan, the
+/// entry without buckets), where it gives them: what compileDecode
+/// compiles `config` with.
+CompileOptions withTunedKernelOptions(CompileOptions options,
+                                      const DecodeConfig &config);
+
+/// pa-to-nvvm's options for `options`: the kernel options it gives, the
+/// others WarpOptions' defaults.
+WarpOptions nvidiaWarpOptions(const CompileOptions &options);
 
 /// The program at one point of the compilation.
 struct CompileStage {

@@ -83,13 +83,6 @@ struct DecodeConfig {
   /// unknown.
   int64_t effectiveBudget() const;
   int64_t effectiveMaxPartitions() const;
-  /// The NVIDIA decode kernel's pa-to-nvvm key-ahead, value-stage and
-  /// value-ahead that the tuning table's entry for this configuration
-  /// without buckets gives (tunedPlan), else their defaults 0, 0 and 1
-  /// (CompileOptions may override them).
-  int64_t tunedKeyAhead() const;
-  int64_t tunedValueStage() const;
-  int64_t tunedValueAhead() const;
   /// The key of this configuration in a tuning table.
   TuningKey tuningKey() const;
   /// The active tuning table's entry for this configuration (for `batch`
