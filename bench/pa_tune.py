@@ -17,10 +17,10 @@ chip's defaults, timed first and last). DIR/c00/bench/bMMM/program.txt
 gives the program's tuning key, DIR/cNN/bench/bMMM/program.txt the
 candidate's kernel options (key_ahead=, value_stage=, value_ahead=:
 pa-to-nvvm's, their defaults when absent), which an entry sets where they
-differ from the reference's, as it sets the plan limits. For every program and shape, the fastest
-candidate becomes an entry of that (batch, context length) bucket when it
-beats the reference (the mean of candidate 00's two times) by more than
-the noise (the difference of those two times, and at least 1%); the
+differ from the reference's, as it sets the plan limits. For every program
+and shape, the fastest candidate becomes an entry of that (batch, context
+length) bucket when it beats the reference (the mean of candidate 00's two
+times) by more than the noise (the difference of those two times, and at least 1%); the
 candidate with the best geometric mean of time ratios over all the
 program's shapes becomes its entry without buckets under the same rule.
 Entries of BASE_TABLE with other keys are kept; those of tuned keys are
@@ -50,24 +50,28 @@ def bucket(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
+def program_fields(directory, candidate, program):
+    """Candidate NN's program.txt of benchmark program MMM as {name: value}
+    (its NAME=VALUE lines; bench_shape repeats, the last is kept)."""
+    path = f"{directory}/c{candidate:02d}/bench/{program}/program.txt"
+    with open(path) as f:
+        return dict(line.rstrip("\n").partition("=")[::2] for line in f
+                    if "=" in line)
+
+
 def tuning_key(directory, program):
-    with open(f"{directory}/c00/bench/{program}/program.txt") as f:
-        for line in f:
-            if line.startswith("tuning_key="):
-                return json.loads(line[len("tuning_key="):])
-    raise SystemExit(f"{directory}/c00/bench/{program}: no tuning_key")
+    fields = program_fields(directory, 0, program)
+    if "tuning_key" not in fields:
+        raise SystemExit(f"{directory}/c00/bench/{program}: no tuning_key")
+    return json.loads(fields["tuning_key"])
 
 
 def kernel_options(directory, candidate, program):
     """{option: blocks} of candidate NN's program (the default where not
     recorded)."""
-    options = dict(KERNEL_OPTIONS)
-    with open(f"{directory}/c{candidate:02d}/bench/{program}/program.txt") as f:
-        for line in f:
-            name, _, value = line.strip().partition("=")
-            if name in options:
-                options[name] = int(value)
-    return options
+    fields = program_fields(directory, candidate, program)
+    return {option: int(fields.get(option, default))
+            for option, default in KERNEL_OPTIONS.items()}
 
 
 def read_log(path):
@@ -161,14 +165,6 @@ def entries_for(program, shapes, directory, stamp):
     return key, entries
 
 
-def label_of(directory, program):
-    with open(f"{directory}/c00/bench/{program}/program.txt") as f:
-        for line in f:
-            if line.startswith("label="):
-                return line.strip()[len("label="):]
-    return program
-
-
 def compare(log, directory):
     """The --compare report (see the module's doc), as lines."""
     times, device = read_log(log)
@@ -180,7 +176,9 @@ def compare(log, directory):
         for (batch, length), candidates in sorted(shapes.items()):
             reference_runs = [us for us, _, _ in candidates[0]]
             reference = sum(reference_runs) / len(reference_runs)
-            row = (f"{label_of(directory, program):20s} ({batch}, {length})"
+            label = program_fields(directory, 0, program).get("label",
+                                                              program)
+            row = (f"{label:20s} ({batch}, {length})"
                    .ljust(36) + " c00 " + " / ".join(
                        f"{us:.2f}" for us in reference_runs))
             for candidate in sorted(candidates):
