@@ -170,40 +170,36 @@ TEST(Tuning, Diagnostics) {
                         "entries": [], "extra": 1})"),
             "t.json: unknown field 'extra'");
   EXPECT_EQ(errorOf(tableOf("3")), "t.json: entry 0: must be an object");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("budget": 1, "bugdet": 2)"))),
-            "t.json: entry 0: unknown field 'bugdet'");
+  // One entry's fields and the error that names them.
+  const std::pair<const char *, const char *> badFields[] = {
+      {R"("budget": 1, "bugdet": 2)", "unknown field 'bugdet'"},
+      {R"("budget": 0)", "'budget' must be an integer from 1 to 2^31-1"},
+      {R"("max_partitions": 1.5)",
+       "'max_partitions' must be an integer from 1 to 2^31-1"},
+      {R"("budget": "256")", "'budget' must be an integer from 1 to 2^31-1"},
+      {R"("batch_bucket": 100, "budget": 1)",
+       "'batch_bucket' must be a power of two, got 100"},
+      {"", "sets none of 'budget', 'max_partitions', 'key_ahead', "
+           "'value_stage', 'value_ahead'"},
+      {R"("value_ahead": 0)",
+       "'value_ahead' must be an integer from 1 to 2^31-1"},
+      {R"("value_ahead": 5)", "'value_ahead' must be an integer from 1 to 4"},
+      // pa-to-nvvm's options: 0 to 8 blocks, NVIDIA targets only.
+      {R"("value_stage": 9)", "'value_stage' must be an integer from 0 to 8"},
+      {R"("key_ahead": -1)", "'key_ahead' must be an integer from 0 to 2^31-1"},
+      {R"("budget": 1, "measured": 3)", "'measured' must be a string"},
+  };
+  for (auto [fields, message] : badFields)
+    EXPECT_EQ(errorOf(tableOf(entryWith(fields))),
+              std::string("t.json: entry 0: ") + message)
+        << fields;
   EXPECT_EQ(errorOf(tableOf(R"({"target": "sm_90a", "budget": 1})")),
             "t.json: entry 0: missing field 'layout'");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("budget": 0)"))),
-            "t.json: entry 0: 'budget' must be an integer from 1 to 2^31-1");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("max_partitions": 1.5)"))),
-            "t.json: entry 0: 'max_partitions' must be an integer from 1 to "
-            "2^31-1");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("budget": "256")"))),
-            "t.json: entry 0: 'budget' must be an integer from 1 to 2^31-1");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("batch_bucket": 100, "budget": 1)"))),
-            "t.json: entry 0: 'batch_bucket' must be a power of two, got 100");
-  EXPECT_EQ(errorOf(tableOf(entryWith(""))),
-            "t.json: entry 0: sets none of 'budget', 'max_partitions', "
-            "'key_ahead', 'value_stage', 'value_ahead'");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("value_ahead": 0)"))),
-            "t.json: entry 0: 'value_ahead' must be an integer from 1 to "
-            "2^31-1");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("value_ahead": 5)"))),
-            "t.json: entry 0: 'value_ahead' must be an integer from 1 to 4");
-  // pa-to-nvvm's options: 0 to 8 blocks, NVIDIA targets only.
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("value_stage": 9)"))),
-            "t.json: entry 0: 'value_stage' must be an integer from 0 to 8");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("key_ahead": -1)"))),
-            "t.json: entry 0: 'key_ahead' must be an integer from 0 to "
-            "2^31-1");
   std::string amd = entryWith(R"("value_stage": 2)");
   amd.replace(amd.find("sm_90a"), 6, "gfx950");
   EXPECT_EQ(errorOf(tableOf(amd)),
             "t.json: entry 0: 'value_stage' is an NVIDIA kernel option; "
             "target 'gfx950' has no such option");
-  EXPECT_EQ(errorOf(tableOf(entryWith(R"("budget": 1, "measured": 3)"))),
-            "t.json: entry 0: 'measured' must be a string");
   std::string badLayout = entryWith(R"("budget": 1)");
   badLayout.replace(badLayout.find("packed-transposed"), 17, "transposed");
   EXPECT_EQ(errorOf(tableOf(badLayout)),
