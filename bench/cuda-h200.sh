@@ -58,6 +58,7 @@ run | pa | peers)
     "$build/bin/pa-cuda-run" bench "$dir" --reps 30 > "$logs/bench.log" 2>&1
     bench=$?
     grep -E "^worst|passed," "$logs/check.log"
+    grep -E "^(BENCH|LAYER)" "$logs/bench.log"
     echo "check exit $check, bench exit $bench"
   fi
   if [ "$mode" != pa ]; then

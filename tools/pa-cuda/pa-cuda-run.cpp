@@ -11,7 +11,9 @@
 // compares the plan exactly and the partials and output at the spec's
 // tolerance with the oracle; then the graph-replay check of DIR/graph. It
 // prints one line per program and "N passed, M failed". `bench` times the
-// programs of DIR/bench (graph replays, CUDA events, median) and the
+// programs of DIR/bench (graph replays, CUDA events, median: a BENCH line
+// per shape for the step, plan + decode + reduce, and a LAYER line for
+// decode + reduce alone, a layer of a step that plans once) and the
 // device-to-device copy ceiling; `tune` times the candidates DIR/cNN (one
 // pa-cuda-gen --bench each, at different plan limits) on the same inputs
 // (bench/pa-tune.sh turns its TUNE lines into a tuning table). A program
@@ -839,6 +841,43 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
                     tbs, 100.0 * kvBytes / (us * 1e-6) / ceiling);
       std::fflush(stdout);
     }
+    if (tuning)
+      continue;
+    // A serving step plans once and runs decode + reduce per layer
+    // (KernelMask): the layer's time, replaying the work the step's graphs
+    // above planned into the same buffers. Step minus layer is what the
+    // plan adds to a one-layer step.
+    KernelMask layer = 0;
+    const ModuleManifest &manifest = programs[0]->manifest();
+    for (size_t k = 0; k < manifest.kernels.size(); ++k)
+      if (manifest.kernels[k].name != "pa_plan")
+        layer |= KernelMask(1) << k;
+    std::vector<std::unique_ptr<CudaGraph>> layerGraphs;
+    for (int set = 0; set < kSets; ++set) {
+      layerGraphs.push_back(CudaGraph::capture(
+          api, gpu.stream,
+          [&](CUstream stream, std::string &e) {
+            return programs[0]->enqueue(stream, operands[0][size_t(set)]->views,
+                                        e, layer);
+          },
+          error));
+      if (!layerGraphs.back())
+        return false;
+    }
+    double us = 0;
+    if (!timeLaunches(
+            api, gpu.stream, reps,
+            [&](int i, std::string &e) {
+              return layerGraphs[size_t(i % kSets)]->launch(gpu.stream, e);
+            },
+            us, error))
+      return false;
+    std::printf("LAYER pa-mlir %-18s B=%-4lld L=%-7lld %10.1f us %7.3f TB/s "
+                "%6.1f%% of copy (decode + reduce, planned once per step)\n",
+                first.label.c_str(), (long long)batch, (long long)length, us,
+                kvBytes / (us * 1e-6) / 1e12,
+                100.0 * kvBytes / (us * 1e-6) / ceiling);
+    std::fflush(stdout);
   }
   return true;
 }
