@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "CountOption.h"
 
+#include "pa-c/Runtime.h"
 #include "pa/Oracle/CaseGen.h"
 #include "pa/Oracle/Planner.h"
 #include "pa/Oracle/ProgramConfig.h"
@@ -725,6 +726,19 @@ bool copyCeiling(const DriverApi &api, CUstream stream, double &bytesPerSecond,
   return ok;
 }
 
+/// A benchmark line: `kind` (BENCH, LAYER), the program and shape, the time
+/// and the KV bytes' rate, also as a share of the copy ceiling.
+void printRate(const char *kind, const std::string &label, int64_t batch,
+               int64_t length, double us, double kvBytes, double ceiling,
+               const char *note) {
+  double bytesPerSecond = kvBytes / (us * 1e-6);
+  std::printf("%s pa-mlir %-18s B=%-4lld L=%-7lld %10.1f us %7.3f TB/s "
+              "%6.1f%% of copy%s\n",
+              kind, label.c_str(), (long long)batch, (long long)length, us,
+              bytesPerSecond / 1e12, 100.0 * bytesPerSecond / ceiling, note);
+  std::fflush(stdout);
+}
+
 /// Times benchmark programs at each of the first one's (B, L) shapes: two
 /// input sets (KV of several times the L2 each), a graph captured per set
 /// and program, the replays alternating between the sets. One program: the
@@ -827,31 +841,26 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
               us, error))
         return false;
       const ProgramDir &p = *candidates[c];
-      double tbs = kvBytes / (us * 1e-6) / 1e12;
-      if (tuning)
+      if (tuning) {
         std::printf("TUNE %s B=%lld L=%lld budget=%lld max_partitions=%lld "
                     "%.2f us %.1f%% of copy\n",
                     p.path.c_str(), (long long)batch, (long long)length,
                     (long long)p.budget, (long long)p.maxPartitions, us,
                     100.0 * kvBytes / (us * 1e-6) / ceiling);
-      else
-        std::printf("BENCH pa-mlir %-18s B=%-4lld L=%-7lld %10.1f us %7.3f "
-                    "TB/s %6.1f%% of copy\n",
-                    p.label.c_str(), (long long)batch, (long long)length, us,
-                    tbs, 100.0 * kvBytes / (us * 1e-6) / ceiling);
-      std::fflush(stdout);
+        std::fflush(stdout);
+      } else {
+        printRate("BENCH", p.label, batch, length, us, kvBytes, ceiling, "");
+      }
     }
     if (tuning)
       continue;
-    // A serving step plans once and runs decode + reduce per layer
-    // (KernelMask): the layer's time, replaying the work the step's graphs
-    // above planned into the same buffers. Step minus layer is what the
-    // plan adds to a one-layer step.
-    KernelMask layer = 0;
-    const ModuleManifest &manifest = programs[0]->manifest();
-    for (size_t k = 0; k < manifest.kernels.size(); ++k)
-      if (manifest.kernels[k].name != "pa_plan")
-        layer |= KernelMask(1) << k;
+    // A serving step plans once and runs decode + reduce per layer: the
+    // layer's time, replaying the work the step's graphs above planned
+    // into the same buffers. Step minus layer is what the plan adds to a
+    // one-layer step.
+    if (!checkDecodeSequence(programs[0]->manifest(), error))
+      return false;
+    const KernelMask layer = PA_KERNEL_DECODE | PA_KERNEL_REDUCE;
     std::vector<std::unique_ptr<CudaGraph>> layerGraphs;
     for (int set = 0; set < kSets; ++set) {
       layerGraphs.push_back(CudaGraph::capture(
@@ -872,12 +881,8 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
             },
             us, error))
       return false;
-    std::printf("LAYER pa-mlir %-18s B=%-4lld L=%-7lld %10.1f us %7.3f TB/s "
-                "%6.1f%% of copy (decode + reduce, planned once per step)\n",
-                first.label.c_str(), (long long)batch, (long long)length, us,
-                kvBytes / (us * 1e-6) / 1e12,
-                100.0 * kvBytes / (us * 1e-6) / ceiling);
-    std::fflush(stdout);
+    printRate("LAYER", first.label, batch, length, us, kvBytes, ceiling,
+              " (decode + reduce, planned once per step)");
   }
   return true;
 }
