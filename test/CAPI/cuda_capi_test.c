@@ -43,7 +43,8 @@ static bool runFailsNaming(PaCudaProgram program, const PaHostOperand *operands,
     named = contains(error, needle);
   va_end(needles);
   if (!named)
-    fprintf(stderr, "%s: %s\n", failed ? "error" : "ran", error.data);
+    fprintf(stderr, "%s: %s\n", failed ? "error" : "ran without an error",
+            error.data ? error.data : "");
   paStringDestroy(error);
   return named;
 }
