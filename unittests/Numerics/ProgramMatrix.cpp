@@ -196,6 +196,9 @@ std::vector<ProgramSpec> programMatrix() {
     p.sinks = true;
     double inf = std::numeric_limits<double>::infinity();
     p.sinkValues = {inf, -inf, 0.5, -1.0};
+    // A batch with no visible token at all: no partition anywhere, every
+    // output and lse from the sinks alone.
+    p.extraLengths = {{0, 0, 0}};
   });
   special("bf16-d192", [](ProgramSpec &p) {
     p.shape.kvType = ScalarType::BF16;
@@ -207,7 +210,7 @@ std::vector<ProgramSpec> programMatrix() {
     p.budget = 4096;
     p.shape.numKvHeads = 2;
     p.shape.numQueryHeads = 8;
-    p.extraLengths = {{9000, 1, 0, 3000}};
+    p.extraLengths = {{9000, 1, 0, 3000}, {0, 0}};
   });
 
   std::vector<ProgramSpec> nonFinite = nonFinitePrograms();
