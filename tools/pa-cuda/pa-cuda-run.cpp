@@ -726,12 +726,15 @@ bool copyCeiling(const DriverApi &api, CUstream stream, double &bytesPerSecond,
   return ok;
 }
 
+/// The KV bytes' rate (bytes per second) of `kvBytes` in `us` microseconds.
+double kvRate(double kvBytes, double us) { return kvBytes / (us * 1e-6); }
+
 /// A benchmark line: `kind` (BENCH, LAYER), the program and shape, the time
 /// and the KV bytes' rate, also as a share of the copy ceiling.
 void printRate(const char *kind, const std::string &label, int64_t batch,
                int64_t length, double us, double kvBytes, double ceiling,
                const char *note) {
-  double bytesPerSecond = kvBytes / (us * 1e-6);
+  double bytesPerSecond = kvRate(kvBytes, us);
   std::printf("%s pa-mlir %-18s B=%-4lld L=%-7lld %10.1f us %7.3f TB/s "
               "%6.1f%% of copy%s\n",
               kind, label.c_str(), (long long)batch, (long long)length, us,
@@ -760,6 +763,10 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
   PaDecodeConfig config = oracle::programConfigOf(shape, false);
   const int kvBytesPerElement = oracle::scalarByteSize(shape.kvType);
   const bool tuning = candidates.size() > 1;
+  // The benchmark's LAYER lines launch the decode and reduce by their
+  // places in the program.
+  if (!tuning && !checkDecodeSequence(programs[0]->manifest(), error))
+    return false;
   for (auto [batch, length] : first.benchShapes) {
     int64_t pagesPerSequence = (length + shape.pageSize - 1) / shape.pageSize;
     auto dimsOf = [&](const ProgramDir &p) {
@@ -846,7 +853,7 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
                     "%.2f us %.1f%% of copy\n",
                     p.path.c_str(), (long long)batch, (long long)length,
                     (long long)p.budget, (long long)p.maxPartitions, us,
-                    100.0 * kvBytes / (us * 1e-6) / ceiling);
+                    100.0 * kvRate(kvBytes, us) / ceiling);
         std::fflush(stdout);
       } else {
         printRate("BENCH", p.label, batch, length, us, kvBytes, ceiling, "");
@@ -858,8 +865,6 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
     // layer's time, replaying the work the step's graphs above planned
     // into the same buffers. Step minus layer is what the plan adds to a
     // one-layer step.
-    if (!checkDecodeSequence(programs[0]->manifest(), error))
-      return false;
     const KernelMask layer = PA_KERNEL_DECODE | PA_KERNEL_REDUCE;
     std::vector<std::unique_ptr<CudaGraph>> layerGraphs;
     for (int set = 0; set < kSets; ++set) {
