@@ -65,33 +65,61 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
       ownToken = e.subI(rowSeen.end, e.i64(1));
     }
 
-    SmallVector<Value> values, columns;
+    // The thread's scores, minus infinity where its row does not see the
+    // token. Interior tiles (every token visible to the row: all but a
+    // sequence's first and last tiles and a window's edges) skip the mask,
+    // a 64-bit range check and a select per score, where a thread reads 32
+    // scores or more (16 rows or more; 5-6% of an fp8 32-row step on an
+    // H100). With 8 rows (16 scores) the branch gained under 1% and cost
+    // the nhd kernels up to 4% (docs/performance.md, 2026-12-06).
+    Value tileStart = op.getTileStart();
+    Value interior = e.andI(
+        rowSeen.isRow,
+        e.andI(e.cmpI(CmpIPredicate::sle, rowSeen.begin, tileStart),
+               e.cmpI(CmpIPredicate::sle,
+                      e.addI(tileStart, e.i64(kTileTokens)), rowSeen.end)));
+    SmallVector<Value> columns;
+    for (int64_t i = 0; i < count; ++i)
+      columns.push_back(e.addI(part, i * perRow));
+    auto readScores = [&](bool masked) {
+      SmallVector<Value> scores;
+      for (Value column : columns) {
+        Value token = e.addI(tileStart, e.toI64(column));
+        Value score = e.load(buffers.scores, {e.addI(rowOffset, column)});
+        if (alibiSlope)
+          score = emitAlibiBias(b, score, alibiSlope, e.subI(token, ownToken));
+        if (masked)
+          score = e.select(rowSees(e, rowSeen, token), score, e.negInf());
+        scores.push_back(score);
+      }
+      return scores;
+    };
+    SmallVector<Value> values =
+        count < 32 ? readScores(/*masked=*/true)
+                   : e.ifValues(interior, SmallVector<Type>(count, b.getF32Type()),
+                                [&] { return readScores(/*masked=*/false); },
+                                [&] { return readScores(/*masked=*/true); });
+    // Maxima that drop NaN (one max.f32 each, against four for the
+    // NaN-propagating maximum): a NaN score still makes its row NaN through
+    // exp2 and the sum, and store_partials makes such a row's max_logits NaN
+    // (docs/reliability.md, "Non-finite inputs are NaN on every target").
     Value tileMax = e.negInf();
-    for (int64_t i = 0; i < count; ++i) {
-      Value column = e.addI(part, i * perRow);
-      Value token = e.addI(op.getTileStart(), e.toI64(column));
-      Value visible = rowSees(e, rowSeen, token);
-      Value raw = e.load(buffers.scores, {e.addI(rowOffset, column)});
-      if (alibiSlope)
-        raw = emitAlibiBias(b, raw, alibiSlope, e.subI(token, ownToken));
-      Value score = e.select(visible, raw, e.negInf());
-      values.push_back(score);
-      columns.push_back(column);
-      tileMax = e.maxF(tileMax, score);
-    }
+    for (Value score : values)
+      tileMax = e.maxNumF(tileMax, score);
     for (int64_t offset = perRow / 2; offset >= 1; offset /= 2)
-      tileMax = e.maxF(tileMax, e.shuffleXor(tileMax, offset));
+      tileMax = e.maxNumF(tileMax, e.shuffleXor(tileMax, offset));
 
     Value oldMax = e.load(buffers.rowMax, {m});
-    Value newMax = e.maxF(oldMax, tileMax);
+    Value newMax = e.maxNumF(oldMax, tileMax);
     // A row that has seen nothing keeps alpha = 1 and p = 0.
     Value nothing = e.eqF(newMax, e.negInf());
     Value zero = e.f32(0.0);
-    Value alpha = e.exp2(e.select(nothing, zero, e.subF(oldMax, newMax)));
+    Value alpha = e.exp2FlushingSubnormals(
+        e.select(nothing, zero, e.subF(oldMax, newMax)));
     Value shift = e.select(nothing, zero, newMax);
     Value sum = zero;
     for (auto [score, column] : llvm::zip(values, columns)) {
-      Value p = e.exp2(e.subF(score, shift));
+      Value p = e.exp2FlushingSubnormals(e.subF(score, shift));
       e.store(p, buffers.scores, {e.addI(rowOffset, column)});
       sum = e.addF(sum, p);
     }

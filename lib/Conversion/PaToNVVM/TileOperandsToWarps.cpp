@@ -105,8 +105,19 @@ Value TileOpLowering::tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,
   switch (mode) {
   case ScaleMode::none:
     return e.f32(1.0);
-  case ScaleMode::per_tensor:
+  case ScaleMode::per_tensor: {
+    // Loaded once, before the tile loop: inside it, each tile's load waited
+    // a round trip to memory behind the barrier that starts pv.
+    OpBuilder::InsertionGuard guard(e.b);
+    Operation *loop = nullptr;
+    for (Operation *op = e.b.getInsertionBlock()->getParentOp(); op;
+         op = op->getParentOp())
+      if (isa<scf::ForOp>(op) && !op->isAncestor(scales.getParentBlock()->getParentOp()))
+        loop = op;
+    if (loop)
+      e.b.setInsertionPoint(loop);
     return toF32(e, e.load(scales, {e.idx(0)}));
+  }
   case ScaleMode::per_token: {
     auto [page, slot] = locate(e, pages, token);
     return toF32(e, e.load(scales, {page, kvHead, slot}));

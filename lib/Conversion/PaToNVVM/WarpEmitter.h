@@ -295,6 +295,14 @@ public:
                                          args)
         .getResult(0);
   }
+  /// 2^x of an f32 with subnormal results (and inputs) flushed to zero:
+  /// ex2.approx.ftz.f32, one MUFU.EX2, where ex2.approx.f32 wraps it in
+  /// three more instructions that keep subnormal results. For softmax
+  /// weights, whose row sum holds the row maximum's weight 1: a weight below
+  /// 2^-126 is far below f32's resolution of that sum.
+  Value exp2FlushingSubnormals(Value x) {
+    return intrinsic(b.getF32Type(), "llvm.nvvm.ex2.approx.ftz.f32", {x});
+  }
   /// Two e4m3 values (the low and high byte of an i16) to f16x2, exactly
   /// (cvt.rn.f16x2.e4m3x2); the pair comes back as an i32, low half first.
   Value e4m3x2ToF16x2(Value pairI16) {

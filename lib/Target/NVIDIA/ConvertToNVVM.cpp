@@ -24,6 +24,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -44,6 +45,22 @@ using namespace mlir;
 using namespace mlir::pa;
 
 namespace {
+
+/// A float maximum or minimum as LLVM's intrinsic (llvm.maximum /
+/// llvm.minimum propagate NaN, llvm.maxnum / llvm.minnum drop it), ahead of
+/// the conversion: its GPU patterns would call libdevice (__nv_fmaxf) and
+/// arith-expand makes four compares and selects of each, where the NVPTX
+/// backend selects one max.NaN.f32 / max.f32 (sm_80 and later).
+template <typename ArithOp, typename IntrinsicOp>
+struct FloatExtremumToIntrinsic final : OpRewritePattern<ArithOp> {
+  using OpRewritePattern<ArithOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ArithOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<IntrinsicOp>(op, op.getType(), op.getLhs(),
+                                             op.getRhs());
+    return success();
+  }
+};
 
 /// Records kAccessAlignmentsAttrName on `kernel`: for each memref argument
 /// in global memory that an op reads or writes through (directly or
@@ -270,11 +287,23 @@ struct ConvertKernelsToNVVMPass
     auto addPatterns = [](LLVMTypeConverter &converter,
                           RewritePatternSet &patterns) {
       populateGpuToNVVMConversionPatterns(converter, patterns);
+      // The arith ops LLVM has no instruction for, expanded here rather
+      // than by arith-expand, which also expands the float maxima and
+      // minima into compares and selects (FloatExtremumToIntrinsic).
+      arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+      arith::populateExpandScalingExtTruncPatterns(patterns);
+    };
+    auto addRewrites = [](RewritePatternSet &patterns) {
+      patterns.add<FloatExtremumToIntrinsic<arith::MaximumFOp, LLVM::MaximumOp>,
+                   FloatExtremumToIntrinsic<arith::MinimumFOp, LLVM::MinimumOp>,
+                   FloatExtremumToIntrinsic<arith::MaxNumFOp, LLVM::MaxNumOp>,
+                   FloatExtremumToIntrinsic<arith::MinNumFOp, LLVM::MinNumOp>>(
+          patterns.getContext());
     };
     if (failed(convertKernelsToLLVM(kernels, *dataLayout,
                                     {NVVM::NVVMDialect::getDialectNamespace(),
                                      configureGpuToNVVMTypeConverter,
-                                     addPatterns})))
+                                     addPatterns, addRewrites})))
       return signalPassFailure();
     for (auto func : kernels.getOps<LLVM::LLVMFuncOp>())
       if (Attribute count = minCTAs.lookup(func.getName()))

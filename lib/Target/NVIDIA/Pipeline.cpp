@@ -34,10 +34,9 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
 
-  // arith ops without an LLVM lowering expanded first; math.exp2 to
-  // llvm.intr.exp2 before anything could pick the libdevice (__nv_exp2f)
-  // lowering.
-  kernels.addPass(arith::createArithExpandOpsPass());
+  // math.exp2 to llvm.intr.exp2 before anything could pick the libdevice
+  // (__nv_exp2f) lowering; arith ops without an LLVM lowering are expanded
+  // in the conversion (ConvertToNVVM.cpp).
   addKernelsToLLVM(kernels, createPaConvertKernelsToNVVM());
   kernels.addPass(createCanonicalizerPass());
 }

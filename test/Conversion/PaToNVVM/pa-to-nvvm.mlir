@@ -35,9 +35,16 @@
 // A score that is not finite is NaN (s * 0 + s) when it is stored: a real
 // -inf must make its row NaN, not weigh 0 like a masked score.
 // CHECK:         math.fma %[[RAW:[^,]+]], %{{.*}}, %[[RAW]] : f32
+// The softmax: interior tiles (every token visible to the row) read the
+// scores without the mask, one branch yielding them all; maxima that drop
+// NaN (one max.f32 each; the row sum keeps a NaN); exp2 flushing subnormal
+// weights (one MUFU.EX2 each).
 // CHECK:         gpu.barrier
+// CHECK:         scf.if %{{.*}} -> (f32, f32,
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK:         arith.maxnumf
 // CHECK:         gpu.shuffle  xor
-// CHECK:         math.exp2
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // P packed to f16 pairs for the PV products.
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"
 // Tiles with invalid tokens take the masked branch.

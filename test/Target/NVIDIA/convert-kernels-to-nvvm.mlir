@@ -95,3 +95,41 @@ gpu.module @pa_kernels {
     gpu.return
   }
 }
+
+// -----
+
+// Float maxima and minima become LLVM's intrinsics: the NVPTX backend
+// selects one max.NaN.f32 / max.f32 each, where upstream's GPU patterns
+// call libdevice (__nv_fmaxf) and arith-expand makes compares and selects.
+// A signed ceiling division, which LLVM has no instruction for, is
+// expanded in the conversion.
+// CHECK-LABEL:   llvm.func @extrema(
+// CHECK:           %[[MAXIMUM:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+// CHECK:           %[[MAXNUM:.*]] = llvm.intr.maxnum(%[[MAXIMUM]], %{{.*}}) : (f32, f32) -> f32
+// CHECK:           %[[MINIMUM:.*]] = llvm.intr.minimum(%[[MAXNUM]], %{{.*}}) : (f32, f32) -> f32
+// CHECK:           llvm.intr.minnum(%[[MINIMUM]], %{{.*}}) : (f32, f32) -> f32
+// CHECK:           llvm.sdiv
+// CHECK-NOT:       arith.ceildivsi
+// CHECK:           llvm.return
+gpu.module @pa_kernels {
+  gpu.func @extrema(%in: memref<4xf32>, %out: memref<4xf32>,
+                    %n: memref<2xi64>, %q: memref<1xi64>)
+      kernel attributes {known_block_size = array<i32: 128, 1, 1>,
+                         pa.arg_names = ["in", "out", "n", "q"],
+                         pa.grid = #pa.grid<x = 1, y = 1, z = 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %x = memref.load %in[%c0] : memref<4xf32>
+    %y = memref.load %in[%c1] : memref<4xf32>
+    %a = arith.maximumf %x, %y : f32
+    %b = arith.maxnumf %a, %y : f32
+    %c = arith.minimumf %b, %x : f32
+    %d = arith.minnumf %c, %y : f32
+    memref.store %d, %out[%c0] : memref<4xf32>
+    %i = memref.load %n[%c0] : memref<2xi64>
+    %j = memref.load %n[%c1] : memref<2xi64>
+    %k = arith.ceildivsi %i, %j : i64
+    memref.store %k, %q[%c0] : memref<1xi64>
+    gpu.return
+  }
+}

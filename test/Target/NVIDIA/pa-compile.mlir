@@ -3,6 +3,7 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t.ptx.json
 // RUN: FileCheck %s --check-prefix=NOL1 < %t.ptx
+// RUN: FileCheck %s --check-prefix=EXTREMA < %t.ptx
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --emit=llvm -o - | FileCheck %s --check-prefix=NONTEMPORAL
 // RUN: pa-compile %pa_src_root/examples/decode-d256-fp8.mlir --chip=sm_90a --through-api -o %t.api.ptx
 // RUN: cmp %t.ptx %t.api.ptx
@@ -50,6 +51,16 @@
 // PTX:      griddepcontrol.wait;
 // PTX-NOT:  griddepcontrol.launch_dependents
 // PTX-NOT:  .func
+
+// Float maxima are one instruction each (LLVM's intrinsics, not
+// arith-expand's compares and selects): the decode's softmax maxima drop NaN
+// (max.f32; a NaN score still reaches its row's sum), the NaN-propagating
+// ones are max.NaN.f32; the softmax weights are one ex2.approx.ftz.f32 each.
+// EXTREMA:      .visible .entry pa_decode(
+// EXTREMA:      max.f32
+// EXTREMA:      ex2.approx.ftz.f32
+// EXTREMA:      .visible .entry pa_reduce(
+// EXTREMA:      max.NaN.f32
 
 // The packed caches' K / V chunks are bytes the decode reads once:
 // pa-to-nvvm marks their loads nontemporal and the target loads them without
