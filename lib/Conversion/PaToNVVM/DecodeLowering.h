@@ -201,6 +201,10 @@ struct DecodeState {
   Value rowBase, contextLength;
   /// P's terms live in the scores' bytes (scoresAndProbsShareBytes).
   bool probsAliasScores = false;
+  /// Set by softmax for pv (null where softmax never does it): whether
+  /// softmax stored this tile's P times the V scale as the products' terms
+  /// (i1, uniform), so that pv has no prologue to run.
+  Value probTermsFromSoftmax;
   /// Set by qk for pv: the V chunks of pv's first token block (first
   /// pass), requested at the end of qk; empty before.
   SmallVector<Value> firstValues;
@@ -268,11 +272,18 @@ protected:
   /// Whether row m sees `token` (i64).
   Value rowSees(WarpEmitter &e, const RowTokens &row, Value token) const;
 
+  /// A per-tensor scale (f32), loaded before the tile loop.
+  Value tensorScale(WarpEmitter &e, Value scales) const;
   /// The dequantization scale of tile-relative token `token`.
   Value tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,
                    const TilePages &pages, Value kvHead, Value token) const;
 
   static Value toF32(WarpEmitter &e, Value x);
+
+  /// Stores P of row m (index), tokens `token`, `token` + 1 (x0, x1) as the
+  /// terms of the products' operand type (buffers.probs, fragmentIndex).
+  void storeProbTerms(WarpEmitter &e, Value m, Value token, Value x0,
+                      Value x1) const;
 
   /// A 16-byte KV chunk as operand words: converted to f16 for f16
   /// products (word 2i holds elements 4i, 4i + 1; word 2i + 1 elements

@@ -40,7 +40,10 @@
 //   softmax  128 / M threads per row, 256 * M / 128 scores each; warp
 //            shuffles reduce max and sum; acc rows scaled by alpha (for
 //            32 rows, alpha goes to shared memory and pv scales the
-//            accumulators as it loads them).
+//            accumulators as it loads them). 32-row kernels read an
+//            interior tile's scores unmasked and, where the whole group
+//            sees the tile, store P's terms themselves (pv's prologue
+//            below is then skipped: SoftmaxToWarps.cpp).
 //   pv       the V chunks of the first token block are requested at the
 //            end of qk (their latency overlaps the softmax); prologue:
 //            P * v_scale (0 for tokens outside the valid range)

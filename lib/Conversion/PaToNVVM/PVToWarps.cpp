@@ -73,51 +73,59 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
           e.cmpI(CmpIPredicate::sle, e.addI(tileStart, e.i64(kTileTokens)),
                 productEnd));
     };
-    // P's terms are about to overwrite the scores: keep the partly seen
-    // tokens' P (edge tiles only).
-    if (runs && state.probsAliasScores)
-      e.ifThen(e.negate(insideProduct()),
-               [&] { savePartlySeenProbs(e, op, *runs); });
-
-    // Prologue: thread i packs tokens 2i, 2i + 1 of every row: P times the
-    // token's V scale, 0 outside the product's range.
-    Value token = e.mulI(ids.tid, 2);
-    SmallVector<Value> weights;
-    for (int64_t k = 0; k < 2; ++k) {
-      Value column = e.addI(token, k);
-      Value valid = e.inRange(e.addI(tileStart, e.toI64(column)), productBegin,
-                              productEnd);
-      weights.push_back(
-          e.select(valid, valueScale(e, op, tile, column), e.f32(0.0)));
-    }
-    // e4m3: the weights times 2^k with every weight * 2^k below 256, so
-    // that P's terms stay normal e4m3 values; the products are scaled back
-    // by 2^-k.
+    // The prologue below, unless softmax stored the terms (interior tiles
+    // of some kernels: state.probTermsFromSoftmax).
     Value up, down;
-    if (s.e4m3())
-      std::tie(up, down) = tileWeightScale(e, weights);
-    for (Value &weight : weights)
-      if (up)
-        weight = e.mulF(weight, up);
-    // With state.probsAliasScores every thread reads its scores of all rows
-    // before a barrier and writes the terms after it.
-    SmallVector<std::pair<Value, Value>> pending;
-    for (int64_t m = 0; m < s.rows; ++m) {
-      Value p = e.loadVector(buffers.scores,
-                             {e.addI(e.idx(m * kScoreStride), token)}, 2);
-      Value x0 = e.mulF(e.extract(p, 0), weights[0]);
-      Value x1 = e.mulF(e.extract(p, 1), weights[1]);
-      if (state.probsAliasScores)
-        pending.push_back({x0, x1});
-      else
-        storeProbTerms(e, m, token, x0, x1);
-    }
-    if (state.probsAliasScores) {
+    auto packTerms = [&] {
+      // P's terms are about to overwrite the scores: keep the partly seen
+      // tokens' P (edge tiles only).
+      if (runs && state.probsAliasScores)
+        e.ifThen(e.negate(insideProduct()),
+                 [&] { savePartlySeenProbs(e, op, *runs); });
+
+      // Prologue: thread i packs tokens 2i, 2i + 1 of every row: P times the
+      // token's V scale, 0 outside the product's range.
+      Value token = e.mulI(ids.tid, 2);
+      SmallVector<Value> weights;
+      for (int64_t k = 0; k < 2; ++k) {
+        Value column = e.addI(token, k);
+        Value valid = e.inRange(e.addI(tileStart, e.toI64(column)),
+                                productBegin, productEnd);
+        weights.push_back(
+            e.select(valid, valueScale(e, op, tile, column), e.f32(0.0)));
+      }
+      // e4m3: the weights times 2^k with every weight * 2^k below 256, so
+      // that P's terms stay normal e4m3 values; the products are scaled back
+      // by 2^-k.
+      if (s.e4m3())
+        std::tie(up, down) = tileWeightScale(e, weights);
+      for (Value &weight : weights)
+        if (up)
+          weight = e.mulF(weight, up);
+      // With state.probsAliasScores every thread reads its scores of all rows
+      // before a barrier and writes the terms after it.
+      SmallVector<std::pair<Value, Value>> pending;
+      for (int64_t m = 0; m < s.rows; ++m) {
+        Value p = e.loadVector(buffers.scores,
+                               {e.addI(e.idx(m * kScoreStride), token)}, 2);
+        Value x0 = e.mulF(e.extract(p, 0), weights[0]);
+        Value x1 = e.mulF(e.extract(p, 1), weights[1]);
+        if (state.probsAliasScores)
+          pending.push_back({x0, x1});
+        else
+          storeProbTerms(e, e.idx(m), token, x0, x1);
+      }
+      if (state.probsAliasScores) {
+        e.barrier();
+        for (auto [m, x] : llvm::enumerate(pending))
+          storeProbTerms(e, e.idx(int64_t(m)), token, x.first, x.second);
+      }
       e.barrier();
-      for (auto [m, x] : llvm::enumerate(pending))
-        storeProbTerms(e, int64_t(m), token, x.first, x.second);
-    }
-    e.barrier();
+    };
+    if (state.probTermsFromSoftmax)
+      e.ifThen(e.negate(state.probTermsFromSoftmax), packTerms);
+    else
+      packTerms();
 
     e.ifThenElse(
         insideProduct(),
@@ -281,49 +289,6 @@ private:
     Type f32 = b.getF32Type();
     return {e.bitcast(f32, e.shl(e.addI(shift, 127), 23)),
             e.bitcast(f32, e.shl(e.subI(e.i32(127), shift), 23))};
-  }
-
-  /// Stores P of row m, tokens `token`, `token` + 1 (x0, x1) as the terms of
-  /// the products' operand type.
-  void storeProbTerms(WarpEmitter &e, int64_t m, Value token, Value x0,
-                      Value x1) const {
-    ImplicitLocOpBuilder &b = e.b;
-    auto at = [&](int64_t term) {
-      return fragmentIndex(e, kTileTokens, term, e.idx(m), token);
-    };
-    auto storePair = [&](int64_t term, Value packed) {
-      // `packed`: the two operands, token first, in the low bits.
-      int64_t bits = 2 * 8 * s.operandBytes();
-      Value asVector = vector::BroadcastOp::create(
-          b, VectorType::get({1}, b.getIntegerType(bits)), packed);
-      Value pair = vector::BitCastOp::create(
-          b, VectorType::get({2}, s.operandType(b.getContext())), asVector);
-      e.storeVector(pair, buffers.probs, {at(term)});
-    };
-    switch (s.products) {
-    case Products::F16:
-      storePair(0, e.packF16x2(x0, x1));
-      return;
-    case Products::BF16: {
-      Value hi = e.packBF16x2(x0, x1);
-      auto [hi0, hi1] = e.unpackBF16x2(hi);
-      storePair(0, hi);
-      storePair(1, e.packBF16x2(e.subF(x0, hi0), e.subF(x1, hi1)));
-      return;
-    }
-    case Products::E4M3: {
-      for (int64_t term = 0; term < s.probTerms(); ++term) {
-        Value packed = e.packE4M3x2(x0, x1);
-        storePair(term, packed);
-        if (term + 1 < s.probTerms()) {
-          auto [back0, back1] = e.unpackE4M3x2(packed);
-          x0 = e.subF(x0, back0);
-          x1 = e.subF(x1, back1);
-        }
-      }
-      return;
-    }
-    }
   }
 
   /// O[rows][warp's columns] += P V over the tile's tokens, the

@@ -11,6 +11,7 @@
 
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/ScoreMath.h"
+#include "pa/Transforms/TileLowering.h"
 
 using namespace mlir;
 using namespace mlir::pa;
@@ -65,22 +66,28 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
       ownToken = e.subI(rowSeen.end, e.i64(1));
     }
 
-    // The thread's scores, minus infinity where its row does not see the
-    // token. Interior tiles (every token visible to the row: all but a
-    // sequence's first and last tiles and a window's edges) skip the mask,
-    // a 64-bit range check and a select per score, where a thread reads 32
-    // scores or more (16 rows or more; 5-6% of an fp8 32-row step on an
-    // H100). With 8 rows (16 scores) the branch gained under 1% and cost
-    // the nhd kernels up to 4% (docs/performance.md, 2026-12-06).
+    // P straight into pv's operand terms (32-row kernels, f16 / bf16
+    // products, a V scale per tensor or none): in tiles that every row of
+    // the group sees whole (uniform; no partly seen token, inside pv's
+    // product range), each thread stores its P times the V scale as the
+    // terms, and pv skips its prologue, a second pass over P through shared
+    // memory (fp8 Q 4 up to 5% faster on an H100). The thread's columns are
+    // then pairs of tokens.
     Value tileStart = op.getTileStart();
-    Value interior = e.andI(
-        rowSeen.isRow,
-        e.andI(e.cmpI(CmpIPredicate::sle, rowSeen.begin, tileStart),
-               e.cmpI(CmpIPredicate::sle,
-                      e.addI(tileStart, e.i64(kTileTokens)), rowSeen.end)));
+    TilePVOp pv = state.ops.pv;
+    const bool termsHere =
+        s.rows == 32 && s.products != Products::E4M3 &&
+        s.vScale != ScaleMode::per_token &&
+        definedBefore(pv.getValidBegin(), op) &&
+        definedBefore(pv.getValidEnd(), op) &&
+        (!pv.getVScale() || definedBefore(pv.getVScale(), op));
     SmallVector<Value> columns;
     for (int64_t i = 0; i < count; ++i)
-      columns.push_back(e.addI(part, i * perRow));
+      columns.push_back(
+          termsHere ? e.addI(e.mulI(part, 2), (i / 2) * 2 * perRow + i % 2)
+                    : e.addI(part, i * perRow));
+    // The thread's scores, minus infinity where its row does not see the
+    // token.
     auto readScores = [&](bool masked) {
       SmallVector<Value> scores;
       for (Value column : columns) {
@@ -94,11 +101,26 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
       }
       return scores;
     };
-    SmallVector<Value> values =
-        count < 32 ? readScores(/*masked=*/true)
-                   : e.ifValues(interior, SmallVector<Type>(count, b.getF32Type()),
-                                [&] { return readScores(/*masked=*/false); },
-                                [&] { return readScores(/*masked=*/true); });
+    // Interior tiles (every token visible to the row: all but a sequence's
+    // first and last tiles and a window's edges) skip the mask, a 64-bit
+    // range check and a select per score, in 32-row kernels (64 scores a
+    // thread; fp8 Q 4 5-6% faster on an H100). In 16-row kernels (Q 1,
+    // 32 scores) it gained under 1% on packed caches and cost the nhd ones
+    // 4-5% (docs/performance.md, 2026-12-06).
+    SmallVector<Value> values;
+    if (s.rows < 32) {
+      values = readScores(/*masked=*/true);
+    } else {
+      Value interior = e.andI(
+          rowSeen.isRow,
+          e.andI(e.cmpI(CmpIPredicate::sle, rowSeen.begin, tileStart),
+                 e.cmpI(CmpIPredicate::sle,
+                        e.addI(tileStart, e.i64(kTileTokens)), rowSeen.end)));
+      values = e.ifValues(
+          interior, SmallVector<Type>(count, b.getF32Type()),
+          [&] { return readScores(/*masked=*/false); },
+          [&] { return readScores(/*masked=*/true); });
+    }
     // Maxima that drop NaN (one max.f32 each, against four for the
     // NaN-propagating maximum): a NaN score still makes its row NaN through
     // exp2 and the sum, and store_partials makes such a row's max_logits NaN
@@ -118,10 +140,42 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
         e.select(nothing, zero, e.subF(oldMax, newMax)));
     Value shift = e.select(nothing, zero, newMax);
     Value sum = zero;
-    for (auto [score, column] : llvm::zip(values, columns)) {
-      Value p = e.exp2FlushingSubnormals(e.subF(score, shift));
-      e.store(p, buffers.scores, {e.addI(rowOffset, column)});
-      sum = e.addF(sum, p);
+    SmallVector<Value> probs;
+    for (Value score : values) {
+      probs.push_back(e.exp2FlushingSubnormals(e.subF(score, shift)));
+      sum = e.addF(sum, probs.back());
+    }
+    auto storeProbs = [&] {
+      for (auto [p, column] : llvm::zip(probs, columns))
+        e.store(p, buffers.scores, {e.addI(rowOffset, column)});
+    };
+    if (termsHere) {
+      Value tileEnd = e.addI(tileStart, e.i64(kTileTokens));
+      Value termsNow = e.andI(
+          groupSeesTile(e, tileStart, tileEnd),
+          e.andI(e.cmpI(CmpIPredicate::sle, pv.getValidBegin(), tileStart),
+                 e.cmpI(CmpIPredicate::sle, tileEnd, pv.getValidEnd())));
+      state.probTermsFromSoftmax = termsNow;
+      e.ifThenElse(
+          termsNow,
+          [&] {
+            // The pv prologue's arithmetic: P times the V scale (NaN where
+            // the scale is not finite), rounded once to the terms.
+            Value scale =
+                s.vScale == ScaleMode::per_tensor
+                    ? buildNaNIfNotFinite(b, b.getLoc(),
+                                          tensorScale(e, pv.getVScale()))
+                    : buildNaNIfNotFinite(b, b.getLoc(), e.f32(1.0));
+            // The terms overwrite other threads' scores.
+            if (state.probsAliasScores)
+              e.barrier();
+            for (int64_t i = 0; i < count; i += 2)
+              storeProbTerms(e, m, columns[i], e.mulF(probs[i], scale),
+                             e.mulF(probs[i + 1], scale));
+          },
+          storeProbs);
+    } else {
+      storeProbs();
     }
     for (int64_t offset = perRow / 2; offset >= 1; offset /= 2)
       sum = e.addF(sum, e.shuffleXor(sum, offset));
@@ -144,6 +198,41 @@ struct SoftmaxToWarps final : TileOpToWarps<TileSoftmaxOp> {
     }
     if (state.ops.alibi) // applied above
       rewriter.eraseOp(state.ops.alibi);
+  }
+
+private:
+  /// Whether `value` is usable at `op`: a block argument or result of an op
+  /// before it, in a block that encloses it.
+  static bool definedBefore(Value value, Operation *op) {
+    if (!value.getParentRegion()->isAncestor(op->getParentRegion()))
+      return false;
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return true;
+    Operation *ancestor = def->getBlock()->findAncestorOpInBlock(*op);
+    return ancestor && def->isBeforeInBlock(ancestor);
+  }
+
+  /// Whether every row of the group (rows rowBase .. rowBase + M - 1 that
+  /// are rows of the query, MTP positions q_lo .. q_hi) sees every token of
+  /// [tileStart, tileEnd): the first position's end is the smallest, the
+  /// last one's begin the largest (i1).
+  Value groupSeesTile(WarpEmitter &e, Value tileStart, Value tileEnd) const {
+    ImplicitLocOpBuilder &b = e.b;
+    Value rowBase = e.toI64(state.rowBase);
+    Value lastRow = e.subI(e.minSI(e.addI(rowBase, e.i64(s.rows)),
+                                   e.i64(s.queryLength * s.groupSize)),
+                           e.i64(1));
+    Value qLo = arith::DivSIOp::create(b, rowBase, e.i64(s.groupSize));
+    Value qHi = arith::DivSIOp::create(b, lastRow, e.i64(s.groupSize));
+    Value firstEnd =
+        buildVisibleEnd(b, b.getLoc(), state.contextLength, s.queryLength, qLo);
+    Value lastBegin = buildVisibleBegin(
+        b, b.getLoc(),
+        buildVisibleEnd(b, b.getLoc(), state.contextLength, s.queryLength, qHi),
+        s.window, /*clamp=*/true);
+    return e.andI(e.cmpI(CmpIPredicate::sle, lastBegin, tileStart),
+                  e.cmpI(CmpIPredicate::sle, tileEnd, firstEnd));
   }
 };
 

@@ -99,31 +99,76 @@ Value TileOpLowering::rowSees(WarpEmitter &e, const RowTokens &row,
   return e.andI(row.isRow, e.inRange(token, row.begin, row.end));
 }
 
+Value TileOpLowering::tensorScale(WarpEmitter &e, Value scales) const {
+  // Loaded once, before the tile loop: inside it, each tile's load waited
+  // a round trip to memory behind the barrier that starts pv.
+  OpBuilder::InsertionGuard guard(e.b);
+  Operation *loop = nullptr;
+  for (Operation *op = e.b.getInsertionBlock()->getParentOp(); op;
+       op = op->getParentOp())
+    if (isa<scf::ForOp>(op) &&
+        !op->isAncestor(scales.getParentBlock()->getParentOp()))
+      loop = op;
+  if (loop)
+    e.b.setInsertionPoint(loop);
+  return toF32(e, e.load(scales, {e.idx(0)}));
+}
+
 Value TileOpLowering::tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,
                                  const TilePages &pages, Value kvHead,
                                  Value token) const {
   switch (mode) {
   case ScaleMode::none:
     return e.f32(1.0);
-  case ScaleMode::per_tensor: {
-    // Loaded once, before the tile loop: inside it, each tile's load waited
-    // a round trip to memory behind the barrier that starts pv.
-    OpBuilder::InsertionGuard guard(e.b);
-    Operation *loop = nullptr;
-    for (Operation *op = e.b.getInsertionBlock()->getParentOp(); op;
-         op = op->getParentOp())
-      if (isa<scf::ForOp>(op) && !op->isAncestor(scales.getParentBlock()->getParentOp()))
-        loop = op;
-    if (loop)
-      e.b.setInsertionPoint(loop);
-    return toF32(e, e.load(scales, {e.idx(0)}));
-  }
+  case ScaleMode::per_tensor:
+    return tensorScale(e, scales);
   case ScaleMode::per_token: {
     auto [page, slot] = locate(e, pages, token);
     return toF32(e, e.load(scales, {page, kvHead, slot}));
   }
   }
   llvm_unreachable("unknown scale mode");
+}
+
+void TileOpLowering::storeProbTerms(WarpEmitter &e, Value m, Value token,
+                                    Value x0, Value x1) const {
+  ImplicitLocOpBuilder &b = e.b;
+  auto at = [&](int64_t term) {
+    return fragmentIndex(e, kTileTokens, term, m, token);
+  };
+  auto storePair = [&](int64_t term, Value packed) {
+    // `packed`: the two operands, token first, in the low bits.
+    int64_t bits = 2 * 8 * s.operandBytes();
+    Value asVector = vector::BroadcastOp::create(
+        b, VectorType::get({1}, b.getIntegerType(bits)), packed);
+    Value pair = vector::BitCastOp::create(
+        b, VectorType::get({2}, s.operandType(b.getContext())), asVector);
+    e.storeVector(pair, buffers.probs, {at(term)});
+  };
+  switch (s.products) {
+  case Products::F16:
+    storePair(0, e.packF16x2(x0, x1));
+    return;
+  case Products::BF16: {
+    Value hi = e.packBF16x2(x0, x1);
+    auto [hi0, hi1] = e.unpackBF16x2(hi);
+    storePair(0, hi);
+    storePair(1, e.packBF16x2(e.subF(x0, hi0), e.subF(x1, hi1)));
+    return;
+  }
+  case Products::E4M3: {
+    for (int64_t term = 0; term < s.probTerms(); ++term) {
+      Value packed = e.packE4M3x2(x0, x1);
+      storePair(term, packed);
+      if (term + 1 < s.probTerms()) {
+        auto [back0, back1] = e.unpackE4M3x2(packed);
+        x0 = e.subF(x0, back0);
+        x1 = e.subF(x1, back1);
+      }
+    }
+    return;
+  }
+  }
 }
 
 Value TileOpLowering::toF32(WarpEmitter &e, Value x) {

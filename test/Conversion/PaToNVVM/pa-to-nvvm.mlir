@@ -35,13 +35,14 @@
 // A score that is not finite is NaN (s * 0 + s) when it is stored: a real
 // -inf must make its row NaN, not weigh 0 like a masked score.
 // CHECK:         math.fma %[[RAW:[^,]+]], %{{.*}}, %[[RAW]] : f32
-// The softmax: interior tiles (every token visible to the row) read the
-// scores without the mask, one branch yielding them all; maxima that drop
-// NaN (one max.f32 each; the row sum keeps a NaN); exp2 flushing subnormal
-// weights (one MUFU.EX2 each).
+// The softmax (16 rows): every score masked (no branch for interior
+// tiles: 32-row kernels only); maxima that drop NaN (one max.f32 each; the
+// row sum keeps a NaN); exp2 flushing subnormal weights (one MUFU.EX2
+// each).
 // CHECK:         gpu.barrier
-// CHECK:         scf.if %{{.*}} -> (f32, f32,
+// CHECK-NOT:     scf.if %{{.*}} -> (f32, f32,
 // CHECK:         arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK-NOT:     scf.if %{{.*}} -> (f32, f32,
 // CHECK:         arith.maxnumf
 // CHECK:         gpu.shuffle  xor
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
@@ -362,18 +363,39 @@ func.func @lse(%es: memref<1x?x4xf32>, %ml: memref<1x?x4xf32>,
 
 // bf16 KV at 32 rows (G = 8, Q = 4) and D = 256: P's two bf16 terms
 // (32 KiB) go into the scores' bytes (33 KiB), so that the kernel's shared
-// memory (125 -> 91 KiB) lets two workgroups share an SM. pv's prologue
-// reads all its scores, then a barrier, then writes the terms.
+// memory (125 -> 91 KiB) lets two workgroups share an SM. In a tile that
+// the whole group sees, softmax stores the terms itself after a barrier
+// (they overwrite other threads' scores), and pv skips its prologue; in
+// other tiles pv's prologue reads all its scores, then a barrier, then
+// writes the terms.
 // CHECK-LABEL: gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_decode(
 // CHECK-SAME:      %[[BYTES:[^ ]*]] : memref<33792xi8, #gpu.address_space<workgroup>>
 // CHECK-DAG:     %[[PROBS:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<33792xi8, #gpu.address_space<workgroup>> to memref<16384xi16, #gpu.address_space<workgroup>>
 // CHECK-DAG:     %[[SCORES:.*]] = memref.view %[[BYTES]][%{{.*}}][] : memref<33792xi8, #gpu.address_space<workgroup>> to memref<8448xf32, #gpu.address_space<workgroup>>
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"
+// The softmax: interior tiles (every token visible to the row) read the
+// scores without the mask, one branch yielding the thread's 64; then P
+// times the V scale as the terms, or P back into the scores.
+// CHECK:         scf.if %{{.*}} -> (f32, f32,
+// CHECK:         arith.maxnumf
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK:         scf.if %[[TERMS_HERE:[^ ]+]] {
+// CHECK:           gpu.barrier
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
+// CHECK:           vector.store %{{.*}}, %[[PROBS]]
+// CHECK:         } else {
+// CHECK:           memref.store %{{.*}}, %[[SCORES]]
+// CHECK:         }
+// pv: the prologue only where softmax did not store the terms.
+// CHECK:         gpu.barrier
+// CHECK:         %[[NO_TERMS:.*]] = arith.xori %[[TERMS_HERE]], %true
+// CHECK:         scf.if %[[NO_TERMS]] {
 // The prologue: the last row's scores read, a barrier, the first term stored.
 // CHECK:         vector.load %[[SCORES]]
 // CHECK-NOT:     vector.store {{.*}}%[[PROBS]]
 // CHECK:         gpu.barrier
+// CHECK-NEXT:    arith.constant 0 : index
 // CHECK-NEXT:    llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
 // CHECK:         vector.store %{{.*}}, %[[PROBS]]
 // CHECK:         gpu.barrier

@@ -106,13 +106,14 @@
 // A score that is not finite is NaN (s * 0 + s) when it is stored: a real
 // -inf must make its row NaN, not weigh 0 like a masked score.
 // CHECK:         math.fma %[[RAW:[^,]+]], %{{.*}}, %[[RAW]] : f32
-// The softmax: interior tiles (every token visible to the row) read the
-// scores without the mask, one branch yielding them all; maxima that drop
-// NaN (one max.f32 each; the row sum keeps a NaN); exp2 flushing subnormal
-// weights (one MUFU.EX2 each).
+// The softmax (16 rows): every score masked (no branch for interior
+// tiles: 32-row kernels only); maxima that drop NaN (one max.f32 each; the
+// row sum keeps a NaN); exp2 flushing subnormal weights (one MUFU.EX2
+// each).
 // CHECK:         gpu.barrier
-// CHECK:         scf.if %{{.*}} -> (f32, f32,
+// CHECK-NOT:     scf.if %{{.*}} -> (f32, f32,
 // CHECK:         arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK-NOT:     scf.if %{{.*}} -> (f32, f32,
 // CHECK:         arith.maxnumf
 // CHECK:         gpu.shuffle  xor
 // CHECK:         llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
