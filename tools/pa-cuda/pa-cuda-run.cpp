@@ -767,6 +767,29 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
   // places in the program.
   if (!tuning && !checkDecodeSequence(programs[0]->manifest(), error))
     return false;
+  using Graphs = std::vector<std::unique_ptr<CudaGraph>>;
+  // A graph of `program`'s launches of `kernels` on `operands`, added to
+  // `graphs`: the step (every kernel) or the layer (decode and reduce).
+  auto capture = [&](const CudaProgram &program, const DeviceOperands &operands,
+                     KernelMask kernels, Graphs &graphs) {
+    graphs.push_back(CudaGraph::capture(
+        api, gpu.stream,
+        [&](CUstream stream, std::string &e) {
+          return program.enqueue(stream, operands.views, e, kernels);
+        },
+        error));
+    return graphs.back() != nullptr;
+  };
+  // The median time of `reps` replays alternating between the input sets'
+  // graphs.
+  auto timeReplays = [&](const Graphs &graphs, double &us) {
+    return timeLaunches(
+        api, gpu.stream, reps,
+        [&](int i, std::string &e) {
+          return graphs[size_t(i) % graphs.size()]->launch(gpu.stream, e);
+        },
+        us, error);
+  };
   for (auto [batch, length] : first.benchShapes) {
     int64_t pagesPerSequence = (length + shape.pageSize - 1) / shape.pageSize;
     auto dimsOf = [&](const ProgramDir &p) {
@@ -777,8 +800,7 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
     // operands[c][set], graphs[c][set] of candidate c.
     std::vector<std::vector<std::unique_ptr<DeviceOperands>>> operands(
         candidates.size());
-    std::vector<std::vector<std::unique_ptr<CudaGraph>>> graphs(
-        candidates.size());
+    std::vector<Graphs> graphs(candidates.size());
     for (int set = 0; set < kSets; ++set) {
       for (size_t c = 0; c < candidates.size(); ++c) {
         auto d = std::make_unique<DeviceOperands>(api);
@@ -813,19 +835,10 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
           (!inputs.upload("k_scale", &one, 4, error) ||
            !inputs.upload("v_scale", &one, 4, error)))
         return false;
-      for (size_t c = 0; c < candidates.size(); ++c) {
-        DeviceOperands &mine = *operands[c][size_t(set)];
-        CudaProgram &program = *programs[c];
-        std::unique_ptr<CudaGraph> graph = CudaGraph::capture(
-            api, gpu.stream,
-            [&](CUstream stream, std::string &e) {
-              return program.enqueue(stream, mine.views, e);
-            },
-            error);
-        if (!graph)
+      for (size_t c = 0; c < candidates.size(); ++c)
+        if (!capture(*programs[c], *operands[c][size_t(set)], kAllKernels,
+                     graphs[c]))
           return false;
-        graphs[c].push_back(std::move(graph));
-      }
     }
     // The KV bytes the spec's function needs: every visible token's K and V.
     int64_t visible =
@@ -840,12 +853,7 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
       order.push_back(0);
     for (size_t c : order) {
       double us = 0;
-      if (!timeLaunches(
-              api, gpu.stream, reps,
-              [&](int i, std::string &e) {
-                return graphs[c][size_t(i % kSets)]->launch(gpu.stream, e);
-              },
-              us, error))
+      if (!timeReplays(graphs[c], us))
         return false;
       const ProgramDir &p = *candidates[c];
       if (tuning) {
@@ -865,26 +873,13 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
     // layer's time, replaying the work the step's graphs above planned
     // into the same buffers. Step minus layer is what the plan adds to a
     // one-layer step.
-    const KernelMask layer = PA_KERNEL_DECODE | PA_KERNEL_REDUCE;
-    std::vector<std::unique_ptr<CudaGraph>> layerGraphs;
-    for (int set = 0; set < kSets; ++set) {
-      layerGraphs.push_back(CudaGraph::capture(
-          api, gpu.stream,
-          [&](CUstream stream, std::string &e) {
-            return programs[0]->enqueue(stream, operands[0][size_t(set)]->views,
-                                        e, layer);
-          },
-          error));
-      if (!layerGraphs.back())
+    Graphs layerGraphs;
+    for (int set = 0; set < kSets; ++set)
+      if (!capture(*programs[0], *operands[0][size_t(set)],
+                   PA_KERNEL_DECODE | PA_KERNEL_REDUCE, layerGraphs))
         return false;
-    }
     double us = 0;
-    if (!timeLaunches(
-            api, gpu.stream, reps,
-            [&](int i, std::string &e) {
-              return layerGraphs[size_t(i % kSets)]->launch(gpu.stream, e);
-            },
-            us, error))
+    if (!timeReplays(layerGraphs, us))
       return false;
     printRate("LAYER", first.label, batch, length, us, kvBytes, ceiling,
               " (decode + reduce, planned once per step)");
