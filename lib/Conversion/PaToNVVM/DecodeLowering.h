@@ -269,10 +269,15 @@ protected:
     Value isRow, begin, end; // i1, i64, i64
   };
   RowTokens rowTokens(WarpEmitter &e, Value m) const;
+  /// The MTP positions [q_lo, q_hi] (i64) of the group's rows of the query,
+  /// rows [rowBase, min(rowBase + M, Q * G)).
+  std::pair<Value, Value> groupPositions(WarpEmitter &e) const;
   /// Whether row m sees `token` (i64).
   Value rowSees(WarpEmitter &e, const RowTokens &row, Value token) const;
 
-  /// A per-tensor scale (f32), loaded before the tile loop.
+  /// A per-tensor scale (f32), loaded before the tile loop; in place when
+  /// the builder is in the body of a branch still being built (its region
+  /// has no parent op yet, so no loop is found).
   Value tensorScale(WarpEmitter &e, Value scales) const;
   /// The dequantization scale of tile-relative token `token`.
   Value tokenScale(WarpEmitter &e, ScaleMode mode, Value scales,

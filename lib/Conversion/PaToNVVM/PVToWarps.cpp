@@ -152,14 +152,7 @@ private:
 
   PartlySeenRuns partlySeenRuns(WarpEmitter &e) const {
     ImplicitLocOpBuilder &b = e.b;
-    // Rows [rowBase, min(rowBase + M, Q * G)) have positions [q_lo, q_hi].
-    Value rowBase = e.toI64(state.rowBase);
-    Value lastRow =
-        e.subI(e.minSI(e.addI(rowBase, e.i64(s.rows)),
-                     e.i64(s.queryLength * s.groupSize)),
-              e.i64(1));
-    Value qLo = arith::DivSIOp::create(b, rowBase, e.i64(s.groupSize));
-    Value qHi = arith::DivSIOp::create(b, lastRow, e.i64(s.groupSize));
+    auto [qLo, qHi] = groupPositions(e);
     PartlySeenRuns runs;
     runs.length = e.subI(qHi, qLo);
     runs.tailStart = buildVisibleEnd(b, b.getLoc(), state.contextLength,

@@ -213,18 +213,12 @@ private:
     return ancestor && def->isBeforeInBlock(ancestor);
   }
 
-  /// Whether every row of the group (rows rowBase .. rowBase + M - 1 that
-  /// are rows of the query, MTP positions q_lo .. q_hi) sees every token of
-  /// [tileStart, tileEnd): the first position's end is the smallest, the
-  /// last one's begin the largest (i1).
+  /// Whether every row of the group (groupPositions: MTP positions q_lo ..
+  /// q_hi) sees every token of [tileStart, tileEnd): the first position's
+  /// end is the smallest, the last one's begin the largest (i1).
   Value groupSeesTile(WarpEmitter &e, Value tileStart, Value tileEnd) const {
     ImplicitLocOpBuilder &b = e.b;
-    Value rowBase = e.toI64(state.rowBase);
-    Value lastRow = e.subI(e.minSI(e.addI(rowBase, e.i64(s.rows)),
-                                   e.i64(s.queryLength * s.groupSize)),
-                           e.i64(1));
-    Value qLo = arith::DivSIOp::create(b, rowBase, e.i64(s.groupSize));
-    Value qHi = arith::DivSIOp::create(b, lastRow, e.i64(s.groupSize));
+    auto [qLo, qHi] = groupPositions(e);
     Value firstEnd =
         buildVisibleEnd(b, b.getLoc(), state.contextLength, s.queryLength, qLo);
     Value lastBegin = buildVisibleBegin(

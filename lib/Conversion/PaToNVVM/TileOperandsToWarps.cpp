@@ -94,6 +94,15 @@ TileOpLowering::RowTokens TileOpLowering::rowTokens(WarpEmitter &e,
   return {isRow, begin, end};
 }
 
+std::pair<Value, Value> TileOpLowering::groupPositions(WarpEmitter &e) const {
+  Value rowBase = e.toI64(state.rowBase);
+  Value lastRow = e.subI(e.minSI(e.addI(rowBase, e.i64(s.rows)),
+                                 e.i64(s.queryLength * s.groupSize)),
+                         e.i64(1));
+  return {arith::DivSIOp::create(e.b, rowBase, e.i64(s.groupSize)),
+          arith::DivSIOp::create(e.b, lastRow, e.i64(s.groupSize))};
+}
+
 Value TileOpLowering::rowSees(WarpEmitter &e, const RowTokens &row,
                               Value token) const {
   return e.andI(row.isRow, e.inRange(token, row.begin, row.end));
