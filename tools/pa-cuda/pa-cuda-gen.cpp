@@ -2,7 +2,8 @@
 //
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
 //               [--budget N] [--max-partitions N] [--key-ahead N]
-//               [--value-stage N] [--value-ahead N] [--cubin]
+//               [--key-ahead-in-registers] [--value-stage N]
+//               [--value-ahead N] [--cubin]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
@@ -20,6 +21,8 @@
 //                         --budget N / --max-partitions N (a candidate of
 //                         bench/pa-tune.sh)
 //   --key-ahead N         pa-to-nvvm{key-ahead=N} for every program
+//   --key-ahead-in-registers  pa-to-nvvm{key-ahead-in-registers} for every
+//                         program (key-ahead's chunks in registers)
 //   --value-stage N       pa-to-nvvm{value-stage=N} for every program
 //   --value-ahead N       pa-to-nvvm{value-ahead=N} for every program
 //                         (without them: each program's tuning-table entry
@@ -202,6 +205,9 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 /// --value-ahead); absent: the tuning table's for the program, as
 /// compileDecode takes them (withTunedKernelOptions).
 mlir::pa::CompileOptions kernelOptions;
+/// --key-ahead-in-registers: pa-to-nvvm{key-ahead-in-registers} for every
+/// program (with key-ahead blocks from --key-ahead or the table).
+bool keyAheadInRegisters = false;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
 
@@ -225,6 +231,7 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   options.chip = kChip.str();
   options.warp = mlir::pa::nvidiaWarpOptions(
       mlir::pa::withTunedKernelOptions(kernelOptions, config));
+  options.warp.keyAheadInRegisters = keyAheadInRegisters;
   options.emitCubin = emitCubins;
   if (module) {
     compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
@@ -306,7 +313,8 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
 int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
-        "[--key-ahead N] [--value-stage N] [--value-ahead N] [--cubin]\n";
+        "[--key-ahead N] [--key-ahead-in-registers] [--value-stage N] "
+        "[--value-ahead N] [--cubin]\n";
   return status;
 }
 
@@ -337,6 +345,8 @@ int main(int argc, char **argv) {
       bench = true;
     } else if (arg == "--cubin") {
       emitCubins = true;
+    } else if (arg == "--key-ahead-in-registers") {
+      keyAheadInRegisters = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if ((arg == "--key-ahead" || arg == "--value-stage" ||

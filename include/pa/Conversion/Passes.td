@@ -90,6 +90,10 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
            "tile's P V runs, read there by the next qk: 0 (none, the "
            "default: 3-15% slower at Q 1 on an H100) to 8; packed caches "
            "with pages of 16 tokens or more">,
+    Option<"keyAheadInRegisters", "key-ahead-in-registers", "bool",
+           /*default=*/"false",
+           "key-ahead's chunks loaded into registers (carried by the tile "
+           "loop to the next qk) instead of copied into shared memory">,
     Option<"valueStage", "value-stage", "int64_t", /*default=*/"0",
            "V token blocks (4 16-byte chunks of tokens) at the start of "
            "each tile copied into shared memory by bulk copies "

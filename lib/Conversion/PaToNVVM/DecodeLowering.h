@@ -64,6 +64,9 @@ struct DecodeShape {
   /// K blocks (4 chunks of D) of the next tile copied into shared memory
   /// (keyAhead) while this tile's pv runs; 0: none.
   int64_t keyAheadBlocks = 0;
+  /// The keyAheadBlocks' chunks are held in registers (loop-carried values
+  /// of the tile loop, DecodeState::keysAhead) instead of keyAhead.
+  bool keyAheadInRegisters = false;
   /// V token blocks (4 chunks of tokens) at the start of each tile staged
   /// in shared memory (valueStage) by bulk copies qk issues; 0: none.
   int64_t valueStageBlocks = 0;
@@ -215,6 +218,10 @@ struct DecodeState {
   SmallVector<Operation *> keyPlaceOps;
   Value keyCache, kvHead;
   Value nextTileExists, nextTileStart;
+  /// With keyAheadInRegisters: the tile loop's iteration arguments that
+  /// carry this tile's first K blocks' chunks (block-major, 8 per block),
+  /// loaded by the previous tile's pv or before the loop.
+  SmallVector<Value> keysAhead;
   /// pa-nvvm-single-partition-output's arguments (null without; sinks and
   /// lse where the reduce has them) and the sequence (load_query's): where
   /// the plan gives the sequence one partition (buffers.partitionCount,
@@ -308,6 +315,13 @@ protected:
   /// Copies (cp.async) this thread's chunks of the first keyAheadBlocks K
   /// blocks of the tile at `tileStart` (its ids in pageIds) into keyAhead.
   void copyKeysAhead(WarpEmitter &e, Value tileStart) const;
+  /// The same chunks loaded into registers (block-major), or zeros where
+  /// `exists` (i1) is false; for keyAheadInRegisters.
+  SmallVector<Value> loadKeysAhead(WarpEmitter &e, Value exists,
+                                   Value tileStart) const;
+  /// Sets the tile loop's keysAhead operands: `initial` before the loop or
+  /// `next` at the end of its body.
+  void setKeysAhead(ValueRange chunks, bool initial) const;
 
   /// Thread 0: the value stage's bulk copies of the tile whose page ids
   /// `tile` locates (published), expected on valueBarrier.

@@ -170,6 +170,8 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
     }
   shape.keyAheadBlocks =
       keyAheadBlocks(ops, shape, options.keyAheadBlocks, keyPlaceOps);
+  shape.keyAheadInRegisters =
+      shape.keyAheadBlocks > 0 && options.keyAheadInRegisters;
   shape.valueStageBlocks =
       valueStageBlocks(ops, shape, options.valueStageBlocks);
   shape.valueAheadBlocks = std::max<int64_t>(1, options.valueAheadBlocks);
@@ -275,6 +277,8 @@ public:
     kernel->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                     b.getI32IntegerAttr(2));
     distributePageIdStaging(kernel, ids);
+    if (s.keyAheadInRegisters)
+      carryKeysAhead();
     // Program order: a pattern may hand state to a later one (qk's V
     // chunks for pv) and reads the buffers the earlier ones wrote.
     RewritePatternSet patterns(kernel.getContext());
@@ -295,6 +299,30 @@ public:
   }
 
 private:
+  /// Gives the tile loop one iteration argument per K chunk held ahead
+  /// (state.keysAhead), zeros until qk's prologue and pv set their operands.
+  void carryKeysAhead() {
+    scf::ForOp loop = state.ops.tileLoop;
+    IRRewriter rewriter(kernel.getContext());
+    rewriter.setInsertionPoint(loop);
+    auto type = VectorType::get(
+        {s.chunk}, cast<MemRefType>(state.keyCache.getType()).getElementType());
+    Value zero =
+        arith::ConstantOp::create(rewriter, loop.getLoc(), type,
+                                  cast<TypedAttr>(rewriter.getZeroAttr(type)));
+    SmallVector<Value> inits(s.keyAheadBlocks * 8, zero);
+    FailureOr<LoopLikeOpInterface> carried = loop.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+        [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+          return SmallVector<Value>(args.begin(), args.end());
+        });
+    assert(succeeded(carried) && "scf.for takes more iteration arguments");
+    state.ops.tileLoop = cast<scf::ForOp>(carried->getOperation());
+    state.keysAhead.assign(
+        state.ops.tileLoop.getRegionIterArgs().take_back(inits.size()).begin(),
+        state.ops.tileLoop.getRegionIterArgs().take_back(inits.size()).end());
+  }
+
   /// pa-nvvm-single-partition-output's operands, and whether the plan
   /// gives the sequence one partition, read into shared memory for
   /// store_partials (whose barrier publishes it) by the last warp's first
@@ -404,7 +432,7 @@ private:
     if (kernel->hasAttr(kSinglePartitionOutputAttrName))
       planned.push_back(
           {&buffers.partitionCount, 1, IntegerType::get(ctx, 32)});
-    if (s.keyAheadBlocks > 0)
+    if (s.keyAheadBlocks > 0 && !s.keyAheadInRegisters)
       planned.push_back(
           {&buffers.keyAhead,
            s.keyAheadBlocks * 8 * kWorkgroupThreads * s.chunk,

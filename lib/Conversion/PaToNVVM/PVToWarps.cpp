@@ -48,7 +48,10 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
     e.barrier();
     // The next tile's first K blocks, in flight while this tile's P V runs
     // (qk stored its ids; softmax's barrier published them).
-    if (s.keyAheadBlocks > 0) {
+    if (s.keyAheadInRegisters) {
+      setKeysAhead(loadKeysAhead(e, state.nextTileExists, state.nextTileStart),
+                   /*initial=*/false);
+    } else if (s.keyAheadBlocks > 0) {
       e.ifThen(state.nextTileExists,
                [&] { copyKeysAhead(e, state.nextTileStart); });
       e.commitAsyncCopies();

@@ -274,6 +274,7 @@ struct PaToNVVMPass
     populateDecodeToWarpsPatterns(patterns, chip,
                                   {/*e4m3Products=*/fp8Products == "e4m3",
                                    /*keyAheadBlocks=*/keyAhead,
+                                   /*keyAheadInRegisters=*/keyAheadInRegisters,
                                    /*valueStageBlocks=*/valueStage,
                                    /*valueAheadBlocks=*/valueAhead});
     walkAndApplyPatterns(kernels, std::move(patterns));

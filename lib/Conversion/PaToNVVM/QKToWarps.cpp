@@ -66,7 +66,9 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     // 2026-12-02, fourth session). The next tile's first blocks copied
     // during pv (key-ahead) measured 3-15% slower at Q 1 on an H100
     // (2026-12-05): off by default.
-    for (int64_t block = 0; block < blocks; ++block) {
+    // Block `block`'s K chunks of the warp's n-blocks (and, for a partial
+    // last block, which of them lie in the row).
+    auto loadKeyChunks = [&](int64_t block) {
       Value chunkIndex = e.addI(ids.t, 4 * block);
       Value inRow;
       if (4 * (block + 1) > rowChunks) {
@@ -76,7 +78,7 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
       SmallVector<Value> chunks;
       // K blocks copied ahead: from shared memory, once this thread's
       // copies have landed.
-      if (block == 0 && s.keyAheadBlocks > 0)
+      if (block == 0 && s.keyAheadBlocks > 0 && !s.keyAheadInRegisters)
         e.waitAsyncCopies(0);
       // nhd / hnd: the token's E head dims from chunkIndex * E on, one
       // 16-byte load as in the packed layout; the block's first load brings
@@ -84,8 +86,10 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
       for (int64_t j = 0; j < nBlocks; ++j)
         chunks.push_back(
             block < s.keyAheadBlocks
-                ? e.loadVector(buffers.keyAhead, {keyAheadIndex(e, block, j)},
-                               s.chunk)
+                ? (s.keyAheadInRegisters
+                       ? state.keysAhead[block * 8 + j]
+                       : e.loadVector(buffers.keyAhead,
+                                      {keyAheadIndex(e, block, j)}, s.chunk))
             : s.layout == CacheLayout::packed
                 ? e.loadVectorOnce(
                       key, {pages[j], kvHead, chunkIndex, slots[j], e.idx(0)},
@@ -95,6 +99,20 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
                                                    pages[j], kvHead, slots[j],
                                                    e.mulI(chunkIndex, s.chunk)),
                                       s.chunk));
+      return std::make_pair(chunks, inRow);
+    };
+    // With the first blocks carried in registers (key-ahead-in-registers),
+    // block b + 1's chunks are requested before block b's products, as that
+    // variant was measured (alone, within the noise on an H100: 2026-12-06);
+    // otherwise each block's at its start.
+    const bool requestAhead = s.keyAheadInRegisters;
+    std::pair<SmallVector<Value>, Value> nextChunks;
+    if (requestAhead)
+      nextChunks = loadKeyChunks(0);
+    for (int64_t block = 0; block < blocks; ++block) {
+      auto [chunks, inRow] = requestAhead ? nextChunks : loadKeyChunks(block);
+      if (requestAhead && block + 1 < blocks)
+        nextChunks = loadKeyChunks(block + 1);
       // The query's A fragments of each M-tile (and term) and step.
       SmallVector<SmallVector<std::array<Value, 4>>> query;
       for (int64_t term = 0; term < s.queryTerms(); ++term)
@@ -197,6 +215,10 @@ private:
       return tileStart;
     });
     e.barrier();
+    if (s.keyAheadInRegisters) {
+      setKeysAhead(loadKeysAhead(e, runs, start), /*initial=*/true);
+      return;
+    }
     e.ifThen(runs, [&] { copyKeysAhead(e, start); });
     e.commitAsyncCopies();
   }

@@ -26,6 +26,7 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
   pm.addNestedPass<gpu::GPUModuleOp>(
       createPaToNVVM({/*fp8Products=*/warp.e4m3Products ? "e4m3" : "f16",
                       /*keyAhead=*/warp.keyAheadBlocks,
+                      /*keyAheadInRegisters=*/warp.keyAheadInRegisters,
                       /*valueStage=*/warp.valueStageBlocks,
                       /*valueAhead=*/warp.valueAheadBlocks}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).

@@ -23,6 +23,9 @@
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=1}))' \
 // RUN:   | FileCheck %s --check-prefix=AHEAD
+// RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=1 key-ahead-in-registers=1}))' \
+// RUN:   | FileCheck %s --check-prefix=AHEAD-REG
 // RUN: not pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=9}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=AHEAD-RANGE
@@ -176,6 +179,37 @@
 // AHEAD:            nvvm.cp.async.commit.group
 // AHEAD-LABEL:  gpu.func @pa_reduce(
 // AHEAD-RANGE: error: pa-to-nvvm: key-ahead must be in [0, 8] (K blocks of a tile), got 9
+
+// With key-ahead-in-registers too: no buffer and no cp.async. After the
+// barrier that publishes the first tile's ids, each thread loads its 8 K
+// chunks of that tile (zeros where the loop runs no tile); they enter the
+// tile loop as iteration arguments, which qk takes instead of loading K.
+// pv, after its barrier, loads the next tile's chunks (zeros after the
+// last tile) and the loop yields them.
+// AHEAD-REG-LABEL:  gpu.func @pa_decode(
+// AHEAD-REG-SAME:       %[[KEY:[a-z0-9]+]]: memref<64x2x4x16x16xf8E4M3FN>
+// AHEAD-REG-SAME:       %[[IDS:[a-z0-9]+]] : memref<32xi32, #gpu.address_space<workgroup>>)
+// AHEAD-REG-NOT:        nvvm.cp.async
+// AHEAD-REG:          scf.if %{{.*}} -> (i64) {
+// AHEAD-REG:            vector.store %{{.*}}, %[[IDS]][%{{.*}}] {{.*}} vector<16xi32>
+// AHEAD-REG:          gpu.barrier
+// AHEAD-REG-NEXT:     %[[FIRST:.*]]:8 = scf.if %{{.*}} -> (vector<16xf8E4M3FN>,
+// AHEAD-REG-COUNT-8:    vector.load %[[KEY]][{{.*}}] {alignment = 16 : i64, nontemporal = true}
+// AHEAD-REG:            scf.yield
+// AHEAD-REG:          } else {
+// AHEAD-REG:            scf.yield %cst
+// AHEAD-REG:          scf.for %{{.*}} iter_args(%[[C0:[a-z0-9]+]] = %[[FIRST]]#0, {{.*}}, %[[C7:[a-z0-9]+]] = %[[FIRST]]#7) -> (
+// AHEAD-REG:            gpu.barrier
+// AHEAD-REG-NOT:        vector.load %[[KEY]][
+// AHEAD-REG:            vector.bitcast %[[C0]] : vector<16xf8E4M3FN> to vector<4xi32>
+// AHEAD-REG:            gpu.barrier
+// AHEAD-REG:            gpu.barrier
+// AHEAD-REG-NEXT:       %[[NEXT:.*]]:8 = scf.if %{{.*}} -> (vector<16xf8E4M3FN>,
+// AHEAD-REG-COUNT-8:      vector.load %[[KEY]][{{.*}}] {alignment = 16 : i64, nontemporal = true}
+// AHEAD-REG:            } else {
+// AHEAD-REG:              scf.yield %cst
+// AHEAD-REG:            scf.yield %[[NEXT]]#0, {{.*}}, %[[NEXT]]#7 : vector<16xf8E4M3FN>,
+// AHEAD-REG-LABEL:  gpu.func @pa_reduce(
 
 // With value-stage=2 (fp8: V blocks of 64 tokens, so the tile's first 128
 // tokens, 8 plain-V pages of D x P = 64 x 16 bytes): a stage of 8 copy

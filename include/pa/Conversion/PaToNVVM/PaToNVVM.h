@@ -27,6 +27,10 @@ struct WarpOptions {
   /// key-ahead; packed caches with pages of 16 tokens or more, whole
   /// blocks of D only); 0: none (the default).
   int64_t keyAheadBlocks = 0;
+  /// key-ahead's chunks loaded into registers by pv (plain loads, carried
+  /// by the tile loop to the next qk) instead of copied into shared memory
+  /// (pa-to-nvvm's key-ahead-in-registers).
+  bool keyAheadInRegisters = false;
   /// V token blocks (4 16-byte chunks of tokens per head-dim column) at the
   /// start of each tile copied into shared memory by bulk copies
   /// (cp.async.bulk, one per contiguous piece of a page, completion on an
