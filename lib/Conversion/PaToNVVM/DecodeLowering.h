@@ -315,6 +315,13 @@ protected:
   /// Copies (cp.async) this thread's chunks of the first keyAheadBlocks K
   /// blocks of the tile at `tileStart` (its ids in pageIds) into keyAhead.
   void copyKeysAhead(WarpEmitter &e, Value tileStart) const;
+  /// Calls `chunk(block, j, indices)` for this thread's K chunk of each of
+  /// the first keyAheadBlocks blocks and n-block j of the tile at
+  /// `tileStart` (its ids in pageIds), `indices` its place in the packed K
+  /// cache: copyKeysAhead's and loadKeysAhead's chunks.
+  void forEachKeyAheadChunk(
+      WarpEmitter &e, Value tileStart,
+      function_ref<void(int64_t, int64_t, ValueRange)> chunk) const;
   /// The same chunks loaded into registers (block-major), or zeros where
   /// `exists` (i1) is false; for keyAheadInRegisters.
   SmallVector<Value> loadKeysAhead(WarpEmitter &e, Value exists,

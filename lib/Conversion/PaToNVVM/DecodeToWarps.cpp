@@ -278,7 +278,7 @@ public:
                     b.getI32IntegerAttr(2));
     distributePageIdStaging(kernel, ids);
     if (s.keyAheadInRegisters)
-      carryKeysAhead();
+      carryKeysAhead(e);
     // Program order: a pattern may hand state to a later one (qk's V
     // chunks for pv) and reads the buffers the earlier ones wrote.
     RewritePatternSet patterns(kernel.getContext());
@@ -301,16 +301,15 @@ public:
 private:
   /// Gives the tile loop one iteration argument per K chunk held ahead
   /// (state.keysAhead), zeros until qk's prologue and pv set their operands.
-  void carryKeysAhead() {
+  void carryKeysAhead(WarpEmitter &e) {
     scf::ForOp loop = state.ops.tileLoop;
-    IRRewriter rewriter(kernel.getContext());
-    rewriter.setInsertionPoint(loop);
-    auto type = VectorType::get(
-        {s.chunk}, cast<MemRefType>(state.keyCache.getType()).getElementType());
-    Value zero =
-        arith::ConstantOp::create(rewriter, loop.getLoc(), type,
-                                  cast<TypedAttr>(rewriter.getZeroAttr(type)));
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPoint(loop);
+    Value zero = e.zero(VectorType::get(
+        {s.chunk},
+        cast<MemRefType>(state.keyCache.getType()).getElementType()));
     SmallVector<Value> inits(s.keyAheadBlocks * 8, zero);
+    IRRewriter rewriter(e.b);
     FailureOr<LoopLikeOpInterface> carried = loop.replaceWithAdditionalYields(
         rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
         [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
@@ -318,9 +317,8 @@ private:
         });
     assert(succeeded(carried) && "scf.for takes more iteration arguments");
     state.ops.tileLoop = cast<scf::ForOp>(carried->getOperation());
-    state.keysAhead.assign(
-        state.ops.tileLoop.getRegionIterArgs().take_back(inits.size()).begin(),
-        state.ops.tileLoop.getRegionIterArgs().take_back(inits.size()).end());
+    state.keysAhead = llvm::to_vector_of<Value>(
+        state.ops.tileLoop.getRegionIterArgs().take_back(inits.size()));
   }
 
   /// pa-nvvm-single-partition-output's operands, and whether the plan

@@ -60,7 +60,7 @@ struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
                 Value x = e.load(
                     op.getQuery(),
                     {queryRow, head, e.select(inRow, d, e.idx(s.headDim - 1))});
-                values.push_back(e.select(inRow, x, zeroOf(e, element)));
+                values.push_back(e.select(inRow, x, e.zero(element)));
               } else {
                 values.push_back(e.load(op.getQuery(), {queryRow, head, d}));
               }
@@ -68,7 +68,7 @@ struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
             return values;
           },
           [&]() -> SmallVector<Value> {
-            return SmallVector<Value>(perLane, zeroOf(e, element));
+            return SmallVector<Value>(perLane, e.zero(element));
           });
     }
     // The conversions go just before the first op that reads the query
@@ -110,10 +110,6 @@ struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
   }
 
 private:
-  static Value zeroOf(WarpEmitter &e, Type element) {
-    return arith::ConstantOp::create(e.b, e.b.getZeroAttr(element));
-  }
-
   /// The first op after `op` in its block that reads the query tile (in
   /// its regions), or null.
   static Operation *firstQueryReader(TileLoadQueryOp op) {

@@ -230,28 +230,23 @@ Value TileOpLowering::keyAheadIndex(WarpEmitter &e, int64_t block,
   return e.mulI(e.addI(ids.tid, (block * 8 + j) * kWorkgroupThreads), s.chunk);
 }
 
-/// Calls `chunk(block, j, indices)` for this thread's K chunk of each of the
-/// first keyAheadBlocks blocks and n-block j of the tile at `tileStart`
-/// (its ids in pageIds), `indices` its place in the packed K cache.
-static void
-forEachKeyAheadChunk(WarpEmitter &e, const DecodeShape &s, const ThreadIds &ids,
-                     const TilePages &tile, Value kvHead,
-                     function_ref<std::pair<Value, Value>(Value)> locate,
-                     function_ref<void(int64_t, int64_t, ValueRange)> chunk) {
+void TileOpLowering::forEachKeyAheadChunk(
+    WarpEmitter &e, Value tileStart,
+    function_ref<void(int64_t, int64_t, ValueRange)> chunk) const {
+  TilePages tile = tilePages(e, tileStart);
   Value warpTokens = e.mulI(ids.warp, kTokensPerWarp);
   for (int64_t j = 0; j < kTokensPerWarp / 8; ++j) {
-    auto [page, slot] = locate(e.addI(warpTokens, e.addI(ids.g, 8 * j)));
+    auto [page, slot] =
+        locate(e, tile, e.addI(warpTokens, e.addI(ids.g, 8 * j)));
     for (int64_t block = 0; block < s.keyAheadBlocks; ++block)
-      chunk(block, j, {page, kvHead, e.addI(ids.t, 4 * block), slot, e.idx(0)});
+      chunk(block, j,
+            {page, state.kvHead, e.addI(ids.t, 4 * block), slot, e.idx(0)});
   }
 }
 
 void TileOpLowering::copyKeysAhead(WarpEmitter &e, Value tileStart) const {
-  TilePages tile = tilePages(e, tileStart);
   forEachKeyAheadChunk(
-      e, s, ids, tile, state.kvHead,
-      [&](Value token) { return locate(e, tile, token); },
-      [&](int64_t block, int64_t j, ValueRange indices) {
+      e, tileStart, [&](int64_t block, int64_t j, ValueRange indices) {
         e.copyAsync16(buffers.keyAhead, {keyAheadIndex(e, block, j)},
                       state.keyCache, indices);
       });
@@ -266,22 +261,16 @@ SmallVector<Value> TileOpLowering::loadKeysAhead(WarpEmitter &e, Value exists,
       exists, types,
       [&] {
         SmallVector<Value> chunks(types.size());
-        TilePages tile = tilePages(e, tileStart);
         forEachKeyAheadChunk(
-            e, s, ids, tile, state.kvHead,
-            [&](Value token) { return locate(e, tile, token); },
-            [&](int64_t block, int64_t j, ValueRange indices) {
+            e, tileStart, [&](int64_t block, int64_t j, ValueRange indices) {
               chunks[block * 8 + j] =
                   e.loadVectorOnce(state.keyCache, indices, s.chunk);
             });
         return chunks;
       },
       [&] {
-        SmallVector<Value> zeros;
-        for (Type type : types)
-          zeros.push_back(arith::ConstantOp::create(
-              e.b, type, cast<TypedAttr>(e.b.getZeroAttr(type))));
-        return zeros;
+        return llvm::map_to_vector(types,
+                                   [&](Type type) { return e.zero(type); });
       });
 }
 

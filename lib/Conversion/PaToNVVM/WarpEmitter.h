@@ -46,6 +46,10 @@ public:
     return arith::ConstantOp::create(b, b.getF32FloatAttr(float(value)));
   }
   Value negInf() { return f32(-std::numeric_limits<double>::infinity()); }
+  /// The zero of `type` (a scalar or a vector of any element type).
+  Value zero(Type type) {
+    return arith::ConstantOp::create(b, b.getZeroAttr(type));
+  }
   /// vector<n x f32> of zeros.
   Value zeroVector(int64_t n) {
     auto type = VectorType::get({n}, b.getF32Type());
