@@ -276,7 +276,8 @@ struct PaToNVVMPass
                                    /*keyAheadBlocks=*/keyAhead,
                                    /*keyAheadInRegisters=*/keyAheadInRegisters,
                                    /*valueStageBlocks=*/valueStage,
-                                   /*valueAheadBlocks=*/valueAhead});
+                                   /*valueAheadBlocks=*/valueAhead,
+                                   /*wgmmaQK=*/wgmmaQK});
     walkAndApplyPatterns(kernels, std::move(patterns));
 
     // The rest: sequential programs on thread 0, casts as bit operations.

@@ -28,7 +28,8 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
                       /*keyAhead=*/warp.keyAheadBlocks,
                       /*keyAheadInRegisters=*/warp.keyAheadInRegisters,
                       /*valueStage=*/warp.valueStageBlocks,
-                      /*valueAhead=*/warp.valueAheadBlocks}));
+                      /*valueAhead=*/warp.valueAheadBlocks,
+                      /*wgmmaQK=*/warp.wgmmaQK}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
   pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
