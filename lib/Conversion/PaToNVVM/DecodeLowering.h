@@ -77,7 +77,7 @@ struct DecodeShape {
   /// 64 tokens of K (the A operand, from the registers the chunks are loaded
   /// into) by the query's terms (B, in shared memory in wgmma's core-matrix
   /// order, queryIndex) per instruction; with an fp8 cache in e4m3, raw K
-  /// and the query as two e4m3 terms, whatever pv's products are.
+  /// and the query as three e4m3 terms, whatever pv's products are.
   bool wgmmaQK = false;
 
   int64_t mTiles() const { return rows / 16; }
@@ -117,8 +117,10 @@ struct DecodeShape {
   }
   /// Terms the query and P are split into (see the file comment).
   int64_t queryTerms() const {
+    // qk's e4m3 on wgmma: three terms (about the 11 bits of f16); two
+    // measured up to 1.5 times the tolerance at D = 512 (2026-12-06).
     if (qkProducts() == Products::E4M3)
-      return 2;
+      return wgmmaQK ? 3 : 2;
     return products == Products::BF16 && f16Query ? 2 : 1;
   }
   int64_t probTerms() const {

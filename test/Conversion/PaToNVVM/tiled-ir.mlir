@@ -215,21 +215,21 @@
 // AHEAD-REG-LABEL:  gpu.func @pa_reduce(
 
 // With wgmma-qk: qk on warpgroup MMA in e4m3 (pv keeps its f16 products).
-// The query's two e4m3 terms (2 x 16 rows x 64 bytes) are wgmma's B operand
-// in shared memory, made visible to the async proxy before the barrier.
-// Per K block (one here, D = 64): a fence, then for each of the 2 steps
-// (32 bytes) and 2 terms the 4 M-groups of 64 tokens (m64n16k32, raw K
+// The query's three e4m3 terms (3 x 16 rows x 64 bytes) are wgmma's B
+// operand in shared memory, made visible to the async proxy before the
+// barrier. Per K block (one here, D = 64): a fence, then for each of the 2
+// steps (32 bytes) and 3 terms the 4 M-groups of 64 tokens (m64n16k32, raw K
 // words, no conversion), a commit and a wait for the block before; after
 // the last block the wait for all, then the scores.
 // WGMMA-LABEL:  gpu.func @pa_decode(
-// WGMMA-SAME:       memref<2048xi8, #gpu.address_space<workgroup>>
+// WGMMA-SAME:       memref<3072xi8, #gpu.address_space<workgroup>>
 // WGMMA:          "fence.proxy.async.shared::cta;"
 // WGMMA-NEXT:     gpu.barrier
 // WGMMA-NEXT:     scf.for
 // WGMMA-NOT:        llvm.nvvm.e4m3x2.to.f16x2.rn
 // WGMMA-NOT:        llvm.nvvm.mma.m16n8k16
 // WGMMA:            "wgmma.fence.sync.aligned;"
-// WGMMA-COUNT-16:   wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3
+// WGMMA-COUNT-24:   wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3
 // WGMMA-NOT:        wgmma.mma_async
 // WGMMA:            "wgmma.commit_group.sync.aligned;"
 // WGMMA-NEXT:       "wgmma.wait_group.sync.aligned 1;"
