@@ -31,7 +31,7 @@
 // pa-cuda-gen: --help is not an output directory, options are checked, and a
 // selection of nothing writes nothing and fails.
 // RUN: pa-cuda-gen --help | FileCheck %s --check-prefix=GEN-HELP
-// GEN-HELP: usage: pa-cuda-gen OUTDIR {{.*}} [--key-ahead N] [--key-ahead-in-registers] [--value-stage N] [--value-ahead N] [--wgmma-qk] [--cubin]
+// GEN-HELP: usage: pa-cuda-gen OUTDIR {{.*}} [--key-ahead N] [--key-ahead-in-registers] [--value-stage N] [--value-ahead N] [--cubin]
 // RUN: not pa-cuda-gen --bench 2>&1 | FileCheck %s --check-prefix=GEN-DIR
 // GEN-DIR: the first argument is the output directory, not '--bench'
 // RUN: not pa-cuda-gen %t/gen --bnech 2>&1 | FileCheck %s --check-prefix=GEN-OPTION

@@ -3,7 +3,7 @@
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
 //               [--budget N] [--max-partitions N] [--key-ahead N]
 //               [--key-ahead-in-registers] [--value-stage N]
-//               [--value-ahead N] [--wgmma-qk] [--cubin]
+//               [--value-ahead N] [--cubin]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
@@ -27,8 +27,6 @@
 //   --value-ahead N       pa-to-nvvm{value-ahead=N} for every program
 //                         (without them: each program's tuning-table entry
 //                         gives them, else 0, as compile takes them)
-//   --wgmma-qk            pa-to-nvvm{wgmma-qk} for every program (qk on
-//                         warpgroup MMA)
 //   --cubin               also kernels.cubin, assembled by ptxas here (an
 //                         error without ptxas), which pa-cuda-run loads
 //                         instead of the PTX: no JIT on the GPU machine
@@ -210,8 +208,6 @@ mlir::pa::CompileOptions kernelOptions;
 /// --key-ahead-in-registers: pa-to-nvvm{key-ahead-in-registers} for every
 /// program (with key-ahead blocks from --key-ahead or the table).
 bool keyAheadInRegisters = false;
-/// --wgmma-qk: pa-to-nvvm{wgmma-qk} for every program.
-bool wgmmaQK = false;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
 
@@ -236,7 +232,6 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   options.warp = mlir::pa::nvidiaWarpOptions(
       mlir::pa::withTunedKernelOptions(kernelOptions, config));
   options.warp.keyAheadInRegisters = keyAheadInRegisters;
-  options.warp.wgmmaQK = wgmmaQK;
   options.emitCubin = emitCubins;
   if (module) {
     compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
@@ -319,7 +314,7 @@ int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
         "[--key-ahead N] [--key-ahead-in-registers] [--value-stage N] "
-        "[--value-ahead N] [--wgmma-qk] [--cubin]\n";
+        "[--value-ahead N] [--cubin]\n";
   return status;
 }
 
@@ -352,8 +347,6 @@ int main(int argc, char **argv) {
       emitCubins = true;
     } else if (arg == "--key-ahead-in-registers") {
       keyAheadInRegisters = true;
-    } else if (arg == "--wgmma-qk") {
-      wgmmaQK = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if ((arg == "--key-ahead" || arg == "--value-stage" ||

@@ -104,12 +104,7 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
     Option<"valueAhead", "value-ahead", "int64_t", /*default=*/"1",
            "V token blocks pv requests ahead of the block whose products it "
            "issues: 1 (the default: two blocks of loads in flight) to 4; "
-           "each more block holds its chunks in registers">,
-    Option<"wgmmaQK", "wgmma-qk", "bool", /*default=*/"false",
-           "qk on warpgroup MMA (wgmma.mma_async: K as the A operand from "
-           "registers, the query terms as B from shared memory, 64 tokens "
-           "per instruction; an fp8 cache multiplied in e4m3 with the query "
-           "split into two e4m3 terms) instead of warp MMA">
+           "each more block holds its chunks in registers">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

@@ -73,12 +73,6 @@ struct DecodeShape {
   /// V token blocks pv requests ahead of the block whose products it
   /// issues (>= 1: A + 1 blocks of loads in flight).
   int64_t valueAheadBlocks = 1;
-  /// qk on warpgroup MMA (wgmma, sm_90a): the workgroup's 4 warps multiply
-  /// 64 tokens of K (the A operand, from the registers the chunks are loaded
-  /// into) by the query's terms (B, in shared memory in wgmma's core-matrix
-  /// order, queryIndex) per instruction; with an fp8 cache in e4m3, raw K
-  /// and the query as three e4m3 terms, whatever pv's products are.
-  bool wgmmaQK = false;
 
   int64_t mTiles() const { return rows / 16; }
   /// The value stage's geometry. It holds whole copy units of the cache: D
@@ -106,21 +100,10 @@ struct DecodeShape {
   Type operandType(MLIRContext *ctx) const {
     return IntegerType::get(ctx, 8 * operandBytes());
   }
-  /// The products of qk: pv's (`products`), except e4m3 for an fp8 cache
-  /// on wgmma (no conversion of K).
-  Products qkProducts() const {
-    return wgmmaQK && chunk == 16 ? Products::E4M3 : products;
-  }
-  /// The query buffer's operand elements (bytes 1 or 2, as an integer).
-  Type queryOperandType(MLIRContext *ctx) const {
-    return IntegerType::get(ctx, qkProducts() == Products::E4M3 ? 8 : 16);
-  }
   /// Terms the query and P are split into (see the file comment).
   int64_t queryTerms() const {
-    // qk's e4m3 on wgmma: three terms (about the 11 bits of f16); two
-    // measured up to 1.5 times the tolerance at D = 512 (2026-12-06).
-    if (qkProducts() == Products::E4M3)
-      return wgmmaQK ? 3 : 2;
+    if (e4m3())
+      return 2;
     return products == Products::BF16 && f16Query ? 2 : 1;
   }
   int64_t probTerms() const {
@@ -171,8 +154,7 @@ struct DecodeShape {
 /// Workgroup buffers of the lowering (flat, in the shapes DecodeShape
 /// describes), plus the tiled IR's row statistics.
 struct Buffers {
-  Value query;    // [terms][M][D] operand bits: A fragments (fragmentIndex)
-                  // or wgmma's B operand (wgmmaQueryOffset)
+  Value query;    // A fragments of [terms][M][D] (fragmentIndex), operand bits
   Value rowScale; // [M] f32: 2^-shift of the query rows (f16, e4m3)
   Value scores;   // [M][kScoreStride] f32
   Value probs;    // A fragments of [terms][M][256] (fragmentIndex); in the
@@ -267,20 +249,6 @@ protected:
   /// straight into the mma's registers.
   Value fragmentIndex(WarpEmitter &e, int64_t extent, int64_t term, Value m,
                       Value k) const;
-
-  /// Where element d (a head-dim column) of query row m of term `term`
-  /// lies in buffers.query (elements): fragmentIndex's A fragments, or with
-  /// wgmmaQK the B operand of qk's wgmma (wgmmaQueryOffset).
-  Value queryIndex(WarpEmitter &e, int64_t term, Value m, Value d) const;
-  /// With wgmmaQK: the byte offset in buffers.query of the query's B
-  /// operand (N = M rows by 32 bytes) of term `term`, K block `block` (4
-  /// chunks of D) and step `step` (2 per chunk). Its 32 bytes are those
-  /// qk's A words pair with (thread t's words 2 step, 2 step + 1 of chunk
-  /// 4 block + t: bytes 4t + [0, 4) and 16 + 4t + [0, 4)), laid out as
-  /// wgmma's K-major core matrices without swizzle: 8 rows of 16 bytes
-  /// each, the step's two halves 128 bytes apart (the descriptor's leading
-  /// offset), groups of 8 rows 256 apart (its stride offset).
-  int64_t wgmmaQueryOffset(int64_t term, int64_t block, int64_t step) const;
 
   /// This thread's A fragment (a0 a1 a2 a3) of M-tile mt, term `term`,
   /// k-block `block` and step `step` in a buffer laid out by fragmentIndex.

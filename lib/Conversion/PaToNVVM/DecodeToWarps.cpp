@@ -175,7 +175,6 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
   shape.valueStageBlocks =
       valueStageBlocks(ops, shape, options.valueStageBlocks);
   shape.valueAheadBlocks = std::max<int64_t>(1, options.valueAheadBlocks);
-  shape.wgmmaQK = options.wgmmaQK;
   return true;
 }
 
@@ -414,9 +413,9 @@ private:
     Type operand = s.operandType(ctx), f32 = Float32Type::get(ctx);
     Buffers &buffers = state.buffers;
     SmallVector<Allocation> planned;
-    planned.push_back({&buffers.query, s.queryTerms() * s.rows * s.qkDim(),
-                       s.queryOperandType(ctx)});
-    if (s.qkProducts() != Products::BF16)
+    planned.push_back(
+        {&buffers.query, s.queryTerms() * s.rows * s.qkDim(), operand});
+    if (s.products != Products::BF16)
       planned.push_back({&buffers.rowScale, s.rows, f32});
     planned.push_back({&buffers.scores, s.rows * kScoreStride, f32});
     planned.push_back(

@@ -96,18 +96,16 @@ struct LoadQueryToWarps final : TileOpToWarps<TileLoadQueryOp> {
             storeQueryRow(e, r.m, values, r.columns);
           },
           [&] {
-            Value zero = e.constant(s.queryOperandType(b.getContext()), 0);
+            Value zero = e.constant(s.operandType(b.getContext()), 0);
             for (int64_t term = 0; term < s.queryTerms(); ++term)
               for (Value d : r.columns)
-                e.store(zero, buffers.query, {queryIndex(e, term, r.m, d)});
+                e.store(zero, buffers.query,
+                        {fragmentIndex(e, s.qkDim(), term, r.m, d)});
             if (buffers.rowScale)
               e.ifThen(e.cmpI(CmpIPredicate::eq, ids.lane, e.idx(0)),
                        [&] { e.store(e.f32(1.0), buffers.rowScale, {r.m}); });
           });
     }
-    // wgmma reads the query through the async proxy.
-    if (s.wgmmaQK)
-      e.fenceProxyAsyncShared();
     e.barrier();
   }
 
@@ -132,16 +130,14 @@ private:
                      ArrayRef<Value> columns) const {
     ImplicitLocOpBuilder &b = e.b;
     Type f32 = b.getF32Type();
-    const Products products = s.qkProducts();
-    Type narrow = products == Products::E4M3
+    Type narrow = s.products == Products::E4M3
                       ? Type(Float8E4M3FNType::get(b.getContext()))
-                  : products == Products::F16 ? b.getF16Type()
-                                              : b.getBF16Type();
+                  : s.products == Products::F16 ? b.getF16Type()
+                                                : b.getBF16Type();
     Value up;
-    if (products != Products::BF16) {
+    if (s.products != Products::BF16) {
       // 2^shift with amax * 2^shift in [2^top, 2^(top+1)).
-      int64_t top =
-          products == Products::E4M3 ? llvm::Log2_64(kE4M3Headroom) - 1 : 14;
+      int64_t top = s.e4m3() ? llvm::Log2_64(kE4M3Headroom) - 1 : 14;
       Value amax = e.f32(0.0);
       for (Value x : values)
         amax = e.maxF(amax, e.absF(x));
@@ -162,8 +158,8 @@ private:
       Value rest = up ? e.mulF(x, up) : x;
       for (int64_t term = 0; term < s.queryTerms(); ++term) {
         Value part = arith::TruncFOp::create(b, narrow, rest);
-        e.store(e.bitcast(s.queryOperandType(b.getContext()), part),
-                buffers.query, {queryIndex(e, term, m, d)});
+        e.store(e.bitcast(s.operandType(b.getContext()), part), buffers.query,
+                {fragmentIndex(e, s.qkDim(), term, m, d)});
         if (term + 1 < s.queryTerms())
           rest = e.subF(rest, arith::ExtFOp::create(b, f32, part));
       }

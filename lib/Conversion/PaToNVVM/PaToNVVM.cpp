@@ -276,8 +276,7 @@ struct PaToNVVMPass
                                    /*keyAheadBlocks=*/keyAhead,
                                    /*keyAheadInRegisters=*/keyAheadInRegisters,
                                    /*valueStageBlocks=*/valueStage,
-                                   /*valueAheadBlocks=*/valueAhead,
-                                   /*wgmmaQK=*/wgmmaQK});
+                                   /*valueAheadBlocks=*/valueAhead});
     walkAndApplyPatterns(kernels, std::move(patterns));
 
     // The rest: sequential programs on thread 0, casts as bit operations.

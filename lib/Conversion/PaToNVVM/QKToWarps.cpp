@@ -1,11 +1,9 @@
 //===- QKToWarps.cpp - pa.tile.qk on NVIDIA warps -------------------------===//
 //
 // The pattern of pa.tile.qk: the tile's page ids to shared memory, then
-// warp w loads the K chunks of tokens 64w + [0, 64) and multiplies them by
-// every row of the query: with warp MMA in 8 n-blocks of 8 tokens (B = K),
-// or with wgmma-qk on warpgroup MMA, 64 tokens (16 of each warp, A = K) per
-// instruction; scaled scores (soft-capped, NaN where not finite) to shared
-// memory. Ends by requesting pv's first V chunks
+// warp w takes tokens 64w + [0, 64) in 8 n-blocks of 8 tokens (B = K),
+// all rows, over D; scaled scores (soft-capped, NaN where not finite) to
+// shared memory. Ends by requesting pv's first V chunks
 // (DecodeState::firstValues).
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +42,7 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     if (s.valueStageBlocks > 0)
       copyValueStage(e, tile, state.ops.pv.getValueCache(), kvHead);
     Value key = op.getKeyCache();
+    const int64_t blocks = s.qkDim() / (4 * s.chunk);
     // Chunks past D (a partial last block: D = 80 fp8, 64 + 16) read the
     // row's last chunk (never past the row) and become zero words.
     const int64_t rowChunks = s.headDim / s.chunk;
@@ -58,9 +57,18 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
       pages.push_back(page);
       slots.push_back(slot);
     }
+    SmallVector<SmallVector<Accumulator>> acc(
+        nBlocks, SmallVector<Accumulator>(s.mTiles(), zeros(e)));
+    // Requesting block b + 1's K chunks before block b's products (as pv
+    // does with V) measured no faster here and costs registers. At 32 rows,
+    // 3 blocks in flight through shared memory (cp.async stages in the
+    // scores' bytes) measured 2-16% slower on the H200 (performance.md,
+    // 2026-12-02, fourth session). The next tile's first blocks copied
+    // during pv (key-ahead) measured 3-15% slower at Q 1 on an H100
+    // (2026-12-05): off by default.
     // Block `block`'s K chunks of the warp's n-blocks (and, for a partial
     // last block, which of them lie in the row).
-    auto loadKeyChunks = [&](int64_t block) -> KeyChunks {
+    auto loadKeyChunks = [&](int64_t block) {
       Value chunkIndex = e.addI(ids.t, 4 * block);
       Value inRow;
       if (4 * (block + 1) > rowChunks) {
@@ -91,74 +99,14 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
                                                    pages[j], kvHead, slots[j],
                                                    e.mulI(chunkIndex, s.chunk)),
                                       s.chunk));
-      return {chunks, inRow};
+      return std::make_pair(chunks, inRow);
     };
-    // A score that is not finite (a non-finite K element or scale) is NaN:
-    // a real -inf must not weigh 0 like a masked one, and the soft cap would
-    // map +-inf to +-cap. The cap comes before the softmax's mask, so masked
-    // columns stay -inf.
-    Value scale = e.f32(s.scoreScale);
-    auto rowScaleOf = [&](Value row) {
-      return buffers.rowScale ? e.mulF(scale, e.load(buffers.rowScale, {row}))
-                              : scale;
-    };
-    auto finishScore = [&](Value product, Value rowScale, Value keyScale) {
-      Value score = buildNaNIfNotFinite(
-          b, b.getLoc(), e.mulF(product, e.mulF(rowScale, keyScale)));
-      return s.softCap
-                 ? emitSoftCap(b, score, *s.softCap, /*fastReciprocal=*/true)
-                 : score;
-    };
-    if (s.wgmmaQK)
-      storeWarpgroupScores(e, op, tile, loadKeyChunks, rowScaleOf, finishScore);
-    else
-      storeWarpScores(e, op, tile, loadKeyChunks, rowScaleOf, finishScore);
-    if (s.keyAheadBlocks > 0)
-      storeNextTileIds(e, op);
-    // pv's first V chunks, requested here so that their latency overlaps
-    // the softmax and pv's prologue (nothing in between writes V); staged
-    // ones are on their way already.
-    if (s.valueStageBlocks == 0)
-      state.firstValues = loadValueChunks(
-          e, state.ops.pv, tile, /*first=*/0,
-          std::min(kMaxBlocksPerPass, s.pvDim() / kWarps / 8), /*block=*/0);
-  }
-
-private:
-  using KeyChunks = std::pair<SmallVector<Value>, Value>;
-  /// Block b's K chunks of this thread (n-block j: token 8j + g of its
-  /// warp, chunk 4b + t of D) and, for a partial last block, which of them
-  /// lie in the row (i1; else null).
-  using KeyChunkLoader = function_ref<KeyChunks(int64_t)>;
-  /// The score scale of row m (index).
-  using RowScaleOf = function_ref<Value(Value)>;
-  /// A score from its product, row scale and K scale.
-  using FinishScore = function_ref<Value(Value, Value, Value)>;
-
-  /// Warp MMA (mma.sync): warp w multiplies tokens 64w + [0, 64), 8
-  /// n-blocks of 8 tokens (B = K), by every row (A = the query's fragments).
-  void storeWarpScores(WarpEmitter &e, TileQKOp op, const TilePages &tile,
-                       KeyChunkLoader loadKeyChunks, RowScaleOf rowScaleOf,
-                       FinishScore finishScore) const {
-    Value kvHead = op.getKvHead();
-    const int64_t blocks = s.qkDim() / (4 * s.chunk);
-    constexpr int64_t nBlocks = kTokensPerWarp / 8;
-    Value warpTokens = e.mulI(ids.warp, kTokensPerWarp);
-    SmallVector<SmallVector<Accumulator>> acc(
-        nBlocks, SmallVector<Accumulator>(s.mTiles(), zeros(e)));
-    // Requesting block b + 1's K chunks before block b's products (as pv
-    // does with V) measured no faster here and costs registers. At 32 rows,
-    // 3 blocks in flight through shared memory (cp.async stages in the
-    // scores' bytes) measured 2-16% slower on the H200 (performance.md,
-    // 2026-12-02, fourth session). The next tile's first blocks copied
-    // during pv (key-ahead) measured 3-15% slower at Q 1 on an H100
-    // (2026-12-05): off by default.
     // With the first blocks carried in registers (key-ahead-in-registers),
     // block b + 1's chunks are requested before block b's products, as that
     // variant was measured (alone, within the noise on an H100: 2026-12-06);
     // otherwise each block's at its start.
     const bool requestAhead = s.keyAheadInRegisters;
-    KeyChunks nextChunks;
+    std::pair<SmallVector<Value>, Value> nextChunks;
     if (requestAhead)
       nextChunks = loadKeyChunks(0);
     for (int64_t block = 0; block < blocks; ++block) {
@@ -191,11 +139,16 @@ private:
             }
     }
 
-    // Scores of rows g, g + 8 and tokens 8j + 2t, +1 of the warp.
+    // Scores of rows g, g + 8 and tokens 8j + 2t, +1 of the warp, scaled.
+    Value scale = e.f32(s.scoreScale);
     SmallVector<Value> rowScales; // per M-tile: rows g and g + 8
     for (int64_t mt = 0; mt < s.mTiles(); ++mt)
-      for (int64_t half = 0; half < 2; ++half)
-        rowScales.push_back(rowScaleOf(e.addI(ids.g, mt * 16 + half * 8)));
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = e.addI(ids.g, mt * 16 + half * 8);
+        rowScales.push_back(buffers.rowScale
+                                ? e.mulF(scale, e.load(buffers.rowScale, {row}))
+                                : scale);
+      }
     for (int64_t j = 0; j < nBlocks; ++j) {
       Value token = e.addI(warpTokens, e.addI(e.mulI(ids.t, 2), 8 * j));
       Value k0 = tokenScale(e, s.kScale, op.getKScale(), tile, kvHead, token);
@@ -205,89 +158,37 @@ private:
         for (int64_t half = 0; half < 2; ++half) {
           Value rowScale = rowScales[mt * 2 + half];
           Value row = e.addI(ids.g, mt * 16 + half * 8);
-          Value first = finishScore(acc[j][mt][2 * half], rowScale, k0);
-          Value second = finishScore(acc[j][mt][2 * half + 1], rowScale, k1);
+          // A score that is not finite (a non-finite K element or scale)
+          // is NaN: a real -inf must not weigh 0 like a masked one, and
+          // the soft cap would map +-inf to +-cap.
+          Value first = buildNaNIfNotFinite(
+              b, b.getLoc(),
+              e.mulF(acc[j][mt][2 * half], e.mulF(rowScale, k0)));
+          Value second = buildNaNIfNotFinite(
+              b, b.getLoc(),
+              e.mulF(acc[j][mt][2 * half + 1], e.mulF(rowScale, k1)));
+          // Before the softmax's mask, so masked columns stay -inf.
+          if (s.softCap) {
+            first = emitSoftCap(b, first, *s.softCap, /*fastReciprocal=*/true);
+            second =
+                emitSoftCap(b, second, *s.softCap, /*fastReciprocal=*/true);
+          }
           e.storeVector(e.pair(first, second), buffers.scores,
                         {e.addI(e.mulI(row, kScoreStride), token)});
         }
     }
+    if (s.keyAheadBlocks > 0)
+      storeNextTileIds(e, op);
+    // pv's first V chunks, requested here so that their latency overlaps
+    // the softmax and pv's prologue (nothing in between writes V); staged
+    // ones are on their way already.
+    if (s.valueStageBlocks == 0)
+      state.firstValues = loadValueChunks(
+          e, state.ops.pv, tile, /*first=*/0,
+          std::min(kMaxBlocksPerPass, s.pvDim() / kWarps / 8), /*block=*/0);
   }
 
-  /// Warpgroup MMA (wgmma): per K block and step, the 4 warps multiply 64
-  /// tokens (M: 16 per warp, its n-blocks 2i and 2i + 1 in M-group i, the
-  /// chunks' words as loaded: A) by the query's term (N = the rows, B in
-  /// shared memory: wgmmaQueryOffset), asynchronously. Block b + 1's chunks
-  /// are requested before block b's products; a block's group is waited
-  /// for after the next one is issued (its A registers free then).
-  void storeWarpgroupScores(WarpEmitter &e, TileQKOp op, const TilePages &tile,
-                            KeyChunkLoader loadKeyChunks, RowScaleOf rowScaleOf,
-                            FinishScore finishScore) const {
-    ImplicitLocOpBuilder &b = e.b;
-    Value kvHead = op.getKvHead();
-    const int64_t blocks = s.qkDim() / (4 * s.chunk);
-    constexpr int64_t groups = kTokensPerWarp / 16;
-    Value warpTokens = e.mulI(ids.warp, kTokensPerWarp);
-    StringRef type = s.qkProducts() == Products::E4M3 ? "e4m3" : "bf16";
-    // The descriptor of B at byte `offset` of the query: start address / 16
-    // (bits 0-13), leading offset 128 / 16 (bits 16-29), stride offset
-    // 256 / 16 (bits 32-45), no swizzle (bits 62-63 zero).
-    Value start = arith::ExtUIOp::create(
-        b, b.getI64Type(),
-        e.shr(e.sharedAddress(buffers.query, {e.idx(0)}), 4));
-    auto descriptor = [&](int64_t offset) {
-      return e.addI(start, (offset >> 4) | (int64_t(128 >> 4) << 16) |
-                               (int64_t(256 >> 4) << 32));
-    };
-    SmallVector<SmallVector<Value>> acc(groups); // empty: none yet
-    KeyChunks nextChunks = loadKeyChunks(0);
-    for (int64_t block = 0; block < blocks; ++block) {
-      auto [chunks, inRow] = nextChunks;
-      if (block + 1 < blocks)
-        nextChunks = loadKeyChunks(block + 1);
-      SmallVector<SmallVector<Value>> keys;
-      for (Value chunk : chunks) {
-        keys.push_back(e.words(chunk));
-        if (inRow)
-          for (Value &word : keys.back())
-            word = e.select(inRow, word, e.constant(word.getType(), 0));
-      }
-      e.wgmmaFence();
-      for (int64_t step = 0; step < 2; ++step)
-        for (int64_t term = 0; term < s.queryTerms(); ++term)
-          for (int64_t i = 0; i < groups; ++i)
-            acc[i] = e.wgmma(type, s.rows, acc[i],
-                             {keys[2 * i][2 * step], keys[2 * i + 1][2 * step],
-                              keys[2 * i][2 * step + 1],
-                              keys[2 * i + 1][2 * step + 1]},
-                             descriptor(wgmmaQueryOffset(term, block, step)));
-      e.wgmmaCommit();
-      e.wgmmaWait(1);
-    }
-    e.wgmmaWait(0);
-    for (SmallVector<Value> &group : acc)
-      group = e.afterWgmmaWait(group);
-
-    // Accumulator 4n + 2h + c of M-group i: token 16i + 8h + g of the
-    // warp's, row 8n + 2t + c.
-    SmallVector<Value> rowScales;
-    for (int64_t n = 0; n < s.rows / 8; ++n)
-      for (int64_t c = 0; c < 2; ++c)
-        rowScales.push_back(rowScaleOf(e.addI(e.mulI(ids.t, 2), 8 * n + c)));
-    for (int64_t i = 0; i < groups; ++i)
-      for (int64_t h = 0; h < 2; ++h) {
-        Value token = e.addI(warpTokens, e.addI(ids.g, 16 * i + 8 * h));
-        Value keyScale =
-            tokenScale(e, s.kScale, op.getKScale(), tile, kvHead, token);
-        for (int64_t n = 0; n < s.rows / 8; ++n)
-          for (int64_t c = 0; c < 2; ++c) {
-            Value row = e.addI(e.mulI(ids.t, 2), 8 * n + c);
-            e.store(finishScore(acc[i][4 * n + 2 * h + c], rowScales[2 * n + c],
-                                keyScale),
-                    buffers.scores, {e.addI(e.mulI(row, kScoreStride), token)});
-          }
-      }
-  }
-
+private:
   /// The tile loop body's page ids and tile start of `op`, computed for
   /// tile `tile` at e's insertion point (keyPlaceOps copied).
   std::pair<Value, Value> tileValuesOf(WarpEmitter &e, TileQKOp op,

@@ -36,32 +36,6 @@ Value TileOpLowering::fragmentIndex(WarpEmitter &e, int64_t extent,
   return e.addI(e.mulI(wordIndex, perWord), sub);
 }
 
-Value TileOpLowering::queryIndex(WarpEmitter &e, int64_t term, Value m,
-                                 Value d) const {
-  if (!s.wgmmaQK)
-    return fragmentIndex(e, s.qkDim(), term, m, d);
-  const int64_t elementBytes =
-      s.queryOperandType(e.b.getContext()).getIntOrFloatBitWidth() / 8;
-  Value byte = e.mulI(d, elementBytes);
-  Value chunk = e.div(byte, 16), inChunk = e.rem(byte, 16);
-  Value block = e.div(chunk, 4), t = e.rem(chunk, 4);
-  Value step = e.div(inChunk, 8), half = e.rem(e.div(inChunk, 4), 2);
-  Value group = e.addI(
-      e.mulI(e.addI(e.idx(term * (s.qkDim() / (4 * s.chunk))), block), 2),
-      step);
-  Value at = e.addI(e.mulI(group, wgmmaQueryOffset(0, 0, 1)),
-                    e.addI(e.mulI(e.div(m, 8), 256), e.mulI(half, 128)));
-  at = e.addI(at, e.addI(e.mulI(e.rem(m, 8), 16),
-                         e.addI(e.mulI(t, 4), e.rem(inChunk, 4))));
-  return e.div(at, elementBytes);
-}
-
-int64_t TileOpLowering::wgmmaQueryOffset(int64_t term, int64_t block,
-                                         int64_t step) const {
-  const int64_t blocks = s.qkDim() / (4 * s.chunk);
-  return ((term * blocks + block) * 2 + step) * s.rows * 32;
-}
-
 std::array<Value, 4> TileOpLowering::loadFragment(WarpEmitter &e, Value buffer,
                                                   int64_t extent, int64_t term,
                                                   int64_t mt, int64_t block,

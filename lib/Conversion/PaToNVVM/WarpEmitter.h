@@ -252,102 +252,11 @@ public:
   }
   void inlinePTX(StringRef text, StringRef constraints, ValueRange operands) {
     LLVM::InlineAsmOp::create(
-        b, Type(), operands, text,
-        constraints.empty() ? "~{memory}" : (constraints + ",~{memory}").str(),
+        b, Type(), operands, text, (constraints + ",~{memory}").str(),
         /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
         ArrayAttr());
   }
-
-  //===--- warpgroup MMA (wgmma, sm_90a) ---------------------------------===//
-  // Executed by all 128 threads of the workgroup (one warpgroup) together.
-  /// Orders this thread's earlier writes of registers (A operands,
-  /// accumulators) before the wgmma.mma_async issued after it.
-  void wgmmaFence() { inlinePTX("wgmma.fence.sync.aligned;", "", {}); }
-  /// Closes the group of wgmma.mma_async issued since the last.
-  void wgmmaCommit() { inlinePTX("wgmma.commit_group.sync.aligned;", "", {}); }
-  /// Waits until at most `pending` groups are in flight.
-  void wgmmaWait(int64_t pending) {
-    inlinePTX("wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-              "", {});
-  }
-  /// This thread's shared-memory stores made visible to the async proxy
-  /// (wgmma's operand reads) for readers past the next barrier.
-  void fenceProxyAsyncShared() {
-    inlinePTX("fence.proxy.async.shared::cta;", "", {});
-  }
-  /// wgmma.mma_async.m64n{N}k{32 bytes}: this thread's N / 2 accumulators
-  /// (f32; `acc`, or none: the product alone) plus A (64 rows of 32 bytes:
-  /// this thread's four i32 words) times B (32 bytes by N, K-major, at the
-  /// shared-memory matrix descriptor `descriptor`, i64) of operand type
-  /// `type` (e4m3 or bf16); the results are written asynchronously: read
-  /// them after wgmmaWait, through afterWgmmaWait.
-  SmallVector<Value> wgmma(StringRef type, int64_t columns, ArrayRef<Value> acc,
-                           std::array<Value, 4> a, Value descriptor) {
-    const int64_t n = columns / 2;
-    const int64_t k = type == "e4m3" ? 32 : 16;
-    Type f32 = b.getF32Type();
-    // Without accumulators, scale-d 0 ignores their (undefined) values:
-    // no register is written for them before the instruction.
-    const bool accumulate = !acc.empty();
-    SmallVector<Value> operands(acc);
-    if (!accumulate)
-      operands.assign(n, LLVM::UndefOp::create(b, f32));
-    std::string d, constraints, tied;
-    for (int64_t i = 0; i < n; ++i) {
-      d += (i ? ", $" : "$") + std::to_string(i);
-      constraints += "=f,";
-      tied += std::to_string(i) + ",";
-    }
-    auto operand = [&](int64_t i) { return "$" + std::to_string(2 * n + i); };
-    // e4m3 takes no transpose immediate; bf16's B is K-major (0).
-    std::string text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, " + operand(5) +
-                       ", 0;\n\twgmma.mma_async.sync.aligned.m64n" +
-                       std::to_string(columns) + "k" + std::to_string(k) +
-                       ".f32." + type.str() + "." + type.str() + " {" + d +
-                       "}, {" + operand(0) + ", " + operand(1) + ", " +
-                       operand(2) + ", " + operand(3) + "}, " + operand(4) +
-                       ", p, 1, 1" + (type == "e4m3" ? "" : ", 0") + ";\n\t}";
-    operands.append(a.begin(), a.end());
-    operands.push_back(descriptor);
-    operands.push_back(i32(accumulate)); // scale-d
-    auto mma = LLVM::InlineAsmOp::create(
-        b,
-        LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                         SmallVector<Type>(n, f32)),
-        operands, text, constraints + tied + "r,r,r,r,l,r,~{memory}",
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        ArrayAttr());
-    SmallVector<Value> result;
-    for (int64_t i = 0; i < n; ++i)
-      result.push_back(LLVM::ExtractValueOp::create(b, mma.getResult(0), i));
-    return result;
-  }
-  /// `values` (f32) passed through an empty statement ordered after the
-  /// wgmmaWait before it: their uses cannot move above the wait.
-  SmallVector<Value> afterWgmmaWait(ValueRange values) {
-    const int64_t n = values.size();
-    std::string constraints, tied;
-    for (int64_t i = 0; i < n; ++i) {
-      constraints += "=f,";
-      tied += (i ? "," : "") + std::to_string(i);
-    }
-    Type f32 = b.getF32Type();
-    auto pinned = LLVM::InlineAsmOp::create(
-        b,
-        LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                         SmallVector<Type>(n, f32)),
-        values, "", constraints + tied + ",~{memory}",
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        ArrayAttr());
-    SmallVector<Value> result;
-    for (int64_t i = 0; i < n; ++i)
-      result.push_back(LLVM::ExtractValueOp::create(b, pinned.getResult(0), i));
-    return result;
-  }
-
   void storeVector(Value vector, Value memref, ValueRange indices) {
     auto type = cast<VectorType>(vector.getType());
     int64_t bytes = type.getNumElements() *

@@ -28,8 +28,7 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
                       /*keyAhead=*/warp.keyAheadBlocks,
                       /*keyAheadInRegisters=*/warp.keyAheadInRegisters,
                       /*valueStage=*/warp.valueStageBlocks,
-                      /*valueAhead=*/warp.valueAheadBlocks,
-                      /*wgmmaQK=*/warp.wgmmaQK}));
+                      /*valueAhead=*/warp.valueAheadBlocks}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
   pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -26,9 +26,6 @@
 // RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=1 key-ahead-in-registers=1}))' \
 // RUN:   | FileCheck %s --check-prefix=AHEAD-REG
-// RUN: pa-opt %s -split-input-file \
-// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{wgmma-qk=1}))' \
-// RUN:   | FileCheck %s --check-prefix=WGMMA
 // RUN: not pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=9}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=AHEAD-RANGE
@@ -213,34 +210,6 @@
 // AHEAD-REG:              scf.yield %cst
 // AHEAD-REG:            scf.yield %[[NEXT]]#0, {{.*}}, %[[NEXT]]#7 : vector<16xf8E4M3FN>,
 // AHEAD-REG-LABEL:  gpu.func @pa_reduce(
-
-// With wgmma-qk: qk on warpgroup MMA in e4m3 (pv keeps its f16 products).
-// The query's three e4m3 terms (3 x 16 rows x 64 bytes) are wgmma's B
-// operand in shared memory, made visible to the async proxy before the
-// barrier. Per K block (one here, D = 64): a fence, then for each of the 2
-// steps (32 bytes) and 3 terms the 4 M-groups of 64 tokens (m64n16k32, raw K
-// words, no conversion), a commit and a wait for the block before; after
-// the last block the wait for all, then the scores.
-// WGMMA-LABEL:  gpu.func @pa_decode(
-// WGMMA-SAME:       memref<3072xi8, #gpu.address_space<workgroup>>
-// WGMMA:          "fence.proxy.async.shared::cta;"
-// WGMMA-NEXT:     gpu.barrier
-// WGMMA-NEXT:     scf.for
-// WGMMA-NOT:        llvm.nvvm.e4m3x2.to.f16x2.rn
-// WGMMA-NOT:        llvm.nvvm.mma.m16n8k16
-// WGMMA:            "wgmma.fence.sync.aligned;"
-// WGMMA-COUNT-24:   wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3
-// WGMMA-NOT:        wgmma.mma_async
-// WGMMA:            "wgmma.commit_group.sync.aligned;"
-// WGMMA-NEXT:       "wgmma.wait_group.sync.aligned 1;"
-// WGMMA-NEXT:       "wgmma.wait_group.sync.aligned 0;"
-// WGMMA-COUNT-4:    llvm.inline_asm has_side_effects "", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,~{memory}"
-// WGMMA:            math.fma
-// WGMMA:            gpu.barrier
-// pv: V still converted to f16 for its warp MMA.
-// WGMMA:            llvm.nvvm.e4m3x2.to.f16x2.rn
-// WGMMA:            llvm.nvvm.mma.m16n8k16.row.col.f32.f32
-// WGMMA-LABEL:  gpu.func @pa_reduce(
 
 // With value-stage=2 (fp8: V blocks of 64 tokens, so the tile's first 128
 // tokens, 8 plain-V pages of D x P = 64 x 16 bytes): a stage of 8 copy

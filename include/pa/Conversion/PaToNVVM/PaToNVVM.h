@@ -44,10 +44,6 @@ struct WarpOptions {
   /// (pa-to-nvvm's value-ahead, 1 to 4; 1, the default: two blocks of V
   /// loads in flight). Each more block holds a block's chunks in registers.
   int64_t valueAheadBlocks = 1;
-  /// qk on warpgroup MMA (wgmma: K from registers times the query from
-  /// shared memory, 64 tokens per instruction; e4m3 for an fp8 cache)
-  /// instead of warp MMA (pa-to-nvvm's wgmma-qk).
-  bool wgmmaQK = false;
 };
 
 /// Adds pa-to-nvvm's patterns for kernels on `chip` (an NVIDIA chip of
