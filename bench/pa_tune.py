@@ -15,7 +15,8 @@ TUNE_LOG holds lines
 (candidate NN of benchmark program MMM at one shape; candidate 00 is the
 chip's defaults, timed first and last). DIR/c00/bench/bMMM/program.txt
 gives the program's tuning key, DIR/cNN/bench/bMMM/program.txt the
-candidate's kernel options (key_ahead=, value_stage=, value_ahead=:
+candidate's kernel options (key_ahead=, value_stage=, value_ahead=,
+key_ahead_in_registers=:
 pa-to-nvvm's, their defaults when absent), which an entry sets where they
 differ from the reference's, as it sets the plan limits. For every program
 and shape, the fastest candidate becomes an entry of that (batch, context
@@ -40,7 +41,10 @@ PATH = re.compile(r"(?:^|/)c(?P<candidate>\d+)/bench/(?P<program>b\d+)$")
 KEY_FIELDS = ("target", "layout", "head_dim", "rows", "page_size",
               "kv_dtype", "window")
 # pa-to-nvvm's options and their defaults.
-KERNEL_OPTIONS = {"key_ahead": 0, "value_stage": 0, "value_ahead": 1}
+KERNEL_OPTIONS = {"key_ahead": 0, "value_stage": 0, "value_ahead": 1,
+                  "key_ahead_in_registers": 0}
+# Written to the table as JSON booleans.
+BOOLEAN_OPTIONS = {"key_ahead_in_registers"}
 SETTINGS = ("budget", "max_partitions") + tuple(KERNEL_OPTIONS)
 MIN_GAIN = 0.01  # below 1% is not worth an entry
 
@@ -108,7 +112,8 @@ def settings_of(candidate, runs, reference_runs, directory, program):
     for option, blocks in kernel_options(directory, candidate,
                                          program).items():
         if blocks != reference[option]:
-            settings[option] = blocks
+            settings[option] = (bool(blocks) if option in BOOLEAN_OPTIONS
+                                else blocks)
     return settings
 
 

@@ -203,6 +203,8 @@ CompileOptions mlir::pa::withTunedKernelOptions(CompileOptions options,
         std::pair{&options.valueAhead, tuned->valueAhead}})
     if (!*given)
       *given = saved;
+  if (!options.keyAheadInRegisters)
+    options.keyAheadInRegisters = tuned->keyAheadInRegisters;
   return options;
 }
 
@@ -211,6 +213,8 @@ WarpOptions mlir::pa::nvidiaWarpOptions(const CompileOptions &options) {
   warp.keyAheadBlocks = options.keyAhead.value_or(warp.keyAheadBlocks);
   warp.valueStageBlocks = options.valueStage.value_or(warp.valueStageBlocks);
   warp.valueAheadBlocks = options.valueAhead.value_or(warp.valueAheadBlocks);
+  warp.keyAheadInRegisters =
+      options.keyAheadInRegisters.value_or(warp.keyAheadInRegisters);
   return warp;
 }
 

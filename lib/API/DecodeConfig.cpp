@@ -236,6 +236,6 @@ std::string DecodeConfig::cacheKey() const {
   // The kernel options a tuning table gives compile too.
   WarpOptions warp = nvidiaWarpOptions(withTunedKernelOptions({}, *this));
   os << ';' << warp.keyAheadBlocks << ';' << warp.valueStageBlocks << ';'
-     << warp.valueAheadBlocks;
+     << warp.valueAheadBlocks << ';' << warp.keyAheadInRegisters;
   return key;
 }

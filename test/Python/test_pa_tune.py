@@ -107,6 +107,25 @@ def test_a_winning_kernel_option_becomes_an_entry(tmp_path):
             if k not in KEY and k != "measured"} == {"value_stage": 2}
 
 
+def test_key_ahead_in_registers_is_written_as_a_boolean(tmp_path):
+    """Candidate 1 adds key_ahead 1 in registers (program.txt records it
+    as 0 / 1): the entry sets key_ahead 1 and key_ahead_in_registers true,
+    the JSON boolean the table takes."""
+    lines = []
+    for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
+        lines += [tune_line(0, batch, length, 264, us),
+                  tune_line(1, batch, length, 264, us * 0.97),
+                  tune_line(0, batch, length, 264, us)]
+    entries = run_pa_tune(
+        tmp_path, lines, [],
+        kernel_options=[{"key_ahead": 0, "key_ahead_in_registers": 0},
+                        {"key_ahead": 1, "key_ahead_in_registers": 1}])
+    assert len(entries) == 1, entries
+    assert {k: v for k, v in entries[0].items()
+            if k not in KEY and k != "measured"} == {
+                "key_ahead": 1, "key_ahead_in_registers": True}
+
+
 def test_compare_reports_each_candidate_against_the_reference(tmp_path):
     lines = [tune_line(0, 32, 8192, 264, 100.0),
              tune_line(1, 32, 8192, 264, 98.0),

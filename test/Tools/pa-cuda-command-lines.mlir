@@ -44,6 +44,18 @@
 // GEN-STAGE: pa-cuda-gen: --value-stage takes a whole number >= 0, got 'x'
 // RUN: not pa-cuda-gen %t/gen --bench --key-ahead -1 2>&1 | FileCheck %s --check-prefix=GEN-AHEAD
 // GEN-AHEAD: pa-cuda-gen: --key-ahead takes a whole number >= 0, got '-1'
+// A tuning table's key_ahead_in_registers reaches the program's kernel
+// (program.txt records what pa-to-nvvm compiled it with).
+// RUN: printf '%%s' '{"format": "pa-mlir-tuned-plans", "version": 1, "entries": [{"target": "sm_90a", "layout": "packed-transposed", "head_dim": 256, "rows": 8, "page_size": 16, "kv_dtype": "e4m3fn", "window": 0, "key_ahead": 1, "key_ahead_in_registers": true}]}' > %t/table.json
+// RUN: env PA_MLIR_TUNING_TABLE=%t/table.json pa-cuda-gen %t/tuned --bench --only fp8-q1-p16-w0 > /dev/null
+// RUN: FileCheck %s --check-prefix=GEN-TUNED < %t/tuned/bench/b000/program.txt
+// GEN-TUNED: key_ahead=1
+// GEN-TUNED: key_ahead_in_registers=1
+// RUN: printf '%%s' '{"format": "pa-mlir-tuned-plans", "version": 1, "entries": []}' > %t/no-entries.json
+// RUN: env PA_MLIR_TUNING_TABLE=%t/no-entries.json pa-cuda-gen %t/untuned --bench --only fp8-q1-p16-w0 > /dev/null
+// RUN: FileCheck %s --check-prefix=GEN-UNTUNED < %t/untuned/bench/b000/program.txt
+// GEN-UNTUNED: key_ahead=0
+// GEN-UNTUNED: key_ahead_in_registers=0
 // RUN: not pa-cuda-gen %t/gen --bench --only no-such-label 2>&1 | FileCheck %s --check-prefix=GEN-ONLY
 // GEN-ONLY: no program selected (--only 'no-such-label' matches no label)
 // RUN: not ls %t/gen/bench/b000

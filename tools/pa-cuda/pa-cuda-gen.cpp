@@ -25,8 +25,9 @@
 //                         program (key-ahead's chunks in registers)
 //   --value-stage N       pa-to-nvvm{value-stage=N} for every program
 //   --value-ahead N       pa-to-nvvm{value-ahead=N} for every program
-//                         (without them: each program's tuning-table entry
-//                         gives them, else 0, as compile takes them)
+//                         (without these: each program's tuning-table
+//                         entry gives them, else the defaults, as compile
+//                         takes them)
 //   --cubin               also kernels.cubin, assembled by ptxas here (an
 //                         error without ptxas), which pa-cuda-run loads
 //                         instead of the PTX: no JIT on the GPU machine
@@ -202,12 +203,10 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 }
 
 /// pa-to-nvvm's options of every program (--key-ahead, --value-stage,
-/// --value-ahead); absent: the tuning table's for the program, as
+/// --value-ahead, --key-ahead-in-registers); absent: the tuning table's
+/// for the program, as
 /// compileDecode takes them (withTunedKernelOptions).
 mlir::pa::CompileOptions kernelOptions;
-/// --key-ahead-in-registers: pa-to-nvvm{key-ahead-in-registers} for every
-/// program (with key-ahead blocks from --key-ahead or the table).
-bool keyAheadInRegisters = false;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
 
@@ -231,7 +230,6 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   options.chip = kChip.str();
   options.warp = mlir::pa::nvidiaWarpOptions(
       mlir::pa::withTunedKernelOptions(kernelOptions, config));
-  options.warp.keyAheadInRegisters = keyAheadInRegisters;
   options.emitCubin = emitCubins;
   if (module) {
     compiled = mlir::pa::nvidiaBackend().compile(*module, options, error);
@@ -251,7 +249,8 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n"
      << "key_ahead=" << options.warp.keyAheadBlocks << "\n"
      << "value_stage=" << options.warp.valueStageBlocks << "\n"
-     << "value_ahead=" << options.warp.valueAheadBlocks << "\n";
+     << "value_ahead=" << options.warp.valueAheadBlocks << "\n"
+     << "key_ahead_in_registers=" << options.warp.keyAheadInRegisters << "\n";
   if (spec.combinedCache != numerics::CombinedCache::None)
     os << "combined_cache=" << numerics::combinedCacheName(spec.combinedCache)
        << "\n";
@@ -346,7 +345,7 @@ int main(int argc, char **argv) {
     } else if (arg == "--cubin") {
       emitCubins = true;
     } else if (arg == "--key-ahead-in-registers") {
-      keyAheadInRegisters = true;
+      kernelOptions.keyAheadInRegisters = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if ((arg == "--key-ahead" || arg == "--value-stage" ||

@@ -150,6 +150,23 @@ TEST(Tuning, KernelOptionsAlone) {
   EXPECT_EQ(eight->budget, 198);
   EXPECT_EQ(eight->valueStage, 1);
   EXPECT_FALSE(eight->keyAhead);
+  EXPECT_FALSE(eight->keyAheadInRegisters);
+}
+
+TEST(Tuning, KeyAheadInRegisters) {
+  // A boolean; true only with key-ahead's blocks in the same entry.
+  TuningTable table = parsed(
+      tableOf(entryWith(R"("key_ahead": 1, "key_ahead_in_registers": true)")));
+  std::optional<TunedPlan> plan = table.lookup(benchKey());
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->keyAhead, 1);
+  EXPECT_EQ(plan->keyAheadInRegisters, true);
+  TunedPlan off =
+      parsed(
+          tableOf(entryWith(R"("budget": 2, "key_ahead_in_registers": false)")))
+          .lookup(benchKey())
+          .value();
+  EXPECT_EQ(off.keyAheadInRegisters, false);
 }
 
 TEST(Tuning, Diagnostics) {
@@ -180,7 +197,13 @@ TEST(Tuning, Diagnostics) {
       {R"("batch_bucket": 100, "budget": 1)",
        "'batch_bucket' must be a power of two, got 100"},
       {"", "sets none of 'budget', 'max_partitions', 'key_ahead', "
-           "'value_stage', 'value_ahead'"},
+           "'value_stage', 'value_ahead', 'key_ahead_in_registers'"},
+      {R"("key_ahead": 1, "key_ahead_in_registers": 1)",
+       "'key_ahead_in_registers' must be true or false"},
+      {R"("key_ahead_in_registers": true)",
+       "'key_ahead_in_registers' is true without 'key_ahead' >= 1"},
+      {R"("key_ahead": 0, "key_ahead_in_registers": true)",
+       "'key_ahead_in_registers' is true without 'key_ahead' >= 1"},
       {R"("value_ahead": 0)",
        "'value_ahead' must be an integer from 1 to 2^31-1"},
       {R"("value_ahead": 5)", "'value_ahead' must be an integer from 1 to 4"},
@@ -200,6 +223,11 @@ TEST(Tuning, Diagnostics) {
   EXPECT_EQ(errorOf(tableOf(amd)),
             "t.json: entry 0: 'value_stage' is an NVIDIA kernel option; "
             "target 'gfx950' has no such option");
+  std::string amdRegisters = entryWith(R"("key_ahead_in_registers": false)");
+  amdRegisters.replace(amdRegisters.find("sm_90a"), 6, "gfx942");
+  EXPECT_EQ(errorOf(tableOf(amdRegisters)),
+            "t.json: entry 0: 'key_ahead_in_registers' is an NVIDIA kernel "
+            "option; target 'gfx942' has no such option");
   std::string badLayout = entryWith(R"("budget": 1)");
   badLayout.replace(badLayout.find("packed-transposed"), 17, "transposed");
   EXPECT_EQ(errorOf(tableOf(badLayout)),

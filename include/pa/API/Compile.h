@@ -36,11 +36,13 @@ struct CompileOptions {
   CacheOffsets cacheOffsets = CacheOffsets::automatic;
   /// AMD chips: pa-to-mfma's key-prefetch option.
   KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
-  /// NVIDIA chips: pa-to-nvvm's key-ahead, value-stage (blocks, 0 to 8)
-  /// and value-ahead (1 to 4) options. Absent: compileDecode takes the
-  /// tuning table's entry for the configuration (withTunedKernelOptions),
-  /// other compiles WarpOptions' defaults (nvidiaWarpOptions).
+  /// NVIDIA chips: pa-to-nvvm's key-ahead, value-stage (blocks, 0 to 8),
+  /// value-ahead (1 to 4) and key-ahead-in-registers options. Absent:
+  /// compileDecode takes the tuning table's entry for the configuration
+  /// (withTunedKernelOptions), other compiles WarpOptions' defaults
+  /// (nvidiaWarpOptions).
   std::optional<int64_t> keyAhead, valueStage, valueAhead;
+  std::optional<bool> keyAheadInRegisters;
 };
 
 /// `options` with the NVIDIA kernel options it leaves absent taken from

@@ -42,10 +42,12 @@ struct TuningKey {
 
 /// What an entry sets (each may be absent: the default): the plan limits
 /// and, for NVIDIA targets, the decode kernel's pa-to-nvvm options
-/// key-ahead and value-stage (0 to 8 blocks) and value-ahead (1 to 4).
+/// key-ahead and value-stage (0 to 8 blocks), value-ahead (1 to 4) and
+/// key-ahead-in-registers (true only with key-ahead >= 1 in the entry).
 struct TunedPlan {
   std::optional<int64_t> budget, maxPartitions;
   std::optional<int64_t> keyAhead, valueStage, valueAhead;
+  std::optional<bool> keyAheadInRegisters;
 };
 
 struct TuningEntry {

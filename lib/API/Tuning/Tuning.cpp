@@ -40,10 +40,12 @@ const llvm::StringSet<> &knownKVTypes() {
 bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
                std::string &error) {
   static const llvm::StringSet<> fields = {
-      "target",         "layout",      "head_dim",       "rows",
-      "page_size",      "kv_dtype",    "window",         "batch_bucket",
-      "context_bucket", "budget",      "max_partitions", "key_ahead",
-      "value_stage",    "value_ahead", "measured"};
+      "target",      "layout",         "head_dim",
+      "rows",        "page_size",      "kv_dtype",
+      "window",      "batch_bucket",   "context_bucket",
+      "budget",      "max_partitions", "key_ahead",
+      "value_stage", "value_ahead",    "key_ahead_in_registers",
+      "measured"};
   for (const auto &[name, value] : object)
     if (!fields.contains(name.str())) {
       error = "unknown field '" + name.str() + "'";
@@ -100,6 +102,13 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("value_stage", 0, false, entry.plan.valueStage) ||
       !integer("value_ahead", 1, false, entry.plan.valueAhead))
     return false;
+  if (const llvm::json::Value *value = object.get("key_ahead_in_registers")) {
+    entry.plan.keyAheadInRegisters = value->getAsBoolean();
+    if (!entry.plan.keyAheadInRegisters) {
+      error = "'key_ahead_in_registers' must be true or false";
+      return false;
+    }
+  }
   entry.key.headDim = *headDim;
   entry.key.rows = *rows;
   entry.key.pageSize = *pageSize;
@@ -111,7 +120,15 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
               std::to_string(*bucket);
       return false;
     }
-  // pa-to-nvvm's options: blocks of a tile, NVIDIA kernels only.
+  // pa-to-nvvm's options: NVIDIA kernels only.
+  auto isNVIDIA = [&](const char *name) {
+    if (llvm::StringRef(entry.key.target).starts_with("sm_"))
+      return true;
+    error = std::string("'") + name + "' is an NVIDIA kernel option; target '" +
+            entry.key.target + "' has no such option";
+    return false;
+  };
+  // Blocks of a tile.
   struct KernelOption {
     const char *name;
     std::optional<int64_t> blocks;
@@ -131,17 +148,25 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
               std::to_string(option.maximum);
       return false;
     }
-    if (!llvm::StringRef(entry.key.target).starts_with("sm_")) {
-      error = std::string("'") + name +
-              "' is an NVIDIA kernel option; target '" + entry.key.target +
-              "' has no such option";
+    if (!isNVIDIA(name))
+      return false;
+  }
+  if (entry.plan.keyAheadInRegisters) {
+    if (!isNVIDIA("key_ahead_in_registers"))
+      return false;
+    // Without key-ahead blocks the option does nothing: a table that says
+    // otherwise was written by mistake.
+    if (*entry.plan.keyAheadInRegisters &&
+        entry.plan.keyAhead.value_or(0) < 1) {
+      error = "'key_ahead_in_registers' is true without 'key_ahead' >= 1";
       return false;
     }
   }
   if (!entry.plan.budget && !entry.plan.maxPartitions && !entry.plan.keyAhead &&
-      !entry.plan.valueStage && !entry.plan.valueAhead) {
+      !entry.plan.valueStage && !entry.plan.valueAhead &&
+      !entry.plan.keyAheadInRegisters) {
     error = "sets none of 'budget', 'max_partitions', 'key_ahead', "
-            "'value_stage', 'value_ahead'";
+            "'value_stage', 'value_ahead', 'key_ahead_in_registers'";
     return false;
   }
   if (const llvm::json::Value *measured = object.get("measured");
