@@ -204,8 +204,7 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 
 /// pa-to-nvvm's options of every program (--key-ahead, --value-stage,
 /// --value-ahead, --key-ahead-in-registers); absent: the tuning table's
-/// for the program, as
-/// compileDecode takes them (withTunedKernelOptions).
+/// for the program, as compileDecode takes them (withTunedKernelOptions).
 mlir::pa::CompileOptions kernelOptions;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;

@@ -276,12 +276,14 @@ SmallVector<Value> TileOpLowering::loadKeysAhead(WarpEmitter &e, Value exists,
 
 void TileOpLowering::setKeysAhead(ValueRange chunks, bool initial) const {
   scf::ForOp loop = state.ops.tileLoop;
-  const unsigned first = loop.getNumRegionIterArgs() - chunks.size();
-  Operation *target =
-      initial ? loop.getOperation() : loop.getBody()->getTerminator();
-  const unsigned base = initial ? loop.getNumControlOperands() + first : first;
+  // keysAhead are the loop's last iteration arguments (carryKeysAhead).
+  MutableOperandRange operands =
+      initial ? loop.getInitArgsMutable()
+              : cast<scf::YieldOp>(loop.getBody()->getTerminator())
+                    .getResultsMutable();
+  const unsigned first = operands.size() - chunks.size();
   for (auto [i, chunk] : llvm::enumerate(chunks))
-    target->setOperand(base + i, chunk);
+    operands[first + i].set(chunk);
 }
 
 void TileOpLowering::copyValueStage(WarpEmitter &e, const TilePages &tile,
