@@ -230,6 +230,8 @@ StringRef mlir::pa::describeDiscardableKind(DiscardableKind kind) {
     return "a dictionary of i64 arrays (array<i64: ...>)";
   case DiscardableKind::LayoutByArgument:
     return "a dictionary of strided layouts (strided<[...]>)";
+  case DiscardableKind::PlanLimits:
+    return "array<i64: budget, max_partitions, num_kv_heads>, each >= 1";
   }
   llvm_unreachable("unknown DiscardableKind");
 }
@@ -278,6 +280,12 @@ bool hasKind(Attribute value, DiscardableKind kind) {
     return isDictionaryOf(llvm::IsaPred<DenseI64ArrayAttr>);
   case DiscardableKind::LayoutByArgument:
     return isDictionaryOf(llvm::IsaPred<StridedLayoutAttr>);
+  case DiscardableKind::PlanLimits: {
+    auto limits = dyn_cast<DenseI64ArrayAttr>(value);
+    return limits && limits.size() == 3 &&
+           llvm::all_of(limits.asArrayRef(),
+                        [](int64_t limit) { return limit >= 1; });
+  }
   }
   llvm_unreachable("unknown DiscardableKind");
 }

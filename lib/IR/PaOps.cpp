@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "pa/IR/PaOps.h"
 #include "pa/IR/PaLayoutAttrs.h"
+#include "pa/Support/PlanCapacity.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -262,18 +263,7 @@ LogicalResult mlir::pa::verifyKnownAttributes(Operation *op) {
 
 int64_t mlir::pa::planCapacity(int64_t batch, int64_t kvHeads, int64_t budget,
                                int64_t maxPartitions) {
-  // Defined for any int64 arguments (a static batch may be huge, a caller's
-  // configuration invalid): no division by zero, the ceiling without
-  // budget + kvHeads - 1, and a saturated product.
-  if (kvHeads < 1)
-    return 0;
-  int64_t perHead = budget / kvHeads + (budget % kvHeads > 0 ? 1 : 0);
-  int64_t all;
-  if (llvm::MulOverflow(batch, maxPartitions, all))
-    all = (batch < 0) != (maxPartitions < 0)
-              ? std::numeric_limits<int64_t>::min()
-              : std::numeric_limits<int64_t>::max();
-  return std::min(all, std::max(batch, perHead));
+  return ::pa::planCapacity(batch, kvHeads, budget, maxPartitions);
 }
 
 LogicalResult PlanOp::verify() {

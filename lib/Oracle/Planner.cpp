@@ -4,6 +4,7 @@
 #include "pa/Oracle/DecodeCase.h"
 
 #include "pa/Oracle/Visibility.h"
+#include "pa/Support/PlanCapacity.h"
 
 #include <algorithm>
 #include <limits>
@@ -20,8 +21,7 @@ WorkItem WorkPlan::work(int64_t slot) const {
 
 int64_t planCapacity(int64_t batch, int64_t numKvHeads, int64_t budget,
                      int64_t maxPartitions) {
-  int64_t perHeadBudget = (budget + numKvHeads - 1) / numKvHeads;
-  return std::min(batch * maxPartitions, std::max(batch, perHeadBudget));
+  return ::pa::planCapacity(batch, numKvHeads, budget, maxPartitions);
 }
 
 bool computeWorkPlan(const PlanRequest &request, WorkPlan &plan,

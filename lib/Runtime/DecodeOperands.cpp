@@ -2,6 +2,7 @@
 #include "pa/Runtime/DecodeOperands.h"
 
 #include <algorithm>
+#include <map>
 
 namespace pa::runtime {
 
@@ -72,6 +73,43 @@ std::vector<DecodeOperand> decodeOperands(const PaDecodeConfig &c,
   if (c.returnLse)
     output("lse", "[B*Q, Hq]", 4, {rows, hq});
   return operands;
+}
+
+SharedSize sharedSizeOf(const std::string &operand, int64_t dim) {
+  // The table's patterns, of a configuration with every optional operand
+  // (per-token scales, sinks, ALiBi, LSE): the shared sizes sit in the same
+  // dims whatever the layout (the caches' N first).
+  static const std::map<std::string, std::vector<SharedSize>> byOperand = [] {
+    PaDecodeConfig config{};
+    config.numQueryHeads = config.numKVHeads = config.headDim = 1;
+    config.pageSize = config.queryLength = 1;
+    config.scaleMode = PA_SCALE_PER_TOKEN;
+    config.hasSinks = config.hasAlibi = config.returnLse = true;
+    std::map<std::string, std::vector<SharedSize>> table;
+    for (const DecodeOperand &o : decodeOperands(config, DecodeDims{})) {
+      std::string pattern = o.pattern;
+      pattern = pattern.substr(pattern.find('[') + 1);
+      pattern.pop_back(); // ']'
+      std::vector<SharedSize> &dims = table[o.name];
+      for (size_t at = 0; at <= pattern.size();) {
+        size_t end = std::min(pattern.find(", ", at), pattern.size());
+        std::string symbol = pattern.substr(at, end - at);
+        dims.push_back(symbol == "B"           ? SharedSize::Batch
+                       : symbol == "B*Q"       ? SharedSize::QueryRows
+                       : symbol == "N"         ? SharedSize::Pages
+                       : symbol == "capacity"  ? SharedSize::Capacity
+                       : symbol == "max_pages" ? SharedSize::TableWidth
+                                               : SharedSize::None);
+        at = end + 2;
+      }
+    }
+    return table;
+  }();
+  auto it = byOperand.find(operand);
+  if (it == byOperand.end() || dim < 0 ||
+      dim >= static_cast<int64_t>(it->second.size()))
+    return SharedSize::None;
+  return it->second[static_cast<size_t>(dim)];
 }
 
 std::string checkSequences(int64_t pageSize, int64_t queryLength,

@@ -1,5 +1,7 @@
 //===- KernelManifest.cpp - launching compiled kernels from metadata ------===//
 #include "pa/Runtime/KernelManifest.h"
+#include "pa/Runtime/DecodeOperands.h"
+#include "pa/Support/PlanCapacity.h"
 
 #include "Json.h"
 
@@ -248,6 +250,25 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
                       readAlignment))
     return false;
 
+  if (const json::Value *limits = object.get("plan_limits")) {
+    PlanLimits plan;
+    std::string at = where + ": 'plan_limits'";
+    if (!integerField(*limits, "budget", plan.budget, error, at) ||
+        !integerField(*limits, "max_partitions", plan.maxPartitions, error,
+                      at) ||
+        !integerField(*limits, "kv_heads", plan.kvHeads, error, at))
+      return false;
+    if (plan.budget < 1 || plan.maxPartitions < 1 || plan.kvHeads < 1) {
+      error = at + ": 'budget', 'max_partitions' and 'kv_heads' must be >= 1";
+      return false;
+    }
+    kernel.planLimits = plan;
+  }
+  // Which sizes the kernel's types fix is known only from a sidecar that
+  // lists them; in an older one a fixed size (a per-tensor scale's 1) would
+  // pass for a shared one.
+  const bool sizesListed = object.get("static_sizes") != nullptr;
+
   const json::Value *args = object.get("args");
   if (!args || args->kind != json::Value::Kind::Array) {
     error = where + ": 'args' must be an array";
@@ -282,6 +303,8 @@ bool parseKernel(const json::Value &object, KernelInfo &kernel,
       auto fixed = staticSizes.find({param.operand, param.dim});
       if (fixed != staticSizes.end())
         param.staticValue = fixed->second;
+      else if (sizesListed)
+        param.sharedSize = sharedSizeOf(param.operand, param.dim);
     } else if (param.field == KernelParam::Field::Offset) {
       auto fixed = staticOffsets.find(param.operand);
       if (fixed != staticOffsets.end())
@@ -473,6 +496,63 @@ bool checkAlignments(const KernelInfo &kernel,
   return true;
 }
 
+const char *sharedSizeName(SharedSize size) {
+  static const char *const names[kSharedSizes] = {"B", "B*Q", "N", "capacity",
+                                                  "max_pages"};
+  return names[static_cast<int>(size)];
+}
+
+/// The shared sizes of one launch of `kernel` (its size parameters'
+/// values in `buffer`) agree, and with plan limits, the capacity is the
+/// plan's for the batch. False with `error` naming both operands (or the
+/// plan) otherwise.
+bool checkSharedSizes(const KernelInfo &kernel,
+                      const std::vector<uint8_t> &buffer, std::string &error) {
+  const KernelParam *first[kSharedSizes] = {};
+  int64_t value[kSharedSizes] = {};
+  for (const KernelParam &param : kernel.params) {
+    if (param.sharedSize == SharedSize::None)
+      continue;
+    int index = static_cast<int>(param.sharedSize);
+    int64_t size;
+    std::memcpy(&size, buffer.data() + param.offset, sizeof size);
+    if (!first[index]) {
+      first[index] = &param;
+      value[index] = size;
+      continue;
+    }
+    if (size == value[index])
+      continue;
+    error = "operand '" + param.operand + "' has size " +
+            std::to_string(size) + " in dim " + std::to_string(param.dim) +
+            " (" + sharedSizeName(param.sharedSize) + "), but operand '" +
+            first[index]->operand + "' has " + std::to_string(value[index]) +
+            " in dim " + std::to_string(first[index]->dim) + ": kernel '" +
+            kernel.name + "' takes operands of one decode run";
+    return false;
+  }
+  const int batch = static_cast<int>(SharedSize::Batch);
+  const int capacity = static_cast<int>(SharedSize::Capacity);
+  if (!kernel.planLimits || !first[batch] || !first[capacity])
+    return true;
+  const PlanLimits &plan = *kernel.planLimits;
+  int64_t expected = planCapacity(value[batch], plan.kvHeads, plan.budget,
+                                  plan.maxPartitions);
+  if (value[capacity] == expected)
+    return true;
+  error = "operand '" + first[capacity]->operand + "' has " +
+          std::to_string(value[capacity]) + " plan slots in dim " +
+          std::to_string(first[capacity]->dim) + ", but kernel '" +
+          kernel.name + "' plans " + std::to_string(expected) + " for " +
+          std::to_string(value[batch]) + " sequences (budget " +
+          std::to_string(plan.budget) + ", max_partitions " +
+          std::to_string(plan.maxPartitions) + ", " +
+          std::to_string(plan.kvHeads) +
+          " KV heads: its sidecar's 'plan_limits'): size the workspace by "
+          "the program's plan capacity";
+  return false;
+}
+
 /// The value of parameter `param` in `view`; false with `error` when its
 /// dim is outside the view's rank, it is a size other than the one the
 /// kernel's type fixes, a stride of a view that has not one size per
@@ -560,7 +640,8 @@ bool PackedParams::pack(const KernelInfo &kernel, const OperandViews &views,
     std::memcpy(buffer.data() + param.offset, &value, sizeof value);
     sources.push_back(view);
   }
-  if (!checkAlignments(kernel, sources, error))
+  if (!checkAlignments(kernel, sources, error) ||
+      !checkSharedSizes(kernel, buffer, error))
     return false;
   for (const KernelParam &param : kernel.params)
     pointers.push_back(buffer.data() + param.offset);
@@ -584,7 +665,8 @@ bool PackedParams::refill(const KernelInfo &kernel, std::string &error) {
     }
     std::memcpy(buffer.data() + param.offset, &value, sizeof value);
   }
-  if (!checkAlignments(kernel, sources, error)) {
+  if (!checkAlignments(kernel, sources, error) ||
+      !checkSharedSizes(kernel, buffer, error)) {
     resolvedKernel = nullptr;
     return false;
   }

@@ -160,9 +160,10 @@ bool translateKernel(const json::Value &kernel, std::ostringstream &out,
       << (vgprs && vgprs->integer() ? *vgprs->integer() : -1) << ", ";
   // The strides the kernel reads at run time, as the sidecar lists them
   // (parseManifest checks them); absent in a sidecar from before them.
-  // So are the strides, offsets and sizes their types fix.
+  // So are the strides, offsets and sizes their types fix, and the plan
+  // kernel's limits.
   for (const char *field : {"dynamic_strides", "static_strides",
-                            "static_offsets", "static_sizes"})
+                            "static_offsets", "static_sizes", "plan_limits"})
     if (const json::Value *listed = kernel.get(field)) {
       out << "\"" << field << "\": ";
       writeJson(*listed, out);

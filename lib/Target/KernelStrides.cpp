@@ -129,3 +129,16 @@ void mlir::pa::writeAccessAlignments(llvm::json::OStream &json,
           });
   });
 }
+
+void mlir::pa::writePlanLimits(llvm::json::OStream &json, Operation *kernel) {
+  auto limits =
+      kernel ? kernel->getAttrOfType<DenseI64ArrayAttr>(kPlanLimitsAttrName)
+             : DenseI64ArrayAttr();
+  if (!limits || limits.size() != 3)
+    return;
+  json.attributeObject("plan_limits", [&] {
+    json.attribute("budget", limits[0]);
+    json.attribute("max_partitions", limits[1]);
+    json.attribute("kv_heads", limits[2]);
+  });
+}

@@ -12,6 +12,7 @@
 // of two plan-sized numbers.
 //
 //===----------------------------------------------------------------------===//
+#include "pa/IR/DiscardableAttributes.h"
 #include "pa/IR/PaOps.h"
 #include "pa/Transforms/KernelBuilder.h"
 #include "pa/Transforms/Passes.h"
@@ -177,6 +178,9 @@ mlir::pa::lowerPlanOps(ModuleOp module, const ChipInfo &chip,
                                    op.getReduceInfo()};
     gpu::GPUFuncOp kernel = createKernel(builder, kernels, "pa_plan",
                                          operands, attributions, chip);
+    kernel->setAttr(kPlanLimitsAttrName,
+                    builder.getDenseI64ArrayAttr(
+                        {params.budget, params.maxPartitions, params.kvHeads}));
     ImplicitLocOpBuilder body(op.getLoc(), builder);
     buildBody(body, kernel, params);
 

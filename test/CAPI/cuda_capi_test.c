@@ -919,11 +919,21 @@ static void testStaticSizes(const char *ptx, size_t ptxSize,
                          "kernel 'pa_decode' was compiled for size 4 there "
                          "(its sidecar's 'static_sizes'): pass a view of "
                          "the program's shape");
-  /* Another pool, batch or capacity (dynamic sizes) is taken. */
+  /* Another pool (a dynamic size) is taken, as long as the operands
+   * agree on it: a key cache of 7 pages beside a value cache of 2 is
+   * refused, naming both. */
   deviceOperands(operands);
   const int64_t morePages[5] = {7, 1, 4, 16, 16};
+  const int64_t moreValuePages[4] = {7, 1, 64, 16};
   operands[1].sizes = morePages;
   fake.reset();
+  CHECK(!paCudaProgramEnqueue(program, operands, kOperands, stream, &error) &&
+            contains(error, "operand 'value_cache' has size 2 in dim 0 (N), "
+                            "but operand 'key_cache' has 7 in dim 0"),
+        "%s", error.data);
+  paStringDestroy(error);
+  CHECK(fake.launchCount() == 0, "nothing launched");
+  operands[2].sizes = moreValuePages;
   CHECK(paCudaProgramEnqueue(program, operands, kOperands, stream, &error),
         "%s", error.data);
   CHECK(fake.launchCount() == 3, "three launches");
@@ -932,7 +942,7 @@ static void testStaticSizes(const char *ptx, size_t ptxSize,
                                           PA_KERNELS_ALL, &error);
   CHECK(launch.ptr != NULL, "%s", error.data);
   CHECK(paCudaLaunchEnqueue(launch, stream, &error), "%s", error.data);
-  const int64_t twoHeads[4] = {kPages, 2, 64, 16};
+  const int64_t twoHeads[4] = {7, 2, 64, 16};
   operands[2].sizes = twoHeads;
   CHECK(!paCudaLaunchEnqueue(launch, stream, &error) &&
             contains(error, "operand 'value_cache' has size 2 in dim 1, but "

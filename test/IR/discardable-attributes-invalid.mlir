@@ -9,7 +9,7 @@
 
 // A name the table does not have.
 gpu.module @pa_kernels {
-  // expected-error @+1 {{unknown attribute 'pa.gird': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.nvvm.single_partition_output, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.access_alignments, pa.nvvm.programmatic_launch}}
+  // expected-error @+1 {{unknown attribute 'pa.gird': the pa dialect defines pa.target, pa.arg_names, pa.grid, pa.distribution, pa.thread0_reason, pa.nvvm.grid_z, pa.nvvm.grid_z_limit, pa.nvvm.grid_z_otherwise, pa.nvvm.single_partition_output, pa.kernarg_fields, pa.param_fields, pa.shared_bytes, pa.mfma_layout, pa.dynamic_strides, pa.static_layouts, pa.static_sizes, pa.access_alignments, pa.nvvm.programmatic_launch, pa.plan_limits}}
   gpu.func @k() kernel attributes {pa.gird = #pa.grid<x = 1, y = 1, z = 1>} {
     gpu.return
   }
@@ -176,6 +176,24 @@ gpu.module @pa_kernels {
 gpu.module @pa_kernels {
   // expected-error @+1 {{'pa.param_fields' must be an array of strings, got ["query.aligned_ptr", 0]}}
   gpu.func @k() kernel attributes {pa.param_fields = ["query.aligned_ptr", 0 : i64]} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @pa_kernels {
+  // expected-error @+1 {{'pa.plan_limits' must be array<i64: budget, max_partitions, num_kv_heads>, each >= 1, got array<i64: 256, 0, 2>}}
+  gpu.func @k() kernel attributes {pa.plan_limits = array<i64: 256, 0, 2>} {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @pa_kernels {
+  // expected-error @+1 {{'pa.plan_limits' must be array<i64: budget, max_partitions, num_kv_heads>, each >= 1, got array<i64: 256, 132>}}
+  gpu.func @k() kernel attributes {pa.plan_limits = array<i64: 256, 132>} {
     gpu.return
   }
 }

@@ -12,5 +12,5 @@
 // RUN: awk -f %S/Inputs/pa-attribute-literals.awk %t.table %t.ops %t.literals | FileCheck %s
 
 // CHECK-NOT: error:
-// CHECK:     checked 18
+// CHECK:     checked 19
 // CHECK-NOT: error:

@@ -1,6 +1,6 @@
 // RUN: pa-opt %s | pa-opt | FileCheck %s
 // RUN: pa-opt --pa-list-discardable-attributes | FileCheck %s --check-prefix=TABLE --match-full-lines
-// RUN: pa-opt --pa-list-discardable-attributes | count 18
+// RUN: pa-opt --pa-list-discardable-attributes | count 19
 
 // Every `pa.` attribute of the table (include/pa/IR/DiscardableAttributes.h)
 // prints as it parses: pa.target on the module, the others on a kernel
@@ -27,6 +27,7 @@
 // TABLE-NEXT: pa.static_sizes	a dictionary of i64 arrays (array<i64: ...>)	a kernel (a function op)
 // TABLE-NEXT: pa.access_alignments	a dictionary of i64 arrays (array<i64: ...>)	a kernel (a function op)
 // TABLE-NEXT: pa.nvvm.programmatic_launch	a unit attribute	a kernel (a function op)
+// TABLE-NEXT: pa.plan_limits	array<i64: budget, max_partitions, num_kv_heads>, each >= 1	a kernel (a function op)
 
 // CHECK:       module attributes {pa.target = #pa.target<"sm_90a">}
 // CHECK-LABEL: gpu.func @decode()
@@ -46,6 +47,7 @@
 // CHECK-SAME:    pa.grid = #pa.grid<x = reduce_info dim 0, y = 2, z = 4 if x * y le 66 else 1>
 // CHECK-LABEL: gpu.func @plan()
 // CHECK-SAME:    pa.distribution = #pa.distribution<threads>
+// CHECK-SAME:    pa.plan_limits = array<i64: 256, 132, 2>
 // CHECK-LABEL: llvm.func @lowered(
 // CHECK-SAME:    pa.access_alignments = {query = array<i64: 16, 2>}
 // CHECK-SAME:    pa.dynamic_strides = {query = array<i64: 0>}
@@ -75,7 +77,8 @@ module attributes {pa.target = #pa.target<"sm_90a">} {
       gpu.return
     }
     gpu.func @plan() kernel attributes {
-        pa.distribution = #pa.distribution<"threads">} {
+        pa.distribution = #pa.distribution<"threads">,
+        pa.plan_limits = array<i64: 256, 132, 2>} {
       gpu.return
     }
   }

@@ -254,7 +254,9 @@ def test_hip_program_from_bytes_enqueues_on_the_given_stream(amd_program):
         program = _runtime_capi.HipProgram(code, metadata)
         loaded = pa_mlir.load_program(sys.argv[2])
         config = loaded.config
-        table = operand_table(config, 2, 4, 2, 4)
+        # The workspace of the program's plan (the launcher refuses
+        # another capacity).
+        table = operand_table(config, 2, 4, 2, loaded.plan_capacity(2))
         prepared = _runtime_capi.device_operands(
             [(op.name, 0x1000 * (i + 1), op.shape)
              for i, op in enumerate(table)])

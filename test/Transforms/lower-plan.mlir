@@ -13,6 +13,9 @@
 
 // CHECK:       gpu.module @pa_kernels
 // CHECK:       gpu.func @pa_plan(%[[L:.*]]: memref<?xi32>, %[[W:.*]]: memref<?x4xi32>, %[[R:.*]]: memref<?x2xi32>) kernel
+// The limits it plans with, for the launcher's check of the workspace:
+// budget, max_partitions, KV heads.
+// CHECK-SAME:    pa.plan_limits = array<i64: 512, 256, 2>
 // CHECK-NOT:     gpu.thread_id
 // CHECK:         %[[B:.*]] = memref.dim %[[L]], %{{.*}} : memref<?xi32>
 // CHECK:         %[[ROWS:.*]] = memref.dim %[[W]], %{{.*}} : memref<?x4xi32>
@@ -86,6 +89,7 @@
 
 // GFX942-LABEL: func.func @plan_window
 // GFX942:       gpu.func @pa_plan
+// GFX942-SAME:    pa.plan_limits = array<i64: 512, 304, 2>
 // GFX942:         arith.constant 512 : i64
 // GFX942:         arith.constant 304 : i64
 
@@ -123,11 +127,13 @@ func.func @plan_window(%lens: memref<?xi32>, %work: memref<?x4xi32>,
 // CHECK:         arith.constant 512 : i64
 // CHECK:         arith.constant 256 : i64
 // CHECK:       gpu.func @pa_plan_0(
+// CHECK-SAME:    pa.plan_limits = array<i64: 512, 7, 1>
 // CHECK:         arith.constant 512 : i64
 // CHECK:         arith.constant 7 : i64
 
 // GFX942-LABEL: func.func @plan_defaults
 // GFX942:       gpu.func @pa_plan(
+// GFX942-SAME:    pa.plan_limits = array<i64: 608, 304, 1>
 // GFX942:         arith.constant 608 : i64
 // GFX942:         arith.constant 304 : i64
 

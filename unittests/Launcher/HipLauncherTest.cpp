@@ -414,11 +414,35 @@ TEST(LauncherCore, BadOperandsPrepareNothing) {
   EXPECT_NE(error.find("operand 'query' has rank 2"), std::string::npos)
       << error;
 
+  // The decode's grid from work_info's rows (a launch of the decode
+  // alone: the plan would refuse the rows, which 4 sequences do not need).
   views = viewsOf(fullShapes());
   views["work_info"] = rowMajorView(0x1000, {int64_t(1) << 32, 4});
-  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error));
+  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error,
+                               /*kernels=*/2));
   EXPECT_NE(error.find("workgroups in one dimension"), std::string::npos)
       << error;
+
+  // Operands of two runs: a block table of 4 sequences beside 3 lengths,
+  // and a workspace of another capacity than the plan's (3 sequences: 4
+  // slots at budget 8, 2 KV heads).
+  views = viewsOf(fullShapes());
+  views["block_tables"] = rowMajorView(0x1000, {4, 5});
+  EXPECT_FALSE(prepareLaunches(manifest, views, launches, error));
+  EXPECT_TRUE(launches.empty());
+  EXPECT_EQ(error, "operand 'context_lengths' has size 3 in dim 0 (B), but "
+                   "operand 'block_tables' has 4 in dim 0: kernel "
+                   "'pa_decode' takes operands of one decode run");
+  std::map<std::string, std::vector<int64_t>> shapes = fullShapes();
+  shapes["work_info"][0] = 6;
+  for (const char *name : {"exp_sums", "max_logits", "tmp_out"})
+    shapes[name][1] = 6;
+  EXPECT_FALSE(prepareLaunches(manifest, viewsOf(shapes), launches, error));
+  EXPECT_EQ(error, "operand 'work_info' has 6 plan slots in dim 0, but "
+                   "kernel 'pa_plan' plans 4 for 3 sequences (budget 8, "
+                   "max_partitions 4, 2 KV heads: its sidecar's "
+                   "'plan_limits'): size the workspace by the program's "
+                   "plan capacity");
 }
 
 TEST(LauncherCore, RefusesViewsWhoseSizesDifferFromTheCompiledShape) {
@@ -475,10 +499,17 @@ TEST(LauncherCore, RefusesViewsWhoseSizesDifferFromTheCompiledShape) {
                    "'pa_decode' was compiled for size 8 there (its "
                    "sidecar's 'static_sizes'): pass a view of the "
                    "program's shape");
-  views = viewsOf(shapes);
-  views["work_info"].sizes = {5, 4}; // another capacity: dynamic
-  views["key_cache"].sizes[0] = 40;   // another pool: dynamic
-  ASSERT_TRUE(prepareLaunches(manifest, views, launches, error)) << error;
+  // Another pool (N) and batch (B, B*Q and the plan's capacity, B here)
+  // are dynamic, as long as every operand agrees.
+  std::map<std::string, std::vector<int64_t>> other = shapes;
+  other["key_cache"][0] = other["value_cache"][0] = 40;
+  other["query"][0] = other["output"][0] = 5;
+  other["block_tables"][0] = other["context_lengths"][0] = 5;
+  other["work_info"][0] = other["reduce_info"][0] = 5;
+  for (const char *name : {"exp_sums", "max_logits", "tmp_out"})
+    other[name][1] = 5;
+  ASSERT_TRUE(prepareLaunches(manifest, viewsOf(other), launches, error))
+      << error;
 
   // A bound launch's refill compares the sizes as they are now.
   std::vector<PreparedLaunch> bound;
@@ -598,14 +629,17 @@ TEST(HipLauncher, LaunchesPlanDecodeReduceOnTheStreamWithoutReadback) {
   // Replayed with other sizes (a larger batch): new grids, same program.
   fake.reset();
   std::map<std::string, std::vector<int64_t>> shapes = fullShapes();
-  shapes["work_info"][0] = 12;
+  // 9 sequences of Q = 2: the plan's min(9 * 4, max(9, 8 / 2)) = 9 slots.
+  shapes["work_info"][0] = 9;
   for (const char *name : {"exp_sums", "max_logits", "tmp_out"})
-    shapes[name][1] = 12;
+    shapes[name][1] = 9;
   shapes["reduce_info"][0] = shapes["context_lengths"][0] = 9;
+  shapes["block_tables"][0] = 9;
+  shapes["query"][0] = shapes["output"][0] = 18;
   ASSERT_TRUE(program->enqueue(stream, viewsOf(shapes), error)) << error;
   launches = fake.launches();
   ASSERT_EQ(launches.size(), 3u);
-  EXPECT_EQ(launches[1].grid, (std::array<unsigned, 3>{12, 2, 1}));
+  EXPECT_EQ(launches[1].grid, (std::array<unsigned, 3>{9, 2, 1}));
   EXPECT_EQ(launches[2].grid, (std::array<unsigned, 3>{9, 2, 1}));
 
   program.reset();

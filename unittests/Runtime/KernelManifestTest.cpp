@@ -419,6 +419,138 @@ TEST(KernelManifest, RefillsThroughViewsResolvedOnce) {
   EXPECT_EQ(paramAt(unfixed, 1), 0x8100);
 }
 
+TEST(KernelManifest, RefusesOperandsThatDisagreeOnASharedSize) {
+  // A reduce kernel's work_info [capacity, 4], reduce_info [B, 2] and
+  // tmp_out [Hkv, capacity, Q*G, D]: a tmp_out of 91 slots beside a
+  // work_info of 128 would be written past its end (the decode writes a
+  // slot's partials for every work_info row). The sizes the types fix are
+  // listed ("static_sizes"), so the others are the table's shared sizes;
+  // a sidecar without the field is not checked.
+  const std::string field =
+      R"("static_sizes": {"work_info": {"1": 4}, "reduce_info": {"1": 2}, )"
+      R"("tmp_out": {"0": 2, "2": 8, "3": 256}})";
+  auto sidecar = [&](const std::string &sizes) {
+    return sidecarJson({{"pa_reduce", "x = reduce_info dim 0, y = 2, z = 1",
+                         256, 0, sizes,
+                         descriptorParams({{"work_info", 2},
+                                           {"reduce_info", 2},
+                                           {"tmp_out", 4}})}});
+  };
+  ModuleManifest manifest, old;
+  std::string error;
+  ASSERT_TRUE(parseManifest(sidecar(field), manifest, error)) << error;
+  ASSERT_TRUE(parseManifest(sidecar(R"("registers": 40)"), old, error))
+      << error;
+  const KernelInfo &reduce = manifest.kernels[0];
+  EXPECT_EQ(reduce.params[3].sharedSize, SharedSize::Capacity); // work_info
+  EXPECT_EQ(reduce.params[4].sharedSize, SharedSize::None);     // fixed 4
+  EXPECT_EQ(old.kernels[0].params[3].sharedSize, SharedSize::None);
+
+  OperandViews views;
+  views["work_info"] = rowMajorView(0x7000, {128, 4});
+  views["reduce_info"] = rowMajorView(0x8000, {8, 2});
+  views["tmp_out"] = rowMajorView(0x9000, {2, 91, 8, 256});
+  PackedParams params;
+  EXPECT_FALSE(params.pack(reduce, views, error));
+  EXPECT_EQ(error, "operand 'tmp_out' has size 91 in dim 1 (capacity), but "
+                   "operand 'work_info' has 128 in dim 0: kernel "
+                   "'pa_reduce' takes operands of one decode run");
+  EXPECT_TRUE(params.pack(old.kernels[0], views, error)) << error;
+  views["tmp_out"].sizes[1] = 128;
+  setRowMajorStrides(views["tmp_out"]);
+  EXPECT_TRUE(params.pack(reduce, views, error)) << error;
+  // A bound launch's refill checks again.
+  ASSERT_TRUE(params.pack(reduce, views, error, /*fixedViews=*/true))
+      << error;
+  views["work_info"].sizes[0] = 64;
+  setRowMajorStrides(views["work_info"]);
+  EXPECT_FALSE(params.pack(reduce, views, error, true));
+  EXPECT_NE(error.find("operand 'tmp_out' has size 128 in dim 1 (capacity), "
+                       "but operand 'work_info' has 64"),
+            std::string::npos)
+      << error;
+}
+
+TEST(KernelManifest, RefusesAWorkspaceOfAnotherCapacityThanThePlans) {
+  // The plan kernel compiled for budget 256, 132 partitions at most and 2
+  // KV heads plans min(8 * 132, max(8, 128)) = 128 slots for 8 sequences.
+  // A workspace sized for another budget (a caller's own count, or a
+  // program compiled with another tuning table) is refused, not planned
+  // into: 91 rows would be written past their end and 37 slots never
+  // decoded; 132 rows would leave 4 slots the plan never writes.
+  const std::string limits =
+      R"("plan_limits": {"budget": 256, "max_partitions": 132, )"
+      R"("kv_heads": 2})";
+  auto sidecar = [&](const std::string &planLimits) {
+    return sidecarJson(
+        {{"pa_decode", "x = 1, y = 1, z = 1", 128, 0,
+          R"("static_sizes": {"work_info": {"1": 4}, )"
+          R"("reduce_info": {"1": 2}})" +
+              (planLimits.empty() ? "" : ", " + planLimits),
+          descriptorParams({{"context_lengths", 1},
+                            {"work_info", 2},
+                            {"reduce_info", 2}})}});
+  };
+  ModuleManifest manifest, unlimited;
+  std::string error;
+  ASSERT_TRUE(parseManifest(sidecar(limits), manifest, error)) << error;
+  ASSERT_TRUE(parseManifest(sidecar(""), unlimited, error)) << error;
+  const KernelInfo &plan = manifest.kernels[0];
+  ASSERT_TRUE(plan.planLimits);
+  EXPECT_EQ(plan.planLimits->budget, 256);
+  EXPECT_FALSE(unlimited.kernels[0].planLimits);
+
+  OperandViews views;
+  views["context_lengths"] = rowMajorView(0x6000, {8});
+  views["work_info"] = rowMajorView(0x7000, {91, 4});
+  views["reduce_info"] = rowMajorView(0x8000, {8, 2});
+  PackedParams params;
+  EXPECT_FALSE(params.pack(plan, views, error));
+  EXPECT_EQ(error,
+            "operand 'work_info' has 91 plan slots in dim 0, but kernel "
+            "'pa_decode' plans 128 for 8 sequences (budget 256, "
+            "max_partitions 132, 2 KV heads: its sidecar's 'plan_limits'): "
+            "size the workspace by the program's plan capacity");
+  EXPECT_TRUE(params.pack(unlimited.kernels[0], views, error)) << error;
+  for (int64_t rows : {132, 128}) {
+    views["work_info"] = rowMajorView(0x7000, {rows, 4});
+    EXPECT_EQ(params.pack(plan, views, error), rows == 128) << rows;
+  }
+  // The batch from any operand that has it: context_lengths and
+  // reduce_info must agree first.
+  views["reduce_info"] = rowMajorView(0x8000, {9, 2});
+  EXPECT_FALSE(params.pack(plan, views, error));
+  EXPECT_NE(error.find("operand 'reduce_info' has size 9 in dim 0 (B)"),
+            std::string::npos)
+      << error;
+
+  expectFieldRefused(
+      sidecar(limits), limits,
+      {{R"("plan_limits": 4)", "'plan_limits': 'budget' must be an integer"},
+       {R"("plan_limits": {"budget": 256, "max_partitions": 0, )"
+        R"("kv_heads": 2})",
+        "'plan_limits': 'budget', 'max_partitions' and 'kv_heads' must be "
+        ">= 1"}});
+}
+
+TEST(DecodeOperands, NameTheSizesOperandsShare) {
+  // From the table's patterns ("[Hkv, capacity, Q*G, D]"): the dims whose
+  // sizes a run's operands must agree on; fixed ones and unknown operands
+  // have none.
+  EXPECT_EQ(sharedSizeOf("work_info", 0), SharedSize::Capacity);
+  EXPECT_EQ(sharedSizeOf("tmp_out", 1), SharedSize::Capacity);
+  EXPECT_EQ(sharedSizeOf("tmp_out", 0), SharedSize::None); // Hkv
+  EXPECT_EQ(sharedSizeOf("query", 0), SharedSize::QueryRows);
+  EXPECT_EQ(sharedSizeOf("lse", 0), SharedSize::QueryRows);
+  EXPECT_EQ(sharedSizeOf("key_cache", 0), SharedSize::Pages);
+  EXPECT_EQ(sharedSizeOf("k_scale", 0), SharedSize::Pages);
+  EXPECT_EQ(sharedSizeOf("block_tables", 0), SharedSize::Batch);
+  EXPECT_EQ(sharedSizeOf("block_tables", 1), SharedSize::TableWidth);
+  EXPECT_EQ(sharedSizeOf("context_lengths", 0), SharedSize::Batch);
+  EXPECT_EQ(sharedSizeOf("context_lengths", 1), SharedSize::None);
+  EXPECT_EQ(sharedSizeOf("scratch", 0), SharedSize::None);
+}
+
 TEST(KernelManifest, RefusesViewsThatMisalignTheKernelsAccesses) {
   // A key cache of fp8 rows read in 16-byte chunks (the sidecar's
   // "alignments": {"bytes": 16, "element_bytes": 1}): a view whose first

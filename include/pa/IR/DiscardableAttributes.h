@@ -103,6 +103,11 @@ inline constexpr llvm::StringLiteral kStaticSizesAttrName = "pa.static_sizes";
 /// "alignments").
 inline constexpr llvm::StringLiteral kAccessAlignmentsAttrName =
     "pa.access_alignments";
+/// Set on a plan kernel by pa-lower-plan (lowerPlanOps): the limits it
+/// plans with, array<i64: budget, max_partitions, num_kv_heads> (the op's
+/// or the chip's defaults), so that a launcher can refuse a workspace of
+/// another capacity than the plan's (the sidecar's "plan_limits").
+inline constexpr llvm::StringLiteral kPlanLimitsAttrName = "pa.plan_limits";
 /// Marks a kernel that starts with `griddepcontrol.wait` (it reads nothing
 /// its stream predecessor wrote before that grid has completed), so the
 /// launcher may launch it with programmatic stream serialization (the
@@ -126,6 +131,7 @@ enum class DiscardableKind {
   Unit,             // a UnitAttr
   DimsByArgument,   // a DictionaryAttr of DenseI64ArrayAttr
   LayoutByArgument, // a DictionaryAttr of StridedLayoutAttr
+  PlanLimits,       // a DenseI64ArrayAttr of three integers >= 1
 };
 
 /// The op a discardable attribute sits on.
@@ -172,6 +178,8 @@ inline constexpr DiscardableAttribute kDiscardableAttributes[] = {
     {kAccessAlignmentsAttrName, DiscardableKind::DimsByArgument,
      DiscardableHolder::Function},
     {kProgrammaticLaunchAttrName, DiscardableKind::Unit,
+     DiscardableHolder::Function},
+    {kPlanLimitsAttrName, DiscardableKind::PlanLimits,
      DiscardableHolder::Function},
 };
 

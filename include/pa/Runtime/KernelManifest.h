@@ -40,6 +40,24 @@ void setRowMajorStrides(MemRefView &view);
 /// The operands of one launch by pa op operand name ("query", "work_info").
 using OperandViews = std::map<std::string, MemRefView>;
 
+/// A size that several operands of a decode program share, by the symbol
+/// the operand table writes it with (decodeOperands: "[Hkv, capacity,
+/// Q*G]"): B, B*Q, N, capacity and max_pages. A launch refuses operands
+/// that disagree on one (KernelParam::sharedSize).
+enum class SharedSize : int8_t {
+  None = -1,
+  Batch,     // B
+  QueryRows, // B*Q
+  Pages,     // N
+  Capacity,  // capacity: plan slots
+  TableWidth // max_pages: block-table columns
+};
+inline constexpr int kSharedSizes = 5;
+
+/// The shared size dim `dim` of decode operand `operand` stands for (None
+/// for a dim of a fixed size, or an operand the table does not have).
+SharedSize sharedSizeOf(const std::string &operand, int64_t dim);
+
 /// One kernel parameter: `meaning` is "NAME.allocated_ptr",
 /// "NAME.aligned_ptr", "NAME.offset", "NAME.size[i]" or "NAME.stride[i]".
 struct KernelParam {
@@ -72,6 +90,21 @@ struct KernelParam {
   /// list, a sidecar from before the field, the AMD one).
   int64_t alignBytes = 0;
   int64_t elementBytes = 0;
+  /// For a "NAME.size[i]" the kernel's type leaves dynamic, in a sidecar
+  /// that lists the sizes its types fix ("static_sizes"): the shared size
+  /// it stands for (sharedSizeOf). A pack refuses views of one kernel that
+  /// disagree on a shared size. None: unchecked (a sidecar from before
+  /// "static_sizes", where a fixed size may be listed as dynamic).
+  SharedSize sharedSize = SharedSize::None;
+};
+
+/// The plan limits a decode program's plan kernel was compiled with (the
+/// sidecar's "plan_limits"): its capacity for B sequences is
+/// planCapacity(B, kvHeads, budget, maxPartitions) (pa/Support/
+/// PlanCapacity.h), and the workspace (work_info, the partials) must have
+/// exactly that many slots.
+struct PlanLimits {
+  int64_t budget = 0, maxPartitions = 0, kvHeads = 0;
 };
 
 /// One grid dimension: a constant, or dim `dim` of operand `operand`; on
@@ -99,6 +132,12 @@ struct KernelInfo {
   bool programmaticLaunch = false;
   std::vector<KernelParam> params;
   int64_t paramBytes = 0;
+  /// The sidecar's "plan_limits" ({"budget": b, "max_partitions": m,
+  /// "kv_heads": h}, the plan kernel's): a pack whose views give both B
+  /// and the capacity refuses a capacity other than the plan's. Absent (a
+  /// sidecar from before the field, or a kernel that does not plan):
+  /// unchecked.
+  std::optional<PlanLimits> planLimits;
 };
 
 /// The sidecar: the kernels in launch order.
@@ -149,8 +188,10 @@ public:
   /// stride the kernel does not read at run time is not the compiled one
   /// (the fixed one, else the row-major one of the view's sizes; dims of
   /// one element, and empty views, at any stride), or a view would
-  /// misalign the kernel's accesses (KernelParam::alignBytes), naming the
-  /// kernel, operand and dim.
+  /// misalign the kernel's accesses (KernelParam::alignBytes), views that
+  /// disagree on a shared size (KernelParam::sharedSize), or a workspace
+  /// of another capacity than the plan's (KernelInfo::planLimits), naming
+  /// the kernel, operand and dim.
   /// `fixedViews`: the caller keeps `views` with the same operands (the
   /// same map entries; their addresses, sizes and strides may change)
   /// until it packs from another map, as a bound launch does: the

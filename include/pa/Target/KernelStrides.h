@@ -63,6 +63,10 @@ void writeDynamicStrides(llvm::json::OStream &json, Operation *kernel);
 /// from `kernel`'s kAccessAlignmentsAttrName ({} without it).
 void writeAccessAlignments(llvm::json::OStream &json, Operation *kernel);
 
+/// Writes "plan_limits": {"budget": b, "max_partitions": m, "kv_heads": h}
+/// from a plan kernel's kPlanLimitsAttrName (nothing without it).
+void writePlanLimits(llvm::json::OStream &json, Operation *kernel);
+
 } // namespace mlir::pa
 
 #endif // PA_TARGET_KERNELSTRIDES_H

@@ -107,6 +107,7 @@ void writeKernel(llvm::json::OStream &json, msgpack::MapDocNode &kernel,
   field("kernarg_segment_size", ".kernarg_segment_size");
   field("kernarg_segment_align", ".kernarg_segment_align");
   writeDynamicStrides(json, info ? info->kernel : nullptr);
+  writePlanLimits(json, info ? info->kernel : nullptr);
 
   json.attributeBegin("args");
   json.arrayBegin();

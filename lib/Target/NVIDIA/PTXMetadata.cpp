@@ -175,6 +175,7 @@ FailureOr<std::string> mlir::pa::nvidia::writePTXMetadata(
     json.attribute("programmatic_launch", launch.programmaticLaunch);
     writeDynamicStrides(json, info ? info->kernel : nullptr);
     writeAccessAlignments(json, info ? info->kernel : nullptr);
+    writePlanLimits(json, info ? info->kernel : nullptr);
     json.attribute("registers",
                    optionalNumber(ran ? ran->registers : std::nullopt));
     json.attribute("stack_bytes",

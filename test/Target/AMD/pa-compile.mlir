@@ -131,6 +131,14 @@
 // JSON-NEXT:         "1": 4
 // JSON-NEXT:       }
 // JSON-NEXT:     },
+// The limits the plan kernel plans with (the chip's defaults here: two
+// workgroups per CU, as many partitions as CUs), which a launcher checks the
+// workspace's capacity against.
+// JSON-NEXT:     "plan_limits": {
+// JSON-NEXT:       "budget": [[BUDGET:[0-9]+]],
+// JSON-NEXT:       "max_partitions": [[CUS:[0-9]+]],
+// JSON-NEXT:       "kv_heads": 2
+// JSON-NEXT:     },
 // JSON-NEXT:     "args": [
 // JSON-NEXT:       {
 // JSON-NEXT:         "offset": 0,

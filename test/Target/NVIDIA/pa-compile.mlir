@@ -88,6 +88,12 @@
 // JSON:      "block_size": [
 // JSON-NEXT:   128,
 // JSON:      "programmatic_launch": true,
+// The plan's limits (the table's or the chip's), which the launcher checks
+// the workspace's capacity against (the decode and reduce have none).
+// JSON:      "plan_limits": {
+// JSON-NEXT:   "budget": 264,
+// JSON-NEXT:   "max_partitions": 132,
+// JSON-NEXT:   "kv_heads": 2
 // JSON:      "name": "pa_decode",
 // JSON:      "grid": "x = work_info dim 0, y = 2, z = 1",
 // JSON:      "distribution": "warps",
