@@ -22,11 +22,17 @@
 // RUN: not pa-cuda-run bench %t/empty --reps 0 2>&1 | FileCheck %s --check-prefix=RUN-REPS
 // RUN-REPS: --reps takes a whole number >= 1
 
+// RUN: not pa-cuda-run tune %t/empty --reserve-sms 0 2>&1 | FileCheck %s --check-prefix=RUN-RESERVE
+// RUN-RESERVE: --reserve-sms takes a whole number >= 1
+// RUN: not pa-cuda-run check %t/empty --reserve-sms 38 2>&1 | FileCheck %s --check-prefix=RUN-RESERVE-CHECK
+// RUN-RESERVE-CHECK: --reserve-sms applies to bench and tune, not check
+
 // RUN: not pa-cuda-run check %t/empty --program 3 2>&1 | FileCheck %s --check-prefix=RUN-OPTION
 // RUN-OPTION: unknown option '--program'
 
 // RUN: pa-cuda-run --help | FileCheck %s --check-prefix=RUN-HELP
 // RUN-HELP: usage: pa-cuda-run check DIR
+// RUN-HELP: pa-cuda-run bench DIR [--reps N] [--reserve-sms N]
 
 // pa-cuda-gen: --help is not an output directory, options are checked, and a
 // selection of nothing writes nothing and fails.

@@ -1,8 +1,9 @@
 //===- pa-cuda-run.cpp - compiled decode on an NVIDIA GPU vs the oracle ---===//
 //
 //   pa-cuda-run check DIR [--programs N] [--verbose]
-//   pa-cuda-run bench DIR [--reps N]
-//   pa-cuda-run tune DIR [--reps N]    (DIR/cNN: candidates, pa-tune.sh)
+//   pa-cuda-run bench DIR [--reps N] [--reserve-sms N]
+//   pa-cuda-run tune DIR [--reps N] [--reserve-sms N]
+//                                      (DIR/cNN: candidates, pa-tune.sh)
 //
 // Runs what pa-cuda-gen wrote into DIR, with nothing but the CUDA driver
 // (loaded at run time), the float64 oracle and the PARuntime launcher: no
@@ -18,7 +19,8 @@
 // pa-cuda-gen --bench each, at different plan limits) on the same inputs
 // (bench/pa-tune.sh turns its TUNE lines into a tuning table). A program
 // directory's kernels.cubin (pa-cuda-gen --cubin) is loaded in place of its
-// kernels.ptx when present.
+// kernels.ptx when present. --reserve-sms N times on all SMs but N
+// (SmReservation), the shares still of the whole chip's copy ceiling.
 //
 //===----------------------------------------------------------------------===//
 #include "CountOption.h"
@@ -440,10 +442,14 @@ CaseResult compareWithOracle(const oracle::DecodeCase &c, const ProgramDir &p,
 //===----------------------------------------------------------------------===//
 
 /// The GPU side, serialized across worker threads.
+class SmReservation;
+
 struct Gpu {
   const DriverApi *api = nullptr;
   CUstream stream = nullptr;
   std::mutex mutex;
+  /// bench / tune: what holds --reserve-sms' SMs while replays are timed.
+  SmReservation *reservation = nullptr;
 };
 
 int64_t capacityOf(const ProgramDir &p, int64_t batch, int64_t kvHeads) {
@@ -726,6 +732,135 @@ bool copyCeiling(const DriverApi &api, CUstream stream, double &bytesPerSecond,
   return ok;
 }
 
+/// One workgroup per SM that holds the SM's shared memory and sleeps until
+/// told to stop (or `limit` ns of %globaltimer pass): while it lives no
+/// other workgroup fits on those SMs.
+constexpr const char *kReserveSmPtx = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.extern .shared .align 16 .b8 pa_reserve_sm_shared[];
+.visible .entry pa_reserve_sm(.param .u64 stop, .param .u64 started,
+                              .param .u64 limit) {
+  .reg .pred %p;
+  .reg .b32 %r;
+  .reg .b64 %stop, %started, %limit, %t0, %t;
+  ld.param.u64 %stop, [stop];
+  ld.param.u64 %started, [started];
+  ld.param.u64 %limit, [limit];
+  cvta.to.global.u64 %stop, %stop;
+  cvta.to.global.u64 %started, %started;
+  mov.u32 %r, %tid.x;
+  setp.eq.u32 %p, %r, 0;
+  @%p atom.global.add.u32 %r, [%started], 1;
+  mov.u64 %t0, %globaltimer;
+wait:
+  nanosleep.u32 4000;
+  ld.relaxed.gpu.global.u32 %r, [%stop];
+  setp.ne.u32 %p, %r, 0;
+  @%p bra done;
+  mov.u64 %t, %globaltimer;
+  sub.u64 %t, %t, %t0;
+  setp.lt.u64 %p, %t, %limit;
+  @%p bra wait;
+done:
+  ret;
+}
+)";
+
+/// --reserve-sms N: keeps N SMs out of the benchmark's reach while it
+/// times, so that the others each carry a larger share of the DRAM
+/// bandwidth. On an H100 (132 SMs, 3.02 TB/s) with 38 reserved, each of
+/// the 94 left has the share an H200's SM has of its 4.27 TB/s: the
+/// per-SM demand of the H200 (bytes in flight, issue) on a chip that is
+/// at hand (docs/performance.md, thirty-first session). The reserving
+/// workgroups live only while replays are timed (hold / release): a
+/// cuMemFree or a module load waits for every kernel of the device.
+class SmReservation {
+public:
+  /// Loads the reserving kernel for `count` SMs (0: hold does nothing).
+  bool init(const DriverApi &api, int count, std::string &error) {
+    this->api = &api;
+    this->count = count;
+    if (count == 0)
+      return true;
+    CUdevice device = 0;
+    CHECK_CU(api, cuDeviceGet(&device, 0));
+    // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: more than half
+    // an SM's, so one workgroup per SM.
+    CHECK_CU(api, cuDeviceGetAttribute(&sharedPerBlock, 97, device));
+    CHECK_CU(api, cuModuleLoadDataEx(&module, kReserveSmPtx, 0, nullptr,
+                                     nullptr));
+    CHECK_CU(api, cuModuleGetFunction(&function, module, "pa_reserve_sm"));
+    CHECK_CU(api,
+             cuFuncSetAttribute(function,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                sharedPerBlock));
+    CHECK_CU(api, cuMemAlloc(&flags, 8));
+    CHECK_CU(api, cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    std::printf("reserving %d SMs while timing (one workgroup of %d bytes of "
+                "shared memory each)\n",
+                count, sharedPerBlock);
+    return true;
+  }
+
+  /// Starts the reserving workgroups and waits until all are resident.
+  bool hold(std::string &error) {
+    if (count == 0)
+      return true;
+    CHECK_CU(*api, cuMemsetD32Async(flags, 0, 2, stream));
+    CUdeviceptr stop = flags, started = flags + 4;
+    unsigned long long limit = 600ull * 1000000000ull; // 10 minutes at most
+    void *params[] = {&stop, &started, &limit};
+    CHECK_CU(*api, cuLaunchKernel(function, unsigned(count), 1, 1, 32, 1, 1,
+                                  unsigned(sharedPerBlock), stream, params,
+                                  nullptr));
+    held = true;
+    for (auto begin = std::chrono::steady_clock::now();;) {
+      unsigned resident = 0;
+      CHECK_CU(*api, cuMemcpyDtoH(&resident, started, 4));
+      if (int(resident) == count)
+        return true;
+      if (secondsSince(begin) > 10) {
+        error = "only " + std::to_string(resident) + " of " +
+                std::to_string(count) + " SM-reserving workgroups started";
+        return false;
+      }
+    }
+  }
+
+  /// Stops the reserving workgroups and waits for them to end.
+  bool release(std::string &error) {
+    if (!held)
+      return true;
+    held = false;
+    unsigned one = 1;
+    CHECK_CU(*api, cuMemcpyHtoD(flags, &one, 4));
+    CHECK_CU(*api, cuStreamSynchronize(stream));
+    return true;
+  }
+
+  ~SmReservation() {
+    std::string ignored;
+    release(ignored);
+    if (stream)
+      api->cuStreamDestroy(stream);
+    if (flags)
+      api->cuMemFree(flags);
+    if (module)
+      api->cuModuleUnload(module);
+  }
+
+private:
+  const DriverApi *api = nullptr;
+  int count = 0, sharedPerBlock = 0;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  CUstream stream = nullptr;
+  CUdeviceptr flags = 0; // [stop, started]
+  bool held = false;
+};
+
 /// The KV bytes' rate (bytes per second) of `kvBytes` in `us` microseconds.
 double kvRate(double kvBytes, double us) { return kvBytes / (us * 1e-6); }
 
@@ -783,12 +918,15 @@ bool benchPrograms(Gpu &gpu, const std::vector<const ProgramDir *> &candidates,
   // The median time of `reps` replays alternating between the input sets'
   // graphs.
   auto timeReplays = [&](const Graphs &graphs, double &us) {
-    return timeLaunches(
+    if (!gpu.reservation->hold(error))
+      return false;
+    bool timed = timeLaunches(
         api, gpu.stream, reps,
         [&](int i, std::string &e) {
           return graphs[size_t(i) % graphs.size()]->launch(gpu.stream, e);
         },
         us, error);
+    return gpu.reservation->release(error) && timed;
   };
   for (auto [batch, length] : first.benchShapes) {
     int64_t pagesPerSequence = (length + shape.pageSize - 1) / shape.pageSize;
@@ -908,8 +1046,9 @@ std::vector<ProgramDir> readPrograms(const std::string &dir,
 
 int usage(FILE *to = stderr) {
   std::fprintf(to, "usage: pa-cuda-run check DIR [--programs N] "
-                   "[--verbose]\n       pa-cuda-run bench DIR [--reps N]\n"
-                   "       pa-cuda-run tune DIR [--reps N]\n");
+                   "[--verbose]\n       pa-cuda-run bench DIR [--reps N] "
+                   "[--reserve-sms N]\n"
+                   "       pa-cuda-run tune DIR [--reps N] [--reserve-sms N]\n");
   return to == stderr ? 2 : 0;
 }
 
@@ -927,11 +1066,12 @@ int main(int argc, char **argv) {
     return usage();
   }
   size_t limit = SIZE_MAX;
-  int reps = 50;
+  int reps = 50, reserveSms = 0;
   bool verbose = false;
   for (int i = 3; i < argc; ++i) {
     bool counted = !std::strcmp(argv[i], "--programs") ||
-                   !std::strcmp(argv[i], "--reps");
+                   !std::strcmp(argv[i], "--reps") ||
+                   !std::strcmp(argv[i], "--reserve-sms");
     if (counted) {
       std::optional<long long> value =
           i + 1 < argc ? positiveCount(argv[i + 1]) : std::nullopt;
@@ -942,6 +1082,8 @@ int main(int argc, char **argv) {
       }
       if (!std::strcmp(argv[i], "--programs"))
         limit = size_t(*value);
+      else if (!std::strcmp(argv[i], "--reserve-sms"))
+        reserveSms = int(std::min<long long>(*value, 1 << 16));
       else
         reps = int(std::min<long long>(*value, 1 << 20));
       ++i;
@@ -951,6 +1093,12 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "pa-cuda-run: unknown option '%s'\n", argv[i]);
       return usage();
     }
+  }
+
+  if (reserveSms > 0 && mode == "check") {
+    std::fprintf(stderr, "pa-cuda-run: --reserve-sms applies to bench and "
+                         "tune, not check\n");
+    return usage();
   }
 
   // What pa-cuda-gen wrote, read before the GPU is opened: a directory
@@ -1022,6 +1170,17 @@ int main(int argc, char **argv) {
     std::printf("copy ceiling: %s\n", error.c_str());
     return 1;
   }
+  SmReservation reservation;
+  if (reserveSms >= sms) {
+    std::printf("FAIL --reserve-sms %d leaves none of the %d SMs\n",
+                reserveSms, sms);
+    return 1;
+  }
+  if (!reservation.init(*gpu.api, reserveSms, error)) {
+    std::printf("FAIL reserving SMs: %s\n", error.c_str());
+    return 1;
+  }
+  gpu.reservation = &reservation;
   if (mode == "bench") {
     std::printf("BENCH copy ceiling %.3f TB/s (device-to-device, read + "
                 "write)\n",
