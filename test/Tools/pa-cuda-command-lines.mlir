@@ -37,7 +37,7 @@
 // pa-cuda-gen: --help is not an output directory, options are checked, and a
 // selection of nothing writes nothing and fails.
 // RUN: pa-cuda-gen --help | FileCheck %s --check-prefix=GEN-HELP
-// GEN-HELP: usage: pa-cuda-gen OUTDIR {{.*}} [--key-ahead N] [--key-ahead-in-registers] [--value-stage N] [--value-ahead N] [--cubin]
+// GEN-HELP: usage: pa-cuda-gen OUTDIR {{.*}} [--key-ahead N] [--key-ahead-in-registers] [--value-stage N] [--value-ahead N] [--sms N] [--cubin]
 // RUN: not pa-cuda-gen --bench 2>&1 | FileCheck %s --check-prefix=GEN-DIR
 // GEN-DIR: the first argument is the output directory, not '--bench'
 // RUN: not pa-cuda-gen %t/gen --bnech 2>&1 | FileCheck %s --check-prefix=GEN-OPTION
@@ -62,6 +62,22 @@
 // RUN: FileCheck %s --check-prefix=GEN-UNTUNED < %t/untuned/bench/b000/program.txt
 // GEN-UNTUNED: key_ahead=0
 // GEN-UNTUNED: key_ahead_in_registers=0
+// --sms 94: a benchmark program for 94 of the 132 SMs (the H200 proxy of
+// pa-cuda-run --reserve-sms 38): the default budget 264 and 132 partitions
+// scaled to 188 and 94, compiled into the plan (its sidecar's limits) as
+// program.txt says, and the batches above 8 scaled alike.
+// RUN: env PA_MLIR_TUNING_TABLE=%t/no-entries.json pa-cuda-gen %t/proxy --bench --only fp8-q1-p16-w0 --sms 94 > /dev/null
+// RUN: FileCheck %s --check-prefix=GEN-PROXY < %t/proxy/bench/b000/program.txt
+// RUN: FileCheck %s --check-prefix=GEN-PROXY-PLAN < %t/proxy/bench/b000/kernels.ptx.json
+// GEN-PROXY: budget=188
+// GEN-PROXY: max_partitions=94
+// GEN-PROXY: compute_units=94
+// GEN-PROXY: bench_shape=23,8192
+// GEN-PROXY: bench_shape=8,131072
+// GEN-PROXY: bench_shape=91,2048
+// GEN-PROXY-PLAN: "plan_limits": {
+// GEN-PROXY-PLAN-NEXT: "budget": 188,
+// GEN-PROXY-PLAN-NEXT: "max_partitions": 94,
 // RUN: not pa-cuda-gen %t/gen --bench --only no-such-label 2>&1 | FileCheck %s --check-prefix=GEN-ONLY
 // GEN-ONLY: no program selected (--only 'no-such-label' matches no label)
 // RUN: not ls %t/gen/bench/b000

@@ -3,7 +3,7 @@
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
 //               [--budget N] [--max-partitions N] [--key-ahead N]
 //               [--key-ahead-in-registers] [--value-stage N]
-//               [--value-ahead N] [--cubin]
+//               [--value-ahead N] [--sms N] [--cubin]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
 // GPU machine (which has no MLIR): for each static configuration a
@@ -28,6 +28,13 @@
 //                         (without these: each program's tuning-table
 //                         entry gives them, else the defaults, as compile
 //                         takes them)
+//   --sms N               the benchmark programs for a chip of N of the
+//                         132 SMs (an H200 proxy: pa-cuda-run --reserve-sms
+//                         132-N on an H100): every program's plan limits
+//                         (the table's, the defaults or --budget's) scaled
+//                         by N / 132
+//                         (max partitions N), and the batches above 8 of
+//                         its shapes alike (as many workgroups per SM)
 //   --cubin               also kernels.cubin, assembled by ptxas here (an
 //                         error without ptxas), which pa-cuda-run loads
 //                         instead of the PTX: no JIT on the GPU machine
@@ -208,6 +215,8 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 mlir::pa::CompileOptions kernelOptions;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
+/// --sms N: the benchmark programs for N SMs (0: the chip's).
+int64_t proxySms = 0;
 
 /// Compiles `p` for sm_90a into `dir` and writes its description and cases.
 bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
@@ -219,6 +228,13 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   const numerics::ProgramSpec &spec = p.spec;
   mlir::pa::DecodeConfig config = numerics::programConfigFor(
       spec.shape, spec.sinks, kChip.str(), spec.budget, spec.maxPartitions);
+  if (proxySms > 0 && !p.benchShapes.empty()) {
+    // The limits this program has on the whole chip, scaled to N SMs.
+    const int64_t chipUnits = mlir::pa::lookupChip(kChip)->computeUnits;
+    config.budget = std::max<int64_t>(
+        1, (config.effectiveBudget() * proxySms + chipUnits / 2) / chipUnits);
+    config.maxPartitions = proxySms;
+  }
   auto start = std::chrono::steady_clock::now();
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   std::string error;
@@ -245,7 +261,9 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   os << "label=" << spec.label << "\n"
      << "budget=" << config.effectiveBudget() << "\n"
      << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
-     << "compute_units=" << mlir::pa::lookupChip(kChip)->computeUnits << "\n"
+     << "compute_units="
+     << (proxySms > 0 && !p.benchShapes.empty() ? proxySms : mlir::pa::lookupChip(kChip)->computeUnits)
+     << "\n"
      << "key_ahead=" << options.warp.keyAheadBlocks << "\n"
      << "value_stage=" << options.warp.valueStageBlocks << "\n"
      << "value_ahead=" << options.warp.valueAheadBlocks << "\n"
@@ -253,8 +271,15 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   if (spec.combinedCache != numerics::CombinedCache::None)
     os << "combined_cache=" << numerics::combinedCacheName(spec.combinedCache)
        << "\n";
-  for (auto [batch, length] : p.benchShapes)
+  for (auto [batch, length] : p.benchShapes) {
+    // --sms: as many workgroups per SM as on the whole chip where the
+    // batch sets the waves (one partition per sequence and head).
+    if (proxySms > 0 && batch > 8) {
+      const int64_t chipUnits = mlir::pa::lookupChip(kChip)->computeUnits;
+      batch = (batch * proxySms + chipUnits / 2) / chipUnits;
+    }
     os << "bench_shape=" << batch << "," << length << "\n";
+  }
   // What a tuning table keys this program by (bench/pa_tune.py).
   mlir::pa::TuningKey key = config.tuningKey();
   os << "tuning_key="
@@ -312,7 +337,7 @@ int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
         "[--key-ahead N] [--key-ahead-in-registers] [--value-stage N] "
-        "[--value-ahead N] [--cubin]\n";
+        "[--value-ahead N] [--sms N] [--cubin]\n";
   return status;
 }
 
@@ -362,7 +387,7 @@ int main(int argc, char **argv) {
                                 : kernelOptions.valueAhead) = blocks;
       ++i;
     } else if (arg == "--programs" || arg == "--budget" ||
-               arg == "--max-partitions") {
+               arg == "--max-partitions" || arg == "--sms") {
       std::optional<int64_t> value =
           i + 1 < argc ? positiveCount(argv[i + 1]) : std::nullopt;
       if (!value) {
@@ -375,6 +400,8 @@ int main(int argc, char **argv) {
         limit = size_t(*value);
       else if (arg == "--budget")
         budget = value;
+      else if (arg == "--sms")
+        proxySms = *value;
       else
         maxPartitions = value;
     } else {
