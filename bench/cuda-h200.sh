@@ -6,6 +6,8 @@
 #   bash bench/cuda-h200.sh pa [BUILD] [DIR]        # run's first half
 #   bash bench/cuda-h200.sh peers [BUILD] [DIR] [BENCH_LOG]  # its second
 #   bash bench/cuda-h200.sh profile [BUILD] [DIR]   # on the GPU machine
+#   bash bench/cuda-h200.sh proxy-prepare [BUILD] [DIR]  # here
+#   bash bench/cuda-h200.sh proxy [BUILD] [DIR]     # on an H100
 #
 # prepare builds pa-cuda-gen and pa-cuda-run in BUILD (default build) and
 # compiles into DIR (default nv-artifacts/final) the PTX (and, where ptxas
@@ -21,12 +23,21 @@
 # table with the pa-mlir times of BENCH_LOG (default: the log pa wrote).
 # profile times each kernel (plan, decode, reduce) of every benchmark
 # launch with Nsight Compute (ncu --clock-control none, CSV: per shape 5
-# warm-up replays and 1 timed one). Logs go to $OUT (the device tool's
-# output folder) or DIR/logs.
+# warm-up replays and 1 timed one). proxy-prepare compiles the benchmark
+# programs for PROXY_SMS (default 94) of the 132 SMs (pa-cuda-gen --sms)
+# into DIR (default nv-artifacts/proxy), and proxy times them on an H100
+# with the other SMs reserved (pa-cuda-run --reserve-sms): each SM then
+# has an H200 SM's share of the bandwidth (docs/performance.md, thirty-
+# first session). Logs go to $OUT (the device tool's output folder) or
+# DIR/logs.
 set -uo pipefail
-mode=${1:?usage: cuda-h200.sh prepare|run|pa|peers|profile [BUILD] [DIR]}
+mode=${1:?usage: cuda-h200.sh prepare|run|pa|peers|profile|proxy-prepare|proxy [BUILD] [DIR]}
 build=${2:-build}
-dir=${3:-nv-artifacts/final}
+case "$mode" in
+proxy*) dir=${3:-nv-artifacts/proxy} ;;
+*) dir=${3:-nv-artifacts/final} ;;
+esac
+proxySms=${PROXY_SMS:-94}
 here=$(cd "$(dirname "$0")" && pwd)
 
 case "$mode" in
@@ -76,6 +87,31 @@ run | pa | peers)
   fi
   [ "$check" -eq 0 ] && [ "$bench" -eq 0 ]
   ;;
+proxy-prepare)
+  ninja -C "$build" -j "${JOBS:-2}" pa-cuda-gen pa-cuda-run || exit 1
+  rm -rf "$dir"
+  cubin=
+  if command -v ptxas > /dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
+    cubin=--cubin
+  fi
+  (ulimit -s unlimited; PATH=$PATH:/usr/local/cuda/bin \
+    "$build/bin/pa-cuda-gen" "$dir" --bench --sms "$proxySms" $cubin \
+    ${GEN_FLAGS:-}) || exit 1
+  du -sh "$dir"
+  ;;
+proxy)
+  logs=${OUT:-$dir/logs}
+  mkdir -p "$logs"
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+  sms=$(nvidia-smi --query-gpu=multiprocessor_count --format=csv,noheader 2>/dev/null || echo 132)
+  case "$sms" in '' | *[!0-9]*) sms=132 ;; esac
+  "$build/bin/pa-cuda-run" bench "$dir" --reps 30 \
+    --reserve-sms $((sms - proxySms)) > "$logs/proxy-bench.log" 2>&1
+  bench=$?
+  grep -E "^(BENCH|LAYER|reserving|FAIL)" "$logs/proxy-bench.log"
+  echo "proxy bench exit $bench"
+  [ "$bench" -eq 0 ]
+  ;;
 profile)
   logs=${OUT:-$dir/logs}
   mkdir -p "$logs"
@@ -83,7 +119,7 @@ profile)
     "$build/bin/pa-cuda-run" bench "$dir" --reps 1 > "$logs/durations.csv" 2>&1
   ;;
 *)
-  echo "usage: cuda-h200.sh prepare|run|pa|peers|profile [BUILD] [DIR] [BENCH_LOG]" >&2
+  echo "usage: cuda-h200.sh prepare|run|pa|peers|profile|proxy-prepare|proxy [BUILD] [DIR] [BENCH_LOG]" >&2
   exit 2
   ;;
 esac
