@@ -2,6 +2,7 @@
 #include "pa/Runtime/DecodeOperands.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace pa::runtime {
@@ -94,12 +95,13 @@ SharedSize sharedSizeOf(const std::string &operand, int64_t dim) {
       for (size_t at = 0; at <= pattern.size();) {
         size_t end = std::min(pattern.find(", ", at), pattern.size());
         std::string symbol = pattern.substr(at, end - at);
-        dims.push_back(symbol == "B"           ? SharedSize::Batch
-                       : symbol == "B*Q"       ? SharedSize::QueryRows
-                       : symbol == "N"         ? SharedSize::Pages
-                       : symbol == "capacity"  ? SharedSize::Capacity
-                       : symbol == "max_pages" ? SharedSize::TableWidth
-                                               : SharedSize::None);
+        const char *const *known =
+            std::find(std::begin(kSharedSizeSymbols),
+                      std::end(kSharedSizeSymbols), symbol);
+        dims.push_back(known == std::end(kSharedSizeSymbols)
+                           ? SharedSize::None
+                           : static_cast<SharedSize>(
+                                 known - std::begin(kSharedSizeSymbols)));
         at = end + 2;
       }
     }

@@ -496,12 +496,6 @@ bool checkAlignments(const KernelInfo &kernel,
   return true;
 }
 
-const char *sharedSizeName(SharedSize size) {
-  static const char *const names[kSharedSizes] = {"B", "B*Q", "N", "capacity",
-                                                  "max_pages"};
-  return names[static_cast<int>(size)];
-}
-
 /// The shared sizes of one launch of `kernel` (its size parameters'
 /// values in `buffer`) agree, and with plan limits, the capacity is the
 /// plan's for the batch. False with `error` naming both operands (or the
@@ -525,7 +519,7 @@ bool checkSharedSizes(const KernelInfo &kernel,
       continue;
     error = "operand '" + param.operand + "' has size " +
             std::to_string(size) + " in dim " + std::to_string(param.dim) +
-            " (" + sharedSizeName(param.sharedSize) + "), but operand '" +
+            " (" + kSharedSizeSymbols[index] + "), but operand '" +
             first[index]->operand + "' has " + std::to_string(value[index]) +
             " in dim " + std::to_string(first[index]->dim) + ": kernel '" +
             kernel.name + "' takes operands of one decode run";

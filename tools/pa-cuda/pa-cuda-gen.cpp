@@ -32,9 +32,9 @@
 //                         132 SMs (an H200 proxy: pa-cuda-run --reserve-sms
 //                         132-N on an H100): every program's plan limits
 //                         (the table's, the defaults or --budget's) scaled
-//                         by N / 132
-//                         (max partitions N), and the batches above 8 of
-//                         its shapes alike (as many workgroups per SM)
+//                         by N / 132 (max partitions N), and the batches
+//                         above 8 of its shapes alike (as many workgroups
+//                         per SM)
 //   --cubin               also kernels.cubin, assembled by ptxas here (an
 //                         error without ptxas), which pa-cuda-run loads
 //                         instead of the PTX: no JIT on the GPU machine
@@ -144,6 +144,16 @@ Program graphReplayProgram() {
   return p;
 }
 
+/// --sms N: the benchmark programs for N SMs (0: the chip's).
+int64_t proxySms = 0;
+
+/// `count` (of the whole chip: a plan budget, a batch) scaled from the
+/// chip's SMs to --sms's, rounded, at least 1.
+int64_t scaledToProxySms(int64_t count) {
+  const int64_t units = mlir::pa::lookupChip(kChip)->computeUnits;
+  return std::max<int64_t>(1, (count * proxySms + units / 2) / units);
+}
+
 /// The benchmark: D = 256, Hq = 16, Hkv = 2, Q in {1, 4}, P in {16, 64},
 /// W in {0, 4096}, fp8 e4m3fn (per-tensor scales) and bf16 KV in the packed
 /// layout with transposed V; beside them, Q = 1 without a window, the nhd
@@ -179,6 +189,12 @@ std::vector<Program> benchPrograms(std::optional<int64_t> budget,
             : "-" + std::string(oracle::cacheLayoutName(layout)),
         q, page, window);
     p.benchShapes = {{32, 8192}, {8, 131072}, {128, 2048}};
+    // --sms: as many workgroups per SM as on the whole chip where the
+    // batch sets the waves (one partition per sequence and head).
+    if (proxySms > 0)
+      for (auto &[batch, length] : p.benchShapes)
+        if (batch > 8)
+          batch = scaledToProxySms(batch);
     p.spec.budget = budget;
     p.spec.maxPartitions = maxPartitions;
     oracle::CaseConfig config;
@@ -215,8 +231,6 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 mlir::pa::CompileOptions kernelOptions;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
-/// --sms N: the benchmark programs for N SMs (0: the chip's).
-int64_t proxySms = 0;
 
 /// Compiles `p` for sm_90a into `dir` and writes its description and cases.
 bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
@@ -228,11 +242,11 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   const numerics::ProgramSpec &spec = p.spec;
   mlir::pa::DecodeConfig config = numerics::programConfigFor(
       spec.shape, spec.sinks, kChip.str(), spec.budget, spec.maxPartitions);
-  if (proxySms > 0 && !p.benchShapes.empty()) {
-    // The limits this program has on the whole chip, scaled to N SMs.
-    const int64_t chipUnits = mlir::pa::lookupChip(kChip)->computeUnits;
-    config.budget = std::max<int64_t>(
-        1, (config.effectiveBudget() * proxySms + chipUnits / 2) / chipUnits);
+  // --sms (benchmark programs): the limits this program has on the whole
+  // chip, scaled to N SMs.
+  const bool proxied = proxySms > 0 && !p.benchShapes.empty();
+  if (proxied) {
+    config.budget = scaledToProxySms(config.effectiveBudget());
     config.maxPartitions = proxySms;
   }
   auto start = std::chrono::steady_clock::now();
@@ -262,7 +276,7 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "budget=" << config.effectiveBudget() << "\n"
      << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
      << "compute_units="
-     << (proxySms > 0 && !p.benchShapes.empty() ? proxySms : mlir::pa::lookupChip(kChip)->computeUnits)
+     << (proxied ? proxySms : mlir::pa::lookupChip(kChip)->computeUnits)
      << "\n"
      << "key_ahead=" << options.warp.keyAheadBlocks << "\n"
      << "value_stage=" << options.warp.valueStageBlocks << "\n"
@@ -271,15 +285,8 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   if (spec.combinedCache != numerics::CombinedCache::None)
     os << "combined_cache=" << numerics::combinedCacheName(spec.combinedCache)
        << "\n";
-  for (auto [batch, length] : p.benchShapes) {
-    // --sms: as many workgroups per SM as on the whole chip where the
-    // batch sets the waves (one partition per sequence and head).
-    if (proxySms > 0 && batch > 8) {
-      const int64_t chipUnits = mlir::pa::lookupChip(kChip)->computeUnits;
-      batch = (batch * proxySms + chipUnits / 2) / chipUnits;
-    }
+  for (auto [batch, length] : p.benchShapes)
     os << "bench_shape=" << batch << "," << length << "\n";
-  }
   // What a tuning table keys this program by (bench/pa_tune.py).
   mlir::pa::TuningKey key = config.tuningKey();
   os << "tuning_key="

@@ -441,9 +441,9 @@ CaseResult compareWithOracle(const oracle::DecodeCase &c, const ProgramDir &p,
 // Running one case
 //===----------------------------------------------------------------------===//
 
-/// The GPU side, serialized across worker threads.
 class SmReservation;
 
+/// The GPU side, serialized across worker threads.
 struct Gpu {
   const DriverApi *api = nullptr;
   CUstream stream = nullptr;

@@ -71,6 +71,11 @@ std::string checkSequences(int64_t pageSize, int64_t queryLength,
 std::vector<DecodeOperand> decodeOperands(const PaDecodeConfig &config,
                                           const DecodeDims &dims);
 
+/// The shared size dim `dim` of decode operand `operand` stands for, by
+/// its symbol in decodeOperands' patterns (None for a dim of a fixed size,
+/// or an operand the table does not have).
+SharedSize sharedSizeOf(const std::string &operand, int64_t dim);
+
 } // namespace pa::runtime
 
 #endif // PA_RUNTIME_DECODEOPERANDS_H

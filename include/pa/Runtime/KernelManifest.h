@@ -53,10 +53,10 @@ enum class SharedSize : int8_t {
   TableWidth // max_pages: block-table columns
 };
 inline constexpr int kSharedSizes = 5;
-
-/// The shared size dim `dim` of decode operand `operand` stands for (None
-/// for a dim of a fixed size, or an operand the table does not have).
-SharedSize sharedSizeOf(const std::string &operand, int64_t dim);
+/// Each shared size's symbol in the operand table's patterns (and in the
+/// launchers' messages), in SharedSize order.
+inline constexpr const char *kSharedSizeSymbols[kSharedSizes] = {
+    "B", "B*Q", "N", "capacity", "max_pages"};
 
 /// One kernel parameter: `meaning` is "NAME.allocated_ptr",
 /// "NAME.aligned_ptr", "NAME.offset", "NAME.size[i]" or "NAME.stride[i]".
