@@ -26,6 +26,12 @@
 # context length) bucket where a candidate beat the reference by more than
 # the noise, and one without buckets (what compiling without a batch uses)
 # where one candidate did so over all the program's shapes.
+#
+# On an H100 in the H200 proxy's regime (docs/performance.md, thirty-first
+# session): SMS=94 for prepare (pa-cuda-gen --sms: every candidate's plan
+# limits scaled from the whole chip's to 94 SMs) and RESERVE_SMS=38 for run
+# (pa-cuda-run --reserve-sms). Such a log is for comparing candidates
+# (compare), not for a table: its budgets are the scaled ones.
 set -uo pipefail
 mode=${1:?usage: pa-tune.sh prepare|run|table|compare ...}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,6 +72,7 @@ prepare)
       esac
     done
     [ -n "${ONLY:-}" ] && args+=(--only "$ONLY")
+    [ -n "${SMS:-}" ] && args+=(--sms "$SMS")
     out=$(printf '%s/c%02d' "$dir" "$i")
     (ulimit -s unlimited
      PA_MLIR_TUNING_TABLE= "$build/bin/pa-cuda-gen" "$out" --bench $cubin "${args[@]}") ||
@@ -80,7 +87,10 @@ run)
   logs=${OUT:-$dir}
   mkdir -p "$logs"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-  "$build/bin/pa-cuda-run" tune "$dir" --reps "${REPS:-30}" > "$logs/tune.log" 2>&1
+  reserve=()
+  [ -n "${RESERVE_SMS:-}" ] && reserve=(--reserve-sms "$RESERVE_SMS")
+  "$build/bin/pa-cuda-run" tune "$dir" --reps "${REPS:-30}" "${reserve[@]}" \
+    > "$logs/tune.log" 2>&1
   status=$?
   python3 "$here/pa_tune.py" --compare "$logs/tune.log" "$dir" >&2 || status=1
   python3 "$here/pa_tune.py" "$logs/tune.log" "$dir" "$here/../tuning/plans.json" \

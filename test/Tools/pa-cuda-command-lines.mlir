@@ -78,6 +78,12 @@
 // GEN-PROXY-PLAN: "plan_limits": {
 // GEN-PROXY-PLAN-NEXT: "budget": 188,
 // GEN-PROXY-PLAN-NEXT: "max_partitions": 94,
+// An explicit plan (pa-tune's candidates "396", "264:1") is scaled alike:
+// one partition stays one.
+// RUN: env PA_MLIR_TUNING_TABLE=%t/no-entries.json pa-cuda-gen %t/proxy1 --bench --only fp8-q1-p16-w0 --sms 94 --budget 396 --max-partitions 1 > /dev/null
+// RUN: FileCheck %s --check-prefix=GEN-PROXY-ONE < %t/proxy1/bench/b000/program.txt
+// GEN-PROXY-ONE: budget=282
+// GEN-PROXY-ONE: max_partitions=1
 // RUN: not pa-cuda-gen %t/gen --bench --only no-such-label 2>&1 | FileCheck %s --check-prefix=GEN-ONLY
 // GEN-ONLY: no program selected (--only 'no-such-label' matches no label)
 // RUN: not ls %t/gen/bench/b000

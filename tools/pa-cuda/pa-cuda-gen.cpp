@@ -31,8 +31,9 @@
 //   --sms N               the benchmark programs for a chip of N of the
 //                         132 SMs (an H200 proxy: pa-cuda-run --reserve-sms
 //                         132-N on an H100): every program's plan limits
-//                         (the table's, the defaults or --budget's) scaled
-//                         by N / 132 (max partitions N), and the batches
+//                         (the table's, the defaults or --budget's and
+//                         --max-partitions') scaled by N / 132 (the
+//                         default max partitions to N), and the batches
 //                         above 8 of its shapes alike (as many workgroups
 //                         per SM)
 //   --cubin               also kernels.cubin, assembled by ptxas here (an
@@ -243,11 +244,11 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
   mlir::pa::DecodeConfig config = numerics::programConfigFor(
       spec.shape, spec.sinks, kChip.str(), spec.budget, spec.maxPartitions);
   // --sms (benchmark programs): the limits this program has on the whole
-  // chip, scaled to N SMs.
+  // chip (the table's, --budget's, --max-partitions'), scaled to N SMs.
   const bool proxied = proxySms > 0 && !p.benchShapes.empty();
   if (proxied) {
     config.budget = scaledToProxySms(config.effectiveBudget());
-    config.maxPartitions = proxySms;
+    config.maxPartitions = scaledToProxySms(config.effectiveMaxPartitions());
   }
   auto start = std::chrono::steady_clock::now();
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
