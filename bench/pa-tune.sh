@@ -31,7 +31,8 @@
 # session): SMS=94 for prepare (pa-cuda-gen --sms: every candidate's plan
 # limits scaled from the whole chip's to 94 SMs) and RESERVE_SMS=38 for run
 # (pa-cuda-run --reserve-sms). Such a log is for comparing candidates
-# (compare), not for a table: its budgets are the scaled ones.
+# (compare), not for a table: its budgets are the scaled ones, so run
+# writes none and pa_tune.py refuses one (program.txt's proxy_sms).
 set -uo pipefail
 mode=${1:?usage: pa-tune.sh prepare|run|table|compare ...}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,6 +94,8 @@ run)
     > "$logs/tune.log" 2>&1
   status=$?
   python3 "$here/pa_tune.py" --compare "$logs/tune.log" "$dir" >&2 || status=1
+  # The proxy's programs have scaled plan limits: a comparison, no table.
+  [ -n "${RESERVE_SMS:-}" ] && exit $status
   python3 "$here/pa_tune.py" "$logs/tune.log" "$dir" "$here/../tuning/plans.json" \
     > "$logs/plans.json" || status=1
   cat "$logs/plans.json"

@@ -121,7 +121,22 @@ def keyed(key):
     return {field: key[field] for field in KEY_FIELDS}
 
 
+def refuse_proxy_programs(directory, program, candidates):
+    """A program compiled for the H200 proxy (pa-cuda-gen --sms, recorded
+    as proxy_sms) has plan limits scaled to fewer SMs: no table of it."""
+    for candidate in candidates:
+        sms = program_fields(directory, candidate, program).get("proxy_sms")
+        if sms:
+            raise SystemExit(
+                f"{directory}/c{candidate:02d}/bench/{program}: compiled for "
+                f"{sms} SMs (pa-cuda-gen --sms), its plan limits scaled to "
+                "them; such a log is for --compare, not for a table")
+
+
 def entries_for(program, shapes, directory, stamp):
+    refuse_proxy_programs(
+        directory, program,
+        sorted({c for candidates in shapes.values() for c in candidates}))
     key = keyed(tuning_key(directory, program))
     entries = []
     ratios = defaultdict(list)  # candidate -> time / reference per shape

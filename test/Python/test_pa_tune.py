@@ -18,9 +18,11 @@ def tune_line(candidate, batch, length, budget, us):
             f"budget={budget} max_partitions=132 {us:.2f} us 80.0% of copy")
 
 
-def run_pa_tune(tmp_path, lines, base_entries, kernel_options=()):
+def run_pa_tune(tmp_path, lines, base_entries, kernel_options=(),
+                expect_table=True):
     """pa_tune.py on `lines`; candidate NN's program.txt records
-    kernel_options[NN] (a dict of key_ahead / value_stage; none: 0)."""
+    kernel_options[NN] (a dict of key_ahead / value_stage / proxy_sms;
+    none: 0). Without expect_table, the finished process."""
     candidates = {int(line.split("/c")[1][:2]) for line in lines}
     for candidate in sorted(candidates):
         program = tmp_path / "d" / f"c{candidate:02d}" / "bench" / "b000"
@@ -39,6 +41,8 @@ def run_pa_tune(tmp_path, lines, base_entries, kernel_options=()):
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "pa_tune.py"),
                            str(log), str(tmp_path / "d"), str(base)],
                           capture_output=True, text=True, timeout=60)
+    if not expect_table:
+        return done
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["entries"]
 
@@ -144,3 +148,26 @@ def test_compare_reports_each_candidate_against_the_reference(tmp_path):
     assert report[2] == ("c01: geometric mean -2.00% over 1 rows, 1 faster "
                          "and 0 slower by more than 0.5%")
     assert report[3].startswith("c02: geometric mean +3.00%")
+
+
+def test_programs_compiled_for_the_proxy_make_no_table(tmp_path):
+    """pa-cuda-gen --sms 94 (the H200 proxy, pa-tune.sh's SMS) records
+    proxy_sms; its budgets are scaled to 94 SMs, so a table made of them
+    would give the whole chip the wrong plan: refused, naming the program.
+    --compare still reports them."""
+    lines = [tune_line(0, 32, 8192, 188, 100.0),
+             tune_line(1, 32, 8192, 282, 90.0),
+             tune_line(0, 32, 8192, 188, 100.0)]
+    done = run_pa_tune(tmp_path, lines, [],
+                       kernel_options=[{"proxy_sms": 94}, {"proxy_sms": 94}],
+                       expect_table=False)
+    assert done.returncode != 0
+    assert "compiled for 94 SMs (pa-cuda-gen --sms)" in done.stderr
+    assert "c00/bench/b000" in done.stderr
+    assert done.stdout == ""
+    compared = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "pa_tune.py"), "--compare",
+         str(tmp_path / "tune.log"), str(tmp_path / "d")],
+        capture_output=True, text=True, timeout=60)
+    assert compared.returncode == 0, compared.stderr
+    assert "c01 90.00 -10.0%" in compared.stdout

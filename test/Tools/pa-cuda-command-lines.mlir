@@ -72,6 +72,7 @@
 // GEN-PROXY: budget=188
 // GEN-PROXY: max_partitions=94
 // GEN-PROXY: compute_units=94
+// GEN-PROXY: proxy_sms=94
 // GEN-PROXY: bench_shape=23,8192
 // GEN-PROXY: bench_shape=8,131072
 // GEN-PROXY: bench_shape=91,2048

@@ -283,6 +283,10 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "value_stage=" << options.warp.valueStageBlocks << "\n"
      << "value_ahead=" << options.warp.valueAheadBlocks << "\n"
      << "key_ahead_in_registers=" << options.warp.keyAheadInRegisters << "\n";
+  // bench/pa_tune.py makes no table of such programs: their limits are
+  // the smaller chip's.
+  if (proxied)
+    os << "proxy_sms=" << proxySms << "\n";
   if (spec.combinedCache != numerics::CombinedCache::None)
     os << "combined_cache=" << numerics::combinedCacheName(spec.combinedCache)
        << "\n";
