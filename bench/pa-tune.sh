@@ -14,9 +14,9 @@
 # chip's defaults (2 x and 1 x the SM count), compiled with no tuning table
 # so that it is the reference every entry is measured against. A candidate
 # may add pa-to-nvvm's kernel options, "+key_ahead=N", "+value_stage=N",
-# "+value_ahead=N", "+key_ahead_in_registers=1" ("default+value_stage=2",
-# "256+key_ahead=1", "default+key_ahead=1+key_ahead_in_registers=1"); an entry
-# sets those where they differ from the reference's (the defaults). ONLY (a
+# "+value_ahead=N", "+key_ahead_in_registers=1", "+key_ahead_bulk=1"
+# ("default+value_stage=2", "256+key_ahead=1",
+# "default+key_ahead=1+key_ahead_in_registers=1"); an entry sets those where they differ from the reference's (the defaults). ONLY (a
 # label substring, e.g. "q1-p16-w0") limits the programs. prepare writes
 # DIR/cNN (candidate NN); run times every candidate of a program on the
 # same inputs (pa-cuda-run tune: graph replays, median of --reps, the
@@ -68,6 +68,8 @@ prepare)
       value_ahead) args+=(--value-ahead "${option#*=}") ;;
       key_ahead_in_registers)
         [ "${option#*=}" = 1 ] && args+=(--key-ahead-in-registers) ;;
+      key_ahead_bulk)
+        [ "${option#*=}" = 1 ] && args+=(--key-ahead-bulk) ;;
       *) echo "pa-tune: unknown kernel option '$option' in '$candidate'" >&2
          exit 1 ;;
       esac

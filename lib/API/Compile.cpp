@@ -203,8 +203,11 @@ CompileOptions mlir::pa::withTunedKernelOptions(CompileOptions options,
         std::pair{&options.valueAhead, tuned->valueAhead}})
     if (!*given)
       *given = saved;
-  if (!options.keyAheadInRegisters)
-    options.keyAheadInRegisters = tuned->keyAheadInRegisters;
+  for (auto [given, saved] :
+       {std::pair{&options.keyAheadInRegisters, tuned->keyAheadInRegisters},
+        std::pair{&options.keyAheadBulk, tuned->keyAheadBulk}})
+    if (!*given)
+      *given = saved;
   return options;
 }
 
@@ -215,6 +218,7 @@ WarpOptions mlir::pa::nvidiaWarpOptions(const CompileOptions &options) {
   warp.valueAheadBlocks = options.valueAhead.value_or(warp.valueAheadBlocks);
   warp.keyAheadInRegisters =
       options.keyAheadInRegisters.value_or(warp.keyAheadInRegisters);
+  warp.keyAheadBulk = options.keyAheadBulk.value_or(warp.keyAheadBulk);
   return warp;
 }
 

@@ -236,6 +236,7 @@ std::string DecodeConfig::cacheKey() const {
   // The kernel options a tuning table gives compile too.
   WarpOptions warp = nvidiaWarpOptions(withTunedKernelOptions({}, *this));
   os << ';' << warp.keyAheadBlocks << ';' << warp.valueStageBlocks << ';'
-     << warp.valueAheadBlocks << ';' << warp.keyAheadInRegisters;
+     << warp.valueAheadBlocks << ';' << warp.keyAheadInRegisters << ';'
+     << warp.keyAheadBulk;
   return key;
 }

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 KEY = {"target": "sm_90a", "layout": "packed-transposed", "head_dim": 256,
        "rows": 8, "page_size": 16, "kv_dtype": "bf16", "window": 0}
@@ -111,10 +113,14 @@ def test_a_winning_kernel_option_becomes_an_entry(tmp_path):
             if k not in KEY and k != "measured"} == {"value_stage": 2}
 
 
-def test_key_ahead_in_registers_is_written_as_a_boolean(tmp_path):
-    """Candidate 1 adds key_ahead 1 in registers (program.txt records it
-    as 0 / 1): the entry sets key_ahead 1 and key_ahead_in_registers true,
-    the JSON boolean the table takes."""
+@pytest.mark.parametrize("place, blocks", [("key_ahead_in_registers", 1),
+                                           ("key_ahead_bulk", 2)])
+def test_where_key_ahead_goes_is_written_as_a_boolean(tmp_path, place,
+                                                      blocks):
+    """Candidate 1 adds key_ahead's blocks in registers or by bulk copies
+    (program.txt records the option as 0 / 1): the entry sets key_ahead
+    and the option true, the JSON boolean the table takes; without it the
+    table would give the winner's blocks to cp.async."""
     lines = []
     for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
         lines += [tune_line(0, batch, length, 264, us),
@@ -122,12 +128,12 @@ def test_key_ahead_in_registers_is_written_as_a_boolean(tmp_path):
                   tune_line(0, batch, length, 264, us)]
     entries = run_pa_tune(
         tmp_path, lines, [],
-        kernel_options=[{"key_ahead": 0, "key_ahead_in_registers": 0},
-                        {"key_ahead": 1, "key_ahead_in_registers": 1}])
+        kernel_options=[{"key_ahead": 0, place: 0},
+                        {"key_ahead": blocks, place: 1}])
     assert len(entries) == 1, entries
     assert {k: v for k, v in entries[0].items()
             if k not in KEY and k != "measured"} == {
-                "key_ahead": 1, "key_ahead_in_registers": True}
+                "key_ahead": blocks, place: True}
 
 
 def test_compare_reports_each_candidate_against_the_reference(tmp_path):

@@ -2,7 +2,8 @@
 //
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
 //               [--budget N] [--max-partitions N] [--key-ahead N]
-//               [--key-ahead-in-registers] [--value-stage N]
+//               [--key-ahead-in-registers] [--key-ahead-bulk]
+//               [--value-stage N]
 //               [--value-ahead N] [--sms N] [--cubin]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
@@ -23,6 +24,8 @@
 //   --key-ahead N         pa-to-nvvm{key-ahead=N} for every program
 //   --key-ahead-in-registers  pa-to-nvvm{key-ahead-in-registers} for every
 //                         program (key-ahead's chunks in registers)
+//   --key-ahead-bulk      pa-to-nvvm{key-ahead-bulk} for every program
+//                         (key-ahead's blocks by bulk copies)
 //   --value-stage N       pa-to-nvvm{value-stage=N} for every program
 //   --value-ahead N       pa-to-nvvm{value-ahead=N} for every program
 //                         (without these: each program's tuning-table
@@ -227,8 +230,9 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 }
 
 /// pa-to-nvvm's options of every program (--key-ahead, --value-stage,
-/// --value-ahead, --key-ahead-in-registers); absent: the tuning table's
-/// for the program, as compileDecode takes them (withTunedKernelOptions).
+/// --value-ahead, --key-ahead-in-registers, --key-ahead-bulk); absent: the
+/// tuning table's for the program, as compileDecode takes them
+/// (withTunedKernelOptions).
 mlir::pa::CompileOptions kernelOptions;
 /// --cubin: every program's cubin too (ptxas).
 bool emitCubins = false;
@@ -282,7 +286,8 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "key_ahead=" << options.warp.keyAheadBlocks << "\n"
      << "value_stage=" << options.warp.valueStageBlocks << "\n"
      << "value_ahead=" << options.warp.valueAheadBlocks << "\n"
-     << "key_ahead_in_registers=" << options.warp.keyAheadInRegisters << "\n";
+     << "key_ahead_in_registers=" << options.warp.keyAheadInRegisters << "\n"
+     << "key_ahead_bulk=" << options.warp.keyAheadBulk << "\n";
   // bench/pa_tune.py makes no table of such programs: their limits are
   // the smaller chip's.
   if (proxied)
@@ -348,7 +353,8 @@ bool emitAll(const std::vector<Program> &programs, const std::string &dir,
 int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
-        "[--key-ahead N] [--key-ahead-in-registers] [--value-stage N] "
+        "[--key-ahead N] [--key-ahead-in-registers] [--key-ahead-bulk] "
+        "[--value-stage N] "
         "[--value-ahead N] [--sms N] [--cubin]\n";
   return status;
 }
@@ -382,6 +388,8 @@ int main(int argc, char **argv) {
       emitCubins = true;
     } else if (arg == "--key-ahead-in-registers") {
       kernelOptions.keyAheadInRegisters = true;
+    } else if (arg == "--key-ahead-bulk") {
+      kernelOptions.keyAheadBulk = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if ((arg == "--key-ahead" || arg == "--value-stage" ||

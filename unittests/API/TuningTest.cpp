@@ -169,6 +169,36 @@ TEST(Tuning, KeyAheadInRegisters) {
   EXPECT_EQ(off.keyAheadInRegisters, false);
 }
 
+TEST(Tuning, KeyAheadBulk) {
+  // As key_ahead_in_registers: a boolean, true only with key-ahead's blocks
+  // in the same entry; and not with key_ahead_in_registers.
+  std::optional<TunedPlan> plan =
+      parsed(tableOf(entryWith(R"("key_ahead": 2, "key_ahead_bulk": true)")))
+          .lookup(benchKey());
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->keyAhead, 2);
+  EXPECT_EQ(plan->keyAheadBulk, true);
+  EXPECT_FALSE(plan->keyAheadInRegisters);
+  const std::pair<const char *, const char *> bad[] = {
+      {R"("key_ahead": 1, "key_ahead_bulk": "yes")",
+       "'key_ahead_bulk' must be true or false"},
+      {R"("key_ahead_bulk": true)",
+       "'key_ahead_bulk' is true without 'key_ahead' >= 1"},
+      {R"("key_ahead": 1, "key_ahead_bulk": true, "key_ahead_in_registers": true)",
+       "'key_ahead_in_registers' and 'key_ahead_bulk' are both true "
+       "(key-ahead's chunks go to one place)"},
+  };
+  for (auto [fields, message] : bad)
+    EXPECT_EQ(errorOf(tableOf(entryWith(fields))),
+              std::string("t.json: entry 0: ") + message)
+        << fields;
+  std::string amd = entryWith(R"("key_ahead_bulk": false)");
+  amd.replace(amd.find("sm_90a"), 6, "gfx950");
+  EXPECT_EQ(errorOf(tableOf(amd)),
+            "t.json: entry 0: 'key_ahead_bulk' is an NVIDIA kernel option; "
+            "target 'gfx950' has no such option");
+}
+
 TEST(Tuning, Diagnostics) {
   // Not JSON: the parser's position.
   std::string error = errorOf("{\"format\": ");
@@ -197,7 +227,8 @@ TEST(Tuning, Diagnostics) {
       {R"("batch_bucket": 100, "budget": 1)",
        "'batch_bucket' must be a power of two, got 100"},
       {"", "sets none of 'budget', 'max_partitions', 'key_ahead', "
-           "'value_stage', 'value_ahead', 'key_ahead_in_registers'"},
+           "'value_stage', 'value_ahead', 'key_ahead_in_registers', "
+           "'key_ahead_bulk'"},
       {R"("key_ahead": 1, "key_ahead_in_registers": 1)",
        "'key_ahead_in_registers' must be true or false"},
       {R"("key_ahead_in_registers": true)",

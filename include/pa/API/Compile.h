@@ -37,12 +37,13 @@ struct CompileOptions {
   /// AMD chips: pa-to-mfma's key-prefetch option.
   KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
   /// NVIDIA chips: pa-to-nvvm's key-ahead, value-stage (blocks, 0 to 8),
-  /// value-ahead (1 to 4) and key-ahead-in-registers options. Absent:
+  /// value-ahead (1 to 4), key-ahead-in-registers and key-ahead-bulk
+  /// options. Absent:
   /// compileDecode takes the tuning table's entry for the configuration
   /// (withTunedKernelOptions), other compiles WarpOptions' defaults
   /// (nvidiaWarpOptions).
   std::optional<int64_t> keyAhead, valueStage, valueAhead;
-  std::optional<bool> keyAheadInRegisters;
+  std::optional<bool> keyAheadInRegisters, keyAheadBulk;
 };
 
 /// `options` with the NVIDIA kernel options it leaves absent taken from

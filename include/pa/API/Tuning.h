@@ -42,12 +42,13 @@ struct TuningKey {
 
 /// What an entry sets (each may be absent: the default): the plan limits
 /// and, for NVIDIA targets, the decode kernel's pa-to-nvvm options
-/// key-ahead and value-stage (0 to 8 blocks), value-ahead (1 to 4) and
-/// key-ahead-in-registers (true only with key-ahead >= 1 in the entry).
+/// key-ahead and value-stage (0 to 8 blocks), value-ahead (1 to 4),
+/// key-ahead-in-registers and key-ahead-bulk (each true only with key-ahead
+/// >= 1 in the entry, not both).
 struct TunedPlan {
   std::optional<int64_t> budget, maxPartitions;
   std::optional<int64_t> keyAhead, valueStage, valueAhead;
-  std::optional<bool> keyAheadInRegisters;
+  std::optional<bool> keyAheadInRegisters, keyAheadBulk;
 };
 
 struct TuningEntry {

@@ -94,6 +94,11 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
            /*default=*/"false",
            "key-ahead's chunks loaded into registers (carried by the tile "
            "loop to the next qk) instead of copied into shared memory">,
+    Option<"keyAheadBulk", "key-ahead-bulk", "bool", /*default=*/"false",
+           "key-ahead's blocks copied by the bulk-copy engine "
+           "(cp.async.bulk, one copy per page piece of P x 16 contiguous "
+           "bytes, issued by one warp, completion on an mbarrier) into a "
+           "stage qk reads, instead of each thread's cp.async">,
     Option<"valueStage", "value-stage", "int64_t", /*default=*/"0",
            "V token blocks (4 16-byte chunks of tokens) at the start of "
            "each tile copied into shared memory by bulk copies "

@@ -45,7 +45,7 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       "window",      "batch_bucket",   "context_bucket",
       "budget",      "max_partitions", "key_ahead",
       "value_stage", "value_ahead",    "key_ahead_in_registers",
-      "measured"};
+      "key_ahead_bulk", "measured"};
   for (const auto &[name, value] : object)
     if (!fields.contains(name.str())) {
       error = "unknown field '" + name.str() + "'";
@@ -102,13 +102,18 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("value_stage", 0, false, entry.plan.valueStage) ||
       !integer("value_ahead", 1, false, entry.plan.valueAhead))
     return false;
-  if (const llvm::json::Value *value = object.get("key_ahead_in_registers")) {
-    entry.plan.keyAheadInRegisters = value->getAsBoolean();
-    if (!entry.plan.keyAheadInRegisters) {
-      error = "'key_ahead_in_registers' must be true or false";
-      return false;
+  // Where key-ahead's chunks go: booleans.
+  const std::pair<const char *, std::optional<bool> *> keyAheadPlaces[] = {
+      {"key_ahead_in_registers", &entry.plan.keyAheadInRegisters},
+      {"key_ahead_bulk", &entry.plan.keyAheadBulk}};
+  for (auto [name, place] : keyAheadPlaces)
+    if (const llvm::json::Value *value = object.get(name)) {
+      *place = value->getAsBoolean();
+      if (!*place) {
+        error = std::string("'") + name + "' must be true or false";
+        return false;
+      }
     }
-  }
   entry.key.headDim = *headDim;
   entry.key.rows = *rows;
   entry.key.pageSize = *pageSize;
@@ -151,22 +156,30 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
     if (!isNVIDIA(name))
       return false;
   }
-  if (entry.plan.keyAheadInRegisters) {
-    if (!isNVIDIA("key_ahead_in_registers"))
+  for (auto [name, place] : keyAheadPlaces) {
+    if (!*place)
+      continue;
+    if (!isNVIDIA(name))
       return false;
     // Without key-ahead blocks the option does nothing: a table that says
     // otherwise was written by mistake.
-    if (*entry.plan.keyAheadInRegisters &&
-        entry.plan.keyAhead.value_or(0) < 1) {
-      error = "'key_ahead_in_registers' is true without 'key_ahead' >= 1";
+    if (**place && entry.plan.keyAhead.value_or(0) < 1) {
+      error = std::string("'") + name + "' is true without 'key_ahead' >= 1";
       return false;
     }
   }
+  if (entry.plan.keyAheadInRegisters.value_or(false) &&
+      entry.plan.keyAheadBulk.value_or(false)) {
+    error = "'key_ahead_in_registers' and 'key_ahead_bulk' are both true "
+            "(key-ahead's chunks go to one place)";
+    return false;
+  }
   if (!entry.plan.budget && !entry.plan.maxPartitions && !entry.plan.keyAhead &&
       !entry.plan.valueStage && !entry.plan.valueAhead &&
-      !entry.plan.keyAheadInRegisters) {
+      !entry.plan.keyAheadInRegisters && !entry.plan.keyAheadBulk) {
     error = "sets none of 'budget', 'max_partitions', 'key_ahead', "
-            "'value_stage', 'value_ahead', 'key_ahead_in_registers'";
+            "'value_stage', 'value_ahead', 'key_ahead_in_registers', "
+            "'key_ahead_bulk'";
     return false;
   }
   if (const llvm::json::Value *measured = object.get("measured");

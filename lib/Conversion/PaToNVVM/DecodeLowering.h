@@ -67,6 +67,10 @@ struct DecodeShape {
   /// The keyAheadBlocks' chunks are held in registers (loop-carried values
   /// of the tile loop, DecodeState::keysAhead) instead of keyAhead.
   bool keyAheadInRegisters = false;
+  /// The keyAheadBlocks are copied by the bulk-copy engine into keyStage
+  /// (completing on keyBarrier) instead of by each thread's cp.async into
+  /// keyAhead.
+  bool keyAheadBulk = false;
   /// V token blocks (4 chunks of tokens) at the start of each tile staged
   /// in shared memory (valueStage) by bulk copies qk issues; 0: none.
   int64_t valueStageBlocks = 0;
@@ -93,6 +97,19 @@ struct DecodeShape {
     int64_t pad =
         std::min<int64_t>(2 * valueUnitTokens() * kvElementBytes(), 128);
     return (valueUnitBytes() + pad) / kvElementBytes();
+  }
+  /// The key stage's geometry (keyAheadBulk). A packed K page holds each
+  /// 16-byte chunk of D for its P tokens contiguously (P x 16 bytes, one
+  /// bulk copy): the stage has one row per (block, page of the tile, chunk
+  /// t of the block), row-major in that order, each P x 16 bytes plus 32 of
+  /// padding, so that the chunks t = 0..3 of a phase of 8 lanes (tokens g,
+  /// g + 1) start 32 bytes apart in the banks.
+  int64_t keyStageRows() const {
+    return keyAheadBlocks * (kTileTokens / pageSize) * 4;
+  }
+  int64_t keyStageRowBytes() const { return pageSize * 16; }
+  int64_t keyStageRowStride() const {
+    return (keyStageRowBytes() + 32) / kvElementBytes();
   }
   bool e4m3() const { return products == Products::E4M3; }
   /// Bytes of one mma operand element.
@@ -169,6 +186,10 @@ struct Buffers {
   Value rowMax, rowSum;
   Value keyAhead; // [keyAheadBlocks][8][128 threads][E] of the K element:
                   // each thread's 16-byte K chunks of the next tile
+  Value keyStage;   // [keyStageRows * keyStageRowStride] of the K element:
+                    // the first keyAheadBlocks of the next tile (bulk)
+  Value keyBarrier; // [1] i64: the mbarrier the key stage's copies
+                    // complete on, one phase per tile
   Value partitionCount; // [1] i32: the sequence's partitions (the plan's;
                         // pa-nvvm-single-partition-output)
   Value valueStage;     // [valueUnits * valueUnitStride] of the V element: the
@@ -326,6 +347,12 @@ protected:
   /// `exists` (i1) is false; for keyAheadInRegisters.
   SmallVector<Value> loadKeysAhead(WarpEmitter &e, Value exists,
                                    Value tileStart) const;
+  /// Warp 0: the key stage's bulk copies of the tile at `tileStart` (its
+  /// ids in pageIds), expected on keyBarrier by lane 0.
+  void copyKeyStage(WarpEmitter &e, Value tileStart) const;
+  /// Where tile-relative token `token`'s chunk t (ids.t) of K block `block`
+  /// lies in keyStage (elements).
+  Value keyStageIndex(WarpEmitter &e, int64_t block, Value token) const;
   /// Sets the tile loop's keysAhead operands: `initial` before the loop or
   /// `next` at the end of its body.
   void setKeysAhead(ValueRange chunks, bool initial) const;
@@ -334,9 +361,10 @@ protected:
   /// `tile` locates (published), expected on valueBarrier.
   void copyValueStage(WarpEmitter &e, const TilePages &tile, Value valueCache,
                       Value kvHead) const;
-  /// The parity (i32) of valueBarrier's phase for the tile loop's current
-  /// tile: its iteration count modulo 2 (one phase per tile).
-  Value valueStagePhase(WarpEmitter &e) const;
+  /// The parity (i32) of the phase of a barrier with one phase per tile
+  /// (valueBarrier, keyBarrier) for the tile loop's current tile: its
+  /// iteration count modulo 2.
+  Value tilePhase(WarpEmitter &e) const;
 
   /// This thread's V chunk of token block `block`: tokens block * 4E + E t
   /// + [0, E) of the tile.

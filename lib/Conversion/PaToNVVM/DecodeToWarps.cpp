@@ -89,6 +89,7 @@ int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
                        SmallVector<Operation *> &keyPlaceOps);
 int64_t valueStageBlocks(const TiledDecode &ops, const DecodeShape &shape,
                          int64_t requested);
+bool keyPagePiecesContiguous(const TiledDecode &ops, const DecodeShape &shape);
 
 /// Matches the tile ops against the tiled IR contract (TiledDecode.h) and
 /// checks that the lowering below supports their types and sizes; false
@@ -172,6 +173,8 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
       keyAheadBlocks(ops, shape, options.keyAheadBlocks, keyPlaceOps);
   shape.keyAheadInRegisters =
       shape.keyAheadBlocks > 0 && options.keyAheadInRegisters;
+  shape.keyAheadBulk = shape.keyAheadBlocks > 0 && options.keyAheadBulk &&
+                       keyPagePiecesContiguous(ops, shape);
   shape.valueStageBlocks =
       valueStageBlocks(ops, shape, options.valueStageBlocks);
   shape.valueAheadBlocks = std::max<int64_t>(1, options.valueAheadBlocks);
@@ -230,6 +233,20 @@ int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
   return std::min(requested, shape.headDim / (4 * shape.chunk));
 }
 
+/// Whether each 16-byte chunk of D of a packed K page lies contiguously for
+/// the page's P tokens (the K memref's strides of slot and element E and 1):
+/// the key stage's copy unit (DecodeShape::keyStageRows).
+bool keyPagePiecesContiguous(const TiledDecode &ops, const DecodeShape &shape) {
+  TileQKOp qk = ops.qk;
+  auto type = cast<MemRefType>(qk.getKeyCache().getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return ArrayRef(strides).take_back(2) ==
+         ArrayRef<int64_t>{shape.chunk, 1};
+}
+
 /// Sets up the state the tile-op patterns share, applies them, one per tile
 /// op in program order, and drops the tiled IR's buffers they replaced.
 class DecodeLowering {
@@ -264,9 +281,12 @@ public:
     ids.t = e.rem(ids.lane, 4);
 
     loadWorkRowAtOnce();
-    if (s.valueStageBlocks > 0)
-      e.ifThen(e.cmpI(arith::CmpIPredicate::eq, ids.tid, e.idx(0)),
-               [&] { e.initBarrier(state.buffers.valueBarrier); });
+    for (const std::pair<bool, Value> &barrier :
+         {std::pair{s.valueStageBlocks > 0, state.buffers.valueBarrier},
+          std::pair{s.keyAheadBulk, state.buffers.keyBarrier}})
+      if (barrier.first)
+        e.ifThen(e.cmpI(arith::CmpIPredicate::eq, ids.tid, e.idx(0)),
+                 [&] { e.initBarrier(barrier.second); });
     if (kernel->hasAttr(kSinglePartitionOutputAttrName))
       setUpDirectOutput();
     // Two workgroups per SM (kTwoPerSMBytes; the plan's default budget is
@@ -430,11 +450,16 @@ private:
     if (kernel->hasAttr(kSinglePartitionOutputAttrName))
       planned.push_back(
           {&buffers.partitionCount, 1, IntegerType::get(ctx, 32)});
-    if (s.keyAheadBlocks > 0 && !s.keyAheadInRegisters)
+    Type keyElement =
+        cast<MemRefType>(ops.qk.getKeyCache().getType()).getElementType();
+    if (s.keyAheadBulk) {
+      planned.push_back({&buffers.keyStage,
+                         s.keyStageRows() * s.keyStageRowStride(), keyElement});
+      planned.push_back({&buffers.keyBarrier, 1, IntegerType::get(ctx, 64)});
+    } else if (s.keyAheadBlocks > 0 && !s.keyAheadInRegisters)
       planned.push_back(
           {&buffers.keyAhead,
-           s.keyAheadBlocks * 8 * kWorkgroupThreads * s.chunk,
-           cast<MemRefType>(ops.qk.getKeyCache().getType()).getElementType()});
+           s.keyAheadBlocks * 8 * kWorkgroupThreads * s.chunk, keyElement});
     if (s.valueStageBlocks > 0) {
       planned.push_back({&buffers.valueStage,
                          s.valueUnits() * s.valueUnitStride(),

@@ -51,6 +51,9 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
     if (s.keyAheadInRegisters) {
       setKeysAhead(loadKeysAhead(e, state.nextTileExists, state.nextTileStart),
                    /*initial=*/false);
+    } else if (s.keyAheadBulk) {
+      e.ifThen(state.nextTileExists,
+               [&] { copyKeyStage(e, state.nextTileStart); });
     } else if (s.keyAheadBlocks > 0) {
       e.ifThen(state.nextTileExists,
                [&] { copyKeysAhead(e, state.nextTileStart); });
@@ -365,7 +368,7 @@ private:
       if (staged > 0) {
         for (int64_t block = staged; block < staged + ahead; ++block)
           request(block);
-        e.waitBarrierPhase(buffers.valueBarrier, valueStagePhase(e));
+        e.waitBarrierPhase(buffers.valueBarrier, tilePhase(e));
       } else if (first == 0 && !state.firstValues.empty()) {
         pending[0] = state.firstValues;
       }

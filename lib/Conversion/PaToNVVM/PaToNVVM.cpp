@@ -269,12 +269,19 @@ struct PaToNVVMPass
         !inRange("value-ahead", valueAhead, 1, 4,
                  "V token blocks requested ahead"))
       return signalPassFailure();
+    if (keyAheadBulk && keyAheadInRegisters) {
+      kernels.emitError() << "pa-to-nvvm: key-ahead-bulk and "
+                             "key-ahead-in-registers exclude each other "
+                             "(where key-ahead's chunks go)";
+      return signalPassFailure();
+    }
 
     RewritePatternSet patterns(&getContext());
     populateDecodeToWarpsPatterns(patterns, chip,
                                   {/*e4m3Products=*/fp8Products == "e4m3",
                                    /*keyAheadBlocks=*/keyAhead,
                                    /*keyAheadInRegisters=*/keyAheadInRegisters,
+                                   /*keyAheadBulk=*/keyAheadBulk,
                                    /*valueStageBlocks=*/valueStage,
                                    /*valueAheadBlocks=*/valueAhead});
     walkAndApplyPatterns(kernels, std::move(patterns));

@@ -77,19 +77,32 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
       }
       SmallVector<Value> chunks;
       // K blocks copied ahead: from shared memory, once this thread's
-      // copies have landed.
-      if (block == 0 && s.keyAheadBlocks > 0 && !s.keyAheadInRegisters)
-        e.waitAsyncCopies(0);
+      // copies (the stage's, with bulk copies) have landed.
+      if (block == 0 && s.keyAheadBlocks > 0 && !s.keyAheadInRegisters) {
+        if (s.keyAheadBulk)
+          e.waitBarrierPhase(buffers.keyBarrier, tilePhase(e));
+        else
+          e.waitAsyncCopies(0);
+      }
       // nhd / hnd: the token's E head dims from chunkIndex * E on, one
       // 16-byte load as in the packed layout; the block's first load brings
       // the row's next 256 bytes into L2 (the later blocks' chunks).
+      auto aheadChunk = [&](int64_t j) {
+        if (s.keyAheadInRegisters)
+          return state.keysAhead[block * 8 + j];
+        if (s.keyAheadBulk)
+          return e.loadVector(
+              buffers.keyStage,
+              {keyStageIndex(e, block,
+                             e.addI(warpTokens, e.addI(ids.g, 8 * j)))},
+              s.chunk);
+        return e.loadVector(buffers.keyAhead, {keyAheadIndex(e, block, j)},
+                            s.chunk);
+      };
       for (int64_t j = 0; j < nBlocks; ++j)
         chunks.push_back(
             block < s.keyAheadBlocks
-                ? (s.keyAheadInRegisters
-                       ? state.keysAhead[block * 8 + j]
-                       : e.loadVector(buffers.keyAhead,
-                                      {keyAheadIndex(e, block, j)}, s.chunk))
+                ? aheadChunk(j)
             : s.layout == CacheLayout::packed
                 ? e.loadVectorOnce(
                       key, {pages[j], kvHead, chunkIndex, slots[j], e.idx(0)},
@@ -217,6 +230,10 @@ private:
     e.barrier();
     if (s.keyAheadInRegisters) {
       setKeysAhead(loadKeysAhead(e, runs, start), /*initial=*/true);
+      return;
+    }
+    if (s.keyAheadBulk) {
+      e.ifThen(runs, [&] { copyKeyStage(e, start); });
       return;
     }
     e.ifThen(runs, [&] { copyKeysAhead(e, start); });

@@ -274,6 +274,44 @@ SmallVector<Value> TileOpLowering::loadKeysAhead(WarpEmitter &e, Value exists,
       });
 }
 
+void TileOpLowering::copyKeyStage(WarpEmitter &e, Value tileStart) const {
+  e.ifThen(e.cmpI(CmpIPredicate::eq, ids.warp, e.idx(0)), [&] {
+    Value idBase = tilePages(e, tileStart).idBase;
+    e.ifThen(e.cmpI(CmpIPredicate::eq, ids.lane, e.idx(0)), [&] {
+      e.arriveExpectingBytes(buffers.keyBarrier,
+                             s.keyStageRows() * s.keyStageRowBytes());
+    });
+    const int64_t pages = kTileTokens / s.pageSize;
+    for (int64_t first = 0; first < s.keyStageRows(); first += 32) {
+      Value row = e.addI(ids.lane, first);
+      auto copyRow = [&] {
+        Value t = e.rem(row, 4), page = e.rem(e.div(row, 4), pages);
+        Value block = e.div(row, 4 * pages);
+        Value id = e.toIndex(e.load(buffers.pageIds, {e.addI(idBase, page)}));
+        e.copyBulk(buffers.keyStage, {e.mulI(row, s.keyStageRowStride())},
+                   state.keyCache,
+                   {id, state.kvHead, e.addI(e.mulI(block, 4), t), e.idx(0),
+                    e.idx(0)},
+                   s.keyStageRowBytes(), buffers.keyBarrier);
+      };
+      if (first + 32 <= s.keyStageRows())
+        copyRow();
+      else
+        e.ifThen(e.cmpI(CmpIPredicate::ult, row, e.idx(s.keyStageRows())),
+                 copyRow);
+    }
+  });
+}
+
+Value TileOpLowering::keyStageIndex(WarpEmitter &e, int64_t block,
+                                    Value token) const {
+  const int64_t pages = kTileTokens / s.pageSize;
+  Value row = e.addI(e.addI(e.mulI(e.div(token, s.pageSize), 4), ids.t),
+                     block * pages * 4);
+  return e.addI(e.mulI(row, s.keyStageRowStride()),
+                e.mulI(e.rem(token, s.pageSize), s.chunk));
+}
+
 void TileOpLowering::setKeysAhead(ValueRange chunks, bool initial) const {
   scf::ForOp loop = state.ops.tileLoop;
   // keysAhead are the loop's last iteration arguments (carryKeysAhead).
@@ -313,7 +351,7 @@ void TileOpLowering::copyValueStage(WarpEmitter &e, const TilePages &tile,
   });
 }
 
-Value TileOpLowering::valueStagePhase(WarpEmitter &e) const {
+Value TileOpLowering::tilePhase(WarpEmitter &e) const {
   scf::ForOp loop = state.ops.tileLoop;
   Value iteration = arith::DivUIOp::create(
       e.b, e.subI(loop.getInductionVar(), loop.getLowerBound()),

@@ -27,6 +27,7 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
       createPaToNVVM({/*fp8Products=*/warp.e4m3Products ? "e4m3" : "f16",
                       /*keyAhead=*/warp.keyAheadBlocks,
                       /*keyAheadInRegisters=*/warp.keyAheadInRegisters,
+                      /*keyAheadBulk=*/warp.keyAheadBulk,
                       /*valueStage=*/warp.valueStageBlocks,
                       /*valueAhead=*/warp.valueAheadBlocks}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).

@@ -30,6 +30,12 @@
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=9}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=AHEAD-RANGE
 // RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=2 key-ahead-bulk=1}))' \
+// RUN:   | FileCheck %s --check-prefix=AHEAD-BULK
+// RUN: not pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=1 key-ahead-bulk=1 key-ahead-in-registers=1}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=AHEAD-BULK-REG
+// RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=2}))' \
 // RUN:   | FileCheck %s --check-prefix=STAGE
 // RUN: pa-opt %s -split-input-file \
@@ -210,6 +216,48 @@
 // AHEAD-REG:              scf.yield %cst
 // AHEAD-REG:            scf.yield %[[NEXT]]#0, {{.*}}, %[[NEXT]]#7 : vector<16xf8E4M3FN>,
 // AHEAD-REG-LABEL:  gpu.func @pa_reduce(
+
+// With key-ahead-bulk: key-ahead's blocks (D = 64: one) go through the
+// bulk-copy engine into a key stage of 64 rows (1 block x 16 pages x 4
+// chunks), each a page's 16 tokens of one chunk (256 bytes) plus 32 bytes
+// of padding (288), completing on an mbarrier that thread 0 initializes.
+// Before the loop, after the barrier that publishes the first tile's ids,
+// warp 0's lane 0 expects the stage's 16 KiB and each of its lanes copies
+// rows lane and lane + 32; qk waits for the tile's phase (the iteration's
+// parity) and reads its 8 chunks from the stage (no K load, no cp.async);
+// pv, after its barrier, copies the next tile's rows alike.
+// AHEAD-BULK-LABEL:  gpu.func @pa_decode(
+// AHEAD-BULK-SAME:       %[[KEY:[a-z0-9]+]]: memref<64x2x4x16x16xf8E4M3FN>
+// AHEAD-BULK-SAME:       %[[IDS:[a-z0-9]+]] : memref<32xi32, #gpu.address_space<workgroup>>, %[[STAGED:[a-z0-9]+]] : memref<18432xf8E4M3FN, #gpu.address_space<workgroup>>, %[[BARRIER:[a-z0-9]+]] : memref<1xi64, #gpu.address_space<workgroup>>)
+// AHEAD-BULK-NOT:        nvvm.cp.async
+// AHEAD-BULK:            memref.extract_aligned_pointer_as_index %[[BARRIER]]
+// AHEAD-BULK:            nvvm.mbarrier.init %{{.*}}, %c1_i32
+// AHEAD-BULK:          gpu.barrier
+// AHEAD-BULK-NEXT:     scf.if
+// AHEAD-BULK:            scf.if
+// AHEAD-BULK:              mbarrier.arrive.expect_tx{{.*}}%c16384_i32
+// AHEAD-BULK:            memref.load %[[IDS]]
+// AHEAD-BULK:            arith.constant 288 : index
+// AHEAD-BULK:            memref.extract_strided_metadata %[[KEY]]
+// AHEAD-BULK:            cp.async.bulk.shared::cluster.global{{.*}}%c256_i32
+// AHEAD-BULK:            arith.constant 32 : index
+// AHEAD-BULK:            cp.async.bulk.shared::cluster.global
+// AHEAD-BULK-NOT:        cp.async.bulk
+// AHEAD-BULK:          scf.for
+// AHEAD-BULK:            gpu.barrier
+// AHEAD-BULK-NOT:        vector.load %[[KEY]][
+// AHEAD-BULK:            arith.remui %{{.*}}, %c2{{.*}} : index
+// AHEAD-BULK:            mbarrier.try_wait.parity
+// AHEAD-BULK-COUNT-8:    vector.load %[[STAGED]][%{{.*}}] {alignment = 16 : i64}
+// AHEAD-BULK-NOT:        vector.load %[[KEY]][
+// AHEAD-BULK:            gpu.barrier
+// AHEAD-BULK:            gpu.barrier
+// AHEAD-BULK-NEXT:       scf.if
+// AHEAD-BULK:              mbarrier.arrive.expect_tx{{.*}}%c16384_i32
+// AHEAD-BULK-COUNT-2:      cp.async.bulk.shared::cluster.global{{.*}}%c256_i32
+// AHEAD-BULK-NOT:        cp.async.bulk
+// AHEAD-BULK-LABEL:  gpu.func @pa_reduce(
+// AHEAD-BULK-REG: error: pa-to-nvvm: key-ahead-bulk and key-ahead-in-registers exclude each other (where key-ahead's chunks go)
 
 // With value-stage=2 (fp8: V blocks of 64 tokens, so the tile's first 128
 // tokens, 8 plain-V pages of D x P = 64 x 16 bytes): a stage of 8 copy

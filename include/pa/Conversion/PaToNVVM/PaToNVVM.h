@@ -31,6 +31,12 @@ struct WarpOptions {
   /// by the tile loop to the next qk) instead of copied into shared memory
   /// (pa-to-nvvm's key-ahead-in-registers).
   bool keyAheadInRegisters = false;
+  /// key-ahead's blocks copied by the bulk-copy engine instead: one
+  /// cp.async.bulk per page of the tile and 16-byte chunk of D (P x 16
+  /// contiguous bytes of the packed cache), issued by one warp and
+  /// completing on an mbarrier qk waits on (pa-to-nvvm's key-ahead-bulk;
+  /// not with keyAheadInRegisters).
+  bool keyAheadBulk = false;
   /// V token blocks (4 16-byte chunks of tokens per head-dim column) at the
   /// start of each tile copied into shared memory by bulk copies
   /// (cp.async.bulk, one per contiguous piece of a page, completion on an
