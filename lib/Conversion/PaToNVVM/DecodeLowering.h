@@ -105,7 +105,7 @@ struct DecodeShape {
   /// padding, so that the chunks t = 0..3 of a phase of 8 lanes (tokens g,
   /// g + 1) start 32 bytes apart in the banks.
   int64_t keyStageRows() const {
-    return keyAheadBlocks * (kTileTokens / pageSize) * 4;
+    return keyAheadBlocks * pagesPerTile(pageSize) * 4;
   }
   int64_t keyStageRowBytes() const { return pageSize * 16; }
   int64_t keyStageRowStride() const {

@@ -281,7 +281,7 @@ void TileOpLowering::copyKeyStage(WarpEmitter &e, Value tileStart) const {
       e.arriveExpectingBytes(buffers.keyBarrier,
                              s.keyStageRows() * s.keyStageRowBytes());
     });
-    const int64_t pages = kTileTokens / s.pageSize;
+    const int64_t pages = pagesPerTile(s.pageSize);
     for (int64_t first = 0; first < s.keyStageRows(); first += 32) {
       Value row = e.addI(ids.lane, first);
       auto copyRow = [&] {
@@ -305,9 +305,8 @@ void TileOpLowering::copyKeyStage(WarpEmitter &e, Value tileStart) const {
 
 Value TileOpLowering::keyStageIndex(WarpEmitter &e, int64_t block,
                                     Value token) const {
-  const int64_t pages = kTileTokens / s.pageSize;
   Value row = e.addI(e.addI(e.mulI(e.div(token, s.pageSize), 4), ids.t),
-                     block * pages * 4);
+                     block * pagesPerTile(s.pageSize) * 4);
   return e.addI(e.mulI(row, s.keyStageRowStride()),
                 e.mulI(e.rem(token, s.pageSize), s.chunk));
 }
