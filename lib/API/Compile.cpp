@@ -203,11 +203,13 @@ CompileOptions mlir::pa::withTunedKernelOptions(CompileOptions options,
         std::pair{&options.valueAhead, tuned->valueAhead}})
     if (!*given)
       *given = saved;
-  for (auto [given, saved] :
-       {std::pair{&options.keyAheadInRegisters, tuned->keyAheadInRegisters},
-        std::pair{&options.keyAheadBulk, tuned->keyAheadBulk}})
-    if (!*given)
-      *given = saved;
+  // Registers or bulk copies: one choice of where key-ahead's chunks go, so
+  // either given replaces the table's choice whole (a table's registers
+  // beside a given bulk would ask for both).
+  if (!options.keyAheadInRegisters && !options.keyAheadBulk) {
+    options.keyAheadInRegisters = tuned->keyAheadInRegisters;
+    options.keyAheadBulk = tuned->keyAheadBulk;
+  }
   return options;
 }
 

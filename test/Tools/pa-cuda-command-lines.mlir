@@ -58,6 +58,13 @@
 // GEN-TUNED: key_ahead=1
 // GEN-TUNED: key_ahead_in_registers=1
 // GEN-TUNED: key_ahead_bulk=0
+// An explicit place for key-ahead's chunks replaces the table's (its blocks
+// stay): --key-ahead-bulk over an entry with key_ahead_in_registers.
+// RUN: env PA_MLIR_TUNING_TABLE=%t/table.json pa-cuda-gen %t/tuned-bulk --bench --only fp8-q1-p16-w0 --key-ahead-bulk > /dev/null
+// RUN: FileCheck %s --check-prefix=GEN-TUNED-BULK < %t/tuned-bulk/bench/b000/program.txt
+// GEN-TUNED-BULK: key_ahead=1
+// GEN-TUNED-BULK: key_ahead_in_registers=0
+// GEN-TUNED-BULK: key_ahead_bulk=1
 // RUN: printf '%%s' '{"format": "pa-mlir-tuned-plans", "version": 1, "entries": [{"target": "sm_90a", "layout": "packed-transposed", "head_dim": 256, "rows": 8, "page_size": 16, "kv_dtype": "e4m3fn", "window": 0, "key_ahead": 2, "key_ahead_bulk": true}]}' > %t/bulk.json
 // RUN: env PA_MLIR_TUNING_TABLE=%t/bulk.json pa-cuda-gen %t/bulk --bench --only fp8-q1-p16-w0 > /dev/null
 // RUN: FileCheck %s --check-prefix=GEN-BULK < %t/bulk/bench/b000/program.txt

@@ -38,7 +38,8 @@ struct CompileOptions {
   KeyPrefetch keyPrefetch = KeyPrefetch::automatic;
   /// NVIDIA chips: pa-to-nvvm's key-ahead, value-stage (blocks, 0 to 8),
   /// value-ahead (1 to 4), key-ahead-in-registers and key-ahead-bulk
-  /// options. Absent:
+  /// options (the last two one choice: either given, the table gives
+  /// neither). Absent:
   /// compileDecode takes the tuning table's entry for the configuration
   /// (withTunedKernelOptions), other compiles WarpOptions' defaults
   /// (nvidiaWarpOptions).
