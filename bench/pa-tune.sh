@@ -16,8 +16,9 @@
 # may add pa-to-nvvm's kernel options, "+key_ahead=N", "+value_stage=N",
 # "+value_ahead=N", "+key_ahead_in_registers=1", "+key_ahead_bulk=1"
 # ("default+value_stage=2", "256+key_ahead=1",
-# "default+key_ahead=1+key_ahead_in_registers=1"); an entry sets those where they differ from the reference's (the defaults). ONLY (a
-# label substring, e.g. "q1-p16-w0") limits the programs. prepare writes
+# "default+key_ahead=1+key_ahead_in_registers=1"); an entry sets those
+# where they differ from the reference's (the defaults). ONLY (a label
+# substring, e.g. "q1-p16-w0") limits the programs. prepare writes
 # DIR/cNN (candidate NN); run times every candidate of a program on the
 # same inputs (pa-cuda-run tune: graph replays, median of --reps, the
 # reference timed first and last to show the noise) into $OUT/tune.log (or
