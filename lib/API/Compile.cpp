@@ -210,6 +210,8 @@ CompileOptions mlir::pa::withTunedKernelOptions(CompileOptions options,
     options.keyAheadInRegisters = tuned->keyAheadInRegisters;
     options.keyAheadBulk = tuned->keyAheadBulk;
   }
+  if (!options.l2Prefetch)
+    options.l2Prefetch = tuned->l2Prefetch;
   return options;
 }
 
@@ -221,6 +223,7 @@ WarpOptions mlir::pa::nvidiaWarpOptions(const CompileOptions &options) {
   warp.keyAheadInRegisters =
       options.keyAheadInRegisters.value_or(warp.keyAheadInRegisters);
   warp.keyAheadBulk = options.keyAheadBulk.value_or(warp.keyAheadBulk);
+  warp.l2Prefetch = options.l2Prefetch.value_or(warp.l2Prefetch);
   return warp;
 }
 

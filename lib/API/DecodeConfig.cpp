@@ -237,6 +237,6 @@ std::string DecodeConfig::cacheKey() const {
   WarpOptions warp = nvidiaWarpOptions(withTunedKernelOptions({}, *this));
   os << ';' << warp.keyAheadBlocks << ';' << warp.valueStageBlocks << ';'
      << warp.valueAheadBlocks << ';' << warp.keyAheadInRegisters << ';'
-     << warp.keyAheadBulk;
+     << warp.keyAheadBulk << ';' << warp.l2Prefetch;
   return key;
 }

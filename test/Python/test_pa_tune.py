@@ -136,6 +136,22 @@ def test_where_key_ahead_goes_is_written_as_a_boolean(tmp_path, place,
                 "key_ahead": blocks, place: True}
 
 
+def test_l2_prefetch_is_written_as_a_boolean(tmp_path):
+    """A winner that differs from the reference only by l2_prefetch (a
+    kernel option with no blocks) gets an entry of that option alone."""
+    lines = []
+    for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
+        lines += [tune_line(0, batch, length, 264, us),
+                  tune_line(1, batch, length, 264, us * 0.96),
+                  tune_line(0, batch, length, 264, us)]
+    entries = run_pa_tune(tmp_path, lines, [],
+                          kernel_options=[{"l2_prefetch": 0},
+                                          {"l2_prefetch": 1}])
+    assert len(entries) == 1, entries
+    assert {k: v for k, v in entries[0].items()
+            if k not in KEY and k != "measured"} == {"l2_prefetch": True}
+
+
 def test_compare_reports_each_candidate_against_the_reference(tmp_path):
     lines = [tune_line(0, 32, 8192, 264, 100.0),
              tune_line(1, 32, 8192, 264, 98.0),

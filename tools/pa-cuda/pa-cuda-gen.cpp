@@ -2,7 +2,7 @@
 //
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
 //               [--budget N] [--max-partitions N] [--key-ahead N]
-//               [--key-ahead-in-registers] [--key-ahead-bulk]
+//               [--key-ahead-in-registers] [--key-ahead-bulk] [--l2-prefetch]
 //               [--value-stage N]
 //               [--value-ahead N] [--sms N] [--cubin]
 //
@@ -26,6 +26,8 @@
 //                         program (key-ahead's chunks in registers)
 //   --key-ahead-bulk      pa-to-nvvm{key-ahead-bulk} for every program
 //                         (key-ahead's blocks by bulk copies)
+//   --l2-prefetch         pa-to-nvvm{l2-prefetch} for every program
+//                         (V and the next tile's K pages into L2 ahead)
 //   --value-stage N       pa-to-nvvm{value-stage=N} for every program
 //   --value-ahead N       pa-to-nvvm{value-ahead=N} for every program
 //                         (without these: each program's tuning-table
@@ -230,7 +232,8 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 }
 
 /// pa-to-nvvm's options of every program (--key-ahead, --value-stage,
-/// --value-ahead, --key-ahead-in-registers, --key-ahead-bulk); absent: the
+/// --value-ahead, --key-ahead-in-registers, --key-ahead-bulk,
+/// --l2-prefetch); absent: the
 /// tuning table's for the program, as compileDecode takes them
 /// (withTunedKernelOptions).
 mlir::pa::CompileOptions kernelOptions;
@@ -281,13 +284,13 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "budget=" << config.effectiveBudget() << "\n"
      << "max_partitions=" << config.effectiveMaxPartitions() << "\n"
      << "compute_units="
-     << (proxied ? proxySms : mlir::pa::lookupChip(kChip)->computeUnits)
-     << "\n"
+     << (proxied ? proxySms : mlir::pa::lookupChip(kChip)->computeUnits) << "\n"
      << "key_ahead=" << options.warp.keyAheadBlocks << "\n"
      << "value_stage=" << options.warp.valueStageBlocks << "\n"
      << "value_ahead=" << options.warp.valueAheadBlocks << "\n"
      << "key_ahead_in_registers=" << options.warp.keyAheadInRegisters << "\n"
-     << "key_ahead_bulk=" << options.warp.keyAheadBulk << "\n";
+     << "key_ahead_bulk=" << options.warp.keyAheadBulk << "\n"
+     << "l2_prefetch=" << options.warp.l2Prefetch << "\n";
   // bench/pa_tune.py makes no table of such programs: their limits are
   // the smaller chip's.
   if (proxied)
@@ -354,6 +357,7 @@ int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
         "[--key-ahead N] [--key-ahead-in-registers] [--key-ahead-bulk] "
+        "[--l2-prefetch] "
         "[--value-stage N] "
         "[--value-ahead N] [--sms N] [--cubin]\n";
   return status;
@@ -390,6 +394,8 @@ int main(int argc, char **argv) {
       kernelOptions.keyAheadInRegisters = true;
     } else if (arg == "--key-ahead-bulk") {
       kernelOptions.keyAheadBulk = true;
+    } else if (arg == "--l2-prefetch") {
+      kernelOptions.l2Prefetch = true;
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if ((arg == "--key-ahead" || arg == "--value-stage" ||

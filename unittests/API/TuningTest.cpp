@@ -199,6 +199,22 @@ TEST(Tuning, KeyAheadBulk) {
             "target 'gfx950' has no such option");
 }
 
+TEST(Tuning, L2Prefetch) {
+  // A boolean of NVIDIA entries, alone enough for an entry.
+  std::optional<TunedPlan> plan =
+      parsed(tableOf(entryWith(R"("l2_prefetch": true)"))).lookup(benchKey());
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->l2Prefetch, true);
+  EXPECT_FALSE(plan->keyAhead);
+  EXPECT_EQ(errorOf(tableOf(entryWith(R"("l2_prefetch": 1)"))),
+            "t.json: entry 0: 'l2_prefetch' must be true or false");
+  std::string amd = entryWith(R"("l2_prefetch": true)");
+  amd.replace(amd.find("sm_90a"), 6, "gfx950");
+  EXPECT_EQ(errorOf(tableOf(amd)),
+            "t.json: entry 0: 'l2_prefetch' is an NVIDIA kernel option; "
+            "target 'gfx950' has no such option");
+}
+
 TEST(Tuning, Diagnostics) {
   // Not JSON: the parser's position.
   std::string error = errorOf("{\"format\": ");
@@ -228,7 +244,7 @@ TEST(Tuning, Diagnostics) {
        "'batch_bucket' must be a power of two, got 100"},
       {"", "sets none of 'budget', 'max_partitions', 'key_ahead', "
            "'value_stage', 'value_ahead', 'key_ahead_in_registers', "
-           "'key_ahead_bulk'"},
+           "'key_ahead_bulk', 'l2_prefetch'"},
       {R"("key_ahead": 1, "key_ahead_in_registers": 1)",
        "'key_ahead_in_registers' must be true or false"},
       {R"("key_ahead_in_registers": true)",

@@ -45,6 +45,8 @@ struct CompileOptions {
   /// (nvidiaWarpOptions).
   std::optional<int64_t> keyAhead, valueStage, valueAhead;
   std::optional<bool> keyAheadInRegisters, keyAheadBulk;
+  /// NVIDIA chips: pa-to-nvvm's l2-prefetch option (absent: as above).
+  std::optional<bool> l2Prefetch;
 };
 
 /// `options` with the NVIDIA kernel options it leaves absent taken from

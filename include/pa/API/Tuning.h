@@ -44,11 +44,11 @@ struct TuningKey {
 /// and, for NVIDIA targets, the decode kernel's pa-to-nvvm options
 /// key-ahead and value-stage (0 to 8 blocks), value-ahead (1 to 4),
 /// key-ahead-in-registers and key-ahead-bulk (each true only with key-ahead
-/// >= 1 in the entry, not both).
+/// >= 1 in the entry, not both), l2-prefetch.
 struct TunedPlan {
   std::optional<int64_t> budget, maxPartitions;
   std::optional<int64_t> keyAhead, valueStage, valueAhead;
-  std::optional<bool> keyAheadInRegisters, keyAheadBulk;
+  std::optional<bool> keyAheadInRegisters, keyAheadBulk, l2Prefetch;
 };
 
 struct TuningEntry {

@@ -109,7 +109,12 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
     Option<"valueAhead", "value-ahead", "int64_t", /*default=*/"1",
            "V token blocks pv requests ahead of the block whose products it "
            "issues: 1 (the default: two blocks of loads in flight) to 4; "
-           "each more block holds its chunks in registers">
+           "each more block holds its chunks in registers">,
+    Option<"l2Prefetch", "l2-prefetch", "bool", /*default=*/"false",
+           "each tile's V pages (when qk starts) and the next tile's K "
+           "pages (when pv starts) prefetched into L2 "
+           "(cp.async.bulk.prefetch.L2, one per page); packed caches with "
+           "pages of 16 tokens or more">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

@@ -40,12 +40,12 @@ const llvm::StringSet<> &knownKVTypes() {
 bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
                std::string &error) {
   static const llvm::StringSet<> fields = {
-      "target",      "layout",         "head_dim",
-      "rows",        "page_size",      "kv_dtype",
-      "window",      "batch_bucket",   "context_bucket",
-      "budget",      "max_partitions", "key_ahead",
-      "value_stage", "value_ahead",    "key_ahead_in_registers",
-      "key_ahead_bulk", "measured"};
+      "target",         "layout",         "head_dim",
+      "rows",           "page_size",      "kv_dtype",
+      "window",         "batch_bucket",   "context_bucket",
+      "budget",         "max_partitions", "key_ahead",
+      "value_stage",    "value_ahead",    "key_ahead_in_registers",
+      "key_ahead_bulk", "l2_prefetch",    "measured"};
   for (const auto &[name, value] : object)
     if (!fields.contains(name.str())) {
       error = "unknown field '" + name.str() + "'";
@@ -102,14 +102,18 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("value_stage", 0, false, entry.plan.valueStage) ||
       !integer("value_ahead", 1, false, entry.plan.valueAhead))
     return false;
-  // Where key-ahead's chunks go: booleans.
+  // Booleans: where key-ahead's chunks go, and the L2 prefetches.
   const std::pair<const char *, std::optional<bool> *> keyAheadPlaces[] = {
       {"key_ahead_in_registers", &entry.plan.keyAheadInRegisters},
       {"key_ahead_bulk", &entry.plan.keyAheadBulk}};
-  for (auto [name, place] : keyAheadPlaces)
+  const std::pair<const char *, std::optional<bool> *> flags[] = {
+      keyAheadPlaces[0],
+      keyAheadPlaces[1],
+      {"l2_prefetch", &entry.plan.l2Prefetch}};
+  for (auto [name, flag] : flags)
     if (const llvm::json::Value *value = object.get(name)) {
-      *place = value->getAsBoolean();
-      if (!*place) {
+      *flag = value->getAsBoolean();
+      if (!*flag) {
         error = std::string("'") + name + "' must be true or false";
         return false;
       }
@@ -168,6 +172,8 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       return false;
     }
   }
+  if (entry.plan.l2Prefetch && !isNVIDIA("l2_prefetch"))
+    return false;
   if (entry.plan.keyAheadInRegisters.value_or(false) &&
       entry.plan.keyAheadBulk.value_or(false)) {
     error = "'key_ahead_in_registers' and 'key_ahead_bulk' are both true "
@@ -176,10 +182,11 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
   }
   if (!entry.plan.budget && !entry.plan.maxPartitions && !entry.plan.keyAhead &&
       !entry.plan.valueStage && !entry.plan.valueAhead &&
-      !entry.plan.keyAheadInRegisters && !entry.plan.keyAheadBulk) {
+      !entry.plan.keyAheadInRegisters && !entry.plan.keyAheadBulk &&
+      !entry.plan.l2Prefetch) {
     error = "sets none of 'budget', 'max_partitions', 'key_ahead', "
             "'value_stage', 'value_ahead', 'key_ahead_in_registers', "
-            "'key_ahead_bulk'";
+            "'key_ahead_bulk', 'l2_prefetch'";
     return false;
   }
   if (const llvm::json::Value *measured = object.get("measured");

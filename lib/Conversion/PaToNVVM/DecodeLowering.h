@@ -77,6 +77,15 @@ struct DecodeShape {
   /// V token blocks pv requests ahead of the block whose products it
   /// issues (>= 1: A + 1 blocks of loads in flight).
   int64_t valueAheadBlocks = 1;
+  /// Bytes of the (page, KV head) blocks qk prefetches into L2 for the
+  /// tile's V pages and pv for the next tile's K pages
+  /// (WarpOptions::l2Prefetch; pageBlockBytes); 0: none.
+  int64_t valuePrefetchBytes = 0, keyPrefetchBytes = 0;
+
+  /// Whether qk stores the next tile's page ids (at its end) for pv.
+  bool nextTileIdsAhead() const {
+    return keyAheadBlocks > 0 || keyPrefetchBytes > 0;
+  }
 
   int64_t mTiles() const { return rows / 16; }
   /// The value stage's geometry. It holds whole copy units of the cache: D
@@ -361,6 +370,12 @@ protected:
   /// `tile` locates (published), expected on valueBarrier.
   void copyValueStage(WarpEmitter &e, const TilePages &tile, Value valueCache,
                       Value kvHead) const;
+  /// Lanes of the last warp: an L2 prefetch of `bytes` (the (page, KV
+  /// head) block, DecodeShape::valuePrefetchBytes / keyPrefetchBytes) of
+  /// `cache` for each page of the tile whose ids `tile` locates
+  /// (published), one page per lane.
+  void prefetchPages(WarpEmitter &e, const TilePages &tile, Value cache,
+                     Value kvHead, int64_t bytes) const;
   /// The parity (i32) of the phase of a barrier with one phase per tile
   /// (valueBarrier, keyBarrier) for the tile loop's current tile: its
   /// iteration count modulo 2.

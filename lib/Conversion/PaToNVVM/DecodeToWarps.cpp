@@ -90,6 +90,7 @@ int64_t keyAheadBlocks(const TiledDecode &ops, const DecodeShape &shape,
 int64_t valueStageBlocks(const TiledDecode &ops, const DecodeShape &shape,
                          int64_t requested);
 bool keyPagePiecesContiguous(const TiledDecode &ops, const DecodeShape &shape);
+int64_t pageBlockBytes(Value cache);
 
 /// Matches the tile ops against the tiled IR contract (TiledDecode.h) and
 /// checks that the lowering below supports their types and sizes; false
@@ -178,7 +179,43 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
   shape.valueStageBlocks =
       valueStageBlocks(ops, shape, options.valueStageBlocks);
   shape.valueAheadBlocks = std::max<int64_t>(1, options.valueAheadBlocks);
+  // L2 prefetches of whole pages, one per lane of a warp: packed caches,
+  // at most 16 pages per tile (as key-ahead: qk stores the next tile's ids
+  // for pv on thread 0).
+  if (options.l2Prefetch && shape.layout == CacheLayout::packed &&
+      pagesPerTile(shape.pageSize) <= 16) {
+    shape.valuePrefetchBytes = pageBlockBytes(ops.pv.getValueCache());
+    // The next tile's K pages need its ids ahead (key-ahead's place ops).
+    bool nextIds = shape.keyAheadBlocks > 0;
+    if (!nextIds) {
+      if (std::optional<SmallVector<Operation *>> placeOps =
+              tileKeyPlaceOps(ops)) {
+        keyPlaceOps = std::move(*placeOps);
+        nextIds = true;
+      }
+    }
+    if (nextIds)
+      shape.keyPrefetchBytes = pageBlockBytes(ops.qk.getKeyCache());
+  }
   return true;
+}
+
+/// Bytes of one (page, KV head) block of a cache [pages, Hkv, ...] whose
+/// later dims are static and densely strided, so that the block is one
+/// contiguous run (a packed cache's page of a head); 0 otherwise.
+int64_t pageBlockBytes(Value cache) {
+  auto type = cast<MemRefType>(cache.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return 0;
+  int64_t elements = 1;
+  for (int64_t dim = type.getRank() - 1; dim >= 2; --dim) {
+    if (type.isDynamicDim(dim) || strides[dim] != elements)
+      return 0;
+    elements *= type.getDimSize(dim);
+  }
+  return elements * type.getElementTypeBitWidth() / 8;
 }
 
 /// V token blocks of each tile to stage (DecodeShape::valueStageBlocks): at
@@ -259,7 +296,7 @@ public:
     TileSoftmaxOp softmax = ops.softmax;
     state.rowBase = softmax.getRowBase();
     state.contextLength = softmax.getContextLength();
-    if (shape.keyAheadBlocks > 0) {
+    if (shape.nextTileIdsAhead()) {
       state.keyPlaceOps.assign(keyPlaceOps.begin(), keyPlaceOps.end());
       TileQKOp qk = ops.qk;
       state.keyCache = qk.getKeyCache();

@@ -46,6 +46,13 @@ struct PVToWarps final : TileOpToWarps<TilePVOp> {
   void lower(TilePVOp op, WarpEmitter &e,
              PatternRewriter &rewriter) const override {
     e.barrier();
+    // The next tile's K pages on their way to L2 through this P V (qk
+    // stored its ids; softmax's barrier published them).
+    if (s.keyPrefetchBytes > 0)
+      e.ifThen(state.nextTileExists, [&] {
+        prefetchPages(e, tilePages(e, state.nextTileStart), state.keyCache,
+                      state.kvHead, s.keyPrefetchBytes);
+      });
     // The next tile's first K blocks, in flight while this tile's P V runs
     // (qk stored its ids; softmax's barrier published them).
     if (s.keyAheadInRegisters) {

@@ -283,7 +283,8 @@ struct PaToNVVMPass
                                    /*keyAheadInRegisters=*/keyAheadInRegisters,
                                    /*keyAheadBulk=*/keyAheadBulk,
                                    /*valueStageBlocks=*/valueStage,
-                                   /*valueAheadBlocks=*/valueAhead});
+                                   /*valueAheadBlocks=*/valueAhead,
+                                   /*l2Prefetch=*/l2Prefetch});
     walkAndApplyPatterns(kernels, std::move(patterns));
 
     // The rest: sequential programs on thread 0, casts as bit operations.

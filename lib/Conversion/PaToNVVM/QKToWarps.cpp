@@ -41,6 +41,10 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
     // barrier above: every thread has read the previous tile's stage).
     if (s.valueStageBlocks > 0)
       copyValueStage(e, tile, state.ops.pv.getValueCache(), kvHead);
+    // The tile's V pages on their way to L2 through qk and the softmax.
+    if (s.valuePrefetchBytes > 0)
+      prefetchPages(e, tile, state.ops.pv.getValueCache(), kvHead,
+                    s.valuePrefetchBytes);
     Value key = op.getKeyCache();
     const int64_t blocks = s.qkDim() / (4 * s.chunk);
     // Chunks past D (a partial last block: D = 80 fp8, 64 + 16) read the
@@ -190,7 +194,7 @@ struct QKToWarps final : TileOpToWarps<TileQKOp> {
                         {e.addI(e.mulI(row, kScoreStride), token)});
         }
     }
-    if (s.keyAheadBlocks > 0)
+    if (s.nextTileIdsAhead())
       storeNextTileIds(e, op);
     // pv's first V chunks, requested here so that their latency overlaps
     // the softmax and pv's prologue (nothing in between writes V); staged

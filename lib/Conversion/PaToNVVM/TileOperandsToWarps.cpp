@@ -350,6 +350,21 @@ void TileOpLowering::copyValueStage(WarpEmitter &e, const TilePages &tile,
   });
 }
 
+void TileOpLowering::prefetchPages(WarpEmitter &e, const TilePages &tile,
+                                   Value cache, Value kvHead,
+                                   int64_t bytes) const {
+  const int64_t pages = pagesPerTile(s.pageSize);
+  Value lane = e.andI(e.cmpI(CmpIPredicate::eq, ids.warp, e.idx(kWarps - 1)),
+                      e.cmpI(CmpIPredicate::ult, ids.lane, e.idx(pages)));
+  e.ifThen(lane, [&] {
+    Value id =
+        e.toIndex(e.load(buffers.pageIds, {e.addI(tile.idBase, ids.lane)}));
+    SmallVector<Value> indices = {id, kvHead};
+    indices.resize(cast<MemRefType>(cache.getType()).getRank(), e.idx(0));
+    e.prefetchL2(cache, indices, bytes);
+  });
+}
+
 Value TileOpLowering::tilePhase(WarpEmitter &e) const {
   scf::ForOp loop = state.ops.tileLoop;
   Value iteration = arith::DivUIOp::create(

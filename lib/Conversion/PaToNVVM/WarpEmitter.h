@@ -242,6 +242,14 @@ public:
                elementPointer(source, sourceIndices, /*addressSpace=*/1),
                i32(bytes), sharedAddress(barrier, {idx(0)})});
   }
+  /// A hint to bring `bytes` (a multiple of 16) of global memory at
+  /// source[sourceIndices] (16-byte aligned) into L2, with no completion to
+  /// wait for.
+  void prefetchL2(Value source, ValueRange sourceIndices, int64_t bytes) {
+    inlinePTX("cp.async.bulk.prefetch.L2.global [$0], $1;", "l,r",
+              {elementPointer(source, sourceIndices, /*addressSpace=*/1),
+               i32(bytes)});
+  }
   /// Waits until the barrier's phase of parity `parity` (i32, 0 or 1) has
   /// completed.
   void waitBarrierPhase(Value barrier, Value parity) {

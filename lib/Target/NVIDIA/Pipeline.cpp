@@ -29,7 +29,8 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
                       /*keyAheadInRegisters=*/warp.keyAheadInRegisters,
                       /*keyAheadBulk=*/warp.keyAheadBulk,
                       /*valueStage=*/warp.valueStageBlocks,
-                      /*valueAhead=*/warp.valueAheadBlocks}));
+                      /*valueAhead=*/warp.valueAheadBlocks,
+                      /*l2Prefetch=*/warp.l2Prefetch}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
   pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

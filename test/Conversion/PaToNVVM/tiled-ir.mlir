@@ -36,6 +36,9 @@
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{key-ahead=1 key-ahead-bulk=1 key-ahead-in-registers=1}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=AHEAD-BULK-REG
 // RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{l2-prefetch=1}))' \
+// RUN:   | FileCheck %s --check-prefix=L2
+// RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=2}))' \
 // RUN:   | FileCheck %s --check-prefix=STAGE
 // RUN: pa-opt %s -split-input-file \
@@ -216,6 +219,36 @@
 // AHEAD-REG:              scf.yield %cst
 // AHEAD-REG:            scf.yield %[[NEXT]]#0, {{.*}}, %[[NEXT]]#7 : vector<16xf8E4M3FN>,
 // AHEAD-REG-LABEL:  gpu.func @pa_reduce(
+
+// With l2-prefetch: after the barrier that starts qk, lanes 0-15 of warp 3
+// each prefetch one page of the tile's V into L2 (its ids' slot by the
+// tile's parity; a page of a head: 64 x 16 bytes), before qk's K loads;
+// qk stores the next tile's ids at its end, and pv, after its barrier and
+// where a next tile exists, prefetches that tile's K pages (4 x 16 x 16
+// bytes) alike. The other kernels (no packed fp8 pages of 16) get none.
+// L2-LABEL:  gpu.func @pa_decode(
+// L2-SAME:       %[[KEY:[a-z0-9]+]]: memref<64x2x4x16x16xf8E4M3FN>, %[[VALUE:[a-z0-9]+]]: memref<64x2x64x16xf8E4M3FN>
+// L2-SAME:       %[[IDS:[a-z0-9]+]] : memref<32xi32, #gpu.address_space<workgroup>>)
+// L2:          scf.for
+// L2:            gpu.barrier
+// L2:            %[[WARP3:.*]] = arith.cmpi eq, %{{.*}}, %c3
+// L2:            %[[LANES:.*]] = arith.cmpi ult, %{{.*}}, %c16
+// L2:            %[[PREFETCHING:.*]] = arith.andi %[[WARP3]], %[[LANES]] : i1
+// L2-NEXT:       scf.if %[[PREFETCHING]] {
+// L2:              memref.load %[[IDS]]
+// L2:              memref.extract_aligned_pointer_as_index %[[VALUE]]
+// L2:              cp.async.bulk.prefetch.L2.global [$0], $1;{{.*}}%c1024_i32
+// L2:            vector.load %[[KEY]]
+// L2:            vector.store %{{.*}}, %[[IDS]][%{{.*}}] {{.*}} vector<16xi32>
+// L2:            gpu.barrier
+// L2:            scf.if
+// L2:              scf.if
+// L2:                memref.load %[[IDS]]
+// L2:                memref.extract_aligned_pointer_as_index %[[KEY]]
+// L2:                cp.async.bulk.prefetch.L2.global [$0], $1;{{.*}}%c1024_i32
+// L2-NOT:        cp.async.bulk.prefetch
+// L2-LABEL:  gpu.func @pa_reduce(
+// L2-NOT:    cp.async.bulk.prefetch
 
 // With key-ahead-bulk: key-ahead's blocks (D = 64: one) go through the
 // bulk-copy engine into a key stage of 64 rows (1 block x 16 pages x 4

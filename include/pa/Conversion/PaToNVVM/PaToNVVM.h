@@ -50,6 +50,12 @@ struct WarpOptions {
   /// (pa-to-nvvm's value-ahead, 1 to 4; 1, the default: two blocks of V
   /// loads in flight). Each more block holds a block's chunks in registers.
   int64_t valueAheadBlocks = 1;
+  /// The tile's V pages and the next tile's K pages prefetched into L2
+  /// (cp.async.bulk.prefetch.L2, one per page, on lanes of the last warp)
+  /// when qk and pv start, so that the loads that follow find them there
+  /// (pa-to-nvvm's l2-prefetch; packed caches with at most 16 pages per
+  /// tile whose (page, KV head) blocks are contiguous).
+  bool l2Prefetch = false;
 };
 
 /// Adds pa-to-nvvm's patterns for kernels on `chip` (an NVIDIA chip of
