@@ -50,6 +50,23 @@ std::string errorOf(const std::string &json) {
   return error;
 }
 
+/// The error of a table whose one entry sets `fields` for AMD chip `chip`
+/// (an NVIDIA kernel option there is an error).
+std::string errorOnAMD(const std::string &fields, const std::string &chip) {
+  std::string entry = entryWith(fields);
+  entry.replace(entry.find("sm_90a"), 6, chip);
+  return errorOf(tableOf(entry));
+}
+
+/// The error an AMD entry (errorOnAMD) gets for NVIDIA kernel option
+/// `option`.
+std::string nvidiaOnlyError(const std::string &option,
+                            const std::string &chip) {
+  return "t.json: entry 0: '" + option +
+         "' is an NVIDIA kernel option; target '" + chip +
+         "' has no such option";
+}
+
 TEST(Tuning, Buckets) {
   EXPECT_EQ(tuningBucket(0), 1);
   EXPECT_EQ(tuningBucket(1), 1);
@@ -192,11 +209,8 @@ TEST(Tuning, KeyAheadBulk) {
     EXPECT_EQ(errorOf(tableOf(entryWith(fields))),
               std::string("t.json: entry 0: ") + message)
         << fields;
-  std::string amd = entryWith(R"("key_ahead_bulk": false)");
-  amd.replace(amd.find("sm_90a"), 6, "gfx950");
-  EXPECT_EQ(errorOf(tableOf(amd)),
-            "t.json: entry 0: 'key_ahead_bulk' is an NVIDIA kernel option; "
-            "target 'gfx950' has no such option");
+  EXPECT_EQ(errorOnAMD(R"("key_ahead_bulk": false)", "gfx950"),
+            nvidiaOnlyError("key_ahead_bulk", "gfx950"));
 }
 
 TEST(Tuning, L2Prefetch) {
@@ -208,11 +222,8 @@ TEST(Tuning, L2Prefetch) {
   EXPECT_FALSE(plan->keyAhead);
   EXPECT_EQ(errorOf(tableOf(entryWith(R"("l2_prefetch": 1)"))),
             "t.json: entry 0: 'l2_prefetch' must be true or false");
-  std::string amd = entryWith(R"("l2_prefetch": true)");
-  amd.replace(amd.find("sm_90a"), 6, "gfx950");
-  EXPECT_EQ(errorOf(tableOf(amd)),
-            "t.json: entry 0: 'l2_prefetch' is an NVIDIA kernel option; "
-            "target 'gfx950' has no such option");
+  EXPECT_EQ(errorOnAMD(R"("l2_prefetch": true)", "gfx950"),
+            nvidiaOnlyError("l2_prefetch", "gfx950"));
 }
 
 TEST(Tuning, Diagnostics) {
@@ -265,16 +276,10 @@ TEST(Tuning, Diagnostics) {
         << fields;
   EXPECT_EQ(errorOf(tableOf(R"({"target": "sm_90a", "budget": 1})")),
             "t.json: entry 0: missing field 'layout'");
-  std::string amd = entryWith(R"("value_stage": 2)");
-  amd.replace(amd.find("sm_90a"), 6, "gfx950");
-  EXPECT_EQ(errorOf(tableOf(amd)),
-            "t.json: entry 0: 'value_stage' is an NVIDIA kernel option; "
-            "target 'gfx950' has no such option");
-  std::string amdRegisters = entryWith(R"("key_ahead_in_registers": false)");
-  amdRegisters.replace(amdRegisters.find("sm_90a"), 6, "gfx942");
-  EXPECT_EQ(errorOf(tableOf(amdRegisters)),
-            "t.json: entry 0: 'key_ahead_in_registers' is an NVIDIA kernel "
-            "option; target 'gfx942' has no such option");
+  EXPECT_EQ(errorOnAMD(R"("value_stage": 2)", "gfx950"),
+            nvidiaOnlyError("value_stage", "gfx950"));
+  EXPECT_EQ(errorOnAMD(R"("key_ahead_in_registers": false)", "gfx942"),
+            nvidiaOnlyError("key_ahead_in_registers", "gfx942"));
   std::string badLayout = entryWith(R"("budget": 1)");
   badLayout.replace(badLayout.find("packed-transposed"), 17, "transposed");
   EXPECT_EQ(errorOf(tableOf(badLayout)),
