@@ -221,28 +221,14 @@ int64_t pageBlockBytes(Value cache) {
 /// V token blocks of each tile to stage (DecodeShape::valueStageBlocks): at
 /// least `requested`, rounded up to whole copy units (a plain V's pages),
 /// at most the tile's; packed caches whose copy units are contiguous (the
-/// V memref's strides within a page static and dense: a combined cache's
-/// halves are). DecodeLowering lowers it to what keeps two workgroups per
-/// SM.
+/// V memref's page blocks dense, pageBlockBytes: a combined cache's halves
+/// are). DecodeLowering lowers it to what keeps two workgroups per SM.
 int64_t valueStageBlocks(const TiledDecode &ops, const DecodeShape &shape,
                          int64_t requested) {
-  if (requested <= 0 || shape.layout != CacheLayout::packed)
-    return 0;
-  TilePVOp pv = ops.pv;
-  auto type = cast<MemRefType>(pv.getValueCache().getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return 0;
-  // Transposed [pages, Hkv, P / E, D, E]: strides (.., D E, E, 1); plain
-  // [pages, Hkv, D, P]: (.., P, 1).
-  ArrayRef<int64_t> inner =
-      ArrayRef(strides).take_back(shape.transposedV ? 3 : 2);
-  SmallVector<int64_t> dense =
-      shape.transposedV
-          ? SmallVector<int64_t>{shape.headDim * shape.chunk, shape.chunk, 1}
-          : SmallVector<int64_t>{shape.pageSize, 1};
-  if (inner != ArrayRef(dense))
+  // Dense page blocks: transposed [pages, Hkv, P / E, D, E] with strides
+  // (.., D E, E, 1), plain [pages, Hkv, D, P] with (.., P, 1).
+  if (requested <= 0 || shape.layout != CacheLayout::packed ||
+      pageBlockBytes(TilePVOp(ops.pv).getValueCache()) == 0)
     return 0;
   const int64_t blockTokens = 4 * shape.chunk;
   int64_t tokens =
