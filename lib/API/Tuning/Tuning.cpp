@@ -160,20 +160,16 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
     if (!isNVIDIA(name))
       return false;
   }
-  for (auto [name, place] : keyAheadPlaces) {
-    if (!*place)
-      continue;
-    if (!isNVIDIA(name))
+  for (auto [name, flag] : flags)
+    if (*flag && !isNVIDIA(name))
       return false;
-    // Without key-ahead blocks the option does nothing: a table that says
-    // otherwise was written by mistake.
-    if (**place && entry.plan.keyAhead.value_or(0) < 1) {
+  // Without key-ahead blocks the option does nothing: a table that says
+  // otherwise was written by mistake.
+  for (auto [name, place] : keyAheadPlaces)
+    if (place->value_or(false) && entry.plan.keyAhead.value_or(0) < 1) {
       error = std::string("'") + name + "' is true without 'key_ahead' >= 1";
       return false;
     }
-  }
-  if (entry.plan.l2Prefetch && !isNVIDIA("l2_prefetch"))
-    return false;
   if (entry.plan.keyAheadInRegisters.value_or(false) &&
       entry.plan.keyAheadBulk.value_or(false)) {
     error = "'key_ahead_in_registers' and 'key_ahead_bulk' are both true "
