@@ -15,7 +15,7 @@
 # so that it is the reference every entry is measured against. A candidate
 # may add pa-to-nvvm's kernel options, "+key_ahead=N", "+value_stage=N",
 # "+value_ahead=N", "+key_ahead_in_registers=1", "+key_ahead_bulk=1",
-# "+l2_prefetch=1"
+# "+l2_prefetch=1", "+l2_prefetch_min_tiles=N" (with +l2_prefetch=1)
 # ("default+value_stage=2", "256+key_ahead=1",
 # "default+key_ahead=1+key_ahead_in_registers=1"); an entry sets those
 # where they differ from the reference's (the defaults). ONLY (a label
@@ -74,6 +74,7 @@ prepare)
         [ "${option#*=}" = 1 ] && args+=(--key-ahead-bulk) ;;
       l2_prefetch)
         [ "${option#*=}" = 1 ] && args+=(--l2-prefetch) ;;
+      l2_prefetch_min_tiles) args+=(--l2-prefetch-min-tiles "${option#*=}") ;;
       *) echo "pa-tune: unknown kernel option '$option' in '$candidate'" >&2
          exit 1 ;;
       esac

@@ -16,7 +16,8 @@ TUNE_LOG holds lines
 chip's defaults, timed first and last). DIR/c00/bench/bMMM/program.txt
 gives the program's tuning key, DIR/cNN/bench/bMMM/program.txt the
 candidate's kernel options (key_ahead=, value_stage=, value_ahead=,
-key_ahead_in_registers=, key_ahead_bulk=, l2_prefetch=:
+key_ahead_in_registers=, key_ahead_bulk=, l2_prefetch=,
+l2_prefetch_min_tiles=:
 pa-to-nvvm's, their defaults when absent), which an entry sets where they
 differ from the reference's, as it sets the plan limits. For every program
 and shape, the fastest candidate becomes an entry of that (batch, context
@@ -43,7 +44,7 @@ KEY_FIELDS = ("target", "layout", "head_dim", "rows", "page_size",
 # pa-to-nvvm's options and their defaults.
 KERNEL_OPTIONS = {"key_ahead": 0, "value_stage": 0, "value_ahead": 1,
                   "key_ahead_in_registers": 0, "key_ahead_bulk": 0,
-                  "l2_prefetch": 0}
+                  "l2_prefetch": 0, "l2_prefetch_min_tiles": 0}
 # Written to the table as JSON booleans.
 BOOLEAN_OPTIONS = {"key_ahead_in_registers", "key_ahead_bulk", "l2_prefetch"}
 SETTINGS = ("budget", "max_partitions") + tuple(KERNEL_OPTIONS)

@@ -195,23 +195,30 @@ const std::string *CompiledKernels::stage(llvm::StringRef name) const {
 CompileOptions mlir::pa::withTunedKernelOptions(CompileOptions options,
                                                 const DecodeConfig &config) {
   std::optional<TunedPlan> tuned = config.tunedPlan();
-  if (!tuned)
-    return options;
+  return tuned ? withTunedKernelOptions(std::move(options), *tuned) : options;
+}
+
+CompileOptions mlir::pa::withTunedKernelOptions(CompileOptions options,
+                                                const TunedPlan &tuned) {
   for (auto [given, saved] :
-       {std::pair{&options.keyAhead, tuned->keyAhead},
-        std::pair{&options.valueStage, tuned->valueStage},
-        std::pair{&options.valueAhead, tuned->valueAhead}})
+       {std::pair{&options.keyAhead, tuned.keyAhead},
+        std::pair{&options.valueStage, tuned.valueStage},
+        std::pair{&options.valueAhead, tuned.valueAhead}})
     if (!*given)
       *given = saved;
   // Registers or bulk copies: one choice of where key-ahead's chunks go, so
   // either given replaces the table's choice whole (a table's registers
   // beside a given bulk would ask for both).
   if (!options.keyAheadInRegisters && !options.keyAheadBulk) {
-    options.keyAheadInRegisters = tuned->keyAheadInRegisters;
-    options.keyAheadBulk = tuned->keyAheadBulk;
+    options.keyAheadInRegisters = tuned.keyAheadInRegisters;
+    options.keyAheadBulk = tuned.keyAheadBulk;
   }
-  if (!options.l2Prefetch)
-    options.l2Prefetch = tuned->l2Prefetch;
+  // The prefetch and the partitions that do it: one choice too (a table's
+  // minimum beside a given "no prefetch" would ask for a minimum of none).
+  if (!options.l2Prefetch && !options.l2PrefetchMinTiles) {
+    options.l2Prefetch = tuned.l2Prefetch;
+    options.l2PrefetchMinTiles = tuned.l2PrefetchMinTiles;
+  }
   return options;
 }
 
@@ -224,6 +231,8 @@ WarpOptions mlir::pa::nvidiaWarpOptions(const CompileOptions &options) {
       options.keyAheadInRegisters.value_or(warp.keyAheadInRegisters);
   warp.keyAheadBulk = options.keyAheadBulk.value_or(warp.keyAheadBulk);
   warp.l2Prefetch = options.l2Prefetch.value_or(warp.l2Prefetch);
+  warp.l2PrefetchMinTiles =
+      options.l2PrefetchMinTiles.value_or(warp.l2PrefetchMinTiles);
   return warp;
 }
 

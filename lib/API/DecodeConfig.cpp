@@ -237,6 +237,7 @@ std::string DecodeConfig::cacheKey() const {
   WarpOptions warp = nvidiaWarpOptions(withTunedKernelOptions({}, *this));
   os << ';' << warp.keyAheadBlocks << ';' << warp.valueStageBlocks << ';'
      << warp.valueAheadBlocks << ';' << warp.keyAheadInRegisters << ';'
-     << warp.keyAheadBulk << ';' << warp.l2Prefetch;
+     << warp.keyAheadBulk << ';' << warp.l2Prefetch << ';'
+     << warp.l2PrefetchMinTiles;
   return key;
 }

@@ -152,6 +152,24 @@ def test_l2_prefetch_is_written_as_a_boolean(tmp_path):
             if k not in KEY and k != "measured"} == {"l2_prefetch": True}
 
 
+def test_l2_prefetch_min_tiles_is_written_beside_the_prefetch(tmp_path):
+    """A winner with the prefetch and a minimum of tiles gets an entry with
+    l2_prefetch true and the minimum as an integer."""
+    lines = []
+    for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
+        lines += [tune_line(0, batch, length, 264, us),
+                  tune_line(1, batch, length, 264, us * 0.96),
+                  tune_line(0, batch, length, 264, us)]
+    entries = run_pa_tune(
+        tmp_path, lines, [],
+        kernel_options=[{"l2_prefetch": 0, "l2_prefetch_min_tiles": 0},
+                        {"l2_prefetch": 1, "l2_prefetch_min_tiles": 16}])
+    assert len(entries) == 1, entries
+    assert {k: v for k, v in entries[0].items()
+            if k not in KEY and k != "measured"} == {
+                "l2_prefetch": True, "l2_prefetch_min_tiles": 16}
+
+
 def test_compare_reports_each_candidate_against_the_reference(tmp_path):
     lines = [tune_line(0, 32, 8192, 264, 100.0),
              tune_line(1, 32, 8192, 264, 98.0),

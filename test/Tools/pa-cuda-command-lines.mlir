@@ -37,7 +37,7 @@
 // pa-cuda-gen: --help is not an output directory, options are checked, and a
 // selection of nothing writes nothing and fails.
 // RUN: pa-cuda-gen --help | FileCheck %s --check-prefix=GEN-HELP
-// GEN-HELP: usage: pa-cuda-gen OUTDIR {{.*}} [--key-ahead N] [--key-ahead-in-registers] [--key-ahead-bulk] [--l2-prefetch] [--value-stage N] [--value-ahead N] [--sms N] [--cubin]
+// GEN-HELP: usage: pa-cuda-gen OUTDIR {{.*}} [--key-ahead N] [--key-ahead-in-registers] [--key-ahead-bulk] [--l2-prefetch] [--l2-prefetch-min-tiles N] [--value-stage N] [--value-ahead N] [--sms N] [--cubin]
 // RUN: not pa-cuda-gen --bench 2>&1 | FileCheck %s --check-prefix=GEN-DIR
 // GEN-DIR: the first argument is the output directory, not '--bench'
 // RUN: not pa-cuda-gen %t/gen --bnech 2>&1 | FileCheck %s --check-prefix=GEN-OPTION
@@ -79,6 +79,18 @@
 // RUN: env PA_MLIR_TUNING_TABLE=%t/bulk.json pa-cuda-gen %t/l2-given --bench --only fp8-q1-p16-w0 --l2-prefetch > /dev/null
 // RUN: FileCheck %s --check-prefix=GEN-L2 < %t/l2-given/bench/b000/program.txt
 // GEN-L2: l2_prefetch=1
+// GEN-L2: l2_prefetch_min_tiles=0
+// A table's minimum tiles with its l2_prefetch; --l2-prefetch given alone
+// replaces both (one choice); --l2-prefetch-min-tiles given.
+// RUN: printf '%%s' '{"format": "pa-mlir-tuned-plans", "version": 1, "entries": [{"target": "sm_90a", "layout": "packed-transposed", "head_dim": 256, "rows": 8, "page_size": 16, "kv_dtype": "e4m3fn", "window": 0, "l2_prefetch": true, "l2_prefetch_min_tiles": 16}]}' > %t/l2-min.json
+// RUN: env PA_MLIR_TUNING_TABLE=%t/l2-min.json pa-cuda-gen %t/l2-min --bench --only fp8-q1-p16-w0 > /dev/null
+// RUN: FileCheck %s --check-prefix=GEN-L2-MIN < %t/l2-min/bench/b000/program.txt
+// RUN: env PA_MLIR_TUNING_TABLE=%t/bulk.json pa-cuda-gen %t/l2-min-given --bench --only fp8-q1-p16-w0 --l2-prefetch --l2-prefetch-min-tiles 16 > /dev/null
+// RUN: FileCheck %s --check-prefix=GEN-L2-MIN < %t/l2-min-given/bench/b000/program.txt
+// GEN-L2-MIN: l2_prefetch=1
+// GEN-L2-MIN: l2_prefetch_min_tiles=16
+// RUN: env PA_MLIR_TUNING_TABLE=%t/l2-min.json pa-cuda-gen %t/l2-min-replaced --bench --only fp8-q1-p16-w0 --l2-prefetch > /dev/null
+// RUN: FileCheck %s --check-prefix=GEN-L2 < %t/l2-min-replaced/bench/b000/program.txt
 // RUN: printf '%%s' '{"format": "pa-mlir-tuned-plans", "version": 1, "entries": []}' > %t/no-entries.json
 // RUN: env PA_MLIR_TUNING_TABLE=%t/no-entries.json pa-cuda-gen %t/untuned --bench --only fp8-q1-p16-w0 > /dev/null
 // RUN: FileCheck %s --check-prefix=GEN-UNTUNED < %t/untuned/bench/b000/program.txt
@@ -86,6 +98,7 @@
 // GEN-UNTUNED: key_ahead_in_registers=0
 // GEN-UNTUNED: key_ahead_bulk=0
 // GEN-UNTUNED: l2_prefetch=0
+// GEN-UNTUNED: l2_prefetch_min_tiles=0
 // --sms 94: a benchmark program for 94 of the 132 SMs (the H200 proxy of
 // pa-cuda-run --reserve-sms 38): the default budget 264 and 132 partitions
 // scaled to 188 and 94, compiled into the plan (its sidecar's limits) as

@@ -3,7 +3,7 @@
 //   pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] [--only LABEL]
 //               [--budget N] [--max-partitions N] [--key-ahead N]
 //               [--key-ahead-in-registers] [--key-ahead-bulk] [--l2-prefetch]
-//               [--value-stage N]
+//               [--l2-prefetch-min-tiles N] [--value-stage N]
 //               [--value-ahead N] [--sms N] [--cubin]
 //
 // Compiles, on a machine without a GPU, everything pa-cuda-run needs on the
@@ -28,6 +28,9 @@
 //                         (key-ahead's blocks by bulk copies)
 //   --l2-prefetch         pa-to-nvvm{l2-prefetch} for every program
 //                         (V and the next tile's K pages into L2 ahead)
+//   --l2-prefetch-min-tiles N  pa-to-nvvm{l2-prefetch-min-tiles=N} for
+//                         every program (only partitions of N tiles or
+//                         more prefetch)
 //   --value-stage N       pa-to-nvvm{value-stage=N} for every program
 //   --value-ahead N       pa-to-nvvm{value-ahead=N} for every program
 //                         (without these: each program's tuning-table
@@ -233,7 +236,7 @@ bool writeFile(const llvm::Twine &path, llvm::StringRef contents) {
 
 /// pa-to-nvvm's options of every program (--key-ahead, --value-stage,
 /// --value-ahead, --key-ahead-in-registers, --key-ahead-bulk,
-/// --l2-prefetch); absent: the
+/// --l2-prefetch, --l2-prefetch-min-tiles); absent: the
 /// tuning table's for the program, as compileDecode takes them
 /// (withTunedKernelOptions).
 mlir::pa::CompileOptions kernelOptions;
@@ -290,7 +293,8 @@ bool emitProgram(const Program &p, const std::string &dir, double &seconds) {
      << "value_ahead=" << options.warp.valueAheadBlocks << "\n"
      << "key_ahead_in_registers=" << options.warp.keyAheadInRegisters << "\n"
      << "key_ahead_bulk=" << options.warp.keyAheadBulk << "\n"
-     << "l2_prefetch=" << options.warp.l2Prefetch << "\n";
+     << "l2_prefetch=" << options.warp.l2Prefetch << "\n"
+     << "l2_prefetch_min_tiles=" << options.warp.l2PrefetchMinTiles << "\n";
   // bench/pa_tune.py makes no table of such programs: their limits are
   // the smaller chip's.
   if (proxied)
@@ -357,7 +361,7 @@ int usage(llvm::raw_ostream &os, int status) {
   os << "usage: pa-cuda-gen OUTDIR [--matrix] [--bench] [--programs N] "
         "[--only LABEL] [--budget N] [--max-partitions N] "
         "[--key-ahead N] [--key-ahead-in-registers] [--key-ahead-bulk] "
-        "[--l2-prefetch] "
+        "[--l2-prefetch] [--l2-prefetch-min-tiles N] "
         "[--value-stage N] "
         "[--value-ahead N] [--sms N] [--cubin]\n";
   return status;
@@ -399,7 +403,7 @@ int main(int argc, char **argv) {
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else if ((arg == "--key-ahead" || arg == "--value-stage" ||
-                arg == "--value-ahead") &&
+                arg == "--value-ahead" || arg == "--l2-prefetch-min-tiles") &&
                i + 1 < argc) {
       int64_t blocks = -1;
       if (llvm::StringRef(argv[i + 1]).getAsInteger(10, blocks) || blocks < 0) {
@@ -410,7 +414,8 @@ int main(int argc, char **argv) {
       }
       (arg == "--key-ahead"     ? kernelOptions.keyAhead
        : arg == "--value-stage" ? kernelOptions.valueStage
-                                : kernelOptions.valueAhead) = blocks;
+       : arg == "--value-ahead" ? kernelOptions.valueAhead
+                                : kernelOptions.l2PrefetchMinTiles) = blocks;
       ++i;
     } else if (arg == "--programs" || arg == "--budget" ||
                arg == "--max-partitions" || arg == "--sms") {

@@ -5,6 +5,7 @@
 // diagnostic text (never a crash), and the C API reports the same text.
 //
 //===----------------------------------------------------------------------===//
+#include "pa/API/Compile.h"
 #include "pa/API/DecodeConfig.h"
 #include "pa/API/HostProgram.h"
 
@@ -197,6 +198,25 @@ TEST(DecodeModule, CacheKeySeparatesStaticConfigurations) {
   b = a;
   b.vLayout = VLayout::transposed;
   EXPECT_NE(a.cacheKey(), b.cacheKey());
+}
+
+TEST(DecodeModule, L2PrefetchIsOneChoiceWithItsMinimum) {
+  // withTunedKernelOptions: a given l2Prefetch or minimum replaces the
+  // table's pair whole; neither given, both come from the table.
+  TunedPlan tuned;
+  tuned.l2Prefetch = true;
+  tuned.l2PrefetchMinTiles = 16;
+  CompileOptions none = withTunedKernelOptions({}, tuned);
+  EXPECT_EQ(none.l2Prefetch, true);
+  EXPECT_EQ(none.l2PrefetchMinTiles, 16);
+  CompileOptions off;
+  off.l2Prefetch = false;
+  off = withTunedKernelOptions(off, tuned);
+  EXPECT_EQ(off.l2Prefetch, false);
+  EXPECT_FALSE(off.l2PrefetchMinTiles);
+  WarpOptions warp = nvidiaWarpOptions(none);
+  EXPECT_TRUE(warp.l2Prefetch);
+  EXPECT_EQ(warp.l2PrefetchMinTiles, 16);
 }
 
 } // namespace

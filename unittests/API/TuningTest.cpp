@@ -226,6 +226,33 @@ TEST(Tuning, L2Prefetch) {
             nvidiaOnlyError("l2_prefetch", "gfx950"));
 }
 
+TEST(Tuning, L2PrefetchMinTiles) {
+  // The partitions that prefetch: an integer, only beside l2_prefetch true.
+  std::optional<TunedPlan> plan =
+      parsed(tableOf(entryWith(
+                 R"("l2_prefetch": true, "l2_prefetch_min_tiles": 16)")))
+          .lookup(benchKey());
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->l2Prefetch, true);
+  EXPECT_EQ(plan->l2PrefetchMinTiles, 16);
+  const std::pair<const char *, const char *> bad[] = {
+      {R"("l2_prefetch_min_tiles": 16, "budget": 2)",
+       "'l2_prefetch_min_tiles' is given without 'l2_prefetch' true"},
+      {R"("l2_prefetch": false, "l2_prefetch_min_tiles": 16)",
+       "'l2_prefetch_min_tiles' is given without 'l2_prefetch' true"},
+      {R"("l2_prefetch": true, "l2_prefetch_min_tiles": -1)",
+       "'l2_prefetch_min_tiles' must be an integer from 0 to 2^31-1"},
+      {R"("l2_prefetch": true, "l2_prefetch_min_tiles": 2000000)",
+       "'l2_prefetch_min_tiles' must be an integer from 0 to 1048576"},
+  };
+  for (auto [fields, message] : bad)
+    EXPECT_EQ(errorOf(tableOf(entryWith(fields))),
+              std::string("t.json: entry 0: ") + message)
+        << fields;
+  EXPECT_EQ(errorOnAMD(R"("l2_prefetch_min_tiles": 4)", "gfx950"),
+            nvidiaOnlyError("l2_prefetch_min_tiles", "gfx950"));
+}
+
 TEST(Tuning, Diagnostics) {
   // Not JSON: the parser's position.
   std::string error = errorOf("{\"format\": ");

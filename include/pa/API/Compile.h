@@ -45,8 +45,11 @@ struct CompileOptions {
   /// (nvidiaWarpOptions).
   std::optional<int64_t> keyAhead, valueStage, valueAhead;
   std::optional<bool> keyAheadInRegisters, keyAheadBulk;
-  /// NVIDIA chips: pa-to-nvvm's l2-prefetch option (absent: as above).
+  /// NVIDIA chips: pa-to-nvvm's l2-prefetch and l2-prefetch-min-tiles
+  /// options (one choice: either given, the table gives neither; absent:
+  /// as above).
   std::optional<bool> l2Prefetch;
+  std::optional<int64_t> l2PrefetchMinTiles;
 };
 
 /// `options` with the NVIDIA kernel options it leaves absent taken from
@@ -55,6 +58,9 @@ struct CompileOptions {
 /// compiles `config` with.
 CompileOptions withTunedKernelOptions(CompileOptions options,
                                       const DecodeConfig &config);
+/// `options` with the kernel options it leaves absent taken from `tuned`.
+CompileOptions withTunedKernelOptions(CompileOptions options,
+                                      const TunedPlan &tuned);
 
 /// pa-to-nvvm's options for `options`: the kernel options it gives, the
 /// others WarpOptions' defaults.

@@ -44,10 +44,11 @@ struct TuningKey {
 /// and, for NVIDIA targets, the decode kernel's pa-to-nvvm options
 /// key-ahead and value-stage (0 to 8 blocks), value-ahead (1 to 4),
 /// key-ahead-in-registers and key-ahead-bulk (each true only with key-ahead
-/// >= 1 in the entry, not both), l2-prefetch.
+/// >= 1 in the entry, not both), l2-prefetch and l2-prefetch-min-tiles
+/// (only with l2-prefetch true in the entry).
 struct TunedPlan {
   std::optional<int64_t> budget, maxPartitions;
-  std::optional<int64_t> keyAhead, valueStage, valueAhead;
+  std::optional<int64_t> keyAhead, valueStage, valueAhead, l2PrefetchMinTiles;
   std::optional<bool> keyAheadInRegisters, keyAheadBulk, l2Prefetch;
 };
 

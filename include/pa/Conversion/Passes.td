@@ -114,7 +114,12 @@ def PaToNVVM : Pass<"pa-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
            "each tile's V pages (when qk starts) and the next tile's K "
            "pages (when pv starts) prefetched into L2 "
            "(cp.async.bulk.prefetch.L2, one per page); packed caches with "
-           "pages of 16 tokens or more">
+           "pages of 16 tokens or more">,
+    Option<"l2PrefetchMinTiles", "l2-prefetch-min-tiles", "int64_t",
+           /*default=*/"0",
+           "with l2-prefetch: only partitions of at least this many tiles "
+           "prefetch (a run-time test of the tile loop's trip count); 0 "
+           "(the default): every partition">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",

@@ -25,6 +25,8 @@ constexpr int64_t kVersion = 1;
 /// value-ahead.
 constexpr int64_t kMaxKernelBlocks = 8;
 constexpr int64_t kMaxValueAhead = 4;
+/// The most tiles pa-to-nvvm's l2-prefetch-min-tiles takes.
+constexpr int64_t kMaxPrefetchMinTiles = 1 << 20;
 
 const llvm::StringSet<> &knownLayouts() {
   static const llvm::StringSet<> layouts = {"packed-plain", "packed-transposed",
@@ -45,7 +47,8 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       "window",         "batch_bucket",   "context_bucket",
       "budget",         "max_partitions", "key_ahead",
       "value_stage",    "value_ahead",    "key_ahead_in_registers",
-      "key_ahead_bulk", "l2_prefetch",    "measured"};
+      "key_ahead_bulk", "l2_prefetch",    "l2_prefetch_min_tiles",
+      "measured"};
   for (const auto &[name, value] : object)
     if (!fields.contains(name.str())) {
       error = "unknown field '" + name.str() + "'";
@@ -100,7 +103,9 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("max_partitions", 1, false, entry.plan.maxPartitions) ||
       !integer("key_ahead", 0, false, entry.plan.keyAhead) ||
       !integer("value_stage", 0, false, entry.plan.valueStage) ||
-      !integer("value_ahead", 1, false, entry.plan.valueAhead))
+      !integer("value_ahead", 1, false, entry.plan.valueAhead) ||
+      !integer("l2_prefetch_min_tiles", 0, false,
+               entry.plan.l2PrefetchMinTiles))
     return false;
   // Booleans: where key-ahead's chunks go, and the L2 prefetches.
   const std::pair<const char *, std::optional<bool> *> keyAheadPlaces[] = {
@@ -137,21 +142,22 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
             entry.key.target + "' has no such option";
     return false;
   };
-  // Blocks of a tile.
+  // Blocks of a tile; tiles of a partition.
   struct KernelOption {
     const char *name;
-    std::optional<int64_t> blocks;
+    std::optional<int64_t> value;
     int64_t minimum, maximum;
   };
   for (const KernelOption &option :
        {KernelOption{"key_ahead", entry.plan.keyAhead, 0, kMaxKernelBlocks},
         KernelOption{"value_stage", entry.plan.valueStage, 0, kMaxKernelBlocks},
-        KernelOption{"value_ahead", entry.plan.valueAhead, 1,
-                     kMaxValueAhead}}) {
+        KernelOption{"value_ahead", entry.plan.valueAhead, 1, kMaxValueAhead},
+        KernelOption{"l2_prefetch_min_tiles", entry.plan.l2PrefetchMinTiles,
+                     0, kMaxPrefetchMinTiles}}) {
     const char *name = option.name;
-    if (!option.blocks)
+    if (!option.value)
       continue;
-    if (*option.blocks > option.maximum) {
+    if (*option.value > option.maximum) {
       error = std::string("'") + name + "' must be an integer from " +
               std::to_string(option.minimum) + " to " +
               std::to_string(option.maximum);
@@ -170,6 +176,10 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       error = std::string("'") + name + "' is true without 'key_ahead' >= 1";
       return false;
     }
+  if (entry.plan.l2PrefetchMinTiles && !entry.plan.l2Prefetch.value_or(false)) {
+    error = "'l2_prefetch_min_tiles' is given without 'l2_prefetch' true";
+    return false;
+  }
   if (entry.plan.keyAheadInRegisters.value_or(false) &&
       entry.plan.keyAheadBulk.value_or(false)) {
     error = "'key_ahead_in_registers' and 'key_ahead_bulk' are both true "

@@ -81,6 +81,9 @@ struct DecodeShape {
   /// tile's V pages and pv for the next tile's K pages
   /// (WarpOptions::l2Prefetch; pageBlockBytes); 0: none.
   int64_t valuePrefetchBytes = 0, keyPrefetchBytes = 0;
+  /// With prefetches: the tiles a partition's loop must run for them
+  /// (WarpOptions::l2PrefetchMinTiles; <= 1: every partition).
+  int64_t prefetchMinTiles = 0;
 
   /// Whether qk stores the next tile's page ids (at its end) for pv.
   bool nextTileIdsAhead() const {

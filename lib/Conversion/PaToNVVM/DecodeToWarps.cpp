@@ -196,6 +196,7 @@ bool analyze(gpu::GPUFuncOp kernel, const WarpOptions &options,
     }
     if (nextIds)
       shape.keyPrefetchBytes = pageBlockBytes(ops.qk.getKeyCache());
+    shape.prefetchMinTiles = options.l2PrefetchMinTiles;
   }
   return true;
 }

@@ -267,8 +267,16 @@ struct PaToNVVMPass
     if (!inRange("key-ahead", keyAhead, 0, 8, "K blocks of a tile") ||
         !inRange("value-stage", valueStage, 0, 8, "V token blocks of a tile") ||
         !inRange("value-ahead", valueAhead, 1, 4,
-                 "V token blocks requested ahead"))
+                 "V token blocks requested ahead") ||
+        !inRange("l2-prefetch-min-tiles", l2PrefetchMinTiles, 0, 1 << 20,
+                 "tiles of a partition"))
       return signalPassFailure();
+    if (l2PrefetchMinTiles > 0 && !l2Prefetch) {
+      kernels.emitError() << "pa-to-nvvm: l2-prefetch-min-tiles needs "
+                             "l2-prefetch (it picks the partitions that "
+                             "prefetch)";
+      return signalPassFailure();
+    }
     if (keyAheadBulk && keyAheadInRegisters) {
       kernels.emitError() << "pa-to-nvvm: key-ahead-bulk and "
                              "key-ahead-in-registers exclude each other "
@@ -284,7 +292,8 @@ struct PaToNVVMPass
                                    /*keyAheadBulk=*/keyAheadBulk,
                                    /*valueStageBlocks=*/valueStage,
                                    /*valueAheadBlocks=*/valueAhead,
-                                   /*l2Prefetch=*/l2Prefetch});
+                                   /*l2Prefetch=*/l2Prefetch,
+                                   /*l2PrefetchMinTiles=*/l2PrefetchMinTiles});
     walkAndApplyPatterns(kernels, std::move(patterns));
 
     // The rest: sequential programs on thread 0, casts as bit operations.

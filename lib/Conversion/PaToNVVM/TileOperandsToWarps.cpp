@@ -356,6 +356,15 @@ void TileOpLowering::prefetchPages(WarpEmitter &e, const TilePages &tile,
   const int64_t pages = pagesPerTile(s.pageSize);
   Value lane = e.andI(e.cmpI(CmpIPredicate::eq, ids.warp, e.idx(kWarps - 1)),
                       e.cmpI(CmpIPredicate::ult, ids.lane, e.idx(pages)));
+  // A partition of fewer tiles does not prefetch: its trip count
+  // ceil(span / step) >= min tiles, i.e. span > step * (min tiles - 1)
+  // (loop-invariant: hoisted).
+  if (s.prefetchMinTiles > 1) {
+    scf::ForOp loop = state.ops.tileLoop;
+    Value span = e.subI(loop.getUpperBound(), loop.getLowerBound());
+    lane = e.andI(lane, e.cmpI(CmpIPredicate::sgt, span,
+                               e.mulI(loop.getStep(), s.prefetchMinTiles - 1)));
+  }
   e.ifThen(lane, [&] {
     Value id =
         e.toIndex(e.load(buffers.pageIds, {e.addI(tile.idBase, ids.lane)}));

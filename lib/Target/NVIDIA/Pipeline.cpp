@@ -30,7 +30,8 @@ void mlir::pa::buildNVVMPipeline(OpPassManager &pm, StringRef chip,
                       /*keyAheadBulk=*/warp.keyAheadBulk,
                       /*valueStage=*/warp.valueStageBlocks,
                       /*valueAhead=*/warp.valueAheadBlocks,
-                      /*l2Prefetch=*/warp.l2Prefetch}));
+                      /*l2Prefetch=*/warp.l2Prefetch,
+                      /*l2PrefetchMinTiles=*/warp.l2PrefetchMinTiles}));
   // The grids pa-to-nvvm's kernels ask for (the reduce's row slices on z).
   pm.addPass(createPaNVVMLaunchGrids());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

@@ -39,6 +39,15 @@
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{l2-prefetch=1}))' \
 // RUN:   | FileCheck %s --check-prefix=L2
 // RUN: pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{l2-prefetch=1 l2-prefetch-min-tiles=16}))' \
+// RUN:   | FileCheck %s --check-prefix=L2-MIN
+// RUN: not pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{l2-prefetch-min-tiles=16}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=L2-MIN-ALONE
+// RUN: not pa-opt %s -split-input-file \
+// RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{l2-prefetch=1 l2-prefetch-min-tiles=-1}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=L2-MIN-RANGE
+// RUN: pa-opt %s -split-input-file \
 // RUN:   --pass-pipeline='builtin.module(pa-set-target{chip=sm_90a},gpu.module(pa-to-nvvm{value-stage=2}))' \
 // RUN:   | FileCheck %s --check-prefix=STAGE
 // RUN: pa-opt %s -split-input-file \
@@ -249,6 +258,27 @@
 // L2-NOT:        cp.async.bulk.prefetch
 // L2-LABEL:  gpu.func @pa_reduce(
 // L2-NOT:    cp.async.bulk.prefetch
+
+// With l2-prefetch-min-tiles=16: the lanes prefetch only where the tile
+// loop runs 16 tiles or more (its span > 15 steps), for V and for K.
+// L2-MIN-LABEL:  gpu.func @pa_decode(
+// L2-MIN:          scf.for %{{.*}} = %[[FIRST:[0-9]+]] to %[[END:[0-9]+]] step %[[STEP:c1]] {
+// L2-MIN:            %[[LANES:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// L2-MIN-NEXT:       %[[SPAN:.*]] = arith.subi %[[END]], %[[FIRST]] : index
+// L2-MIN-NEXT:       %[[C15:.*]] = arith.constant 15 : index
+// L2-MIN-NEXT:       %[[SHORTEST:.*]] = arith.muli %[[STEP]], %[[C15]] : index
+// L2-MIN-NEXT:       %[[LONG:.*]] = arith.cmpi sgt, %[[SPAN]], %[[SHORTEST]] : index
+// L2-MIN-NEXT:       %[[PREFETCHING:.*]] = arith.andi %[[LANES]], %[[LONG]] : i1
+// L2-MIN-NEXT:       scf.if %[[PREFETCHING]] {
+// L2-MIN:              cp.async.bulk.prefetch.L2.global
+// L2-MIN:            gpu.barrier
+// L2-MIN:            scf.if
+// L2-MIN:              arith.cmpi sgt, %{{.*}}, %{{.*}} : index
+// L2-MIN:              scf.if
+// L2-MIN:                cp.async.bulk.prefetch.L2.global
+// L2-MIN-LABEL:  gpu.func @pa_reduce(
+// L2-MIN-ALONE: error: pa-to-nvvm: l2-prefetch-min-tiles needs l2-prefetch (it picks the partitions that prefetch)
+// L2-MIN-RANGE: error: pa-to-nvvm: l2-prefetch-min-tiles must be in [0, 1048576] (tiles of a partition), got -1
 
 // With key-ahead-bulk: key-ahead's blocks (D = 64: one) go through the
 // bulk-copy engine into a key stage of 64 rows (1 block x 16 pages x 4

@@ -56,6 +56,10 @@ struct WarpOptions {
   /// (pa-to-nvvm's l2-prefetch; packed caches with at most 16 pages per
   /// tile whose (page, KV head) blocks are contiguous).
   bool l2Prefetch = false;
+  /// With l2Prefetch: only partitions whose tile loop runs at least this
+  /// many tiles prefetch (pa-to-nvvm's l2-prefetch-min-tiles; a run-time
+  /// test: a short partition's prefetches measured slower); 0: every one.
+  int64_t l2PrefetchMinTiles = 0;
 };
 
 /// Adds pa-to-nvvm's patterns for kernels on `chip` (an NVIDIA chip of
