@@ -113,6 +113,20 @@ def test_a_winning_kernel_option_becomes_an_entry(tmp_path):
             if k not in KEY and k != "measured"} == {"value_stage": 2}
 
 
+def winner_settings(tmp_path, kernel_options, ratio):
+    """The one entry's settings when candidate 1 (`kernel_options[1]`) is
+    `ratio` of the reference's time at both shapes."""
+    lines = []
+    for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
+        lines += [tune_line(0, batch, length, 264, us),
+                  tune_line(1, batch, length, 264, us * ratio),
+                  tune_line(0, batch, length, 264, us)]
+    entries = run_pa_tune(tmp_path, lines, [], kernel_options=kernel_options)
+    assert len(entries) == 1, entries
+    return {k: v for k, v in entries[0].items()
+            if k not in KEY and k != "measured"}
+
+
 @pytest.mark.parametrize("place, blocks", [("key_ahead_in_registers", 1),
                                            ("key_ahead_bulk", 2)])
 def test_where_key_ahead_goes_is_written_as_a_boolean(tmp_path, place,
@@ -121,53 +135,24 @@ def test_where_key_ahead_goes_is_written_as_a_boolean(tmp_path, place,
     (program.txt records the option as 0 / 1): the entry sets key_ahead
     and the option true, the JSON boolean the table takes; without it the
     table would give the winner's blocks to cp.async."""
-    lines = []
-    for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
-        lines += [tune_line(0, batch, length, 264, us),
-                  tune_line(1, batch, length, 264, us * 0.97),
-                  tune_line(0, batch, length, 264, us)]
-    entries = run_pa_tune(
-        tmp_path, lines, [],
-        kernel_options=[{"key_ahead": 0, place: 0},
-                        {"key_ahead": blocks, place: 1}])
-    assert len(entries) == 1, entries
-    assert {k: v for k, v in entries[0].items()
-            if k not in KEY and k != "measured"} == {
-                "key_ahead": blocks, place: True}
+    assert winner_settings(
+        tmp_path, [{"key_ahead": 0, place: 0},
+                   {"key_ahead": blocks, place: 1}], 0.97) == {
+                       "key_ahead": blocks, place: True}
 
 
-def test_l2_prefetch_is_written_as_a_boolean(tmp_path):
+@pytest.mark.parametrize("winner, settings", [
+    ({"l2_prefetch": 1}, {"l2_prefetch": True}),
+    ({"l2_prefetch": 1, "l2_prefetch_min_tiles": 16},
+     {"l2_prefetch": True, "l2_prefetch_min_tiles": 16})])
+def test_l2_prefetch_is_a_boolean_and_its_minimum_an_integer(
+        tmp_path, winner, settings):
     """A winner that differs from the reference only by l2_prefetch (a
-    kernel option with no blocks) gets an entry of that option alone."""
-    lines = []
-    for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
-        lines += [tune_line(0, batch, length, 264, us),
-                  tune_line(1, batch, length, 264, us * 0.96),
-                  tune_line(0, batch, length, 264, us)]
-    entries = run_pa_tune(tmp_path, lines, [],
-                          kernel_options=[{"l2_prefetch": 0},
-                                          {"l2_prefetch": 1}])
-    assert len(entries) == 1, entries
-    assert {k: v for k, v in entries[0].items()
-            if k not in KEY and k != "measured"} == {"l2_prefetch": True}
-
-
-def test_l2_prefetch_min_tiles_is_written_beside_the_prefetch(tmp_path):
-    """A winner with the prefetch and a minimum of tiles gets an entry with
-    l2_prefetch true and the minimum as an integer."""
-    lines = []
-    for batch, length, us in ((32, 8192, 100.0), (8, 131072, 300.0)):
-        lines += [tune_line(0, batch, length, 264, us),
-                  tune_line(1, batch, length, 264, us * 0.96),
-                  tune_line(0, batch, length, 264, us)]
-    entries = run_pa_tune(
-        tmp_path, lines, [],
-        kernel_options=[{"l2_prefetch": 0, "l2_prefetch_min_tiles": 0},
-                        {"l2_prefetch": 1, "l2_prefetch_min_tiles": 16}])
-    assert len(entries) == 1, entries
-    assert {k: v for k, v in entries[0].items()
-            if k not in KEY and k != "measured"} == {
-                "l2_prefetch": True, "l2_prefetch_min_tiles": 16}
+    kernel option with no blocks), or by it and the partitions' minimum
+    of tiles, gets an entry of those alone: the prefetch a JSON boolean,
+    the minimum an integer."""
+    reference = {"l2_prefetch": 0, "l2_prefetch_min_tiles": 0}
+    assert winner_settings(tmp_path, [reference, winner], 0.96) == settings
 
 
 def test_compare_reports_each_candidate_against_the_reference(tmp_path):

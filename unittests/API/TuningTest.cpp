@@ -1,6 +1,7 @@
 //===- TuningTest.cpp - the tuning table's format, lookup and errors ------===//
 #include "pa/API/Tuning.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "gtest/gtest.h"
 
 #include <string>
@@ -56,6 +57,16 @@ std::string errorOnAMD(const std::string &fields, const std::string &chip) {
   std::string entry = entryWith(fields);
   entry.replace(entry.find("sm_90a"), 6, chip);
   return errorOf(tableOf(entry));
+}
+
+/// Each one-entry table whose entry sets `fields` fails with "entry 0:
+/// `message`".
+void expectEntryErrors(
+    llvm::ArrayRef<std::pair<const char *, const char *>> cases) {
+  for (auto [fields, message] : cases)
+    EXPECT_EQ(errorOf(tableOf(entryWith(fields))),
+              std::string("t.json: entry 0: ") + message)
+        << fields;
 }
 
 /// The error an AMD entry (errorOnAMD) gets for NVIDIA kernel option
@@ -205,10 +216,7 @@ TEST(Tuning, KeyAheadBulk) {
        "'key_ahead_in_registers' and 'key_ahead_bulk' are both true "
        "(key-ahead's chunks go to one place)"},
   };
-  for (auto [fields, message] : bad)
-    EXPECT_EQ(errorOf(tableOf(entryWith(fields))),
-              std::string("t.json: entry 0: ") + message)
-        << fields;
+  expectEntryErrors(bad);
   EXPECT_EQ(errorOnAMD(R"("key_ahead_bulk": false)", "gfx950"),
             nvidiaOnlyError("key_ahead_bulk", "gfx950"));
 }
@@ -245,10 +253,7 @@ TEST(Tuning, L2PrefetchMinTiles) {
       {R"("l2_prefetch": true, "l2_prefetch_min_tiles": 2000000)",
        "'l2_prefetch_min_tiles' must be an integer from 0 to 1048576"},
   };
-  for (auto [fields, message] : bad)
-    EXPECT_EQ(errorOf(tableOf(entryWith(fields))),
-              std::string("t.json: entry 0: ") + message)
-        << fields;
+  expectEntryErrors(bad);
   EXPECT_EQ(errorOnAMD(R"("l2_prefetch_min_tiles": 4)", "gfx950"),
             nvidiaOnlyError("l2_prefetch_min_tiles", "gfx950"));
 }
@@ -297,10 +302,7 @@ TEST(Tuning, Diagnostics) {
       {R"("key_ahead": -1)", "'key_ahead' must be an integer from 0 to 2^31-1"},
       {R"("budget": 1, "measured": 3)", "'measured' must be a string"},
   };
-  for (auto [fields, message] : badFields)
-    EXPECT_EQ(errorOf(tableOf(entryWith(fields))),
-              std::string("t.json: entry 0: ") + message)
-        << fields;
+  expectEntryErrors(badFields);
   EXPECT_EQ(errorOf(tableOf(R"({"target": "sm_90a", "budget": 1})")),
             "t.json: entry 0: missing field 'layout'");
   EXPECT_EQ(errorOnAMD(R"("value_stage": 2)", "gfx950"),
