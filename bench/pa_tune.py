@@ -47,6 +47,10 @@ KERNEL_OPTIONS = {"key_ahead": 0, "value_stage": 0, "value_ahead": 1,
                   "l2_prefetch": 0, "l2_prefetch_min_tiles": 0}
 # Written to the table as JSON booleans.
 BOOLEAN_OPTIONS = {"key_ahead_in_registers", "key_ahead_bulk", "l2_prefetch"}
+# An entry that sets the first must set the second too (the table refuses
+# it alone), even where the second is the reference's.
+REQUIRES = {"key_ahead_in_registers": "key_ahead", "key_ahead_bulk":
+            "key_ahead", "l2_prefetch_min_tiles": "l2_prefetch"}
 SETTINGS = ("budget", "max_partitions") + tuple(KERNEL_OPTIONS)
 MIN_GAIN = 0.01  # below 1% is not worth an entry
 
@@ -111,11 +115,13 @@ def settings_of(candidate, runs, reference_runs, directory, program):
     if maxp != default_maxp:
         settings["max_partitions"] = maxp
     reference = kernel_options(directory, 0, program)
-    for option, blocks in kernel_options(directory, candidate,
-                                         program).items():
-        if blocks != reference[option]:
-            settings[option] = (bool(blocks) if option in BOOLEAN_OPTIONS
-                                else blocks)
+    options = kernel_options(directory, candidate, program)
+    differing = [o for o, blocks in options.items() if blocks != reference[o]]
+    differing += [REQUIRES[o] for o in differing
+                  if o in REQUIRES and options[o] and REQUIRES[o] not in differing]
+    for option in differing:
+        blocks = options[option]
+        settings[option] = bool(blocks) if option in BOOLEAN_OPTIONS else blocks
     return settings
 
 

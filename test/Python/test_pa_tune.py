@@ -155,6 +155,19 @@ def test_l2_prefetch_is_a_boolean_and_its_minimum_an_integer(
     assert winner_settings(tmp_path, [reference, winner], 0.96) == settings
 
 
+def test_an_option_takes_what_it_requires_from_the_reference(tmp_path):
+    """A winner that differs from a reference with the prefetch only by the
+    minimum of tiles, or from one with key-ahead blocks only by where they
+    go, gets an entry the table accepts: with l2_prefetch / key_ahead."""
+    reference = {"l2_prefetch": 1, "l2_prefetch_min_tiles": 0,
+                 "key_ahead": 1, "key_ahead_in_registers": 0}
+    winner = dict(reference, l2_prefetch_min_tiles=16,
+                  key_ahead_in_registers=1)
+    assert winner_settings(tmp_path, [reference, winner], 0.96) == {
+        "l2_prefetch": True, "l2_prefetch_min_tiles": 16, "key_ahead": 1,
+        "key_ahead_in_registers": True}
+
+
 def test_compare_reports_each_candidate_against_the_reference(tmp_path):
     lines = [tune_line(0, 32, 8192, 264, 100.0),
              tune_line(1, 32, 8192, 264, 98.0),
