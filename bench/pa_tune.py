@@ -106,7 +106,7 @@ def read_log(path):
 
 def settings_of(candidate, runs, reference_runs, directory, program):
     """The candidate's plan limits and kernel options that differ from the
-    reference's (candidate 0)."""
+    reference's (candidate 0), and the options those require (REQUIRES)."""
     _, budget, maxp = runs[0]
     _, default_budget, default_maxp = reference_runs[0]
     settings = {}
