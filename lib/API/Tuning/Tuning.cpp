@@ -1,5 +1,6 @@
 //===- Tuning.cpp - saved plan limits per shape ---------------------------===//
 #include "pa/API/Tuning.h"
+#include "pa/Support/KernelOptionLimits.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
@@ -21,12 +22,6 @@ constexpr const char *kBuiltinTable =
 
 constexpr llvm::StringLiteral kFormat = "pa-mlir-tuned-plans";
 constexpr int64_t kVersion = 1;
-/// The most blocks pa-to-nvvm's key-ahead and value-stage take, and
-/// value-ahead.
-constexpr int64_t kMaxKernelBlocks = 8;
-constexpr int64_t kMaxValueAhead = 4;
-/// The most tiles pa-to-nvvm's l2-prefetch-min-tiles takes.
-constexpr int64_t kMaxPrefetchMinTiles = 1 << 20;
 
 const llvm::StringSet<> &knownLayouts() {
   static const llvm::StringSet<> layouts = {"packed-plain", "packed-transposed",
@@ -101,10 +96,13 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("context_bucket", 1, false, entry.contextBucket) ||
       !integer("budget", 1, false, entry.plan.budget) ||
       !integer("max_partitions", 1, false, entry.plan.maxPartitions) ||
-      !integer("key_ahead", 0, false, entry.plan.keyAhead) ||
-      !integer("value_stage", 0, false, entry.plan.valueStage) ||
-      !integer("value_ahead", 1, false, entry.plan.valueAhead) ||
-      !integer("l2_prefetch_min_tiles", 0, false,
+      !integer("key_ahead", kKeyAheadRange.minimum, false,
+               entry.plan.keyAhead) ||
+      !integer("value_stage", kValueStageRange.minimum, false,
+               entry.plan.valueStage) ||
+      !integer("value_ahead", kValueAheadRange.minimum, false,
+               entry.plan.valueAhead) ||
+      !integer("l2_prefetch_min_tiles", kL2PrefetchMinTilesRange.minimum, false,
                entry.plan.l2PrefetchMinTiles))
     return false;
   // Booleans: where key-ahead's chunks go, and the L2 prefetches.
@@ -146,21 +144,21 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
   struct KernelOption {
     const char *name;
     std::optional<int64_t> value;
-    int64_t minimum, maximum;
+    KernelOptionRange range;
   };
   for (const KernelOption &option :
-       {KernelOption{"key_ahead", entry.plan.keyAhead, 0, kMaxKernelBlocks},
-        KernelOption{"value_stage", entry.plan.valueStage, 0, kMaxKernelBlocks},
-        KernelOption{"value_ahead", entry.plan.valueAhead, 1, kMaxValueAhead},
+       {KernelOption{"key_ahead", entry.plan.keyAhead, kKeyAheadRange},
+        KernelOption{"value_stage", entry.plan.valueStage, kValueStageRange},
+        KernelOption{"value_ahead", entry.plan.valueAhead, kValueAheadRange},
         KernelOption{"l2_prefetch_min_tiles", entry.plan.l2PrefetchMinTiles,
-                     0, kMaxPrefetchMinTiles}}) {
+                     kL2PrefetchMinTilesRange}}) {
     const char *name = option.name;
     if (!option.value)
       continue;
-    if (*option.value > option.maximum) {
+    if (*option.value > option.range.maximum) {
       error = std::string("'") + name + "' must be an integer from " +
-              std::to_string(option.minimum) + " to " +
-              std::to_string(option.maximum);
+              std::to_string(option.range.minimum) + " to " +
+              std::to_string(option.range.maximum);
       return false;
     }
     if (!isNVIDIA(name))

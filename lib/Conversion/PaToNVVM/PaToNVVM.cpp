@@ -24,9 +24,10 @@
 #include "pa/Transforms/KernelsPass.h"
 
 #include "pa/Conversion/Passes.h"
-#include "pa/IR/PaOps.h"
 #include "pa/IR/Chip.h"
 #include "pa/IR/KernelAttributes.h"
+#include "pa/IR/PaOps.h"
+#include "pa/Support/KernelOptionLimits.h"
 #include "pa/Transforms/Passes.h"
 #include "pa/Transforms/TiledDecode.h"
 
@@ -255,21 +256,22 @@ struct PaToNVVMPass
     }
 
     // The kernel options counted in blocks.
-    auto inRange = [&](StringRef option, int64_t value, int64_t low,
-                       int64_t high, StringRef what) {
-      if (value >= low && value <= high)
+    auto inRange = [&](StringRef option, int64_t value, KernelOptionRange range,
+                       StringRef what) {
+      if (value >= range.minimum && value <= range.maximum)
         return true;
-      kernels.emitError() << "pa-to-nvvm: " << option << " must be in [" << low
-                          << ", " << high << "] (" << what << "), got "
-                          << value;
+      kernels.emitError() << "pa-to-nvvm: " << option << " must be in ["
+                          << range.minimum << ", " << range.maximum << "] ("
+                          << what << "), got " << value;
       return false;
     };
-    if (!inRange("key-ahead", keyAhead, 0, 8, "K blocks of a tile") ||
-        !inRange("value-stage", valueStage, 0, 8, "V token blocks of a tile") ||
-        !inRange("value-ahead", valueAhead, 1, 4,
+    if (!inRange("key-ahead", keyAhead, kKeyAheadRange, "K blocks of a tile") ||
+        !inRange("value-stage", valueStage, kValueStageRange,
+                 "V token blocks of a tile") ||
+        !inRange("value-ahead", valueAhead, kValueAheadRange,
                  "V token blocks requested ahead") ||
-        !inRange("l2-prefetch-min-tiles", l2PrefetchMinTiles, 0, 1 << 20,
-                 "tiles of a partition"))
+        !inRange("l2-prefetch-min-tiles", l2PrefetchMinTiles,
+                 kL2PrefetchMinTilesRange, "tiles of a partition"))
       return signalPassFailure();
     if (l2PrefetchMinTiles > 0 && !l2Prefetch) {
       kernels.emitError() << "pa-to-nvvm: l2-prefetch-min-tiles needs "
