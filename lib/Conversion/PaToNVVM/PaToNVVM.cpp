@@ -255,7 +255,7 @@ struct PaToNVVMPass
       return signalPassFailure();
     }
 
-    // The kernel options counted in blocks.
+    // The kernel options counted in blocks or tiles.
     auto inRange = [&](StringRef option, int64_t value, KernelOptionRange range,
                        StringRef what) {
       if (value >= range.minimum && value <= range.maximum)
