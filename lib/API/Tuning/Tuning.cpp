@@ -84,6 +84,20 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
     out = number;
     return true;
   };
+  // pa-to-nvvm's options counted in blocks of a tile or tiles of a
+  // partition: read with the others, checked against their maximum and
+  // the target below.
+  struct KernelOption {
+    const char *name;
+    std::optional<int64_t> *value;
+    KernelOptionRange range;
+  };
+  const KernelOption kernelOptions[] = {
+      {"key_ahead", &entry.plan.keyAhead, kKeyAheadRange},
+      {"value_stage", &entry.plan.valueStage, kValueStageRange},
+      {"value_ahead", &entry.plan.valueAhead, kValueAheadRange},
+      {"l2_prefetch_min_tiles", &entry.plan.l2PrefetchMinTiles,
+       kL2PrefetchMinTilesRange}};
   std::optional<int64_t> headDim, rows, pageSize, window;
   if (!text("target", nullptr, entry.key.target) ||
       !text("layout", &knownLayouts(), entry.key.layout) ||
@@ -95,16 +109,11 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("batch_bucket", 1, false, entry.batchBucket) ||
       !integer("context_bucket", 1, false, entry.contextBucket) ||
       !integer("budget", 1, false, entry.plan.budget) ||
-      !integer("max_partitions", 1, false, entry.plan.maxPartitions) ||
-      !integer("key_ahead", kKeyAheadRange.minimum, false,
-               entry.plan.keyAhead) ||
-      !integer("value_stage", kValueStageRange.minimum, false,
-               entry.plan.valueStage) ||
-      !integer("value_ahead", kValueAheadRange.minimum, false,
-               entry.plan.valueAhead) ||
-      !integer("l2_prefetch_min_tiles", kL2PrefetchMinTilesRange.minimum, false,
-               entry.plan.l2PrefetchMinTiles))
+      !integer("max_partitions", 1, false, entry.plan.maxPartitions))
     return false;
+  for (const KernelOption &option : kernelOptions)
+    if (!integer(option.name, option.range.minimum, false, *option.value))
+      return false;
   // Booleans: where key-ahead's chunks go, and the L2 prefetches.
   const std::pair<const char *, std::optional<bool> *> keyAheadPlaces[] = {
       {"key_ahead_in_registers", &entry.plan.keyAheadInRegisters},
@@ -140,22 +149,12 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
             entry.key.target + "' has no such option";
     return false;
   };
-  // Blocks of a tile; tiles of a partition.
-  struct KernelOption {
-    const char *name;
-    std::optional<int64_t> value;
-    KernelOptionRange range;
-  };
-  for (const KernelOption &option :
-       {KernelOption{"key_ahead", entry.plan.keyAhead, kKeyAheadRange},
-        KernelOption{"value_stage", entry.plan.valueStage, kValueStageRange},
-        KernelOption{"value_ahead", entry.plan.valueAhead, kValueAheadRange},
-        KernelOption{"l2_prefetch_min_tiles", entry.plan.l2PrefetchMinTiles,
-                     kL2PrefetchMinTilesRange}}) {
+  for (const KernelOption &option : kernelOptions) {
     const char *name = option.name;
-    if (!option.value)
+    const std::optional<int64_t> &value = *option.value;
+    if (!value)
       continue;
-    if (*option.value > option.range.maximum) {
+    if (*value > option.range.maximum) {
       error = std::string("'") + name + "' must be an integer from " +
               std::to_string(option.range.minimum) + " to " +
               std::to_string(option.range.maximum);
