@@ -249,7 +249,7 @@ TEST(Tuning, L2PrefetchMinTiles) {
       {R"("l2_prefetch": false, "l2_prefetch_min_tiles": 16)",
        "'l2_prefetch_min_tiles' is given without 'l2_prefetch' true"},
       {R"("l2_prefetch": true, "l2_prefetch_min_tiles": -1)",
-       "'l2_prefetch_min_tiles' must be an integer from 0 to 2^31-1"},
+       "'l2_prefetch_min_tiles' must be an integer from 0 to 1048576"},
       {R"("l2_prefetch": true, "l2_prefetch_min_tiles": 2000000)",
        "'l2_prefetch_min_tiles' must be an integer from 0 to 1048576"},
   };
@@ -294,12 +294,13 @@ TEST(Tuning, Diagnostics) {
        "'key_ahead_in_registers' is true without 'key_ahead' >= 1"},
       {R"("key_ahead": 0, "key_ahead_in_registers": true)",
        "'key_ahead_in_registers' is true without 'key_ahead' >= 1"},
-      {R"("value_ahead": 0)",
-       "'value_ahead' must be an integer from 1 to 2^31-1"},
+      {R"("value_ahead": 0)", "'value_ahead' must be an integer from 1 to 4"},
       {R"("value_ahead": 5)", "'value_ahead' must be an integer from 1 to 4"},
       // pa-to-nvvm's options: 0 to 8 blocks, NVIDIA targets only.
       {R"("value_stage": 9)", "'value_stage' must be an integer from 0 to 8"},
-      {R"("key_ahead": -1)", "'key_ahead' must be an integer from 0 to 2^31-1"},
+      // Below the minimum and above the maximum: one range, one message.
+      {R"("key_ahead": -1)", "'key_ahead' must be an integer from 0 to 8"},
+      {R"("key_ahead": 9)", "'key_ahead' must be an integer from 0 to 8"},
       {R"("budget": 1, "measured": 3)", "'measured' must be a string"},
   };
   expectEntryErrors(badFields);

@@ -65,9 +65,10 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
     out = value->str();
     return true;
   };
-  // An integer >= minimum; absent: `required` decides.
+  // An integer in [minimum, maximum]; absent: `required` decides.
   auto integer = [&](llvm::StringRef name, int64_t minimum, bool required,
-                     std::optional<int64_t> &out) {
+                     std::optional<int64_t> &out,
+                     int64_t maximum = std::numeric_limits<int32_t>::max()) {
     const llvm::json::Value *value = object.get(name);
     if (!value) {
       if (required)
@@ -75,18 +76,19 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       return !required;
     }
     std::optional<int64_t> number = value->getAsInteger();
-    if (!number || *number < minimum ||
-        *number > std::numeric_limits<int32_t>::max()) {
+    if (!number || *number < minimum || *number > maximum) {
       error = "'" + name.str() + "' must be an integer from " +
-              std::to_string(minimum) + " to 2^31-1";
+              std::to_string(minimum) + " to " +
+              (maximum == std::numeric_limits<int32_t>::max()
+                   ? std::string("2^31-1")
+                   : std::to_string(maximum));
       return false;
     }
     out = number;
     return true;
   };
   // pa-to-nvvm's options counted in blocks of a tile or tiles of a
-  // partition: read with the others, checked against their maximum and
-  // the target below.
+  // partition: read with the others, checked against the target below.
   struct KernelOption {
     const char *name;
     std::optional<int64_t> *value;
@@ -112,7 +114,8 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
       !integer("max_partitions", 1, false, entry.plan.maxPartitions))
     return false;
   for (const KernelOption &option : kernelOptions)
-    if (!integer(option.name, option.range.minimum, false, *option.value))
+    if (!integer(option.name, option.range.minimum, false, *option.value,
+                 option.range.maximum))
       return false;
   // Booleans: where key-ahead's chunks go, and the L2 prefetches.
   const std::pair<const char *, std::optional<bool> *> keyAheadPlaces[] = {
@@ -149,20 +152,9 @@ bool readEntry(const llvm::json::Object &object, TuningEntry &entry,
             entry.key.target + "' has no such option";
     return false;
   };
-  for (const KernelOption &option : kernelOptions) {
-    const char *name = option.name;
-    const std::optional<int64_t> &value = *option.value;
-    if (!value)
-      continue;
-    if (*value > option.range.maximum) {
-      error = std::string("'") + name + "' must be an integer from " +
-              std::to_string(option.range.minimum) + " to " +
-              std::to_string(option.range.maximum);
+  for (const KernelOption &option : kernelOptions)
+    if (*option.value && !isNVIDIA(option.name))
       return false;
-    }
-    if (!isNVIDIA(name))
-      return false;
-  }
   for (auto [name, flag] : flags)
     if (*flag && !isNVIDIA(name))
       return false;
